@@ -1,0 +1,180 @@
+//! Server configuration and the path rules of spec/persistence.md §1 and
+//! spec/ipc.md §1. Paths and limits arrive here once, at start; nothing else in
+//! the server reads the process environment.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Where the socket path came from. An explicit path's parent directory belongs
+/// to the user and is never checked or chmod'ed; the default one is ours.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SocketOrigin {
+    /// `--socket` or `SIGNALTTY_SOCKET`.
+    Explicit,
+    /// `$XDG_RUNTIME_DIR/signaltty/` or `/tmp/signaltty-<uid>/`.
+    Default,
+}
+
+/// Everything the server needs to know at start.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The socket path.
+    pub socket: PathBuf,
+    /// Whether the socket path was chosen by the user.
+    pub socket_origin: SocketOrigin,
+    /// The state directory (journal, snapshot, logs).
+    pub state_dir: PathBuf,
+    /// The user's home, the default cwd of new workspaces.
+    pub home: Option<PathBuf>,
+    /// The server's package version, reported by `server.status`.
+    pub version: String,
+    /// Tunable limits.
+    pub limits: Limits,
+}
+
+/// Queue bounds and deadlines. Tests shrink these rather than wait them out.
+#[derive(Debug, Clone)]
+pub struct Limits {
+    /// A subscriber connection whose unwritten output passes this is closed.
+    pub slow_subscriber_bytes: u64,
+    /// Any connection whose unwritten output passes this is closed.
+    pub max_queued_bytes: u64,
+    /// Events kept in memory for replay.
+    pub ring_events: usize,
+    /// Events a subscriber's mailbox holds before it counts as lagging.
+    pub subscriber_mailbox: usize,
+    /// How long shutdown waits for connections to flush before stopping anyway.
+    pub shutdown_grace: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            slow_subscriber_bytes: 4 * 1024 * 1024,
+            max_queued_bytes: 64 * 1024 * 1024,
+            ring_events: 1024,
+            subscriber_mailbox: 4096,
+            shutdown_grace: Duration::from_secs(3),
+        }
+    }
+}
+
+/// The environment values the path rules read, captured once.
+#[derive(Debug, Clone, Default)]
+pub struct Env {
+    /// `SIGNALTTY_SOCKET`.
+    pub signaltty_socket: Option<OsString>,
+    /// `XDG_RUNTIME_DIR`.
+    pub xdg_runtime_dir: Option<OsString>,
+    /// `XDG_STATE_HOME`.
+    pub xdg_state_home: Option<OsString>,
+    /// `HOME`.
+    pub home: Option<OsString>,
+    /// The real user id.
+    pub uid: u32,
+}
+
+impl Env {
+    /// Reads the process environment. An empty variable counts as unset.
+    pub fn from_process() -> Env {
+        let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+        Env {
+            signaltty_socket: var("SIGNALTTY_SOCKET"),
+            xdg_runtime_dir: var("XDG_RUNTIME_DIR"),
+            xdg_state_home: var("XDG_STATE_HOME"),
+            home: var("HOME"),
+            uid: nix::unistd::getuid().as_raw(),
+        }
+    }
+
+    /// The socket path: `flag` > `SIGNALTTY_SOCKET` > `$XDG_RUNTIME_DIR/signaltty/signaltty.sock`
+    /// > `/tmp/signaltty-<uid>/signaltty.sock`.
+    pub fn socket_path(&self, flag: Option<&Path>) -> (PathBuf, SocketOrigin) {
+        if let Some(p) = flag.filter(|p| !p.as_os_str().is_empty()) {
+            return (p.to_path_buf(), SocketOrigin::Explicit);
+        }
+        if let Some(p) = &self.signaltty_socket {
+            return (PathBuf::from(p), SocketOrigin::Explicit);
+        }
+        let dir = match &self.xdg_runtime_dir {
+            Some(d) if Path::new(d).is_absolute() => PathBuf::from(d).join("signaltty"),
+            _ => PathBuf::from(format!("/tmp/signaltty-{}", self.uid)),
+        };
+        (dir.join("signaltty.sock"), SocketOrigin::Default)
+    }
+
+    /// The state directory: `$XDG_STATE_HOME/signaltty`, else `$HOME/.local/state/signaltty`,
+    /// else `/tmp/signaltty-state`. Relative XDG values are ignored, as the XDG spec says.
+    pub fn state_dir(&self) -> PathBuf {
+        match (&self.xdg_state_home, &self.home) {
+            (Some(d), _) if Path::new(d).is_absolute() => PathBuf::from(d).join("signaltty"),
+            (_, Some(h)) if Path::new(h).is_absolute() => {
+                PathBuf::from(h).join(".local/state/signaltty")
+            },
+            _ => PathBuf::from("/tmp/signaltty-state"),
+        }
+    }
+
+    /// The home directory, when set and absolute.
+    pub fn home_dir(&self) -> Option<PathBuf> {
+        self.home
+            .as_ref()
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env() -> Env {
+        Env {
+            uid: 1000,
+            ..Env::default()
+        }
+    }
+
+    #[test]
+    fn socket_flag_beats_env_beats_runtime_dir_beats_tmp() {
+        let mut e = env();
+        assert_eq!(
+            e.socket_path(None).0,
+            PathBuf::from("/tmp/signaltty-1000/signaltty.sock")
+        );
+        e.xdg_runtime_dir = Some("/run/user/1000".into());
+        assert_eq!(
+            e.socket_path(None),
+            (
+                PathBuf::from("/run/user/1000/signaltty/signaltty.sock"),
+                SocketOrigin::Default
+            )
+        );
+        e.signaltty_socket = Some("/x/env.sock".into());
+        assert_eq!(
+            e.socket_path(None),
+            (PathBuf::from("/x/env.sock"), SocketOrigin::Explicit)
+        );
+        let flag = PathBuf::from("/x/flag.sock");
+        assert_eq!(e.socket_path(Some(&flag)).0, flag);
+    }
+
+    #[test]
+    fn state_dir_falls_back_from_xdg_to_home_to_tmp() {
+        let mut e = env();
+        assert_eq!(e.state_dir(), PathBuf::from("/tmp/signaltty-state"));
+        e.home = Some("/home/u".into());
+        assert_eq!(
+            e.state_dir(),
+            PathBuf::from("/home/u/.local/state/signaltty")
+        );
+        e.xdg_state_home = Some("relative".into());
+        assert_eq!(
+            e.state_dir(),
+            PathBuf::from("/home/u/.local/state/signaltty")
+        );
+        e.xdg_state_home = Some("/s".into());
+        assert_eq!(e.state_dir(), PathBuf::from("/s/signaltty"));
+    }
+}

@@ -1,0 +1,87 @@
+//! The one error type of the server. Every variant says what a user needs in order
+//! to act; `code()` maps it to a wire code with an exhaustive match, so a new variant
+//! does not compile until someone picks its code. Only the router turns an `Error`
+//! into a wire error body.
+
+use signaltty_protocol::{ErrorCode, WorkspaceRef};
+use std::fmt;
+
+/// A failed request or a failed server operation.
+#[derive(Debug)]
+pub enum Error {
+    /// Params that parsed but make no sense (a bad cwd, an empty name, …).
+    BadParams(String),
+    /// No workspace has this id or handle.
+    NoSuchWorkspace(WorkspaceRef),
+    /// `server.shutdown` without `force` while panes are live.
+    PanesAlive { live: usize },
+    /// A filesystem or process operation failed.
+    Io {
+        what: String,
+        source: std::io::Error,
+    },
+    /// An actor we needed is gone: our bug, not the caller's.
+    Mailbox(actix::MailboxError),
+    /// The journal could not record an event; the server is stopping.
+    JournalFailed(String),
+    /// The server is shutting down and takes no new work.
+    ShuttingDown,
+}
+
+impl Error {
+    /// The wire code for this error.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            Error::BadParams(_) => ErrorCode::BadParams,
+            Error::NoSuchWorkspace(_) => ErrorCode::NoSuchWorkspace,
+            Error::PanesAlive { .. } => ErrorCode::PanesAlive,
+            Error::Io { .. } => ErrorCode::IoError,
+            Error::Mailbox(_) => ErrorCode::Internal,
+            Error::JournalFailed(_) => ErrorCode::Internal,
+            Error::ShuttingDown => ErrorCode::Internal,
+        }
+    }
+
+    /// Structured details for the error body, when the error has any.
+    pub fn details(&self) -> Option<serde_json::Value> {
+        match self {
+            Error::PanesAlive { live } => Some(serde_json::json!({ "live_panes": live })),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::BadParams(msg) => f.write_str(msg),
+            Error::NoSuchWorkspace(r) => write!(f, "no such workspace {r}"),
+            Error::PanesAlive { live } => {
+                write!(
+                    f,
+                    "{live} pane(s) still live; pass force to shut down anyway"
+                )
+            },
+            Error::Io { what, source } => write!(f, "{what}: {source}"),
+            Error::Mailbox(e) => write!(f, "internal actor unavailable: {e}"),
+            Error::JournalFailed(msg) => write!(f, "event journal failed: {msg}"),
+            Error::ShuttingDown => f.write_str("the server is shutting down"),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Io { source, .. } => Some(source),
+            Error::Mailbox(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl From<actix::MailboxError> for Error {
+    fn from(e: actix::MailboxError) -> Self {
+        Error::Mailbox(e)
+    }
+}

@@ -1,0 +1,146 @@
+//! The Journal: records every state event durably before anyone sees it.
+//!
+//! It runs on its own thread, fed by a channel. The Supervisor sends batches of
+//! sequenced records; the thread drains everything queued behind the first batch,
+//! hands it to its store in one `append` (one write and one sync: group commit), and
+//! acknowledges the highest seq it made durable. The Supervisor publishes events
+//! only up to an acknowledged seq. A failed append is fatal: the thread reports it
+//! and stops, and the Supervisor stops the server rather than publish an event it
+//! cannot prove.
+//!
+//! ```text
+//!  Supervisor ──batch──► channel ──► journal thread ──append+sync──► store
+//!      ▲                                   │
+//!      └──────── JournalAck{through} ──────┘   (or JournalFailed)
+//! ```
+//!
+//! The store behind the thread is a [`JournalStore`]; [`MemoryStore`] keeps nothing
+//! and acknowledges at once (the disk store is the next step).
+
+use actix::prelude::*;
+use signaltty_protocol::{Seq, Timestamp};
+use std::sync::mpsc;
+
+/// One journal record: `{seq, event, payload, at}` (spec/persistence.md §4.2).
+#[derive(Debug, Clone)]
+pub struct JournalRecord {
+    /// The event's sequence number.
+    pub seq: Seq,
+    /// The event name.
+    pub event: &'static str,
+    /// The event payload.
+    pub payload: serde_json::Value,
+    /// When the event was sequenced.
+    pub at: Timestamp,
+}
+
+/// Durable storage for journal records.
+pub trait JournalStore: Send + 'static {
+    /// The highest seq ever issued or reserved before this run; the next event gets
+    /// a higher number.
+    fn head(&self) -> Seq;
+    /// Writes the batch and syncs it. Returns only once the records are durable.
+    fn append(&mut self, batch: &[JournalRecord]) -> std::io::Result<()>;
+}
+
+/// A store that keeps nothing: sequence numbers restart at 1 with each server run.
+#[derive(Debug, Default)]
+pub struct MemoryStore;
+
+impl JournalStore for MemoryStore {
+    fn head(&self) -> Seq {
+        Seq(0)
+    }
+
+    fn append(&mut self, _batch: &[JournalRecord]) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Every record up to and including `through` is durable.
+#[derive(Debug, Message)]
+#[rtype(result = "()")]
+pub struct JournalAck {
+    /// The highest durable seq.
+    pub through: Seq,
+}
+
+/// The journal could not record a batch; nothing after `after` is durable.
+#[derive(Debug, Message)]
+#[rtype(result = "()")]
+pub struct JournalFailed {
+    /// What went wrong, for the log.
+    pub error: String,
+}
+
+/// The sending side of the journal thread.
+#[derive(Debug)]
+pub struct Journal {
+    tx: Option<mpsc::Sender<Vec<JournalRecord>>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Journal {
+    /// Starts the journal thread over `store`; acknowledgements go to the recipients.
+    pub fn spawn(
+        mut store: Box<dyn JournalStore>,
+        ack: Recipient<JournalAck>,
+        failed: Recipient<JournalFailed>,
+    ) -> std::io::Result<Journal> {
+        let (tx, rx) = mpsc::channel::<Vec<JournalRecord>>();
+        let thread = std::thread::Builder::new()
+            .name("journal".into())
+            .spawn(move || {
+                while let Ok(mut batch) = rx.recv() {
+                    // Group commit: everything queued while the last sync ran goes in this one.
+                    while let Ok(more) = rx.try_recv() {
+                        batch.extend(more);
+                    }
+                    let Some(through) = batch.last().map(|r| r.seq) else {
+                        continue;
+                    };
+                    match store.append(&batch) {
+                        Ok(()) => ack.do_send(JournalAck { through }),
+                        Err(e) => {
+                            failed.do_send(JournalFailed {
+                                error: e.to_string(),
+                            });
+                            return;
+                        },
+                    }
+                }
+            })?;
+        Ok(Journal {
+            tx: Some(tx),
+            thread: Some(thread),
+        })
+    }
+
+    /// Queues a batch. Fails when the journal thread has stopped.
+    pub fn append(&self, batch: Vec<JournalRecord>) -> Result<(), String> {
+        match &self.tx {
+            Some(tx) => tx
+                .send(batch)
+                .map_err(|_| "journal thread has stopped".to_owned()),
+            None => Err("journal is closed".to_owned()),
+        }
+    }
+
+    /// Stops taking batches and waits for the thread to write what it has.
+    pub fn close(&mut self) {
+        self.tx = None;
+        if let Some(t) = self.thread.take() {
+            // A panicked journal thread has already reported nothing more; there is
+            // nothing left to flush, so its join error is only logged.
+            if t.join().is_err() {
+                log::error!("journal thread panicked");
+            }
+        }
+    }
+}
+
+impl Drop for Journal {
+    fn drop(&mut self) {
+        self.close();
+    }
+}

@@ -1,0 +1,139 @@
+//! The signaltty server: its actors and the pure domain modules they own.
+//!
+//! `run` takes a configuration, binds the socket and runs the actor system until
+//! shutdown. See docs/ARCHITECTURE.md for the tour.
+
+pub mod codec;
+pub mod config;
+pub mod connection;
+pub mod error;
+pub mod events;
+pub mod git;
+pub mod ids;
+pub mod journal;
+pub mod listener;
+pub mod projection;
+pub mod router;
+pub mod slug;
+pub mod subscriber;
+pub mod supervisor;
+pub mod workspace;
+
+pub use config::{Config, Env, Limits, SocketOrigin};
+pub use error::Error;
+
+use crate::journal::MemoryStore;
+use crate::listener::{BindError, accept_loop, bind};
+use crate::supervisor::{BeginShutdown, Supervisor};
+use actix::prelude::*;
+use std::sync::Arc;
+use tokio::signal::unix::{SignalKind, signal};
+use tokio::sync::watch;
+
+/// Exit code when another server already owns the socket.
+pub const EXIT_ALREADY_RUNNING: i32 = 3;
+/// Exit code when the server cannot start (unsafe directory, bad path, …).
+pub const EXIT_STARTUP_FAILED: i32 = 1;
+
+/// Binds the socket and runs the server until it is shut down. Returns the
+/// process exit code. Logs go through the `log` facade.
+pub fn run(config: Config) -> i32 {
+    let bound = match bind(&config.socket, config.socket_origin) {
+        Ok(b) => b,
+        Err(e @ BindError::AlreadyRunning(_)) => {
+            log::error!("{e}");
+            return EXIT_ALREADY_RUNNING;
+        },
+        Err(e) => {
+            log::error!("{e}");
+            return EXIT_STARTUP_FAILED;
+        },
+    };
+    if let Err(e) = std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode_0700()
+        .create(&config.state_dir)
+    {
+        log::error!(
+            "cannot create the state directory {}: {e}",
+            config.state_dir.display()
+        );
+        return EXIT_STARTUP_FAILED;
+    }
+    raise_fd_limit();
+
+    let config = Arc::new(config);
+    let system = System::new();
+    let listener = match bound.listener.try_clone() {
+        Ok(l) => l,
+        Err(e) => {
+            log::error!("cannot use the socket: {e}");
+            return EXIT_STARTUP_FAILED;
+        },
+    };
+    system.block_on(async {
+        let (stop_tx, stop_rx) = watch::channel(false);
+        let supervisor = Supervisor::new(config.clone(), MemoryStore, stop_tx).start();
+        actix_rt::spawn(accept_loop(
+            listener,
+            supervisor.clone(),
+            config.limits.clone(),
+            stop_rx,
+        ));
+        for (kind, name) in [
+            (SignalKind::terminate(), "SIGTERM"),
+            (SignalKind::interrupt(), "SIGINT"),
+        ] {
+            match signal(kind) {
+                Ok(mut stream) => {
+                    let sup = supervisor.clone();
+                    actix_rt::spawn(async move {
+                        while stream.recv().await.is_some() {
+                            sup.do_send(BeginShutdown {
+                                reason: format!("received {name}"),
+                            });
+                        }
+                    });
+                },
+                Err(e) => log::warn!("cannot handle {name}: {e}"),
+            }
+        }
+        log::info!(
+            "signaltty {} listening on {}",
+            config.version,
+            config.socket.display()
+        );
+    });
+    let code = match system.run_with_code() {
+        Ok(code) => code,
+        Err(e) => {
+            log::error!("the actor system failed: {e}");
+            EXIT_STARTUP_FAILED
+        },
+    };
+    drop(bound);
+    log::info!("stopped");
+    code
+}
+
+trait DirBuilderMode {
+    fn mode_0700(&mut self) -> &mut Self;
+}
+
+impl DirBuilderMode for std::fs::DirBuilder {
+    fn mode_0700(&mut self) -> &mut Self {
+        std::os::unix::fs::DirBuilderExt::mode(self, 0o700)
+    }
+}
+
+/// Raises the soft open-file limit to the hard limit: every client and pane costs
+/// descriptors.
+fn raise_fd_limit() {
+    use nix::sys::resource::{Resource, getrlimit, setrlimit};
+    if let Ok((soft, hard)) = getrlimit(Resource::RLIMIT_NOFILE)
+        && soft < hard
+        && let Err(e) = setrlimit(Resource::RLIMIT_NOFILE, hard, hard)
+    {
+        log::debug!("cannot raise the open-file limit: {e}");
+    }
+}

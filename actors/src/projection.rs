@@ -1,0 +1,126 @@
+//! The read model: the state every read (`workspace.list`, `workspace.get`,
+//! `server.status`) answers from. It changes only by applying published events in
+//! seq order, so it is always "the state at seq N", and replaying the journal
+//! rebuilds it.
+
+use signaltty_protocol::workspace::Workspace;
+use signaltty_protocol::{Event, Seq, WorkspaceId};
+use std::collections::HashMap;
+
+/// The state as of `seq`.
+#[derive(Debug, Default)]
+pub struct Projection {
+    seq: Seq,
+    workspaces: HashMap<WorkspaceId, Workspace>,
+    /// Workspace ids in creation order.
+    order: Vec<WorkspaceId>,
+}
+
+impl Projection {
+    /// An empty projection at `seq`.
+    pub fn new(seq: Seq) -> Projection {
+        Projection {
+            seq,
+            ..Projection::default()
+        }
+    }
+
+    /// The seq of the last applied event.
+    pub fn seq(&self) -> Seq {
+        self.seq
+    }
+
+    /// Applies one published event.
+    pub fn apply(&mut self, seq: Seq, event: &Event) {
+        self.seq = seq;
+        match event {
+            Event::WorkspaceCreated { workspace } | Event::WorkspaceUpdated { workspace } => {
+                if !self.workspaces.contains_key(&workspace.id) {
+                    self.order.push(workspace.id.clone());
+                }
+                self.workspaces
+                    .insert(workspace.id.clone(), workspace.clone());
+            },
+            Event::WorkspaceClosed { workspace_id } => {
+                self.workspaces.remove(workspace_id);
+                self.order.retain(|id| id != workspace_id);
+            },
+            Event::ServerWillShutdown {} => {},
+        }
+    }
+
+    /// Every workspace in creation order.
+    pub fn workspaces(&self) -> Vec<Workspace> {
+        self.order
+            .iter()
+            .filter_map(|id| self.workspaces.get(id))
+            .cloned()
+            .collect()
+    }
+
+    /// One workspace.
+    pub fn workspace(&self, id: &WorkspaceId) -> Option<&Workspace> {
+        self.workspaces.get(id)
+    }
+
+    /// Number of workspaces.
+    pub fn workspace_count(&self) -> usize {
+        self.workspaces.len()
+    }
+
+    /// Number of tabs across all workspaces.
+    pub fn tab_count(&self) -> usize {
+        self.workspaces.values().map(|w| w.tabs.len()).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use signaltty_protocol::Timestamp;
+    use signaltty_protocol::workspace::GitInfo;
+
+    fn ws(id: &str, name: &str) -> Workspace {
+        Workspace {
+            id: WorkspaceId(id.into()),
+            name: name.into(),
+            handle: name.into(),
+            cwd: "/".into(),
+            git: GitInfo::default(),
+            tabs: vec![],
+            active_tab_id: None,
+            auto_resume: false,
+            created_at: Timestamp::from_unix_millis(0),
+            updated_at: Timestamp::from_unix_millis(0),
+        }
+    }
+
+    #[test]
+    fn replaying_events_rebuilds_the_same_state_in_creation_order() {
+        let events = [
+            Event::WorkspaceCreated {
+                workspace: ws("ws_b", "b"),
+            },
+            Event::WorkspaceCreated {
+                workspace: ws("ws_a", "a"),
+            },
+            Event::WorkspaceUpdated {
+                workspace: ws("ws_b", "b2"),
+            },
+            Event::WorkspaceCreated {
+                workspace: ws("ws_c", "c"),
+            },
+            Event::WorkspaceClosed {
+                workspace_id: WorkspaceId("ws_a".into()),
+            },
+        ];
+        let mut p = Projection::new(Seq(0));
+        for (i, e) in events.iter().enumerate() {
+            p.apply(Seq(i as u64 + 1), e);
+        }
+        let names: Vec<_> = p.workspaces().into_iter().map(|w| w.name).collect();
+        assert_eq!(names, vec!["b2", "c"]);
+        assert_eq!(p.seq(), Seq(5));
+        assert_eq!(p.workspace_count(), 2);
+    }
+}

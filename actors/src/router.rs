@@ -1,0 +1,321 @@
+//! The router: one match from a typed `Method` to the code that serves it. It runs
+//! inside the Supervisor, so reads see the projection at a known seq. It is also the
+//! only place an `Error` becomes a wire error body.
+
+use crate::error::Error;
+use crate::events::EventFilter;
+use crate::ids::random_u128;
+use crate::slug::unique_handle;
+use crate::supervisor::{ConnHandle, Dispatch, Reply, Supervisor};
+use crate::workspace::{Close, Rename, Workspace as WorkspaceActor};
+use actix::prelude::*;
+use signaltty_protocol::envelope::{ErrorBody, Response};
+use signaltty_protocol::server::{
+    ServerSchemaResult, ServerShutdownParams, ServerShutdownResult, ServerStatusResult,
+};
+use signaltty_protocol::subscribe::{ReplayStatus, SubscribeParams, SubscribeResult};
+use signaltty_protocol::workspace::{
+    ClosedResult, GitInfo, Workspace, WorkspaceCreateParams, WorkspaceGetResult,
+    WorkspaceListResult, WorkspaceResult,
+};
+use signaltty_protocol::{Event, Method, PROTOCOL, Seq, Timestamp, WorkspaceId, WorkspaceRef};
+use std::path::PathBuf;
+
+/// The longest workspace name accepted, in bytes.
+pub const MAX_NAME_BYTES: usize = 256;
+
+type Routed = ResponseActFuture<Supervisor, Reply>;
+
+/// Serves one request.
+pub fn route(sup: &mut Supervisor, msg: Dispatch, ctx: &mut Context<Supervisor>) -> Routed {
+    let Dispatch {
+        request,
+        conn,
+        generation,
+    } = msg;
+    match request.method {
+        Method::ServerStatus(_) => ready(Ok(status(sup))),
+        Method::ServerSchema(_) => ready(Ok(ServerSchemaResult::current(&sup.config.version))),
+        Method::ServerShutdown(p) => shutdown(sup, p),
+        Method::WorkspaceCreate(p) => workspace_create(sup, p),
+        Method::WorkspaceList(_) => ready(Ok(WorkspaceListResult {
+            workspaces: sup.projection.workspaces(),
+        })),
+        Method::WorkspaceGet(p) => ready(workspace_get(sup, &p.workspace_id)),
+        Method::WorkspaceRename(p) => {
+            let name = match validate_name(&p.name) {
+                Ok(n) => n,
+                Err(e) => return ready::<WorkspaceResult>(Err(e)),
+            };
+            ask_workspace(sup, &p.workspace_id, Rename { name }, |workspace| {
+                WorkspaceResult { workspace }
+            })
+        },
+        Method::WorkspaceClose(p) => {
+            let signal = p
+                .signal
+                .unwrap_or(signaltty_protocol::signal::SignalName::Term);
+            workspace_close(sup, &p.workspace_id, signal)
+        },
+        Method::Subscribe(p) => subscribe(sup, &conn, generation, p, ctx),
+    }
+}
+
+/// The response line for a reply's result.
+pub fn response_line(id: &str, result: Result<serde_json::Value, Error>) -> Vec<u8> {
+    match result {
+        Ok(value) => Response::ok(id, value).to_line(),
+        Err(e) => Response::err(id, error_body(&e)).to_line(),
+    }
+}
+
+/// The wire form of an error.
+pub fn error_body(e: &Error) -> ErrorBody {
+    let mut body = ErrorBody::new(e.code(), e.to_string());
+    body.details = e.details();
+    body
+}
+
+fn ready<T: serde::Serialize>(result: Result<T, Error>) -> Routed {
+    Box::pin(actix::fut::ready(Reply::of(result)))
+}
+
+fn status(sup: &Supervisor) -> ServerStatusResult {
+    ServerStatusResult {
+        version: sup.config.version.clone(),
+        protocol: PROTOCOL.to_owned(),
+        uptime_s: sup.started.elapsed().as_secs(),
+        workspaces: sup.projection.workspace_count(),
+        tabs: sup.projection.tab_count(),
+        panes: 0,
+        live_panes: 0,
+        seq: sup.head().0,
+    }
+}
+
+fn shutdown(sup: &mut Supervisor, p: ServerShutdownParams) -> Routed {
+    let live = status(sup).live_panes;
+    if live > 0 && !p.force.unwrap_or(false) {
+        return ready::<ServerShutdownResult>(Err(Error::PanesAlive { live }));
+    }
+    let rx = sup.publish(vec![Event::ServerWillShutdown {}]);
+    Box::pin(rx.into_actor(sup).map(|published, act, ctx| {
+        let result = flatten(published).map(|_| ServerShutdownResult { stopped: true });
+        if result.is_ok() {
+            act.begin_shutdown(ctx);
+        }
+        Reply::of(result)
+    }))
+}
+
+fn flatten<T>(r: Result<Result<T, Error>, oneshot_closed::RecvError>) -> Result<T, Error> {
+    r.unwrap_or_else(|_| Err(Error::JournalFailed("publish was abandoned".into())))
+}
+
+mod oneshot_closed {
+    pub use tokio::sync::oneshot::error::RecvError;
+}
+
+fn validate_name(name: &str) -> Result<String, Error> {
+    if name.trim().is_empty() {
+        return Err(Error::BadParams("name must not be empty".into()));
+    }
+    if name.len() > MAX_NAME_BYTES {
+        return Err(Error::BadParams(format!(
+            "name is longer than {MAX_NAME_BYTES} bytes"
+        )));
+    }
+    if name.chars().any(char::is_control) {
+        return Err(Error::BadParams(
+            "name must not contain control characters".into(),
+        ));
+    }
+    Ok(name.to_owned())
+}
+
+fn workspace_create(sup: &mut Supervisor, p: WorkspaceCreateParams) -> Routed {
+    let name = match p.name.as_deref().map(validate_name).transpose() {
+        Ok(n) => n.unwrap_or_else(|| "workspace".to_owned()),
+        Err(e) => return ready::<WorkspaceResult>(Err(e)),
+    };
+    let cwd = match p.cwd {
+        Some(c) => PathBuf::from(c),
+        None => sup
+            .config
+            .home
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("/tmp")),
+    };
+    // The directory check and git probe touch the filesystem: off the event loop.
+    let probe = actix_rt::task::spawn_blocking(move || check_cwd(cwd));
+    Box::pin(probe.into_actor(sup).then(move |probed, act, ctx| {
+        let checked = match probed {
+            Ok(r) => r,
+            Err(e) => Err(Error::Io {
+                what: "workspace cwd check".into(),
+                source: std::io::Error::other(e.to_string()),
+            }),
+        };
+        let created = checked.and_then(|(cwd, git)| {
+            if act.shutting_down {
+                return Err(Error::ShuttingDown);
+            }
+            // Allocated with no await between the check and the insert, so two
+            // concurrent creates can never take the same handle.
+            let id = WorkspaceId::from_random(random_u128());
+            let handle = unique_handle(&name, |h| act.handles.contains_key(h));
+            let now = Timestamp::now();
+            let workspace = Workspace {
+                id: id.clone(),
+                name,
+                handle: handle.clone(),
+                cwd,
+                git,
+                tabs: Vec::new(),
+                active_tab_id: None,
+                auto_resume: false,
+                created_at: now.clone(),
+                updated_at: now,
+            };
+            let addr = WorkspaceActor::new(workspace.clone(), ctx.address().recipient()).start();
+            act.workspaces.insert(id.clone(), addr);
+            act.handles.insert(handle, id);
+            Ok(workspace)
+        });
+        let fut = match created {
+            Ok(workspace) => {
+                let rx = act.publish(vec![Event::WorkspaceCreated {
+                    workspace: workspace.clone(),
+                }]);
+                futures_util::future::Either::Left(async move {
+                    flatten(rx.await).map(|_| WorkspaceResult { workspace })
+                })
+            },
+            Err(e) => futures_util::future::Either::Right(std::future::ready(Err(e))),
+        };
+        fut.into_actor(act).map(|r, _, _| Reply::of(r))
+    }))
+}
+
+fn check_cwd(cwd: PathBuf) -> Result<(String, GitInfo), Error> {
+    if !cwd.is_absolute() {
+        return Err(Error::BadParams(format!(
+            "cwd {} is not an absolute path",
+            cwd.display()
+        )));
+    }
+    match std::fs::metadata(&cwd) {
+        Ok(m) if m.is_dir() => {},
+        Ok(_) => {
+            return Err(Error::BadParams(format!(
+                "cwd {} is not a directory",
+                cwd.display()
+            )));
+        },
+        Err(e) => return Err(Error::BadParams(format!("cwd {}: {e}", cwd.display()))),
+    }
+    let text = cwd
+        .to_str()
+        .ok_or_else(|| Error::BadParams(format!("cwd {} is not valid UTF-8", cwd.display())))?
+        .to_owned();
+    Ok((text, crate::git::probe(&cwd)))
+}
+
+fn workspace_get(sup: &Supervisor, r: &WorkspaceRef) -> Result<WorkspaceGetResult, Error> {
+    let by_id = sup.projection.workspace(&WorkspaceId(r.0.clone())).cloned();
+    let workspace = by_id
+        .or_else(|| {
+            sup.projection
+                .workspaces()
+                .into_iter()
+                .find(|w| w.handle == r.0)
+        })
+        .ok_or_else(|| Error::NoSuchWorkspace(r.clone()))?;
+    Ok(WorkspaceGetResult {
+        workspace,
+        tabs: Vec::new(),
+        panes: Vec::new(),
+    })
+}
+
+fn ask_workspace<M, T, R>(
+    sup: &mut Supervisor,
+    r: &WorkspaceRef,
+    msg: M,
+    wrap: fn(T) -> R,
+) -> Routed
+where
+    M: Message<Result = Result<T, Error>> + Send + 'static,
+    M::Result: Send,
+    T: 'static,
+    R: serde::Serialize + 'static,
+    WorkspaceActor: Handler<M>,
+{
+    let addr = match sup.resolve_workspace(r) {
+        Ok((_, addr)) => addr,
+        Err(e) => return ready::<R>(Err(e)),
+    };
+    Box::pin(
+        async move { addr.send(msg).await }
+            .into_actor(sup)
+            .map(move |r, _, _| {
+                Reply::of(r.map_err(Error::from).and_then(|inner| inner).map(wrap))
+            }),
+    )
+}
+
+fn workspace_close(
+    sup: &mut Supervisor,
+    r: &WorkspaceRef,
+    signal: signaltty_protocol::signal::SignalName,
+) -> Routed {
+    let (id, addr) = match sup.resolve_workspace(r) {
+        Ok(found) => found,
+        Err(e) => return ready::<ClosedResult>(Err(e)),
+    };
+    Box::pin(
+        async move { addr.send(Close { signal }).await }
+            .into_actor(sup)
+            .map(move |r, act, _| {
+                let result = r.map_err(Error::from).and_then(|inner| inner);
+                if result.is_ok() {
+                    act.workspaces.remove(&id);
+                    act.handles.retain(|_, owner| *owner != id);
+                }
+                Reply::of(result.map(|()| ClosedResult { closed: true }))
+            }),
+    )
+}
+
+fn subscribe(
+    sup: &mut Supervisor,
+    conn: &ConnHandle,
+    generation: u64,
+    p: SubscribeParams,
+    _ctx: &mut Context<Supervisor>,
+) -> Routed {
+    let filter = EventFilter::new(p.events, p.task_ids);
+    let head = sup.head();
+    let (replay, events) = match p.from_seq {
+        Some(after) => {
+            let (replay, events) = sup.ring.replay(Seq(after), head, &filter);
+            (Some(replay), events)
+        },
+        None => (None, Vec::new()),
+    };
+    let subscribed = replay
+        .as_ref()
+        .is_none_or(|r| r.status == ReplayStatus::Complete);
+    if subscribed {
+        sup.subscribe(conn, generation, filter, head);
+    }
+    let result = SubscribeResult {
+        subscribed,
+        seq: head.0,
+        replay,
+    };
+    let mut reply = Reply::of(Ok(result));
+    reply.after = events.iter().map(|e| e.line.clone()).collect();
+    reply.close_after = !subscribed;
+    Box::pin(actix::fut::ready(reply))
+}

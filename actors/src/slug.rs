@@ -1,0 +1,80 @@
+//! Workspace handles: immutable slugs derived from the name at create
+//! (spec/data-model.md §2.1).
+
+/// The longest slug before a collision suffix, in bytes.
+pub const MAX_SLUG_BYTES: usize = 32;
+
+/// Derives the slug of a workspace name: lowercase, ASCII `[a-z0-9]` kept, every run
+/// of other characters replaced by one `-`, cut at 32 bytes, `-` trimmed at both
+/// ends, `ws` when nothing is left. A slug never contains `_`, so it can never be
+/// mistaken for a `ws_…` id.
+pub fn slugify(name: &str) -> String {
+    let mut slug = String::new();
+    let mut pending_dash = false;
+    for c in name.chars().flat_map(char::to_lowercase) {
+        if slug.len() >= MAX_SLUG_BYTES {
+            break;
+        }
+        if c.is_ascii_lowercase() || c.is_ascii_digit() {
+            if pending_dash && !slug.is_empty() {
+                slug.push('-');
+                if slug.len() >= MAX_SLUG_BYTES {
+                    break;
+                }
+            }
+            pending_dash = false;
+            slug.push(c);
+        } else {
+            pending_dash = true;
+        }
+    }
+    let slug = slug.trim_matches('-');
+    if slug.is_empty() {
+        "ws".to_owned()
+    } else {
+        slug.to_owned()
+    }
+}
+
+/// The first free handle for `name`: its slug, or the slug with `-2`, `-3`, … .
+pub fn unique_handle(name: &str, taken: impl Fn(&str) -> bool) -> String {
+    let base = slugify(name);
+    if !taken(&base) {
+        return base;
+    }
+    (2u64..)
+        .map(|n| format!("{base}-{n}"))
+        .find(|candidate| !taken(candidate))
+        .unwrap_or(base)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slugs_follow_the_data_model_examples() {
+        assert_eq!(slugify("My API!!"), "my-api");
+        assert_eq!(slugify("  spaced  out  "), "spaced-out");
+        assert_eq!(slugify("UPPER_snake"), "upper-snake");
+        assert_eq!(slugify("!!!"), "ws");
+        assert_eq!(slugify(""), "ws");
+        assert_eq!(slugify("café au lait"), "caf-au-lait");
+    }
+
+    #[test]
+    fn slugs_stop_at_32_bytes_and_never_end_with_a_dash() {
+        let long = "a".repeat(40);
+        assert_eq!(slugify(&long).len(), 32);
+        let name = format!("{} tail", "b".repeat(31));
+        let slug = slugify(&name);
+        assert!(slug.len() <= 32 && !slug.ends_with('-'), "{slug}");
+    }
+
+    #[test]
+    fn collisions_take_the_first_free_numeric_suffix() {
+        let taken = ["my-api", "my-api-2"];
+        assert_eq!(unique_handle("My API", |h| taken.contains(&h)), "my-api-3");
+        assert_eq!(unique_handle("Other", |h| taken.contains(&h)), "other");
+    }
+}

@@ -1,0 +1,441 @@
+//! Supervisor: the single sequencer. It allocates ids, holds the registry of actor
+//! addresses, gives every state event the next `seq`, has the Journal make it
+//! durable, and only then applies it to the projection, keeps it in the ring and
+//! fans it out. Requests arrive here from Connections as `Dispatch` and are routed
+//! by `router.rs`.
+//!
+//! ```text
+//!  Publish(events) ─► seq N.. ─► pending ─► Journal ─► JournalAck{through}
+//!                                                         │
+//!        reply to the publisher ◄─ fan-out ◄─ ring ◄─ projection.apply (seq order)
+//! ```
+
+use crate::config::Config;
+use crate::connection::{CloseConnection, Deliver, Drain};
+use crate::error::Error;
+use crate::events::{EventFilter, Published, Ring};
+use crate::journal::{Journal, JournalAck, JournalFailed, JournalRecord, JournalStore};
+use crate::projection::Projection;
+use crate::subscriber::{Fanout, Subscriber};
+use crate::workspace::Workspace;
+use actix::prelude::*;
+use bytes::Bytes;
+use signaltty_protocol::{Event, Request, Seq, Timestamp, WorkspaceId, WorkspaceRef};
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
+use std::time::Instant;
+use tokio::sync::{oneshot, watch};
+
+/// Messages the Supervisor's mailbox holds before senders wait.
+pub const SUPERVISOR_MAILBOX: usize = 65_536;
+
+/// Identifies one client connection for the life of the server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ConnId(pub u64);
+
+/// How the Supervisor reaches a connection: for subscriptions and shutdown.
+#[derive(Clone)]
+pub struct ConnHandle {
+    /// The connection.
+    pub id: ConnId,
+    /// Where subscribed events go.
+    pub deliver: Recipient<Deliver>,
+    /// How to close it (lag, out-of-order delivery, failed replay).
+    pub close: Recipient<CloseConnection>,
+}
+
+/// What a request produces: its result, lines to write right after the response
+/// (a subscription's replay), and whether to close the connection afterwards.
+#[derive(Debug)]
+pub struct Reply {
+    /// The method's result or error.
+    pub result: Result<serde_json::Value, Error>,
+    /// Lines written right after the response, before any other line.
+    pub after: Vec<Bytes>,
+    /// Close the connection once these lines are written.
+    pub close_after: bool,
+}
+
+impl Reply {
+    /// A plain reply.
+    pub fn of<T: serde::Serialize>(result: Result<T, Error>) -> Reply {
+        let result = result.and_then(|r| {
+            serde_json::to_value(r)
+                .map_err(|e| Error::BadParams(format!("unserializable result: {e}")))
+        });
+        Reply {
+            result,
+            after: Vec::new(),
+            close_after: false,
+        }
+    }
+}
+
+/// Serves one parsed request. Replies when the request's events are published.
+#[derive(Message)]
+#[rtype(result = "Reply")]
+pub struct Dispatch {
+    /// The request.
+    pub request: Request,
+    /// The connection it came on.
+    pub conn: ConnHandle,
+    /// The connection's subscription generation, for a `subscribe` request.
+    pub generation: u64,
+}
+
+/// Sequences, journals and publishes events for their owning actor. Replies with
+/// the seq of the last event once all are published; fails only when the journal
+/// has failed (and the server is stopping).
+#[derive(Debug, Message)]
+#[rtype(result = "Result<Seq, Error>")]
+pub struct Publish {
+    /// The events, published in this order with consecutive seqs.
+    pub events: Vec<Event>,
+}
+
+/// A connection was accepted; it is drained at shutdown.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct Connected {
+    /// The connection.
+    pub id: ConnId,
+    /// How to drain it.
+    pub drain: Recipient<Drain>,
+}
+
+/// A connection is gone: drop its subscription.
+#[derive(Debug, Message)]
+#[rtype(result = "()")]
+pub struct Disconnected {
+    /// The connection.
+    pub id: ConnId,
+}
+
+/// Stop the server: announce it, finish in-flight replies, exit. A second request
+/// while already stopping stops at once.
+#[derive(Debug, Message)]
+#[rtype(result = "()")]
+pub struct BeginShutdown {
+    /// Why, for the log.
+    pub reason: String,
+}
+
+struct PendingEvent {
+    event: Event,
+    published: Arc<Published>,
+    waiter: Option<oneshot::Sender<Result<Seq, Error>>>,
+}
+
+/// The Supervisor actor.
+pub struct Supervisor {
+    pub(crate) config: Arc<Config>,
+    pub(crate) started: Instant,
+    journal: Option<Journal>,
+    store: Option<Box<dyn JournalStore>>,
+    /// The last seq handed out.
+    last_seq: Seq,
+    /// Sequenced events waiting for the journal, in seq order.
+    pending: VecDeque<PendingEvent>,
+    pub(crate) projection: Projection,
+    pub(crate) ring: Ring,
+    /// Live workspace actors, the write-side registry.
+    pub(crate) workspaces: HashMap<WorkspaceId, Addr<Workspace>>,
+    /// Handles in use, reserved at create and freed at close.
+    pub(crate) handles: HashMap<String, WorkspaceId>,
+    subscribers: HashMap<ConnId, (Addr<Subscriber>, Recipient<CloseConnection>)>,
+    connections: HashMap<ConnId, Recipient<Drain>>,
+    pub(crate) shutting_down: bool,
+    stop_accepting: watch::Sender<bool>,
+    exit_code: i32,
+}
+
+impl Supervisor {
+    /// A supervisor over `store`. `stop_accepting` is flipped to `true` at shutdown.
+    pub fn new(
+        config: Arc<Config>,
+        store: impl JournalStore,
+        stop_accepting: watch::Sender<bool>,
+    ) -> Supervisor {
+        let head = store.head();
+        Supervisor {
+            ring: Ring::new(config.limits.ring_events, head),
+            config,
+            started: Instant::now(),
+            journal: None,
+            store: Some(Box::new(store)),
+            last_seq: head,
+            pending: VecDeque::new(),
+            projection: Projection::new(head),
+            workspaces: HashMap::new(),
+            handles: HashMap::new(),
+            subscribers: HashMap::new(),
+            connections: HashMap::new(),
+            shutting_down: false,
+            stop_accepting,
+            exit_code: 0,
+        }
+    }
+
+    /// Sequences `events`, sends them to the journal, and returns a receiver that
+    /// resolves with the last seq once every one of them is published.
+    pub(crate) fn publish(&mut self, events: Vec<Event>) -> oneshot::Receiver<Result<Seq, Error>> {
+        let (tx, rx) = oneshot::channel();
+        if events.is_empty() {
+            let _ = tx.send(Ok(self.last_seq));
+            return rx;
+        }
+        let at = Timestamp::now();
+        let count = events.len();
+        let mut batch = Vec::with_capacity(count);
+        let mut waiter = Some(tx);
+        for (i, event) in events.into_iter().enumerate() {
+            self.last_seq = self.last_seq.next();
+            let published = Published::new(self.last_seq, &event);
+            batch.push(JournalRecord {
+                seq: self.last_seq,
+                event: published.name,
+                payload: published.payload.clone(),
+                at: at.clone(),
+            });
+            let waiter = if i + 1 == count { waiter.take() } else { None };
+            self.pending.push_back(PendingEvent {
+                event,
+                published,
+                waiter,
+            });
+        }
+        let sent = match &self.journal {
+            Some(j) => j.append(batch),
+            None => Err("journal is not running".to_owned()),
+        };
+        if let Err(e) = sent {
+            self.fail_stop(&e);
+        }
+        rx
+    }
+
+    /// Publishes everything the journal has made durable, in seq order.
+    fn publish_through(&mut self, through: Seq) {
+        while self
+            .pending
+            .front()
+            .is_some_and(|p| p.published.seq <= through)
+        {
+            let Some(p) = self.pending.pop_front() else {
+                break;
+            };
+            let seq = p.published.seq;
+            self.projection.apply(seq, &p.event);
+            self.ring.push(p.published.clone());
+            self.fan_out(&p.published);
+            if let Some(w) = p.waiter {
+                // The publisher may have gone away (its client disconnected); the
+                // event is published all the same.
+                let _ = w.send(Ok(seq));
+            }
+        }
+    }
+
+    fn fan_out(&mut self, event: &Arc<Published>) {
+        let mut gone = Vec::new();
+        for (id, (sub, close)) in &self.subscribers {
+            match sub.try_send(Fanout(event.clone())) {
+                Ok(()) => {},
+                Err(SendError::Full(_)) => {
+                    log::warn!("conn {}: subscriber lagged behind, closing it", id.0);
+                    close.do_send(CloseConnection {
+                        reason: "subscriber lagged behind".into(),
+                    });
+                    gone.push(*id);
+                },
+                Err(SendError::Closed(_)) => gone.push(*id),
+            }
+        }
+        for id in gone {
+            if let Some((sub, _)) = self.subscribers.remove(&id) {
+                drop(sub);
+            }
+        }
+    }
+
+    /// Registers (or replaces) the subscription of a connection.
+    pub(crate) fn subscribe(
+        &mut self,
+        conn: &ConnHandle,
+        generation: u64,
+        filter: EventFilter,
+        fence: Seq,
+    ) {
+        let sub = Subscriber::new(
+            filter,
+            fence,
+            generation,
+            conn.deliver.clone(),
+            conn.close.clone(),
+            self.config.limits.subscriber_mailbox,
+        )
+        .start();
+        self.subscribers.insert(conn.id, (sub, conn.close.clone()));
+    }
+
+    /// The head: the seq of the last published event.
+    pub(crate) fn head(&self) -> Seq {
+        self.projection.seq()
+    }
+
+    /// Finds a live workspace actor by id, then by handle.
+    pub(crate) fn resolve_workspace(
+        &self,
+        r: &WorkspaceRef,
+    ) -> Result<(WorkspaceId, Addr<Workspace>), Error> {
+        let id = WorkspaceId(r.0.clone());
+        if let Some(addr) = self.workspaces.get(&id) {
+            return Ok((id, addr.clone()));
+        }
+        if let Some(id) = self.handles.get(r.as_str())
+            && let Some(addr) = self.workspaces.get(id)
+        {
+            return Ok((id.clone(), addr.clone()));
+        }
+        Err(Error::NoSuchWorkspace(r.clone()))
+    }
+
+    /// Announces shutdown, stops accepting and drains every connection; the system
+    /// stops once they are gone or the grace period ends.
+    pub(crate) fn begin_shutdown(&mut self, ctx: &mut Context<Self>) {
+        if self.shutting_down {
+            return;
+        }
+        self.shutting_down = true;
+        let _ = self.stop_accepting.send(true);
+        for drain in self.connections.values() {
+            drain.do_send(Drain);
+        }
+        if self.connections.is_empty() {
+            self.stop_now();
+        } else {
+            ctx.run_later(self.config.limits.shutdown_grace, |act, _| {
+                log::warn!(
+                    "{} connection(s) did not finish in time",
+                    act.connections.len()
+                );
+                act.stop_now();
+            });
+        }
+    }
+
+    fn stop_now(&mut self) {
+        if let Some(mut j) = self.journal.take() {
+            j.close();
+        }
+        System::current().stop_with_code(self.exit_code);
+    }
+
+    /// A journal failure is fatal: nothing unproven may be published.
+    fn fail_stop(&mut self, why: &str) {
+        log::error!("event journal failed, stopping the server: {why}");
+        for p in self.pending.drain(..) {
+            if let Some(w) = p.waiter {
+                let _ = w.send(Err(Error::JournalFailed(why.to_owned())));
+            }
+        }
+        self.exit_code = 70;
+        self.journal = None;
+        let _ = self.stop_accepting.send(true);
+        System::current().stop_with_code(self.exit_code);
+    }
+}
+
+impl Actor for Supervisor {
+    type Context = Context<Self>;
+
+    fn started(&mut self, ctx: &mut Self::Context) {
+        // Every request and every publish goes through here; a roomy mailbox keeps
+        // bursts from many clients flowing, and `send` still waits when it is full.
+        ctx.set_mailbox_capacity(SUPERVISOR_MAILBOX);
+        if let Some(store) = self.store.take() {
+            let addr = ctx.address();
+            match Journal::spawn(store, addr.clone().recipient(), addr.recipient()) {
+                Ok(j) => self.journal = Some(j),
+                Err(e) => self.fail_stop(&format!("cannot start the journal thread: {e}")),
+            }
+        }
+    }
+}
+
+impl Handler<Dispatch> for Supervisor {
+    type Result = ResponseActFuture<Self, Reply>;
+
+    fn handle(&mut self, msg: Dispatch, ctx: &mut Self::Context) -> Self::Result {
+        crate::router::route(self, msg, ctx)
+    }
+}
+
+impl Handler<Publish> for Supervisor {
+    type Result = ResponseFuture<Result<Seq, Error>>;
+
+    fn handle(&mut self, msg: Publish, _ctx: &mut Self::Context) -> Self::Result {
+        let rx = self.publish(msg.events);
+        Box::pin(async move {
+            rx.await
+                .unwrap_or_else(|_| Err(Error::JournalFailed("publish was abandoned".into())))
+        })
+    }
+}
+
+impl Handler<JournalAck> for Supervisor {
+    type Result = ();
+
+    fn handle(&mut self, msg: JournalAck, _ctx: &mut Self::Context) {
+        self.publish_through(msg.through);
+    }
+}
+
+impl Handler<JournalFailed> for Supervisor {
+    type Result = ();
+
+    fn handle(&mut self, msg: JournalFailed, _ctx: &mut Self::Context) {
+        self.fail_stop(&msg.error);
+    }
+}
+
+impl Handler<Connected> for Supervisor {
+    type Result = ();
+
+    fn handle(&mut self, msg: Connected, _ctx: &mut Self::Context) {
+        if self.shutting_down {
+            msg.drain.do_send(Drain);
+        }
+        self.connections.insert(msg.id, msg.drain);
+    }
+}
+
+impl Handler<Disconnected> for Supervisor {
+    type Result = ();
+
+    fn handle(&mut self, msg: Disconnected, _ctx: &mut Self::Context) {
+        self.subscribers.remove(&msg.id);
+        self.connections.remove(&msg.id);
+        if self.shutting_down && self.connections.is_empty() {
+            self.stop_now();
+        }
+    }
+}
+
+impl Handler<BeginShutdown> for Supervisor {
+    type Result = ();
+
+    fn handle(&mut self, msg: BeginShutdown, ctx: &mut Self::Context) {
+        if self.shutting_down {
+            log::info!("{}: stopping now", msg.reason);
+            self.stop_now();
+            return;
+        }
+        log::info!("{}: shutting down", msg.reason);
+        let rx = self.publish(vec![Event::ServerWillShutdown {}]);
+        ctx.spawn(
+            rx.into_actor(self)
+                .map(|_, act, ctx| act.begin_shutdown(ctx)),
+        );
+    }
+}

@@ -1,0 +1,84 @@
+//! State events (spec/ipc.md §9). Each wire name is written once, in the `events!`
+//! invocation; `Event::NAMES` (and so `server.schema.events`) derives from it. An
+//! event this server cannot emit yet is left out of the table.
+
+use crate::ids::WorkspaceId;
+use crate::workspace::Workspace;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+macro_rules! events {
+    ($($variant:ident = $wire:literal { $($field:ident : $ty:ty),* $(,)? },)*) => {
+        /// A state event with its typed payload.
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+        #[serde(tag = "event", content = "payload")]
+        pub enum Event {
+            $(
+                #[doc = concat!("`", $wire, "`")]
+                #[serde(rename = $wire)]
+                $variant { $(#[allow(missing_docs)] $field: $ty),* },
+            )*
+        }
+
+        impl Event {
+            /// Every event name the server can emit, in spec/ipc.md §9 order.
+            pub const NAMES: &'static [&'static str] = &[$($wire,)*];
+
+            /// The wire name of this event.
+            pub fn name(&self) -> &'static str {
+                match self { $(Event::$variant { .. } => $wire,)* }
+            }
+        }
+    };
+}
+
+events! {
+    WorkspaceCreated = "workspace.created" { workspace: Workspace },
+    WorkspaceUpdated = "workspace.updated" { workspace: Workspace },
+    WorkspaceClosed = "workspace.closed" { workspace_id: WorkspaceId },
+    ServerWillShutdown = "server.will_shutdown" {},
+}
+
+impl Event {
+    /// The payload object as sent on the wire.
+    pub fn payload(&self) -> Value {
+        // An adjacently tagged enum serializes to {"event": …, "payload": …}; the
+        // payload types hold only plain data, so serialization cannot fail.
+        match serde_json::to_value(self) {
+            Ok(Value::Object(mut m)) => m
+                .remove("payload")
+                .unwrap_or(Value::Object(Default::default())),
+            _ => Value::Object(Default::default()),
+        }
+    }
+}
+
+/// The name type used where an event name is carried without its payload.
+pub type EventName = &'static str;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn payload_is_the_object_without_the_tag() {
+        let e = Event::WorkspaceClosed {
+            workspace_id: WorkspaceId("ws_1".into()),
+        };
+        assert_eq!(e.name(), "workspace.closed");
+        assert_eq!(e.payload(), serde_json::json!({"workspace_id": "ws_1"}));
+        assert_eq!(
+            Event::ServerWillShutdown {}.payload(),
+            serde_json::json!({})
+        );
+    }
+
+    #[test]
+    fn every_name_is_unique_and_dotted() {
+        let mut names = Event::NAMES.to_vec();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), Event::NAMES.len());
+        assert!(Event::NAMES.iter().all(|n| n.contains('.')));
+    }
+}

@@ -1,0 +1,34 @@
+//! Wire types of the `signaltty/1` protocol: the four envelopes, the method table,
+//! typed params and results, events, error codes and ids. No I/O and no actix, so the
+//! server, the CLI and the end-to-end tests all speak through exactly these types.
+//!
+//! The contract these types follow is `spec/ipc.md` (envelopes §2, validation §4,
+//! methods §8, events §9, error codes §10) and `spec/data-model.md` (object shapes).
+
+pub mod envelope;
+pub mod error;
+pub mod event;
+pub mod ids;
+pub mod method;
+pub mod server;
+pub mod signal;
+pub mod subscribe;
+pub mod time;
+pub mod workspace;
+
+pub use envelope::{ErrorBody, EventFrame, Request, RequestError, Response};
+pub use error::ErrorCode;
+pub use event::Event;
+pub use ids::{Seq, TabId, WorkspaceId, WorkspaceRef};
+pub use method::Method;
+pub use time::Timestamp;
+
+/// The protocol string every request must carry and every server line carries.
+pub const PROTOCOL: &str = "signaltty/1";
+
+/// The longest request line a server reads, in bytes, not counting the newline
+/// (spec/ipc.md §1). A longer line is answered `RATE_LIMITED` with id `"?"`.
+pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
+
+/// The id echoed in an error response when the request's own id is unknown.
+pub const UNKNOWN_REQUEST_ID: &str = "?";

@@ -1,0 +1,89 @@
+//! The method table. Each wire name is written exactly once, in the `methods!`
+//! invocation below; `Method::NAMES` (and so `server.schema.methods`), parsing and
+//! serialization all derive from it. A method that is not implemented yet is not in
+//! the table, so the server answers `UNKNOWN_METHOD` for it (spec/ipc.md §0).
+
+use crate::server::{ServerSchemaParams, ServerShutdownParams, ServerStatusParams};
+use crate::subscribe::SubscribeParams;
+use crate::workspace::{
+    WorkspaceCloseParams, WorkspaceCreateParams, WorkspaceGetParams, WorkspaceListParams,
+    WorkspaceRenameParams,
+};
+use serde_json::Value;
+
+/// Why a method call could not be parsed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ParamsError {
+    /// No method of that name is dispatched.
+    UnknownMethod,
+    /// The params do not fit the method; the text names the field.
+    Invalid(String),
+}
+
+macro_rules! methods {
+    ($($variant:ident = $wire:literal ($params:ty),)*) => {
+        /// A method call with its typed params, one variant per dispatched method.
+        #[derive(Debug, Clone, PartialEq)]
+        pub enum Method {
+            $(
+                #[doc = concat!("`", $wire, "`")]
+                $variant($params),
+            )*
+        }
+
+        impl Method {
+            /// Every dispatched method's wire name, in spec/ipc.md §8 table order.
+            pub const NAMES: &'static [&'static str] = &[$($wire,)*];
+
+            /// The wire name of this call.
+            pub fn name(&self) -> &'static str {
+                match self { $(Method::$variant(_) => $wire,)* }
+            }
+
+            /// Parses `params` (already an object) for the method called `name`.
+            pub fn parse(name: &str, params: Value) -> Result<Method, ParamsError> {
+                match name {
+                    $($wire => parse_params(params).map(Method::$variant),)*
+                    _ => Err(ParamsError::UnknownMethod),
+                }
+            }
+
+            /// The params as a JSON object, absent optionals left out.
+            pub fn params_json(&self) -> Value {
+                // Params structs hold only strings, numbers, booleans and lists of
+                // them, which always serialize.
+                match self {
+                    $(Method::$variant(p) => serde_json::to_value(p).unwrap_or(Value::Null),)*
+                }
+            }
+        }
+    };
+}
+
+methods! {
+    ServerStatus = "server.status" (ServerStatusParams),
+    ServerShutdown = "server.shutdown" (ServerShutdownParams),
+    ServerSchema = "server.schema" (ServerSchemaParams),
+    WorkspaceCreate = "workspace.create" (WorkspaceCreateParams),
+    WorkspaceList = "workspace.list" (WorkspaceListParams),
+    WorkspaceGet = "workspace.get" (WorkspaceGetParams),
+    WorkspaceRename = "workspace.rename" (WorkspaceRenameParams),
+    WorkspaceClose = "workspace.close" (WorkspaceCloseParams),
+    Subscribe = "subscribe" (SubscribeParams),
+}
+
+/// Deserializes params, naming the offending field on failure.
+fn parse_params<T: serde::de::DeserializeOwned>(params: Value) -> Result<T, ParamsError> {
+    serde_path_to_error::deserialize(params).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        if path == "." {
+            ParamsError::Invalid(inner.to_string())
+        } else {
+            ParamsError::Invalid(format!("field `{path}`: {inner}"))
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,180 @@
+//! Round trips of every envelope and the parse rules of spec/ipc.md §1-§4.
+
+use super::*;
+use crate::envelope::{ErrorBody, EventFrame, Request, Response, ServerLine};
+use crate::error::ErrorCode;
+use crate::server::ServerShutdownParams;
+use crate::signal::SignalName;
+use crate::workspace::{WorkspaceCloseParams, WorkspaceCreateParams};
+use crate::{PROTOCOL, WorkspaceRef};
+use serde_json::json;
+
+fn parse(line: &str) -> Result<Request, crate::RequestError> {
+    Request::parse(line.as_bytes())
+}
+
+fn code_of(line: &str) -> (String, ErrorCode) {
+    let e = parse(line).unwrap_err();
+    (e.id, e.error.code)
+}
+
+#[test]
+fn every_method_name_parses_to_the_variant_that_reports_it() {
+    for name in Method::NAMES {
+        // Fill the required params every method of this table has.
+        let params = json!({"workspace_id": "ws_x", "name": "n"});
+        let m = Method::parse(name, params).unwrap_or_else(|e| panic!("{name}: {e:?}"));
+        assert_eq!(m.name(), *name);
+    }
+}
+
+#[test]
+fn method_names_are_unique() {
+    let mut names = Method::NAMES.to_vec();
+    names.sort();
+    names.dedup();
+    assert_eq!(names.len(), Method::NAMES.len());
+}
+
+#[test]
+fn requests_round_trip_through_their_line() {
+    let calls = vec![
+        Method::ServerStatus(Default::default()),
+        Method::ServerShutdown(ServerShutdownParams { force: Some(true) }),
+        Method::WorkspaceCreate(WorkspaceCreateParams {
+            name: Some("My API".into()),
+            cwd: None,
+        }),
+        Method::WorkspaceClose(WorkspaceCloseParams {
+            workspace_id: WorkspaceRef("my-api".into()),
+            signal: Some(SignalName::Hup),
+        }),
+    ];
+    for method in calls {
+        let req = Request::new("c-1", method);
+        let back = parse(&req.to_line()).unwrap();
+        assert_eq!(back, req);
+    }
+}
+
+#[test]
+fn responses_and_events_round_trip_and_are_told_apart() {
+    let ok = Response::ok("a", json!({"x": 1}));
+    let err = Response::err("?", ErrorBody::new(ErrorCode::BadParams, "invalid JSON"));
+    let mut detailed = ErrorBody::new(ErrorCode::AgentBusy, "busy");
+    detailed.details = Some(json!({"stage": "delayed_enter"}));
+    let err2 = Response::err("b", detailed);
+    for r in [ok, err, err2] {
+        let line = String::from_utf8(r.to_line()).unwrap();
+        assert!(line.ends_with('\n'));
+        assert_eq!(
+            ServerLine::parse(line.trim_end()).unwrap(),
+            ServerLine::Response(r)
+        );
+    }
+    let ev = EventFrame::new("workspace.created", 7, json!({"workspace": {}}));
+    let line = String::from_utf8(ev.to_line()).unwrap();
+    assert!(line.contains("\"type\":\"event\""));
+    assert_eq!(
+        ServerLine::parse(line.trim_end()).unwrap(),
+        ServerLine::Event(ev)
+    );
+}
+
+#[test]
+fn error_details_are_omitted_not_null() {
+    let line = String::from_utf8(
+        Response::err("x", ErrorBody::new(ErrorCode::Internal, "boom")).to_line(),
+    )
+    .unwrap();
+    assert!(!line.contains("details"));
+    assert!(!line.contains("result"));
+}
+
+#[test]
+fn every_error_code_survives_an_error_response_round_trip() {
+    for code in ErrorCode::ALL {
+        let r = Response::err("id", ErrorBody::new(*code, "m"));
+        let line = String::from_utf8(r.to_line()).unwrap();
+        let ServerLine::Response(back) = ServerLine::parse(line.trim_end()).unwrap() else {
+            panic!("not a response")
+        };
+        assert_eq!(back.error.unwrap().code, *code);
+    }
+}
+
+#[test]
+fn invalid_json_is_bad_params_with_unknown_id() {
+    assert_eq!(code_of("{nope"), ("?".into(), ErrorCode::BadParams));
+    assert_eq!(code_of("[1,2]"), ("?".into(), ErrorCode::BadParams));
+    assert_eq!(
+        code_of(r#"{"protocol":"signaltty/1","method":"server.status"}"#).0,
+        "?"
+    );
+    assert_eq!(
+        code_of(r#"{"id":5,"protocol":"signaltty/1","method":"x"}"#).0,
+        "?"
+    );
+}
+
+#[test]
+fn deeply_nested_json_is_refused_without_overflowing_the_stack() {
+    let deep = "[".repeat(100_000);
+    assert_eq!(code_of(&deep), ("?".into(), ErrorCode::BadParams));
+}
+
+#[test]
+fn wrong_or_missing_protocol_is_bad_protocol_with_the_id() {
+    let wrong = r#"{"protocol":"signaltty/2","id":"a","method":"server.status"}"#;
+    assert_eq!(code_of(wrong), ("a".into(), ErrorCode::BadProtocol));
+    let missing = r#"{"id":"b","method":"server.status"}"#;
+    assert_eq!(code_of(missing), ("b".into(), ErrorCode::BadProtocol));
+}
+
+#[test]
+fn unknown_method_is_unknown_method() {
+    let line = r#"{"protocol":"signaltty/1","id":"a","method":"pane.teleport","params":{}}"#;
+    assert_eq!(code_of(line), ("a".into(), ErrorCode::UnknownMethod));
+}
+
+#[test]
+fn missing_method_or_non_object_params_is_bad_params() {
+    assert_eq!(
+        code_of(r#"{"protocol":"signaltty/1","id":"a"}"#),
+        ("a".into(), ErrorCode::BadParams)
+    );
+    let line = r#"{"protocol":"signaltty/1","id":"a","method":"server.status","params":[1]}"#;
+    assert_eq!(code_of(line), ("a".into(), ErrorCode::BadParams));
+}
+
+#[test]
+fn mistyped_params_are_bad_params_naming_the_field() {
+    let line =
+        r#"{"protocol":"signaltty/1","id":"a","method":"workspace.create","params":{"cwd":5}}"#;
+    let e = parse(line).unwrap_err();
+    assert_eq!(e.error.code, ErrorCode::BadParams);
+    assert!(e.error.message.contains("cwd"), "{}", e.error.message);
+    let line = r#"{"protocol":"signaltty/1","id":"a","method":"workspace.rename","params":{"workspace_id":"w"}}"#;
+    let e = parse(line).unwrap_err();
+    assert!(e.error.message.contains("name"), "{}", e.error.message);
+    let line = r#"{"protocol":"signaltty/1","id":"a","method":"workspace.close","params":{"workspace_id":"w","signal":"STOP"}}"#;
+    assert_eq!(code_of(line).1, ErrorCode::BadParams);
+    let line =
+        r#"{"protocol":"signaltty/1","id":"a","method":"subscribe","params":{"from_seq":-1}}"#;
+    assert_eq!(code_of(line).1, ErrorCode::BadParams);
+}
+
+#[test]
+fn unknown_fields_are_ignored_and_null_optionals_mean_absent() {
+    let line = r#"{"protocol":"signaltty/1","id":"a","method":"workspace.create","params":{"name":null,"cwd":null,"colour":"red"},"extra":1}"#;
+    let req = parse(line).unwrap();
+    assert_eq!(
+        req.method,
+        Method::WorkspaceCreate(WorkspaceCreateParams::default())
+    );
+    let line = r#"{"protocol":"signaltty/1","id":"a","method":"server.status","params":null}"#;
+    assert!(parse(line).is_ok());
+    let line = r#"{"protocol":"signaltty/1","id":"a","method":"server.status"}"#;
+    assert!(parse(line).is_ok());
+    assert_eq!(PROTOCOL, "signaltty/1");
+}

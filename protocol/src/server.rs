@@ -1,0 +1,103 @@
+//! `server.*` params and results (spec/ipc.md §8.1).
+
+use serde::{Deserialize, Serialize};
+
+/// `server.status` takes no params; unknown ones are ignored.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ServerStatusParams {}
+
+/// `server.status` result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ServerStatusResult {
+    /// The server's package version.
+    pub version: String,
+    /// Always `"signaltty/1"`.
+    pub protocol: String,
+    /// Seconds since the server started.
+    pub uptime_s: u64,
+    /// Number of workspaces.
+    pub workspaces: usize,
+    /// Number of tabs.
+    pub tabs: usize,
+    /// Number of panes, live and tombstones.
+    pub panes: usize,
+    /// Panes whose process is running.
+    pub live_panes: usize,
+    /// The head event sequence number.
+    pub seq: u64,
+}
+
+/// `server.shutdown` params.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ServerShutdownParams {
+    /// Shut down even while panes are live.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub force: Option<bool>,
+}
+
+/// `server.shutdown` result: always `{stopped: true}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ServerShutdownResult {
+    /// Always `true`.
+    pub stopped: bool,
+}
+
+/// `server.schema` takes no params.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ServerSchemaParams {}
+
+/// `server.schema` result: the live contract, derived from the same tables the
+/// router dispatches on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ServerSchemaResult {
+    /// Always `"signaltty/1"`.
+    pub protocol: String,
+    /// The server's package version.
+    pub version: String,
+    /// Every dispatched method.
+    pub methods: Vec<String>,
+    /// Every event the server can emit.
+    pub events: Vec<String>,
+    /// Every error code.
+    pub codes: Vec<String>,
+    /// Feature flags; new flags are additive booleans.
+    pub capabilities: Capabilities,
+}
+
+/// Feature flags of `server.schema`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Capabilities {
+    /// `subscribe` reports replay coverage (`replay.status`).
+    pub subscribe_replay_coverage: bool,
+    /// `pane.get` reports `wait_baseline` and `wait` accepts `after`.
+    pub wait_baseline: bool,
+    /// `wait` accepts several outcomes.
+    pub wait_multiple_outcomes: bool,
+}
+
+impl ServerSchemaResult {
+    /// The schema of this build of the protocol crate.
+    pub fn current(version: &str) -> ServerSchemaResult {
+        ServerSchemaResult {
+            protocol: crate::PROTOCOL.to_owned(),
+            version: version.to_owned(),
+            methods: crate::Method::NAMES
+                .iter()
+                .map(|s| (*s).to_owned())
+                .collect(),
+            events: crate::Event::NAMES
+                .iter()
+                .map(|s| (*s).to_owned())
+                .collect(),
+            codes: crate::ErrorCode::ALL
+                .iter()
+                .map(|c| c.as_str().to_owned())
+                .collect(),
+            capabilities: Capabilities {
+                subscribe_replay_coverage: true,
+                wait_baseline: false,
+                wait_multiple_outcomes: false,
+            },
+        }
+    }
+}

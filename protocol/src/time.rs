@@ -1,0 +1,92 @@
+//! RFC 3339 UTC timestamps, formatted without a date-time dependency.
+
+use serde::{Deserialize, Serialize};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// An RFC 3339 timestamp in UTC with millisecond precision, e.g.
+/// `2026-11-30T08:15:02.125Z`. Stored as its text so it round-trips verbatim.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Timestamp(pub String);
+
+impl Timestamp {
+    /// The current wall-clock time.
+    pub fn now() -> Timestamp {
+        Timestamp::from_system_time(SystemTime::now())
+    }
+
+    /// Formats a system time; times before 1970 are clamped to the epoch.
+    pub fn from_system_time(t: SystemTime) -> Timestamp {
+        let since = t.duration_since(UNIX_EPOCH).unwrap_or_default();
+        Timestamp::from_unix_millis(since.as_millis() as i64)
+    }
+
+    /// Formats milliseconds since the Unix epoch.
+    pub fn from_unix_millis(ms: i64) -> Timestamp {
+        let secs = ms.div_euclid(1000);
+        let millis = ms.rem_euclid(1000);
+        let days = secs.div_euclid(86_400);
+        let sod = secs.rem_euclid(86_400);
+        let (y, m, d) = civil_from_days(days);
+        Timestamp(format!(
+            "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{millis:03}Z",
+            sod / 3600,
+            (sod % 3600) / 60,
+            sod % 60
+        ))
+    }
+
+    /// The text form.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for Timestamp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Days since 1970-01-01 to a proleptic Gregorian (year, month, day), after
+/// Howard Hinnant's `civil_from_days` algorithm.
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_known_instants() {
+        assert_eq!(
+            Timestamp::from_unix_millis(0).as_str(),
+            "1970-01-01T00:00:00.000Z"
+        );
+        assert_eq!(
+            Timestamp::from_unix_millis(951_782_400_000).as_str(),
+            "2000-02-29T00:00:00.000Z"
+        );
+        assert_eq!(
+            Timestamp::from_unix_millis(1_796_026_502_125).as_str(),
+            "2026-11-30T08:15:02.125Z"
+        );
+    }
+
+    #[test]
+    fn timestamps_sort_as_text_in_time_order() {
+        let a = Timestamp::from_unix_millis(1_000);
+        let b = Timestamp::from_unix_millis(86_400_000);
+        assert!(a < b);
+    }
+}

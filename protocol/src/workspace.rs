@@ -1,0 +1,178 @@
+//! Workspaces and tabs on the wire (spec/data-model.md §3-§4) and the
+//! `workspace.*` params and results (spec/ipc.md §8.2).
+
+use crate::ids::{PaneId, TabId, WorkspaceId, WorkspaceRef};
+use crate::signal::SignalName;
+use crate::time::Timestamp;
+use serde::{Deserialize, Serialize};
+
+/// A workspace: a repo, project or investigation with a default cwd for new panes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Workspace {
+    /// `ws_…`.
+    pub id: WorkspaceId,
+    /// Editable, non-unique label.
+    pub name: String,
+    /// Immutable unique slug derived from the name at create.
+    pub handle: String,
+    /// Default directory for new panes.
+    pub cwd: String,
+    /// Cached git facts about `cwd`.
+    pub git: GitInfo,
+    /// Tab ids in order.
+    pub tabs: Vec<TabId>,
+    /// The last active tab.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub active_tab_id: Option<TabId>,
+    /// Opt-in automatic resume at server start.
+    #[serde(default)]
+    pub auto_resume: bool,
+    /// Creation time.
+    pub created_at: Timestamp,
+    /// Last change.
+    pub updated_at: Timestamp,
+}
+
+/// A cheap cache of git facts about a workspace's cwd; never a full git client.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct GitInfo {
+    /// The checkout's top directory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub root: Option<String>,
+    /// The checkout's directory name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// The checked-out branch, absent on a detached HEAD.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub branch: Option<String>,
+    /// HEAD is detached.
+    #[serde(default)]
+    pub detached: bool,
+    /// The tree has uncommitted changes (absent when not known).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dirty: Option<bool>,
+}
+
+/// A tab: one layout tree of panes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Tab {
+    /// `tab_…`.
+    pub id: TabId,
+    /// The owning workspace.
+    pub workspace_id: WorkspaceId,
+    /// Display title.
+    pub title: String,
+    /// The layout, `null` for an empty tab.
+    pub layout: Option<Layout>,
+    /// The last focused or created pane.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub active_pane_id: Option<PaneId>,
+    /// Creation time.
+    pub created_at: Timestamp,
+}
+
+/// A layout node: a pane leaf or a binary split (spec/data-model.md §4.1).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Layout {
+    /// A leaf holding one pane.
+    Pane {
+        /// The pane shown here.
+        pane_id: PaneId,
+    },
+    /// Two nodes side by side (`right`) or stacked (`down`).
+    Split {
+        /// Split direction.
+        dir: SplitDir,
+        /// Share of `first`, within [0.05, 0.95].
+        ratio: f32,
+        /// Left or top.
+        first: Box<Layout>,
+        /// Right or bottom.
+        second: Box<Layout>,
+    },
+}
+
+/// The direction of a split.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SplitDir {
+    /// Side by side: `first` left, `second` right.
+    Right,
+    /// Stacked: `first` top, `second` bottom.
+    Down,
+}
+
+/// `workspace.create` params.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct WorkspaceCreateParams {
+    /// Label; default `"workspace"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Default directory for new panes; must exist. Default `$HOME` (or `/tmp`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+}
+
+/// `workspace.list` takes no params.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct WorkspaceListParams {}
+
+/// `workspace.get` params.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WorkspaceGetParams {
+    /// Id or handle.
+    pub workspace_id: WorkspaceRef,
+}
+
+/// `workspace.rename` params.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WorkspaceRenameParams {
+    /// Id or handle.
+    pub workspace_id: WorkspaceRef,
+    /// The new label; the handle does not change.
+    pub name: String,
+}
+
+/// `workspace.close` params.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WorkspaceCloseParams {
+    /// Id or handle.
+    pub workspace_id: WorkspaceRef,
+    /// Signal sent to each live child; default `TERM`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signal: Option<SignalName>,
+}
+
+/// `{workspace}`: the result of `workspace.create` and `workspace.rename`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WorkspaceResult {
+    /// The affected workspace.
+    pub workspace: Workspace,
+}
+
+/// `workspace.list` result, ordered by `created_at`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WorkspaceListResult {
+    /// Every workspace.
+    pub workspaces: Vec<Workspace>,
+}
+
+/// `workspace.get` result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WorkspaceGetResult {
+    /// The workspace.
+    pub workspace: Workspace,
+    /// Its tabs, in `workspace.tabs` order.
+    pub tabs: Vec<Tab>,
+    /// Panes reachable from the tabs' layouts, in layout order. Pane objects
+    /// (spec/data-model.md §5) are typed in this crate when panes land.
+    pub panes: Vec<serde_json::Value>,
+}
+
+/// `{closed: true}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClosedResult {
+    /// Always `true`.
+    pub closed: bool,
+}

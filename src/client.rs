@@ -1,0 +1,123 @@
+//! The blocking socket client the CLI uses: std `UnixStream` and serde_json, no
+//! actix, so a hook reporter can connect, send one line and exit in milliseconds.
+
+use signaltty_protocol::envelope::{ErrorBody, ServerLine};
+use signaltty_protocol::{ErrorCode, Method, Request};
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::net::UnixStream;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// A failed call, as the CLI reports it.
+#[derive(Debug)]
+pub struct CallError {
+    /// The wire code (`NO_SUCH_SERVER` is produced here, client-side).
+    pub code: ErrorCode,
+    /// Text for people.
+    pub message: String,
+}
+
+impl CallError {
+    fn io(what: &str, e: std::io::Error) -> CallError {
+        CallError {
+            code: ErrorCode::IoError,
+            message: format!("{what}: {e}"),
+        }
+    }
+}
+
+impl From<ErrorBody> for CallError {
+    fn from(e: ErrorBody) -> Self {
+        CallError {
+            code: e.code,
+            message: e.message,
+        }
+    }
+}
+
+/// One connection to the server.
+pub struct Client {
+    reader: BufReader<UnixStream>,
+    writer: UnixStream,
+    next_id: u64,
+}
+
+impl Client {
+    /// Connects, or fails with `NO_SUCH_SERVER` naming the socket when nothing listens.
+    pub fn connect(socket: &Path) -> Result<Client, CallError> {
+        let stream = UnixStream::connect(socket).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound | std::io::ErrorKind::ConnectionRefused => CallError {
+                code: ErrorCode::NoSuchServer,
+                message: format!(
+                    "no server is listening on {} (start one with `signaltty start`)",
+                    socket.display()
+                ),
+            },
+            _ => CallError::io(&format!("cannot connect to {}", socket.display()), e),
+        })?;
+        let writer = stream.try_clone().map_err(|e| CallError::io("socket", e))?;
+        Ok(Client {
+            reader: BufReader::new(stream),
+            writer,
+            next_id: 1,
+        })
+    }
+
+    /// Sets how long a read may block; `None` waits forever.
+    pub fn set_timeout(&self, timeout: Option<Duration>) -> Result<(), CallError> {
+        self.writer
+            .set_read_timeout(timeout)
+            .map_err(|e| CallError::io("socket", e))
+    }
+
+    /// Calls one method and returns its result. Events that arrive first are skipped.
+    pub fn call(&mut self, method: Method) -> Result<serde_json::Value, CallError> {
+        let id = format!("cli-{}", self.next_id);
+        self.next_id += 1;
+        let mut line = Request::new(id.clone(), method).to_line();
+        line.push('\n');
+        self.writer
+            .write_all(line.as_bytes())
+            .map_err(|e| CallError::io("cannot send the request", e))?;
+        loop {
+            let text = self.read_line()?.ok_or_else(|| CallError {
+                code: ErrorCode::Internal,
+                message: "the server closed the connection before answering".into(),
+            })?;
+            match ServerLine::parse(&text) {
+                Ok(ServerLine::Response(r)) if r.id == id => {
+                    return match (r.ok, r.result, r.error) {
+                        (true, result, _) => Ok(result.unwrap_or(serde_json::Value::Null)),
+                        (false, _, Some(e)) => Err(e.into()),
+                        (false, _, None) => Err(CallError {
+                            code: ErrorCode::Internal,
+                            message: "error response without an error".into(),
+                        }),
+                    };
+                },
+                Ok(_) => continue,
+                Err(e) => {
+                    return Err(CallError {
+                        code: ErrorCode::Internal,
+                        message: format!("unreadable server line: {e}"),
+                    });
+                },
+            }
+        }
+    }
+
+    /// Reads one line; `None` at EOF.
+    pub fn read_line(&mut self) -> Result<Option<String>, CallError> {
+        let mut text = String::new();
+        match self.reader.read_line(&mut text) {
+            Ok(0) => Ok(None),
+            Ok(_) => Ok(Some(text.trim_end_matches(['\n', '\r']).to_owned())),
+            Err(e) => Err(CallError::io("cannot read from the server", e)),
+        }
+    }
+}
+
+/// Whether a server answers on `socket` right now.
+pub fn server_answers(socket: &PathBuf) -> bool {
+    UnixStream::connect(socket).is_ok()
+}

@@ -1,0 +1,109 @@
+//! The `signaltty` command: the server (`signaltty server`) and the CLI, where
+//! every command is one method call on the socket.
+
+mod cli;
+mod client;
+mod logger;
+mod serve;
+
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// signaltty: one background server that owns your agents' terminals and knows
+/// which one is working, blocked, done or failed.
+#[derive(Debug, Parser)]
+#[command(name = "signaltty", version, about, propagate_version = true)]
+struct Cli {
+    #[command(flatten)]
+    global: Global,
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// Flags every command takes.
+#[derive(Debug, Clone, Args)]
+struct Global {
+    /// Socket path (default: $SIGNALTTY_SOCKET, else $XDG_RUNTIME_DIR/signaltty/signaltty.sock).
+    #[arg(long, global = true, value_name = "PATH")]
+    socket: Option<PathBuf>,
+    /// Print the raw JSON result instead of text.
+    #[arg(long, global = true)]
+    json: bool,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Run the server in the foreground.
+    Server {
+        /// Also write the log to this file.
+        #[arg(long, value_name = "PATH")]
+        log_file: Option<PathBuf>,
+        /// Leave the terminal's session (used by `signaltty start`).
+        #[arg(long, hide = true)]
+        detached: bool,
+    },
+    /// Start a background server unless one already answers; returns once it does.
+    Start,
+    /// Stop the server (server.shutdown).
+    Stop {
+        /// Stop even while panes are live.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Show the server's status (server.status).
+    Status,
+    /// Show the live protocol contract (server.schema).
+    Schema,
+    /// Manage workspaces (workspace.*).
+    #[command(subcommand)]
+    Workspace(WorkspaceCommand),
+}
+
+#[derive(Debug, Subcommand)]
+enum WorkspaceCommand {
+    /// Create a workspace (workspace.create).
+    Create {
+        /// Label; the handle is derived from it.
+        #[arg(long)]
+        name: Option<String>,
+        /// Default directory for new panes (default: $HOME).
+        #[arg(long, value_name = "DIR")]
+        cwd: Option<PathBuf>,
+    },
+    /// List workspaces (workspace.list).
+    List,
+    /// Show one workspace with its tabs and panes (workspace.get).
+    Get {
+        /// Workspace id or handle.
+        workspace: String,
+    },
+    /// Rename a workspace; its handle stays (workspace.rename).
+    Rename {
+        /// Workspace id or handle.
+        workspace: String,
+        /// The new name.
+        name: String,
+    },
+    /// Close a workspace and everything in it (workspace.close).
+    Close {
+        /// Workspace id or handle.
+        workspace: String,
+        /// Signal for each live child (INT TERM KILL HUP QUIT WINCH USR1 USR2).
+        #[arg(long, default_value = "TERM")]
+        signal: String,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let code = match cli.command {
+        Command::Server { log_file, detached } => serve::server(&cli.global, log_file, detached),
+        Command::Start => serve::start(&cli.global),
+        Command::Stop { force } => serve::stop(&cli.global, force),
+        Command::Status => cli::status(&cli.global),
+        Command::Schema => cli::schema(&cli.global),
+        Command::Workspace(cmd) => cli::workspace(&cli.global, cmd),
+    };
+    ExitCode::from(u8::try_from(code).unwrap_or(1))
+}

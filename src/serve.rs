@@ -1,0 +1,147 @@
+//! `signaltty server`, `start` and `stop`: bootstrap and lifecycle of the server
+//! process.
+
+use crate::Global;
+use crate::cli::{fail, resolve_socket};
+use crate::client::{Client, server_answers};
+use signaltty_actors::{Config, Env, Limits};
+use signaltty_protocol::Method;
+use signaltty_protocol::server::ServerShutdownParams;
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// How long `start` and `stop` wait for the server to come up or go away.
+const LIFECYCLE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Runs the server in the foreground until it stops; returns its exit code.
+pub fn server(global: &Global, log_file: Option<PathBuf>, detached: bool) -> i32 {
+    if detached {
+        // Leave the starting terminal's session so its hangup never reaches us.
+        if let Err(e) = nix::unistd::setsid() {
+            eprintln!("signaltty: cannot start a new session: {e}");
+        }
+    }
+    crate::logger::init(log_file.as_deref());
+    let env = Env::from_process();
+    let (socket, socket_origin) = env.socket_path(global.socket.as_deref());
+    let config = Config {
+        socket,
+        socket_origin,
+        state_dir: env.state_dir(),
+        home: env.home_dir(),
+        version: env!("CARGO_PKG_VERSION").to_owned(),
+        limits: Limits::default(),
+    };
+    signaltty_actors::run(config)
+}
+
+/// Starts a detached server unless one already answers, and waits until it does.
+pub fn start(global: &Global) -> i32 {
+    let socket = resolve_socket(global);
+    if server_answers(&socket) {
+        if !global.json {
+            println!("a server is already running on {}", socket.display());
+        }
+        return 0;
+    }
+    let state_dir = Env::from_process().state_dir();
+    if let Err(e) = std::fs::create_dir_all(&state_dir) {
+        return fail(&format!(
+            "IO_ERROR: cannot create {}: {e}",
+            state_dir.display()
+        ));
+    }
+    let log_path = state_dir.join("server.log");
+    let log = match std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&log_path)
+    {
+        Ok(f) => f,
+        Err(e) => {
+            return fail(&format!(
+                "IO_ERROR: cannot open {}: {e}",
+                log_path.display()
+            ));
+        },
+    };
+    let exe = match std::env::current_exe() {
+        Ok(p) => p,
+        Err(e) => return fail(&format!("IO_ERROR: cannot find the signaltty binary: {e}")),
+    };
+    let mut cmd = Command::new(exe);
+    cmd.arg("server").arg("--detached");
+    if let Some(s) = &global.socket {
+        cmd.arg("--socket").arg(s);
+    }
+    cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(log);
+    let mut child = match cmd.spawn() {
+        Ok(c) => c,
+        Err(e) => return fail(&format!("SPAWN_FAILED: cannot start the server: {e}")),
+    };
+    let deadline = Instant::now() + LIFECYCLE_TIMEOUT;
+    loop {
+        if server_answers(&socket) {
+            if global.json {
+                println!(
+                    "{}",
+                    serde_json::json!({"started": true, "pid": child.id(), "socket": socket})
+                );
+            } else {
+                println!(
+                    "started signaltty (pid {}) on {}",
+                    child.id(),
+                    socket.display()
+                );
+            }
+            return 0;
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            return fail(&format!(
+                "SPAWN_FAILED: the server exited ({status}) before answering; see {}",
+                log_path.display()
+            ));
+        }
+        if Instant::now() > deadline {
+            return fail(&format!(
+                "TIMEOUT: the server did not answer on {} in time; see {}",
+                socket.display(),
+                log_path.display()
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Asks the server to stop and waits until its socket is gone.
+pub fn stop(global: &Global, force: bool) -> i32 {
+    let socket = resolve_socket(global);
+    let mut client = match Client::connect(&socket) {
+        Ok(c) => c,
+        Err(e) => return fail(&format!("{}: {}", e.code, e.message)),
+    };
+    let result = match client.call(Method::ServerShutdown(ServerShutdownParams {
+        force: Some(force),
+    })) {
+        Ok(r) => r,
+        Err(e) => return fail(&format!("{}: {}", e.code, e.message)),
+    };
+    // The server closes every connection once it has answered; wait for that, then
+    // for the socket to stop answering.
+    let _ = client.set_timeout(Some(LIFECYCLE_TIMEOUT));
+    while let Ok(Some(_)) = client.read_line() {}
+    let deadline = Instant::now() + LIFECYCLE_TIMEOUT;
+    while server_answers(&socket) {
+        if Instant::now() > deadline {
+            return fail("TIMEOUT: the server is still answering after shutdown");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    if global.json {
+        println!("{result}");
+    } else {
+        println!("stopped");
+    }
+    0
+}
