@@ -122,6 +122,7 @@ pub struct Connection {
     generation: u64,
     /// Live events held while a `subscribe` reply (and its replay) is unwritten.
     held: Vec<Bytes>,
+    held_bytes: u64,
     subscribes_in_flight: usize,
     reader: Option<SpawnHandle>,
     read_closed: bool,
@@ -157,6 +158,7 @@ impl Connection {
                 front_slot: 0,
                 generation: 0,
                 held: Vec::new(),
+                held_bytes: 0,
                 subscribes_in_flight: 0,
                 reader: Some(reader),
                 read_closed: false,
@@ -245,6 +247,7 @@ impl Connection {
             if subscribe {
                 self.subscribes_in_flight -= 1;
                 if self.subscribes_in_flight == 0 {
+                    self.held_bytes = 0;
                     for line in std::mem::take(&mut self.held) {
                         self.write(&line, true, ctx);
                     }
@@ -380,7 +383,16 @@ impl Handler<Deliver> for Connection {
             return;
         }
         if self.subscribes_in_flight > 0 {
+            self.held_bytes += msg.line.len() as u64;
             self.held.push(msg.line);
+            if self.held_bytes > self.limits.slow_subscriber_bytes {
+                log::warn!(
+                    "conn {}: subscriber fell behind while its reply was pending",
+                    self.id.0
+                );
+                self.closing = true;
+                ctx.stop();
+            }
         } else {
             self.write(&msg.line, true, ctx);
         }

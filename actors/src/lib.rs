@@ -17,6 +17,8 @@ pub mod router;
 pub mod slug;
 pub mod subscriber;
 pub mod supervisor;
+#[cfg(test)]
+pub mod testkit;
 pub mod workspace;
 
 pub use config::{Config, Env, Limits, SocketOrigin};

@@ -102,6 +102,7 @@ fn shutdown(sup: &mut Supervisor, p: ServerShutdownParams) -> Routed {
     Box::pin(rx.into_actor(sup).map(|published, act, ctx| {
         let result = flatten(published).map(|_| ServerShutdownResult { stopped: true });
         if result.is_ok() {
+            log::info!("server.shutdown requested: shutting down");
             act.begin_shutdown(ctx);
         }
         Reply::of(result)

@@ -439,3 +439,6 @@ impl Handler<BeginShutdown> for Supervisor {
         );
     }
 }
+
+#[cfg(test)]
+mod tests;
