@@ -33,7 +33,7 @@ fn call<T: DeserializeOwned>(global: &Global, method: Method, show: impl FnOnce(
     let outcome = Client::connect(&resolve_socket(global)).and_then(|mut c| c.call(method));
     match outcome {
         Ok(value) if global.json => {
-            println!("{value}");
+            say!("{value}");
             0
         },
         Ok(value) => match serde_json::from_value::<T>(value) {
@@ -54,18 +54,21 @@ pub fn status(global: &Global) -> i32 {
         global,
         Method::ServerStatus(Default::default()),
         |s: ServerStatusResult| {
-            println!(
+            say!(
                 "signaltty {} ({}) on {}",
                 s.version,
                 s.protocol,
                 socket.display()
             );
-            println!("  up {}", human_duration(s.uptime_s));
-            println!(
+            say!("  up {}", human_duration(s.uptime_s));
+            say!(
                 "  workspaces {}  tabs {}  panes {} ({} live)",
-                s.workspaces, s.tabs, s.panes, s.live_panes
+                s.workspaces,
+                s.tabs,
+                s.panes,
+                s.live_panes
             );
-            println!("  event seq {}", s.seq);
+            say!("  event seq {}", s.seq);
         },
     )
 }
@@ -76,13 +79,13 @@ pub fn schema(global: &Global) -> i32 {
         global,
         Method::ServerSchema(Default::default()),
         |s: ServerSchemaResult| {
-            println!("{} (server {})", s.protocol, s.version);
-            println!("methods:");
-            s.methods.iter().for_each(|m| println!("  {m}"));
-            println!("events:");
-            s.events.iter().for_each(|e| println!("  {e}"));
-            println!("error codes:");
-            s.codes.iter().for_each(|c| println!("  {c}"));
+            say!("{} (server {})", s.protocol, s.version);
+            say!("methods:");
+            s.methods.iter().for_each(|m| say!("  {m}"));
+            say!("events:");
+            s.events.iter().for_each(|e| say!("  {e}"));
+            say!("error codes:");
+            s.codes.iter().for_each(|c| say!("  {c}"));
         },
     )
 }
@@ -111,7 +114,7 @@ pub fn workspace(global: &Global, cmd: WorkspaceCommand) -> i32 {
             Method::WorkspaceList(Default::default()),
             |r: WorkspaceListResult| {
                 if r.workspaces.is_empty() {
-                    println!("no workspaces");
+                    say!("no workspaces");
                     return;
                 }
                 let width = r
@@ -121,9 +124,9 @@ pub fn workspace(global: &Global, cmd: WorkspaceCommand) -> i32 {
                     .max()
                     .unwrap_or(6)
                     .max(6);
-                println!("{:width$}  {:4}  {:<24}  CWD", "HANDLE", "TABS", "NAME");
+                say!("{:width$}  {:4}  {:<24}  CWD", "HANDLE", "TABS", "NAME");
                 for w in &r.workspaces {
-                    println!(
+                    say!(
                         "{:width$}  {:4}  {:<24}  {}",
                         w.handle,
                         w.tabs.len(),
@@ -142,7 +145,7 @@ pub fn workspace(global: &Global, cmd: WorkspaceCommand) -> i32 {
                 Method::WorkspaceGet(params),
                 |r: WorkspaceGetResult| {
                     print_workspace(&r.workspace);
-                    println!("  tabs {}  panes {}", r.tabs.len(), r.panes.len());
+                    say!("  tabs {}  panes {}", r.tabs.len(), r.panes.len());
                 },
             )
         },
@@ -166,18 +169,18 @@ pub fn workspace(global: &Global, cmd: WorkspaceCommand) -> i32 {
                 signal: Some(signal),
             };
             call(global, Method::WorkspaceClose(params), |_: ClosedResult| {
-                println!("closed {workspace}")
+                say!("closed {workspace}")
             })
         },
     }
 }
 
 fn print_workspace(w: &Workspace) {
-    println!("{}  {}  ({})", w.handle, w.name, w.id);
+    say!("{}  {}  ({})", w.handle, w.name, w.id);
     match (&w.git.root, &w.git.branch) {
-        (Some(_), Some(branch)) => println!("  cwd {}  [git: {branch}]", w.cwd),
-        (Some(_), None) => println!("  cwd {}  [git: detached]", w.cwd),
-        _ => println!("  cwd {}", w.cwd),
+        (Some(_), Some(branch)) => say!("  cwd {}  [git: {branch}]", w.cwd),
+        (Some(_), None) => say!("  cwd {}  [git: detached]", w.cwd),
+        _ => say!("  cwd {}", w.cwd),
     }
 }
 

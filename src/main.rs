@@ -1,6 +1,15 @@
 //! The `signaltty` command: the server (`signaltty server`) and the CLI, where
 //! every command is one method call on the socket.
 
+/// Prints a line on stdout. A closed stdout (`signaltty schema | head -1`) is not
+/// an error worth a panic: the reader has what it wanted.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+
 mod cli;
 mod client;
 mod logger;

@@ -41,7 +41,7 @@ pub fn start(global: &Global) -> i32 {
     let socket = resolve_socket(global);
     if server_answers(&socket) {
         if !global.json {
-            println!("a server is already running on {}", socket.display());
+            say!("a server is already running on {}", socket.display());
         }
         return 0;
     }
@@ -84,12 +84,12 @@ pub fn start(global: &Global) -> i32 {
     loop {
         if server_answers(&socket) {
             if global.json {
-                println!(
+                say!(
                     "{}",
                     serde_json::json!({"started": true, "pid": child.id(), "socket": socket})
                 );
             } else {
-                println!(
+                say!(
                     "started signaltty (pid {}) on {}",
                     child.id(),
                     socket.display()
@@ -139,9 +139,9 @@ pub fn stop(global: &Global, force: bool) -> i32 {
         std::thread::sleep(Duration::from_millis(10));
     }
     if global.json {
-        println!("{result}");
+        say!("{result}");
     } else {
-        println!("stopped");
+        say!("stopped");
     }
     0
 }

@@ -126,6 +126,8 @@ pub struct Connection {
     subscribes_in_flight: usize,
     reader: Option<SpawnHandle>,
     read_closed: bool,
+    /// The client closed its side: its subscription is over (spec/ipc.md §1).
+    eof: bool,
     closing: bool,
 }
 
@@ -162,6 +164,7 @@ impl Connection {
                 subscribes_in_flight: 0,
                 reader: Some(reader),
                 read_closed: false,
+                eof: false,
                 closing: false,
             }
         })
@@ -217,7 +220,8 @@ impl Connection {
         ConnHandle {
             id: self.id,
             deliver: addr.clone().recipient(),
-            close: addr.recipient(),
+            close: addr.clone().recipient(),
+            drain: addr.recipient(),
         }
     }
 
@@ -352,6 +356,7 @@ impl StreamHandler<Result<Frame, std::io::Error>> for Connection {
         // EOF: answer what was asked, then close (spec/ipc.md §1 "Disconnect").
         self.reader = None;
         self.read_closed = true;
+        self.eof = true;
         self.flush_ready(ctx);
     }
 }
@@ -379,7 +384,7 @@ impl Handler<Deliver> for Connection {
     type Result = ();
 
     fn handle(&mut self, msg: Deliver, ctx: &mut Self::Context) {
-        if msg.generation != self.generation || self.read_closed {
+        if msg.generation != self.generation || self.eof {
             return;
         }
         if self.subscribes_in_flight > 0 {

@@ -3,8 +3,9 @@
 //! the filter and forwards matching event lines to its connection. A full mailbox
 //! means the connection lags, and the Supervisor closes it rather than skip events.
 
-use crate::connection::{CloseConnection, Deliver};
+use crate::connection::{CloseConnection, Deliver, Drain};
 use crate::events::{EventFilter, Published};
+use crate::supervisor::ConnHandle;
 use actix::prelude::*;
 use signaltty_protocol::Seq;
 use std::sync::Arc;
@@ -14,6 +15,12 @@ use std::sync::Arc;
 #[rtype(result = "()")]
 pub struct Fanout(pub Arc<Published>);
 
+/// The server is stopping: once the events before this message are forwarded,
+/// drain the connection.
+#[derive(Debug, Message)]
+#[rtype(result = "()")]
+pub struct DrainAfterEvents;
+
 /// The Subscriber actor.
 pub struct Subscriber {
     filter: EventFilter,
@@ -22,8 +29,7 @@ pub struct Subscriber {
     /// The last seq delivered, to catch out-of-order delivery.
     last: Seq,
     generation: u64,
-    deliver: Recipient<Deliver>,
-    close: Recipient<CloseConnection>,
+    conn: ConnHandle,
     mailbox: usize,
 }
 
@@ -33,8 +39,7 @@ impl Subscriber {
         filter: EventFilter,
         fence: Seq,
         generation: u64,
-        deliver: Recipient<Deliver>,
-        close: Recipient<CloseConnection>,
+        conn: ConnHandle,
         mailbox: usize,
     ) -> Subscriber {
         Subscriber {
@@ -42,8 +47,7 @@ impl Subscriber {
             fence,
             last: fence,
             generation,
-            deliver,
-            close,
+            conn,
             mailbox,
         }
     }
@@ -71,7 +75,7 @@ impl Handler<Fanout> for Subscriber {
             return;
         }
         if event.seq <= self.last {
-            self.close.do_send(CloseConnection {
+            self.conn.close.do_send(CloseConnection {
                 reason: format!("out-of-order event seq {}", event.seq),
             });
             ctx.stop();
@@ -80,9 +84,18 @@ impl Handler<Fanout> for Subscriber {
         self.last = event.seq;
         // The connection bounds its own output in bytes and closes itself past the
         // limit, so this send needs no mailbox bound of its own.
-        self.deliver.do_send(Deliver {
+        self.conn.deliver.do_send(Deliver {
             generation: self.generation,
             line: event.line.clone(),
         });
+    }
+}
+
+impl Handler<DrainAfterEvents> for Subscriber {
+    type Result = ();
+
+    fn handle(&mut self, _msg: DrainAfterEvents, ctx: &mut Self::Context) {
+        self.conn.drain.do_send(Drain);
+        ctx.stop();
     }
 }

@@ -16,7 +16,7 @@ use crate::error::Error;
 use crate::events::{EventFilter, Published, Ring};
 use crate::journal::{Journal, JournalAck, JournalFailed, JournalRecord, JournalStore};
 use crate::projection::Projection;
-use crate::subscriber::{Fanout, Subscriber};
+use crate::subscriber::{DrainAfterEvents, Fanout, Subscriber};
 use crate::workspace::Workspace;
 use actix::prelude::*;
 use bytes::Bytes;
@@ -42,6 +42,8 @@ pub struct ConnHandle {
     pub deliver: Recipient<Deliver>,
     /// How to close it (lag, out-of-order delivery, failed replay).
     pub close: Recipient<CloseConnection>,
+    /// How to drain it at shutdown.
+    pub drain: Recipient<Drain>,
 }
 
 /// What a request produces: its result, lines to write right after the response
@@ -270,8 +272,7 @@ impl Supervisor {
             filter,
             fence,
             generation,
-            conn.deliver.clone(),
-            conn.close.clone(),
+            conn.clone(),
             self.config.limits.subscriber_mailbox,
         )
         .start();
@@ -308,8 +309,13 @@ impl Supervisor {
         }
         self.shutting_down = true;
         let _ = self.stop_accepting.send(true);
-        for drain in self.connections.values() {
-            drain.do_send(Drain);
+        for (id, drain) in &self.connections {
+            // A subscribed connection is drained through its Subscriber, behind the
+            // events already offered to it, so `server.will_shutdown` reaches it.
+            match self.subscribers.get(id) {
+                Some((sub, _)) => sub.do_send(DrainAfterEvents),
+                None => drain.do_send(Drain),
+            }
         }
         if self.connections.is_empty() {
             self.stop_now();

@@ -2,7 +2,7 @@
 //! that gate, record or fail their appends, and a config on temp directories.
 
 use crate::config::{Config, Limits, SocketOrigin};
-use crate::connection::{CloseConnection, Deliver};
+use crate::connection::{CloseConnection, Deliver, Drain};
 use crate::journal::{JournalRecord, JournalStore};
 use crate::supervisor::{ConnHandle, ConnId};
 use actix::prelude::*;
@@ -46,7 +46,8 @@ impl Probe {
         let handle = ConnHandle {
             id: ConnId(id),
             deliver: addr.clone().recipient(),
-            close: addr.recipient(),
+            close: addr.clone().recipient(),
+            drain: addr.recipient(),
         };
         (handle, log)
     }
@@ -61,6 +62,13 @@ impl Handler<Deliver> for Probe {
     fn handle(&mut self, msg: Deliver, _: &mut Self::Context) {
         let value = serde_json::from_slice(&msg.line).expect("event lines are JSON");
         self.log.lock().events.push(value);
+    }
+}
+
+impl Handler<Drain> for Probe {
+    type Result = ();
+    fn handle(&mut self, _msg: Drain, _: &mut Self::Context) {
+        self.log.lock().closed.push("drained".into());
     }
 }
 
