@@ -1,15 +1,18 @@
 //! Connection: the JSONL codec actor for one socket client. It frames request
-//! lines, parses them, dispatches them to the Supervisor, and writes responses in
-//! request order however their results arrive. Subscribed events interleave at
-//! line boundaries. No input can stop it except EOF: a bad line gets an error
-//! reply and the next line is read as usual.
+//! lines, parses them, and serves them one at a time in arrival order, so a
+//! request sees the effects of every earlier request on the same connection
+//! (spec/ipc.md §1). Subscribed events interleave at line boundaries. No input can
+//! stop it except EOF: a bad line gets an error reply and the next line is read as
+//! usual.
 //!
-//! Output is bounded: a subscriber whose unwritten output passes
-//! `slow_subscriber_bytes`, or any client whose unwritten output passes
-//! `max_queued_bytes`, is disconnected instead of growing the server's memory.
+//! Input is paced (see `flow.rs`): while many requests wait, or while the client
+//! leaves its replies unread, the connection stops reading. Events cannot wait, so
+//! a subscriber whose unwritten output passes `slow_subscriber_bytes` is
+//! disconnected, as is any client past `max_queued_bytes`.
 
 use crate::codec::{Frame, JsonLines};
 use crate::config::Limits;
+use crate::flow::{CountingWriter, Flow, GatedStream};
 use crate::router::response_line;
 use crate::supervisor::{ConnHandle, ConnId, Connected, Disconnected, Dispatch, Supervisor};
 use actix::io::{WriteHandler, Writer};
@@ -18,11 +21,8 @@ use bytes::Bytes;
 use signaltty_protocol::envelope::{ErrorBody, Response};
 use signaltty_protocol::{ErrorCode, MAX_LINE_BYTES, Method, Request, UNKNOWN_REQUEST_ID};
 use std::collections::VecDeque;
-use std::pin::Pin;
-use std::sync::Arc;
+use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::task::{Context as TaskContext, Poll};
-use tokio::io::AsyncWrite;
 use tokio::net::UnixStream;
 use tokio::net::unix::OwnedWriteHalf;
 use tokio_util::codec::FramedRead;
@@ -46,63 +46,21 @@ pub struct CloseConnection {
     pub reason: String,
 }
 
-/// The server is stopping: read no more requests, finish the pending responses,
+/// The server is stopping: read no more requests, answer the ones already read,
 /// then close.
 #[derive(Debug, Message)]
 #[rtype(result = "()")]
 pub struct Drain;
 
-/// The result of a dispatched request, for response slot `slot`.
-#[derive(Message)]
-#[rtype(result = "()")]
-struct Answered {
-    slot: u64,
-    lines: Vec<Bytes>,
-    close_after: bool,
-}
+/// Requests read but not yet served past which the connection stops reading.
+pub const MAX_WAITING_REQUESTS: usize = 1024;
 
-/// One response position, in request order.
-enum Slot {
-    Waiting {
-        subscribe: bool,
-    },
-    Ready {
-        lines: Vec<Bytes>,
-        close_after: bool,
-        subscribe: bool,
-    },
-}
-
-/// Counts the bytes the socket has accepted, so the actor can tell how much output
-/// is still queued (actix's writer does not expose it).
-struct CountingWriter {
-    inner: OwnedWriteHalf,
-    written: Arc<AtomicU64>,
-}
-
-impl AsyncWrite for CountingWriter {
-    fn poll_write(
-        mut self: Pin<&mut Self>,
-        cx: &mut TaskContext<'_>,
-        buf: &[u8],
-    ) -> Poll<std::io::Result<usize>> {
-        let poll = Pin::new(&mut self.inner).poll_write(cx, buf);
-        if let Poll::Ready(Ok(n)) = poll {
-            self.written.fetch_add(n as u64, Ordering::Relaxed);
-        }
-        poll
-    }
-
-    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.inner).poll_flush(cx)
-    }
-
-    fn poll_shutdown(
-        mut self: Pin<&mut Self>,
-        cx: &mut TaskContext<'_>,
-    ) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.inner).poll_shutdown(cx)
-    }
+/// A line waiting its turn.
+enum Queued {
+    /// A request to dispatch.
+    Request(Request),
+    /// An answer already known (a parse error): written in its turn.
+    Answer(Bytes),
 }
 
 static NEXT_CONN_ID: AtomicU64 = AtomicU64::new(1);
@@ -112,23 +70,28 @@ pub struct Connection {
     id: ConnId,
     supervisor: Addr<Supervisor>,
     limits: Limits,
-    writer: Writer<CountingWriter, std::io::Error>,
-    written: Arc<AtomicU64>,
-    encoded: u64,
-    /// Response slots in request order; `front_slot` is the number of the first.
-    slots: VecDeque<Slot>,
-    front_slot: u64,
+    writer: Writer<CountingWriter<OwnedWriteHalf>, std::io::Error>,
+    flow: Rc<Flow>,
+    /// Lines read and not yet served, in arrival order.
+    queue: VecDeque<Queued>,
+    /// A request is with the Supervisor; the next waits for its answer.
+    in_flight: Option<InFlight>,
     /// Subscription generation: bumped by every `subscribe` request.
     generation: u64,
     /// Live events held while a `subscribe` reply (and its replay) is unwritten.
     held: Vec<Bytes>,
     held_bytes: u64,
-    subscribes_in_flight: usize,
     reader: Option<SpawnHandle>,
+    /// No more requests will be read (EOF, read error or drain).
     read_closed: bool,
     /// The client closed its side: its subscription is over (spec/ipc.md §1).
     eof: bool,
     closing: bool,
+}
+
+/// The request being served.
+struct InFlight {
+    subscribe: bool,
 }
 
 impl Connection {
@@ -140,28 +103,21 @@ impl Connection {
     ) -> Addr<Connection> {
         let (read, write) = stream.into_split();
         Connection::create(move |ctx| {
-            let written = Arc::new(AtomicU64::new(0));
-            let writer = Writer::new(
-                CountingWriter {
-                    inner: write,
-                    written: written.clone(),
-                },
-                ctx,
-            );
-            let reader = ctx.add_stream(FramedRead::new(read, JsonLines::new(MAX_LINE_BYTES)));
+            let flow = Flow::new();
+            let writer = Writer::new(CountingWriter::new(write, flow.clone()), ctx);
+            let lines = FramedRead::new(read, JsonLines::new(MAX_LINE_BYTES));
+            let reader = ctx.add_stream(GatedStream::new(lines, flow.clone()));
             Connection {
                 id: ConnId(NEXT_CONN_ID.fetch_add(1, Ordering::Relaxed)),
                 supervisor,
                 limits,
                 writer,
-                written,
-                encoded: 0,
-                slots: VecDeque::new(),
-                front_slot: 0,
+                flow,
+                queue: VecDeque::new(),
+                in_flight: None,
                 generation: 0,
                 held: Vec::new(),
                 held_bytes: 0,
-                subscribes_in_flight: 0,
                 reader: Some(reader),
                 read_closed: false,
                 eof: false,
@@ -170,49 +126,77 @@ impl Connection {
         })
     }
 
-    fn handle_line(&mut self, line: &[u8], ctx: &mut Context<Self>) {
-        if line.iter().all(u8::is_ascii_whitespace) {
-            // A blank line (a stray newline from a hand-typed session) asks nothing.
-            return;
+    fn enqueue(&mut self, item: Queued, ctx: &mut Context<Self>) {
+        self.queue.push_back(item);
+        if self.queue.len() >= MAX_WAITING_REQUESTS {
+            self.flow.pause_for_requests(true);
         }
-        let request = match Request::parse(line) {
-            Ok(r) => r,
-            Err(e) => {
-                let line = Response::err(e.id, e.error).to_line();
-                self.push_ready(vec![Bytes::from(line)]);
-                return;
-            },
+        self.pump(ctx);
+    }
+
+    fn enqueue_line(&mut self, line: &[u8], ctx: &mut Context<Self>) {
+        let item = match Request::parse(line) {
+            Ok(request) => Queued::Request(request),
+            Err(e) => Queued::Answer(Bytes::from(Response::err(e.id, e.error).to_line())),
         };
+        self.enqueue(item, ctx);
+    }
+
+    /// Serves queued lines until one has to wait for the Supervisor.
+    fn pump(&mut self, ctx: &mut Context<Self>) {
+        while self.in_flight.is_none() && !self.closing {
+            let Some(item) = self.queue.pop_front() else {
+                break;
+            };
+            match item {
+                Queued::Answer(line) => self.write(&line, false, ctx),
+                Queued::Request(request) => self.dispatch(request, ctx),
+            }
+        }
+        if self.queue.len() < MAX_WAITING_REQUESTS / 2 {
+            self.flow.pause_for_requests(false);
+        }
+        if self.read_closed && self.in_flight.is_none() && self.queue.is_empty() {
+            self.finish();
+        }
+    }
+
+    fn dispatch(&mut self, request: Request, ctx: &mut Context<Self>) {
         let subscribe = matches!(request.method, Method::Subscribe(_));
         if subscribe {
             self.generation += 1;
-            self.subscribes_in_flight += 1;
         }
-        let slot = self.front_slot + self.slots.len() as u64;
-        self.slots.push_back(Slot::Waiting { subscribe });
+        self.in_flight = Some(InFlight { subscribe });
         let id = request.id.clone();
         let dispatch = Dispatch {
             request,
             conn: self.conn_handle(ctx),
             generation: self.generation,
         };
-        let me = ctx.address();
         let sent = self.supervisor.send(dispatch);
-        // Spawned as a plain task so a slow request never holds up the next line.
-        actix_rt::spawn(async move {
-            let (result, after, close_after) = match sent.await {
+        ctx.spawn(sent.into_actor(self).map(move |reply, act, ctx| {
+            let (result, after, close_after) = match reply {
                 Ok(reply) => (reply.result, reply.after, reply.close_after),
                 Err(e) => (Err(crate::error::Error::from(e)), Vec::new(), false),
             };
-            let mut lines = Vec::with_capacity(1 + after.len());
-            lines.push(Bytes::from(response_line(&id, result)));
-            lines.extend(after);
-            me.do_send(Answered {
-                slot,
-                lines,
-                close_after,
-            });
-        });
+            act.write(&response_line(&id, result), false, ctx);
+            for line in &after {
+                act.write(line, false, ctx);
+            }
+            if act.in_flight.take().is_some_and(|f| f.subscribe) {
+                act.held_bytes = 0;
+                for line in std::mem::take(&mut act.held) {
+                    act.write(&line, true, ctx);
+                }
+            }
+            if close_after {
+                act.stop_reading(ctx);
+                act.queue.clear();
+                act.finish();
+            } else {
+                act.pump(ctx);
+            }
+        }));
     }
 
     fn conn_handle(&self, ctx: &Context<Self>) -> ConnHandle {
@@ -225,58 +209,13 @@ impl Connection {
         }
     }
 
-    fn push_ready(&mut self, lines: Vec<Bytes>) {
-        self.slots.push_back(Slot::Ready {
-            lines,
-            close_after: false,
-            subscribe: false,
-        });
-    }
-
-    /// Writes every response whose turn has come.
-    fn flush_ready(&mut self, ctx: &mut Context<Self>) {
-        while let Some(Slot::Ready { .. }) = self.slots.front() {
-            let Some(Slot::Ready {
-                lines,
-                close_after,
-                subscribe,
-            }) = self.slots.pop_front()
-            else {
-                break;
-            };
-            self.front_slot += 1;
-            for line in &lines {
-                self.write(line, false, ctx);
-            }
-            if subscribe {
-                self.subscribes_in_flight -= 1;
-                if self.subscribes_in_flight == 0 {
-                    self.held_bytes = 0;
-                    for line in std::mem::take(&mut self.held) {
-                        self.write(&line, true, ctx);
-                    }
-                }
-            }
-            if close_after {
-                self.finish(ctx);
-                return;
-            }
-        }
-        if self.read_closed && self.slots.is_empty() {
-            self.finish(ctx);
-        }
-    }
-
-    /// Queues a line; disconnects a client that does not read its output.
+    /// Queues a line for the client; disconnects a client that does not read.
     fn write(&mut self, line: &[u8], event: bool, ctx: &mut Context<Self>) {
         if self.closing {
             return;
         }
         self.writer.write(line);
-        self.encoded += line.len() as u64;
-        let queued = self
-            .encoded
-            .saturating_sub(self.written.load(Ordering::Relaxed));
+        let queued = self.flow.queued_after_encoding(line.len());
         let limit = if event {
             self.limits.slow_subscriber_bytes
         } else {
@@ -292,12 +231,14 @@ impl Connection {
         }
     }
 
-    /// Stops reading and closes once the queued output is flushed.
-    fn finish(&mut self, ctx: &mut Context<Self>) {
-        self.stop_reading(ctx);
+    /// Closes once the queued output is flushed.
+    fn finish(&mut self) {
         if !self.closing {
             self.closing = true;
             self.writer.close();
+            // `close` only sets a flag; an idle writer would never look at it. An
+            // empty write wakes it so it flushes, sees the flag and finishes.
+            self.writer.write(&[]);
         }
     }
 
@@ -334,22 +275,21 @@ impl WriteHandler<std::io::Error> for Connection {
 impl StreamHandler<Result<Frame, std::io::Error>> for Connection {
     fn handle(&mut self, item: Result<Frame, std::io::Error>, ctx: &mut Self::Context) {
         match item {
-            Ok(Frame::Line(line)) => self.handle_line(&line, ctx),
+            Ok(Frame::Line(line)) => self.enqueue_line(&line, ctx),
             Ok(Frame::TooLong) => {
                 let body = ErrorBody::new(
                     ErrorCode::RateLimited,
                     format!("line too large: requests are limited to {MAX_LINE_BYTES} bytes"),
                 );
-                self.push_ready(vec![Bytes::from(
-                    Response::err(UNKNOWN_REQUEST_ID, body).to_line(),
-                )]);
+                let line = Response::err(UNKNOWN_REQUEST_ID, body).to_line();
+                self.enqueue(Queued::Answer(Bytes::from(line)), ctx);
             },
             Err(e) => {
                 log::debug!("conn {}: read failed: {e}", self.id.0);
                 self.stop_reading(ctx);
+                self.pump(ctx);
             },
         }
-        self.flush_ready(ctx);
     }
 
     fn finished(&mut self, ctx: &mut Self::Context) {
@@ -357,26 +297,7 @@ impl StreamHandler<Result<Frame, std::io::Error>> for Connection {
         self.reader = None;
         self.read_closed = true;
         self.eof = true;
-        self.flush_ready(ctx);
-    }
-}
-
-impl Handler<Answered> for Connection {
-    type Result = ();
-
-    fn handle(&mut self, msg: Answered, ctx: &mut Self::Context) {
-        let Some(index) = msg.slot.checked_sub(self.front_slot) else {
-            return;
-        };
-        if let Some(slot) = self.slots.get_mut(index as usize) {
-            let subscribe = matches!(slot, Slot::Waiting { subscribe: true });
-            *slot = Slot::Ready {
-                lines: msg.lines,
-                close_after: msg.close_after,
-                subscribe,
-            };
-        }
-        self.flush_ready(ctx);
+        self.pump(ctx);
     }
 }
 
@@ -387,7 +308,7 @@ impl Handler<Deliver> for Connection {
         if msg.generation != self.generation || self.eof {
             return;
         }
-        if self.subscribes_in_flight > 0 {
+        if self.in_flight.as_ref().is_some_and(|f| f.subscribe) {
             self.held_bytes += msg.line.len() as u64;
             self.held.push(msg.line);
             if self.held_bytes > self.limits.slow_subscriber_bytes {
@@ -419,6 +340,6 @@ impl Handler<Drain> for Connection {
 
     fn handle(&mut self, _msg: Drain, ctx: &mut Self::Context) {
         self.stop_reading(ctx);
-        self.flush_ready(ctx);
+        self.pump(ctx);
     }
 }

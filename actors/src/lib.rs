@@ -8,6 +8,7 @@ pub mod config;
 pub mod connection;
 pub mod error;
 pub mod events;
+pub mod flow;
 pub mod git;
 pub mod ids;
 pub mod journal;
