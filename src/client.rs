@@ -78,12 +78,14 @@ impl Client {
         line.push('\n');
         self.writer
             .write_all(line.as_bytes())
-            .map_err(|e| CallError::io("cannot send the request", e))?;
-        loop {
-            let text = self.read_line()?.ok_or_else(|| CallError {
-                code: ErrorCode::Internal,
-                message: "the server closed the connection before answering".into(),
+            .map_err(|e| match e.kind() {
+                std::io::ErrorKind::BrokenPipe | std::io::ErrorKind::ConnectionReset => {
+                    closed_early()
+                },
+                _ => CallError::io("cannot send the request", e),
             })?;
+        loop {
+            let text = self.read_line()?.ok_or_else(closed_early)?;
             match ServerLine::parse(&text) {
                 Ok(ServerLine::Response(r)) if r.id == id => {
                     return match (r.ok, r.result, r.error) {
@@ -112,8 +114,19 @@ impl Client {
         match self.reader.read_line(&mut text) {
             Ok(0) => Ok(None),
             Ok(_) => Ok(Some(text.trim_end_matches(['\n', '\r']).to_owned())),
+            // A server that drops a connection with a request still unread resets
+            // it: for the caller that is the same as a close.
+            Err(e) if e.kind() == std::io::ErrorKind::ConnectionReset => Ok(None),
             Err(e) => Err(CallError::io("cannot read from the server", e)),
         }
+    }
+}
+
+/// The server hung up without answering (shutting down, or refusing this user).
+fn closed_early() -> CallError {
+    CallError {
+        code: ErrorCode::Internal,
+        message: "the server closed the connection before answering".into(),
     }
 }
 

@@ -16,7 +16,7 @@ pub mod subscribe;
 pub mod time;
 pub mod workspace;
 
-pub use envelope::{ErrorBody, EventFrame, Request, RequestError, Response};
+pub use envelope::{ErrorBody, EventFrame, Request, RequestError, Response, ServerLine};
 pub use error::ErrorCode;
 pub use event::Event;
 pub use ids::{Seq, TabId, WorkspaceId, WorkspaceRef};

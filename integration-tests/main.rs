@@ -1,0 +1,10 @@
+//! End-to-end tests (STYLE.md §6, tier 4): each test runs the real `signaltty` binary
+//! in fresh temp `XDG_*` dirs and talks to it over its Unix socket or through the CLI.
+
+mod support;
+
+mod cli;
+mod flood;
+mod security;
+mod transport;
+mod workspace;
