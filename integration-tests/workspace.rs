@@ -669,7 +669,7 @@ fn subscribe_from_a_seq_beyond_the_head_is_cursor_ahead_and_closes_the_connectio
 }
 
 #[test]
-fn replay_from_before_the_in_memory_ring_is_not_reported_complete() {
+fn replay_from_before_the_in_memory_ring_is_served_complete_from_the_journal() {
     let server = TestServer::start();
     let mut actor = server.client();
     let start = head(&mut actor);
@@ -691,47 +691,35 @@ fn replay_from_before_the_in_memory_ring_is_not_reported_complete() {
     let now = head(&mut actor);
     assert!(now >= start + 1030);
 
-    let mut lost = server.client();
-    let reply = lost.call_ok(
+    let mut late = server.client();
+    let reply = late.call_ok(
         "subscribe",
         json!({"events": ["workspace.*"], "from_seq": start}),
     );
-    assert_eq!(reply["subscribed"], false, "{reply}");
-    let status = str_field(&reply["replay"], "status");
-    assert!(
-        matches!(status, "unavailable" | "history_lost"),
-        "status {status}: {reply}"
-    );
-    assert_eq!(reply["replay"]["recovery"], "snapshot_then_resubscribe");
-    assert_eq!(reply["replay"]["returned"], 0);
-    let retained = u64_field(&reply["replay"], "retained_after");
-    assert!(
-        retained > start && retained <= now,
-        "retained_after {retained} within ({start}, {now}]"
-    );
-    assert!(
-        now - retained <= 1024,
-        "the ring holds at most 1024 events: retained_after {retained}, head {now}"
-    );
-    lost.expect_eof();
-
-    // Exactly at the retained boundary the replay is complete.
-    let mut edge = server.client();
-    let reply = edge.call_ok(
-        "subscribe",
-        json!({"events": ["workspace.*"], "from_seq": retained}),
-    );
+    assert_eq!(reply["subscribed"], true, "{reply}");
     assert_eq!(reply["replay"]["status"], "complete", "{reply}");
-    let returned = u64_field(&reply["replay"], "returned");
-    assert!(
-        returned > 0 && returned <= now - retained,
-        "returned {returned} within ({retained}, {now}]"
+    assert!(reply["replay"].get("recovery").is_none(), "{reply}");
+    assert_eq!(
+        u64_field(&reply["replay"], "retained_after"),
+        0,
+        "a fresh journal keeps everything"
     );
-    let frames = replay_frames(&mut edge, returned as usize);
-    assert!(frames.first().is_some_and(|f| f.seq > retained));
-    assert_eq!(frames.last().map(|f| f.seq), Some(now));
-    assert!(frames.windows(2).all(|w| w[0].seq < w[1].seq));
-    assert!(frames.iter().all(|f| f.event == "workspace.created"));
+    assert_eq!(u64_field(&reply["replay"], "through"), now);
+    let returned = u64_field(&reply["replay"], "returned");
+    assert_eq!(returned, now - start, "every event after from_seq: {reply}");
+    let frames = replay_frames(&mut late, returned as usize);
+    let seqs: Vec<u64> = frames.iter().map(|f| f.seq).collect();
+    assert_eq!(
+        seqs,
+        ((start + 1)..=now).collect::<Vec<_>>(),
+        "ascending, no gap, no duplicate"
+    );
+
+    // Live delivery continues right after the replay.
+    ok(actor.call("workspace.create", json!({"name": "after"})));
+    let live = late.next_event();
+    assert_eq!(live.seq, now + 1);
+    assert_eq!(live.event, "workspace.created");
 }
 
 // --- schema -----------------------------------------------------------------------------

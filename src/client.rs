@@ -108,6 +108,12 @@ impl Client {
         }
     }
 
+    /// Reads one line with no timeout (a follower waits for events); `None` at EOF.
+    pub fn read_line_blocking(&mut self) -> Result<Option<String>, CallError> {
+        self.set_timeout(None)?;
+        self.read_line()
+    }
+
     /// Reads one line; `None` at EOF.
     pub fn read_line(&mut self) -> Result<Option<String>, CallError> {
         let mut text = String::new();

@@ -12,6 +12,7 @@ macro_rules! say {
 
 mod cli;
 mod client;
+mod follow;
 mod logger;
 mod serve;
 
@@ -51,6 +52,9 @@ enum Command {
         /// Leave the terminal's session (used by `signaltty start`).
         #[arg(long, hide = true)]
         detached: bool,
+        /// Rotate the journal past this many bytes (tests shrink it).
+        #[arg(long, hide = true, value_name = "BYTES")]
+        journal_rotate_bytes: Option<u64>,
     },
     /// Start a background server unless one already answers; returns once it does.
     Start,
@@ -67,6 +71,29 @@ enum Command {
     /// Manage workspaces (workspace.*).
     #[command(subcommand)]
     Workspace(WorkspaceCommand),
+    /// Print state events as JSON lines and keep following them (subscribe).
+    Events {
+        /// Replay every matching event after this seq first.
+        #[arg(long, value_name = "SEQ")]
+        from_seq: Option<u64>,
+        /// Event globs (`*`, `workspace.*`, `agent.done`); repeatable. Default: every event.
+        #[arg(long = "filter", value_name = "GLOB")]
+        filters: Vec<String>,
+    },
+    /// Inspect the event journal offline.
+    #[command(subcommand)]
+    Journal(JournalCommand),
+}
+
+#[derive(Debug, Subcommand)]
+enum JournalCommand {
+    /// Check the journal files: records parse, seqs increase, retention and
+    /// reservation agree. Exits 1 when something is wrong.
+    Verify {
+        /// The state directory (default: $XDG_STATE_HOME/signaltty).
+        #[arg(long, value_name = "DIR")]
+        state_dir: Option<PathBuf>,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -107,12 +134,20 @@ enum WorkspaceCommand {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let code = match cli.command {
-        Command::Server { log_file, detached } => serve::server(&cli.global, log_file, detached),
+        Command::Server {
+            log_file,
+            detached,
+            journal_rotate_bytes,
+        } => serve::server(&cli.global, log_file, detached, journal_rotate_bytes),
         Command::Start => serve::start(&cli.global),
         Command::Stop { force } => serve::stop(&cli.global, force),
         Command::Status => cli::status(&cli.global),
         Command::Schema => cli::schema(&cli.global),
         Command::Workspace(cmd) => cli::workspace(&cli.global, cmd),
+        Command::Events { from_seq, filters } => follow::events(&cli.global, from_seq, filters),
+        Command::Journal(JournalCommand::Verify { state_dir }) => {
+            follow::verify(&cli.global, state_dir)
+        },
     };
     ExitCode::from(u8::try_from(code).unwrap_or(1))
 }

@@ -7,6 +7,7 @@ use crate::client::{Client, server_answers};
 use signaltty_actors::{Config, Env, Limits};
 use signaltty_protocol::Method;
 use signaltty_protocol::server::ServerShutdownParams;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -15,7 +16,12 @@ use std::time::{Duration, Instant};
 const LIFECYCLE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Runs the server in the foreground until it stops; returns its exit code.
-pub fn server(global: &Global, log_file: Option<PathBuf>, detached: bool) -> i32 {
+pub fn server(
+    global: &Global,
+    log_file: Option<PathBuf>,
+    detached: bool,
+    journal_rotate_bytes: Option<u64>,
+) -> i32 {
     if detached {
         // Leave the starting terminal's session so its hangup never reaches us.
         if let Err(e) = nix::unistd::setsid() {
@@ -31,7 +37,11 @@ pub fn server(global: &Global, log_file: Option<PathBuf>, detached: bool) -> i32
         state_dir: env.state_dir(),
         home: env.home_dir(),
         version: env!("CARGO_PKG_VERSION").to_owned(),
-        limits: Limits::default(),
+        limits: Limits {
+            journal_rotate_bytes: journal_rotate_bytes
+                .unwrap_or(Limits::default().journal_rotate_bytes),
+            ..Limits::default()
+        },
     };
     signaltty_actors::run(config)
 }
@@ -46,7 +56,12 @@ pub fn start(global: &Global) -> i32 {
         return 0;
     }
     let state_dir = Env::from_process().state_dir();
-    if let Err(e) = std::fs::create_dir_all(&state_dir) {
+    // The state dir holds prompts and session ids: private, as the server makes it.
+    if let Err(e) = std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(&state_dir)
+    {
         return fail(&format!(
             "IO_ERROR: cannot create {}: {e}",
             state_dir.display()
@@ -56,6 +71,7 @@ pub fn start(global: &Global) -> i32 {
     let log = match std::fs::OpenOptions::new()
         .create(true)
         .append(true)
+        .mode(0o600)
         .open(&log_path)
     {
         Ok(f) => f,

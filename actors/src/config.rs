@@ -46,6 +46,8 @@ pub struct Limits {
     pub subscriber_mailbox: usize,
     /// How long shutdown waits for connections to flush before stopping anyway.
     pub shutdown_grace: Duration,
+    /// The journal rotates `audit.jsonl` past this size.
+    pub journal_rotate_bytes: u64,
 }
 
 impl Default for Limits {
@@ -56,6 +58,7 @@ impl Default for Limits {
             ring_events: 1024,
             subscriber_mailbox: 4096,
             shutdown_grace: Duration::from_secs(3),
+            journal_rotate_bytes: crate::journal::file::ROTATE_BYTES,
         }
     }
 }

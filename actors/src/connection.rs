@@ -37,14 +37,41 @@ pub struct Deliver {
     pub line: Bytes,
 }
 
-/// Close this connection now, dropping unwritten output (lag, out-of-order
-/// delivery).
+/// Disconnect this client (lag, out-of-order delivery), telling it why.
 #[derive(Debug, Message)]
 #[rtype(result = "()")]
 pub struct CloseConnection {
-    /// Why, for the log.
+    /// The kind, sent as `details.reason`.
+    pub kind: KickReason,
+    /// Why, for the client and the log.
     pub reason: String,
 }
+
+/// Why a connection was disconnected by the server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KickReason {
+    /// Its unread output passed the bound.
+    SlowReader,
+    /// Its subscription's queue overflowed.
+    Lagged,
+    /// An event arrived out of seq order.
+    OutOfOrder,
+}
+
+impl KickReason {
+    /// The `details.reason` string.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            KickReason::SlowReader => "slow_reader",
+            KickReason::Lagged => "lagged",
+            KickReason::OutOfOrder => "out_of_order",
+        }
+    }
+}
+
+/// How long a disconnected client gets to read its last lines before the socket is
+/// dropped.
+pub const KICK_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// The server is stopping: read no more requests, answer the ones already read,
 /// then close.
@@ -185,8 +212,13 @@ impl Connection {
             }
             if act.in_flight.take().is_some_and(|f| f.subscribe) {
                 act.held_bytes = 0;
-                for line in std::mem::take(&mut act.held) {
-                    act.write(&line, true, ctx);
+                let held = std::mem::take(&mut act.held);
+                // A subscribe that did not subscribe (its replay was not complete)
+                // closes with no events at all.
+                if !close_after {
+                    for line in held {
+                        act.write(&line, true, ctx);
+                    }
                 }
             }
             if close_after {
@@ -222,13 +254,37 @@ impl Connection {
             self.limits.max_queued_bytes
         };
         if queued > limit {
-            log::warn!(
-                "conn {}: {queued} bytes unread by the client, disconnecting it",
-                self.id.0
-            );
-            self.closing = true;
-            ctx.stop();
+            let why = if event {
+                format!("subscriber fell behind: more than {limit} bytes of events unread")
+            } else {
+                format!("client does not read its replies: more than {limit} bytes unread")
+            };
+            self.kick(KickReason::SlowReader, &why, ctx);
         }
+    }
+
+    /// Disconnects the client, telling it why in a final error line when it still
+    /// reads: the queued output (and the line) get `KICK_GRACE` to drain, then the
+    /// connection is dropped whatever is left. Nothing is skipped silently.
+    fn kick(&mut self, reason: KickReason, why: &str, ctx: &mut Context<Self>) {
+        if self.closing {
+            return;
+        }
+        log::warn!("conn {}: disconnecting: {why}", self.id.0);
+        let mut body = ErrorBody::new(
+            ErrorCode::RateLimited,
+            format!(
+                "disconnected: {why}; subscribe again with from_seq set to the last seq you received, then re-read state"
+            ),
+        );
+        body.details = Some(serde_json::json!({ "reason": reason.as_str() }));
+        self.writer
+            .write(&Response::err(UNKNOWN_REQUEST_ID, body).to_line());
+        self.held.clear();
+        self.queue.clear();
+        self.stop_reading(ctx);
+        self.finish();
+        ctx.run_later(KICK_GRACE, |_, ctx| ctx.stop());
     }
 
     /// Closes once the queued output is flushed.
@@ -312,12 +368,8 @@ impl Handler<Deliver> for Connection {
             self.held_bytes += msg.line.len() as u64;
             self.held.push(msg.line);
             if self.held_bytes > self.limits.slow_subscriber_bytes {
-                log::warn!(
-                    "conn {}: subscriber fell behind while its reply was pending",
-                    self.id.0
-                );
-                self.closing = true;
-                ctx.stop();
+                let why = "subscriber fell behind while its replay was being prepared";
+                self.kick(KickReason::SlowReader, why, ctx);
             }
         } else {
             self.write(&msg.line, true, ctx);
@@ -329,9 +381,7 @@ impl Handler<CloseConnection> for Connection {
     type Result = ();
 
     fn handle(&mut self, msg: CloseConnection, ctx: &mut Self::Context) {
-        log::info!("conn {}: closing: {}", self.id.0, msg.reason);
-        self.closing = true;
-        ctx.stop();
+        self.kick(msg.kind, &msg.reason, ctx);
     }
 }
 

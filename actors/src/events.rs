@@ -85,52 +85,80 @@ impl Ring {
         self.retained_after
     }
 
-    /// Decides a replay from `after` with `head` as the fence: the `replay` object
-    /// and, when complete, the matching events in ascending seq.
-    pub fn replay(
-        &self,
-        after: Seq,
-        head: Seq,
-        filter: &EventFilter,
-    ) -> (Replay, Vec<Arc<Published>>) {
-        let mut replay = Replay {
-            status: ReplayStatus::Complete,
-            requested_after: after.0,
-            retained_after: self.retained_after.0,
-            through: head.0,
-            returned: 0,
-            recovery: None,
-        };
-        let status = if after > head {
-            ReplayStatus::CursorAhead
-        } else if after >= self.retained_after {
-            ReplayStatus::Complete
-        } else {
-            ReplayStatus::Unavailable
-        };
-        let mut events = Vec::new();
-        if status == ReplayStatus::Complete {
-            events.extend(
-                self.events
-                    .iter()
-                    .filter(|e| e.seq > after && e.seq <= head && filter.matches(e))
-                    .cloned(),
-            );
-        }
-        let status = if events.len() > MAX_REPLAY_EVENTS {
-            ReplayStatus::Truncated
-        } else {
-            status
-        };
-        replay.status = status;
-        if status == ReplayStatus::Complete {
-            replay.returned = events.len();
-        } else {
-            events.clear();
-            replay.recovery = Some(RECOVERY_SNAPSHOT_THEN_RESUBSCRIBE.to_owned());
-        }
-        (replay, events)
+    /// Ring events with `after < seq <= head` that pass `filter`, as (seq, line).
+    pub fn matching(&self, after: Seq, head: Seq, filter: &EventFilter) -> Vec<(Seq, Bytes)> {
+        self.events
+            .iter()
+            .filter(|e| e.seq > after && e.seq <= head && filter.matches(e.name, &e.payload))
+            .map(|e| (e.seq, e.line.clone()))
+            .collect()
     }
+}
+
+/// Where a complete replay comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReplaySource {
+    /// The in-memory ring covers it.
+    Ring,
+    /// Only the journal files cover it.
+    Disk,
+}
+
+/// The coverage verdict for a replay from `after` (spec/persistence.md §5.3): the
+/// status (before the cap), the reported `retained_after`, and the source of a
+/// complete replay. `disk` is the journal's proof point, `None` when the files
+/// cannot prove anything.
+pub fn coverage(
+    after: Seq,
+    head: Seq,
+    ring: Seq,
+    disk: Option<Seq>,
+) -> (ReplayStatus, Seq, Option<ReplaySource>) {
+    let retained_after = disk.map_or(ring, |d| d.min(ring));
+    let (status, source) = if after > head {
+        (ReplayStatus::CursorAhead, None)
+    } else if after >= ring {
+        (ReplayStatus::Complete, Some(ReplaySource::Ring))
+    } else if disk.is_some_and(|d| after >= d) {
+        (ReplayStatus::Complete, Some(ReplaySource::Disk))
+    } else if disk.is_some() {
+        (ReplayStatus::HistoryLost, None)
+    } else {
+        (ReplayStatus::Unavailable, None)
+    };
+    (status, retained_after, source)
+}
+
+/// Builds the `replay` object and the lines to send: the matching events of a
+/// complete replay, deduplicated and ascending, unless there are more than 4096 of
+/// them (then `truncated` and none, never a partial prefix).
+pub fn finish_replay(
+    status: ReplayStatus,
+    after: Seq,
+    head: Seq,
+    retained_after: Seq,
+    events: Vec<(Seq, Bytes)>,
+) -> (Replay, Vec<Bytes>) {
+    let mut lines: Vec<Bytes> = Vec::new();
+    let mut status = status;
+    if status == ReplayStatus::Complete {
+        let unique: std::collections::BTreeMap<Seq, Bytes> = events.into_iter().collect();
+        if unique.len() > MAX_REPLAY_EVENTS {
+            status = ReplayStatus::Truncated;
+        } else {
+            lines = unique.into_values().collect();
+        }
+    }
+    let replay = Replay {
+        status,
+        requested_after: after.0,
+        retained_after: retained_after.0,
+        through: head.0,
+        returned: lines.len(),
+        recovery: (status != ReplayStatus::Complete)
+            .then(|| RECOVERY_SNAPSHOT_THEN_RESUBSCRIBE.to_owned()),
+    };
+    (replay, lines)
 }
 
 /// A subscription's filter: globs, plus an optional task filter that applies only
@@ -150,14 +178,14 @@ impl EventFilter {
         }
     }
 
-    /// Whether the event passes. `pty.data` never does: it is attach-only.
-    pub fn matches(&self, event: &Published) -> bool {
-        if event.name == "pty.data" || !self.globs.iter().any(|g| glob_matches(g, event.name)) {
+    /// Whether an event with this name and payload passes. `pty.data` never does:
+    /// it is attach-only.
+    pub fn matches(&self, name: &str, payload: &Value) -> bool {
+        if name == "pty.data" || !self.globs.iter().any(|g| glob_matches(g, name)) {
             return false;
         }
         match &self.task_ids {
-            Some(ids) if event.name.starts_with("task.") => event
-                .payload
+            Some(ids) if name.starts_with("task.") => payload
                 .get("task_id")
                 .and_then(Value::as_str)
                 .is_some_and(|id| ids.contains(id)),
@@ -194,23 +222,26 @@ mod tests {
         EventFilter::new(None, None)
     }
 
+    fn seqs(events: &[(Seq, Bytes)]) -> Vec<u64> {
+        events.iter().map(|(s, _)| s.0).collect()
+    }
+
     #[test]
-    fn a_fresh_ring_proves_history_from_the_start_head() {
+    fn a_fresh_ring_holds_history_from_the_start_head() {
         let mut ring = Ring::new(4, Seq(10));
         for s in 11..=13 {
             ring.push(closed(s));
         }
-        let (r, ev) = ring.replay(Seq(10), Seq(13), &all());
-        assert_eq!(r.status, ReplayStatus::Complete);
+        assert_eq!(ring.retained_after(), Seq(10));
         assert_eq!(
-            ev.iter().map(|e| e.seq.0).collect::<Vec<_>>(),
+            seqs(&ring.matching(Seq(10), Seq(13), &all())),
             vec![11, 12, 13]
         );
-        assert_eq!(r.returned, 3);
-        assert_eq!(r.recovery, None);
-        let (r, _) = ring.replay(Seq(9), Seq(13), &all());
-        assert_eq!(r.status, ReplayStatus::Unavailable);
-        assert_eq!(r.recovery.as_deref(), Some("snapshot_then_resubscribe"));
+        assert_eq!(
+            seqs(&ring.matching(Seq(11), Seq(12), &all())),
+            vec![12],
+            "stops at the fence"
+        );
     }
 
     #[test]
@@ -220,41 +251,104 @@ mod tests {
             ring.push(closed(s));
         }
         assert_eq!(ring.retained_after(), Seq(3));
+    }
+
+    #[test]
+    fn coverage_follows_the_spec_order_of_verdicts() {
+        use ReplayStatus::*;
+        let ring = Seq(100);
         assert_eq!(
-            ring.replay(Seq(2), Seq(5), &all()).0.status,
-            ReplayStatus::Unavailable
+            coverage(Seq(201), Seq(200), ring, Some(Seq(0))).0,
+            CursorAhead
         );
-        let (r, ev) = ring.replay(Seq(3), Seq(5), &all());
-        assert_eq!((r.status, ev.len()), (ReplayStatus::Complete, 2));
+        assert_eq!(
+            coverage(Seq(150), Seq(200), ring, None),
+            (Complete, ring, Some(ReplaySource::Ring))
+        );
+        assert_eq!(
+            coverage(Seq(50), Seq(200), ring, Some(Seq(10))),
+            (Complete, Seq(10), Some(ReplaySource::Disk))
+        );
+        assert_eq!(
+            coverage(Seq(5), Seq(200), ring, Some(Seq(10))),
+            (HistoryLost, Seq(10), None)
+        );
+        assert_eq!(
+            coverage(Seq(5), Seq(200), ring, None),
+            (Unavailable, ring, None)
+        );
+        assert_eq!(
+            coverage(Seq(200), Seq(200), ring, None).0,
+            Complete,
+            "from the head: nothing to replay"
+        );
     }
 
     #[test]
-    fn a_cursor_past_the_head_is_ahead_and_replays_nothing() {
-        let ring = Ring::new(2, Seq(5));
-        let (r, ev) = ring.replay(Seq(6), Seq(5), &all());
-        assert_eq!(r.status, ReplayStatus::CursorAhead);
-        assert!(ev.is_empty());
+    fn a_complete_replay_is_deduplicated_sorted_and_capped_after_filtering() {
+        let line = |s: u64| (Seq(s), Bytes::from(format!("{s}\n")));
+        let (r, lines) = finish_replay(
+            ReplayStatus::Complete,
+            Seq(0),
+            Seq(9),
+            Seq(0),
+            vec![line(3), line(1), line(3), line(2)],
+        );
+        assert_eq!(
+            lines,
+            vec![Bytes::from("1\n"), Bytes::from("2\n"), Bytes::from("3\n")]
+        );
+        assert_eq!(
+            (r.status, r.returned, r.recovery),
+            (ReplayStatus::Complete, 3, None)
+        );
+
+        let many: Vec<_> = (1..=MAX_REPLAY_EVENTS as u64 + 1).map(line).collect();
+        let (r, lines) = finish_replay(ReplayStatus::Complete, Seq(0), Seq(9999), Seq(0), many);
+        assert_eq!(
+            (r.status, r.returned, lines.len()),
+            (ReplayStatus::Truncated, 0, 0)
+        );
+        assert_eq!(r.recovery.as_deref(), Some("snapshot_then_resubscribe"));
+
+        let exactly: Vec<_> = (1..=MAX_REPLAY_EVENTS as u64).map(line).collect();
+        assert_eq!(
+            finish_replay(ReplayStatus::Complete, Seq(0), Seq(9999), Seq(0), exactly)
+                .0
+                .returned,
+            MAX_REPLAY_EVENTS
+        );
+
+        let (r, lines) = finish_replay(
+            ReplayStatus::HistoryLost,
+            Seq(0),
+            Seq(9),
+            Seq(5),
+            vec![line(1)],
+        );
+        assert_eq!(
+            (r.status, lines.len(), r.retained_after),
+            (ReplayStatus::HistoryLost, 0, 5)
+        );
     }
 
     #[test]
-    fn replay_stops_at_the_fence_and_applies_the_filter() {
+    fn replay_matching_applies_the_filter() {
         let mut ring = Ring::new(8, Seq(0));
         ring.push(closed(1));
         ring.push(raw(2, "tab.created", json!({})));
         ring.push(closed(3));
         let filter = EventFilter::new(Some(vec!["workspace.*".into()]), None);
-        let (r, ev) = ring.replay(Seq(0), Seq(2), &filter);
-        assert_eq!(r.through, 2);
-        assert_eq!(ev.iter().map(|e| e.seq.0).collect::<Vec<_>>(), vec![1]);
+        assert_eq!(seqs(&ring.matching(Seq(0), Seq(3), &filter)), vec![1, 3]);
     }
 
     #[test]
     fn task_filter_applies_only_to_task_events() {
         let f = EventFilter::new(None, Some(vec!["task_a".into()]));
-        assert!(f.matches(&raw(1, "task.updated", json!({"task_id": "task_a"}))));
-        assert!(!f.matches(&raw(2, "task.updated", json!({"task_id": "task_b"}))));
-        assert!(!f.matches(&raw(3, "task.created", json!({"task": {}}))));
-        assert!(f.matches(&raw(4, "workspace.closed", json!({}))));
-        assert!(!f.matches(&raw(5, "pty.data", json!({}))));
+        assert!(f.matches("task.updated", &json!({"task_id": "task_a"})));
+        assert!(!f.matches("task.updated", &json!({"task_id": "task_b"})));
+        assert!(!f.matches("task.created", &json!({"task": {}})));
+        assert!(f.matches("workspace.closed", &json!({})));
+        assert!(!f.matches("pty.data", &json!({})));
     }
 }

@@ -25,8 +25,8 @@ pub mod workspace;
 pub use config::{Config, Env, Limits, SocketOrigin};
 pub use error::Error;
 
-use crate::journal::MemoryStore;
-use crate::listener::{BindError, accept_loop, bind};
+use crate::journal::file::FileStore;
+use crate::listener::{BindError, accept_loop, bind, lock_state_dir};
 use crate::supervisor::{BeginShutdown, Supervisor};
 use actix::prelude::*;
 use std::sync::Arc;
@@ -63,6 +63,33 @@ pub fn run(config: Config) -> i32 {
         );
         return EXIT_STARTUP_FAILED;
     }
+    // One server per state directory, whatever its socket: two would interleave
+    // their journals and reuse each other's numbers.
+    let _state_lock = match lock_state_dir(&config.state_dir) {
+        Ok(lock) => lock,
+        Err(e @ BindError::StateDirBusy(_)) => {
+            log::error!("{e}");
+            return EXIT_ALREADY_RUNNING;
+        },
+        Err(e) => {
+            log::error!("{e}");
+            return EXIT_STARTUP_FAILED;
+        },
+    };
+    let (store, disk, report) =
+        match FileStore::open(&config.state_dir, config.limits.journal_rotate_bytes) {
+            Ok(opened) => opened,
+            Err(e) => {
+                log::error!(
+                    "cannot open the event journal in {}: {e}",
+                    config.state_dir.display()
+                );
+                return EXIT_STARTUP_FAILED;
+            },
+        };
+    for note in &report.notes {
+        log::warn!("journal: {note}");
+    }
     raise_fd_limit();
 
     let config = Arc::new(config);
@@ -76,7 +103,7 @@ pub fn run(config: Config) -> i32 {
     };
     system.block_on(async {
         let (stop_tx, stop_rx) = watch::channel(false);
-        let supervisor = Supervisor::new(config.clone(), MemoryStore, stop_tx).start();
+        let supervisor = Supervisor::new(config.clone(), store, Some(disk), stop_tx).start();
         actix_rt::spawn(accept_loop(
             listener,
             supervisor.clone(),

@@ -23,6 +23,8 @@ pub const MAX_SOCKET_PATH_BYTES: usize = 107;
 pub enum BindError {
     /// Another server already answers on this socket (exit code 3).
     AlreadyRunning(PathBuf),
+    /// Another server holds this state directory (exit code 3).
+    StateDirBusy(PathBuf),
     /// The directory is unsafe, the path too long, or an I/O call failed.
     Other(String),
 }
@@ -33,6 +35,11 @@ impl std::fmt::Display for BindError {
             BindError::AlreadyRunning(p) => {
                 write!(f, "a server is already listening on {}", p.display())
             },
+            BindError::StateDirBusy(p) => write!(
+                f,
+                "another signaltty server is already using the state directory {}",
+                p.display()
+            ),
             BindError::Other(m) => f.write_str(m),
         }
     }
@@ -121,6 +128,26 @@ pub fn bind(path: &Path, origin: SocketOrigin) -> Result<Bound, BindError> {
         path: path.to_path_buf(),
         _lock: lock,
     })
+}
+
+/// Takes the exclusive lock of a state directory (`server.lock` in it).
+pub fn lock_state_dir(dir: &Path) -> Result<File, BindError> {
+    let path = dir.join("server.lock");
+    let lock = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .mode(0o600)
+        .open(&path)
+        .map_err(|e| BindError::Other(format!("cannot open {}: {e}", path.display())))?;
+    match fs4::FileExt::try_lock(&lock) {
+        Ok(()) => Ok(lock),
+        Err(fs4::TryLockError::WouldBlock) => Err(BindError::StateDirBusy(dir.to_path_buf())),
+        Err(fs4::TryLockError::Error(e)) => Err(BindError::Other(format!(
+            "cannot lock {}: {e}",
+            path.display()
+        ))),
+    }
 }
 
 /// The lock file of a socket path.

@@ -3,17 +3,19 @@
 //! only place an `Error` becomes a wire error body.
 
 use crate::error::Error;
-use crate::events::EventFilter;
+use crate::events::{EventFilter, ReplaySource, coverage, finish_replay};
 use crate::ids::random_u128;
 use crate::slug::unique_handle;
 use crate::supervisor::{ConnHandle, Dispatch, Reply, Supervisor};
 use crate::workspace::{Close, Rename, Workspace as WorkspaceActor};
 use actix::prelude::*;
+use bytes::Bytes;
+use signaltty_protocol::envelope::EventFrame;
 use signaltty_protocol::envelope::{ErrorBody, Response};
 use signaltty_protocol::server::{
     ServerSchemaResult, ServerShutdownParams, ServerShutdownResult, ServerStatusResult,
 };
-use signaltty_protocol::subscribe::{ReplayStatus, SubscribeParams, SubscribeResult};
+use signaltty_protocol::subscribe::{Replay, ReplayStatus, SubscribeParams, SubscribeResult};
 use signaltty_protocol::workspace::{
     ClosedResult, GitInfo, Workspace, WorkspaceCreateParams, WorkspaceGetResult,
     WorkspaceListResult, WorkspaceResult,
@@ -27,7 +29,7 @@ pub const MAX_NAME_BYTES: usize = 256;
 type Routed = ResponseActFuture<Supervisor, Reply>;
 
 /// Serves one request.
-pub fn route(sup: &mut Supervisor, msg: Dispatch, ctx: &mut Context<Supervisor>) -> Routed {
+pub fn route(sup: &mut Supervisor, msg: Dispatch, _ctx: &mut Context<Supervisor>) -> Routed {
     let Dispatch {
         request,
         conn,
@@ -57,7 +59,7 @@ pub fn route(sup: &mut Supervisor, msg: Dispatch, ctx: &mut Context<Supervisor>)
                 .unwrap_or(signaltty_protocol::signal::SignalName::Term);
             workspace_close(sup, &p.workspace_id, signal)
         },
-        Method::Subscribe(p) => subscribe(sup, &conn, generation, p, ctx),
+        Method::Subscribe(p) => subscribe(sup, &conn, generation, p),
     }
 }
 
@@ -293,30 +295,118 @@ fn subscribe(
     conn: &ConnHandle,
     generation: u64,
     p: SubscribeParams,
-    _ctx: &mut Context<Supervisor>,
 ) -> Routed {
     let filter = EventFilter::new(p.events, p.task_ids);
     let head = sup.head();
-    let (replay, events) = match p.from_seq {
-        Some(after) => {
-            let (replay, events) = sup.ring.replay(Seq(after), head, &filter);
-            (Some(replay), events)
-        },
-        None => (None, Vec::new()),
-    };
-    let subscribed = replay
-        .as_ref()
-        .is_none_or(|r| r.status == ReplayStatus::Complete);
-    if subscribed {
+    let Some(after) = p.from_seq.map(Seq) else {
         sup.subscribe(conn, generation, filter, head);
-    }
-    let result = SubscribeResult {
-        subscribed,
-        seq: head.0,
-        replay,
+        return ready(Ok(SubscribeResult {
+            subscribed: true,
+            seq: head.0,
+            replay: None,
+        }));
     };
-    let mut reply = Reply::of(Ok(result));
-    reply.after = events.iter().map(|e| e.line.clone()).collect();
-    reply.close_after = !subscribed;
-    Box::pin(actix::fut::ready(reply))
+    let disk = sup.disk.as_ref().and_then(|d| d.coverage());
+    let (status, retained_after, source) = coverage(after, head, sup.ring.retained_after(), disk);
+    match source {
+        Some(ReplaySource::Ring) => {
+            let events = sup.ring.matching(after, head, &filter);
+            let (replay, lines) = finish_replay(status, after, head, retained_after, events);
+            Box::pin(actix::fut::ready(subscribed_reply(
+                sup, conn, generation, filter, head, replay, lines,
+            )))
+        },
+        Some(ReplaySource::Disk) => {
+            // Register now, in the same turn as the fence, so live events after
+            // `head` are held by the connection until the replay is written.
+            sup.subscribe(conn, generation, filter.clone(), head);
+            let ring_events = sup.ring.matching(after, head, &filter);
+            let Some(disk) = sup.disk.clone() else {
+                return ready::<SubscribeResult>(Err(Error::JournalFailed(
+                    "journal history vanished".into(),
+                )));
+            };
+            let read = actix_rt::task::spawn_blocking(move || disk.read(after, head));
+            Box::pin(read.into_actor(sup).map(move |read, _act, _ctx| {
+                let failed = |why: String| {
+                    log::error!("replay from the journal failed: {why}");
+                    let (replay, _) = finish_replay(
+                        ReplayStatus::Unavailable,
+                        after,
+                        head,
+                        retained_after,
+                        Vec::new(),
+                    );
+                    not_subscribed(head, replay)
+                };
+                let records = match read {
+                    Ok(Ok(records)) => records,
+                    Ok(Err(why)) => return failed(why),
+                    Err(join) => return failed(join.to_string()),
+                };
+                let mut events: Vec<(Seq, Bytes)> = records
+                    .into_iter()
+                    .filter(|r| filter.matches(&r.event, &r.payload))
+                    .map(|r| {
+                        (
+                            Seq(r.seq),
+                            Bytes::from(EventFrame::new(r.event, r.seq, r.payload).to_line()),
+                        )
+                    })
+                    .collect();
+                events.extend(ring_events);
+                let (replay, lines) = finish_replay(status, after, head, retained_after, events);
+                if replay.status != ReplayStatus::Complete {
+                    return not_subscribed(head, replay);
+                }
+                let mut reply = Reply::of(Ok(SubscribeResult {
+                    subscribed: true,
+                    seq: head.0,
+                    replay: Some(replay),
+                }));
+                reply.after = lines;
+                reply
+            }))
+        },
+        None => {
+            let (replay, _) = finish_replay(status, after, head, retained_after, Vec::new());
+            Box::pin(actix::fut::ready(not_subscribed(head, replay)))
+        },
+    }
+}
+
+/// A complete replay from the ring, or a truncated one: registers the subscription
+/// only when complete.
+fn subscribed_reply(
+    sup: &mut Supervisor,
+    conn: &ConnHandle,
+    generation: u64,
+    filter: EventFilter,
+    head: Seq,
+    replay: Replay,
+    lines: Vec<Bytes>,
+) -> Reply {
+    if replay.status != ReplayStatus::Complete {
+        return not_subscribed(head, replay);
+    }
+    sup.subscribe(conn, generation, filter, head);
+    let mut reply = Reply::of(Ok(SubscribeResult {
+        subscribed: true,
+        seq: head.0,
+        replay: Some(replay),
+    }));
+    reply.after = lines;
+    reply
+}
+
+/// `subscribed:false`, no replay frames, and the connection closes after the reply
+/// (spec/persistence.md §5.3).
+fn not_subscribed(head: Seq, replay: Replay) -> Reply {
+    let mut reply = Reply::of(Ok(SubscribeResult {
+        subscribed: false,
+        seq: head.0,
+        replay: Some(replay),
+    }));
+    reply.close_after = true;
+    reply
 }

@@ -3,7 +3,7 @@
 //! the filter and forwards matching event lines to its connection. A full mailbox
 //! means the connection lags, and the Supervisor closes it rather than skip events.
 
-use crate::connection::{CloseConnection, Deliver, Drain};
+use crate::connection::{CloseConnection, Deliver, Drain, KickReason};
 use crate::events::{EventFilter, Published};
 use crate::supervisor::ConnHandle;
 use actix::prelude::*;
@@ -71,11 +71,12 @@ impl Handler<Fanout> for Subscriber {
 
     fn handle(&mut self, msg: Fanout, ctx: &mut Self::Context) {
         let event = msg.0;
-        if event.seq <= self.fence || !self.filter.matches(&event) {
+        if event.seq <= self.fence || !self.filter.matches(event.name, &event.payload) {
             return;
         }
         if event.seq <= self.last {
             self.conn.close.do_send(CloseConnection {
+                kind: KickReason::OutOfOrder,
                 reason: format!("out-of-order event seq {}", event.seq),
             });
             ctx.stop();

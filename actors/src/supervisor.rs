@@ -11,9 +11,10 @@
 //! ```
 
 use crate::config::Config;
-use crate::connection::{CloseConnection, Deliver, Drain};
+use crate::connection::{CloseConnection, Deliver, Drain, KickReason};
 use crate::error::Error;
 use crate::events::{EventFilter, Published, Ring};
+use crate::journal::file::DiskHistory;
 use crate::journal::{Journal, JournalAck, JournalFailed, JournalRecord, JournalStore};
 use crate::projection::Projection;
 use crate::subscriber::{DrainAfterEvents, Fanout, Subscriber};
@@ -140,6 +141,8 @@ pub struct Supervisor {
     pending: VecDeque<PendingEvent>,
     pub(crate) projection: Projection,
     pub(crate) ring: Ring,
+    /// What the journal files can prove, for replays the ring cannot serve.
+    pub(crate) disk: Option<Arc<DiskHistory>>,
     /// Live workspace actors, the write-side registry.
     pub(crate) workspaces: HashMap<WorkspaceId, Addr<Workspace>>,
     /// Handles in use, reserved at create and freed at close.
@@ -156,6 +159,7 @@ impl Supervisor {
     pub fn new(
         config: Arc<Config>,
         store: impl JournalStore,
+        disk: Option<Arc<DiskHistory>>,
         stop_accepting: watch::Sender<bool>,
     ) -> Supervisor {
         let head = store.head();
@@ -168,6 +172,7 @@ impl Supervisor {
             last_seq: head,
             pending: VecDeque::new(),
             projection: Projection::new(head),
+            disk,
             workspaces: HashMap::new(),
             handles: HashMap::new(),
             subscribers: HashMap::new(),
@@ -246,7 +251,8 @@ impl Supervisor {
                 Err(SendError::Full(_)) => {
                     log::warn!("conn {}: subscriber lagged behind, closing it", id.0);
                     close.do_send(CloseConnection {
-                        reason: "subscriber lagged behind".into(),
+                        kind: KickReason::Lagged,
+                        reason: "subscriber lagged behind the event stream".into(),
                     });
                     gone.push(*id);
                 },

@@ -14,12 +14,21 @@
 //!      └──────── JournalAck{through} ──────┘   (or JournalFailed)
 //! ```
 //!
-//! The store behind the thread is a [`JournalStore`]; [`MemoryStore`] keeps nothing
-//! and acknowledges at once (the disk store is the next step).
+//! The store behind the thread is a [`JournalStore`]: [`file::FileStore`] in the
+//! server (`audit.jsonl`, rotation, retention, reservations), [`MemoryStore`] and
+//! the testkit's gated and failing stores in tests.
+
+pub mod durable;
+pub mod file;
+pub mod history;
+pub mod reservation;
+pub mod retention;
+pub mod verify;
 
 use actix::prelude::*;
 use signaltty_protocol::{Seq, Timestamp};
-use std::sync::mpsc;
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::time::Instant;
 
 /// One journal record: `{seq, event, payload, at}` (spec/persistence.md §4.2).
 #[derive(Debug, Clone)]
@@ -41,6 +50,17 @@ pub trait JournalStore: Send + 'static {
     fn head(&self) -> Seq;
     /// Writes the batch and syncs it. Returns only once the records are durable.
     fn append(&mut self, batch: &[JournalRecord]) -> std::io::Result<()>;
+
+    /// When the store wants `idle` called if no batch arrives first.
+    fn idle_deadline(&self) -> Option<Instant> {
+        None
+    }
+
+    /// Housekeeping between batches (and once at close): work that must happen
+    /// soon but not inside an append.
+    fn idle(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// A store that keeps nothing: sequence numbers restart at 1 with each server run.
@@ -91,7 +111,33 @@ impl Journal {
         let thread = std::thread::Builder::new()
             .name("journal".into())
             .spawn(move || {
-                while let Ok(mut batch) = rx.recv() {
+                let fail = |e: std::io::Error| {
+                    failed.do_send(JournalFailed {
+                        error: e.to_string(),
+                    })
+                };
+                loop {
+                    let first = match store.idle_deadline() {
+                        Some(deadline) => {
+                            rx.recv_timeout(deadline.saturating_duration_since(Instant::now()))
+                        },
+                        None => rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
+                    };
+                    let mut batch = match first {
+                        Ok(batch) => batch,
+                        Err(RecvTimeoutError::Timeout) => {
+                            if let Err(e) = store.idle() {
+                                return fail(e);
+                            }
+                            continue;
+                        },
+                        Err(RecvTimeoutError::Disconnected) => {
+                            if let Err(e) = store.idle() {
+                                log::error!("journal: final housekeeping failed: {e}");
+                            }
+                            return;
+                        },
+                    };
                     // Group commit: everything queued while the last sync ran goes in this one.
                     while let Ok(more) = rx.try_recv() {
                         batch.extend(more);
@@ -99,14 +145,11 @@ impl Journal {
                     let Some(through) = batch.last().map(|r| r.seq) else {
                         continue;
                     };
+                    // No retry after a failed sync: the kernel may have dropped the
+                    // dirty pages, so a second fdatasync could lie (PostgreSQL's rule).
                     match store.append(&batch) {
                         Ok(()) => ack.do_send(JournalAck { through }),
-                        Err(e) => {
-                            failed.do_send(JournalFailed {
-                                error: e.to_string(),
-                            });
-                            return;
-                        },
+                        Err(e) => return fail(e),
                     }
                 }
             })?;

@@ -1,0 +1,52 @@
+//! The durable write primitive (spec/persistence.md §4.1) and directory syncs.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::Path;
+
+/// Replaces `path` with `bytes` so that a crash leaves either the old or the new
+/// content: write `<path>.tmp` (mode 0600), fsync it, rename it over `path`, fsync
+/// the directory.
+pub fn replace(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let mut tmp_name = path.as_os_str().to_owned();
+    tmp_name.push(".tmp");
+    let tmp = Path::new(&tmp_name);
+    {
+        let mut f = OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+    }
+    fs::rename(tmp, path)?;
+    sync_dir(path.parent().unwrap_or(Path::new(".")))
+}
+
+/// Fsyncs a directory, making renames and creations in it durable.
+pub fn sync_dir(dir: &Path) -> io::Result<()> {
+    File::open(dir)?.sync_all()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replace_writes_the_new_content_and_leaves_no_temp_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("event-sequence.json");
+        replace(&path, b"1").unwrap();
+        replace(&path, b"4096").unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), "4096");
+        assert!(!dir.path().join("event-sequence.json.tmp").exists());
+        use std::os::unix::fs::PermissionsExt;
+        assert_eq!(
+            fs::metadata(&path).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+    }
+}

@@ -1,0 +1,130 @@
+//! Sequence reservations in `event-sequence.json` (spec/persistence.md §3). The
+//! file holds one number, the reservation ceiling: no seq above it has ever been
+//! issued, and a restart continues above it, so numbers are never reused even when
+//! the journal lost its tail.
+//!
+//! ```text
+//!   old ceiling (file at start) = issued ──► reserve issued+4096 durably
+//!   ...issue issued+1 ... ceiling ──► reserve ceiling+4096 durably ──► issue ...
+//!   restart: file = last ceiling; unused numbers below it are skipped on purpose
+//! ```
+
+use super::durable;
+use std::io;
+use std::path::Path;
+
+/// Numbers reserved per durable write.
+pub const BLOCK: u64 = 4096;
+
+/// Why the reservation file cannot be used.
+#[derive(Debug)]
+pub enum ReservationError {
+    /// The file exists but does not hold an unsigned integer.
+    Corrupt(String),
+    /// The ceiling is below a seq already in the journal.
+    Behind { ceiling: u64, journal_max: u64 },
+    /// Reading failed.
+    Io(io::Error),
+}
+
+impl std::fmt::Display for ReservationError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ReservationError::Corrupt(text) => write!(
+                f,
+                "the sequence reservation is corrupt ({text:?} is not a number); the server cannot prove which event numbers were issued"
+            ),
+            ReservationError::Behind {
+                ceiling,
+                journal_max,
+            } => write!(
+                f,
+                "the sequence reservation ({ceiling}) is behind the journal (highest seq {journal_max})"
+            ),
+            ReservationError::Io(e) => write!(f, "cannot read the sequence reservation: {e}"),
+        }
+    }
+}
+
+/// Reads the ceiling: `None` when the file does not exist.
+pub fn read(path: &Path) -> Result<Option<u64>, ReservationError> {
+    match std::fs::read(path) {
+        Ok(bytes) => {
+            let text = String::from_utf8_lossy(&bytes).into_owned();
+            text.trim()
+                .parse::<u64>()
+                .map(Some)
+                .map_err(|_| ReservationError::Corrupt(text))
+        },
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(ReservationError::Io(e)),
+    }
+}
+
+/// Where numbering starts: the recorded ceiling, or the journal's highest seq for
+/// a state dir that has none yet (spec/persistence.md §3 "legacy").
+pub fn starting_point(recorded: Option<u64>, journal_max: u64) -> Result<u64, ReservationError> {
+    match recorded {
+        None => Ok(journal_max),
+        Some(ceiling) if ceiling < journal_max => Err(ReservationError::Behind {
+            ceiling,
+            journal_max,
+        }),
+        Some(ceiling) => Ok(ceiling),
+    }
+}
+
+/// The ceiling to reserve so that `needed` may be issued: whole blocks above `reserved`.
+pub fn ceiling_for(reserved: u64, needed: u64) -> Option<u64> {
+    if needed <= reserved {
+        return Some(reserved);
+    }
+    let blocks = (needed - reserved).div_ceil(BLOCK);
+    reserved.checked_add(blocks.checked_mul(BLOCK)?)
+}
+
+/// Writes a new ceiling durably.
+pub fn write(path: &Path, ceiling: u64) -> io::Result<()> {
+    durable::replace(path, ceiling.to_string().as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbering_starts_at_the_ceiling_or_the_journal_max() {
+        assert_eq!(starting_point(None, 0).unwrap(), 0);
+        assert_eq!(starting_point(None, 57).unwrap(), 57);
+        assert_eq!(starting_point(Some(4096), 57).unwrap(), 4096);
+        assert_eq!(starting_point(Some(57), 57).unwrap(), 57);
+        assert!(matches!(
+            starting_point(Some(10), 57),
+            Err(ReservationError::Behind { .. })
+        ));
+    }
+
+    #[test]
+    fn reservations_grow_by_whole_blocks() {
+        assert_eq!(ceiling_for(4096, 4096), Some(4096));
+        assert_eq!(ceiling_for(4096, 4097), Some(8192));
+        assert_eq!(ceiling_for(4096, 8192), Some(8192));
+        assert_eq!(ceiling_for(4096, 8193 + BLOCK), Some(4096 + 3 * BLOCK));
+        assert_eq!(ceiling_for(u64::MAX - 10, u64::MAX), None);
+    }
+
+    #[test]
+    fn a_corrupt_or_missing_file_is_told_apart() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("event-sequence.json");
+        assert!(read(&path).unwrap().is_none());
+        std::fs::write(&path, "broken").unwrap();
+        let e = read(&path).unwrap_err();
+        assert!(matches!(e, ReservationError::Corrupt(_)));
+        assert!(e.to_string().contains("corrupt"));
+        std::fs::write(&path, "").unwrap();
+        assert!(matches!(read(&path), Err(ReservationError::Corrupt(_))));
+        write(&path, 8192).unwrap();
+        assert_eq!(read(&path).unwrap(), Some(8192));
+    }
+}
