@@ -26,7 +26,7 @@ pub use config::{Config, Env, Limits, SocketOrigin};
 pub use error::Error;
 
 use crate::journal::file::FileStore;
-use crate::listener::{BindError, accept_loop, bind, lock_state_dir};
+use crate::listener::{BindError, Bound, accept_loop, bind, lock_state_dir};
 use crate::supervisor::{BeginShutdown, Supervisor};
 use actix::prelude::*;
 use std::sync::Arc;
@@ -41,99 +41,16 @@ pub const EXIT_STARTUP_FAILED: i32 = 1;
 /// Binds the socket and runs the server until it is shut down. Returns the
 /// process exit code. Logs go through the `log` facade.
 pub fn run(config: Config) -> i32 {
-    let bound = match bind(&config.socket, config.socket_origin) {
-        Ok(b) => b,
-        Err(e @ BindError::AlreadyRunning(_)) => {
-            log::error!("{e}");
-            return EXIT_ALREADY_RUNNING;
-        },
-        Err(e) => {
-            log::error!("{e}");
-            return EXIT_STARTUP_FAILED;
-        },
-    };
-    if let Err(e) = std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode_0700()
-        .create(&config.state_dir)
-    {
-        log::error!(
-            "cannot create the state directory {}: {e}",
-            config.state_dir.display()
-        );
-        return EXIT_STARTUP_FAILED;
-    }
-    // One server per state directory, whatever its socket: two would interleave
-    // their journals and reuse each other's numbers.
-    let _state_lock = match lock_state_dir(&config.state_dir) {
-        Ok(lock) => lock,
-        Err(e @ BindError::StateDirBusy(_)) => {
-            log::error!("{e}");
-            return EXIT_ALREADY_RUNNING;
-        },
-        Err(e) => {
-            log::error!("{e}");
-            return EXIT_STARTUP_FAILED;
-        },
-    };
-    let (store, disk, report) =
-        match FileStore::open(&config.state_dir, config.limits.journal_rotate_bytes) {
-            Ok(opened) => opened,
-            Err(e) => {
-                log::error!(
-                    "cannot open the event journal in {}: {e}",
-                    config.state_dir.display()
-                );
-                return EXIT_STARTUP_FAILED;
-            },
-        };
-    for note in &report.notes {
-        log::warn!("journal: {note}");
-    }
-    raise_fd_limit();
-
     let config = Arc::new(config);
     let system = System::new();
-    let listener = match bound.listener.try_clone() {
-        Ok(l) => l,
-        Err(e) => {
-            log::error!("cannot use the socket: {e}");
-            return EXIT_STARTUP_FAILED;
-        },
+    // Everything that can refuse to start happens inside the runtime, after the
+    // signal handlers exist: a client may connect (and a test may signal) as soon
+    // as the socket is bound.
+    let started = system.block_on(start(config));
+    let bound = match started {
+        Ok(bound) => bound,
+        Err(code) => return code,
     };
-    system.block_on(async {
-        let (stop_tx, stop_rx) = watch::channel(false);
-        let supervisor = Supervisor::new(config.clone(), store, Some(disk), stop_tx).start();
-        actix_rt::spawn(accept_loop(
-            listener,
-            supervisor.clone(),
-            config.limits.clone(),
-            stop_rx,
-        ));
-        for (kind, name) in [
-            (SignalKind::terminate(), "SIGTERM"),
-            (SignalKind::interrupt(), "SIGINT"),
-        ] {
-            match signal(kind) {
-                Ok(mut stream) => {
-                    let sup = supervisor.clone();
-                    actix_rt::spawn(async move {
-                        while stream.recv().await.is_some() {
-                            sup.do_send(BeginShutdown {
-                                reason: format!("received {name}"),
-                            });
-                        }
-                    });
-                },
-                Err(e) => log::warn!("cannot handle {name}: {e}"),
-            }
-        }
-        log::info!(
-            "signaltty {} listening on {}",
-            config.version,
-            config.socket.display()
-        );
-    });
     let code = match system.run_with_code() {
         Ok(code) => code,
         Err(e) => {
@@ -144,6 +61,91 @@ pub fn run(config: Config) -> i32 {
     drop(bound);
     log::info!("stopped");
     code
+}
+
+/// Starts the server inside the actix System: signal handlers, socket, state
+/// directory, journal, Supervisor and accept loop. Fails with an exit code.
+async fn start(config: Arc<Config>) -> Result<Bound, i32> {
+    let mut signals = Vec::new();
+    for (kind, name) in [
+        (SignalKind::terminate(), "SIGTERM"),
+        (SignalKind::interrupt(), "SIGINT"),
+    ] {
+        match signal(kind) {
+            Ok(stream) => signals.push((stream, name)),
+            Err(e) => log::warn!("cannot handle {name}: {e}"),
+        }
+    }
+    let bound = bind(&config.socket, config.socket_origin).map_err(|e| {
+        log::error!("{e}");
+        match e {
+            BindError::AlreadyRunning(_) => EXIT_ALREADY_RUNNING,
+            _ => EXIT_STARTUP_FAILED,
+        }
+    })?;
+    if let Err(e) = std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode_0700()
+        .create(&config.state_dir)
+    {
+        log::error!(
+            "cannot create the state directory {}: {e}",
+            config.state_dir.display()
+        );
+        return Err(EXIT_STARTUP_FAILED);
+    }
+    // One server per state directory, whatever its socket: two would interleave
+    // their journals and reuse each other's numbers.
+    let state_lock = lock_state_dir(&config.state_dir).map_err(|e| {
+        log::error!("{e}");
+        match e {
+            BindError::StateDirBusy(_) => EXIT_ALREADY_RUNNING,
+            _ => EXIT_STARTUP_FAILED,
+        }
+    })?;
+    let (store, disk, report) =
+        FileStore::open(&config.state_dir, config.limits.journal_rotate_bytes).map_err(|e| {
+            log::error!(
+                "cannot open the event journal in {}: {e}",
+                config.state_dir.display()
+            );
+            EXIT_STARTUP_FAILED
+        })?;
+    for note in &report.notes {
+        log::warn!("journal: {note}");
+    }
+    raise_fd_limit();
+    let listener = bound.listener.try_clone().map_err(|e| {
+        log::error!("cannot use the socket: {e}");
+        EXIT_STARTUP_FAILED
+    })?;
+
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let supervisor = Supervisor::new(config.clone(), store, Some(disk), stop_tx).start();
+    actix_rt::spawn(accept_loop(
+        listener,
+        supervisor.clone(),
+        config.limits.clone(),
+        stop_rx,
+    ));
+    for (mut stream, name) in signals {
+        let sup = supervisor.clone();
+        actix_rt::spawn(async move {
+            while stream.recv().await.is_some() {
+                sup.do_send(BeginShutdown {
+                    reason: format!("received {name}"),
+                });
+            }
+        });
+    }
+    log::info!(
+        "signaltty {} listening on {}",
+        config.version,
+        config.socket.display()
+    );
+    let mut bound = bound;
+    bound.state_lock = Some(state_lock);
+    Ok(bound)
 }
 
 trait DirBuilderMode {

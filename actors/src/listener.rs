@@ -53,7 +53,10 @@ pub struct Bound {
     pub listener: StdListener,
     /// Its path.
     pub path: PathBuf,
-    _lock: File,
+    /// The socket's lock, held for the server's life.
+    pub lock: File,
+    /// The state directory's lock, once taken.
+    pub state_lock: Option<File>,
 }
 
 impl Drop for Bound {
@@ -126,7 +129,8 @@ pub fn bind(path: &Path, origin: SocketOrigin) -> Result<Bound, BindError> {
     Ok(Bound {
         listener,
         path: path.to_path_buf(),
-        _lock: lock,
+        lock,
+        state_lock: None,
     })
 }
 
