@@ -351,7 +351,8 @@ impl Supervisor {
                 let _ = w.send(Err(Error::JournalFailed(why.to_owned())));
             }
         }
-        self.exit_code = 70;
+        // spec/persistence.md §3: a journal or reservation failure exits with status 1.
+        self.exit_code = 1;
         self.journal = None;
         let _ = self.stop_accepting.send(true);
         System::current().stop_with_code(self.exit_code);

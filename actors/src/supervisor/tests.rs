@@ -215,7 +215,7 @@ fn a_journal_failure_stops_the_server_and_publishes_nothing() {
         });
         log
     });
-    assert_eq!(system.run_with_code().unwrap(), 70);
+    assert_eq!(system.run_with_code().unwrap(), 1);
     if let Ok(Ok(result)) = rx.try_recv() {
         assert!(result.is_err(), "the request must not succeed: {result:?}");
     }
