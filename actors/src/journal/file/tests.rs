@@ -435,7 +435,7 @@ fn a_crash_at_any_byte_of_an_unsynced_batch_recovers_every_synced_record() {
 fn arbitrary_bytes_in_the_journal_never_panic_the_opener() {
     // notes/reliability.md F3 with a seeded generator: any content either opens (with
     // history marked unprovable when it is not a journal) or fails with a message.
-    let mut seed: u64 = 0x5eed_0f_5167_7779;
+    let mut seed: u64 = 0x005e_ed0f_5167_7779;
     let mut next = move || {
         seed ^= seed << 13;
         seed ^= seed >> 7;
