@@ -5,6 +5,7 @@ mod support;
 
 mod cli;
 mod flood;
+mod journal;
 mod journal_faults;
 mod security;
 mod transport;

@@ -12,6 +12,7 @@ pub mod flow;
 pub mod git;
 pub mod ids;
 pub mod journal;
+pub mod layout;
 pub mod listener;
 pub mod projection;
 pub mod router;
@@ -26,7 +27,7 @@ pub use config::{Config, Env, Limits, SocketOrigin};
 pub use error::Error;
 
 use crate::journal::file::FileStore;
-use crate::listener::{BindError, Bound, accept_loop, bind, lock_state_dir};
+use crate::listener::{BindError, Bound, accept_loop, claim, listen, lock_state_dir};
 use crate::supervisor::{BeginShutdown, Supervisor};
 use actix::prelude::*;
 use std::sync::Arc;
@@ -76,7 +77,7 @@ async fn start(config: Arc<Config>) -> Result<Bound, i32> {
             Err(e) => log::warn!("cannot handle {name}: {e}"),
         }
     }
-    let bound = bind(&config.socket, config.socket_origin).map_err(|e| {
+    let claimed = claim(&config.socket, config.socket_origin).map_err(|e| {
         log::error!("{e}");
         match e {
             BindError::AlreadyRunning(_) => EXIT_ALREADY_RUNNING,
@@ -115,6 +116,11 @@ async fn start(config: Arc<Config>) -> Result<Bound, i32> {
         log::warn!("journal: {note}");
     }
     raise_fd_limit();
+    // Bound last: once a client can connect, the server is ready to answer it.
+    let bound = listen(claimed).map_err(|e| {
+        log::error!("{e}");
+        EXIT_STARTUP_FAILED
+    })?;
     let listener = bound.listener.try_clone().map_err(|e| {
         log::error!("cannot use the socket: {e}");
         EXIT_STARTUP_FAILED

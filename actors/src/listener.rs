@@ -71,8 +71,9 @@ impl Drop for Bound {
     }
 }
 
-/// Prepares the directory, takes the lock, clears a stale socket and binds.
-pub fn bind(path: &Path, origin: SocketOrigin) -> Result<Bound, BindError> {
+/// Prepares the directory, takes the socket's lock and clears a stale socket; the
+/// bind itself is `listen`.
+pub fn claim(path: &Path, origin: SocketOrigin) -> Result<Claimed, BindError> {
     let other =
         |what: &str, e: io::Error| BindError::Other(format!("{what} {}: {e}", path.display()));
     if path.as_os_str().len() > MAX_SOCKET_PATH_BYTES {
@@ -114,7 +115,27 @@ pub fn bind(path: &Path, origin: SocketOrigin) -> Result<Bound, BindError> {
         log::info!("removing stale socket {}", path.display());
         fs::remove_file(path).map_err(|e| other("cannot remove the stale socket", e))?;
     }
+    Ok(Claimed {
+        path: path.to_path_buf(),
+        lock,
+    })
+}
 
+/// A socket path this server has claimed (its lock is held, no other server answers
+/// there) but not bound yet: binding is the last step of startup, so a client that
+/// can connect talks to a server that is ready.
+#[derive(Debug)]
+pub struct Claimed {
+    path: PathBuf,
+    lock: File,
+}
+
+/// Binds a claimed socket path with mode 0600.
+pub fn listen(claimed: Claimed) -> Result<Bound, BindError> {
+    let Claimed { path, lock } = claimed;
+    let path = path.as_path();
+    let other =
+        |what: &str, e: io::Error| BindError::Other(format!("{what} {}: {e}", path.display()));
     // Bind under umask 077 so the socket is never reachable by others, even for the
     // moment before the chmod below.
     let old = umask(Mode::from_bits_truncate(0o077));

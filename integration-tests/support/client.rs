@@ -20,6 +20,19 @@ pub fn request_line(id: &str, method: &str, params: Value) -> String {
     line
 }
 
+/// What `Client::read_raw_line` read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RawLine {
+    /// A complete line, without its `\n`.
+    Line(String),
+    /// Bytes after the last `\n`, followed by EOF: a line cut off mid-way.
+    Fragment(Vec<u8>),
+    /// The peer closed the connection.
+    Eof,
+    /// The peer reset the connection.
+    Reset,
+}
+
 /// A blocking JSON-lines connection.
 pub struct Client {
     reader: BufReader<UnixStream>,
@@ -128,6 +141,30 @@ impl Client {
                 panic!("no line from the server within {DEADLINE:?}")
             },
             Err(e) if e.kind() == ErrorKind::ConnectionReset => None,
+            Err(e) => panic!("cannot read from the server: {e}"),
+        }
+    }
+
+    /// Reads one line for a test that expects the stream to end abruptly (a killed
+    /// server, a kicked subscriber): a final fragment without `\n` and a reset are
+    /// reported instead of failing the test. A read timeout still fails it.
+    #[track_caller]
+    pub fn read_raw_line(&mut self) -> RawLine {
+        let mut bytes = Vec::new();
+        match self.reader.read_until(b'\n', &mut bytes) {
+            Ok(0) => RawLine::Eof,
+            Ok(_) if bytes.ends_with(b"\n") => {
+                bytes.pop();
+                match String::from_utf8(bytes) {
+                    Ok(line) => RawLine::Line(line),
+                    Err(e) => panic!("the server wrote a line that is not UTF-8: {e}"),
+                }
+            },
+            Ok(_) => RawLine::Fragment(bytes),
+            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {
+                panic!("no line from the server within {DEADLINE:?}")
+            },
+            Err(e) if e.kind() == ErrorKind::ConnectionReset => RawLine::Reset,
             Err(e) => panic!("cannot read from the server: {e}"),
         }
     }

@@ -7,7 +7,7 @@
 pub mod client;
 pub mod process;
 
-pub use client::{Client, request_line};
+pub use client::{Client, RawLine, request_line};
 pub use process::{TestEnv, TestServer};
 
 use serde_json::Value;

@@ -163,6 +163,20 @@ impl TestEnv {
         self.spawn_server_cmd(self.command(args), log_name)
     }
 
+    /// Spawns `signaltty ARGS` like `spawn_server` and waits until `socket` accepts a
+    /// connection. Unlike `TestServer`, the env stays with the caller, so a test can
+    /// stop and restart servers on the same state dir.
+    pub fn spawn_listening<S: AsRef<OsStr>>(
+        &self,
+        args: &[S],
+        log_name: &str,
+        socket: &Path,
+    ) -> ServerProcess {
+        let mut process = self.spawn_server(args, log_name);
+        wait_for_socket(&mut process, socket);
+        process
+    }
+
     /// Spawns `cmd` (built by `command` or `shell_command`) as a server whose stderr
     /// goes to `<root>/<log_name>`.
     pub fn spawn_server_cmd(&self, mut cmd: Command, log_name: &str) -> ServerProcess {

@@ -111,7 +111,20 @@ pub fn verify(dir: &Path) -> VerifyReport {
                         if r.predecessor { format!("= {} bytes", r.predecessor_bytes) } else { "absent".into() }
                     ));
                 }
-                report.provable = r.known_complete && matches;
+                let records_ok = scans
+                    .iter()
+                    .all(|(_, scan, _)| scan.as_ref().is_none_or(FileScan::is_valid))
+                    && match (&scans[0].1, &scans[1].1) {
+                        (Some(pred), Some(cur)) => history::continues(pred, cur),
+                        _ => true,
+                    };
+                report.provable = r.known_complete && matches && records_ok;
+                if !r.known_complete {
+                    report.problems.push(
+                        "history is not provable: a loss was detected earlier (known_complete = false); replays that need the disk will not be complete"
+                            .to_owned(),
+                    );
+                }
                 report.facts.push(if r.known_complete {
                     format!("history is complete after seq {}", r.retained_after)
                 } else {
