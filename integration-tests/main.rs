@@ -8,5 +8,6 @@ mod flood;
 mod journal;
 mod journal_faults;
 mod security;
+mod tabs;
 mod transport;
 mod workspace;

@@ -3,7 +3,7 @@
 //! does not compile until someone picks its code. Only the router turns an `Error`
 //! into a wire error body.
 
-use signaltty_protocol::{ErrorCode, WorkspaceRef};
+use signaltty_protocol::{ErrorCode, TabId, WorkspaceRef};
 use std::fmt;
 
 /// A failed request or a failed server operation.
@@ -13,6 +13,10 @@ pub enum Error {
     BadParams(String),
     /// No workspace has this id or handle.
     NoSuchWorkspace(WorkspaceRef),
+    /// No tab has this id.
+    NoSuchTab(TabId),
+    /// No pane has this id or name.
+    NoSuchPane(String),
     /// `server.shutdown` without `force` while panes are live.
     PanesAlive { live: usize },
     /// A filesystem or process operation failed.
@@ -34,6 +38,8 @@ impl Error {
         match self {
             Error::BadParams(_) => ErrorCode::BadParams,
             Error::NoSuchWorkspace(_) => ErrorCode::NoSuchWorkspace,
+            Error::NoSuchTab(_) => ErrorCode::NoSuchTab,
+            Error::NoSuchPane(_) => ErrorCode::NoSuchPane,
             Error::PanesAlive { .. } => ErrorCode::PanesAlive,
             Error::Io { .. } => ErrorCode::IoError,
             Error::Mailbox(_) => ErrorCode::Internal,
@@ -56,6 +62,8 @@ impl fmt::Display for Error {
         match self {
             Error::BadParams(msg) => f.write_str(msg),
             Error::NoSuchWorkspace(r) => write!(f, "no such workspace {r}"),
+            Error::NoSuchTab(t) => write!(f, "no such tab {t}"),
+            Error::NoSuchPane(p) => write!(f, "no such pane {p}"),
             Error::PanesAlive { live } => {
                 write!(
                     f,

@@ -3,8 +3,8 @@
 //! seq order, so it is always "the state at seq N", and replaying the journal
 //! rebuilds it.
 
-use signaltty_protocol::workspace::Workspace;
-use signaltty_protocol::{Event, Seq, WorkspaceId};
+use signaltty_protocol::workspace::{Tab, Workspace};
+use signaltty_protocol::{Event, Seq, TabId, WorkspaceId};
 use std::collections::HashMap;
 
 /// The state as of `seq`.
@@ -14,6 +14,7 @@ pub struct Projection {
     workspaces: HashMap<WorkspaceId, Workspace>,
     /// Workspace ids in creation order.
     order: Vec<WorkspaceId>,
+    tabs: HashMap<TabId, Tab>,
 }
 
 impl Projection {
@@ -44,6 +45,29 @@ impl Projection {
             Event::WorkspaceClosed { workspace_id } => {
                 self.workspaces.remove(workspace_id);
                 self.order.retain(|id| id != workspace_id);
+                self.tabs.retain(|_, t| t.workspace_id != *workspace_id);
+            },
+            Event::TabCreated { tab } => {
+                // The workspace's tab list and active tab change without a
+                // `workspace.updated` (spec/ipc.md §8.4); the projection follows.
+                if let Some(w) = self.workspaces.get_mut(&tab.workspace_id) {
+                    w.tabs.push(tab.id.clone());
+                    w.active_tab_id = Some(tab.id.clone());
+                }
+                self.tabs.insert(tab.id.clone(), tab.clone());
+            },
+            Event::TabUpdated { tab } => {
+                self.tabs.insert(tab.id.clone(), tab.clone());
+            },
+            Event::TabClosed { tab_id } => {
+                if let Some(tab) = self.tabs.remove(tab_id)
+                    && let Some(w) = self.workspaces.get_mut(&tab.workspace_id)
+                {
+                    w.tabs.retain(|id| id != tab_id);
+                    if w.active_tab_id.as_ref() == Some(tab_id) {
+                        w.active_tab_id = w.tabs.last().cloned();
+                    }
+                }
             },
             Event::ServerWillShutdown {} => {},
         }
@@ -70,7 +94,17 @@ impl Projection {
 
     /// Number of tabs across all workspaces.
     pub fn tab_count(&self) -> usize {
-        self.workspaces.values().map(|w| w.tabs.len()).sum()
+        self.tabs.len()
+    }
+
+    /// The tabs of a workspace, in its tab order.
+    pub fn tabs_of(&self, workspace: &Workspace) -> Vec<Tab> {
+        workspace
+            .tabs
+            .iter()
+            .filter_map(|id| self.tabs.get(id))
+            .cloned()
+            .collect()
     }
 }
 

@@ -26,6 +26,8 @@ use std::path::PathBuf;
 /// The longest workspace name accepted, in bytes.
 pub const MAX_NAME_BYTES: usize = 256;
 
+mod tabs;
+
 type Routed = ResponseActFuture<Supervisor, Reply>;
 
 /// Serves one request.
@@ -59,6 +61,10 @@ pub fn route(sup: &mut Supervisor, msg: Dispatch, _ctx: &mut Context<Supervisor>
                 .unwrap_or(signaltty_protocol::signal::SignalName::Term);
             workspace_close(sup, &p.workspace_id, signal)
         },
+        Method::TabCreate(p) => tabs::create(sup, p),
+        Method::TabClose(p) => tabs::close(sup, p),
+        Method::TabSetLayout(p) => tabs::set_layout(sup, p),
+        Method::TabSetRatio(p) => tabs::set_ratio(sup, p),
         Method::Subscribe(p) => subscribe(sup, &conn, generation, p),
     }
 }
@@ -235,8 +241,8 @@ fn workspace_get(sup: &Supervisor, r: &WorkspaceRef) -> Result<WorkspaceGetResul
         })
         .ok_or_else(|| Error::NoSuchWorkspace(r.clone()))?;
     Ok(WorkspaceGetResult {
+        tabs: sup.projection.tabs_of(&workspace),
         workspace,
-        tabs: Vec::new(),
         panes: Vec::new(),
     })
 }
@@ -284,6 +290,7 @@ fn workspace_close(
                 if result.is_ok() {
                     act.workspaces.remove(&id);
                     act.handles.retain(|_, owner| *owner != id);
+                    act.tabs.retain(|_, owner| *owner != id);
                 }
                 Reply::of(result.map(|()| ClosedResult { closed: true }))
             }),

@@ -21,7 +21,9 @@ use crate::subscriber::{DrainAfterEvents, Fanout, Subscriber};
 use crate::workspace::Workspace;
 use actix::prelude::*;
 use bytes::Bytes;
-use signaltty_protocol::{Event, Request, Seq, Timestamp, WorkspaceId, WorkspaceRef};
+use signaltty_protocol::{
+    Event, PaneId, Request, Seq, TabId, Timestamp, WorkspaceId, WorkspaceRef,
+};
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::Instant;
@@ -147,6 +149,8 @@ pub struct Supervisor {
     pub(crate) workspaces: HashMap<WorkspaceId, Addr<Workspace>>,
     /// Handles in use, reserved at create and freed at close.
     pub(crate) handles: HashMap<String, WorkspaceId>,
+    /// Which workspace owns each live tab.
+    pub(crate) tabs: HashMap<TabId, WorkspaceId>,
     subscribers: HashMap<ConnId, (Addr<Subscriber>, Recipient<CloseConnection>)>,
     connections: HashMap<ConnId, Recipient<Drain>>,
     pub(crate) shutting_down: bool,
@@ -175,6 +179,7 @@ impl Supervisor {
             disk,
             workspaces: HashMap::new(),
             handles: HashMap::new(),
+            tabs: HashMap::new(),
             subscribers: HashMap::new(),
             connections: HashMap::new(),
             shutting_down: false,
@@ -305,6 +310,21 @@ impl Supervisor {
             return Ok((id.clone(), addr.clone()));
         }
         Err(Error::NoSuchWorkspace(r.clone()))
+    }
+
+    /// Finds the Workspace actor owning a tab.
+    pub(crate) fn resolve_tab(&self, id: &TabId) -> Result<Addr<Workspace>, Error> {
+        self.tabs
+            .get(id)
+            .and_then(|ws| self.workspaces.get(ws))
+            .cloned()
+            .ok_or_else(|| Error::NoSuchTab(id.clone()))
+    }
+
+    /// Resolves a pane reference (a pane id, else a unique pane name) to the id of a
+    /// live pane. No pane exists yet in this build, so every reference is unknown.
+    pub(crate) fn resolve_pane_ref(&self, r: &PaneId) -> Result<PaneId, Error> {
+        Err(Error::NoSuchPane(r.0.clone()))
     }
 
     /// Announces shutdown, stops accepting and drains every connection; the system

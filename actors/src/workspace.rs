@@ -1,12 +1,15 @@
-//! Workspace: owns one workspace's name, tabs and layouts. Its changes are
-//! published through the Supervisor, and it replies only after they are.
+//! Workspace: owns one workspace's name, its tabs and their layouts. Every change
+//! is published through the Supervisor, and each message is answered only after
+//! its events are published.
 
 use crate::error::Error;
+use crate::layout;
 use crate::supervisor::Publish;
 use actix::prelude::*;
 use signaltty_protocol::signal::SignalName;
-use signaltty_protocol::workspace::Workspace as WorkspaceState;
-use signaltty_protocol::{Event, Timestamp, WorkspaceRef};
+use signaltty_protocol::workspace::{Layout, Tab, Workspace as WorkspaceState};
+use signaltty_protocol::{Event, TabId, Timestamp, WorkspaceRef};
+use std::collections::HashSet;
 
 /// Renames the workspace (the handle never changes). Replies with the workspace
 /// after `workspace.updated` is published; `NO_SUCH_WORKSPACE` once it is closing.
@@ -18,7 +21,7 @@ pub struct Rename {
 }
 
 /// Closes every pane and tab the workspace owns, then the workspace itself, and
-/// stops the actor. Replies after `workspace.closed` is published.
+/// stops the actor. Replies after `tab.closed`… and `workspace.closed` are published.
 #[derive(Debug, Message)]
 #[rtype(result = "Result<(), Error>")]
 pub struct Close {
@@ -26,9 +29,56 @@ pub struct Close {
     pub signal: SignalName,
 }
 
+/// Adds a tab (id allocated by the Supervisor) at the end; it becomes the active
+/// tab. Replies with the tab after `tab.created`.
+#[derive(Debug, Message)]
+#[rtype(result = "Result<Tab, Error>")]
+pub struct CreateTab {
+    /// The new tab, with an empty layout.
+    pub tab: Tab,
+}
+
+/// Closes a tab and every pane in it; if it was active, the last remaining tab
+/// becomes active. Replies after `pane.closed`… and `tab.closed`.
+#[derive(Debug, Message)]
+#[rtype(result = "Result<(), Error>")]
+pub struct CloseTab {
+    /// The tab.
+    pub tab_id: TabId,
+    /// The signal for each live child.
+    pub signal: SignalName,
+}
+
+/// Replaces a tab's layout with an arrangement of exactly its panes (leaves already
+/// resolved to pane ids). `BAD_PARAMS` without change for missing, foreign or
+/// repeated panes or a non-finite ratio. Replies with the tab after `tab.updated`.
+#[derive(Debug, Message)]
+#[rtype(result = "Result<Tab, Error>")]
+pub struct SetLayout {
+    /// The tab.
+    pub tab_id: TabId,
+    /// The new layout.
+    pub layout: Layout,
+}
+
+/// Moves one divider: the split at `path` gets `ratio` (clamped). `BAD_PARAMS` when
+/// the path does not end on a split. Replies with the tab after `tab.updated`.
+#[derive(Debug, Message)]
+#[rtype(result = "Result<Tab, Error>")]
+pub struct SetRatio {
+    /// The tab.
+    pub tab_id: TabId,
+    /// 0/1 choices from the root.
+    pub path: Vec<u8>,
+    /// The first side's share.
+    pub ratio: f32,
+}
+
 /// The Workspace actor.
 pub struct Workspace {
     state: WorkspaceState,
+    /// The tabs, in `state.tabs` order.
+    tabs: Vec<Tab>,
     events: Recipient<Publish>,
     closing: bool,
 }
@@ -38,6 +88,7 @@ impl Workspace {
     pub fn new(state: WorkspaceState, events: Recipient<Publish>) -> Workspace {
         Workspace {
             state,
+            tabs: Vec::new(),
             events,
             closing: false,
         }
@@ -46,6 +97,38 @@ impl Workspace {
     fn gone(&self) -> Error {
         Error::NoSuchWorkspace(WorkspaceRef(self.state.id.0.clone()))
     }
+
+    fn tab_mut(&mut self, id: &TabId) -> Result<&mut Tab, Error> {
+        if self.closing {
+            return Err(Error::NoSuchTab(id.clone()));
+        }
+        self.tabs
+            .iter_mut()
+            .find(|t| t.id == *id)
+            .ok_or_else(|| Error::NoSuchTab(id.clone()))
+    }
+
+    /// Publishes `events` and replies with `value` once they are published.
+    fn publish<T: Send + 'static>(
+        &self,
+        events: Vec<Event>,
+        value: T,
+    ) -> ResponseFuture<Result<T, Error>> {
+        let sent = self.events.send(Publish { events });
+        Box::pin(async move {
+            sent.await??;
+            Ok(value)
+        })
+    }
+
+    /// Publishes a tab change and replies with the tab.
+    fn publish_tab(&self, tab: Tab) -> ResponseFuture<Result<Tab, Error>> {
+        self.publish(vec![Event::TabUpdated { tab: tab.clone() }], tab)
+    }
+}
+
+fn fail<T: Send + 'static>(e: Error) -> ResponseFuture<Result<T, Error>> {
+    Box::pin(async move { Err(e) })
 }
 
 impl Actor for Workspace {
@@ -57,21 +140,17 @@ impl Handler<Rename> for Workspace {
 
     fn handle(&mut self, msg: Rename, _ctx: &mut Self::Context) -> Self::Result {
         if self.closing {
-            let e = self.gone();
-            return Box::pin(async move { Err(e) });
+            return fail(self.gone());
         }
         self.state.name = msg.name;
         self.state.updated_at = Timestamp::now();
         let workspace = self.state.clone();
-        let sent = self.events.send(Publish {
-            events: vec![Event::WorkspaceUpdated {
+        self.publish(
+            vec![Event::WorkspaceUpdated {
                 workspace: workspace.clone(),
             }],
-        });
-        Box::pin(async move {
-            sent.await??;
-            Ok(workspace)
-        })
+            workspace,
+        )
     }
 }
 
@@ -84,16 +163,114 @@ impl Handler<Close> for Workspace {
             return Box::pin(actix::fut::ready(Err(e)));
         }
         self.closing = true;
-        // Panes and tabs join here when they exist; their `pane.closed` and
-        // `tab.closed` events precede `workspace.closed` (spec/ipc.md §8.2).
+        // Panes join here when they exist: their `pane.closed` events come first,
+        // each signalled with `msg.signal` (spec/ipc.md §8.2).
         let _signal = msg.signal;
-        let id = self.state.id.clone();
-        let sent = self.events.send(Publish {
-            events: vec![Event::WorkspaceClosed { workspace_id: id }],
+        let mut events: Vec<Event> = self
+            .tabs
+            .drain(..)
+            .map(|t| Event::TabClosed { tab_id: t.id })
+            .collect();
+        events.push(Event::WorkspaceClosed {
+            workspace_id: self.state.id.clone(),
         });
+        let sent = self.events.send(Publish { events });
         Box::pin(sent.into_actor(self).map(|r, _act, ctx| {
             ctx.stop();
             r?.map(|_| ())
         }))
     }
 }
+
+impl Handler<CreateTab> for Workspace {
+    type Result = ResponseFuture<Result<Tab, Error>>;
+
+    fn handle(&mut self, msg: CreateTab, _ctx: &mut Self::Context) -> Self::Result {
+        if self.closing {
+            return fail(self.gone());
+        }
+        let tab = msg.tab;
+        self.state.tabs.push(tab.id.clone());
+        self.state.active_tab_id = Some(tab.id.clone());
+        self.tabs.push(tab.clone());
+        self.publish(vec![Event::TabCreated { tab: tab.clone() }], tab)
+    }
+}
+
+impl Handler<CloseTab> for Workspace {
+    type Result = ResponseFuture<Result<(), Error>>;
+
+    fn handle(&mut self, msg: CloseTab, _ctx: &mut Self::Context) -> Self::Result {
+        if let Err(e) = self.tab_mut(&msg.tab_id) {
+            return fail(e);
+        }
+        // Panes join here when they exist (`pane.closed` first, signalled with `msg.signal`).
+        let _signal = msg.signal;
+        self.tabs.retain(|t| t.id != msg.tab_id);
+        self.state.tabs.retain(|id| *id != msg.tab_id);
+        if self.state.active_tab_id.as_ref() == Some(&msg.tab_id) {
+            self.state.active_tab_id = self.state.tabs.last().cloned();
+        }
+        self.publish(vec![Event::TabClosed { tab_id: msg.tab_id }], ())
+    }
+}
+
+impl Handler<SetLayout> for Workspace {
+    type Result = ResponseFuture<Result<Tab, Error>>;
+
+    fn handle(&mut self, msg: SetLayout, _ctx: &mut Self::Context) -> Self::Result {
+        let tab = match self.tab_mut(&msg.tab_id) {
+            Ok(t) => t,
+            Err(e) => return fail(e),
+        };
+        let owned: HashSet<_> = tab
+            .layout
+            .as_ref()
+            .map(layout::leaves)
+            .unwrap_or_default()
+            .into_iter()
+            .collect();
+        if owned.is_empty() {
+            return fail(Error::BadParams(format!(
+                "tab {} has no panes to arrange",
+                msg.tab_id
+            )));
+        }
+        match layout::validate(msg.layout, &owned) {
+            Ok(valid) => {
+                tab.layout = Some(valid);
+                let tab = tab.clone();
+                self.publish_tab(tab)
+            },
+            Err(why) => fail(Error::BadParams(why)),
+        }
+    }
+}
+
+impl Handler<SetRatio> for Workspace {
+    type Result = ResponseFuture<Result<Tab, Error>>;
+
+    fn handle(&mut self, msg: SetRatio, _ctx: &mut Self::Context) -> Self::Result {
+        let tab = match self.tab_mut(&msg.tab_id) {
+            Ok(t) => t,
+            Err(e) => return fail(e),
+        };
+        let Some(current) = tab.layout.as_mut() else {
+            return fail(Error::BadParams(format!(
+                "tab {} has no layout",
+                msg.tab_id
+            )));
+        };
+        // Work on a copy so a bad path changes nothing.
+        let mut updated = current.clone();
+        if let Err(why) = layout::set_ratio(&mut updated, &msg.path, msg.ratio) {
+            return fail(Error::BadParams(why));
+        }
+        *current = updated;
+        let tab = tab.clone();
+        self.publish_tab(tab)
+    }
+}
+
+#[cfg(test)]
+mod tests;

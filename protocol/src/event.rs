@@ -2,8 +2,8 @@
 //! invocation; `Event::NAMES` (and so `server.schema.events`) derives from it. An
 //! event this server cannot emit yet is left out of the table.
 
-use crate::ids::WorkspaceId;
-use crate::workspace::Workspace;
+use crate::ids::{TabId, WorkspaceId};
+use crate::workspace::{Tab, Workspace};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -36,6 +36,9 @@ events! {
     WorkspaceCreated = "workspace.created" { workspace: Workspace },
     WorkspaceUpdated = "workspace.updated" { workspace: Workspace },
     WorkspaceClosed = "workspace.closed" { workspace_id: WorkspaceId },
+    TabCreated = "tab.created" { tab: Tab },
+    TabUpdated = "tab.updated" { tab: Tab },
+    TabClosed = "tab.closed" { tab_id: TabId },
     ServerWillShutdown = "server.will_shutdown" {},
 }
 

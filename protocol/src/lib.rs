@@ -13,6 +13,7 @@ pub mod method;
 pub mod server;
 pub mod signal;
 pub mod subscribe;
+pub mod tab;
 pub mod time;
 pub mod workspace;
 

@@ -5,6 +5,7 @@
 
 use crate::server::{ServerSchemaParams, ServerShutdownParams, ServerStatusParams};
 use crate::subscribe::SubscribeParams;
+use crate::tab::{TabCloseParams, TabCreateParams, TabSetLayoutParams, TabSetRatioParams};
 use crate::workspace::{
     WorkspaceCloseParams, WorkspaceCreateParams, WorkspaceGetParams, WorkspaceListParams,
     WorkspaceRenameParams,
@@ -69,6 +70,10 @@ methods! {
     WorkspaceGet = "workspace.get" (WorkspaceGetParams),
     WorkspaceRename = "workspace.rename" (WorkspaceRenameParams),
     WorkspaceClose = "workspace.close" (WorkspaceCloseParams),
+    TabCreate = "tab.create" (TabCreateParams),
+    TabClose = "tab.close" (TabCloseParams),
+    TabSetLayout = "tab.set_layout" (TabSetLayoutParams),
+    TabSetRatio = "tab.set_ratio" (TabSetRatioParams),
     Subscribe = "subscribe" (SubscribeParams),
 }
 

@@ -22,7 +22,10 @@ fn code_of(line: &str) -> (String, ErrorCode) {
 fn every_method_name_parses_to_the_variant_that_reports_it() {
     for name in Method::NAMES {
         // Fill the required params every method of this table has.
-        let params = json!({"workspace_id": "ws_x", "name": "n"});
+        let params = json!({
+            "workspace_id": "ws_x", "name": "n", "tab_id": "tab_x", "path": [],
+            "ratio": 0.5, "layout": {"type": "pane", "pane_id": "pane_x"}
+        });
         let m = Method::parse(name, params).unwrap_or_else(|e| panic!("{name}: {e:?}"));
         assert_eq!(m.name(), *name);
     }
@@ -177,4 +180,16 @@ fn unknown_fields_are_ignored_and_null_optionals_mean_absent() {
     let line = r#"{"protocol":"signaltty/1","id":"a","method":"server.status"}"#;
     assert!(parse(line).is_ok());
     assert_eq!(PROTOCOL, "signaltty/1");
+}
+
+#[test]
+fn layouts_parse_internally_tagged_and_reject_unknown_directions() {
+    let line = r#"{"protocol":"signaltty/1","id":"a","method":"tab.set_layout","params":{"tab_id":"tab_1","layout":{"type":"split","dir":"right","ratio":0.5,"first":{"type":"pane","pane_id":"a"},"second":{"type":"pane","pane_id":"b"}}}}"#;
+    assert!(parse(line).is_ok());
+    let up = line.replace("\"right\"", "\"up\"");
+    let e = parse(&up).unwrap_err();
+    assert_eq!(e.error.code, ErrorCode::BadParams);
+    assert!(e.error.message.contains("layout"), "{}", e.error.message);
+    let bad_path = r#"{"protocol":"signaltty/1","id":"a","method":"tab.set_ratio","params":{"tab_id":"tab_1","path":[-1],"ratio":0.5}}"#;
+    assert_eq!(code_of(bad_path).1, ErrorCode::BadParams);
 }
