@@ -12,6 +12,7 @@ pub mod flow;
 pub mod git;
 pub mod ids;
 pub mod journal;
+pub mod launch;
 pub mod layout;
 pub mod listener;
 pub mod projection;

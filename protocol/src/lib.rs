@@ -10,6 +10,7 @@ pub mod error;
 pub mod event;
 pub mod ids;
 pub mod method;
+pub mod pane;
 pub mod server;
 pub mod signal;
 pub mod subscribe;

@@ -1,0 +1,232 @@
+//! Pure parts of launching a pane (spec/pty-terminal.md §2.2, §2.5): the child
+//! environment, relative-executable anchoring, the agent kind of a command, and
+//! the captured config env. No I/O.
+
+use signaltty_protocol::pane::AgentKind;
+use std::collections::BTreeMap;
+use std::path::{Component, Path, PathBuf};
+
+/// Server variables never passed to a child.
+pub const ENV_BLOCKED: &[&str] = &["LD_PRELOAD", "LD_LIBRARY_PATH", "SIGNALTTY_SOCKET"];
+/// Request overrides accepted by exact name.
+pub const ENV_ALLOWED: &[&str] = &[
+    "TERM",
+    "COLORTERM",
+    "LANG",
+    "LC_ALL",
+    "LC_CTYPE",
+    "EDITOR",
+    "VISUAL",
+    "PAGER",
+    "SHELL",
+    "SIGNALTTY_PANE",
+];
+/// Request overrides accepted by prefix.
+pub const ENV_ALLOWED_PREFIXES: &[&str] =
+    &["SIGNALTTY_", "CLAUDE_", "CODEX_", "OPENCODE_", "CURSOR_"];
+/// The only request variables a pane remembers (re-applied by `pane.resume`).
+pub const CONFIG_ENV_KEYS: &[&str] = &["CLAUDE_CONFIG_DIR", "CODEX_HOME", "OPENCODE_CONFIG_DIR"];
+
+/// Builds a child's environment: the server's minus the block list, then the
+/// allowed request overrides, `TERM=xterm-256color` when nobody set it, then
+/// `SIGNALTTY_PANE` and `SIGNALTTY_SOCKET`, which always win.
+pub fn child_env(
+    server: impl IntoIterator<Item = (String, String)>,
+    request: &BTreeMap<String, String>,
+    pane_id: &str,
+    socket: &Path,
+) -> Vec<(String, String)> {
+    let mut env: BTreeMap<String, String> = server
+        .into_iter()
+        .filter(|(k, _)| !ENV_BLOCKED.contains(&k.as_str()))
+        .collect();
+    for (k, v) in request {
+        let allowed = ENV_ALLOWED.contains(&k.as_str())
+            || ENV_ALLOWED_PREFIXES.iter().any(|p| k.starts_with(p));
+        if allowed && !ENV_BLOCKED.contains(&k.as_str()) {
+            env.insert(k.clone(), v.clone());
+        }
+    }
+    env.entry("TERM".to_owned())
+        .or_insert_with(|| "xterm-256color".to_owned());
+    env.insert("SIGNALTTY_PANE".to_owned(), pane_id.to_owned());
+    env.insert(
+        "SIGNALTTY_SOCKET".to_owned(),
+        socket.to_string_lossy().into_owned(),
+    );
+    env.into_iter().collect()
+}
+
+/// Makes a relative executable containing `/` absolute against `cwd`, lexically
+/// normalised, so a later cwd change cannot redirect a resume. Bare names stay
+/// for the PATH lookup.
+pub fn anchor_argv(mut argv: Vec<String>, cwd: &Path) -> Vec<String> {
+    if let Some(first) = argv.first_mut()
+        && first.contains('/')
+        && !Path::new(first.as_str()).is_absolute()
+    {
+        *first = normalise(&cwd.join(first.as_str()))
+            .to_string_lossy()
+            .into_owned();
+    }
+    argv
+}
+
+fn normalise(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {},
+            Component::ParentDir => {
+                out.pop();
+            },
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// The kind of a command by its program's basename (spec/data-model.md §5.2 built-ins;
+/// manifest overlays come with the agent adapters). Anything else is `generic`.
+pub fn detect_kind(argv: &[String]) -> AgentKind {
+    let Some(program) = argv.first() else {
+        return AgentKind::None;
+    };
+    let base = Path::new(program)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or(program);
+    match base {
+        "codex" => AgentKind::Codex,
+        "claude" => AgentKind::Claude,
+        "opencode" => AgentKind::Opencode,
+        "cursor-agent" => AgentKind::Cursor,
+        "pi" => AgentKind::Pi,
+        _ => AgentKind::Generic,
+    }
+}
+
+/// A pane's title at spawn: the basename of `argv[0]`, or `shell`.
+pub fn initial_title(argv: &[String]) -> String {
+    argv.first()
+        .and_then(|p| Path::new(p).file_name())
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "shell".to_owned())
+}
+
+/// The config env a pane remembers: only the three config-dir variables, made
+/// absolute against `cwd`. `None` when there are none.
+pub fn config_env(
+    request: &BTreeMap<String, String>,
+    cwd: &Path,
+) -> Option<BTreeMap<String, String>> {
+    let kept: BTreeMap<String, String> = request
+        .iter()
+        .filter(|(k, _)| CONFIG_ENV_KEYS.contains(&k.as_str()))
+        .map(|(k, v)| {
+            let p = Path::new(v);
+            let abs = if p.is_absolute() {
+                p.to_path_buf()
+            } else {
+                normalise(&cwd.join(p))
+            };
+            (k.clone(), abs.to_string_lossy().into_owned())
+        })
+        .collect();
+    (!kept.is_empty()).then_some(kept)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn map(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect()
+    }
+
+    #[test]
+    fn the_child_environment_filters_blocks_and_injects_in_order() {
+        let server = vec![
+            ("PATH".to_owned(), "/bin".to_owned()),
+            ("LD_PRELOAD".to_owned(), "evil.so".to_owned()),
+            ("SIGNALTTY_SOCKET".to_owned(), "/old.sock".to_owned()),
+        ];
+        let request = map(&[
+            ("LANG", "C.UTF-8"),
+            ("CODEX_HOME", "/c"),
+            ("SIGNALTTY_PANE", "forged"),
+            ("HOME", "/elsewhere"),
+            ("LD_LIBRARY_PATH", "/x"),
+        ]);
+        let env: BTreeMap<_, _> = child_env(server, &request, "pane_1", Path::new("/run/s.sock"))
+            .into_iter()
+            .collect();
+        assert_eq!(env.get("PATH").map(String::as_str), Some("/bin"));
+        assert!(!env.contains_key("LD_PRELOAD") && !env.contains_key("LD_LIBRARY_PATH"));
+        assert!(!env.contains_key("HOME"), "HOME is not an allowed override");
+        assert_eq!(env["LANG"], "C.UTF-8");
+        assert_eq!(env["CODEX_HOME"], "/c");
+        assert_eq!(env["TERM"], "xterm-256color");
+        assert_eq!(
+            env["SIGNALTTY_PANE"], "pane_1",
+            "the server's pane id always wins"
+        );
+        assert_eq!(env["SIGNALTTY_SOCKET"], "/run/s.sock");
+        let with_term = child_env(
+            vec![("TERM".to_owned(), "screen".to_owned())],
+            &BTreeMap::new(),
+            "p",
+            Path::new("/s"),
+        );
+        assert!(with_term.contains(&("TERM".to_owned(), "screen".to_owned())));
+    }
+
+    #[test]
+    fn relative_executables_with_a_slash_are_anchored_and_bare_names_are_not() {
+        let cwd = Path::new("/home/u/proj");
+        assert_eq!(
+            anchor_argv(vec!["./bin/run".into(), "-x".into()], cwd),
+            vec!["/home/u/proj/bin/run", "-x"]
+        );
+        assert_eq!(
+            anchor_argv(vec!["../tools/a".into()], cwd),
+            vec!["/home/u/tools/a"]
+        );
+        assert_eq!(anchor_argv(vec!["codex".into()], cwd), vec!["codex"]);
+        assert_eq!(
+            anchor_argv(vec!["/usr/bin/env".into()], cwd),
+            vec!["/usr/bin/env"]
+        );
+    }
+
+    #[test]
+    fn kinds_come_from_the_basename_and_titles_too() {
+        assert_eq!(detect_kind(&["/opt/bin/codex".into()]), AgentKind::Codex);
+        assert_eq!(detect_kind(&["cursor-agent".into()]), AgentKind::Cursor);
+        assert_eq!(detect_kind(&["bash".into()]), AgentKind::Generic);
+        assert_eq!(detect_kind(&[]), AgentKind::None);
+        assert_eq!(initial_title(&["/bin/sh".into(), "-c".into()]), "sh");
+        assert_eq!(initial_title(&[]), "shell");
+    }
+
+    #[test]
+    fn only_config_dirs_are_remembered_and_made_absolute() {
+        let request = map(&[
+            ("CODEX_HOME", "cfg/codex"),
+            ("CLAUDE_CONFIG_DIR", "/abs"),
+            ("LANG", "C"),
+        ]);
+        let kept = config_env(&request, Path::new("/w")).unwrap();
+        assert_eq!(
+            kept,
+            map(&[
+                ("CLAUDE_CONFIG_DIR", "/abs"),
+                ("CODEX_HOME", "/w/cfg/codex")
+            ])
+        );
+        assert_eq!(config_env(&map(&[("LANG", "C")]), Path::new("/w")), None);
+    }
+}
