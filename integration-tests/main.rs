@@ -3,10 +3,12 @@
 
 mod support;
 
+mod attach;
 mod cli;
 mod flood;
 mod journal;
 mod journal_faults;
+mod panes;
 mod security;
 mod tabs;
 mod transport;

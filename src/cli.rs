@@ -29,7 +29,7 @@ pub fn fail(message: &str) -> i32 {
 }
 
 /// Makes one call and hands the typed result to `show` (or prints the raw JSON).
-fn call<T: DeserializeOwned>(global: &Global, method: Method, show: impl FnOnce(T)) -> i32 {
+pub fn call<T: DeserializeOwned>(global: &Global, method: Method, show: impl FnOnce(T)) -> i32 {
     let outcome = Client::connect(&resolve_socket(global)).and_then(|mut c| c.call(method));
     match outcome {
         Ok(value) if global.json => {

@@ -10,10 +10,12 @@ macro_rules! say {
     }};
 }
 
+mod attach;
 mod cli;
 mod client;
 mod follow;
 mod logger;
+mod panes_cli;
 mod serve;
 
 use clap::{Args, Parser, Subcommand};
@@ -71,6 +73,35 @@ enum Command {
     /// Manage workspaces (workspace.*).
     #[command(subcommand)]
     Workspace(WorkspaceCommand),
+    /// Create a workspace (unless --workspace names one) and start a pane in it.
+    New {
+        /// An existing workspace (id or handle) instead of a new one.
+        #[arg(long)]
+        workspace: Option<String>,
+        /// Name of the new workspace.
+        #[arg(long)]
+        name: Option<String>,
+        /// Title of the new tab (with --workspace).
+        #[arg(long)]
+        tab: Option<String>,
+        /// Directory of the new workspace and pane (default: $HOME for the workspace).
+        #[arg(long, value_name = "DIR")]
+        cwd: Option<PathBuf>,
+        /// The command (default: $SHELL).
+        #[arg(last = true)]
+        argv: Vec<String>,
+    },
+    /// Attach this terminal to a pane: see its screen, type into it; Ctrl-\ detaches.
+    Attach {
+        /// Pane id or name (default: $SIGNALTTY_PANE).
+        pane: Option<String>,
+    },
+    /// Drive panes (pane.*).
+    #[command(subcommand)]
+    Pane(PaneCommand),
+    /// Manage tabs (tab.*).
+    #[command(subcommand)]
+    Tab(TabCommand),
     /// Print state events as JSON lines and keep following them (subscribe).
     Events {
         /// Replay every matching event after this seq first.
@@ -83,6 +114,115 @@ enum Command {
     /// Inspect the event journal offline.
     #[command(subcommand)]
     Journal(JournalCommand),
+}
+
+#[derive(Debug, Subcommand)]
+enum PaneCommand {
+    /// Start a pane in an empty tab of a workspace (pane.spawn).
+    Spawn {
+        /// Workspace id or handle.
+        workspace: String,
+        /// An empty tab of that workspace.
+        #[arg(long)]
+        tab: Option<String>,
+        /// Directory (default: the workspace's).
+        #[arg(long, value_name = "DIR")]
+        cwd: Option<PathBuf>,
+        /// The command (default: $SHELL).
+        #[arg(last = true)]
+        argv: Vec<String>,
+    },
+    /// Show a pane (pane.get).
+    Get {
+        /// Pane id or name (default: $SIGNALTTY_PANE).
+        pane: Option<String>,
+    },
+    /// Print a pane's screen or history (pane.read).
+    Read {
+        /// Pane id or name (default: $SIGNALTTY_PANE).
+        pane: Option<String>,
+        /// screen, tail or rendered.
+        #[arg(long, default_value = "tail")]
+        mode: String,
+        /// How many lines (max 5000).
+        #[arg(long)]
+        lines: Option<u64>,
+        /// rendered: only lines after this cursor.
+        #[arg(long)]
+        after_seq: Option<u64>,
+    },
+    /// Type text into a pane (pane.input).
+    Input {
+        /// Pane id or name.
+        pane: Option<String>,
+        /// The text.
+        #[arg(long)]
+        text: String,
+        /// Press Enter after the text.
+        #[arg(long)]
+        enter: bool,
+    },
+    /// Resize a pane (pane.resize).
+    Resize {
+        /// Pane id or name.
+        pane: Option<String>,
+        /// Columns.
+        #[arg(long)]
+        cols: u16,
+        /// Rows.
+        #[arg(long)]
+        rows: u16,
+    },
+    /// Send a signal to a pane's process (pane.signal).
+    Signal {
+        /// Pane id or name.
+        pane: Option<String>,
+        /// INT TERM KILL HUP QUIT WINCH USR1 USR2.
+        #[arg(long, default_value = "INT")]
+        signal: String,
+        /// Signal the whole process group.
+        #[arg(long)]
+        group: bool,
+    },
+    /// Close a pane and hang up its process (pane.close).
+    Close {
+        /// Pane id or name.
+        pane: Option<String>,
+        /// Signal for the process.
+        #[arg(long, default_value = "TERM")]
+        signal: String,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum TabCommand {
+    /// Add a tab to a workspace (tab.create).
+    Create {
+        /// Workspace id or handle.
+        workspace: String,
+        /// Title.
+        #[arg(long)]
+        title: Option<String>,
+    },
+    /// Close a tab and its panes (tab.close).
+    Close {
+        /// Tab id.
+        tab: String,
+        /// Signal for each process.
+        #[arg(long, default_value = "TERM")]
+        signal: String,
+    },
+    /// Move one divider (tab.set_ratio).
+    SetRatio {
+        /// Tab id.
+        tab: String,
+        /// Path from the root, e.g. 0,1 (empty for the root).
+        #[arg(long, value_delimiter = ',')]
+        path: Vec<u8>,
+        /// The first side's share.
+        #[arg(long)]
+        ratio: f32,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -144,6 +284,16 @@ fn main() -> ExitCode {
         Command::Status => cli::status(&cli.global),
         Command::Schema => cli::schema(&cli.global),
         Command::Workspace(cmd) => cli::workspace(&cli.global, cmd),
+        Command::New {
+            workspace,
+            name,
+            tab,
+            cwd,
+            argv,
+        } => panes_cli::new(&cli.global, workspace, name, tab, cwd, argv),
+        Command::Pane(cmd) => panes_cli::pane(&cli.global, cmd),
+        Command::Attach { pane } => attach::attach(&cli.global, pane),
+        Command::Tab(cmd) => panes_cli::tab(&cli.global, cmd),
         Command::Events { from_seq, filters } => follow::events(&cli.global, from_seq, filters),
         Command::Journal(JournalCommand::Verify { state_dir }) => {
             follow::verify(&cli.global, state_dir)

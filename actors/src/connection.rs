@@ -37,6 +37,14 @@ pub struct Deliver {
     pub line: Bytes,
 }
 
+/// A `pty.data` line for a pane this connection attached.
+#[derive(Debug, Message)]
+#[rtype(result = "()")]
+pub struct DeliverPty {
+    /// The event line, newline included.
+    pub line: Bytes,
+}
+
 /// Disconnect this client (lag, out-of-order delivery), telling it why.
 #[derive(Debug, Message)]
 #[rtype(result = "()")]
@@ -84,8 +92,8 @@ pub const MAX_WAITING_REQUESTS: usize = 1024;
 
 /// A line waiting its turn.
 enum Queued {
-    /// A request to dispatch.
-    Request(Request),
+    /// A request to dispatch (boxed: a request is large, an answer small).
+    Request(Box<Request>),
     /// An answer already known (a parse error): written in its turn.
     Answer(Bytes),
 }
@@ -118,7 +126,9 @@ pub struct Connection {
 
 /// The request being served.
 struct InFlight {
-    subscribe: bool,
+    /// A `subscribe` or `pane.attach`: events that arrive meanwhile wait until
+    /// its reply (and replay) is written.
+    holds_events: bool,
 }
 
 impl Connection {
@@ -163,7 +173,7 @@ impl Connection {
 
     fn enqueue_line(&mut self, line: &[u8], ctx: &mut Context<Self>) {
         let item = match Request::parse(line) {
-            Ok(request) => Queued::Request(request),
+            Ok(request) => Queued::Request(Box::new(request)),
             Err(e) => Queued::Answer(Bytes::from(Response::err(e.id, e.error).to_line())),
         };
         self.enqueue(item, ctx);
@@ -177,7 +187,7 @@ impl Connection {
             };
             match item {
                 Queued::Answer(line) => self.write(&line, false, ctx),
-                Queued::Request(request) => self.dispatch(request, ctx),
+                Queued::Request(request) => self.dispatch(*request, ctx),
             }
         }
         if self.queue.len() < MAX_WAITING_REQUESTS / 2 {
@@ -193,7 +203,8 @@ impl Connection {
         if subscribe {
             self.generation += 1;
         }
-        self.in_flight = Some(InFlight { subscribe });
+        let holds_events = subscribe || matches!(request.method, Method::PaneAttach(_));
+        self.in_flight = Some(InFlight { holds_events });
         let id = request.id.clone();
         let dispatch = Dispatch {
             request,
@@ -210,7 +221,7 @@ impl Connection {
             for line in &after {
                 act.write(line, false, ctx);
             }
-            if act.in_flight.take().is_some_and(|f| f.subscribe) {
+            if act.in_flight.take().is_some_and(|f| f.holds_events) {
                 act.held_bytes = 0;
                 let held = std::mem::take(&mut act.held);
                 // A subscribe that did not subscribe (its replay was not complete)
@@ -237,7 +248,8 @@ impl Connection {
             id: self.id,
             deliver: addr.clone().recipient(),
             close: addr.clone().recipient(),
-            drain: addr.recipient(),
+            drain: addr.clone().recipient(),
+            pty: addr.recipient(),
         }
     }
 
@@ -364,7 +376,26 @@ impl Handler<Deliver> for Connection {
         if msg.generation != self.generation || self.eof {
             return;
         }
-        if self.in_flight.as_ref().is_some_and(|f| f.subscribe) {
+        self.deliver(msg.line, ctx);
+    }
+}
+
+impl Handler<DeliverPty> for Connection {
+    type Result = ();
+
+    fn handle(&mut self, msg: DeliverPty, ctx: &mut Self::Context) {
+        if self.eof {
+            return;
+        }
+        self.deliver(msg.line, ctx);
+    }
+}
+
+impl Connection {
+    /// Writes an event line, or holds it while a subscribe or attach reply is pending.
+    fn deliver(&mut self, line: Bytes, ctx: &mut Context<Self>) {
+        let msg = DeliverPty { line };
+        if self.in_flight.as_ref().is_some_and(|f| f.holds_events) {
             self.held_bytes += msg.line.len() as u64;
             self.held.push(msg.line);
             if self.held_bytes > self.limits.slow_subscriber_bytes {

@@ -19,6 +19,21 @@ pub enum Error {
     NoSuchPane(String),
     /// `server.shutdown` without `force` while panes are live.
     PanesAlive { live: usize },
+    /// The pane has no live process; `written` is the prefix of an input the PTY
+    /// accepted before it went away.
+    PaneExited {
+        pane: String,
+        written: Option<usize>,
+    },
+    /// A bounded operation ran out of time; `written` as for `PaneExited`.
+    Timeout {
+        what: String,
+        written: Option<usize>,
+    },
+    /// The PTY or the program could not be started.
+    SpawnFailed(String),
+    /// Too much at once (input over 1 MiB, …).
+    RateLimited(String),
     /// A filesystem or process operation failed.
     Io {
         what: String,
@@ -41,6 +56,10 @@ impl Error {
             Error::NoSuchTab(_) => ErrorCode::NoSuchTab,
             Error::NoSuchPane(_) => ErrorCode::NoSuchPane,
             Error::PanesAlive { .. } => ErrorCode::PanesAlive,
+            Error::PaneExited { .. } => ErrorCode::PaneExited,
+            Error::Timeout { .. } => ErrorCode::Timeout,
+            Error::SpawnFailed(_) => ErrorCode::SpawnFailed,
+            Error::RateLimited(_) => ErrorCode::RateLimited,
             Error::Io { .. } => ErrorCode::IoError,
             Error::Mailbox(_) => ErrorCode::Internal,
             Error::JournalFailed(_) => ErrorCode::Internal,
@@ -52,6 +71,12 @@ impl Error {
     pub fn details(&self) -> Option<serde_json::Value> {
         match self {
             Error::PanesAlive { live } => Some(serde_json::json!({ "live_panes": live })),
+            Error::PaneExited {
+                written: Some(n), ..
+            }
+            | Error::Timeout {
+                written: Some(n), ..
+            } => Some(serde_json::json!({ "written_bytes": n })),
             _ => None,
         }
     }
@@ -71,6 +96,10 @@ impl fmt::Display for Error {
                 )
             },
             Error::Io { what, source } => write!(f, "{what}: {source}"),
+            Error::PaneExited { pane, .. } => write!(f, "pane {pane} has no live process"),
+            Error::Timeout { what, .. } => write!(f, "{what} timed out"),
+            Error::SpawnFailed(why) => f.write_str(why),
+            Error::RateLimited(why) => f.write_str(why),
             Error::Mailbox(e) => write!(f, "internal actor unavailable: {e}"),
             Error::JournalFailed(msg) => write!(f, "event journal failed: {msg}"),
             Error::ShuttingDown => f.write_str("the server is shutting down"),

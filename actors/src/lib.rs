@@ -15,11 +15,14 @@ pub mod journal;
 pub mod launch;
 pub mod layout;
 pub mod listener;
+pub mod pane;
 pub mod projection;
+pub mod pty;
 pub mod router;
 pub mod slug;
 pub mod subscriber;
 pub mod supervisor;
+pub mod term;
 #[cfg(test)]
 pub mod testkit;
 pub mod workspace;

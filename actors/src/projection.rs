@@ -3,8 +3,10 @@
 //! seq order, so it is always "the state at seq N", and replaying the journal
 //! rebuilds it.
 
-use signaltty_protocol::workspace::{Tab, Workspace};
-use signaltty_protocol::{Event, Seq, TabId, WorkspaceId};
+use crate::layout;
+use signaltty_protocol::pane::{LiveState, Pane, RestoreState};
+use signaltty_protocol::workspace::{Layout, Tab, Workspace};
+use signaltty_protocol::{Event, PaneId, Seq, TabId, WorkspaceId};
 use std::collections::HashMap;
 
 /// The state as of `seq`.
@@ -15,6 +17,7 @@ pub struct Projection {
     /// Workspace ids in creation order.
     order: Vec<WorkspaceId>,
     tabs: HashMap<TabId, Tab>,
+    panes: HashMap<PaneId, Pane>,
 }
 
 impl Projection {
@@ -46,6 +49,7 @@ impl Projection {
                 self.workspaces.remove(workspace_id);
                 self.order.retain(|id| id != workspace_id);
                 self.tabs.retain(|_, t| t.workspace_id != *workspace_id);
+                self.panes.retain(|_, p| p.workspace_id != *workspace_id);
             },
             Event::TabCreated { tab } => {
                 // The workspace's tab list and active tab change without a
@@ -60,6 +64,7 @@ impl Projection {
                 self.tabs.insert(tab.id.clone(), tab.clone());
             },
             Event::TabClosed { tab_id } => {
+                self.panes.retain(|_, p| p.tab_id != *tab_id);
                 if let Some(tab) = self.tabs.remove(tab_id)
                     && let Some(w) = self.workspaces.get_mut(&tab.workspace_id)
                 {
@@ -69,6 +74,45 @@ impl Projection {
                     }
                 }
             },
+            Event::PaneCreated { pane } => {
+                // A pane spawned into an empty tab becomes its only leaf; a split
+                // already arrived as `tab.updated` with the new layout.
+                if let Some(tab) = self.tabs.get_mut(&pane.tab_id) {
+                    if tab.layout.is_none() {
+                        tab.layout = Some(Layout::Pane {
+                            pane_id: pane.id.clone(),
+                        });
+                    }
+                    tab.active_pane_id = Some(pane.id.clone());
+                }
+                self.panes.insert(pane.id.clone(), pane.clone());
+            },
+            Event::PaneUpdated { pane, .. } | Event::PaneResized { pane } => {
+                self.panes.insert(pane.id.clone(), pane.clone());
+            },
+            Event::PaneExited { pane_id, code } => {
+                if let Some(p) = self.panes.get_mut(pane_id) {
+                    p.live = LiveState::Exited { code: *code };
+                    p.restore_state = RestoreState::Exited;
+                }
+            },
+            Event::PaneClosed { pane_id } => {
+                // The tab's layout collapses around the closed pane without a
+                // `tab.updated` (spec/pty-terminal.md §9).
+                if let Some(p) = self.panes.remove(pane_id)
+                    && let Some(tab) = self.tabs.get_mut(&p.tab_id)
+                {
+                    tab.layout = tab.layout.take().and_then(|l| layout::remove(l, pane_id));
+                    if tab.active_pane_id.as_ref() == Some(pane_id) {
+                        tab.active_pane_id = tab
+                            .layout
+                            .as_ref()
+                            .and_then(|l| layout::leaves(l).into_iter().next());
+                    }
+                }
+            },
+            // Never journaled or applied: it only reaches attached viewers.
+            Event::PtyData { .. } => {},
             Event::ServerWillShutdown {} => {},
         }
     }
@@ -95,6 +139,41 @@ impl Projection {
     /// Number of tabs across all workspaces.
     pub fn tab_count(&self) -> usize {
         self.tabs.len()
+    }
+
+    /// One pane.
+    pub fn pane(&self, id: &PaneId) -> Option<&Pane> {
+        self.panes.get(id)
+    }
+
+    /// The pane holding a name.
+    pub fn pane_by_name(&self, name: &str) -> Option<&Pane> {
+        self.panes
+            .values()
+            .find(|p| p.name.as_deref() == Some(name))
+    }
+
+    /// Number of panes, live and tombstones.
+    pub fn pane_count(&self) -> usize {
+        self.panes.len()
+    }
+
+    /// Number of panes whose process runs.
+    pub fn live_pane_count(&self) -> usize {
+        self.panes
+            .values()
+            .filter(|p| p.live == LiveState::Live)
+            .count()
+    }
+
+    /// The panes reachable from a workspace's tabs, in tab then layout order.
+    pub fn panes_of(&self, workspace: &Workspace) -> Vec<Pane> {
+        self.tabs_of(workspace)
+            .iter()
+            .filter_map(|t| t.layout.as_ref())
+            .flat_map(layout::leaves)
+            .filter_map(|id| self.panes.get(&id).cloned())
+            .collect()
     }
 
     /// The tabs of a workspace, in its tab order.

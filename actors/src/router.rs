@@ -26,12 +26,13 @@ use std::path::PathBuf;
 /// The longest workspace name accepted, in bytes.
 pub const MAX_NAME_BYTES: usize = 256;
 
+mod panes;
 mod tabs;
 
 type Routed = ResponseActFuture<Supervisor, Reply>;
 
 /// Serves one request.
-pub fn route(sup: &mut Supervisor, msg: Dispatch, _ctx: &mut Context<Supervisor>) -> Routed {
+pub fn route(sup: &mut Supervisor, msg: Dispatch, ctx: &mut Context<Supervisor>) -> Routed {
     let Dispatch {
         request,
         conn,
@@ -65,6 +66,15 @@ pub fn route(sup: &mut Supervisor, msg: Dispatch, _ctx: &mut Context<Supervisor>
         Method::TabClose(p) => tabs::close(sup, p),
         Method::TabSetLayout(p) => tabs::set_layout(sup, p),
         Method::TabSetRatio(p) => tabs::set_ratio(sup, p),
+        Method::PaneSpawn(p) => panes::spawn(sup, p, ctx),
+        Method::PaneGet(p) => panes::get(sup, p),
+        Method::PaneInput(p) => panes::input(sup, p),
+        Method::PaneResize(p) => panes::resize(sup, p),
+        Method::PaneSignal(p) => panes::signal(sup, p),
+        Method::PaneRead(p) => panes::read(sup, p),
+        Method::PaneAttach(p) => panes::attach(sup, &conn, p),
+        Method::PaneDetach(p) => panes::detach(sup, &conn, p),
+        Method::PaneClose(p) => panes::close(sup, p),
         Method::Subscribe(p) => subscribe(sup, &conn, generation, p),
     }
 }
@@ -95,8 +105,8 @@ fn status(sup: &Supervisor) -> ServerStatusResult {
         uptime_s: sup.started.elapsed().as_secs(),
         workspaces: sup.projection.workspace_count(),
         tabs: sup.projection.tab_count(),
-        panes: 0,
-        live_panes: 0,
+        panes: sup.projection.pane_count(),
+        live_panes: sup.projection.live_pane_count(),
         seq: sup.head().0,
     }
 }
@@ -242,8 +252,8 @@ fn workspace_get(sup: &Supervisor, r: &WorkspaceRef) -> Result<WorkspaceGetResul
         .ok_or_else(|| Error::NoSuchWorkspace(r.clone()))?;
     Ok(WorkspaceGetResult {
         tabs: sup.projection.tabs_of(&workspace),
+        panes: sup.projection.panes_of(&workspace),
         workspace,
-        panes: Vec::new(),
     })
 }
 
@@ -291,6 +301,7 @@ fn workspace_close(
                     act.workspaces.remove(&id);
                     act.handles.retain(|_, owner| *owner != id);
                     act.tabs.retain(|_, owner| *owner != id);
+                    act.panes.retain(|_, entry| entry.workspace != id);
                 }
                 Reply::of(result.map(|()| ClosedResult { closed: true }))
             }),

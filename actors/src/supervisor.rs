@@ -11,20 +11,23 @@
 //! ```
 
 use crate::config::Config;
-use crate::connection::{CloseConnection, Deliver, Drain, KickReason};
+use crate::connection::{CloseConnection, Deliver, DeliverPty, Drain, KickReason};
 use crate::error::Error;
 use crate::events::{EventFilter, Published, Ring};
 use crate::journal::file::DiskHistory;
 use crate::journal::{Journal, JournalAck, JournalFailed, JournalRecord, JournalStore};
+use crate::pane::Pane;
 use crate::projection::Projection;
 use crate::subscriber::{DrainAfterEvents, Fanout, Subscriber};
 use crate::workspace::Workspace;
 use actix::prelude::*;
+use base64::Engine as _;
 use bytes::Bytes;
+use signaltty_protocol::envelope::EventFrame;
 use signaltty_protocol::{
     Event, PaneId, Request, Seq, TabId, Timestamp, WorkspaceId, WorkspaceRef,
 };
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Arc;
 use std::time::Instant;
 use tokio::sync::{oneshot, watch};
@@ -35,6 +38,17 @@ pub const SUPERVISOR_MAILBOX: usize = 65_536;
 /// Identifies one client connection for the life of the server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ConnId(pub u64);
+
+/// A live pane in the registry.
+#[derive(Clone)]
+pub struct PaneEntry {
+    /// Its actor.
+    pub addr: Addr<Pane>,
+    /// Its workspace.
+    pub workspace: WorkspaceId,
+    /// Its tab.
+    pub tab: TabId,
+}
 
 /// How the Supervisor reaches a connection: for subscriptions and shutdown.
 #[derive(Clone)]
@@ -47,6 +61,8 @@ pub struct ConnHandle {
     pub close: Recipient<CloseConnection>,
     /// How to drain it at shutdown.
     pub drain: Recipient<Drain>,
+    /// Where `pty.data` of attached panes goes.
+    pub pty: Recipient<DeliverPty>,
 }
 
 /// What a request produces: its result, lines to write right after the response
@@ -125,10 +141,45 @@ pub struct BeginShutdown {
     pub reason: String,
 }
 
-struct PendingEvent {
-    event: Event,
-    published: Arc<Published>,
-    waiter: Option<oneshot::Sender<Result<Seq, Error>>>,
+/// A sequenced item waiting for the journal's acknowledgement.
+enum Pending {
+    /// A state event: journaled, then applied, kept in the ring and fanned out.
+    State {
+        event: Box<Event>,
+        published: Arc<Published>,
+        waiter: Option<oneshot::Sender<Result<Seq, Error>>>,
+    },
+    /// A `pty.data` frame: its number is reserved like any other, but it is only
+    /// sent to the pane's viewers.
+    Pty {
+        seq: Seq,
+        line: Bytes,
+        viewers: Vec<Recipient<DeliverPty>>,
+    },
+}
+
+impl Pending {
+    fn seq(&self) -> Seq {
+        match self {
+            Pending::State { published, .. } => published.seq,
+            Pending::Pty { seq, .. } => *seq,
+        }
+    }
+}
+
+/// A chunk of a pane's output for its viewers (`pty.data`). The Supervisor numbers
+/// it and delivers it in seq order with the state events.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct PtyData {
+    /// The pane.
+    pub pane_id: PaneId,
+    /// The bytes.
+    pub chunk: Vec<u8>,
+    /// The pane's cumulative output offset at the end of the chunk.
+    pub end_offset: u64,
+    /// The connections attached to the pane.
+    pub viewers: Vec<Recipient<DeliverPty>>,
 }
 
 /// The Supervisor actor.
@@ -140,7 +191,7 @@ pub struct Supervisor {
     /// The last seq handed out.
     last_seq: Seq,
     /// Sequenced events waiting for the journal, in seq order.
-    pending: VecDeque<PendingEvent>,
+    pending: VecDeque<Pending>,
     pub(crate) projection: Projection,
     pub(crate) ring: Ring,
     /// What the journal files can prove, for replays the ring cannot serve.
@@ -151,6 +202,13 @@ pub struct Supervisor {
     pub(crate) handles: HashMap<String, WorkspaceId>,
     /// Which workspace owns each live tab.
     pub(crate) tabs: HashMap<TabId, WorkspaceId>,
+    /// Every pane actor, with where it lives.
+    pub(crate) panes: HashMap<PaneId, PaneEntry>,
+    /// The panes each connection attached, detached when it goes away.
+    pub(crate) attachments: HashMap<ConnId, HashSet<Addr<Pane>>>,
+    /// Arbiters pane actors run on, used round robin.
+    pane_arbiters: Vec<ArbiterHandle>,
+    next_arbiter: usize,
     subscribers: HashMap<ConnId, (Addr<Subscriber>, Recipient<CloseConnection>)>,
     connections: HashMap<ConnId, Recipient<Drain>>,
     pub(crate) shutting_down: bool,
@@ -180,6 +238,10 @@ impl Supervisor {
             workspaces: HashMap::new(),
             handles: HashMap::new(),
             tabs: HashMap::new(),
+            panes: HashMap::new(),
+            attachments: HashMap::new(),
+            pane_arbiters: Vec::new(),
+            next_arbiter: 0,
             subscribers: HashMap::new(),
             connections: HashMap::new(),
             shutting_down: false,
@@ -208,10 +270,11 @@ impl Supervisor {
                 event: published.name,
                 payload: published.payload.clone(),
                 at: at.clone(),
+                journaled: true,
             });
             let waiter = if i + 1 == count { waiter.take() } else { None };
-            self.pending.push_back(PendingEvent {
-                event,
+            self.pending.push_back(Pending::State {
+                event: Box::new(event),
                 published,
                 waiter,
             });
@@ -226,24 +289,64 @@ impl Supervisor {
         rx
     }
 
+    /// Numbers a chunk of pane output and queues it behind the state events.
+    fn sequence_pty(&mut self, msg: PtyData) {
+        self.last_seq = self.last_seq.next();
+        let seq = self.last_seq;
+        let event = Event::PtyData {
+            pane_id: msg.pane_id,
+            data_b64: base64::engine::general_purpose::STANDARD.encode(&msg.chunk),
+            output_offset: msg.end_offset,
+        };
+        let line = Bytes::from(EventFrame::new(event.name(), seq.0, event.payload()).to_line());
+        let record = JournalRecord {
+            seq,
+            event: event.name(),
+            payload: serde_json::Value::Null,
+            at: Timestamp::now(),
+            journaled: false,
+        };
+        self.pending.push_back(Pending::Pty {
+            seq,
+            line,
+            viewers: msg.viewers,
+        });
+        let sent = match &self.journal {
+            Some(j) => j.append(vec![record]),
+            None => Err("journal is not running".to_owned()),
+        };
+        if let Err(e) = sent {
+            self.fail_stop(&e);
+        }
+    }
+
     /// Publishes everything the journal has made durable, in seq order.
     fn publish_through(&mut self, through: Seq) {
-        while self
-            .pending
-            .front()
-            .is_some_and(|p| p.published.seq <= through)
-        {
+        while self.pending.front().is_some_and(|p| p.seq() <= through) {
             let Some(p) = self.pending.pop_front() else {
                 break;
             };
-            let seq = p.published.seq;
-            self.projection.apply(seq, &p.event);
-            self.ring.push(p.published.clone());
-            self.fan_out(&p.published);
-            if let Some(w) = p.waiter {
-                // The publisher may have gone away (its client disconnected); the
-                // event is published all the same.
-                let _ = w.send(Ok(seq));
+            match p {
+                Pending::State {
+                    event,
+                    published,
+                    waiter,
+                } => {
+                    let seq = published.seq;
+                    self.projection.apply(seq, &event);
+                    self.ring.push(published.clone());
+                    self.fan_out(&published);
+                    if let Some(w) = waiter {
+                        // The publisher may have gone away (its client disconnected);
+                        // the event is published all the same.
+                        let _ = w.send(Ok(seq));
+                    }
+                },
+                Pending::Pty { line, viewers, .. } => {
+                    for viewer in viewers {
+                        viewer.do_send(DeliverPty { line: line.clone() });
+                    }
+                },
             }
         }
     }
@@ -321,10 +424,36 @@ impl Supervisor {
             .ok_or_else(|| Error::NoSuchTab(id.clone()))
     }
 
-    /// Resolves a pane reference (a pane id, else a unique pane name) to the id of a
-    /// live pane. No pane exists yet in this build, so every reference is unknown.
+    /// Resolves a pane reference (a pane id, else a unique pane name) to a pane id.
     pub(crate) fn resolve_pane_ref(&self, r: &PaneId) -> Result<PaneId, Error> {
-        Err(Error::NoSuchPane(r.0.clone()))
+        if self.panes.contains_key(r) {
+            return Ok(r.clone());
+        }
+        self.projection
+            .pane_by_name(r.as_str())
+            .map(|p| p.id.clone())
+            .ok_or_else(|| Error::NoSuchPane(r.0.clone()))
+    }
+
+    /// The registry entry of a pane reference.
+    pub(crate) fn pane_entry(&self, r: &PaneId) -> Result<PaneEntry, Error> {
+        let id = self.resolve_pane_ref(r)?;
+        self.panes.get(&id).cloned().ok_or(Error::NoSuchPane(id.0))
+    }
+
+    /// Sets the arbiters pane actors run on (default: the Supervisor's own).
+    pub fn with_pane_arbiters(mut self, arbiters: Vec<ArbiterHandle>) -> Supervisor {
+        self.pane_arbiters = arbiters;
+        self
+    }
+
+    /// The arbiter for the next pane, round robin.
+    pub(crate) fn next_pane_arbiter(&mut self) -> ArbiterHandle {
+        if self.pane_arbiters.is_empty() {
+            return Arbiter::current();
+        }
+        self.next_arbiter = (self.next_arbiter + 1) % self.pane_arbiters.len();
+        self.pane_arbiters[self.next_arbiter].clone()
     }
 
     /// Announces shutdown, stops accepting and drains every connection; the system
@@ -367,7 +496,10 @@ impl Supervisor {
     fn fail_stop(&mut self, why: &str) {
         log::error!("event journal failed, stopping the server: {why}");
         for p in self.pending.drain(..) {
-            if let Some(w) = p.waiter {
+            if let Pending::State {
+                waiter: Some(w), ..
+            } = p
+            {
                 let _ = w.send(Err(Error::JournalFailed(why.to_owned())));
             }
         }
@@ -416,6 +548,14 @@ impl Handler<Publish> for Supervisor {
     }
 }
 
+impl Handler<PtyData> for Supervisor {
+    type Result = ();
+
+    fn handle(&mut self, msg: PtyData, _ctx: &mut Self::Context) {
+        self.sequence_pty(msg);
+    }
+}
+
 impl Handler<JournalAck> for Supervisor {
     type Result = ();
 
@@ -448,6 +588,9 @@ impl Handler<Disconnected> for Supervisor {
 
     fn handle(&mut self, msg: Disconnected, _ctx: &mut Self::Context) {
         self.subscribers.remove(&msg.id);
+        for pane in self.attachments.remove(&msg.id).unwrap_or_default() {
+            pane.do_send(crate::pane::Detach { conn: msg.id });
+        }
         self.connections.remove(&msg.id);
         if self.shutting_down && self.connections.is_empty() {
             self.stop_now();

@@ -2,7 +2,7 @@
 //! that gate, record or fail their appends, and a config on temp directories.
 
 use crate::config::{Config, Limits, SocketOrigin};
-use crate::connection::{CloseConnection, Deliver, Drain};
+use crate::connection::{CloseConnection, Deliver, DeliverPty, Drain};
 use crate::journal::{JournalRecord, JournalStore};
 use crate::supervisor::{ConnHandle, ConnId};
 use actix::prelude::*;
@@ -47,7 +47,8 @@ impl Probe {
             id: ConnId(id),
             deliver: addr.clone().recipient(),
             close: addr.clone().recipient(),
-            drain: addr.recipient(),
+            drain: addr.clone().recipient(),
+            pty: addr.recipient(),
         };
         (handle, log)
     }
@@ -61,6 +62,14 @@ impl Handler<Deliver> for Probe {
     type Result = ();
     fn handle(&mut self, msg: Deliver, _: &mut Self::Context) {
         let value = serde_json::from_slice(&msg.line).expect("event lines are JSON");
+        self.log.lock().events.push(value);
+    }
+}
+
+impl Handler<DeliverPty> for Probe {
+    type Result = ();
+    fn handle(&mut self, msg: DeliverPty, _: &mut Self::Context) {
+        let value = serde_json::from_slice(&msg.line).expect("pty lines are JSON");
         self.log.lock().events.push(value);
     }
 }

@@ -4,11 +4,16 @@
 
 use crate::error::Error;
 use crate::layout;
+use crate::pane::Pane;
 use crate::supervisor::Publish;
 use actix::prelude::*;
 use signaltty_protocol::signal::SignalName;
 use signaltty_protocol::workspace::{Layout, Tab, Workspace as WorkspaceState};
-use signaltty_protocol::{Event, TabId, Timestamp, WorkspaceRef};
+use signaltty_protocol::{Event, PaneId, TabId, Timestamp, WorkspaceRef};
+use std::collections::HashMap;
+
+mod panes;
+pub use panes::{RemovePane, SpawnPane};
 use std::collections::HashSet;
 
 /// Renames the workspace (the handle never changes). Replies with the workspace
@@ -79,6 +84,8 @@ pub struct Workspace {
     state: WorkspaceState,
     /// The tabs, in `state.tabs` order.
     tabs: Vec<Tab>,
+    /// The live pane actors this workspace placed.
+    panes: HashMap<PaneId, Addr<Pane>>,
     events: Recipient<Publish>,
     closing: bool,
 }
@@ -89,6 +96,7 @@ impl Workspace {
         Workspace {
             state,
             tabs: Vec::new(),
+            panes: HashMap::new(),
             events,
             closing: false,
         }
@@ -163,14 +171,13 @@ impl Handler<Close> for Workspace {
             return Box::pin(actix::fut::ready(Err(e)));
         }
         self.closing = true;
-        // Panes join here when they exist: their `pane.closed` events come first,
-        // each signalled with `msg.signal` (spec/ipc.md §8.2).
-        let _signal = msg.signal;
-        let mut events: Vec<Event> = self
-            .tabs
-            .drain(..)
-            .map(|t| Event::TabClosed { tab_id: t.id })
-            .collect();
+        // Each tab's `pane.closed` events, then its `tab.closed`, then the workspace
+        // (spec/ipc.md §8.2).
+        let mut events = Vec::new();
+        for tab in std::mem::take(&mut self.tabs) {
+            events.extend(self.close_panes_of(&tab, msg.signal));
+            events.push(Event::TabClosed { tab_id: tab.id });
+        }
         events.push(Event::WorkspaceClosed {
             workspace_id: self.state.id.clone(),
         });
@@ -201,17 +208,20 @@ impl Handler<CloseTab> for Workspace {
     type Result = ResponseFuture<Result<(), Error>>;
 
     fn handle(&mut self, msg: CloseTab, _ctx: &mut Self::Context) -> Self::Result {
-        if let Err(e) = self.tab_mut(&msg.tab_id) {
-            return fail(e);
-        }
-        // Panes join here when they exist (`pane.closed` first, signalled with `msg.signal`).
-        let _signal = msg.signal;
+        let tab = match self.tab_mut(&msg.tab_id) {
+            Ok(t) => t.clone(),
+            Err(e) => return fail(e),
+        };
+        let mut events = self.close_panes_of(&tab, msg.signal);
+        events.push(Event::TabClosed {
+            tab_id: msg.tab_id.clone(),
+        });
         self.tabs.retain(|t| t.id != msg.tab_id);
         self.state.tabs.retain(|id| *id != msg.tab_id);
         if self.state.active_tab_id.as_ref() == Some(&msg.tab_id) {
             self.state.active_tab_id = self.state.tabs.last().cloned();
         }
-        self.publish(vec![Event::TabClosed { tab_id: msg.tab_id }], ())
+        self.publish(events, ())
     }
 }
 

@@ -142,3 +142,27 @@ pub fn u64_field(value: &Value, field: &str) -> u64 {
         None => panic!("no unsigned integer field `{field}` in {value}"),
     }
 }
+
+/// State letter, parent pid, process group and session of process `pid` from
+/// `/proc/<pid>/stat`, or `None` once it is gone.
+pub fn proc_stat(pid: u32) -> Option<(char, u32, u32, u32)> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name is parenthesised and may contain spaces or parentheses.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let mut fields = rest.split_whitespace();
+    let state = fields.next()?.chars().next()?;
+    let mut number = || fields.next().and_then(|f| f.parse::<u32>().ok());
+    Some((state, number()?, number()?, number()?))
+}
+
+/// The pids of the zombie children of process `parent` (state `Z`, ppid `parent`).
+pub fn zombie_children(parent: u32) -> Vec<u32> {
+    let dir = match std::fs::read_dir("/proc") {
+        Ok(dir) => dir,
+        Err(e) => panic!("cannot list /proc: {e}"),
+    };
+    dir.filter_map(Result::ok)
+        .filter_map(|entry| entry.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|&pid| matches!(proc_stat(pid), Some(('Z', ppid, _, _)) if ppid == parent))
+        .collect()
+}

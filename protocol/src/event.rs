@@ -2,7 +2,8 @@
 //! invocation; `Event::NAMES` (and so `server.schema.events`) derives from it. An
 //! event this server cannot emit yet is left out of the table.
 
-use crate::ids::{TabId, WorkspaceId};
+use crate::ids::{PaneId, TabId, WorkspaceId};
+use crate::pane::Pane;
 use crate::workspace::{Tab, Workspace};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -39,6 +40,12 @@ events! {
     TabCreated = "tab.created" { tab: Tab },
     TabUpdated = "tab.updated" { tab: Tab },
     TabClosed = "tab.closed" { tab_id: TabId },
+    PaneCreated = "pane.created" { pane: Pane },
+    PaneUpdated = "pane.updated" { pane_id: PaneId, pane: Pane },
+    PaneExited = "pane.exited" { pane_id: PaneId, code: Option<i32> },
+    PaneClosed = "pane.closed" { pane_id: PaneId },
+    PaneResized = "pane.resized" { pane: Pane },
+    PtyData = "pty.data" { pane_id: PaneId, data_b64: String, output_offset: u64 },
     ServerWillShutdown = "server.will_shutdown" {},
 }
 

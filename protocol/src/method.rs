@@ -3,6 +3,10 @@
 //! serialization all derive from it. A method that is not implemented yet is not in
 //! the table, so the server answers `UNKNOWN_METHOD` for it (spec/ipc.md §0).
 
+use crate::pane::{
+    PaneAttachParams, PaneCloseParams, PaneInputParams, PaneReadParams, PaneResizeParams,
+    PaneSignalParams, PaneSpawnParams, PaneTarget,
+};
 use crate::server::{ServerSchemaParams, ServerShutdownParams, ServerStatusParams};
 use crate::subscribe::SubscribeParams;
 use crate::tab::{TabCloseParams, TabCreateParams, TabSetLayoutParams, TabSetRatioParams};
@@ -74,6 +78,15 @@ methods! {
     TabClose = "tab.close" (TabCloseParams),
     TabSetLayout = "tab.set_layout" (TabSetLayoutParams),
     TabSetRatio = "tab.set_ratio" (TabSetRatioParams),
+    PaneSpawn = "pane.spawn" (PaneSpawnParams),
+    PaneGet = "pane.get" (PaneTarget),
+    PaneInput = "pane.input" (PaneInputParams),
+    PaneResize = "pane.resize" (PaneResizeParams),
+    PaneSignal = "pane.signal" (PaneSignalParams),
+    PaneRead = "pane.read" (PaneReadParams),
+    PaneAttach = "pane.attach" (PaneAttachParams),
+    PaneDetach = "pane.detach" (PaneTarget),
+    PaneClose = "pane.close" (PaneCloseParams),
     Subscribe = "subscribe" (SubscribeParams),
 }
 

@@ -410,3 +410,45 @@ pub struct SentResult {
 pub const MAX_INPUT_B64: usize = 1024 * 1024;
 /// The most lines a read returns.
 pub const MAX_READ_LINES: u64 = 5000;
+
+/// `pane.attach` params.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PaneAttachParams {
+    /// Pane id or name.
+    pub pane_id: PaneRef,
+    /// With `rows`: resize to the viewer's terminal first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cols: Option<u16>,
+    /// With `cols`: resize to the viewer's terminal first.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rows: Option<u16>,
+    /// Acknowledge reading (default true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mark_seen: Option<bool>,
+}
+
+/// `pane.attach` result: the screen to start from and the offset it covers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PaneAttachResult {
+    /// Replayable VT bytes that reproduce the screen, base64.
+    pub snapshot_b64: String,
+    /// The pane's cumulative output offset covered by the snapshot.
+    pub output_offset: u64,
+    /// The pane's size.
+    pub size: PtySize,
+    /// Whether a process runs.
+    pub live: LiveState,
+    /// Restore state.
+    pub restore_state: RestoreState,
+    /// Lifecycle.
+    pub lifecycle: Lifecycle,
+    /// Attention.
+    pub attention: Attention,
+}
+
+/// `{detached: true}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DetachedResult {
+    /// Always true.
+    pub detached: bool,
+}

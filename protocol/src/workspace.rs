@@ -165,9 +165,8 @@ pub struct WorkspaceGetResult {
     pub workspace: Workspace,
     /// Its tabs, in `workspace.tabs` order.
     pub tabs: Vec<Tab>,
-    /// Panes reachable from the tabs' layouts, in layout order. Pane objects
-    /// (spec/data-model.md §5) are typed in this crate when panes land.
-    pub panes: Vec<serde_json::Value>,
+    /// Panes reachable from the tabs' layouts, in tab and layout order.
+    pub panes: Vec<crate::pane::Pane>,
 }
 
 /// `{closed: true}`.

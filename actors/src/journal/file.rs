@@ -421,9 +421,14 @@ impl JournalStore for FileStore {
             reservation::write(&self.paths().reservation, ceiling)?;
             self.reserved = ceiling;
         }
+        // Only state events are written; a batch of `pty.data` numbers needs nothing
+        // more than the reservation above.
+        let Some(last_written) = batch.iter().rev().find(|r| r.journaled).map(|r| r.seq.0) else {
+            return Ok(());
+        };
         self.check_still_named()?;
         let mut buf = Vec::with_capacity(batch.len() * 256);
-        for r in batch {
+        for r in batch.iter().filter(|r| r.journaled) {
             let out = RecordOut {
                 seq: r.seq.0,
                 event: r.event,
@@ -436,7 +441,7 @@ impl JournalStore for FileStore {
         self.file.write_all(&buf)?;
         self.file.sync_data()?;
         self.len += buf.len() as u64;
-        self.current_max = Some(last.seq.0);
+        self.current_max = Some(last_written);
         self.shared.state.lock().current_len = self.len;
         self.retention_dirty_since.get_or_insert_with(Instant::now);
         Ok(())

@@ -41,6 +41,9 @@ pub struct JournalRecord {
     pub payload: serde_json::Value,
     /// When the event was sequenced.
     pub at: Timestamp,
+    /// Whether the record is written. `pty.data` takes a sequence number (which
+    /// must be reserved durably like any other) but is never journaled.
+    pub journaled: bool,
 }
 
 /// Durable storage for journal records.

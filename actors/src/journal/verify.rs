@@ -181,6 +181,7 @@ mod tests {
                 event: "workspace.closed",
                 payload: serde_json::json!({}),
                 at: Timestamp::now(),
+                journaled: true,
             };
             store.append(&[r]).unwrap();
         }

@@ -24,7 +24,9 @@ fn every_method_name_parses_to_the_variant_that_reports_it() {
         // Fill the required params every method of this table has.
         let params = json!({
             "workspace_id": "ws_x", "name": "n", "tab_id": "tab_x", "path": [],
-            "ratio": 0.5, "layout": {"type": "pane", "pane_id": "pane_x"}
+            "ratio": 0.5, "layout": {"type": "pane", "pane_id": "pane_x"},
+            "pane_id": "pane_x", "argv": ["sh"], "data_b64": "", "cols": 80, "rows": 24,
+            "signal": "TERM"
         });
         let m = Method::parse(name, params).unwrap_or_else(|e| panic!("{name}: {e:?}"));
         assert_eq!(m.name(), *name);

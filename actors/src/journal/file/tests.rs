@@ -10,6 +10,7 @@ fn record(seq: u64) -> JournalRecord {
         event: "workspace.closed",
         payload: json!({"workspace_id": format!("ws_{seq}")}),
         at: Timestamp::from_unix_millis(0),
+        journaled: true,
     }
 }
 

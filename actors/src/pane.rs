@@ -1,0 +1,536 @@
+//! Pane: owns one PTY, its headless terminal (grid, rendered ring, OSC scanner)
+//! and its output offset. Output arrives from the PTY reader thread one chunk at a
+//! time and is acknowledged only after it was processed, so a flooding child is
+//! slowed by its own PTY rather than growing the server. Pane actors run on a
+//! small pool of arbiters, away from the Supervisor's thread.
+
+use crate::connection::DeliverPty;
+use crate::error::Error;
+use crate::pty::{Pty, PtySink, WriteError, WriteErrorKind};
+use crate::supervisor::{ConnId, PtyData, Publish};
+use crate::term::{TermEvent, Terminal};
+use actix::prelude::*;
+use base64::Engine as _;
+use signaltty_protocol::pane::{
+    LiveState, MAX_READ_LINES, Pane as PaneState, PaneAttachResult, PaneReadResult, PtySize,
+    ReadMode, RestoreState,
+};
+use signaltty_protocol::signal::SignalName;
+use signaltty_protocol::{Event, Timestamp};
+use std::collections::HashMap;
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::time::{Duration, Instant};
+
+/// How long after its child was reaped a pane waits for the PTY to drain before it
+/// reports the exit anyway (a background job may hold the terminal open).
+pub const EXIT_DRAIN_GRACE: Duration = Duration::from_millis(500);
+/// The time budget of one `pane.input` (spec/pty-terminal.md §4.2).
+pub const INPUT_BUDGET: Duration = Duration::from_secs(5);
+
+/// A chunk of PTY output. The reader waits for `ack` before reading more.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct Output {
+    /// The bytes, as read.
+    pub chunk: Vec<u8>,
+    /// Dropped (or sent) when the chunk is processed.
+    pub ack: SyncSender<()>,
+}
+
+/// The PTY reached EOF: every byte has been delivered.
+#[derive(Debug, Message)]
+#[rtype(result = "()")]
+pub struct OutputEnded;
+
+/// The child was reaped with this code (128 + signal for a signalled child).
+#[derive(Debug, Message)]
+#[rtype(result = "()")]
+pub struct ChildExited {
+    /// Exit code, `None` when unknown.
+    pub code: Option<i32>,
+}
+
+/// Replies with the pane object.
+#[derive(Debug, Message)]
+#[rtype(result = "PaneState")]
+pub struct GetPane;
+
+/// Reads the screen or the rendered ring (spec/pty-terminal.md §7.1). Never fails.
+#[derive(Debug, Message)]
+#[rtype(result = "Result<PaneReadResult, Error>")]
+pub struct ReadPane {
+    /// Which read.
+    pub mode: ReadMode,
+    /// Lines wanted (capped at 5000).
+    pub lines: u64,
+    /// `rendered` cursor.
+    pub after_seq: u64,
+}
+
+/// Writes input through the pane's bounded writer. Replies with the bytes written,
+/// or `PANE_EXITED` / `TIMEOUT` / `IO_ERROR` with the prefix written.
+#[derive(Debug, Message)]
+#[rtype(result = "Result<usize, Error>")]
+pub struct WriteInput {
+    /// The bytes.
+    pub bytes: Vec<u8>,
+}
+
+/// Resizes the pane (and its PTY when live). Replies with the pane after
+/// `pane.resized` is published.
+#[derive(Debug, Message)]
+#[rtype(result = "Result<PaneState, Error>")]
+pub struct ResizePane {
+    /// The clamped size.
+    pub size: PtySize,
+}
+
+/// Sends a signal to the child or its process group; `PANE_EXITED` without one.
+#[derive(Debug, Message)]
+#[rtype(result = "Result<(), Error>")]
+pub struct SignalPane {
+    /// Which signal.
+    pub signal: SignalName,
+    /// Signal the process group.
+    pub group: bool,
+}
+
+/// Hangs up the PTY (signalling the child) and stops the actor. The caller
+/// publishes `pane.closed`.
+#[derive(Debug, Message)]
+#[rtype(result = "()")]
+pub struct ClosePane {
+    /// The signal for the child.
+    pub signal: SignalName,
+}
+
+/// Registers a viewer (idempotent per connection), optionally resizing first, and
+/// replies with the screen snapshot and the offset it covers, taken in the same
+/// turn as the registration: no byte is lost or doubled between them.
+#[derive(Message)]
+#[rtype(result = "Result<PaneAttachResult, Error>")]
+pub struct Attach {
+    /// The connection.
+    pub conn: ConnId,
+    /// Where its `pty.data` goes.
+    pub viewer: Recipient<DeliverPty>,
+    /// A size to apply first.
+    pub size: Option<PtySize>,
+}
+
+/// Removes a viewer; the process is untouched.
+#[derive(Debug, Message)]
+#[rtype(result = "()")]
+pub struct Detach {
+    /// The connection.
+    pub conn: ConnId,
+}
+
+/// The Pane actor.
+pub struct Pane {
+    state: PaneState,
+    term: Terminal,
+    /// Cumulative output bytes of this pane in this server run.
+    output_offset: u64,
+    pty: Option<Pty>,
+    events: Recipient<Publish>,
+    /// Where numbered `pty.data` goes.
+    pty_out: Recipient<PtyData>,
+    /// Attached connections.
+    viewers: HashMap<ConnId, Recipient<DeliverPty>>,
+    ended: bool,
+    exit_code: Option<Option<i32>>,
+    exit_reported: bool,
+}
+
+impl Pane {
+    /// A pane actor for a freshly spawned process.
+    pub fn new(
+        state: PaneState,
+        pty: Pty,
+        events: Recipient<Publish>,
+        pty_out: Recipient<PtyData>,
+    ) -> Pane {
+        let term = Terminal::new(state.pty_size.rows, state.pty_size.cols);
+        Pane {
+            state,
+            term,
+            output_offset: 0,
+            pty: Some(pty),
+            events,
+            pty_out,
+            viewers: HashMap::new(),
+            ended: false,
+            exit_code: None,
+            exit_reported: false,
+        }
+    }
+
+    /// The viewers still connected (closed connections are forgotten here).
+    fn live_viewers(&mut self) -> Vec<Recipient<DeliverPty>> {
+        self.viewers.retain(|_, v| v.connected());
+        self.viewers.values().cloned().collect()
+    }
+
+    fn on_output(&mut self, chunk: &[u8]) {
+        self.output_offset += chunk.len() as u64;
+        self.state.last_activity_at = Timestamp::now();
+        for event in self.term.feed(chunk) {
+            match event {
+                TermEvent::Title(title) if title != self.state.title => {
+                    self.state.title = title;
+                    let pane = self.state.clone();
+                    self.events.do_send(Publish {
+                        events: vec![Event::PaneUpdated {
+                            pane_id: pane.id.clone(),
+                            pane,
+                        }],
+                    });
+                },
+                // Bells and notifications feed attention, which the state engine owns.
+                _ => {},
+            }
+        }
+    }
+
+    /// Reports the exit once the child is reaped and its output drained (or the
+    /// drain grace has passed).
+    fn maybe_report_exit(&mut self, drained_or_late: bool) {
+        let Some(code) = self.exit_code else { return };
+        if self.exit_reported || !(self.ended || drained_or_late) {
+            return;
+        }
+        self.exit_reported = true;
+        self.pty = None;
+        self.state.live = LiveState::Exited { code };
+        self.state.restore_state = RestoreState::Exited;
+        self.state.last_activity_at = Timestamp::now();
+        self.events.do_send(Publish {
+            events: vec![Event::PaneExited {
+                pane_id: self.state.id.clone(),
+                code,
+            }],
+        });
+    }
+
+    fn pane_exited(&self, written: Option<usize>) -> Error {
+        Error::PaneExited {
+            pane: self.state.id.0.clone(),
+            written,
+        }
+    }
+}
+
+impl Actor for Pane {
+    type Context = Context<Self>;
+}
+
+impl Handler<Output> for Pane {
+    type Result = ResponseFuture<()>;
+
+    fn handle(&mut self, msg: Output, _ctx: &mut Self::Context) -> Self::Result {
+        self.on_output(&msg.chunk);
+        let viewers = self.live_viewers();
+        let ack = msg.ack;
+        if viewers.is_empty() {
+            // The reader may already be gone (closing); nothing waits then.
+            let _ = ack.try_send(());
+            return Box::pin(async {});
+        }
+        let sent = self.pty_out.send(PtyData {
+            pane_id: self.state.id.clone(),
+            chunk: msg.chunk,
+            end_offset: self.output_offset,
+            viewers,
+        });
+        // Acknowledged once the Supervisor took the chunk: a flood with viewers is
+        // paced by the Supervisor's mailbox, never queued without bound.
+        Box::pin(async move {
+            let _ = sent.await;
+            let _ = ack.try_send(());
+        })
+    }
+}
+
+impl Handler<OutputEnded> for Pane {
+    type Result = ();
+
+    fn handle(&mut self, _msg: OutputEnded, _ctx: &mut Self::Context) {
+        self.ended = true;
+        self.maybe_report_exit(false);
+    }
+}
+
+impl Handler<ChildExited> for Pane {
+    type Result = ();
+
+    fn handle(&mut self, msg: ChildExited, ctx: &mut Self::Context) {
+        self.exit_code = Some(msg.code);
+        self.maybe_report_exit(false);
+        if !self.exit_reported {
+            ctx.run_later(EXIT_DRAIN_GRACE, |act, _| act.maybe_report_exit(true));
+        }
+    }
+}
+
+impl Handler<GetPane> for Pane {
+    type Result = MessageResult<GetPane>;
+
+    fn handle(&mut self, _msg: GetPane, _ctx: &mut Self::Context) -> Self::Result {
+        MessageResult(self.state.clone())
+    }
+}
+
+impl Handler<ReadPane> for Pane {
+    type Result = MessageResult<ReadPane>;
+
+    fn handle(&mut self, msg: ReadPane, _ctx: &mut Self::Context) -> Self::Result {
+        let lines = msg.lines.min(MAX_READ_LINES) as usize;
+        MessageResult(Ok(match msg.mode {
+            ReadMode::Screen => PaneReadResult {
+                text: self.term.screen_text(),
+                truncated: false,
+                seq: None,
+                next_seq: None,
+                dropped: None,
+            },
+            ReadMode::Tail => {
+                let tail = self.term.tail(lines);
+                PaneReadResult {
+                    text: tail.text,
+                    truncated: tail.truncated,
+                    seq: None,
+                    next_seq: None,
+                    dropped: None,
+                }
+            },
+            ReadMode::Rendered => {
+                let r = self.term.rendered(msg.after_seq, lines);
+                PaneReadResult {
+                    text: r.text,
+                    truncated: r.truncated,
+                    seq: Some(r.seq),
+                    next_seq: Some(r.next_seq),
+                    dropped: Some(r.dropped),
+                }
+            },
+        }))
+    }
+}
+
+impl Handler<WriteInput> for Pane {
+    type Result = ResponseFuture<Result<usize, Error>>;
+
+    fn handle(&mut self, msg: WriteInput, _ctx: &mut Self::Context) -> Self::Result {
+        let Some(pty) = self.pty.as_ref() else {
+            let e = self.pane_exited(None);
+            return Box::pin(async move { Err(e) });
+        };
+        // Bound to this PTY now: a later process in this pane never gets these bytes.
+        let pending = pty.write(msg.bytes, Instant::now() + INPUT_BUDGET);
+        let pane = self.state.id.0.clone();
+        Box::pin(async move {
+            match pending.await {
+                Ok(Ok(n)) => Ok(n),
+                Ok(Err(WriteError { kind, written })) => Err(match kind {
+                    WriteErrorKind::Timeout => Error::Timeout {
+                        what: format!("input to pane {pane}"),
+                        written: Some(written),
+                    },
+                    WriteErrorKind::Exited => Error::PaneExited {
+                        pane,
+                        written: Some(written),
+                    },
+                    WriteErrorKind::Io(why) => Error::Io {
+                        what: format!("input to pane {pane}"),
+                        source: std::io::Error::other(why),
+                    },
+                }),
+                Err(_) => Err(Error::PaneExited {
+                    pane,
+                    written: None,
+                }),
+            }
+        })
+    }
+}
+
+impl Handler<ResizePane> for Pane {
+    type Result = ResponseFuture<Result<PaneState, Error>>;
+
+    fn handle(&mut self, msg: ResizePane, _ctx: &mut Self::Context) -> Self::Result {
+        let size = msg.size;
+        if let Some(pty) = &self.pty
+            && let Err(e) = pty.resize(size.rows, size.cols)
+        {
+            // The child may have just exited; the stored size still changes.
+            log::debug!("pane {}: resize failed: {e}", self.state.id);
+        }
+        self.term.resize(size.rows, size.cols);
+        self.state.pty_size = size;
+        let pane = self.state.clone();
+        let sent = self.events.send(Publish {
+            events: vec![Event::PaneResized { pane: pane.clone() }],
+        });
+        Box::pin(async move {
+            sent.await??;
+            Ok(pane)
+        })
+    }
+}
+
+impl Handler<SignalPane> for Pane {
+    type Result = Result<(), Error>;
+
+    fn handle(&mut self, msg: SignalPane, _ctx: &mut Self::Context) -> Self::Result {
+        let Some(pty) = &self.pty else {
+            return Err(self.pane_exited(None));
+        };
+        pty.signal(to_nix(msg.signal), msg.group)
+            .map_err(|e| Error::Io {
+                what: format!("signal {} to pane {}", msg.signal.as_str(), self.state.id),
+                source: e,
+            })
+    }
+}
+
+impl Handler<Attach> for Pane {
+    type Result = ResponseFuture<Result<PaneAttachResult, Error>>;
+
+    fn handle(&mut self, msg: Attach, _ctx: &mut Self::Context) -> Self::Result {
+        let resized = msg.size.filter(|s| *s != self.state.pty_size).map(|size| {
+            if let Some(pty) = &self.pty
+                && let Err(e) = pty.resize(size.rows, size.cols)
+            {
+                log::debug!("pane {}: resize failed: {e}", self.state.id);
+            }
+            self.term.resize(size.rows, size.cols);
+            self.state.pty_size = size;
+            self.events.send(Publish {
+                events: vec![Event::PaneResized {
+                    pane: self.state.clone(),
+                }],
+            })
+        });
+        self.viewers.insert(msg.conn, msg.viewer);
+        // Registration and snapshot in one turn: every later chunk goes to this viewer
+        // with an offset past the snapshot's.
+        let result = PaneAttachResult {
+            snapshot_b64: base64::engine::general_purpose::STANDARD
+                .encode(self.term.state_formatted()),
+            output_offset: self.output_offset,
+            size: self.state.pty_size,
+            live: self.state.live,
+            restore_state: self.state.restore_state,
+            lifecycle: self.state.lifecycle,
+            attention: self.state.attention,
+        };
+        Box::pin(async move {
+            if let Some(sent) = resized {
+                sent.await??;
+            }
+            Ok(result)
+        })
+    }
+}
+
+impl Handler<Detach> for Pane {
+    type Result = ();
+
+    fn handle(&mut self, msg: Detach, _ctx: &mut Self::Context) {
+        self.viewers.remove(&msg.conn);
+    }
+}
+
+impl Handler<ClosePane> for Pane {
+    type Result = ();
+
+    fn handle(&mut self, msg: ClosePane, ctx: &mut Self::Context) {
+        if let Some(pty) = self.pty.take() {
+            pty.close(to_nix(msg.signal));
+        }
+        ctx.stop();
+    }
+}
+
+/// The nix signal of an allowed name.
+pub fn to_nix(signal: SignalName) -> nix::sys::signal::Signal {
+    use nix::sys::signal::Signal as S;
+    match signal {
+        SignalName::Int => S::SIGINT,
+        SignalName::Term => S::SIGTERM,
+        SignalName::Kill => S::SIGKILL,
+        SignalName::Hup => S::SIGHUP,
+        SignalName::Quit => S::SIGQUIT,
+        SignalName::Winch => S::SIGWINCH,
+        SignalName::Usr1 => S::SIGUSR1,
+        SignalName::Usr2 => S::SIGUSR2,
+    }
+}
+
+/// Feeds a pane actor from its PTY threads. The pane's address arrives once the
+/// actor has started (the PTY is spawned first, so a failed spawn creates no actor).
+pub struct PaneSink {
+    addr: Option<Addr<Pane>>,
+    addr_rx: Receiver<Addr<Pane>>,
+    ack_tx: SyncSender<()>,
+    ack_rx: Receiver<()>,
+}
+
+impl PaneSink {
+    /// A sink and the sender its pane address will come through.
+    pub fn new() -> (PaneSink, SyncSender<Addr<Pane>>) {
+        let (addr_tx, addr_rx) = sync_channel(1);
+        let (ack_tx, ack_rx) = sync_channel(1);
+        (
+            PaneSink {
+                addr: None,
+                addr_rx,
+                ack_tx,
+                ack_rx,
+            },
+            addr_tx,
+        )
+    }
+
+    fn addr(&mut self) -> Option<&Addr<Pane>> {
+        if self.addr.is_none() {
+            self.addr = self.addr_rx.recv().ok();
+        }
+        self.addr.as_ref()
+    }
+}
+
+impl PtySink for PaneSink {
+    fn output(&mut self, chunk: Vec<u8>) {
+        let ack = self.ack_tx.clone();
+        let Some(addr) = self.addr().cloned() else {
+            return;
+        };
+        addr.do_send(Output { chunk, ack });
+        // One chunk in flight: the reader reads on only once the pane has taken it.
+        // A stopped pane drops the message and its ack sender; the receive then
+        // waits for nothing more than the sender held here, so use a timeout loop.
+        while self
+            .ack_rx
+            .recv_timeout(Duration::from_millis(200))
+            .is_err()
+        {
+            if !addr.connected() {
+                return;
+            }
+        }
+    }
+
+    fn output_ended(&mut self) {
+        if let Some(addr) = self.addr() {
+            addr.do_send(OutputEnded);
+        }
+    }
+
+    fn exited(&mut self, code: Option<i32>) {
+        if let Some(addr) = self.addr() {
+            addr.do_send(ChildExited { code });
+        }
+    }
+}

@@ -1,0 +1,206 @@
+//! The pane's reader: drains the master into the sink and, once the waiter has
+//! reaped the child, delivers the exit after the child's last output (spec §3, §9).
+//!
+//! ```text
+//!   Running ──(child reaped)──▶ Draining ──(quiet EXIT_QUIET, or EXIT_DRAIN_MAX)──▶ Delivered
+//!      │                           │                                                  │
+//!      └───── EOF: output_ended, wait for the reap, exited ◀──────────────────────────┘
+//! ```
+
+use super::{EXIT_DRAIN_MAX, EXIT_QUIET, PtySink, READ_CHUNK_BYTES, Shared, poll_timeout};
+use nix::errno::Errno;
+use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+use nix::unistd;
+use std::os::fd::{AsFd, OwnedFd};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+/// Where the child's exit stands, as far as the sink knows.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Exit {
+    /// Not reaped yet.
+    Running,
+    /// Reaped; delivered once the master is quiet, or at `until` at the latest.
+    Draining { until: Instant },
+    /// `exited` was called.
+    Delivered,
+}
+
+/// Why the read loop stopped.
+#[derive(PartialEq, Eq)]
+enum End {
+    /// EOF or EIO: every process has closed the terminal.
+    Eof,
+    /// `close` was called.
+    Canceled,
+}
+
+/// What a `poll` on the master reported.
+enum Wake {
+    /// Read again: data, an interrupted poll, or news of the exit.
+    Again,
+    /// The master was quiet for `EXIT_QUIET` while draining.
+    Quiet,
+    /// POLLHUP/POLLERR/POLLNVAL without POLLIN.
+    Hangup,
+    Canceled,
+}
+
+struct Reader {
+    shared: Arc<Shared>,
+    /// Read end of the exit pipe: POLLHUP once the waiter has stored the exit code
+    /// (or died).
+    exit_rx: OwnedFd,
+    exit: Exit,
+    buf: Vec<u8>,
+}
+
+/// The reader thread: pumps output into `sink` until EOF or `close`, then makes
+/// sure `exited` is delivered.
+pub(super) fn run(shared: Arc<Shared>, mut sink: Box<dyn PtySink>, exit_rx: OwnedFd) {
+    let mut reader = Reader {
+        shared,
+        exit_rx,
+        exit: Exit::Running,
+        buf: vec![0; READ_CHUNK_BYTES],
+    };
+    let end = reader.pump(&mut *sink);
+    if end == End::Eof {
+        sink.output_ended();
+    }
+    if reader.exit != Exit::Delivered {
+        let code = reader.wait_for_reap();
+        sink.exited(code);
+    }
+}
+
+impl Reader {
+    fn pump(&mut self, sink: &mut dyn PtySink) -> End {
+        loop {
+            if self.shared.is_canceled() {
+                return End::Canceled;
+            }
+            self.note_exit(false);
+            if let Exit::Draining { until } = self.exit
+                && Instant::now() >= until
+            {
+                self.deliver_exit(sink);
+            }
+            let Some(master) = self.shared.master() else {
+                return End::Canceled;
+            };
+            match unistd::read(&*master, &mut self.buf) {
+                Ok(0) => return End::Eof,
+                Ok(n) => {
+                    // Never hold the master while the sink blocks: `close` must be
+                    // able to hang the terminal up during back-pressure.
+                    drop(master);
+                    sink.output(self.buf[..n].to_vec());
+                },
+                Err(Errno::EINTR) => {},
+                Err(Errno::EAGAIN) => match self.wait_readable(&master) {
+                    Wake::Again => {},
+                    Wake::Quiet => self.deliver_exit(sink),
+                    Wake::Hangup => return End::Eof,
+                    Wake::Canceled => return End::Canceled,
+                },
+                // EIO is how a master reports that the last slave descriptor closed.
+                Err(Errno::EIO) => return End::Eof,
+                Err(e) => {
+                    log::warn!(
+                        "pty {}: read failed, treating it as EOF: {e}",
+                        self.shared.pid
+                    );
+                    return End::Eof;
+                },
+            }
+        }
+    }
+
+    /// Moves `Running` to `Draining` once the waiter has reported, or when `woken`
+    /// says the exit pipe closed (a waiter that died without a code).
+    fn note_exit(&mut self, woken: bool) {
+        if self.exit == Exit::Running && (woken || self.shared.exit_known.load(Ordering::SeqCst)) {
+            self.exit = Exit::Draining {
+                until: Instant::now() + EXIT_DRAIN_MAX,
+            };
+        }
+    }
+
+    fn deliver_exit(&mut self, sink: &mut dyn PtySink) {
+        if self.exit != Exit::Delivered {
+            self.exit = Exit::Delivered;
+            sink.exited(*self.shared.exit_code.lock());
+        }
+    }
+
+    /// Waits until the master is readable, the pane is closed, the exit is reported
+    /// or, while draining, the master stays quiet for `EXIT_QUIET`.
+    fn wait_readable(&mut self, master: &OwnedFd) -> Wake {
+        let running = self.exit == Exit::Running;
+        let timeout = match self.exit {
+            Exit::Draining { until } => poll_timeout(
+                until
+                    .saturating_duration_since(Instant::now())
+                    .min(EXIT_QUIET),
+            ),
+            Exit::Running | Exit::Delivered => PollTimeout::NONE,
+        };
+        let mut fds = [
+            PollFd::new(master.as_fd(), PollFlags::POLLIN),
+            PollFd::new(self.shared.cancel_rx.as_fd(), PollFlags::POLLIN),
+            PollFd::new(self.exit_rx.as_fd(), PollFlags::POLLIN),
+        ];
+        // The exit pipe stays readable once closed: watch it only until it has been.
+        let watched = if running { 3 } else { 2 };
+        let polled = poll(&mut fds[..watched], timeout);
+        let fired = |fd: &PollFd<'_>| fd.any().unwrap_or(false);
+        match polled {
+            Ok(0) => Wake::Quiet,
+            Ok(_) => {
+                if fired(&fds[1]) {
+                    return Wake::Canceled;
+                }
+                let exit_fired = running && fired(&fds[2]);
+                let master = fds[0].revents().unwrap_or(PollFlags::empty());
+                if exit_fired {
+                    self.note_exit(true);
+                }
+                if master.contains(PollFlags::POLLIN) || exit_fired {
+                    Wake::Again
+                } else if master
+                    .intersects(PollFlags::POLLHUP | PollFlags::POLLERR | PollFlags::POLLNVAL)
+                {
+                    Wake::Hangup
+                } else {
+                    Wake::Again
+                }
+            },
+            Err(Errno::EINTR) => Wake::Again,
+            Err(e) => {
+                log::warn!(
+                    "pty {}: poll failed, treating it as EOF: {e}",
+                    self.shared.pid
+                );
+                Wake::Hangup
+            },
+        }
+    }
+
+    /// Blocks until the waiter has reaped the child, then returns its code.
+    fn wait_for_reap(&self) -> Option<i32> {
+        loop {
+            let mut fds = [PollFd::new(self.exit_rx.as_fd(), PollFlags::POLLIN)];
+            match poll(&mut fds, PollTimeout::NONE) {
+                Err(Errno::EINTR) => continue,
+                Ok(_) => break,
+                Err(e) => {
+                    log::warn!("pty {}: cannot wait for the exit: {e}", self.shared.pid);
+                    break;
+                },
+            }
+        }
+        *self.shared.exit_code.lock()
+    }
+}

@@ -1,0 +1,632 @@
+//! The headless terminal of a pane: a VT grid, the rendered ring of lines built
+//! from it, and the OSC scanner (spec/pty-terminal.md §5, §6). Pure: no actor, no
+//! I/O. The Pane actor feeds it every chunk the PTY produced and reads from it.
+//!
+//! ```text
+//!                 seq                                       ring_len = history
+//!   history   ┌──────┬──────────────────────────┐                 + content rows
+//!   (oldest   │  201 │ line 200                 │ ◀─ evicted first      (≤ 5000)
+//!    first)   │  ... │ ...                      │
+//!             │ 5180 │ line 5178                │
+//!             ╞══════╪══════════════════════════╡ ─┐
+//!   screen    │ 5181 │ line 5179                │  │ one entry per grid row,
+//!   (= grid   │  ... │ ...                      │  │ refreshed in place after
+//!    rows)    │ 5203 │ line 5199                │  │ every batch; a changed
+//!             │ 5204 │                          │  │ row gets a fresh seq
+//!             └──────┴──────────────────────────┘ ─┘ blank rows at the bottom are
+//!                                                    padding, not content
+//!   head = 5204 (the last seq handed out; the first line ever gets 1)
+//!   rendered(after_seq) = content lines with seq > after_seq, in position order
+//! ```
+//!
+//! Feeding cuts a chunk into batches (after every CR or LF, every `cols` bytes, at
+//! the end of the chunk). After each batch the ring is reconciled with the grid:
+//! rows that scrolled off the top move to history, rows that changed get a fresh
+//! seq, so a spinner redrawn a thousand times leaves one line. The alternate
+//! screen never reaches history, and while it is shown reads see only it.
+//!
+//! Where this differs from the letter of §6, and why:
+//! * a batch is cut at `cols` bytes, not `max(cols, 64)`: on a pane narrower than
+//!   64 columns a 64-byte batch can wrap twice and scroll detection then misses
+//!   the row that left the top;
+//! * a switch to or from the alternate screen also ends a reconcile segment, so
+//!   main-screen output in the same batch is reconciled on the main screen;
+//! * a UTF-8 character cut by the end of a chunk is held back until it is
+//!   complete (`vte` 0.15 drops bytes after a character split across calls);
+//! * a cursor also reads `dropped` when a line newer than it was evicted (the
+//!   history is not always in seq order, so the first retained seq alone can
+//!   miss that).
+//!
+//! Scroll detection is a heuristic over text, so where a chunk ends can still
+//! change what reaches history in ambiguous cases (a row erased and redrawn
+//! across two chunks on a nearly empty screen, repeated identical rows, a blank
+//! row scrolling off with nothing new arriving). The grid, the screen text and the
+//! scanner events never depend on it.
+//!
+//! Every read is plain text: the grid keeps colours, the ring does not, so a
+//! `strip_ansi: false` read of `tail` or `rendered` returns the same text. Only
+//! [`Terminal::screen_formatted`] and [`Terminal::state_formatted`] carry SGR.
+//!
+//! Memory is bounded whatever a program prints: the grid's parser caps an OSC at
+//! 1 KiB (vte without its `std` feature), the scanner carries at most 8 KiB, and
+//! the ring holds 5000 lines.
+
+mod classify;
+mod ring;
+mod sanitize;
+mod scanner;
+#[cfg(test)]
+mod tests;
+
+pub use ring::{RING_LINES, Rendered, Tail};
+pub use sanitize::{MAX_BODY_CHARS, MAX_TITLE_CHARS, sanitize, strip_ansi};
+pub use scanner::{MAX_OSC_CARRY_BYTES, NotificationSource, OscScanner, TermEvent};
+
+use classify::{Action, Classifier};
+use ring::{GridView, Reconcile, RenderedRing};
+use std::num::NonZeroU16;
+
+const ESC: u8 = 0x1b;
+
+/// Counts the rows `vt100` scrolls off the top of each grid. It reports them only
+/// for a scroll region starting at row 0, which the classifier tracks.
+#[derive(Debug, Default)]
+struct ScrollCounter {
+    main: u64,
+    alt: u64,
+}
+
+impl ScrollCounter {
+    fn reset(&mut self) {
+        self.main = 0;
+        self.alt = 0;
+    }
+
+    fn get(&self, alt: bool) -> u64 {
+        if alt { self.alt } else { self.main }
+    }
+}
+
+impl vt100::Callbacks for ScrollCounter {
+    fn on_scroll(&mut self, _row: vt100::capture::RowContents<'_>, alternate_screen: bool) {
+        if alternate_screen {
+            self.alt += 1;
+        } else {
+            self.main += 1;
+        }
+    }
+}
+
+/// The headless terminal of one pane. See the module documentation.
+pub struct Terminal {
+    parser: vt100::Parser<ScrollCounter>,
+    /// The shadow parser: the same state machine as the grid's, over the same
+    /// bytes, telling what each batch did (see `classify`).
+    shadow: vte::Parser,
+    classifier: Classifier,
+    ring: RenderedRing,
+    scanner: OscScanner,
+    rows: u16,
+    cols: u16,
+    /// Whether the last byte parsed was an ESC (for `ESC E` in the bound).
+    after_esc: bool,
+    /// The cursor row when the current reconcile segment started.
+    segment_cursor: usize,
+    /// Whether the cursor was in column 0 then.
+    segment_at_line_start: bool,
+    /// The main screen as replayable bytes, captured when the alternate screen
+    /// was entered: `vt100` cannot render the hidden main grid.
+    main_snapshot: Option<String>,
+    /// The start of a UTF-8 character the last chunk ended in.
+    utf8_carry: [u8; 4],
+    utf8_carry_len: usize,
+    /// Reused between batches to avoid an allocation each.
+    scratch: GridView,
+    #[cfg(test)]
+    checks: tests::Checks,
+}
+
+impl std::fmt::Debug for Terminal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Terminal")
+            .field("rows", &self.rows)
+            .field("cols", &self.cols)
+            .field("head", &self.ring.head())
+            .field("ring_len", &self.ring.len())
+            .finish_non_exhaustive()
+    }
+}
+
+fn non_zero(n: u16) -> NonZeroU16 {
+    NonZeroU16::new(n).unwrap_or(NonZeroU16::MIN)
+}
+
+impl Terminal {
+    /// A blank terminal of `rows` × `cols` (0 counts as 1) with no parser
+    /// scrollback: history lives in the ring.
+    pub fn new(rows: u16, cols: u16) -> Terminal {
+        let (rows, cols) = (rows.max(1), cols.max(1));
+        Terminal {
+            parser: vt100::Parser::new_with_callbacks(
+                non_zero(rows),
+                non_zero(cols),
+                0,
+                ScrollCounter::default(),
+            ),
+            shadow: vte::Parser::new(),
+            classifier: Classifier::new(rows),
+            ring: RenderedRing::new(usize::from(rows)),
+            scanner: OscScanner::new(),
+            rows,
+            cols,
+            after_esc: false,
+            segment_cursor: 0,
+            segment_at_line_start: true,
+            main_snapshot: None,
+            utf8_carry: [0; 4],
+            utf8_carry_len: 0,
+            scratch: GridView::default(),
+            #[cfg(test)]
+            checks: tests::Checks::default(),
+        }
+    }
+
+    /// Feeds one chunk of output: updates the grid, reconciles the ring after
+    /// every batch (§6.2) and returns what the OSC scanner found, in order.
+    pub fn feed(&mut self, bytes: &[u8]) -> Vec<TermEvent> {
+        let mut events = Vec::new();
+        self.scanner.scan(bytes, &mut events);
+        let mut rest = bytes;
+        if self.utf8_carry_len > 0 {
+            // Complete the character the previous chunk ended in, on its own.
+            let carried = self.utf8_carry_len;
+            let needed = utf8_len(self.utf8_carry[0]).saturating_sub(carried);
+            let taken = rest
+                .iter()
+                .take(needed)
+                .take_while(|&&b| is_continuation(b))
+                .count();
+            self.utf8_carry[carried..carried + taken].copy_from_slice(&rest[..taken]);
+            self.utf8_carry_len += taken;
+            rest = &rest[taken..];
+            if taken < needed && rest.is_empty() {
+                return events;
+            }
+            let piece = self.utf8_carry;
+            let len = std::mem::take(&mut self.utf8_carry_len);
+            self.feed_slice(&piece[..len]);
+        }
+        // Hold back a character cut by the end of the chunk: `vte` 0.15 can drop
+        // the bytes after a character completed across two calls.
+        let held = incomplete_utf8_tail(rest);
+        let (now, tail) = rest.split_at(rest.len() - held);
+        self.feed_slice(now);
+        self.utf8_carry[..held].copy_from_slice(tail);
+        self.utf8_carry_len = held;
+        events
+    }
+
+    /// Feeds bytes that end on a character boundary, batch by batch.
+    fn feed_slice(&mut self, bytes: &[u8]) {
+        // §6.2 cuts at `max(cols, 64)` bytes. We cut at `cols`: a batch of text
+        // then wraps at most once, which is what the overlap excused by scroll
+        // detection (§6.5) covers; 64 bytes on a narrow pane can wrap twice from
+        // the second-to-last row and lose the row that scrolled off.
+        let max_batch = usize::from(self.cols);
+        let mut start = 0;
+        while start < bytes.len() {
+            let end = batch_end(bytes, start, max_batch);
+            self.feed_batch(&bytes[start..end]);
+            start = end;
+        }
+    }
+
+    /// Parses one batch and reconciles the ring (§6.2). A switch between the main
+    /// and the alternate screen also ends a reconcile segment: entering reconciles
+    /// the main screen just before the switch and leaving just after it, so main
+    /// output is never folded into a screen switch (where it could not scroll into
+    /// history) and the outcome does not depend on where a chunk ended.
+    fn feed_batch(&mut self, batch: &[u8]) {
+        let esc_before_batch = self.after_esc;
+        if let Some(&last) = batch.last() {
+            self.after_esc = last == ESC;
+        }
+        let mut segment = 0;
+        let mut pos = 0;
+        self.begin_segment();
+        while pos < batch.len() {
+            let used = self
+                .shadow
+                .advance_until_terminated(&mut self.classifier, &batch[pos..]);
+            let now = &batch[pos..pos + used];
+            pos += used;
+            if !self.classifier.terminated_with_actions() {
+                self.parser.process(now);
+                continue;
+            }
+            let actions = self.classifier.take_actions();
+            if actions.contains(&Some(Action::EnterAlt)) && !now.is_empty() {
+                // Reconcile the main screen while the sequence entering the
+                // alternate one still lacks its last byte, and keep a copy of it.
+                let (head, last) = now.split_at(now.len() - 1);
+                self.parser.process(head);
+                self.end_segment(&batch[segment..pos - 1], segment == 0 && esc_before_batch);
+                self.snapshot_main();
+                segment = pos - 1;
+                self.begin_segment();
+                self.parser.process(last);
+            } else {
+                self.parser.process(now);
+            }
+            for action in actions.into_iter().flatten() {
+                let on_alt = self.parser.screen().alternate_screen();
+                match action {
+                    Action::EnterAlt => {},
+                    Action::LeaveAlt => {
+                        self.end_segment(&batch[segment..pos], segment == 0 && esc_before_batch);
+                        segment = pos;
+                        self.begin_segment();
+                    },
+                    Action::Enter1047 if !on_alt => {
+                        self.end_segment(&batch[segment..pos], segment == 0 && esc_before_batch);
+                        segment = pos;
+                        self.snapshot_main();
+                        self.begin_segment();
+                        self.parser.process(b"\x1b[?47h");
+                    },
+                    Action::Leave1047 if on_alt => {
+                        // xterm clears the alternate screen when 1047 leaves it.
+                        self.parser.process(b"\x1b[2J\x1b[?47l");
+                        self.end_segment(&batch[segment..pos], segment == 0 && esc_before_batch);
+                        segment = pos;
+                        self.begin_segment();
+                    },
+                    Action::Enter1047 | Action::Leave1047 => {},
+                    Action::SaveCursor => self.parser.process(b"\x1b7"),
+                    Action::RestoreCursor => self.parser.process(b"\x1b8"),
+                }
+            }
+            self.classifier.alt = self.parser.screen().alternate_screen();
+        }
+        self.end_segment(&batch[segment..], segment == 0 && esc_before_batch);
+    }
+
+    /// Notes where the cursor starts and clears the per-segment counters.
+    fn begin_segment(&mut self) {
+        let (row, col) = self.parser.screen().cursor_position();
+        self.segment_cursor = usize::from(row);
+        self.segment_at_line_start = col == 0;
+        self.classifier.begin();
+        self.parser.callbacks_mut().reset();
+    }
+
+    /// Reconciles the ring with the grid after `bytes` were parsed (§6.3, §6.4).
+    /// `after_esc` tells whether the byte before them was an ESC.
+    fn end_segment(&mut self, bytes: &[u8], after_esc: bool) {
+        let alt = self.parser.screen().alternate_screen();
+        if alt != self.classifier.alt {
+            // The mirror drifted (it should not): distrust every region.
+            self.classifier.alt = alt;
+            self.classifier.region_main = true;
+            self.classifier.region_alt = true;
+        }
+        if !alt {
+            self.main_snapshot = None;
+        }
+        let class = self.classifier.class;
+        let scrolled = self.parser.callbacks().get(alt);
+        let (line_feeds, printable) = count_bound_bytes(bytes, after_esc);
+        let bound = 1 + line_feeds + class.csi_scroll + printable / u64::from(self.cols);
+        let transitioned = alt != self.ring.is_alt();
+        let simple = !class.complex && !transitioned && !self.classifier.region_active();
+        #[cfg(test)]
+        let simple = simple && !self.checks.force_full;
+
+        let mut grid = std::mem::take(&mut self.scratch);
+        grid.reset(usize::from(self.rows));
+        let changed = if simple {
+            self.simple_view(&mut grid, scrolled, class)
+        } else {
+            self.full_view(&mut grid);
+            true
+        };
+        if changed {
+            let mode = if alt || transitioned {
+                Reconcile::RefreshOnly
+            } else {
+                Reconcile::Scroll { bound }
+            };
+            self.ring.reconcile(&mut grid, alt, mode);
+        }
+        self.scratch = grid;
+        if !alt && self.parser.callbacks().main > 0 {
+            // With no parser scrollback, `vt100` still counts the rows it would
+            // have kept and pulls that many blank rows down on a taller resize.
+            self.parser.screen_mut().clear_scrollback();
+        }
+        #[cfg(test)]
+        self.check_mirror();
+    }
+
+    /// Builds the grid view of a simple batch: only rows on the cursor's path are
+    /// read; the others are known to hold a screen row's text. Returns false when
+    /// nothing can have changed.
+    fn simple_view(&self, grid: &mut GridView, scrolled: u64, class: classify::BatchClass) -> bool {
+        let cursor_before = self.segment_cursor;
+        let s = usize::try_from(scrolled).unwrap_or(usize::MAX);
+        let cursor_after = usize::from(self.parser.screen().cursor_position().0);
+        // The first row that may hold new text, in final coordinates: the row the
+        // cursor started on (it moved up by the scroll), or only the rows the
+        // scroll blanked when nothing was written.
+        let first = if class.writes {
+            let first = cursor_before.saturating_sub(s);
+            if class.non_ascii {
+                first.saturating_sub(1)
+            } else {
+                first
+            }
+        } else {
+            (cursor_after + 1).saturating_sub(s)
+        };
+        if first > cursor_after && s == 0 {
+            return false;
+        }
+        if first > cursor_after + 1 {
+            // The cursor cannot end above the row it wrote; read everything
+            // rather than trust a view that does not add up.
+            self.full_view(grid);
+            return true;
+        }
+        grid.shift = s.min(grid.rows);
+        grid.first = first;
+        if class.plain
+            && class.writes
+            && s == 0
+            && cursor_before == cursor_after
+            && self.segment_at_line_start
+            && self.ring.screen_row(cursor_before).is_empty()
+        {
+            // Plain ASCII printed from column 0 of a blank row without leaving
+            // it: the row now holds exactly those characters.
+            let printed = &self.classifier.printed;
+            let len = printed
+                .iter()
+                .rposition(|&b| b != b' ')
+                .map_or(0, |p| p + 1);
+            grid.first = cursor_before;
+            grid.fresh
+                .push(String::from_utf8_lossy(&printed[..len]).into_owned());
+            return true;
+        }
+        for i in first..=cursor_after {
+            grid.fresh.push(if class.writes {
+                self.row_text(i)
+            } else {
+                // Nothing was written: these rows are the ones the scroll blanked.
+                String::new()
+            });
+        }
+        true
+    }
+
+    /// Reads every grid row.
+    fn full_view(&self, grid: &mut GridView) {
+        let screen = self.parser.screen();
+        grid.fresh.extend(screen.rows(0, self.cols).map(trim_row));
+    }
+
+    /// The text of one grid row, trailing spaces trimmed.
+    fn row_text(&self, row: usize) -> String {
+        let row = u16::try_from(row).unwrap_or(u16::MAX);
+        // From the start of `row` to the start of the next: exactly the row, plus
+        // a newline unless it wraps.
+        trim_row(
+            self.parser
+                .screen()
+                .contents_between(row, 0, row.saturating_add(1), 0),
+        )
+    }
+
+    fn snapshot_main(&mut self) {
+        let screen = self.parser.screen();
+        if !screen.alternate_screen() {
+            self.main_snapshot = Some(screen.contents_formatted());
+        }
+    }
+
+    /// Resizes without reflow (§5.1, §8.4): rows pushed off the top go to history,
+    /// rows cut at the bottom vanish, new rows are blank; 0 counts as 1.
+    pub fn resize(&mut self, rows: u16, cols: u16) {
+        let (rows, cols) = (rows.max(1), cols.max(1));
+        if (rows, cols) == (self.rows, self.cols) {
+            return;
+        }
+        let alt = self.parser.screen().alternate_screen();
+        if !alt {
+            self.parser.screen_mut().clear_scrollback();
+        }
+        self.parser.callbacks_mut().reset();
+        self.parser.set_size(non_zero(rows), non_zero(cols));
+        let pushed = self.parser.callbacks().get(alt);
+        self.rows = rows;
+        self.cols = cols;
+        // `vt100` resets both grids' scroll regions on a resize.
+        self.classifier.rows = rows;
+        self.classifier.region_main = false;
+        self.classifier.region_alt = false;
+        self.ring.fit(
+            usize::try_from(pushed).unwrap_or(usize::MAX),
+            usize::from(rows),
+        );
+        let mut grid = std::mem::take(&mut self.scratch);
+        grid.reset(usize::from(rows));
+        self.full_view(&mut grid);
+        self.ring.reconcile(&mut grid, alt, Reconcile::RefreshOnly);
+        self.scratch = grid;
+    }
+
+    /// `(rows, cols)`.
+    pub fn size(&self) -> (u16, u16) {
+        (self.rows, self.cols)
+    }
+
+    /// The visible grid as plain text: one line per row (a wrapped row is its own
+    /// line), trailing spaces and trailing blank rows trimmed.
+    pub fn screen_text(&self) -> String {
+        let mut text = String::new();
+        let rows = (0..self.ring.screen_len())
+            .rposition(|i| !self.ring.screen_row(i).is_empty())
+            .map_or(0, |last| last + 1);
+        for i in 0..rows {
+            if i > 0 {
+                text.push('\n');
+            }
+            text.push_str(self.ring.screen_row(i));
+        }
+        text
+    }
+
+    /// The visible grid with SGR colour sequences, for `pane.read` mode `screen`
+    /// with `strip_ansi: false`: rows joined by `\n` (wrapped rows joined), no
+    /// other escape sequences, not trimmed.
+    pub fn screen_formatted(&self) -> String {
+        self.parser.screen().contents_formatted_basic()
+    }
+
+    /// The last `lines` content lines (capped at 5000), oldest first (§7.1 `tail`).
+    pub fn tail(&self, lines: usize) -> Tail {
+        self.ring.tail(lines.min(RING_LINES))
+    }
+
+    /// The content lines newer than `after_seq`, at most `lines` (capped at 5000)
+    /// of the newest (§6.7, §7.1 `rendered`).
+    pub fn rendered(&self, after_seq: u64, lines: usize) -> Rendered {
+        self.ring.rendered(after_seq, lines.min(RING_LINES))
+    }
+
+    /// The last seq handed out (0 only before the ring has any line).
+    pub fn head(&self) -> u64 {
+        self.ring.head()
+    }
+
+    /// History plus the screen's content rows.
+    pub fn ring_len(&self) -> usize {
+        self.ring.len()
+    }
+
+    /// Whether the alternate screen is shown.
+    pub fn alternate_screen(&self) -> bool {
+        self.parser.screen().alternate_screen()
+    }
+
+    /// Replayable VT bytes for `pane.attach` (§5.1, §8.1): fed into a fresh
+    /// terminal of the same size they reproduce the contents, colours, cursor and
+    /// input modes. On the alternate screen they first draw the main screen as it
+    /// was when the alternate one was entered, then enter it with `?1049h`, so
+    /// the client gets the main text back when the program leaves.
+    pub fn state_formatted(&self) -> Vec<u8> {
+        let screen = self.parser.screen();
+        if !screen.alternate_screen() {
+            return screen.state_formatted().into_bytes();
+        }
+        let mut out = self.main_snapshot.clone().unwrap_or_default();
+        out.push_str("\x1b[?1049h");
+        out.push_str(&screen.state_formatted());
+        out.into_bytes()
+    }
+
+    /// The second half of `pane.clear` (§6.8, §7.4), once its clear bytes were
+    /// fed: drops the history and makes every earlier cursor read as dropped.
+    pub fn clear_history(&mut self) {
+        self.ring.clear_history();
+    }
+
+    /// Restores saved scrollback after a server restart (§6.8); call it on a
+    /// fresh terminal of the saved size. The newest 5000 lines are kept, ANSI and
+    /// control characters removed, and numbered 1, 2, 3, …; the screen rows are
+    /// numbered after them and every earlier cursor reads as dropped.
+    pub fn restore(&mut self, lines: &[String]) {
+        let newest = &lines[lines.len().saturating_sub(RING_LINES)..];
+        let plain = newest.iter().flat_map(|line| {
+            strip_ansi(line)
+                .split('\n')
+                .map(|part| {
+                    let kept: String = part
+                        .chars()
+                        .filter(|&c| c == '\t' || !c.is_control())
+                        .collect();
+                    kept.trim_end_matches(' ').to_owned()
+                })
+                .collect::<Vec<_>>()
+        });
+        self.ring.restore(plain);
+    }
+}
+
+/// Where the batch starting at `start` ends (§6.2): after the first CR or LF, at
+/// `max_batch` bytes (stretched by up to three bytes so a character is never cut
+/// in two, see `Terminal::feed`), or at the end.
+fn batch_end(bytes: &[u8], start: usize, max_batch: usize) -> usize {
+    let mut limit = bytes.len().min(start + max_batch);
+    let longest = bytes.len().min(limit + 3);
+    while limit < longest && is_continuation(bytes[limit]) {
+        limit += 1;
+    }
+    match bytes[start..limit]
+        .iter()
+        .position(|&b| b == b'\r' || b == b'\n')
+    {
+        Some(at) => start + at + 1,
+        None => limit,
+    }
+}
+
+/// Counts what the scroll bound needs (§6.3): LF, VT, FF, 0x84 and `ESC E`, and
+/// the printable bytes (0x20..=0x7E, 0x80..=0xFF). `after_esc` tells whether the
+/// byte before `bytes` was an ESC.
+fn count_bound_bytes(bytes: &[u8], after_esc: bool) -> (u64, u64) {
+    // Simple counting loops the compiler vectorizes: this runs over every byte.
+    let controls = bytes.iter().filter(|&&b| b < 0x20 || b == 0x7f).count();
+    let mut line_feeds = bytes
+        .iter()
+        .filter(|&&b| matches!(b, b'\n' | 0x0b | 0x0c | 0x84))
+        .count();
+    line_feeds += memchr::memchr_iter(ESC, bytes)
+        .filter(|&at| bytes.get(at + 1) == Some(&b'E'))
+        .count();
+    line_feeds += usize::from(after_esc && bytes.first() == Some(&b'E'));
+    (line_feeds as u64, (bytes.len() - controls) as u64)
+}
+
+fn is_continuation(b: u8) -> bool {
+    b & 0xc0 == 0x80
+}
+
+/// The length of the UTF-8 sequence a lead byte starts (1 for anything else).
+fn utf8_len(lead: u8) -> usize {
+    match lead {
+        0xc2..=0xdf => 2,
+        0xe0..=0xef => 3,
+        0xf0..=0xf4 => 4,
+        _ => 1,
+    }
+}
+
+/// How many bytes at the end of `bytes` start a UTF-8 character without
+/// finishing it (0 to 3).
+fn incomplete_utf8_tail(bytes: &[u8]) -> usize {
+    for back in 1..=bytes.len().min(3) {
+        let b = bytes[bytes.len() - back];
+        if !is_continuation(b) {
+            return if utf8_len(b) > back { back } else { 0 };
+        }
+    }
+    0
+}
+
+/// Drops the trailing newline `contents_between` may add and trailing spaces.
+fn trim_row(mut row: String) -> String {
+    let len = row.trim_end_matches(['\n', ' ']).len();
+    row.truncate(len);
+    row
+}

@@ -1,0 +1,439 @@
+//! The rendered ring: history plus one entry per grid row, each line with a
+//! sequence number (spec/pty-terminal.md §6). Pure data: the terminal hands it
+//! the grid rows after every batch.
+
+use std::collections::VecDeque;
+
+/// The most content lines a pane keeps: history plus the screen's content rows
+/// (§6.1). Also the cap on `lines` in reads (§7.1).
+pub const RING_LINES: usize = 5000;
+
+/// One rendered line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Line {
+    pub seq: u64,
+    /// The row text, trailing spaces trimmed, attributes dropped.
+    pub text: String,
+}
+
+/// The visible grid after a batch, as the terminal hands it to
+/// [`RenderedRing::reconcile`]. Only the rows a batch may have written are read:
+///
+/// ```text
+///   rows 0 .. first                  hold the ring's screen rows shift .. shift+first
+///                                    (they only moved up, by the scroll)
+///   rows first .. first+fresh.len()  were read from the grid
+///   the rows after                   hold the screen row with the same index
+/// ```
+#[derive(Debug, Default)]
+pub(crate) struct GridView {
+    pub rows: usize,
+    pub shift: usize,
+    pub first: usize,
+    pub fresh: Vec<String>,
+}
+
+impl GridView {
+    /// Clears the view for reuse; `fresh` keeps its allocation.
+    pub fn reset(&mut self, rows: usize) {
+        self.rows = rows;
+        self.shift = 0;
+        self.first = 0;
+        self.fresh.clear();
+    }
+
+    fn fresh_end(&self) -> usize {
+        self.first + self.fresh.len()
+    }
+}
+
+/// How a reconcile may treat the batch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Reconcile {
+    /// Try scroll detection with this bound (§6.3), then refresh in place.
+    Scroll { bound: u64 },
+    /// Alternate screen, a screen switch or a resize: refresh in place only.
+    RefreshOnly,
+}
+
+/// The answer to [`RenderedRing::tail`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Tail {
+    /// The lines, oldest first, joined by `\n`.
+    pub text: String,
+    /// The ring holds more content lines than were returned.
+    pub truncated: bool,
+}
+
+/// The answer to [`RenderedRing::rendered`] (§6.7).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rendered {
+    /// The returned lines, oldest first, joined by `\n`.
+    pub text: String,
+    /// The seq of the first returned line, or `next_seq` when none was returned.
+    pub seq: u64,
+    /// The ring head: pass it as `after_seq` next time to get only newer lines.
+    pub next_seq: u64,
+    /// The cursor is unusable (evicted, cleared, restored, or from the future):
+    /// re-read from 0.
+    pub dropped: bool,
+    /// More lines were newer than the cursor than `lines` allowed.
+    pub truncated: bool,
+}
+
+/// History and screen lines with their seqs. See the module diagram in `term`.
+#[derive(Debug)]
+pub(crate) struct RenderedRing {
+    history: VecDeque<Line>,
+    screen: VecDeque<Line>,
+    head: u64,
+    dropped_floor: u64,
+    /// The highest seq ever evicted. A cursor below it missed a line.
+    evicted_max: u64,
+    /// Whether the screen rows mirror the alternate screen.
+    alt: bool,
+}
+
+impl RenderedRing {
+    /// A ring whose screen is `rows` blank lines (seqs 1..=rows).
+    pub fn new(rows: usize) -> RenderedRing {
+        let mut ring = RenderedRing {
+            history: VecDeque::new(),
+            screen: VecDeque::with_capacity(rows),
+            head: 0,
+            dropped_floor: 0,
+            evicted_max: 0,
+            alt: false,
+        };
+        for _ in 0..rows {
+            let seq = ring.next_seq();
+            ring.screen.push_back(Line {
+                seq,
+                text: String::new(),
+            });
+        }
+        ring
+    }
+
+    fn next_seq(&mut self) -> u64 {
+        self.head += 1;
+        self.head
+    }
+
+    pub fn head(&self) -> u64 {
+        self.head
+    }
+
+    /// Whether the screen rows mirror the alternate screen.
+    pub fn is_alt(&self) -> bool {
+        self.alt
+    }
+
+    pub fn screen_len(&self) -> usize {
+        self.screen.len()
+    }
+
+    /// The text of screen row `i` (the grid as of the last reconcile).
+    pub fn screen_row(&self, i: usize) -> &str {
+        self.screen.get(i).map_or("", |l| l.text.as_str())
+    }
+
+    /// Rows up to and including the last non-blank one (§6.1).
+    fn content_rows(&self) -> usize {
+        self.screen
+            .iter()
+            .rposition(|l| !l.text.is_empty())
+            .map_or(0, |p| p + 1)
+    }
+
+    /// History plus content rows (§6.7).
+    pub fn len(&self) -> usize {
+        self.history.len() + self.content_rows()
+    }
+
+    /// The lines reads see: history then content rows, or only the content rows
+    /// while the alternate screen is shown (§6.9, §7.1).
+    /// Also returns how many there are.
+    fn readable(&self) -> (impl Iterator<Item = &Line>, usize) {
+        let history = if self.alt { 0 } else { self.history.len() };
+        let content = self.content_rows();
+        let lines = self
+            .history
+            .range(..history)
+            .chain(self.screen.range(..content));
+        (lines, history + content)
+    }
+
+    /// Folds one batch in (§6.4). A view whose row count differs from the
+    /// screen's must have every row fresh.
+    pub fn reconcile(&mut self, grid: &mut GridView, alt: bool, mode: Reconcile) {
+        let transitioned = alt != self.alt;
+        self.alt = alt;
+        if grid.rows != self.screen.len() {
+            // Only a resize changes the row count, and `fit` runs first.
+            self.fit(0, grid.rows);
+        }
+        let k = match mode {
+            Reconcile::Scroll { bound } if !transitioned && !alt => self.scroll_by(grid, bound),
+            _ => 0,
+        };
+        let n = grid.rows;
+        // After the scroll, screen row i holds what row i + k held. Rows known
+        // only by reference to another screen row must be read before it moves.
+        let after = grid.fresh_end();
+        if (grid.first > 0 && grid.shift != k) || (k > 0 && after < n) {
+            let texts: Vec<String> = (0..n).map(|i| self.grid_text(grid, i).to_owned()).collect();
+            grid.shift = 0;
+            grid.first = 0;
+            grid.fresh = texts;
+        }
+        let first = grid.first;
+        if k > 0 {
+            let content = self.content_rows();
+            for moved in 0..k {
+                if let Some(line) = self.screen.pop_front()
+                    && moved < content
+                {
+                    // Trailing blank rows are padding, not content: they never
+                    // reach history.
+                    self.history.push_back(line);
+                }
+            }
+            // `first ≤ n - k` (those rows came from below) and nothing follows
+            // the fresh rows, so the new bottom rows are all fresh.
+            for text in grid.fresh.drain(n - k - first..) {
+                let seq = self.next_seq();
+                self.screen.push_back(Line { seq, text });
+            }
+        }
+        // Refresh in place: every changed row gets a fresh seq, in row order.
+        for (offset, text) in grid.fresh.iter_mut().enumerate() {
+            let i = first + offset;
+            if i >= n - k {
+                break;
+            }
+            if self.screen[i].text != *text {
+                let seq = self.next_seq();
+                let line = &mut self.screen[i];
+                line.seq = seq;
+                line.text = std::mem::take(text);
+            }
+        }
+        self.evict();
+    }
+
+    /// The text of grid row `i`.
+    fn grid_text<'a>(&'a self, grid: &'a GridView, i: usize) -> &'a str {
+        if i < grid.first {
+            self.screen_row(i + grid.shift)
+        } else if i < grid.fresh_end() {
+            &grid.fresh[i - grid.first]
+        } else {
+            self.screen_row(i)
+        }
+    }
+
+    /// Whether grid rows `range` hold the text of screen rows `range + k`. Rows
+    /// the view knows to be those very screen rows are not compared.
+    fn rows_match(&self, grid: &GridView, range: std::ops::Range<usize>, k: usize) -> bool {
+        let (first, end) = (grid.first, grid.fresh_end());
+        let (lo, hi) = (range.start, range.end);
+        if grid.shift != k
+            && (lo..hi.min(first))
+                .any(|i| self.screen_row(i + grid.shift) != self.screen_row(i + k))
+        {
+            return false;
+        }
+        if (lo.max(first)..hi.min(end)).any(|i| grid.fresh[i - first] != self.screen_row(i + k)) {
+            return false;
+        }
+        k == 0 || (lo.max(end)..hi).all(|i| self.screen_row(i) == self.screen_row(i + k))
+    }
+
+    /// Scroll detection (§6.5): how many rows the batch scrolled off the top, or 0.
+    fn scroll_by(&self, grid: &GridView, bound: u64) -> usize {
+        let n = grid.rows;
+        if n == 0 || self.rows_match(grid, 0..n, 0) {
+            return 0;
+        }
+        let blank = |i: usize| self.grid_text(grid, i).is_empty();
+        let mut smallest = None;
+        let mut evidenced = None;
+        for k in 1..n {
+            if n < 2 * k + 1 || k as u64 > bound {
+                break;
+            }
+            let leaves = (0..k).any(|i| !self.screen[i].text.is_empty());
+            let arrives = (n - k..n).any(|i| !blank(i));
+            if !leaves && !arrives {
+                continue;
+            }
+            if self.rows_match(grid, 0..n - 2 * k, k) {
+                smallest.get_or_insert(k);
+                if (0..n - 2 * k).any(|i| !blank(i)) {
+                    evidenced = Some(k);
+                }
+            }
+        }
+        if let Some(k) = evidenced.or(smallest) {
+            return k;
+        }
+        // A full clear counts as a full scroll-off: the cleared text is kept.
+        if (0..n).all(blank) && self.screen.iter().any(|l| !l.text.is_empty()) {
+            return n;
+        }
+        0
+    }
+
+    /// Makes the screen `rows` long after a resize (§6.4 step 1): the `removed_top`
+    /// rows the grid pushed off the top go to history (blank ones are discarded,
+    /// and alternate-screen rows never get there), rows cut at the bottom vanish,
+    /// new bottom rows get fresh seqs. The caller then refreshes in place.
+    pub fn fit(&mut self, removed_top: usize, rows: usize) {
+        for _ in 0..removed_top.min(self.screen.len()) {
+            if let Some(line) = self.screen.pop_front()
+                && !line.text.is_empty()
+                && !self.alt
+            {
+                self.history.push_back(line);
+            }
+        }
+        self.screen.truncate(rows);
+        while self.screen.len() < rows {
+            let seq = self.next_seq();
+            self.screen.push_back(Line {
+                seq,
+                text: String::new(),
+            });
+        }
+        self.evict();
+    }
+
+    /// Eviction (§6.6): the oldest history goes first; the screen is never evicted.
+    fn evict(&mut self) {
+        let content = self.content_rows();
+        while self.history.len() + content > RING_LINES {
+            match self.history.pop_front() {
+                Some(line) => self.evicted_max = self.evicted_max.max(line.seq),
+                None => break,
+            }
+        }
+    }
+
+    /// The first retained seq (§6.7).
+    fn oldest_retained(&self) -> u64 {
+        match self.history.front() {
+            Some(line) => line.seq,
+            None => self
+                .screen
+                .iter()
+                .map(|l| l.seq)
+                .min()
+                .unwrap_or(self.head + 1),
+        }
+    }
+
+    /// The last `lines` content lines, oldest first (§6.7).
+    pub fn tail(&self, lines: usize) -> Tail {
+        let (all, total) = self.readable();
+        let keep = lines.min(total);
+        Tail {
+            text: join(all.skip(total - keep)),
+            truncated: total > keep,
+        }
+    }
+
+    /// The content lines newer than `after_seq`, at most the newest `lines` (§6.7).
+    pub fn rendered(&self, after_seq: u64, lines: usize) -> Rendered {
+        let matched = self.readable().0.filter(|l| l.seq > after_seq).count();
+        let keep = lines.min(matched);
+        let mut returned = self
+            .readable()
+            .0
+            .filter(|l| l.seq > after_seq)
+            .skip(matched - keep)
+            .peekable();
+        let seq = returned.peek().map_or(self.head, |l| l.seq);
+        let text = join(returned);
+        let dropped = after_seq != 0
+            && (after_seq <= self.dropped_floor
+                || after_seq < self.oldest_retained()
+                || after_seq > self.head
+                || after_seq < self.evicted_max);
+        Rendered {
+            text,
+            seq,
+            next_seq: self.head,
+            dropped,
+            truncated: matched > keep,
+        }
+    }
+
+    /// `pane.clear` after the clear bytes went through (§6.8): history goes and
+    /// every earlier cursor reads as dropped.
+    pub fn clear_history(&mut self) {
+        self.history.clear();
+        self.dropped_floor = self.head;
+    }
+
+    /// Restore after a server restart (§6.8): `lines` (already plain text) become
+    /// the history with seqs 1, 2, 3, …, the screen rows are renumbered after
+    /// them, and every earlier cursor reads as dropped.
+    pub fn restore(&mut self, lines: impl IntoIterator<Item = String>) {
+        self.history.clear();
+        self.head = 0;
+        self.evicted_max = 0;
+        for text in lines {
+            let seq = self.next_seq();
+            self.history.push_back(Line { seq, text });
+        }
+        for i in 0..self.screen.len() {
+            let seq = self.next_seq();
+            self.screen[i].seq = seq;
+        }
+        self.dropped_floor = self.head;
+        self.evict();
+    }
+
+    /// Every line with its seq, history first; for tests.
+    #[cfg(test)]
+    pub fn lines(&self) -> Vec<(u64, String)> {
+        self.history
+            .iter()
+            .chain(&self.screen)
+            .map(|l| (l.seq, l.text.clone()))
+            .collect()
+    }
+
+    /// Checks the structural invariants; for tests.
+    #[cfg(test)]
+    pub fn check_invariants(&self) -> Result<(), String> {
+        let mut seen = std::collections::HashSet::new();
+        for line in self.history.iter().chain(&self.screen) {
+            if line.seq == 0 || line.seq > self.head {
+                return Err(format!("seq {} outside 1..={}", line.seq, self.head));
+            }
+            if !seen.insert(line.seq) {
+                return Err(format!("seq {} appears twice", line.seq));
+            }
+            if line.text.ends_with(' ') || line.text.contains('\n') {
+                return Err(format!("untrimmed or multi-line text {:?}", line.text));
+            }
+        }
+        if self.len() > RING_LINES {
+            return Err(format!("{} lines exceed the capacity", self.len()));
+        }
+        Ok(())
+    }
+}
+
+fn join<'a>(lines: impl Iterator<Item = &'a Line>) -> String {
+    let mut text = String::new();
+    for (i, line) in lines.enumerate() {
+        if i > 0 {
+            text.push('\n');
+        }
+        text.push_str(&line.text);
+    }
+    text
+}

@@ -1,0 +1,150 @@
+//! Text cleaning for everything a program in a pane can put in front of a person:
+//! titles, notification titles and bodies, restored scrollback (spec/pty-terminal.md
+//! §5.2, §5.3).
+
+/// The longest title kept, in characters (§5.2).
+pub const MAX_TITLE_CHARS: usize = 200;
+/// The longest notification body kept, in characters (§5.3).
+pub const MAX_BODY_CHARS: usize = 2000;
+
+const ESC: char = '\u{1b}';
+const BEL: char = '\u{7}';
+/// The 8-bit forms of CSI and OSC, as they appear once decoded from UTF-8.
+const C1_CSI: char = '\u{9b}';
+const C1_OSC: char = '\u{9d}';
+
+/// Cleans untrusted text: strips ANSI escape sequences, drops every control
+/// character except `\n` and `\t`, trims whitespace at both ends and keeps at most
+/// `max_chars` characters. Applying it twice changes nothing.
+pub fn sanitize(text: &str, max_chars: usize) -> String {
+    let stripped = strip_ansi(text);
+    let kept: String = stripped
+        .chars()
+        .filter(|&c| c == '\n' || c == '\t' || !c.is_control())
+        .collect();
+    let trimmed = kept.trim();
+    match trimmed.char_indices().nth(max_chars) {
+        // Cutting can expose whitespace that sat in the middle.
+        Some((cut, _)) => trimmed[..cut].trim_end().to_owned(),
+        None => trimmed.to_owned(),
+    }
+}
+
+/// Removes ANSI escape sequences: CSI (`ESC [` … final byte, or 8-bit CSI), OSC
+/// (`ESC ]` … BEL or ST), DCS/SOS/PM/APC strings (`ESC P|X|^|_` … ST) and two-byte
+/// escapes (`ESC` + intermediates + final). An unfinished sequence at the end is
+/// dropped. An `ESC` followed by anything else (a control, a non-ASCII character)
+/// is dropped alone and the character is kept. Other control characters are left
+/// for the caller.
+pub fn strip_ansi(text: &str) -> String {
+    if !text.contains([ESC, C1_CSI, C1_OSC]) {
+        return text.to_owned();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            ESC => match chars.peek().copied() {
+                Some('[') => {
+                    chars.next();
+                    skip_csi(&mut chars);
+                },
+                Some(']') => {
+                    chars.next();
+                    skip_string(&mut chars, true);
+                },
+                Some('P' | 'X' | '^' | '_') => {
+                    chars.next();
+                    skip_string(&mut chars, false);
+                },
+                Some(' '..='/') => {
+                    // Intermediates, then one final byte.
+                    while chars.next_if(|c| matches!(c, ' '..='/')).is_some() {}
+                    chars.next_if(|c| matches!(c, '0'..='~'));
+                },
+                Some('0'..='~') => {
+                    chars.next();
+                },
+                _ => {},
+            },
+            C1_CSI => skip_csi(&mut chars),
+            C1_OSC => skip_string(&mut chars, true),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// Skips the parameters, intermediates and final byte of a CSI sequence. Stops
+/// without consuming at anything that cannot belong to one.
+fn skip_csi(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
+    while chars
+        .next_if(|c| matches!(c, '0'..='?' | ' '..='/'))
+        .is_some()
+    {}
+    chars.next_if(|c| matches!(c, '@'..='~'));
+}
+
+/// Skips a string sequence up to and including its terminator: ST (`ESC \`), or
+/// BEL when `bel_ends` (OSC).
+fn skip_string(chars: &mut std::iter::Peekable<std::str::Chars<'_>>, bel_ends: bool) {
+    while let Some(c) = chars.next() {
+        if c == BEL && bel_ends {
+            return;
+        }
+        if c == ESC && chars.next_if_eq(&'\\').is_some() {
+            return;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sanitizer_strips_escapes_and_controls_but_keeps_newlines() {
+        assert_eq!(sanitize("\x01hi\x1b[1m\x07\nthere\x7f", 200), "hi\nthere");
+    }
+
+    #[test]
+    fn sanitizer_keeps_tabs_and_trims_both_ends() {
+        assert_eq!(sanitize("  \ta\tb \n ", 200), "a\tb");
+    }
+
+    #[test]
+    fn sanitizer_caps_the_length_in_characters_not_bytes() {
+        assert_eq!(sanitize("ééééé", 3), "ééé");
+        assert_eq!(sanitize(&"x".repeat(5000), MAX_TITLE_CHARS).len(), 200);
+        assert_eq!(sanitize("ab   cd", 3), "ab");
+    }
+
+    #[test]
+    fn escape_before_a_multibyte_character_never_panics() {
+        assert_eq!(sanitize("a\x1bé", 10), "aé");
+        assert_eq!(sanitize("\x1b", 10), "");
+        assert_eq!(sanitize("\x1b[", 10), "");
+        assert_eq!(sanitize("\x1b[1;é", 10), "é");
+        assert_eq!(sanitize("\x1b]0;é", 10), "");
+        assert_eq!(sanitize("x\x1b(é", 10), "xé");
+    }
+
+    #[test]
+    fn sanitizer_strips_osc_dcs_and_two_byte_escapes() {
+        assert_eq!(
+            sanitize("a\x1b]8;;http://x\x07link\x1b]8;;\x1b\\b", 100),
+            "alinkb"
+        );
+        assert_eq!(sanitize("a\x1bPq#0\x1b\\b", 100), "ab");
+        assert_eq!(sanitize("a\x1b(Bb\x1b7c", 100), "abc");
+        assert_eq!(sanitize("a\u{9b}31mb", 100), "ab");
+    }
+
+    #[test]
+    fn sanitizing_twice_changes_nothing() {
+        for text in ["  a\x1b[1mb \t", "x\u{7f}y\u{85}z", &"é ".repeat(300)] {
+            let once = sanitize(text, 200);
+            assert_eq!(sanitize(&once, 200), once);
+        }
+    }
+}

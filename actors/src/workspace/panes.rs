@@ -1,0 +1,207 @@
+//! The Workspace actor's pane placement: spawning a pane into a tab and removing
+//! one. Placement is atomic with respect to `tab.close` and `workspace.close`: the
+//! spawn runs while the workspace's mailbox waits (`AtomicResponse`), so nobody can
+//! remove the target tab between the check, the launch and the publication.
+
+use super::Workspace;
+use crate::error::Error;
+use crate::ids::random_u128;
+use crate::pane::{ClosePane, Pane, PaneSink};
+use crate::pty::{self, SpawnSpec};
+use crate::supervisor::Publish;
+use actix::prelude::*;
+use signaltty_protocol::pane::Pane as PaneState;
+use signaltty_protocol::signal::SignalName;
+use signaltty_protocol::workspace::{Layout, Tab};
+use signaltty_protocol::{Event, PaneId, TabId, Timestamp};
+
+/// Launches a process and places its pane in an empty tab: `tab` if given, else
+/// the active tab, else a new `agents` tab (created only if the launch works).
+/// Replies with the pane and its actor after `tab.created` (if any) and
+/// `pane.created` are published. `BAD_PARAMS` for a tab that already has panes,
+/// `NO_SUCH_TAB` for a tab gone meanwhile, `SPAWN_FAILED` when the launch fails.
+#[derive(Message)]
+#[rtype(result = "Result<(PaneState, Addr<Pane>), Error>")]
+pub struct SpawnPane {
+    /// The pane object to publish (its `tab_id` is filled in here).
+    pub pane: PaneState,
+    /// An explicit tab of this workspace.
+    pub tab: Option<TabId>,
+    /// What to run.
+    pub spec: SpawnSpec,
+    /// Where the pane actor runs.
+    pub arbiter: ArbiterHandle,
+    /// Where the pane sends `pty.data` to be numbered.
+    pub pty_out: Recipient<crate::supervisor::PtyData>,
+}
+
+/// Removes a closed pane from its tab's layout and publishes `pane.closed`.
+#[derive(Debug, Message)]
+#[rtype(result = "Result<(), Error>")]
+pub struct RemovePane {
+    /// The pane.
+    pub pane_id: PaneId,
+    /// The signal its child gets.
+    pub signal: SignalName,
+}
+
+impl Workspace {
+    /// Picks the tab a spawn goes to, or stages a new one.
+    fn target_tab(&self, explicit: Option<&TabId>) -> Result<(Tab, bool), Error> {
+        let chosen = explicit.or(self.state.active_tab_id.as_ref());
+        match chosen {
+            Some(id) => {
+                let tab = self
+                    .tabs
+                    .iter()
+                    .find(|t| t.id == *id)
+                    .ok_or_else(|| Error::NoSuchTab(id.clone()))?;
+                if tab.layout.is_some() {
+                    return Err(Error::BadParams(format!(
+                        "tab {id} already has panes; use pane.split"
+                    )));
+                }
+                Ok((tab.clone(), false))
+            },
+            None => Ok((
+                Tab {
+                    id: TabId::from_random(random_u128()),
+                    workspace_id: self.state.id.clone(),
+                    title: "agents".to_owned(),
+                    layout: None,
+                    active_pane_id: None,
+                    created_at: Timestamp::now(),
+                },
+                true,
+            )),
+        }
+    }
+
+    /// Closes every pane of `tab` (their children get `signal`) and returns the
+    /// `pane.closed` events, in layout order.
+    pub(super) fn close_panes_of(&mut self, tab: &Tab, signal: SignalName) -> Vec<Event> {
+        let ids = tab
+            .layout
+            .as_ref()
+            .map(crate::layout::leaves)
+            .unwrap_or_default();
+        ids.into_iter()
+            .map(|id| {
+                if let Some(addr) = self.panes.remove(&id) {
+                    addr.do_send(ClosePane { signal });
+                }
+                Event::PaneClosed { pane_id: id }
+            })
+            .collect()
+    }
+}
+
+impl Handler<SpawnPane> for Workspace {
+    type Result = AtomicResponse<Self, Result<(PaneState, Addr<Pane>), Error>>;
+
+    fn handle(&mut self, msg: SpawnPane, _ctx: &mut Self::Context) -> Self::Result {
+        let SpawnPane {
+            mut pane,
+            tab,
+            spec,
+            arbiter,
+            pty_out,
+        } = msg;
+        let target = if self.closing {
+            Err(self.gone())
+        } else {
+            self.target_tab(tab.as_ref())
+        };
+        let (tab, staged) = match target {
+            Ok(t) => t,
+            Err(e) => return AtomicResponse::new(Box::pin(actix::fut::ready(Err(e)))),
+        };
+        pane.tab_id = tab.id.clone();
+        let (sink, addr_tx) = PaneSink::new();
+        let launch = actix_rt::task::spawn_blocking(move || {
+            pty::spawn(&spec, Box::new(sink)).map(|pty| (pty, addr_tx))
+        });
+        AtomicResponse::new(Box::pin(launch.into_actor(self).then(
+            move |launched, act, _ctx| {
+                let started = match launched {
+                    Ok(Ok(started)) => Ok(started),
+                    Ok(Err(e)) => Err(Error::SpawnFailed(e.to_string())),
+                    Err(join) => Err(Error::SpawnFailed(format!("launch task failed: {join}"))),
+                };
+                let result = started.map(|(pty, addr_tx)| {
+                    let events = act.events.clone();
+                    let state = pane.clone();
+                    let addr = Pane::start_in_arbiter(&arbiter, move |_| {
+                        Pane::new(state, pty, events, pty_out)
+                    });
+                    // The PTY threads wait for this address before delivering output.
+                    let _ = addr_tx.send(addr.clone());
+                    act.panes.insert(pane.id.clone(), addr.clone());
+                    let mut published = Vec::new();
+                    if staged {
+                        act.state.tabs.push(tab.id.clone());
+                        act.state.active_tab_id = Some(tab.id.clone());
+                        act.tabs.push(tab.clone());
+                        published.push(Event::TabCreated { tab: tab.clone() });
+                    }
+                    if let Some(t) = act.tabs.iter_mut().find(|t| t.id == tab.id) {
+                        t.layout = Some(Layout::Pane {
+                            pane_id: pane.id.clone(),
+                        });
+                        t.active_pane_id = Some(pane.id.clone());
+                    }
+                    published.push(Event::PaneCreated { pane: pane.clone() });
+                    (published, pane, addr)
+                });
+                let sender = act.events.clone();
+                // Publication is awaited inside the atomic section: the workspace answers
+                // nothing else until the pane is public.
+                async move {
+                    let (published, pane, addr) = result?;
+                    sender.send(Publish { events: published }).await??;
+                    Ok((pane, addr))
+                }
+                .into_actor(act)
+            },
+        )))
+    }
+}
+
+impl Handler<RemovePane> for Workspace {
+    type Result = ResponseFuture<Result<(), Error>>;
+
+    fn handle(&mut self, msg: RemovePane, _ctx: &mut Self::Context) -> Self::Result {
+        let Some(addr) = self.panes.remove(&msg.pane_id) else {
+            let e = Error::NoSuchPane(msg.pane_id.0.clone());
+            return Box::pin(async move { Err(e) });
+        };
+        addr.do_send(ClosePane { signal: msg.signal });
+        for tab in &mut self.tabs {
+            let holds = tab
+                .layout
+                .as_ref()
+                .is_some_and(|l| crate::layout::leaves(l).contains(&msg.pane_id));
+            if holds {
+                tab.layout = tab
+                    .layout
+                    .take()
+                    .and_then(|l| crate::layout::remove(l, &msg.pane_id));
+                if tab.active_pane_id.as_ref() == Some(&msg.pane_id) {
+                    tab.active_pane_id = tab
+                        .layout
+                        .as_ref()
+                        .and_then(|l| crate::layout::leaves(l).into_iter().next());
+                }
+            }
+        }
+        let sent = self.events.send(Publish {
+            events: vec![Event::PaneClosed {
+                pane_id: msg.pane_id,
+            }],
+        });
+        Box::pin(async move {
+            sent.await??;
+            Ok(())
+        })
+    }
+}

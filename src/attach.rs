@@ -1,0 +1,262 @@
+//! `signaltty attach [PANE]`: a raw-mode terminal client. It replays the pane's
+//! screen from the attach snapshot, then follows `pty.data` (skipping bytes the
+//! snapshot already covers), forwards keystrokes as `pane.input`, keeps the pane
+//! sized to this terminal, and detaches on Ctrl-\ . The user's terminal is
+//! restored on every way out: detach, the pane's connection closing, an error,
+//! or SIGTERM/SIGHUP/SIGQUIT.
+
+use crate::Global;
+use crate::cli::{fail, resolve_socket};
+use base64::Engine as _;
+use nix::sys::signal::{SigSet, Signal};
+use nix::sys::termios::{self, SetArg, Termios};
+use signaltty_actors::pty::get_winsize;
+use signaltty_protocol::pane::{
+    PaneAttachParams, PaneAttachResult, PaneInputParams, PaneResizeParams, PaneTarget,
+};
+use signaltty_protocol::{Method, PaneId, Request, ServerLine};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::net::UnixStream;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// The detach key: Ctrl-\ (FS, 0x1c).
+pub const DETACH_KEY: u8 = 0x1c;
+/// How often the terminal size is checked (no SIGWINCH handler needed).
+const SIZE_POLL: Duration = Duration::from_millis(250);
+/// The most bytes one keystroke batch sends.
+const INPUT_CHUNK: usize = 4096;
+
+/// Restores the terminal when dropped.
+struct RawMode {
+    saved: Termios,
+}
+
+impl RawMode {
+    fn enter() -> nix::Result<RawMode> {
+        let stdin = std::io::stdin();
+        let saved = termios::tcgetattr(&stdin)?;
+        let mut raw = saved.clone();
+        termios::cfmakeraw(&mut raw);
+        termios::tcsetattr(&stdin, SetArg::TCSANOW, &raw)?;
+        Ok(RawMode { saved })
+    }
+}
+
+impl Drop for RawMode {
+    fn drop(&mut self) {
+        let _ = termios::tcsetattr(std::io::stdin(), SetArg::TCSANOW, &self.saved);
+    }
+}
+
+fn send(writer: &Mutex<UnixStream>, id: String, method: Method) -> std::io::Result<()> {
+    let mut line = Request::new(id, method).to_line();
+    line.push('\n');
+    let mut w = writer
+        .lock()
+        .map_err(|_| std::io::Error::other("writer poisoned"))?;
+    w.write_all(line.as_bytes())
+}
+
+/// Runs the attach client; returns the exit code.
+pub fn attach(global: &Global, pane: Option<String>) -> i32 {
+    let Some(pane) = pane.or_else(|| {
+        std::env::var("SIGNALTTY_PANE")
+            .ok()
+            .filter(|s| !s.is_empty())
+    }) else {
+        return fail("BAD_PARAMS: name a pane to attach to");
+    };
+    let pane = PaneId(pane);
+    let socket = resolve_socket(global);
+    let stream = match UnixStream::connect(&socket) {
+        Ok(s) => s,
+        Err(e) => {
+            return fail(&format!(
+                "NO_SUCH_SERVER: cannot connect to {}: {e}",
+                socket.display()
+            ));
+        },
+    };
+    let writer = match stream.try_clone() {
+        Ok(w) => Arc::new(Mutex::new(w)),
+        Err(e) => return fail(&format!("IO_ERROR: {e}")),
+    };
+    let mut reader = BufReader::new(stream);
+    let size = get_winsize(std::io::stdout()).ok();
+
+    // Signals that would otherwise kill us with the terminal still raw are taken
+    // by a thread that restores it first. Blocked before any thread starts.
+    let mut caught = SigSet::empty();
+    for s in [Signal::SIGTERM, Signal::SIGHUP, Signal::SIGQUIT] {
+        caught.add(s);
+    }
+    let _ = caught.thread_block();
+
+    let params = PaneAttachParams {
+        pane_id: pane.clone(),
+        cols: size.map(|(_, c)| c),
+        rows: size.map(|(r, _)| r),
+        mark_seen: None,
+    };
+    if let Err(e) = send(&writer, "attach".into(), Method::PaneAttach(params)) {
+        return fail(&format!("IO_ERROR: {e}"));
+    }
+    let snapshot: PaneAttachResult = loop {
+        let mut line = String::new();
+        match reader.read_line(&mut line) {
+            Ok(0) | Err(_) => return fail("INTERNAL: the server closed the connection"),
+            Ok(_) => {},
+        }
+        match ServerLine::parse(line.trim_end()) {
+            Ok(ServerLine::Response(r)) if r.id == "attach" => match (r.result, r.error) {
+                (Some(v), None) => match serde_json::from_value(v) {
+                    Ok(s) => break s,
+                    Err(e) => return fail(&format!("INTERNAL: unexpected attach result: {e}")),
+                },
+                (_, Some(e)) => return fail(&format!("{}: {}", e.code, e.message)),
+                _ => return fail("INTERNAL: empty attach reply"),
+            },
+            _ => continue,
+        }
+    };
+
+    let raw = match RawMode::enter() {
+        Ok(r) => Arc::new(Mutex::new(Some(r))),
+        Err(e) => {
+            return fail(&format!(
+                "IO_ERROR: stdin is not a terminal ({e}); attach needs one"
+            ));
+        },
+    };
+    {
+        let raw = raw.clone();
+        std::thread::spawn(move || {
+            if let Ok(sig) = caught.wait() {
+                if let Ok(mut guard) = raw.lock() {
+                    guard.take();
+                }
+                eprintln!("\r\nsignaltty: attach ended by {sig}");
+                std::process::exit(1);
+            }
+        });
+    }
+
+    let mut out = std::io::stdout().lock();
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(&snapshot.snapshot_b64)
+        .unwrap_or_default();
+    let _ = out.write_all(b"\x1b[H\x1b[2J");
+    let _ = out.write_all(&bytes);
+    let _ = out.flush();
+    let mut covered = snapshot.output_offset;
+
+    // Keystrokes and size changes on their own thread.
+    {
+        let writer = writer.clone();
+        let pane = pane.clone();
+        let mut last_size = size;
+        std::thread::spawn(move || {
+            let stdin = std::io::stdin();
+            let mut buf = [0u8; INPUT_CHUNK];
+            let mut n_req = 0u64;
+            loop {
+                let ready = nix::poll::poll(
+                    &mut [nix::poll::PollFd::new(
+                        std::os::fd::AsFd::as_fd(&stdin),
+                        nix::poll::PollFlags::POLLIN,
+                    )],
+                    nix::poll::PollTimeout::try_from(SIZE_POLL.as_millis() as i32)
+                        .unwrap_or(nix::poll::PollTimeout::NONE),
+                );
+                let now = get_winsize(std::io::stdout()).ok();
+                if now != last_size
+                    && let Some((rows, cols)) = now
+                {
+                    last_size = now;
+                    let params = PaneResizeParams {
+                        pane_id: pane.clone(),
+                        cols,
+                        rows,
+                    };
+                    let _ = send(&writer, "resize".into(), Method::PaneResize(params));
+                }
+                if !matches!(ready, Ok(n) if n > 0) {
+                    continue;
+                }
+                let n = match stdin.lock().read(&mut buf) {
+                    Ok(0) | Err(_) => 0,
+                    Ok(n) => n,
+                };
+                let (data, detach) = match buf[..n].iter().position(|b| *b == DETACH_KEY) {
+                    Some(i) => (&buf[..i], true),
+                    None => (&buf[..n], n == 0),
+                };
+                if !data.is_empty() {
+                    n_req += 1;
+                    let params = PaneInputParams {
+                        pane_id: pane.clone(),
+                        data_b64: base64::engine::general_purpose::STANDARD.encode(data),
+                    };
+                    let _ = send(&writer, format!("in-{n_req}"), Method::PaneInput(params));
+                }
+                if detach {
+                    let _ = send(
+                        &writer,
+                        "detach".into(),
+                        Method::PaneDetach(PaneTarget { pane_id: pane }),
+                    );
+                    return;
+                }
+            }
+        });
+    }
+
+    let mut ended = "the server closed the connection";
+    loop {
+        let mut line = String::new();
+        match reader.read_line(&mut line) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {},
+        }
+        match ServerLine::parse(line.trim_end()) {
+            Ok(ServerLine::Event(e)) if e.event == "pty.data" => {
+                let data = e
+                    .payload
+                    .get("data_b64")
+                    .and_then(|v| v.as_str())
+                    .unwrap_or_default();
+                let end = e
+                    .payload
+                    .get("output_offset")
+                    .and_then(|v| v.as_u64())
+                    .unwrap_or(covered);
+                let chunk = base64::engine::general_purpose::STANDARD
+                    .decode(data)
+                    .unwrap_or_default();
+                let start = end.saturating_sub(chunk.len() as u64);
+                if end <= covered {
+                    continue;
+                }
+                if start > covered {
+                    ended = "output was lost (a gap in the stream); attach again";
+                    break;
+                }
+                let skip = (covered - start) as usize;
+                let _ = out.write_all(&chunk[skip..]);
+                let _ = out.flush();
+                covered = end;
+            },
+            Ok(ServerLine::Response(r)) if r.id == "detach" => {
+                ended = "detached";
+                break;
+            },
+            _ => {},
+        }
+    }
+    if let Ok(mut guard) = raw.lock() {
+        guard.take();
+    }
+    let _ = writeln!(out, "\r\n[signaltty: {ended}]");
+    0
+}

@@ -1,0 +1,314 @@
+//! `signaltty new`, `signaltty pane …` and `signaltty tab …`: one method call each
+//! (`new` is workspace.create + pane.spawn), text by default, the raw result with
+//! `--json`.
+
+use crate::cli::{call, fail, resolve_socket};
+use crate::client::Client;
+use crate::{Global, PaneCommand, TabCommand};
+use base64::Engine as _;
+use signaltty_protocol::pane::{
+    LiveState, Pane, PaneCloseParams, PaneGetResult, PaneInputParams, PaneInputResult,
+    PaneReadParams, PaneReadResult, PaneResizeParams, PaneResult, PaneSignalParams,
+    PaneSpawnParams, PaneTarget, ReadMode, SentResult,
+};
+use signaltty_protocol::signal::SignalName;
+use signaltty_protocol::tab::{TabCloseParams, TabCreateParams, TabResult, TabSetRatioParams};
+use signaltty_protocol::workspace::{ClosedResult, WorkspaceCreateParams, WorkspaceResult};
+use signaltty_protocol::{Method, PaneId, TabId, WorkspaceRef};
+use std::path::PathBuf;
+
+/// The user's shell, for a spawn without a command.
+fn user_shell() -> String {
+    std::env::var("SHELL")
+        .ok()
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "sh".to_owned())
+}
+
+fn absolute(dir: Option<PathBuf>) -> Result<Option<String>, i32> {
+    dir.map(std::path::absolute)
+        .transpose()
+        .map(|d| d.map(|p| p.to_string_lossy().into_owned()))
+        .map_err(|e| fail(&format!("BAD_PARAMS: cwd: {e}")))
+}
+
+fn pane_ref(given: Option<String>) -> Result<PaneId, i32> {
+    given
+        .or_else(|| {
+            std::env::var("SIGNALTTY_PANE")
+                .ok()
+                .filter(|s| !s.is_empty())
+        })
+        .map(PaneId)
+        .ok_or_else(|| {
+            fail("BAD_PARAMS: name a pane (or run inside one, where $SIGNALTTY_PANE is set)")
+        })
+}
+
+fn signal(name: &str) -> Result<SignalName, i32> {
+    SignalName::parse(name).ok_or_else(|| fail(&format!("BAD_PARAMS: unknown signal {name:?}")))
+}
+
+fn print_pane(p: &Pane) {
+    let live = match p.live {
+        LiveState::Live => "live".to_owned(),
+        LiveState::Exited { code: Some(c) } => format!("exited {c}"),
+        LiveState::Exited { code: None } => "exited".to_owned(),
+    };
+    say!(
+        "{}  {}  [{live}]  {}x{}  {}",
+        p.id,
+        p.title,
+        p.pty_size.cols,
+        p.pty_size.rows,
+        p.cwd
+    );
+}
+
+/// `signaltty new [--workspace W] [--name N] [--cwd DIR] [--tab T] [-- ARGV…]`.
+pub fn new(
+    global: &Global,
+    workspace: Option<String>,
+    name: Option<String>,
+    tab: Option<String>,
+    cwd: Option<PathBuf>,
+    argv: Vec<String>,
+) -> i32 {
+    let cwd = match absolute(cwd) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let mut client = match Client::connect(&resolve_socket(global)) {
+        Ok(c) => c,
+        Err(e) => return fail(&format!("{}: {}", e.code, e.message)),
+    };
+    // A new workspace gets its first tab from the spawn; an existing one gets a new
+    // tab, since a spawn needs an empty one.
+    let mut tab_id = None;
+    let workspace = match workspace {
+        Some(w) => {
+            let created = client.call(Method::TabCreate(TabCreateParams {
+                workspace_id: WorkspaceRef(w.clone()),
+                title: tab,
+            }));
+            match created.map(serde_json::from_value::<TabResult>) {
+                Ok(Ok(r)) => tab_id = Some(r.tab.id),
+                Ok(Err(e)) => return fail(&format!("INTERNAL: unexpected result shape: {e}")),
+                Err(e) => return fail(&format!("{}: {}", e.code, e.message)),
+            }
+            WorkspaceRef(w)
+        },
+        None => {
+            let created = client.call(Method::WorkspaceCreate(WorkspaceCreateParams {
+                name,
+                cwd: cwd.clone(),
+            }));
+            match created.map(serde_json::from_value::<WorkspaceResult>) {
+                Ok(Ok(r)) => WorkspaceRef(r.workspace.id.0),
+                Ok(Err(e)) => return fail(&format!("INTERNAL: unexpected result shape: {e}")),
+                Err(e) => return fail(&format!("{}: {}", e.code, e.message)),
+            }
+        },
+    };
+    let argv = if argv.is_empty() {
+        vec![user_shell()]
+    } else {
+        argv
+    };
+    let params = PaneSpawnParams {
+        workspace_id: workspace,
+        tab_id,
+        cwd,
+        argv,
+        env: None,
+        cols: None,
+        rows: None,
+        agent_hint: None,
+        parent_pane_id: None,
+        label: None,
+        relationship: None,
+        task_id: None,
+    };
+    match client.call(Method::PaneSpawn(params)) {
+        Ok(value) if global.json => {
+            say!("{value}");
+            0
+        },
+        Ok(value) => match serde_json::from_value::<PaneResult>(value) {
+            Ok(r) => {
+                print_pane(&r.pane);
+                0
+            },
+            Err(e) => fail(&format!("INTERNAL: unexpected result shape: {e}")),
+        },
+        Err(e) => fail(&format!("{}: {}", e.code, e.message)),
+    }
+}
+
+/// `signaltty pane …`.
+pub fn pane(global: &Global, cmd: PaneCommand) -> i32 {
+    match run_pane(global, cmd) {
+        Ok(code) | Err(code) => code,
+    }
+}
+
+fn run_pane(global: &Global, cmd: PaneCommand) -> Result<i32, i32> {
+    Ok(match cmd {
+        PaneCommand::Spawn {
+            workspace,
+            tab,
+            cwd,
+            argv,
+        } => {
+            let params = PaneSpawnParams {
+                workspace_id: WorkspaceRef(workspace),
+                tab_id: tab.map(TabId),
+                cwd: absolute(cwd)?,
+                argv: if argv.is_empty() {
+                    vec![user_shell()]
+                } else {
+                    argv
+                },
+                env: None,
+                cols: None,
+                rows: None,
+                agent_hint: None,
+                parent_pane_id: None,
+                label: None,
+                relationship: None,
+                task_id: None,
+            };
+            call(global, Method::PaneSpawn(params), |r: PaneResult| {
+                print_pane(&r.pane)
+            })
+        },
+        PaneCommand::Get { pane } => {
+            let params = PaneTarget {
+                pane_id: pane_ref(pane)?,
+            };
+            call(global, Method::PaneGet(params), |r: PaneGetResult| {
+                print_pane(&r.pane)
+            })
+        },
+        PaneCommand::Read {
+            pane,
+            mode,
+            lines,
+            after_seq,
+        } => {
+            let mode = match mode.as_str() {
+                "screen" => ReadMode::Screen,
+                "tail" => ReadMode::Tail,
+                "rendered" => ReadMode::Rendered,
+                other => {
+                    return Err(fail(&format!(
+                        "BAD_PARAMS: unknown mode {other:?} (screen, tail, rendered)"
+                    )));
+                },
+            };
+            let params = PaneReadParams {
+                pane_id: pane_ref(pane)?,
+                mode: Some(mode),
+                lines,
+                strip_ansi: None,
+                after_seq,
+            };
+            call(global, Method::PaneRead(params), |r: PaneReadResult| {
+                say!("{}", r.text);
+                if let Some(next) = r.next_seq {
+                    eprintln!(
+                        "next_seq {next}{}",
+                        if r.dropped == Some(true) {
+                            " (cursor dropped)"
+                        } else {
+                            ""
+                        }
+                    );
+                }
+            })
+        },
+        PaneCommand::Input { pane, text, enter } => {
+            let mut bytes = text.into_bytes();
+            if enter {
+                bytes.push(b'\r');
+            }
+            let params = PaneInputParams {
+                pane_id: pane_ref(pane)?,
+                data_b64: base64::engine::general_purpose::STANDARD.encode(bytes),
+            };
+            call(global, Method::PaneInput(params), |r: PaneInputResult| {
+                say!("wrote {} bytes", r.written)
+            })
+        },
+        PaneCommand::Resize { pane, cols, rows } => {
+            let params = PaneResizeParams {
+                pane_id: pane_ref(pane)?,
+                cols,
+                rows,
+            };
+            call(global, Method::PaneResize(params), |r: PaneResult| {
+                print_pane(&r.pane)
+            })
+        },
+        PaneCommand::Signal {
+            pane,
+            signal: name,
+            group,
+        } => {
+            let params = PaneSignalParams {
+                pane_id: pane_ref(pane)?,
+                signal: signal(&name)?,
+                group: Some(group),
+            };
+            call(global, Method::PaneSignal(params), |_: SentResult| {
+                say!("sent {name}")
+            })
+        },
+        PaneCommand::Close { pane, signal: name } => {
+            let params = PaneCloseParams {
+                pane_id: pane_ref(pane)?,
+                signal: Some(signal(&name)?),
+            };
+            call(global, Method::PaneClose(params), |_: ClosedResult| {
+                say!("closed")
+            })
+        },
+    })
+}
+
+/// `signaltty tab …`.
+pub fn tab(global: &Global, cmd: TabCommand) -> i32 {
+    match cmd {
+        TabCommand::Create { workspace, title } => {
+            let params = TabCreateParams {
+                workspace_id: WorkspaceRef(workspace),
+                title,
+            };
+            call(global, Method::TabCreate(params), |r: TabResult| {
+                say!("{}  {}", r.tab.id, r.tab.title)
+            })
+        },
+        TabCommand::Close { tab, signal: name } => match signal(&name) {
+            Ok(sig) => {
+                let params = TabCloseParams {
+                    tab_id: TabId(tab),
+                    signal: Some(sig),
+                };
+                call(global, Method::TabClose(params), |_: ClosedResult| {
+                    say!("closed")
+                })
+            },
+            Err(code) => code,
+        },
+        TabCommand::SetRatio { tab, path, ratio } => {
+            let params = TabSetRatioParams {
+                tab_id: TabId(tab),
+                path,
+                ratio,
+            };
+            call(global, Method::TabSetRatio(params), |r: TabResult| {
+                say!("{}  {}", r.tab.id, r.tab.title)
+            })
+        },
+    }
+}
