@@ -1,0 +1,2 @@
+//! PTY benchmarks (being written).
+fn main() {}
