@@ -8,6 +8,7 @@ mod cli;
 mod flood;
 mod journal;
 mod journal_faults;
+mod pane_ops;
 mod panes;
 mod security;
 mod tabs;

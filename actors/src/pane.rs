@@ -126,6 +126,27 @@ pub struct Detach {
     pub conn: ConnId,
 }
 
+/// Sets or clears the pane's name (already validated and reserved by the
+/// Supervisor). Replies with the pane after `pane.updated`.
+#[derive(Debug, Message)]
+#[rtype(result = "Result<PaneState, Error>")]
+pub struct SetName {
+    /// The new name, or none.
+    pub name: Option<String>,
+}
+
+/// Clears the screen as if the program had printed `ESC[H ESC[2J ESC[3J` (every
+/// viewer clears at the same offset), then drops the history so earlier cursors
+/// read as dropped (spec/pty-terminal.md §7.4). Replies with the offset.
+#[derive(Debug, Message)]
+#[rtype(result = "Result<u64, Error>")]
+pub struct ClearPane;
+
+/// Whether the pane's process still runs.
+#[derive(Debug, Message)]
+#[rtype(result = "bool")]
+pub struct IsLive;
+
 /// The Pane actor.
 pub struct Pane {
     state: PaneState,
@@ -439,6 +460,59 @@ impl Handler<Detach> for Pane {
 
     fn handle(&mut self, msg: Detach, _ctx: &mut Self::Context) {
         self.viewers.remove(&msg.conn);
+    }
+}
+
+impl Handler<SetName> for Pane {
+    type Result = ResponseFuture<Result<PaneState, Error>>;
+
+    fn handle(&mut self, msg: SetName, _ctx: &mut Self::Context) -> Self::Result {
+        self.state.name = msg.name;
+        let pane = self.state.clone();
+        let sent = self.events.send(Publish {
+            events: vec![Event::PaneUpdated {
+                pane_id: pane.id.clone(),
+                pane: pane.clone(),
+            }],
+        });
+        Box::pin(async move {
+            sent.await??;
+            Ok(pane)
+        })
+    }
+}
+
+impl Handler<ClearPane> for Pane {
+    type Result = ResponseFuture<Result<u64, Error>>;
+
+    fn handle(&mut self, _msg: ClearPane, _ctx: &mut Self::Context) -> Self::Result {
+        const CLEAR: &[u8] = b"\x1b[H\x1b[2J\x1b[3J";
+        self.on_output(CLEAR);
+        self.term.clear_history();
+        let offset = self.output_offset;
+        let viewers = self.live_viewers();
+        let sent = (!viewers.is_empty()).then(|| {
+            self.pty_out.send(PtyData {
+                pane_id: self.state.id.clone(),
+                chunk: CLEAR.to_vec(),
+                end_offset: offset,
+                viewers,
+            })
+        });
+        Box::pin(async move {
+            if let Some(sent) = sent {
+                sent.await?;
+            }
+            Ok(offset)
+        })
+    }
+}
+
+impl Handler<IsLive> for Pane {
+    type Result = bool;
+
+    fn handle(&mut self, _msg: IsLive, _ctx: &mut Self::Context) -> bool {
+        self.pty.is_some()
     }
 }
 

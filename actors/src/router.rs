@@ -67,11 +67,15 @@ pub fn route(sup: &mut Supervisor, msg: Dispatch, ctx: &mut Context<Supervisor>)
         Method::TabSetLayout(p) => tabs::set_layout(sup, p),
         Method::TabSetRatio(p) => tabs::set_ratio(sup, p),
         Method::PaneSpawn(p) => panes::spawn(sup, p, ctx),
+        Method::PaneSplit(p) => panes::split(sup, p, ctx),
+        Method::PaneRename(p) => panes::rename(sup, p),
         Method::PaneGet(p) => panes::get(sup, p),
         Method::PaneInput(p) => panes::input(sup, p),
         Method::PaneResize(p) => panes::resize(sup, p),
         Method::PaneSignal(p) => panes::signal(sup, p),
         Method::PaneRead(p) => panes::read(sup, p),
+        Method::PaneWaitForOutput(p) => panes::wait_for_output(sup, p),
+        Method::PaneClear(p) => panes::clear(sup, p),
         Method::PaneAttach(p) => panes::attach(sup, &conn, p),
         Method::PaneDetach(p) => panes::detach(sup, &conn, p),
         Method::PaneClose(p) => panes::close(sup, p),
@@ -302,6 +306,7 @@ fn workspace_close(
                     act.handles.retain(|_, owner| *owner != id);
                     act.tabs.retain(|_, owner| *owner != id);
                     act.panes.retain(|_, entry| entry.workspace != id);
+                    act.forget_closed_names();
                 }
                 Reply::of(result.map(|()| ClosedResult { closed: true }))
             }),

@@ -42,6 +42,8 @@ pub struct ConnId(pub u64);
 /// A live pane in the registry.
 #[derive(Clone)]
 pub struct PaneEntry {
+    /// Its id.
+    pub id: PaneId,
     /// Its actor.
     pub addr: Addr<Pane>,
     /// Its workspace.
@@ -204,6 +206,8 @@ pub struct Supervisor {
     pub(crate) tabs: HashMap<TabId, WorkspaceId>,
     /// Every pane actor, with where it lives.
     pub(crate) panes: HashMap<PaneId, PaneEntry>,
+    /// Pane names in use.
+    pub(crate) pane_names: HashMap<String, PaneId>,
     /// The panes each connection attached, detached when it goes away.
     pub(crate) attachments: HashMap<ConnId, HashSet<Addr<Pane>>>,
     /// Arbiters pane actors run on, used round robin.
@@ -240,6 +244,7 @@ impl Supervisor {
             tabs: HashMap::new(),
             panes: HashMap::new(),
             attachments: HashMap::new(),
+            pane_names: HashMap::new(),
             pane_arbiters: Vec::new(),
             next_arbiter: 0,
             subscribers: HashMap::new(),
@@ -429,10 +434,16 @@ impl Supervisor {
         if self.panes.contains_key(r) {
             return Ok(r.clone());
         }
-        self.projection
-            .pane_by_name(r.as_str())
-            .map(|p| p.id.clone())
+        self.pane_names
+            .get(r.as_str())
+            .cloned()
             .ok_or_else(|| Error::NoSuchPane(r.0.clone()))
+    }
+
+    /// Frees the names of panes that no longer exist.
+    pub(crate) fn forget_closed_names(&mut self) {
+        let panes = &self.panes;
+        self.pane_names.retain(|_, id| panes.contains_key(id));
     }
 
     /// The registry entry of a pane reference.

@@ -4,8 +4,9 @@
 //! the table, so the server answers `UNKNOWN_METHOD` for it (spec/ipc.md §0).
 
 use crate::pane::{
-    PaneAttachParams, PaneCloseParams, PaneInputParams, PaneReadParams, PaneResizeParams,
-    PaneSignalParams, PaneSpawnParams, PaneTarget,
+    PaneAttachParams, PaneCloseParams, PaneInputParams, PaneReadParams, PaneRenameParams,
+    PaneResizeParams, PaneSignalParams, PaneSpawnParams, PaneSplitParams, PaneTarget,
+    PaneWaitForOutputParams,
 };
 use crate::server::{ServerSchemaParams, ServerShutdownParams, ServerStatusParams};
 use crate::subscribe::SubscribeParams;
@@ -79,11 +80,15 @@ methods! {
     TabSetLayout = "tab.set_layout" (TabSetLayoutParams),
     TabSetRatio = "tab.set_ratio" (TabSetRatioParams),
     PaneSpawn = "pane.spawn" (PaneSpawnParams),
+    PaneSplit = "pane.split" (PaneSplitParams),
+    PaneRename = "pane.rename" (PaneRenameParams),
     PaneGet = "pane.get" (PaneTarget),
     PaneInput = "pane.input" (PaneInputParams),
     PaneResize = "pane.resize" (PaneResizeParams),
     PaneSignal = "pane.signal" (PaneSignalParams),
     PaneRead = "pane.read" (PaneReadParams),
+    PaneWaitForOutput = "pane.wait_for_output" (PaneWaitForOutputParams),
+    PaneClear = "pane.clear" (PaneTarget),
     PaneAttach = "pane.attach" (PaneAttachParams),
     PaneDetach = "pane.detach" (PaneTarget),
     PaneClose = "pane.close" (PaneCloseParams),

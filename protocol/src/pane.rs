@@ -452,3 +452,68 @@ pub struct DetachedResult {
     /// Always true.
     pub detached: bool,
 }
+
+/// `pane.rename` params. `name` must be present; `null` clears it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PaneRenameParams {
+    /// Pane id or name.
+    pub pane_id: PaneRef,
+    /// The new name (`[a-z][a-z0-9_-]*`, ≤ 32 bytes), or `null` to clear; absent
+    /// is an error.
+    #[serde(default, deserialize_with = "present_or_null")]
+    pub name: Option<Option<String>>,
+}
+
+/// Tells a present `null` (`Some(None)`) from an absent field (`None`).
+fn present_or_null<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Option<Option<String>>, D::Error> {
+    Option::<String>::deserialize(d).map(Some)
+}
+
+/// `pane.clear` result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PaneClearResult {
+    /// Always true.
+    pub cleared: bool,
+    /// The output offset at which every view cleared.
+    pub output_offset: u64,
+}
+
+/// `pane.wait_for_output` params.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PaneWaitForOutputParams {
+    /// Pane id or name.
+    pub pane_id: PaneRef,
+    /// Substring (or regex) a line must contain.
+    #[serde(rename = "match")]
+    pub pattern: String,
+    /// Treat `match` as a regex.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub regex: Option<bool>,
+    /// As `pane.read`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<ReadMode>,
+    /// As `pane.read`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lines: Option<u64>,
+    /// As `pane.read`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub strip_ansi: Option<bool>,
+    /// `rendered` only: lines after this cursor.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after_seq: Option<u64>,
+    /// Default 3600.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_s: Option<u64>,
+}
+
+/// `pane.wait_for_output` result: the matching line and the final read.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PaneWaitForOutputResult {
+    /// The first matching line.
+    pub matched_line: String,
+    /// The final read.
+    #[serde(flatten)]
+    pub read: PaneReadResult,
+}

@@ -7,7 +7,9 @@ use super::{Routed, ready};
 use crate::error::Error;
 use crate::ids::random_u128;
 use crate::launch;
-use crate::pane::{Attach, Detach, Pane, ReadPane, ResizePane, SignalPane, WriteInput};
+use crate::pane::{
+    Attach, ClearPane, Detach, IsLive, Pane, ReadPane, ResizePane, SetName, SignalPane, WriteInput,
+};
 use crate::pty::SpawnSpec;
 use crate::supervisor::{ConnHandle, PaneEntry, Reply, Supervisor};
 use crate::workspace::{RemovePane, SpawnPane};
@@ -15,15 +17,17 @@ use actix::prelude::*;
 use base64::Engine as _;
 use signaltty_protocol::pane::{
     AgentInfo, AgentKind, Attention, DetachedResult, Lifecycle, LiveState, MAX_INPUT_B64,
-    Pane as PaneObject, PaneAttachParams, PaneAttachResult, PaneCloseParams, PaneGetResult,
-    PaneInputParams, PaneInputResult, PaneReadParams, PaneReadResult, PaneResizeParams, PaneResult,
-    PaneSignalParams, PaneSpawnParams, PaneTarget, PtySize, ReadMode, Relationship, RestoreState,
-    SentResult,
+    MAX_READ_LINES, Pane as PaneObject, PaneAttachParams, PaneAttachResult, PaneClearResult,
+    PaneCloseParams, PaneGetResult, PaneInputParams, PaneInputResult, PaneReadParams,
+    PaneReadResult, PaneRenameParams, PaneResizeParams, PaneResult, PaneSignalParams,
+    PaneSpawnParams, PaneSplitParams, PaneTarget, PaneWaitForOutputParams, PaneWaitForOutputResult,
+    PtySize, ReadMode, Relationship, RestoreState, SentResult,
 };
 use signaltty_protocol::signal::SignalName;
-use signaltty_protocol::workspace::ClosedResult;
+use signaltty_protocol::workspace::{ClosedResult, SplitDir};
 use signaltty_protocol::{PaneId, Timestamp};
 use std::path::PathBuf;
+use std::time::{Duration, Instant};
 
 /// The most bytes of a human label.
 pub const MAX_LABEL_CHARS: usize = 128;
@@ -43,6 +47,7 @@ struct Prepared {
     tab: Option<signaltty_protocol::TabId>,
     pane: PaneObject,
     spec: SpawnSpec,
+    split: Option<(PaneId, SplitDir)>,
 }
 
 fn prepare_spawn(sup: &mut Supervisor, p: PaneSpawnParams) -> Result<Prepared, Error> {
@@ -169,6 +174,7 @@ fn prepare_spawn(sup: &mut Supervisor, p: PaneSpawnParams) -> Result<Prepared, E
         tab: p.tab_id,
         pane,
         spec,
+        split: None,
     })
 }
 
@@ -179,6 +185,7 @@ fn launch(sup: &mut Supervisor, prepared: Prepared, ctx: &mut Context<Supervisor
         tab,
         pane,
         spec,
+        split,
     } = prepared;
     let arbiter = sup.next_pane_arbiter();
     let pty_out = ctx.address().recipient();
@@ -188,6 +195,7 @@ fn launch(sup: &mut Supervisor, prepared: Prepared, ctx: &mut Context<Supervisor
         spec,
         arbiter,
         pty_out,
+        split,
     });
     Box::pin(sent.into_actor(sup).map(move |r, act, _| {
         let placed = r.map_err(Error::from).and_then(|inner| inner);
@@ -199,6 +207,7 @@ fn launch(sup: &mut Supervisor, prepared: Prepared, ctx: &mut Context<Supervisor
             act.panes.insert(
                 pane.id.clone(),
                 PaneEntry {
+                    id: pane.id.clone(),
                     addr: pane_addr,
                     workspace: workspace.clone(),
                     tab: pane.tab_id.clone(),
@@ -207,6 +216,47 @@ fn launch(sup: &mut Supervisor, prepared: Prepared, ctx: &mut Context<Supervisor
             PaneResult { pane }
         }))
     }))
+}
+
+/// `pane.split`: a new pane beside an existing one, in its tab.
+pub fn split(sup: &mut Supervisor, p: PaneSplitParams, ctx: &mut Context<Supervisor>) -> Routed {
+    let prepared = sup.pane_entry(&p.pane_id).and_then(|entry| {
+        let source = sup
+            .projection
+            .pane(&entry.id)
+            .cloned()
+            .ok_or_else(|| Error::NoSuchPane(entry.id.0.clone()))?;
+        let argv = p.argv.clone().unwrap_or_else(|| vec![user_shell()]);
+        let params = PaneSpawnParams {
+            workspace_id: signaltty_protocol::WorkspaceRef(source.workspace_id.0.clone()),
+            tab_id: None,
+            cwd: Some(p.cwd.clone().unwrap_or_else(|| source.cwd.clone())),
+            argv,
+            env: None,
+            cols: Some(source.pty_size.cols),
+            rows: Some(source.pty_size.rows),
+            agent_hint: None,
+            parent_pane_id: None,
+            label: None,
+            relationship: None,
+            task_id: None,
+        };
+        let mut prepared = prepare_spawn(sup, params)?;
+        prepared.split = Some((entry.id.clone(), p.direction.unwrap_or(SplitDir::Right)));
+        Ok(prepared)
+    });
+    match prepared {
+        Ok(prepared) => launch(sup, prepared, ctx),
+        Err(e) => ready::<PaneResult>(Err(e)),
+    }
+}
+
+/// The user's shell for a pane started without a command: `$SHELL`, else `sh`.
+fn user_shell() -> String {
+    std::env::var("SHELL")
+        .ok()
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "sh".to_owned())
 }
 
 /// `pane.get`: the pane object from the projection.
@@ -326,6 +376,7 @@ pub fn close(sup: &mut Supervisor, p: PaneCloseParams) -> Routed {
                 let result = r.map_err(Error::from).and_then(|inner| inner);
                 if result.is_ok() {
                     act.panes.remove(&id);
+                    act.forget_closed_names();
                 }
                 Reply::of(result.map(|()| ClosedResult { closed: true }))
             }),
@@ -380,4 +431,163 @@ pub fn detach(sup: &mut Supervisor, conn: &ConnHandle, p: PaneTarget) -> Routed 
 /// was closed meanwhile, so it no longer exists.
 fn closed(pane: &PaneId) -> Error {
     Error::NoSuchPane(pane.0.clone())
+}
+
+/// The longest pane name, in bytes.
+pub const MAX_PANE_NAME_BYTES: usize = 32;
+
+/// Is `name` a valid pane name: `[a-z][a-z0-9_-]*`, at most 32 bytes?
+pub fn valid_pane_name(name: &str) -> bool {
+    let mut bytes = name.bytes();
+    name.len() <= MAX_PANE_NAME_BYTES
+        && bytes.next().is_some_and(|b| b.is_ascii_lowercase())
+        && bytes.all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-')
+}
+
+/// `pane.rename`: a unique name, usable wherever a pane id is; `null` clears it.
+pub fn rename(sup: &mut Supervisor, p: PaneRenameParams) -> Routed {
+    let Some(name) = p.name else {
+        return ready::<PaneResult>(Err(Error::BadParams(
+            "name is required (null clears it)".into(),
+        )));
+    };
+    let entry = match sup.pane_entry(&p.pane_id) {
+        Ok(e) => e,
+        Err(e) => return ready::<PaneResult>(Err(e)),
+    };
+    if let Some(n) = &name {
+        if !valid_pane_name(n) {
+            return ready::<PaneResult>(Err(Error::BadParams(format!(
+                "invalid pane name {n:?}: use a lowercase letter, then lowercase letters, digits, _ or -, at most {MAX_PANE_NAME_BYTES} bytes"
+            ))));
+        }
+        if sup
+            .pane_names
+            .get(n)
+            .is_some_and(|holder| *holder != entry.id)
+        {
+            return ready::<PaneResult>(Err(Error::BadParams(format!(
+                "the name {n:?} is taken by another pane"
+            ))));
+        }
+    }
+    // Reserved now, in the routing turn, so two renames cannot take one name.
+    sup.pane_names.retain(|_, holder| *holder != entry.id);
+    if let Some(n) = &name {
+        sup.pane_names.insert(n.clone(), entry.id.clone());
+    }
+    ask_pane(sup, &entry.id, SetName { name }, |pane| PaneResult { pane })
+}
+
+/// `pane.clear`.
+pub fn clear(sup: &mut Supervisor, p: PaneTarget) -> Routed {
+    ask_pane(sup, &p.pane_id, ClearPane, |output_offset| {
+        PaneClearResult {
+            cleared: true,
+            output_offset,
+        }
+    })
+}
+
+/// How often `pane.wait_for_output` reads the pane again.
+pub const WAIT_POLL: Duration = Duration::from_millis(100);
+
+/// `pane.wait_for_output`: reads every 100 ms until a line matches, the process
+/// has exited with no match in a final read (`PANE_EXITED`), or the time is up.
+pub fn wait_for_output(sup: &mut Supervisor, p: PaneWaitForOutputParams) -> Routed {
+    let matcher = match Matcher::new(&p.pattern, p.regex.unwrap_or(false)) {
+        Ok(m) => m,
+        Err(e) => return ready::<PaneWaitForOutputResult>(Err(e)),
+    };
+    let entry = match sup.pane_entry(&p.pane_id) {
+        Ok(e) => e,
+        Err(e) => return ready::<PaneWaitForOutputResult>(Err(e)),
+    };
+    let timeout = Duration::from_secs(p.timeout_s.unwrap_or(3600));
+    let Some(deadline) = Instant::now().checked_add(timeout) else {
+        return ready::<PaneWaitForOutputResult>(Err(Error::BadParams(
+            "timeout_s is too large".into(),
+        )));
+    };
+    let mode = p.mode.unwrap_or(ReadMode::Tail);
+    let lines = p.lines.unwrap_or(200);
+    let mut after = p.after_seq.unwrap_or(0);
+    let id = entry.id.clone();
+    let addr = entry.addr;
+    let waited = async move {
+        let gone = || Error::NoSuchPane(id.0.clone());
+        loop {
+            let live = addr.send(IsLive).await.map_err(|_| gone())?;
+            // Rendered polls read the whole cap so a burst cannot step past a match.
+            let want = if mode == ReadMode::Rendered {
+                MAX_READ_LINES
+            } else {
+                lines
+            };
+            let read = addr
+                .send(ReadPane {
+                    mode,
+                    lines: want,
+                    after_seq: after,
+                })
+                .await
+                .map_err(|_| gone())??;
+            if let Some(line) = read.text.lines().find(|l| matcher.is_match(l)) {
+                return Ok(PaneWaitForOutputResult {
+                    matched_line: line.to_owned(),
+                    read,
+                });
+            }
+            if !live {
+                return Err(Error::PaneExited {
+                    pane: id.0.clone(),
+                    written: None,
+                });
+            }
+            if mode == ReadMode::Rendered {
+                after = match (read.dropped, read.next_seq) {
+                    (Some(true), _) => 0,
+                    (_, Some(next)) => next,
+                    _ => after,
+                };
+            }
+            if Instant::now() >= deadline {
+                return Err(Error::Timeout {
+                    what: "waiting for output".into(),
+                    written: None,
+                });
+            }
+            tokio::time::sleep(WAIT_POLL.min(deadline.saturating_duration_since(Instant::now())))
+                .await;
+        }
+    };
+    Box::pin(waited.into_actor(sup).map(|r, _, _| Reply::of(r)))
+}
+
+/// A substring or a regex.
+enum Matcher {
+    Text(String),
+    Regex(regex::Regex),
+}
+
+impl Matcher {
+    fn new(pattern: &str, regex: bool) -> Result<Matcher, Error> {
+        if pattern.is_empty() {
+            return Err(Error::BadParams("match must not be empty".into()));
+        }
+        if regex {
+            regex::Regex::new(pattern)
+                .map(Matcher::Regex)
+                .map_err(|e| Error::BadParams(format!("invalid regex: {e}")))
+        } else {
+            Ok(Matcher::Text(pattern.to_owned()))
+        }
+    }
+
+    fn is_match(&self, line: &str) -> bool {
+        match self {
+            Matcher::Text(t) => line.contains(t.as_str()),
+            Matcher::Regex(r) => r.is_match(line),
+        }
+    }
 }

@@ -65,6 +65,8 @@ pub fn close(sup: &mut Supervisor, p: TabCloseParams) -> Routed {
             let result = r.map_err(Error::from).and_then(|inner| inner);
             if result.is_ok() {
                 act.tabs.remove(&tab_id);
+                act.panes.retain(|_, entry| entry.tab != tab_id);
+                act.forget_closed_names();
             }
             Reply::of(result.map(|()| ClosedResult { closed: true }))
         }),

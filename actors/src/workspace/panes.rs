@@ -12,7 +12,7 @@ use crate::supervisor::Publish;
 use actix::prelude::*;
 use signaltty_protocol::pane::Pane as PaneState;
 use signaltty_protocol::signal::SignalName;
-use signaltty_protocol::workspace::{Layout, Tab};
+use signaltty_protocol::workspace::{Layout, SplitDir, Tab};
 use signaltty_protocol::{Event, PaneId, TabId, Timestamp};
 
 /// Launches a process and places its pane in an empty tab: `tab` if given, else
@@ -33,6 +33,8 @@ pub struct SpawnPane {
     pub arbiter: ArbiterHandle,
     /// Where the pane sends `pty.data` to be numbered.
     pub pty_out: Recipient<crate::supervisor::PtyData>,
+    /// `pane.split`: the pane to split and the direction, instead of an empty tab.
+    pub split: Option<(PaneId, SplitDir)>,
 }
 
 /// Removes a closed pane from its tab's layout and publishes `pane.closed`.
@@ -77,6 +79,19 @@ impl Workspace {
         }
     }
 
+    /// The tab whose layout shows `pane`; `BAD_PARAMS` when none does.
+    fn tab_holding(&self, pane: &PaneId) -> Result<Tab, Error> {
+        self.tabs
+            .iter()
+            .find(|t| {
+                t.layout
+                    .as_ref()
+                    .is_some_and(|l| crate::layout::leaves(l).contains(pane))
+            })
+            .cloned()
+            .ok_or_else(|| Error::BadParams(format!("pane {pane} is not in its tab's layout")))
+    }
+
     /// Closes every pane of `tab` (their children get `signal`) and returns the
     /// `pane.closed` events, in layout order.
     pub(super) fn close_panes_of(&mut self, tab: &Tab, signal: SignalName) -> Vec<Event> {
@@ -106,9 +121,12 @@ impl Handler<SpawnPane> for Workspace {
             spec,
             arbiter,
             pty_out,
+            split,
         } = msg;
         let target = if self.closing {
             Err(self.gone())
+        } else if let Some((source, _)) = &split {
+            self.tab_holding(source).map(|t| (t, false))
         } else {
             self.target_tab(tab.as_ref())
         };
@@ -145,10 +163,29 @@ impl Handler<SpawnPane> for Workspace {
                         published.push(Event::TabCreated { tab: tab.clone() });
                     }
                     if let Some(t) = act.tabs.iter_mut().find(|t| t.id == tab.id) {
-                        t.layout = Some(Layout::Pane {
-                            pane_id: pane.id.clone(),
-                        });
-                        t.active_pane_id = Some(pane.id.clone());
+                        match &split {
+                            Some((source, dir)) => {
+                                let current = t.layout.take();
+                                t.layout = match crate::layout::split(
+                                    current.clone(),
+                                    Some(source),
+                                    *dir,
+                                    pane.id.clone(),
+                                ) {
+                                    Ok(l) => Some(l),
+                                    // Checked before the launch; keep the tree whole regardless.
+                                    Err(_) => current,
+                                };
+                                t.active_pane_id = Some(pane.id.clone());
+                                published.push(Event::TabUpdated { tab: t.clone() });
+                            },
+                            None => {
+                                t.layout = Some(Layout::Pane {
+                                    pane_id: pane.id.clone(),
+                                });
+                                t.active_pane_id = Some(pane.id.clone());
+                            },
+                        }
                     }
                     published.push(Event::PaneCreated { pane: pane.clone() });
                     (published, pane, addr)
