@@ -272,3 +272,112 @@ fn clear_empties_the_screen_drops_old_cursors_and_reaches_viewers_in_the_stream(
         ErrorCode::NoSuchPane,
     );
 }
+
+fn leaf_ids(layout: &Value, out: &mut Vec<Value>) {
+    match layout["type"].as_str() {
+        Some("pane") => out.push(layout["pane_id"].clone()),
+        Some("split") => {
+            leaf_ids(&layout["first"], out);
+            leaf_ids(&layout["second"], out);
+        },
+        _ => {},
+    }
+}
+
+fn leaves(tab: &Value) -> Vec<Value> {
+    let mut out = Vec::new();
+    leaf_ids(&tab["layout"], &mut out);
+    out
+}
+
+#[test]
+fn swap_and_move_rearrange_panes_within_and_across_tabs_without_touching_processes() {
+    let server = TestServer::start();
+    let mut c = server.client();
+    let a = spawn(&mut c, &["cat"]);
+    let b = ok(c.call("pane.split", json!({"pane_id": a["id"], "argv": ["cat"]})))["pane"].clone();
+    let tab2 = ok(c.call("tab.create", json!({"workspace_id": "ops"})))["tab"]["id"].clone();
+    let x = ok(c.call(
+        "pane.spawn",
+        json!({"workspace_id": "ops", "tab_id": tab2, "argv": ["cat"]}),
+    ))["pane"]
+        .clone();
+    let mut sub = server.client();
+    ok(sub.call(
+        "subscribe",
+        json!({"events": ["tab.updated", "pane.updated"]}),
+    ));
+
+    // Within one tab: the two leaves trade places.
+    let tabs = ok(c.call(
+        "pane.swap",
+        json!({"pane_id": a["id"], "target_pane_id": b["id"]}),
+    ))["tabs"]
+        .clone();
+    assert_eq!(tabs.as_array().map(Vec::len), Some(1));
+    assert_eq!(leaves(&tabs[0]), vec![b["id"].clone(), a["id"].clone()]);
+    assert_eq!(sub.next_event().event, "tab.updated");
+
+    // Across tabs: each pane changes tab and says so.
+    let tabs = ok(c.call(
+        "pane.swap",
+        json!({"pane_id": a["id"], "target_pane_id": x["id"]}),
+    ))["tabs"]
+        .clone();
+    assert_eq!(tabs.as_array().map(Vec::len), Some(2));
+    let got_a = ok(c.call("pane.get", json!({"pane_id": a["id"]})))["pane"].clone();
+    assert_eq!(got_a["tab_id"], tab2);
+    assert_eq!(got_a["live"]["state"], "live", "the process is untouched");
+    let kinds: Vec<String> = (0..4).map(|_| sub.next_event().event).collect();
+    assert_eq!(
+        kinds,
+        vec!["tab.updated", "tab.updated", "pane.updated", "pane.updated"]
+    );
+
+    // Move: x (now in the first tab) goes next to a (in tab2), down.
+    let tabs = ok(c.call(
+        "pane.move",
+        json!({"pane_id": x["id"], "target_pane_id": a["id"], "direction": "down"}),
+    ))["tabs"]
+        .clone();
+    assert_eq!(tabs.as_array().map(Vec::len), Some(2));
+    let ws = ok(c.call("workspace.get", json!({"workspace_id": "ops"})));
+    let t1 = ws["tabs"][0].clone();
+    let t2 = ws["tabs"][1].clone();
+    assert_eq!(leaves(&t1), vec![b["id"].clone()]);
+    assert_eq!(leaves(&t2), vec![a["id"].clone(), x["id"].clone()]);
+    assert_eq!(t2["layout"]["dir"], "down");
+    assert_eq!(t2["active_pane_id"], x["id"]);
+    assert_eq!(
+        ok(c.call("pane.get", json!({"pane_id": x["id"]})))["pane"]["tab_id"],
+        tab2
+    );
+
+    expect_code(
+        c.call(
+            "pane.swap",
+            json!({"pane_id": a["id"], "target_pane_id": a["id"]}),
+        ),
+        ErrorCode::BadParams,
+    );
+    expect_code(
+        c.call(
+            "pane.move",
+            json!({"pane_id": a["id"], "target_pane_id": "pane_nope"}),
+        ),
+        ErrorCode::NoSuchPane,
+    );
+    ok(c.call("workspace.create", json!({"name": "other"})));
+    let y = ok(c.call(
+        "pane.spawn",
+        json!({"workspace_id": "other", "argv": ["cat"]}),
+    ))["pane"]
+        .clone();
+    expect_code(
+        c.call(
+            "pane.swap",
+            json!({"pane_id": a["id"], "target_pane_id": y["id"]}),
+        ),
+        ErrorCode::BadParams,
+    );
+}

@@ -132,6 +132,76 @@ enum PaneCommand {
         #[arg(last = true)]
         argv: Vec<String>,
     },
+    /// Split a pane: a new pane beside it in its tab (pane.split).
+    Split {
+        /// Pane id or name (default: $SIGNALTTY_PANE).
+        pane: Option<String>,
+        /// right or down.
+        #[arg(long, default_value = "right")]
+        direction: String,
+        /// Directory (default: the split pane's).
+        #[arg(long, value_name = "DIR")]
+        cwd: Option<PathBuf>,
+        /// The command (default: $SHELL).
+        #[arg(last = true)]
+        argv: Vec<String>,
+    },
+    /// List the panes of a workspace (workspace.get).
+    List {
+        /// Workspace id or handle.
+        workspace: String,
+    },
+    /// Name a pane, or clear its name with --clear (pane.rename).
+    Rename {
+        /// Pane id or name.
+        pane: String,
+        /// The new name.
+        name: Option<String>,
+        /// Remove the name.
+        #[arg(long)]
+        clear: bool,
+    },
+    /// Trade places with another pane (pane.swap).
+    Swap {
+        /// Pane id or name.
+        pane: String,
+        /// The other pane.
+        target: String,
+    },
+    /// Move a pane next to another one (pane.move).
+    Move {
+        /// Pane id or name.
+        pane: String,
+        /// The pane to split.
+        target: String,
+        /// right or down.
+        #[arg(long, default_value = "right")]
+        direction: String,
+    },
+    /// Clear a pane's screen and history (pane.clear).
+    Clear {
+        /// Pane id or name.
+        pane: Option<String>,
+    },
+    /// Wait until a line of the pane matches (pane.wait_for_output).
+    WaitOutput {
+        /// Pane id or name.
+        pane: String,
+        /// Text a line must contain (a regex with --regex).
+        pattern: String,
+        /// Treat the pattern as a regex.
+        #[arg(long)]
+        regex: bool,
+        /// screen, tail or rendered.
+        #[arg(long, default_value = "tail")]
+        mode: String,
+        /// rendered: only lines after this cursor.
+        #[arg(long)]
+        after_seq: Option<u64>,
+        /// Give up after this many seconds.
+        #[arg(long, default_value_t = 3600)]
+        timeout: u64,
+    },
     /// Show a pane (pane.get).
     Get {
         /// Pane id or name (default: $SIGNALTTY_PANE).

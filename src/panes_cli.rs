@@ -11,9 +11,16 @@ use signaltty_protocol::pane::{
     PaneReadParams, PaneReadResult, PaneResizeParams, PaneResult, PaneSignalParams,
     PaneSpawnParams, PaneTarget, ReadMode, SentResult,
 };
+use signaltty_protocol::pane::{
+    PaneClearResult, PaneMoveParams, PaneRenameParams, PaneSplitParams, PaneSwapParams,
+    PaneWaitForOutputParams, PaneWaitForOutputResult, TabsResult,
+};
 use signaltty_protocol::signal::SignalName;
 use signaltty_protocol::tab::{TabCloseParams, TabCreateParams, TabResult, TabSetRatioParams};
-use signaltty_protocol::workspace::{ClosedResult, WorkspaceCreateParams, WorkspaceResult};
+use signaltty_protocol::workspace::{
+    ClosedResult, SplitDir, WorkspaceCreateParams, WorkspaceGetParams, WorkspaceGetResult,
+    WorkspaceResult,
+};
 use signaltty_protocol::{Method, PaneId, TabId, WorkspaceRef};
 use std::path::PathBuf;
 
@@ -182,6 +189,104 @@ fn run_pane(global: &Global, cmd: PaneCommand) -> Result<i32, i32> {
                 print_pane(&r.pane)
             })
         },
+        PaneCommand::Split {
+            pane,
+            direction,
+            cwd,
+            argv,
+        } => {
+            let params = PaneSplitParams {
+                pane_id: pane_ref(pane)?,
+                direction: Some(split_dir(&direction)?),
+                argv: (!argv.is_empty()).then_some(argv),
+                cwd: absolute(cwd)?,
+            };
+            call(global, Method::PaneSplit(params), |r: PaneResult| {
+                print_pane(&r.pane)
+            })
+        },
+        PaneCommand::List { workspace } => {
+            let params = WorkspaceGetParams {
+                workspace_id: WorkspaceRef(workspace),
+            };
+            call(
+                global,
+                Method::WorkspaceGet(params),
+                |r: WorkspaceGetResult| {
+                    if r.panes.is_empty() {
+                        say!("no panes");
+                    }
+                    r.panes.iter().for_each(print_pane);
+                },
+            )
+        },
+        PaneCommand::Rename { pane, name, clear } => {
+            if clear == name.is_some() {
+                return Err(fail("BAD_PARAMS: give a name, or --clear"));
+            }
+            let params = PaneRenameParams {
+                pane_id: PaneId(pane),
+                name: Some(name),
+            };
+            call(global, Method::PaneRename(params), |r: PaneResult| {
+                print_pane(&r.pane)
+            })
+        },
+        PaneCommand::Swap { pane, target } => {
+            let params = PaneSwapParams {
+                pane_id: PaneId(pane),
+                target_pane_id: PaneId(target),
+            };
+            call(global, Method::PaneSwap(params), |r: TabsResult| {
+                r.tabs.iter().for_each(|t| say!("{}  {}", t.id, t.title))
+            })
+        },
+        PaneCommand::Move {
+            pane,
+            target,
+            direction,
+        } => {
+            let params = PaneMoveParams {
+                pane_id: PaneId(pane),
+                target_pane_id: PaneId(target),
+                direction: Some(split_dir(&direction)?),
+            };
+            call(global, Method::PaneMove(params), |r: TabsResult| {
+                r.tabs.iter().for_each(|t| say!("{}  {}", t.id, t.title))
+            })
+        },
+        PaneCommand::Clear { pane } => {
+            let params = PaneTarget {
+                pane_id: pane_ref(pane)?,
+            };
+            call(global, Method::PaneClear(params), |r: PaneClearResult| {
+                say!("cleared at offset {}", r.output_offset)
+            })
+        },
+        PaneCommand::WaitOutput {
+            pane,
+            pattern,
+            regex,
+            mode,
+            after_seq,
+            timeout,
+        } => {
+            let params = PaneWaitForOutputParams {
+                pane_id: PaneId(pane),
+                pattern,
+                regex: Some(regex),
+                mode: Some(read_mode(&mode)?),
+                lines: None,
+                strip_ansi: None,
+                after_seq,
+                timeout_s: Some(timeout),
+            };
+            call(
+                global,
+                Method::PaneWaitForOutput(params),
+                |r: PaneWaitForOutputResult| say!("{}", r.matched_line),
+            )
+        },
         PaneCommand::Get { pane } => {
             let params = PaneTarget {
                 pane_id: pane_ref(pane)?,
@@ -274,6 +379,27 @@ fn run_pane(global: &Global, cmd: PaneCommand) -> Result<i32, i32> {
             })
         },
     })
+}
+
+fn read_mode(mode: &str) -> Result<ReadMode, i32> {
+    match mode {
+        "screen" => Ok(ReadMode::Screen),
+        "tail" => Ok(ReadMode::Tail),
+        "rendered" => Ok(ReadMode::Rendered),
+        other => Err(fail(&format!(
+            "BAD_PARAMS: unknown mode {other:?} (screen, tail, rendered)"
+        ))),
+    }
+}
+
+fn split_dir(dir: &str) -> Result<SplitDir, i32> {
+    match dir {
+        "right" => Ok(SplitDir::Right),
+        "down" => Ok(SplitDir::Down),
+        other => Err(fail(&format!(
+            "BAD_PARAMS: unknown direction {other:?} (right, down)"
+        ))),
+    }
 }
 
 /// `signaltty tab …`.

@@ -142,6 +142,15 @@ pub struct SetName {
 #[rtype(result = "Result<u64, Error>")]
 pub struct ClearPane;
 
+/// The pane now shows in another tab (`pane.swap`, `pane.move`). Replies with the
+/// pane; the caller publishes `pane.updated`.
+#[derive(Debug, Message)]
+#[rtype(result = "PaneState")]
+pub struct SetTab {
+    /// The new tab.
+    pub tab_id: signaltty_protocol::TabId,
+}
+
 /// Whether the pane's process still runs.
 #[derive(Debug, Message)]
 #[rtype(result = "bool")]
@@ -505,6 +514,15 @@ impl Handler<ClearPane> for Pane {
             }
             Ok(offset)
         })
+    }
+}
+
+impl Handler<SetTab> for Pane {
+    type Result = MessageResult<SetTab>;
+
+    fn handle(&mut self, msg: SetTab, _ctx: &mut Self::Context) -> Self::Result {
+        self.state.tab_id = msg.tab_id;
+        MessageResult(self.state.clone())
     }
 }
 

@@ -13,7 +13,7 @@ use signaltty_protocol::{Event, PaneId, TabId, Timestamp, WorkspaceRef};
 use std::collections::HashMap;
 
 mod panes;
-pub use panes::{RemovePane, SpawnPane};
+pub use panes::{Arrangement, Rearrange, RemovePane, SpawnPane};
 use std::collections::HashSet;
 
 /// Renames the workspace (the handle never changes). Replies with the workspace

@@ -4,9 +4,9 @@
 //! the table, so the server answers `UNKNOWN_METHOD` for it (spec/ipc.md §0).
 
 use crate::pane::{
-    PaneAttachParams, PaneCloseParams, PaneInputParams, PaneReadParams, PaneRenameParams,
-    PaneResizeParams, PaneSignalParams, PaneSpawnParams, PaneSplitParams, PaneTarget,
-    PaneWaitForOutputParams,
+    PaneAttachParams, PaneCloseParams, PaneInputParams, PaneMoveParams, PaneReadParams,
+    PaneRenameParams, PaneResizeParams, PaneSignalParams, PaneSpawnParams, PaneSplitParams,
+    PaneSwapParams, PaneTarget, PaneWaitForOutputParams,
 };
 use crate::server::{ServerSchemaParams, ServerShutdownParams, ServerStatusParams};
 use crate::subscribe::SubscribeParams;
@@ -81,7 +81,9 @@ methods! {
     TabSetRatio = "tab.set_ratio" (TabSetRatioParams),
     PaneSpawn = "pane.spawn" (PaneSpawnParams),
     PaneSplit = "pane.split" (PaneSplitParams),
+    PaneSwap = "pane.swap" (PaneSwapParams),
     PaneRename = "pane.rename" (PaneRenameParams),
+    PaneMove = "pane.move" (PaneMoveParams),
     PaneGet = "pane.get" (PaneTarget),
     PaneInput = "pane.input" (PaneInputParams),
     PaneResize = "pane.resize" (PaneResizeParams),

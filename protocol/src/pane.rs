@@ -517,3 +517,31 @@ pub struct PaneWaitForOutputResult {
     #[serde(flatten)]
     pub read: PaneReadResult,
 }
+
+/// `pane.swap` params.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PaneSwapParams {
+    /// Pane id or name.
+    pub pane_id: PaneRef,
+    /// The pane to trade places with.
+    pub target_pane_id: PaneRef,
+}
+
+/// `pane.move` params.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PaneMoveParams {
+    /// Pane id or name.
+    pub pane_id: PaneRef,
+    /// The pane to split with the moved one.
+    pub target_pane_id: PaneRef,
+    /// `right` (default) or `down`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub direction: Option<SplitDir>,
+}
+
+/// `{tabs}`: the tabs a rearrangement touched.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TabsResult {
+    /// The touched tabs.
+    pub tabs: Vec<crate::workspace::Tab>,
+}

@@ -12,7 +12,7 @@ use crate::pane::{
 };
 use crate::pty::SpawnSpec;
 use crate::supervisor::{ConnHandle, PaneEntry, Reply, Supervisor};
-use crate::workspace::{RemovePane, SpawnPane};
+use crate::workspace::{Arrangement, Rearrange, RemovePane, SpawnPane};
 use actix::prelude::*;
 use base64::Engine as _;
 use signaltty_protocol::pane::{
@@ -23,6 +23,7 @@ use signaltty_protocol::pane::{
     PaneSpawnParams, PaneSplitParams, PaneTarget, PaneWaitForOutputParams, PaneWaitForOutputResult,
     PtySize, ReadMode, Relationship, RestoreState, SentResult,
 };
+use signaltty_protocol::pane::{PaneMoveParams, PaneSwapParams, TabsResult};
 use signaltty_protocol::signal::SignalName;
 use signaltty_protocol::workspace::{ClosedResult, SplitDir};
 use signaltty_protocol::{PaneId, Timestamp};
@@ -590,4 +591,52 @@ impl Matcher {
             Matcher::Regex(r) => r.is_match(line),
         }
     }
+}
+
+/// `pane.swap` / `pane.move`: both panes must be distinct and in one workspace.
+fn rearrange(
+    sup: &mut Supervisor,
+    a: &PaneId,
+    b: &PaneId,
+    arrangement: impl FnOnce(PaneId, PaneId) -> Arrangement,
+) -> Routed {
+    let (ea, eb) = match (sup.pane_entry(a), sup.pane_entry(b)) {
+        (Ok(ea), Ok(eb)) => (ea, eb),
+        (Err(e), _) | (_, Err(e)) => return ready::<TabsResult>(Err(e)),
+    };
+    if ea.workspace != eb.workspace {
+        return ready::<TabsResult>(Err(Error::BadParams(
+            "the panes are in different workspaces".into(),
+        )));
+    }
+    let Some(workspace) = sup.workspaces.get(&ea.workspace).cloned() else {
+        return ready::<TabsResult>(Err(Error::NoSuchPane(ea.id.0)));
+    };
+    let msg = Rearrange {
+        arrangement: arrangement(ea.id, eb.id),
+    };
+    Box::pin(workspace.send(msg).into_actor(sup).map(|r, act, _| {
+        let result = r.map_err(Error::from).and_then(|inner| inner);
+        Reply::of(result.map(|(tabs, moved)| {
+            for (id, tab) in moved {
+                if let Some(entry) = act.panes.get_mut(&id) {
+                    entry.tab = tab;
+                }
+            }
+            TabsResult { tabs }
+        }))
+    }))
+}
+
+/// `pane.swap`.
+pub fn swap(sup: &mut Supervisor, p: PaneSwapParams) -> Routed {
+    rearrange(sup, &p.pane_id, &p.target_pane_id, Arrangement::Swap)
+}
+
+/// `pane.move`.
+pub fn move_pane(sup: &mut Supervisor, p: PaneMoveParams) -> Routed {
+    let dir = p.direction.unwrap_or(SplitDir::Right);
+    rearrange(sup, &p.pane_id, &p.target_pane_id, |pane, target| {
+        Arrangement::Move { pane, target, dir }
+    })
 }

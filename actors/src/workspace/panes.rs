@@ -6,7 +6,7 @@
 use super::Workspace;
 use crate::error::Error;
 use crate::ids::random_u128;
-use crate::pane::{ClosePane, Pane, PaneSink};
+use crate::pane::{ClosePane, Pane, PaneSink, SetTab};
 use crate::pty::{self, SpawnSpec};
 use crate::supervisor::Publish;
 use actix::prelude::*;
@@ -240,5 +240,172 @@ impl Handler<RemovePane> for Workspace {
             sent.await??;
             Ok(())
         })
+    }
+}
+
+/// How to rearrange panes without touching their processes.
+#[derive(Debug, Clone)]
+pub enum Arrangement {
+    /// Two panes trade places (shape and ratios stay).
+    Swap(PaneId, PaneId),
+    /// A pane leaves its place (its parent split collapses) and splits `target`.
+    Move {
+        /// The pane to move.
+        pane: PaneId,
+        /// The pane it goes next to.
+        target: PaneId,
+        /// The split direction.
+        dir: SplitDir,
+    },
+}
+
+/// Rearranges panes of this workspace. Replies with the touched tabs after
+/// `tab.updated` for each and `pane.updated` for each pane that changed tab.
+/// `BAD_PARAMS` when a pane is not in a layout or both are the same.
+#[derive(Debug, Message)]
+#[rtype(result = "Result<(Vec<Tab>, Vec<(PaneId, TabId)>), Error>")]
+pub struct Rearrange {
+    /// What to do.
+    pub arrangement: Arrangement,
+}
+
+impl Workspace {
+    fn tab_index_of(&self, pane: &PaneId) -> Result<usize, Error> {
+        self.tabs
+            .iter()
+            .position(|t| {
+                t.layout
+                    .as_ref()
+                    .is_some_and(|l| crate::layout::leaves(l).contains(pane))
+            })
+            .ok_or_else(|| {
+                Error::BadParams(format!(
+                    "pane {pane} is not in a tab layout of this workspace"
+                ))
+            })
+    }
+
+    /// Computes the new tabs; nothing changes on error.
+    fn arrange(
+        &self,
+        arrangement: &Arrangement,
+    ) -> Result<(Vec<Tab>, Vec<(PaneId, TabId)>), Error> {
+        let (a, b) = match arrangement {
+            Arrangement::Swap(a, b) => (a, b),
+            Arrangement::Move { pane, target, .. } => (pane, target),
+        };
+        if a == b {
+            return Err(Error::BadParams(
+                "a pane cannot be rearranged with itself".into(),
+            ));
+        }
+        let (ia, ib) = (self.tab_index_of(a)?, self.tab_index_of(b)?);
+        let mut tabs = self.tabs.clone();
+        let mut moved = Vec::new();
+        match arrangement {
+            Arrangement::Swap(a, b) => {
+                for i in [ia, ib] {
+                    if let Some(l) = tabs[i].layout.as_mut() {
+                        crate::layout::swap(l, a, b);
+                    }
+                    // The tab's focus stays on its slot: it follows the incoming pane.
+                    let t = &mut tabs[i];
+                    if ia != ib {
+                        if t.active_pane_id.as_ref() == Some(a) {
+                            t.active_pane_id = Some(b.clone());
+                        } else if t.active_pane_id.as_ref() == Some(b) {
+                            t.active_pane_id = Some(a.clone());
+                        }
+                    }
+                    if ia == ib {
+                        break;
+                    }
+                }
+                if ia != ib {
+                    moved.push((a.clone(), tabs[ib].id.clone()));
+                    moved.push((b.clone(), tabs[ia].id.clone()));
+                }
+            },
+            Arrangement::Move { pane, target, dir } => {
+                let source = &mut tabs[ia];
+                source.layout = source
+                    .layout
+                    .take()
+                    .and_then(|l| crate::layout::remove(l, pane));
+                if source.active_pane_id.as_ref() == Some(pane) {
+                    source.active_pane_id = source
+                        .layout
+                        .as_ref()
+                        .and_then(|l| crate::layout::leaves(l).into_iter().next());
+                }
+                let dest = &mut tabs[ib];
+                let layout =
+                    crate::layout::split(dest.layout.take(), Some(target), *dir, pane.clone())
+                        .map_err(Error::BadParams)?;
+                dest.layout = Some(layout);
+                dest.active_pane_id = Some(pane.clone());
+                if ia != ib {
+                    moved.push((pane.clone(), tabs[ib].id.clone()));
+                }
+            },
+        }
+        let touched: Vec<Tab> = if ia == ib {
+            vec![tabs[ia].clone()]
+        } else {
+            vec![tabs[ia].clone(), tabs[ib].clone()]
+        };
+        Ok((touched, moved))
+    }
+}
+
+impl Handler<Rearrange> for Workspace {
+    type Result = ResponseActFuture<Self, Result<(Vec<Tab>, Vec<(PaneId, TabId)>), Error>>;
+
+    fn handle(&mut self, msg: Rearrange, _ctx: &mut Self::Context) -> Self::Result {
+        if self.closing {
+            let e = self.gone();
+            return Box::pin(actix::fut::ready(Err(e)));
+        }
+        let (touched, moved) = match self.arrange(&msg.arrangement) {
+            Ok(r) => r,
+            Err(e) => return Box::pin(actix::fut::ready(Err(e))),
+        };
+        for tab in &touched {
+            if let Some(t) = self.tabs.iter_mut().find(|t| t.id == tab.id) {
+                *t = tab.clone();
+            }
+        }
+        // Panes that changed tab learn it, then every change is published at once.
+        let moves: Vec<_> = moved
+            .iter()
+            .filter_map(|(id, tab)| {
+                self.panes.get(id).map(|addr| {
+                    addr.send(SetTab {
+                        tab_id: tab.clone(),
+                    })
+                })
+            })
+            .collect();
+        let sender = self.events.clone();
+        let tabs_events: Vec<Event> = touched
+            .iter()
+            .map(|t| Event::TabUpdated { tab: t.clone() })
+            .collect();
+        let reply = (touched, moved);
+        Box::pin(
+            async move {
+                let mut events = tabs_events;
+                for m in moves {
+                    let pane = m.await?;
+                    events.push(Event::PaneUpdated {
+                        pane_id: pane.id.clone(),
+                        pane,
+                    });
+                }
+                sender.send(Publish { events }).await??;
+                Ok(reply)
+            }
+            .into_actor(self),
+        )
     }
 }
