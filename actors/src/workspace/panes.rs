@@ -259,11 +259,15 @@ pub enum Arrangement {
     },
 }
 
+/// What a rearrangement did: the touched tabs, and each pane that changed tab with
+/// its new tab.
+pub type Rearranged = (Vec<Tab>, Vec<(PaneId, TabId)>);
+
 /// Rearranges panes of this workspace. Replies with the touched tabs after
 /// `tab.updated` for each and `pane.updated` for each pane that changed tab.
 /// `BAD_PARAMS` when a pane is not in a layout or both are the same.
 #[derive(Debug, Message)]
-#[rtype(result = "Result<(Vec<Tab>, Vec<(PaneId, TabId)>), Error>")]
+#[rtype(result = "Result<Rearranged, Error>")]
 pub struct Rearrange {
     /// What to do.
     pub arrangement: Arrangement,
@@ -289,7 +293,7 @@ impl Workspace {
     fn arrange(
         &self,
         arrangement: &Arrangement,
-    ) -> Result<(Vec<Tab>, Vec<(PaneId, TabId)>), Error> {
+    ) -> Result<Rearranged, Error> {
         let (a, b) = match arrangement {
             Arrangement::Swap(a, b) => (a, b),
             Arrangement::Move { pane, target, .. } => (pane, target),
@@ -359,7 +363,7 @@ impl Workspace {
 }
 
 impl Handler<Rearrange> for Workspace {
-    type Result = ResponseActFuture<Self, Result<(Vec<Tab>, Vec<(PaneId, TabId)>), Error>>;
+    type Result = ResponseActFuture<Self, Result<Rearranged, Error>>;
 
     fn handle(&mut self, msg: Rearrange, _ctx: &mut Self::Context) -> Self::Result {
         if self.closing {
