@@ -290,10 +290,7 @@ impl Workspace {
     }
 
     /// Computes the new tabs; nothing changes on error.
-    fn arrange(
-        &self,
-        arrangement: &Arrangement,
-    ) -> Result<Rearranged, Error> {
+    fn arrange(&self, arrangement: &Arrangement) -> Result<Rearranged, Error> {
         let (a, b) = match arrangement {
             Arrangement::Swap(a, b) => (a, b),
             Arrangement::Move { pane, target, .. } => (pane, target),
