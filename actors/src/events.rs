@@ -11,7 +11,6 @@
 
 use bytes::Bytes;
 use serde_json::Value;
-use signaltty_protocol::envelope::EventFrame;
 use signaltty_protocol::subscribe::{
     MAX_REPLAY_EVENTS, RECOVERY_SNAPSHOT_THEN_RESUBSCRIBE, Replay, ReplayStatus, glob_matches,
 };
@@ -19,16 +18,20 @@ use signaltty_protocol::{Event, Seq};
 use std::collections::{HashSet, VecDeque};
 use std::sync::Arc;
 
-/// A state event after the journal made it durable: what the ring keeps and what
-/// subscribers receive. The wire line is serialized once and shared.
+/// A state event as sequenced: what the journal writes, the ring keeps and
+/// subscribers receive. The payload is serialized once; the journal record and the
+/// wire line both reuse those bytes.
 #[derive(Debug)]
 pub struct Published {
     /// Its sequence number.
     pub seq: Seq,
     /// The event name.
     pub name: &'static str,
-    /// The payload (kept for filters that look inside, like `task_ids`).
+    /// The payload as a value, kept only where a filter looks inside it (`task.*`
+    /// events, for `task_ids`); `Null` otherwise.
     pub payload: Value,
+    /// The payload's JSON text.
+    pub payload_json: Bytes,
     /// The event frame line, newline included.
     pub line: Bytes,
 }
@@ -36,14 +39,43 @@ pub struct Published {
 impl Published {
     /// Builds the shared form of an event.
     pub fn new(seq: Seq, event: &Event) -> Arc<Published> {
-        let payload = event.payload();
-        let line = EventFrame::new(event.name(), seq.0, payload.clone()).to_line();
+        let name = event.name();
+        let payload_json = Bytes::from(payload_json(event));
+        let mut line = Vec::with_capacity(payload_json.len() + 96);
+        line.extend_from_slice(b"{\"protocol\":\"");
+        line.extend_from_slice(signaltty_protocol::PROTOCOL.as_bytes());
+        line.extend_from_slice(b"\",\"type\":\"event\",\"event\":\"");
+        line.extend_from_slice(name.as_bytes());
+        line.extend_from_slice(format!("\",\"seq\":{},\"payload\":", seq.0).as_bytes());
+        line.extend_from_slice(&payload_json);
+        line.extend_from_slice(b"}\n");
+        let payload = if name.starts_with("task.") {
+            serde_json::from_slice(&payload_json).unwrap_or(Value::Null)
+        } else {
+            Value::Null
+        };
         Arc::new(Published {
             seq,
-            name: event.name(),
+            name,
             payload,
+            payload_json,
             line: Bytes::from(line),
         })
+    }
+}
+
+/// The payload of an event as JSON text, without building a value tree: an
+/// adjacently tagged enum serializes as `{"event":"<name>","payload":<payload>}`,
+/// so the payload is that text minus the known prefix and the closing brace.
+/// (Event names are ASCII identifiers: nothing in the prefix is escaped.)
+pub fn payload_json(event: &Event) -> Vec<u8> {
+    let prefix = format!("{{\"event\":\"{}\",\"payload\":", event.name());
+    match serde_json::to_vec(event) {
+        Ok(full) if full.starts_with(prefix.as_bytes()) && full.ends_with(b"}") => {
+            full[prefix.len()..full.len() - 1].to_vec()
+        },
+        // Cannot happen for these plain-data types; fall back to the value path.
+        _ => serde_json::to_vec(&event.payload()).unwrap_or_else(|_| b"{}".to_vec()),
     }
 }
 
@@ -211,6 +243,7 @@ mod tests {
 
     fn raw(seq: u64, name: &'static str, payload: Value) -> Arc<Published> {
         Arc::new(Published {
+            payload_json: Bytes::from(payload.to_string()),
             seq: Seq(seq),
             name,
             payload,
@@ -350,5 +383,26 @@ mod tests {
         assert!(!f.matches("task.created", &json!({"task": {}})));
         assert!(f.matches("workspace.closed", &json!({})));
         assert!(!f.matches("pty.data", &json!({})));
+    }
+
+    #[test]
+    fn the_hand_built_line_parses_as_the_event_frame_the_protocol_defines() {
+        use signaltty_protocol::envelope::{EventFrame, ServerLine};
+        let event = Event::WorkspaceClosed {
+            workspace_id: WorkspaceId("ws_\"quoted\"".into()),
+        };
+        let published = Published::new(Seq(42), &event);
+        let text = std::str::from_utf8(&published.line).unwrap();
+        assert!(text.ends_with('\n'));
+        let parsed = ServerLine::parse(text.trim_end()).unwrap();
+        assert_eq!(
+            parsed,
+            ServerLine::Event(EventFrame::new("workspace.closed", 42, event.payload()))
+        );
+        assert_eq!(
+            serde_json::from_slice::<Value>(&published.payload_json).unwrap(),
+            event.payload()
+        );
+        assert_eq!(payload_json(&Event::ServerWillShutdown {}), b"{}");
     }
 }

@@ -273,7 +273,7 @@ impl Supervisor {
             batch.push(JournalRecord {
                 seq: self.last_seq,
                 event: published.name,
-                payload: published.payload.clone(),
+                payload: published.payload_json.clone(),
                 at: at.clone(),
                 journaled: true,
             });
@@ -307,7 +307,7 @@ impl Supervisor {
         let record = JournalRecord {
             seq,
             event: event.name(),
-            payload: serde_json::Value::Null,
+            payload: Bytes::new(),
             at: Timestamp::now(),
             journaled: false,
         };

@@ -22,7 +22,6 @@ use super::reservation::{self, BLOCK, ReservationError};
 use super::retention::Retention;
 use super::{JournalRecord, JournalStore};
 use parking_lot::Mutex;
-use serde::Serialize;
 use signaltty_protocol::{Seq, Timestamp};
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Write};
@@ -169,13 +168,23 @@ pub struct FileStore {
     predecessor_max: Option<u64>,
 }
 
-/// One record as written; field order follows spec/persistence.md §4.2.
-#[derive(Serialize)]
-struct RecordOut<'a> {
-    seq: u64,
-    event: &'a str,
-    payload: &'a serde_json::Value,
-    at: &'a str,
+/// Appends one record line, `{"seq":…,"event":…,"payload":…,"at":…}` (field order
+/// of spec/persistence.md §4.2), from the payload's ready JSON text. The event name
+/// and the timestamp are ASCII without quotes or backslashes.
+fn write_record(buf: &mut Vec<u8>, r: &JournalRecord) {
+    buf.extend_from_slice(
+        format!(
+            "{{\"seq\":{},\"event\":\"{}\",\"payload\":",
+            r.seq.0, r.event
+        )
+        .as_bytes(),
+    );
+    if r.payload.is_empty() {
+        buf.extend_from_slice(b"{}");
+    } else {
+        buf.extend_from_slice(&r.payload);
+    }
+    buf.extend_from_slice(format!(",\"at\":\"{}\"}}\n", r.at.as_str()).as_bytes());
 }
 
 fn io_err(what: &str, path: &Path, e: io::Error) -> String {
@@ -429,14 +438,7 @@ impl JournalStore for FileStore {
         self.check_still_named()?;
         let mut buf = Vec::with_capacity(batch.len() * 256);
         for r in batch.iter().filter(|r| r.journaled) {
-            let out = RecordOut {
-                seq: r.seq.0,
-                event: r.event,
-                payload: &r.payload,
-                at: r.at.as_str(),
-            };
-            serde_json::to_writer(&mut buf, &out).map_err(io::Error::other)?;
-            buf.push(b'\n');
+            write_record(&mut buf, r);
         }
         self.file.write_all(&buf)?;
         self.file.sync_data()?;

@@ -37,8 +37,8 @@ pub struct JournalRecord {
     pub seq: Seq,
     /// The event name.
     pub event: &'static str,
-    /// The event payload.
-    pub payload: serde_json::Value,
+    /// The event payload as JSON text (empty for a record that is not written).
+    pub payload: bytes::Bytes,
     /// When the event was sequenced.
     pub at: Timestamp,
     /// Whether the record is written. `pty.data` takes a sequence number (which

@@ -179,7 +179,7 @@ mod tests {
             let r = JournalRecord {
                 seq: Seq(s),
                 event: "workspace.closed",
-                payload: serde_json::json!({}),
+                payload: bytes::Bytes::from_static(b"{}"),
                 at: Timestamp::now(),
                 journaled: true,
             };

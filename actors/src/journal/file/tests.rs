@@ -8,7 +8,7 @@ fn record(seq: u64) -> JournalRecord {
     JournalRecord {
         seq: Seq(seq),
         event: "workspace.closed",
-        payload: json!({"workspace_id": format!("ws_{seq}")}),
+        payload: bytes::Bytes::from(json!({"workspace_id": format!("ws_{seq}")}).to_string()),
         at: Timestamp::from_unix_millis(0),
         journaled: true,
     }
