@@ -5,6 +5,7 @@ mod support;
 
 mod attach;
 mod cli;
+mod differential;
 mod flood;
 mod journal;
 mod journal_faults;
