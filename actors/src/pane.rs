@@ -567,19 +567,27 @@ pub struct PaneSink {
     addr_rx: Receiver<Addr<Pane>>,
     ack_tx: SyncSender<()>,
     ack_rx: Receiver<()>,
+    /// Chunks sent and not yet acknowledged.
+    in_flight: usize,
 }
+
+/// Chunks a reader may have in a pane's mailbox at once: enough to overlap the
+/// next read with the pane's parsing, few enough (32 KiB) to keep the pace of a
+/// flood set by the pane.
+pub const OUTPUT_WINDOW: usize = 4;
 
 impl PaneSink {
     /// A sink and the sender its pane address will come through.
     pub fn new() -> (PaneSink, SyncSender<Addr<Pane>>) {
         let (addr_tx, addr_rx) = sync_channel(1);
-        let (ack_tx, ack_rx) = sync_channel(1);
+        let (ack_tx, ack_rx) = sync_channel(OUTPUT_WINDOW);
         (
             PaneSink {
                 addr: None,
                 addr_rx,
                 ack_tx,
                 ack_rx,
+                in_flight: 0,
             },
             addr_tx,
         )
@@ -600,16 +608,18 @@ impl PtySink for PaneSink {
             return;
         };
         addr.do_send(Output { chunk, ack });
-        // One chunk in flight: the reader reads on only once the pane has taken it.
-        // A stopped pane drops the message and its ack sender; the receive then
-        // waits for nothing more than the sender held here, so use a timeout loop.
-        while self
-            .ack_rx
-            .recv_timeout(Duration::from_millis(200))
-            .is_err()
-        {
-            if !addr.connected() {
-                return;
+        self.in_flight += 1;
+        while self.ack_rx.try_recv().is_ok() {
+            self.in_flight -= 1;
+        }
+        // At most OUTPUT_WINDOW chunks in flight: past that the reader waits for the
+        // pane. A stopped pane drops its messages (and their ack senders) while this
+        // sink still holds one, so the wait polls whether the pane is still there.
+        while self.in_flight >= OUTPUT_WINDOW {
+            match self.ack_rx.recv_timeout(Duration::from_millis(200)) {
+                Ok(()) => self.in_flight -= 1,
+                Err(_) if !addr.connected() => return,
+                Err(_) => {},
             }
         }
     }
