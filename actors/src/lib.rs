@@ -133,10 +133,13 @@ async fn start(config: Arc<Config>) -> Result<Bound, i32> {
     let (stop_tx, stop_rx) = watch::channel(false);
     // Pane actors run on their own arbiters, one per core, so one pane's output
     // never delays requests or another pane's hook events.
-    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2);
+    let cores = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(2);
     let pane_arbiters: Vec<ArbiterHandle> = (0..cores).map(|_| Arbiter::new().handle()).collect();
-    let supervisor =
-        Supervisor::new(config.clone(), store, Some(disk), stop_tx).with_pane_arbiters(pane_arbiters).start();
+    let supervisor = Supervisor::new(config.clone(), store, Some(disk), stop_tx)
+        .with_pane_arbiters(pane_arbiters)
+        .start();
     actix_rt::spawn(accept_loop(
         listener,
         supervisor.clone(),
