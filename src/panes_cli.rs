@@ -123,18 +123,9 @@ pub fn new(
         argv
     };
     let params = PaneSpawnParams {
-        workspace_id: workspace,
         tab_id,
         cwd,
-        argv,
-        env: None,
-        cols: None,
-        rows: None,
-        agent_hint: None,
-        parent_pane_id: None,
-        label: None,
-        relationship: None,
-        task_id: None,
+        ..PaneSpawnParams::new(workspace, argv)
     };
     match client.call(Method::PaneSpawn(params)) {
         Ok(value) if global.json => {
@@ -167,23 +158,15 @@ fn run_pane(global: &Global, cmd: PaneCommand) -> Result<i32, i32> {
             cwd,
             argv,
         } => {
+            let argv = if argv.is_empty() {
+                vec![user_shell()]
+            } else {
+                argv
+            };
             let params = PaneSpawnParams {
-                workspace_id: WorkspaceRef(workspace),
                 tab_id: tab.map(TabId),
                 cwd: absolute(cwd)?,
-                argv: if argv.is_empty() {
-                    vec![user_shell()]
-                } else {
-                    argv
-                },
-                env: None,
-                cols: None,
-                rows: None,
-                agent_hint: None,
-                parent_pane_id: None,
-                label: None,
-                relationship: None,
-                task_id: None,
+                ..PaneSpawnParams::new(WorkspaceRef(workspace), argv)
             };
             call(global, Method::PaneSpawn(params), |r: PaneResult| {
                 print_pane(&r.pane)

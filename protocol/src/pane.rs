@@ -261,6 +261,26 @@ pub struct PaneSpawnParams {
     pub task_id: Option<String>,
 }
 
+impl PaneSpawnParams {
+    /// A spawn of `argv` in a workspace with every optional param left out.
+    pub fn new(workspace_id: WorkspaceRef, argv: Vec<String>) -> PaneSpawnParams {
+        PaneSpawnParams {
+            workspace_id,
+            tab_id: None,
+            cwd: None,
+            argv,
+            env: None,
+            cols: None,
+            rows: None,
+            agent_hint: None,
+            parent_pane_id: None,
+            label: None,
+            relationship: None,
+            task_id: None,
+        }
+    }
+}
+
 /// `pane.split` params.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PaneSplitParams {

@@ -229,18 +229,13 @@ pub fn split(sup: &mut Supervisor, p: PaneSplitParams, ctx: &mut Context<Supervi
             .ok_or_else(|| Error::NoSuchPane(entry.id.0.clone()))?;
         let argv = p.argv.clone().unwrap_or_else(|| vec![user_shell()]);
         let params = PaneSpawnParams {
-            workspace_id: signaltty_protocol::WorkspaceRef(source.workspace_id.0.clone()),
-            tab_id: None,
             cwd: Some(p.cwd.clone().unwrap_or_else(|| source.cwd.clone())),
-            argv,
-            env: None,
             cols: Some(source.pty_size.cols),
             rows: Some(source.pty_size.rows),
-            agent_hint: None,
-            parent_pane_id: None,
-            label: None,
-            relationship: None,
-            task_id: None,
+            ..PaneSpawnParams::new(
+                signaltty_protocol::WorkspaceRef(source.workspace_id.0.clone()),
+                argv,
+            )
         };
         let mut prepared = prepare_spawn(sup, params)?;
         prepared.split = Some((entry.id.clone(), p.direction.unwrap_or(SplitDir::Right)));
