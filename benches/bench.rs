@@ -19,7 +19,7 @@
 
 use clap::Parser;
 use nix::sys::resource::{UsageWho, getrusage};
-use nix::sys::signal::{SigSet, SigmaskHow, Signal, pthread_sigmask};
+use nix::sys::signal::Signal;
 use nix::sys::socket::sockopt;
 use nix::unistd::Pid;
 use serde_json::{Value, json};
@@ -33,8 +33,12 @@ use std::os::unix::fs::DirBuilderExt;
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, ExitCode, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+#[path = "common.rs"]
+mod common;
+use common::{Context, Res, catch_signals, check_interrupted, spawn_unmasked};
 
 /// Measure request round trips against a signaltty server (and optionally tmux).
 #[derive(Debug, Parser)]
@@ -132,65 +136,6 @@ impl Opts {
         }
         groups
     }
-}
-
-type Res<T> = Result<T, String>;
-
-/// Adds context to an I/O error.
-trait Context<T> {
-    fn ctx(self, what: impl FnOnce() -> String) -> Res<T>;
-}
-
-impl<T, E: std::fmt::Display> Context<T> for Result<T, E> {
-    fn ctx(self, what: impl FnOnce() -> String) -> Res<T> {
-        self.map_err(|e| format!("{}: {e}", what()))
-    }
-}
-
-/// Set by the signal thread on SIGINT/SIGTERM; every measuring loop checks it so that
-/// an interrupted run still stops its server and removes its temporary directory.
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
-
-fn check_interrupted() -> Res<()> {
-    if INTERRUPTED.load(Ordering::Relaxed) {
-        Err("interrupted".into())
-    } else {
-        Ok(())
-    }
-}
-
-/// SIGINT and SIGTERM: blocked in every thread and collected by the signal thread.
-fn caught_signals() -> SigSet {
-    let mut set = SigSet::empty();
-    set.add(Signal::SIGINT);
-    set.add(Signal::SIGTERM);
-    set
-}
-
-/// Blocks SIGINT and SIGTERM in this thread (and so in every thread spawned later) and
-/// waits for them on a dedicated thread (no signal handler, hence no `unsafe`).
-fn catch_signals() -> Res<()> {
-    let set = caught_signals();
-    pthread_sigmask(SigmaskHow::SIG_BLOCK, Some(&set), None).ctx(|| "sigprocmask".into())?;
-    std::thread::spawn(move || {
-        while set.wait().is_ok() {
-            INTERRUPTED.store(true, Ordering::Relaxed);
-        }
-    });
-    Ok(())
-}
-
-/// Spawns a long-lived child with SIGINT and SIGTERM unblocked. std's `Command` (Rust
-/// 1.95, posix_spawn path) passes the parent thread's signal mask on to the child, so
-/// without this the server would ignore our SIGTERM and tmux would inherit the mask.
-/// The short-lived timed children keep the mask: unblocking around each of them would
-/// add two syscalls to every measured spawn.
-fn spawn_unmasked(cmd: &mut Command) -> std::io::Result<Child> {
-    let set = caught_signals();
-    pthread_sigmask(SigmaskHow::SIG_UNBLOCK, Some(&set), None)?;
-    let child = cmd.spawn();
-    pthread_sigmask(SigmaskHow::SIG_BLOCK, Some(&set), None)?;
-    child
 }
 
 // ---------------------------------------------------------------------------------

@@ -22,7 +22,7 @@
 //! Uses std plus the root package's dependencies only (clap, serde_json, nix).
 
 use clap::{Parser, ValueEnum};
-use nix::sys::signal::{SigSet, SigmaskHow, Signal, pthread_sigmask};
+use nix::sys::signal::Signal;
 use nix::unistd::Pid;
 use serde_json::{Value, json};
 use std::collections::VecDeque;
@@ -34,8 +34,11 @@ use std::os::unix::fs::DirBuilderExt;
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, ExitCode, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+#[path = "common.rs"]
+mod common;
+use common::{Context, Res, catch_signals, check_interrupted, spawn_unmasked};
 
 /// PTY benchmarks of signaltty, with tmux measured in the same run.
 #[derive(Debug, Parser)]
@@ -74,63 +77,6 @@ enum Scenario {
     Memory,
     Spawn,
     Read,
-}
-
-type Res<T> = Result<T, String>;
-
-/// Adds context to an error.
-trait Context<T> {
-    fn ctx(self, what: impl FnOnce() -> String) -> Res<T>;
-}
-
-impl<T, E: std::fmt::Display> Context<T> for Result<T, E> {
-    fn ctx(self, what: impl FnOnce() -> String) -> Res<T> {
-        self.map_err(|e| format!("{}: {e}", what()))
-    }
-}
-
-// ---------------------------------------------------------------------------------
-// Signals: SIGINT/SIGTERM are blocked in the bench and collected by a thread, so an
-// interrupted run still stops its servers and removes its directory. Every child is
-// started with them unblocked again (std's `Command` passes the mask on).
-
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
-
-fn check_interrupted() -> Res<()> {
-    if INTERRUPTED.load(Ordering::Relaxed) {
-        Err("interrupted".into())
-    } else {
-        Ok(())
-    }
-}
-
-fn caught_signals() -> SigSet {
-    let mut set = SigSet::empty();
-    set.add(Signal::SIGINT);
-    set.add(Signal::SIGTERM);
-    set
-}
-
-fn catch_signals() -> Res<()> {
-    let set = caught_signals();
-    pthread_sigmask(SigmaskHow::SIG_BLOCK, Some(&set), None).ctx(|| "sigprocmask".into())?;
-    std::thread::spawn(move || {
-        while set.wait().is_ok() {
-            INTERRUPTED.store(true, Ordering::Relaxed);
-        }
-    });
-    Ok(())
-}
-
-/// Spawns `cmd` with SIGINT and SIGTERM unblocked in the child. Every child of the
-/// bench goes through here (the tmux server, daemonised by its first client, and the
-/// panes of both servers inherit the mask of whoever started them).
-fn spawn_unmasked(cmd: &mut Command) -> std::io::Result<Child> {
-    let set = caught_signals();
-    pthread_sigmask(SigmaskHow::SIG_UNBLOCK, Some(&set), None)?;
-    let child = cmd.spawn();
-    pthread_sigmask(SigmaskHow::SIG_BLOCK, Some(&set), None)?;
-    child
 }
 
 /// Runs `cmd` to completion with piped stdout; an error unless it exits 0.
