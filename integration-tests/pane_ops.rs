@@ -381,3 +381,28 @@ fn swap_and_move_rearrange_panes_within_and_across_tabs_without_touching_process
         ErrorCode::BadParams,
     );
 }
+
+#[test]
+fn shutdown_refuses_while_panes_live_unless_forced_and_then_the_children_die() {
+    let mut server = TestServer::start();
+    let mut c = server.client();
+    let pane = spawn(&mut c, &["sh", "-c", "echo pid=$$; exec sleep 600"]);
+    let id = pane["id"].as_str().unwrap_or_default().to_owned();
+    let line = ok(c.call(
+        "pane.wait_for_output",
+        json!({"pane_id": id, "match": "pid=", "timeout_s": 10}),
+    ))["matched_line"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    let pid: u32 = line.trim_start_matches("pid=").trim().parse().unwrap_or(0);
+    assert!(pid > 0, "{line}");
+    let refused = expect_code(c.call("server.shutdown", json!({})), ErrorCode::PanesAlive);
+    assert_eq!(refused.details, Some(json!({"live_panes": 1})));
+    assert_eq!(
+        ok(c.call("server.shutdown", json!({"force": true})))["stopped"],
+        true
+    );
+    server.process().expect_exit_code(0);
+    crate::support::process::wait_process_gone(pid, "the pane's child after a forced shutdown");
+}
