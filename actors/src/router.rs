@@ -86,9 +86,21 @@ pub fn route(sup: &mut Supervisor, msg: Dispatch, ctx: &mut Context<Supervisor>)
 }
 
 /// The response line for a reply's result.
-pub fn response_line(id: &str, result: Result<serde_json::Value, Error>) -> Vec<u8> {
+pub fn response_line(id: &str, result: Result<Bytes, Error>) -> Vec<u8> {
     match result {
-        Ok(value) => Response::ok(id, value).to_line(),
+        Ok(json) => {
+            // The envelope of spec/ipc.md §2.2 around the already serialized result.
+            let id = serde_json::to_string(id).unwrap_or_else(|_| "\"?\"".to_owned());
+            let mut line = Vec::with_capacity(json.len() + id.len() + 48);
+            line.extend_from_slice(b"{\"protocol\":\"");
+            line.extend_from_slice(PROTOCOL.as_bytes());
+            line.extend_from_slice(b"\",\"id\":");
+            line.extend_from_slice(id.as_bytes());
+            line.extend_from_slice(b",\"ok\":true,\"result\":");
+            line.extend_from_slice(&json);
+            line.extend_from_slice(b"}\n");
+            line
+        },
         Err(e) => Response::err(id, error_body(&e)).to_line(),
     }
 }
@@ -434,4 +446,22 @@ fn not_subscribed(head: Seq, replay: Replay) -> Reply {
     }));
     reply.close_after = true;
     reply
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use signaltty_protocol::ServerLine;
+
+    #[test]
+    fn a_hand_built_success_line_is_the_protocol_response_with_the_id_escaped() {
+        let id = "weird \"id\" \\ ü";
+        let line = response_line(id, Ok(Bytes::from_static(b"{\"x\":[1,2]}")));
+        let text = String::from_utf8(line).unwrap();
+        assert!(text.ends_with('\n'));
+        let ServerLine::Response(r) = ServerLine::parse(text.trim_end()).unwrap() else {
+            panic!("not a response")
+        };
+        assert_eq!(r, Response::ok(id, serde_json::json!({"x": [1, 2]})));
+    }
 }

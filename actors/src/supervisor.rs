@@ -71,8 +71,8 @@ pub struct ConnHandle {
 /// (a subscription's replay), and whether to close the connection afterwards.
 #[derive(Debug)]
 pub struct Reply {
-    /// The method's result or error.
-    pub result: Result<serde_json::Value, Error>,
+    /// The method's result as JSON text, or its error.
+    pub result: Result<Bytes, Error>,
     /// Lines written right after the response, before any other line.
     pub after: Vec<Bytes>,
     /// Close the connection once these lines are written.
@@ -80,10 +80,11 @@ pub struct Reply {
 }
 
 impl Reply {
-    /// A plain reply.
+    /// A plain reply. The result is serialized here, once, straight to JSON text.
     pub fn of<T: serde::Serialize>(result: Result<T, Error>) -> Reply {
         let result = result.and_then(|r| {
-            serde_json::to_value(r)
+            serde_json::to_vec(&r)
+                .map(Bytes::from)
                 .map_err(|e| Error::BadParams(format!("unserializable result: {e}")))
         });
         Reply {

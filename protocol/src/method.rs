@@ -99,6 +99,11 @@ methods! {
 
 /// Deserializes params, naming the offending field on failure.
 fn parse_params<T: serde::de::DeserializeOwned>(params: Value) -> Result<T, ParamsError> {
+    // The plain deserializer is fast; the path-tracking one runs only to explain a
+    // failure, on a second pass over the same params.
+    if let Ok(parsed) = T::deserialize(&params) {
+        return Ok(parsed);
+    }
     serde_path_to_error::deserialize(params).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner();

@@ -27,6 +27,11 @@ fn create(name: &str) -> Method {
     })
 }
 
+/// A reply's result as a JSON value.
+fn json(reply: Reply) -> serde_json::Value {
+    serde_json::from_slice(&reply.result.expect("a successful reply")).expect("result JSON")
+}
+
 fn closed_event(n: u64) -> Event {
     Event::WorkspaceClosed {
         workspace_id: WorkspaceId(format!("ws_{n}")),
@@ -46,7 +51,7 @@ async fn events_are_published_and_answered_only_after_the_journal_syncs_them() {
         ))
         .await
         .unwrap();
-    assert_eq!(sub.result.unwrap()["seq"], 100);
+    assert_eq!(json(sub)["seq"], 100);
 
     let pending = actix_rt::spawn(sup.send(dispatch(&conn, create("alpha"))));
     wait_for("the journal to receive the event", || {
@@ -58,7 +63,7 @@ async fn events_are_published_and_answered_only_after_the_journal_syncs_them() {
         .await
         .unwrap();
     assert_eq!(
-        status.result.unwrap()["workspaces"],
+        json(status)["workspaces"],
         0,
         "a read must not see an unsynced event"
     );
@@ -73,7 +78,7 @@ async fn events_are_published_and_answered_only_after_the_journal_syncs_them() {
 
     gate.send(()).unwrap();
     let reply = pending.await.unwrap().unwrap();
-    assert_eq!(reply.result.unwrap()["workspace"]["handle"], "alpha");
+    assert_eq!(json(reply)["workspace"]["handle"], "alpha");
     wait_for("the event to reach the subscriber", || {
         log.lock().events.len() == 1
     })
@@ -130,7 +135,7 @@ async fn concurrent_creates_of_one_name_get_distinct_handles() {
     for call in calls {
         let reply = call.await.unwrap();
         handles.push(
-            reply.result.unwrap()["workspace"]["handle"]
+            json(reply)["workspace"]["handle"]
                 .as_str()
                 .unwrap()
                 .to_owned(),
@@ -171,7 +176,7 @@ async fn replay_follows_the_reply_and_a_cursor_ahead_closes_without_subscribing(
     let reply = sup.send(dispatch(&conn, from(1))).await.unwrap();
     assert_eq!(reply.after.len(), 2);
     assert!(!reply.close_after);
-    let replay = reply.result.unwrap()["replay"].clone();
+    let replay = json(reply)["replay"].clone();
     assert_eq!(
         (replay["status"].as_str(), replay["returned"].as_u64()),
         (Some("complete"), Some(2))
@@ -179,7 +184,7 @@ async fn replay_follows_the_reply_and_a_cursor_ahead_closes_without_subscribing(
 
     let ahead = sup.send(dispatch(&conn, from(9))).await.unwrap();
     assert!(ahead.close_after && ahead.after.is_empty());
-    let result = ahead.result.unwrap();
+    let result = json(ahead);
     assert_eq!(result["subscribed"], false);
     assert_eq!(result["replay"]["status"], "cursor_ahead");
     assert_eq!(result["replay"]["recovery"], "snapshot_then_resubscribe");
