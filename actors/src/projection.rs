@@ -34,17 +34,34 @@ impl Projection {
         self.seq
     }
 
-    /// Applies one published event.
-    pub fn apply(&mut self, seq: Seq, event: &Event) {
+    /// Applies one published event, taking ownership so objects move in uncopied.
+    pub fn apply(&mut self, seq: Seq, event: Event) {
         self.seq = seq;
+        // Objects that replace a stored one are moved in; the rest read by reference.
         match event {
             Event::WorkspaceCreated { workspace } | Event::WorkspaceUpdated { workspace } => {
                 if !self.workspaces.contains_key(&workspace.id) {
                     self.order.push(workspace.id.clone());
                 }
-                self.workspaces
-                    .insert(workspace.id.clone(), workspace.clone());
+                self.workspaces.insert(workspace.id.clone(), workspace);
+                return;
             },
+            Event::TabUpdated { tab } => {
+                self.tabs.insert(tab.id.clone(), tab);
+                return;
+            },
+            Event::PaneUpdated { pane, .. } | Event::PaneResized { pane } => {
+                self.panes.insert(pane.id.clone(), pane);
+                return;
+            },
+            _ => {},
+        }
+        match &event {
+            Event::WorkspaceCreated { .. }
+            | Event::WorkspaceUpdated { .. }
+            | Event::TabUpdated { .. }
+            | Event::PaneUpdated { .. }
+            | Event::PaneResized { .. } => {},
             Event::WorkspaceClosed { workspace_id } => {
                 self.workspaces.remove(workspace_id);
                 self.order.retain(|id| id != workspace_id);
@@ -58,9 +75,6 @@ impl Projection {
                     w.tabs.push(tab.id.clone());
                     w.active_tab_id = Some(tab.id.clone());
                 }
-                self.tabs.insert(tab.id.clone(), tab.clone());
-            },
-            Event::TabUpdated { tab } => {
                 self.tabs.insert(tab.id.clone(), tab.clone());
             },
             Event::TabClosed { tab_id } => {
@@ -85,9 +99,6 @@ impl Projection {
                     }
                     tab.active_pane_id = Some(pane.id.clone());
                 }
-                self.panes.insert(pane.id.clone(), pane.clone());
-            },
-            Event::PaneUpdated { pane, .. } | Event::PaneResized { pane } => {
                 self.panes.insert(pane.id.clone(), pane.clone());
             },
             Event::PaneExited { pane_id, code } => {
@@ -229,7 +240,7 @@ mod tests {
         ];
         let mut p = Projection::new(Seq(0));
         for (i, e) in events.iter().enumerate() {
-            p.apply(Seq(i as u64 + 1), e);
+            p.apply(Seq(i as u64 + 1), e.clone());
         }
         let names: Vec<_> = p.workspaces().into_iter().map(|w| w.name).collect();
         assert_eq!(names, vec!["b2", "c"]);

@@ -339,7 +339,7 @@ impl Supervisor {
                     waiter,
                 } => {
                     let seq = published.seq;
-                    self.projection.apply(seq, &event);
+                    self.projection.apply(seq, *event);
                     self.ring.push(published.clone());
                     self.fan_out(&published);
                     if let Some(w) = waiter {
