@@ -240,6 +240,10 @@ struct Shared {
     exit_known: AtomicBool,
     closed: AtomicBool,
     queue: writer::Queue,
+    /// The writer thread starts with the first write: most panes are never typed
+    /// into by the server, and an idle thread costs memory and makes every later
+    /// fork of the server slower.
+    writer_started: AtomicBool,
 }
 
 impl Shared {
@@ -315,6 +319,7 @@ pub fn spawn(spec: &SpawnSpec, sink: Box<dyn PtySink>) -> Result<Pty, SpawnError
         exit_known: AtomicBool::new(false),
         closed: AtomicBool::new(false),
         queue: writer::Queue::new(),
+        writer_started: AtomicBool::new(false),
     });
 
     let waiter = {
@@ -337,13 +342,7 @@ pub fn spawn(spec: &SpawnSpec, sink: Box<dyn PtySink>) -> Result<Pty, SpawnError
             .name(format!("pty-{pid}"))
             .spawn(move || reader::run(shared, sink, exit_rx))
     };
-    let writer = reader.and_then(|_| {
-        let shared = pty.shared.clone();
-        thread::Builder::new()
-            .name(format!("pty-w-{pid}"))
-            .spawn(move || writer::run(&shared))
-    });
-    if let Err(e) = writer {
+    if let Err(e) = reader {
         pty.close_with_grace(Signal::SIGKILL, Duration::ZERO);
         return Err(fail(e));
     }
@@ -387,6 +386,19 @@ impl Pty {
         bytes: Vec<u8>,
         deadline: Instant,
     ) -> oneshot::Receiver<Result<usize, WriteError>> {
+        if !self.shared.writer_started.swap(true, Ordering::SeqCst) {
+            let shared = self.shared.clone();
+            let started = thread::Builder::new()
+                .name(format!("pty-w-{}", self.pid()))
+                .spawn(move || writer::run(&shared));
+            if let Err(e) = started {
+                self.shared.writer_started.store(false, Ordering::SeqCst);
+                let (reply, rx) = oneshot::channel();
+                let why = WriteErrorKind::Io(format!("cannot start the writer thread: {e}"));
+                let _ = reply.send(Err(WriteError::new(why, 0)));
+                return rx;
+            }
+        }
         self.shared.queue.push(bytes, deadline)
     }
 
