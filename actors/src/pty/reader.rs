@@ -53,7 +53,6 @@ struct Reader {
     /// (or died).
     exit_rx: OwnedFd,
     exit: Exit,
-    buf: Vec<u8>,
 }
 
 /// The reader thread: pumps output into `sink` until EOF or `close`, then makes
@@ -63,7 +62,6 @@ pub(super) fn run(shared: Arc<Shared>, mut sink: Box<dyn PtySink>, exit_rx: Owne
         shared,
         exit_rx,
         exit: Exit::Running,
-        buf: vec![0; READ_CHUNK_BYTES],
     };
     let end = reader.pump(&mut *sink);
     if end == End::Eof {
@@ -90,20 +88,27 @@ impl Reader {
             let Some(master) = self.shared.master() else {
                 return End::Canceled;
             };
-            match unistd::read(&*master, &mut self.buf) {
+            // A buffer per read, handed to the sink as it is (no copy), and none held
+            // while the pane is idle in `poll`: an idle pane costs no read buffer.
+            let mut buf = vec![0; READ_CHUNK_BYTES];
+            match unistd::read(&*master, &mut buf) {
                 Ok(0) => return End::Eof,
                 Ok(n) => {
                     // Never hold the master while the sink blocks: `close` must be
                     // able to hang the terminal up during back-pressure.
                     drop(master);
-                    sink.output(self.buf[..n].to_vec());
+                    buf.truncate(n);
+                    sink.output(buf);
                 },
                 Err(Errno::EINTR) => {},
-                Err(Errno::EAGAIN) => match self.wait_readable(&master) {
-                    Wake::Again => {},
-                    Wake::Quiet => self.deliver_exit(sink),
-                    Wake::Hangup => return End::Eof,
-                    Wake::Canceled => return End::Canceled,
+                Err(Errno::EAGAIN) => {
+                    drop(buf);
+                    match self.wait_readable(&master) {
+                        Wake::Again => {},
+                        Wake::Quiet => self.deliver_exit(sink),
+                        Wake::Hangup => return End::Eof,
+                        Wake::Canceled => return End::Canceled,
+                    }
                 },
                 // EIO is how a master reports that the last slave descriptor closed.
                 Err(Errno::EIO) => return End::Eof,
