@@ -1,12 +1,14 @@
 //! The PTY layer: opens a pseudoterminal, starts a pane's process on it and runs
-//! the pane's reader, writer and waiter threads. Nothing here knows about actix:
+//! the pane's reader thread (and a writer thread from its first input). Nothing here
+//! knows about actix:
 //! the Pane actor drives a `Pty` and receives the output through a `PtySink`.
 //!
 //! ```text
 //!   spawn() ──▶ Pty (Arc<Shared>)
 //!                 │ master slot ─┬─ pty-<pid>      reader: read 8 KiB ─▶ sink.output
-//!                 │              └─ pty-w-<pid>    writer: one job at a time, deadlines
-//!                 │ pid ────────── pty-exit-<pid>  waiter: waitid, reap ─(exit pipe)─▶ reader ─▶ sink.exited
+//!                 │              └─ pty-w-<pid>    writer (from the first input): one job at a time, deadlines
+//!                 │ pid ── pidfd ─▶ reader polls it beside the master, reaps ─▶ sink.exited
+//!                 │        (no pidfd: pty-exit-<pid> waiter: waitid, reap ─(exit pipe)─▶ reader)
 //!                 │
 //!   close(sig) ── kill(pid, sig) · cancel pipe closed · master slot emptied (the kernel
 //!                 hangs the session up) · pty-reaper: after the grace, SIGKILL every
@@ -17,7 +19,7 @@
 //! needs no lock. Their order is fixed:
 //!
 //! * `output* output_ended exited`: the usual case. The reader drains the master to
-//!   EOF, then waits for the waiter to reap the child (spec §9).
+//!   EOF, then waits for the child's exit and reaps it (spec §9).
 //! * `output* exited output* output_ended`: the child exited while another process
 //!   (a background job) still holds the terminal open. The reader delivers `exited`
 //!   once the master has been quiet for `EXIT_QUIET` (at most `EXIT_DRAIN_MAX`
@@ -231,11 +233,11 @@ struct Shared {
     /// end, which wakes a reader or writer blocked in `poll` at once.
     cancel_rx: OwnedFd,
     cancel_tx: Mutex<Option<OwnedFd>>,
-    /// True once the child is reaped. The waiter sets it under this lock right as it
+    /// True once the child is reaped. The reaper (reader or waiter) sets it under this
+    /// lock right as it
     /// reaps, and signals are sent under it, so a signal never reaches a recycled pid.
     reaped: Mutex<bool>,
-    /// The exit code, stored by the waiter before it sets `exit_known` and closes
-    /// the exit pipe.
+    /// The exit code, stored by whoever reaps before it sets `exit_known`.
     exit_code: Mutex<Option<i32>>,
     exit_known: AtomicBool,
     closed: AtomicBool,
@@ -277,7 +279,7 @@ impl Shared {
 
 /// Opens a PTY of `spec.rows` × `spec.cols`, starts `spec.argv` on it as a session
 /// leader with the PTY as its controlling terminal, and starts the pane's reader
-/// (which owns `sink`), writer and waiter threads. Fails synchronously when the
+/// thread (which owns `sink`). Fails synchronously when the
 /// program cannot be started or the working directory is missing.
 pub fn spawn(spec: &SpawnSpec, sink: Box<dyn PtySink>) -> Result<Pty, SpawnError> {
     let argv0 = spec.argv.first().ok_or(SpawnError::EmptyArgv)?.clone();
@@ -322,31 +324,54 @@ pub fn spawn(spec: &SpawnSpec, sink: Box<dyn PtySink>) -> Result<Pty, SpawnError
         writer_started: AtomicBool::new(false),
     });
 
-    let waiter = {
-        let shared = shared.clone();
-        thread::Builder::new()
-            .name(format!("pty-exit-{pid}"))
-            .spawn(move || reap::wait_child(&shared, child, exit_tx))
+    // Where the kernel has pidfds, the reader watches the child's exit in its own
+    // `poll` and reaps it: one thread per idle pane. Elsewhere a waiter thread blocks
+    // in `waitid` and closes a pipe for the reader.
+    let watch = match reap::pidfd_open(pid) {
+        Some(pidfd) => {
+            drop(exit_tx);
+            drop(exit_rx);
+            reader::ExitWatch::Pidfd { pidfd, child }
+        },
+        None => {
+            let waiter = {
+                let shared = shared.clone();
+                thread::Builder::new()
+                    .name(format!("pty-exit-{pid}"))
+                    .spawn(move || reap::wait_child(&shared, child, exit_tx))
+            };
+            if let Err(e) = waiter {
+                // The closure, and the `Child` in it, is gone: kill and reap by pid.
+                kill_and_reap(pid);
+                return Err(fail(e));
+            }
+            reader::ExitWatch::Pipe(exit_rx)
+        },
     };
-    if let Err(e) = waiter {
-        // The closure, and the `Child` in it, is gone: kill and reap by pid.
-        let _ = killpg(pid, Signal::SIGKILL);
-        let _ = kill(pid, Signal::SIGKILL);
-        let _ = nix::sys::wait::waitpid(pid, None);
-        return Err(fail(e));
-    }
+    let reaps_itself = matches!(watch, reader::ExitWatch::Pidfd { .. });
     let pty = Pty { shared };
     let reader = {
         let shared = pty.shared.clone();
         thread::Builder::new()
             .name(format!("pty-{pid}"))
-            .spawn(move || reader::run(shared, sink, exit_rx))
+            .spawn(move || reader::run(shared, sink, watch))
     };
     if let Err(e) = reader {
         pty.close_with_grace(Signal::SIGKILL, Duration::ZERO);
+        if reaps_itself {
+            // The `Child` went with the closure and no waiter exists: reap it here.
+            kill_and_reap(pid);
+        }
         return Err(fail(e));
     }
     Ok(pty)
+}
+
+/// Kills a child nobody will wait for and reaps it by pid.
+fn kill_and_reap(pid: Pid) {
+    let _ = killpg(pid, Signal::SIGKILL);
+    let _ = kill(pid, Signal::SIGKILL);
+    let _ = nix::sys::wait::waitpid(pid, None);
 }
 
 impl Pty {

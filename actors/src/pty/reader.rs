@@ -1,5 +1,5 @@
-//! The pane's reader: drains the master into the sink and, once the waiter has
-//! reaped the child, delivers the exit after the child's last output (spec §3, §9).
+//! The pane's reader: drains the master into the sink and, once the child is
+//! reaped (by the reader itself through a pidfd, or by the waiter), delivers the exit after the child's last output (spec §3, §9).
 //!
 //! ```text
 //!   Running ──(child reaped)──▶ Draining ──(quiet EXIT_QUIET, or EXIT_DRAIN_MAX)──▶ Delivered
@@ -7,11 +7,13 @@
 //!      └───── EOF: output_ended, wait for the reap, exited ◀──────────────────────────┘
 //! ```
 
+use super::reap;
 use super::{EXIT_DRAIN_MAX, EXIT_QUIET, PtySink, READ_CHUNK_BYTES, Shared, poll_timeout};
 use nix::errno::Errno;
 use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
 use nix::unistd;
 use std::os::fd::{AsFd, OwnedFd};
+use std::process::Child;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
@@ -47,20 +49,35 @@ enum Wake {
     Canceled,
 }
 
+/// How the reader learns that the child exited.
+pub(super) enum ExitWatch {
+    /// The child's pidfd: readable once the child has exited. The reader reaps it.
+    Pidfd { pidfd: OwnedFd, child: Child },
+    /// Read end of the waiter's pipe: POLLHUP once the waiter has stored the exit
+    /// code (or died).
+    Pipe(OwnedFd),
+}
+
 struct Reader {
     shared: Arc<Shared>,
-    /// Read end of the exit pipe: POLLHUP once the waiter has stored the exit code
-    /// (or died).
-    exit_rx: OwnedFd,
+    /// The pidfd or the waiter's pipe; see `ExitWatch`.
+    exit_fd: OwnedFd,
+    /// The child, while this reader has to reap it (pidfd mode).
+    child: Option<Child>,
     exit: Exit,
 }
 
 /// The reader thread: pumps output into `sink` until EOF or `close`, then makes
 /// sure `exited` is delivered.
-pub(super) fn run(shared: Arc<Shared>, mut sink: Box<dyn PtySink>, exit_rx: OwnedFd) {
+pub(super) fn run(shared: Arc<Shared>, mut sink: Box<dyn PtySink>, watch: ExitWatch) {
+    let (exit_fd, child) = match watch {
+        ExitWatch::Pidfd { pidfd, child } => (pidfd, Some(child)),
+        ExitWatch::Pipe(pipe) => (pipe, None),
+    };
     let mut reader = Reader {
         shared,
-        exit_rx,
+        exit_fd,
+        child,
         exit: Exit::Running,
     };
     let end = reader.pump(&mut *sink);
@@ -123,8 +140,15 @@ impl Reader {
         }
     }
 
-    /// Moves `Running` to `Draining` once the waiter has reported, or when `woken`
-    /// says the exit pipe closed (a waiter that died without a code).
+    /// Reaps the child if this reader owns it (pidfd mode); blocks until it exits.
+    fn reap_if_ours(&mut self) {
+        if let Some(child) = self.child.take() {
+            reap::reap(&self.shared, child);
+        }
+    }
+
+    /// Moves `Running` to `Draining` once the child is reaped, or when `woken` says
+    /// the exit descriptor fired (after `reap_if_ours`, or a waiter that died).
     fn note_exit(&mut self, woken: bool) {
         if self.exit == Exit::Running && (woken || self.shared.exit_known.load(Ordering::SeqCst)) {
             self.exit = Exit::Draining {
@@ -155,9 +179,9 @@ impl Reader {
         let mut fds = [
             PollFd::new(master.as_fd(), PollFlags::POLLIN),
             PollFd::new(self.shared.cancel_rx.as_fd(), PollFlags::POLLIN),
-            PollFd::new(self.exit_rx.as_fd(), PollFlags::POLLIN),
+            PollFd::new(self.exit_fd.as_fd(), PollFlags::POLLIN),
         ];
-        // The exit pipe stays readable once closed: watch it only until it has been.
+        // The exit descriptor stays readable once fired: watch it only until then.
         let watched = if running { 3 } else { 2 };
         let polled = poll(&mut fds[..watched], timeout);
         let fired = |fd: &PollFd<'_>| fd.any().unwrap_or(false);
@@ -170,6 +194,7 @@ impl Reader {
                 let exit_fired = running && fired(&fds[2]);
                 let master = fds[0].revents().unwrap_or(PollFlags::empty());
                 if exit_fired {
+                    self.reap_if_ours();
                     self.note_exit(true);
                 }
                 if master.contains(PollFlags::POLLIN) || exit_fired {
@@ -193,10 +218,10 @@ impl Reader {
         }
     }
 
-    /// Blocks until the waiter has reaped the child, then returns its code.
-    fn wait_for_reap(&self) -> Option<i32> {
+    /// Blocks until the child is reaped, then returns its code.
+    fn wait_for_reap(&mut self) -> Option<i32> {
         loop {
-            let mut fds = [PollFd::new(self.exit_rx.as_fd(), PollFlags::POLLIN)];
+            let mut fds = [PollFd::new(self.exit_fd.as_fd(), PollFlags::POLLIN)];
             match poll(&mut fds, PollTimeout::NONE) {
                 Err(Errno::EINTR) => continue,
                 Ok(_) => break,
@@ -206,6 +231,7 @@ impl Reader {
                 },
             }
         }
+        self.reap_if_ours();
         *self.shared.exit_code.lock()
     }
 }

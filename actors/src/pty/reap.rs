@@ -1,4 +1,5 @@
-//! Reaping the child (one waiter thread per pane) and killing what is left of a
+//! Reaping the child (by the reader through a pidfd, or by a waiter thread where
+//! pidfds are missing) and killing what is left of a
 //! closed pane's session after the grace (one reaper thread for the server).
 
 use super::Shared;
@@ -7,7 +8,7 @@ use nix::sys::signal::{Signal, killpg};
 use nix::sys::wait::{Id, WaitPidFlag, waitid};
 use nix::unistd::{Pid, getpgrp, getsid};
 use std::collections::BTreeSet;
-use std::os::fd::OwnedFd;
+use std::os::fd::{FromRawFd, OwnedFd};
 use std::os::unix::process::ExitStatusExt;
 use std::process::{Child, ExitStatus};
 use std::sync::OnceLock;
@@ -21,9 +22,10 @@ use std::time::{Duration, Instant};
 const KILL_RECHECK: Duration = Duration::from_millis(100);
 const KILL_ROUNDS: u8 = 5;
 
-/// The waiter thread: waits for the child to exit, reaps it, stores the code and
-/// closes `exit_tx` to wake the reader. Never leaves a zombie (reliability.md X5).
-pub(super) fn wait_child(shared: &Shared, mut child: Child, exit_tx: OwnedFd) {
+/// The waiter thread, used only where `pidfd_open` is not available: waits for the
+/// child to exit, reaps it, stores the code and closes `exit_tx` to wake the reader.
+/// Never leaves a zombie (reliability.md X5).
+pub(super) fn wait_child(shared: &Shared, child: Child, exit_tx: OwnedFd) {
     let pid = shared.pid;
     // Wait without reaping first: the pid stays ours until `reaped` is set under its
     // lock, so `Pty::signal` and `close` can never hit a recycled pid.
@@ -33,30 +35,53 @@ pub(super) fn wait_child(shared: &Shared, mut child: Child, exit_tx: OwnedFd) {
             other => break other,
         }
     };
-    let status = match waited {
-        Ok(_) => {
-            let mut reaped = shared.reaped.lock();
-            let status = child.wait();
-            *reaped = true;
-            status
-        },
-        Err(e) => {
-            log::warn!("pty {pid}: waitid failed: {e}");
-            let status = child.wait();
-            *shared.reaped.lock() = true;
-            status
-        },
+    if let Err(e) = waited {
+        log::warn!("pty {pid}: waitid failed: {e}");
+    }
+    reap(shared, child);
+    drop(exit_tx);
+}
+
+/// Reaps a child that has exited (or blocks until it does), marks it reaped under
+/// the `reaped` lock, and stores its exit code before setting `exit_known`.
+pub(super) fn reap(shared: &Shared, mut child: Child) {
+    let status = {
+        let mut reaped = shared.reaped.lock();
+        let status = child.wait();
+        *reaped = true;
+        status
     };
     let code = match status {
         Ok(status) => exit_code(status),
         Err(e) => {
-            log::warn!("pty {pid}: cannot reap the child: {e}");
+            log::warn!("pty {}: cannot reap the child: {e}", shared.pid);
             None
         },
     };
     *shared.exit_code.lock() = code;
     shared.exit_known.store(true, Ordering::SeqCst);
-    drop(exit_tx);
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Set by tests to take the waiter-thread path, as on a kernel without pidfds.
+    pub(super) static WITHOUT_PIDFD: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// A pidfd for `pid` (Linux 5.3+): it turns readable when the child exits, so the
+/// reader can watch for the exit in the `poll` it already makes, and a pane needs
+/// no waiter thread. `None` when the kernel does not have it.
+pub(super) fn pidfd_open(pid: Pid) -> Option<OwnedFd> {
+    #[cfg(test)]
+    if WITHOUT_PIDFD.get() {
+        return None;
+    }
+    // SAFETY: pidfd_open takes a pid and a flags word and returns a new descriptor or
+    // -1; it touches no memory of ours.
+    let fd = unsafe { nix::libc::syscall(nix::libc::SYS_pidfd_open, pid.as_raw(), 0) };
+    let fd = i32::try_from(fd).ok().filter(|fd| *fd >= 0)?;
+    // SAFETY: the syscall just returned this descriptor and nothing else owns it.
+    Some(unsafe { OwnedFd::from_raw_fd(fd) })
 }
 
 /// The exit code of spec §9: the status code, or 128 + the signal that killed it.

@@ -753,3 +753,63 @@ fn exit_codes_follow_spec_section_9() {
     // Killed by SIGSEGV with a core dump.
     assert_eq!(reap::exit_code(ExitStatus::from_raw(11 | 0x80)), Some(139));
 }
+
+/// Runs `check` with panes spawned as on a kernel without pidfds: a waiter thread
+/// reaps the child and wakes the reader through a pipe.
+fn without_pidfd(check: impl FnOnce()) {
+    super::reap::WITHOUT_PIDFD.set(true);
+    check();
+    super::reap::WITHOUT_PIDFD.set(false);
+}
+
+#[test]
+fn without_pidfds_a_waiter_thread_reaps_and_reports_the_exit() {
+    let _serial = SERIAL.lock();
+    without_pidfd(|| {
+        let baseline = pty_fd_count();
+        let mut pane = Pane::start(&["sh", "-c", "printf hello; exit 7"]);
+        assert_eq!(pane.wait_finished(), Some(7));
+        assert!(pane.text().contains("hello"), "{:?}", pane.text());
+        assert_eq!(pane.order, ["output", "ended", "exited"]);
+        let pid = pane.pty().pid().cast_signed();
+        drop(pane);
+        if let Ok(line) = fs::read_to_string(format!("/proc/{pid}/stat")) {
+            let stat = parse_stat(&line).unwrap();
+            assert!(
+                !(stat.ppid == own_pid() && stat.state == 'Z'),
+                "zombie child {pid}"
+            );
+        }
+        assert_fds_back_to(baseline);
+
+        let script = "trap '' HUP; sleep 1000 & echo bg=$!; echo bye; exit 3";
+        let mut pane = Pane::start(&["sh", "-c", script]);
+        assert_eq!(pane.wait_exit(), Some(3));
+        let job = number_after(&pane, "bg=");
+        pane.pty()
+            .close_with_grace(Signal::SIGHUP, Duration::from_millis(100));
+        assert!(
+            wait_dead(job, WAIT),
+            "the background job survived the close"
+        );
+    });
+}
+
+#[test]
+fn a_pane_needs_no_waiter_thread_where_pidfds_exist() {
+    let _serial = SERIAL.lock();
+    let mut pane = Pane::start(&["sh", "-c", "exec sleep 1000"]);
+    let pid = pane.pty().pid();
+    let names: Vec<String> = fs::read_dir("/proc/self/task")
+        .unwrap()
+        .filter_map(|task| fs::read_to_string(task.ok()?.path().join("comm")).ok())
+        .map(|name| name.trim().to_owned())
+        .collect();
+    assert!(
+        !names.iter().any(|name| name.starts_with("pty-exit")),
+        "a waiter thread runs: {names:?}"
+    );
+    assert!(!is_dead(pid.cast_signed()), "the child is not running");
+    pane.pty().signal(Signal::SIGKILL, false).unwrap();
+    assert_eq!(pane.wait_exit(), Some(137));
+}
