@@ -1447,3 +1447,61 @@ fn the_cli_starts_a_pane_with_new_types_into_it_and_reads_it_back() {
         ErrorCode::NoSuchPane,
     );
 }
+
+#[test]
+fn the_cli_sets_a_tab_layout_from_an_argument_or_stdin_and_refuses_bad_ones() {
+    let server = TestServer::start();
+    let created = cli_json(&server.cli(&["--json", "new", "--name", "lay", "--", "cat"]));
+    let a = str_field(&created["pane"], "id").to_owned();
+    let tab = str_field(&created["pane"], "tab_id").to_owned();
+    let mut c = server.client();
+    let b = ok(c.call("pane.split", json!({"pane_id": a, "argv": ["cat"]})))["pane"]["id"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    ok(c.call("pane.rename", json!({"pane_id": b, "name": "second"})));
+
+    // B above A, with B named instead of given by id (ipc.md §3: names resolve).
+    let stacked = json!({"type": "split", "dir": "down", "ratio": 0.25,
+        "first": {"type": "pane", "pane_id": "second"},
+        "second": {"type": "pane", "pane_id": a}});
+    let set = cli_json(&server.cli(&["tab", "set-layout", &tab, &stacked.to_string(), "--json"]));
+    let layout = &set["tab"]["layout"];
+    assert_eq!(layout["dir"], "down", "{set}");
+    assert_eq!(layout["first"]["pane_id"], b.as_str(), "{set}");
+    assert_eq!(layout["second"]["pane_id"], a.as_str(), "{set}");
+    assert!((layout["ratio"].as_f64().unwrap_or_default() - 0.25).abs() < 1e-4);
+
+    let side_by_side = json!({"type": "split", "dir": "right", "ratio": 0.5,
+        "first": {"type": "pane", "pane_id": a},
+        "second": {"type": "pane", "pane_id": b}});
+    let from_stdin = server.cli_with_stdin(
+        &["tab", "set-layout", &tab, "-", "--json"],
+        side_by_side.to_string().as_bytes(),
+    );
+    let set = cli_json(&from_stdin);
+    assert_eq!(set["tab"]["layout"]["dir"], "right", "{set}");
+    assert_eq!(
+        set["tab"]["layout"]["first"]["pane_id"],
+        a.as_str(),
+        "{set}"
+    );
+
+    // Not JSON: refused by the CLI, nothing sent.
+    let garbled = server.cli(&["tab", "set-layout", &tab, "{not json"]);
+    assert_eq!(garbled.status.code(), Some(1), "{garbled:?}");
+    assert!(
+        String::from_utf8_lossy(&garbled.stderr).contains("BAD_PARAMS"),
+        "{garbled:?}"
+    );
+    // A layout without one of the tab's panes: refused by the server, nothing changes.
+    let partial = json!({"type": "pane", "pane_id": a}).to_string();
+    let refused = server.cli(&["tab", "set-layout", &tab, &partial]);
+    assert_eq!(refused.status.code(), Some(1), "{refused:?}");
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("BAD_PARAMS"),
+        "{refused:?}"
+    );
+    let ws = ok(c.call("workspace.get", json!({"workspace_id": "lay"})));
+    assert_eq!(ws["tabs"][0]["layout"]["dir"], "right", "{ws}");
+}

@@ -282,6 +282,14 @@ enum TabCommand {
         #[arg(long, default_value = "TERM")]
         signal: String,
     },
+    /// Rearrange a tab's panes (tab.set_layout). The layout is the JSON of
+    /// data-model.md §4.1, e.g. as printed by `workspace get --json`.
+    SetLayout {
+        /// Tab id.
+        tab: String,
+        /// Layout JSON, or `-` to read it from standard input.
+        layout: String,
+    },
     /// Move one divider (tab.set_ratio).
     SetRatio {
         /// Tab id.

@@ -16,9 +16,11 @@ use signaltty_protocol::pane::{
     PaneWaitForOutputParams, PaneWaitForOutputResult, TabsResult,
 };
 use signaltty_protocol::signal::SignalName;
-use signaltty_protocol::tab::{TabCloseParams, TabCreateParams, TabResult, TabSetRatioParams};
+use signaltty_protocol::tab::{
+    TabCloseParams, TabCreateParams, TabResult, TabSetLayoutParams, TabSetRatioParams,
+};
 use signaltty_protocol::workspace::{
-    ClosedResult, SplitDir, WorkspaceCreateParams, WorkspaceGetParams, WorkspaceGetResult,
+    ClosedResult, Layout, SplitDir, WorkspaceCreateParams, WorkspaceGetParams, WorkspaceGetResult,
     WorkspaceResult,
 };
 use signaltty_protocol::{Method, PaneId, TabId, WorkspaceRef};
@@ -50,6 +52,24 @@ fn pane_ref(given: Option<String>) -> Result<PaneId, i32> {
         .ok_or_else(|| {
             fail("BAD_PARAMS: name a pane (or run inside one, where $SIGNALTTY_PANE is set)")
         })
+}
+
+/// A layout given as JSON on the command line, or read from stdin for `-`.
+fn layout_arg(given: &str) -> Result<Layout, i32> {
+    let text = if given == "-" {
+        std::io::read_to_string(std::io::stdin()).map_err(|e| {
+            fail(&format!(
+                "BAD_PARAMS: cannot read the layout from stdin: {e}"
+            ))
+        })?
+    } else {
+        given.to_owned()
+    };
+    serde_json::from_str(&text).map_err(|e| {
+        fail(&format!(
+            "BAD_PARAMS: the layout is not a layout (data-model.md §4.1): {e}"
+        ))
+    })
 }
 
 fn signal(name: &str) -> Result<SignalName, i32> {
@@ -405,6 +425,18 @@ pub fn tab(global: &Global, cmd: TabCommand) -> i32 {
                 };
                 call(global, Method::TabClose(params), |_: ClosedResult| {
                     say!("closed")
+                })
+            },
+            Err(code) => code,
+        },
+        TabCommand::SetLayout { tab, layout } => match layout_arg(&layout) {
+            Ok(layout) => {
+                let params = TabSetLayoutParams {
+                    tab_id: TabId(tab),
+                    layout,
+                };
+                call(global, Method::TabSetLayout(params), |r: TabResult| {
+                    say!("{}  {}", r.tab.id, r.tab.title)
                 })
             },
             Err(code) => code,

@@ -471,6 +471,22 @@ impl TestServer {
         self.env.cli(args)
     }
 
+    /// Like `cli`, with `input` on the CLI's standard input (through a file, so the
+    /// CLI reads it whole and sees EOF).
+    pub fn cli_with_stdin<S: AsRef<OsStr>>(&self, args: &[S], input: &[u8]) -> Output {
+        let path = self.env.root().join("cli-stdin");
+        if let Err(e) = std::fs::write(&path, input) {
+            panic!("cannot write {}: {e}", path.display());
+        }
+        let stdin = match std::fs::File::open(&path) {
+            Ok(file) => file,
+            Err(e) => panic!("cannot open {}: {e}", path.display()),
+        };
+        let mut cmd = self.env.command(args);
+        cmd.stdin(stdin);
+        run_with_deadline(&mut cmd, "signaltty (with stdin)")
+    }
+
     /// Fails the test, with the server's stderr, if the server has exited.
     #[track_caller]
     pub fn assert_running(&mut self) {
