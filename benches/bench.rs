@@ -19,9 +19,7 @@
 
 use clap::Parser;
 use nix::sys::resource::{UsageWho, getrusage};
-use nix::sys::signal::Signal;
 use nix::sys::socket::sockopt;
-use nix::unistd::Pid;
 use serde_json::{Value, json};
 use signaltty_protocol::subscribe::SubscribeParams;
 use signaltty_protocol::workspace::{WorkspaceCreateParams, WorkspaceRenameParams};
@@ -38,7 +36,9 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 #[path = "common.rs"]
 mod common;
-use common::{Context, Res, catch_signals, check_interrupted, spawn_unmasked};
+use common::{
+    Context, Res, ServerDirs, ServerProcess, catch_signals, check_interrupted, spawn_unmasked,
+};
 
 /// Measure request round trips against a signaltty server (and optionally tmux).
 #[derive(Debug, Parser)]
@@ -247,8 +247,8 @@ impl Drop for TempDir {
 
 /// A `signaltty server` child, stopped with SIGTERM (then SIGKILL) on drop.
 struct Server {
-    child: Child,
-    log: PathBuf,
+    // Declared before `_state` so the server stops before its state is removed.
+    _process: ServerProcess,
     /// A state directory outside `dir` (`--state-dir`), removed after the server stops.
     _state: Option<TempDir>,
 }
@@ -264,83 +264,24 @@ impl Server {
             None => dir.subdir("state")?,
         };
         let home = dir.subdir("home")?;
-        let log = dir.0.join("server.log");
-        let log_file = fs::File::create(&log).ctx(|| format!("cannot create {}", log.display()))?;
-        let socket = run.join("signaltty").join("signaltty.sock");
-        let child = spawn_unmasked(
-            Command::new(bin)
-                .arg("server")
-                .env("XDG_RUNTIME_DIR", &run)
-                .env("XDG_STATE_HOME", &state)
-                .env("HOME", &home)
-                .env_remove("SIGNALTTY_SOCKET")
-                .stdin(Stdio::null())
-                .stdout(Stdio::null())
-                .stderr(log_file),
-        )
-        .ctx(|| format!("cannot start {} server", bin.display()))?;
-        let mut server = Server {
-            child,
-            log,
-            _state: outside,
+        let dirs = ServerDirs {
+            run: &run,
+            state: &state,
+            home: &home,
+            log: dir.0.join("server.log"),
+            cwd: None,
         };
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            check_interrupted()?;
-            if let Ok(Some(status)) = server.child.try_wait() {
-                return Err(format!(
-                    "the server exited early ({status}); its log:\n{}",
-                    server.log_text()
-                ));
-            }
-            if one_request(&socket, "ready").is_ok() {
-                return Ok((server, socket));
-            }
-            if Instant::now() > deadline {
-                return Err(format!(
-                    "the server did not answer on {} within 10 s; its log:\n{}",
-                    socket.display(),
-                    server.log_text()
-                ));
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
-    }
-
-    fn log_text(&self) -> String {
-        fs::read_to_string(&self.log).unwrap_or_default()
-    }
-
-    /// SIGTERM, then wait up to 10 s, then SIGKILL. Returns the exit status text.
-    fn stop(&mut self) -> String {
-        if let Ok(Some(status)) = self.child.try_wait() {
-            return format!("already exited ({status})");
-        }
-        let pid = Pid::from_raw(self.child.id() as i32);
-        let _ = nix::sys::signal::kill(pid, Signal::SIGTERM);
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            match self.child.try_wait() {
-                Ok(Some(status)) => return status.to_string(),
-                Ok(None) if Instant::now() < deadline => {
-                    std::thread::sleep(Duration::from_millis(5));
-                },
-                _ => {
-                    let _ = self.child.kill();
-                    let _ = self.child.wait();
-                    return "did not stop within 10 s of SIGTERM; killed".into();
-                },
-            }
-        }
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let how = self.stop();
-        if !how.contains("exit status: 0") {
-            eprintln!("signaltty-bench: server stopped: {how}");
-        }
+        let process = ServerProcess::start("signaltty-bench", bin, dirs, |socket| {
+            one_request(socket, "ready").is_ok()
+        })?;
+        let socket = process.socket.clone();
+        Ok((
+            Server {
+                _process: process,
+                _state: outside,
+            },
+            socket,
+        ))
     }
 }
 

@@ -22,8 +22,6 @@
 //! Uses std plus the root package's dependencies only (clap, serde_json, nix).
 
 use clap::{Parser, ValueEnum};
-use nix::sys::signal::Signal;
-use nix::unistd::Pid;
 use serde_json::{Value, json};
 use std::collections::VecDeque;
 use std::fmt::Write as _;
@@ -38,7 +36,9 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 #[path = "common.rs"]
 mod common;
-use common::{Context, Res, catch_signals, check_interrupted, spawn_unmasked};
+use common::{
+    Context, Res, ServerDirs, ServerProcess, catch_signals, check_interrupted, spawn_unmasked,
+};
 
 /// PTY benchmarks of signaltty, with tmux measured in the same run.
 #[derive(Debug, Parser)]
@@ -297,11 +297,7 @@ impl Drop for TempDir {
 
 /// A `signaltty server` child on its own XDG directories, stopped with SIGTERM (then
 /// SIGKILL) on drop.
-struct Server {
-    child: Child,
-    log: PathBuf,
-    socket: PathBuf,
-}
+struct Server(ServerProcess);
 
 impl Server {
     fn start(bin: &Path, base: &Path) -> Res<Server> {
@@ -311,90 +307,25 @@ impl Server {
         for d in [&run, &state, &home] {
             mkdir_private(d)?;
         }
-        let log = base.join("server.log");
-        let log_file = fs::File::create(&log).ctx(|| format!("cannot create {}", log.display()))?;
-        let socket = run.join("signaltty").join("signaltty.sock");
-        let child = spawn_unmasked(
-            Command::new(bin)
-                .arg("server")
-                .env("XDG_RUNTIME_DIR", &run)
-                .env("XDG_STATE_HOME", &state)
-                .env("HOME", &home)
-                .env_remove("SIGNALTTY_SOCKET")
-                .current_dir(base)
-                .stdin(Stdio::null())
-                .stdout(Stdio::null())
-                .stderr(log_file),
-        )
-        .ctx(|| format!("cannot start {} server", bin.display()))?;
-        let mut server = Server { child, log, socket };
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            check_interrupted()?;
-            if let Ok(Some(status)) = server.child.try_wait() {
-                return Err(format!(
-                    "the server exited early ({status}); its log:\n{}",
-                    server.log_text()
-                ));
-            }
-            if let Ok(mut c) = Conn::connect(&server.socket)
-                && c.call("server.status", json!({})).is_ok()
-            {
-                return Ok(server);
-            }
-            if Instant::now() > deadline {
-                return Err(format!(
-                    "the server did not answer on {} within 10 s; its log:\n{}",
-                    server.socket.display(),
-                    server.log_text()
-                ));
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
+        let dirs = ServerDirs {
+            run: &run,
+            state: &state,
+            home: &home,
+            log: base.join("server.log"),
+            cwd: Some(base),
+        };
+        let process = ServerProcess::start("signaltty-pty-bench", bin, dirs, |socket| {
+            Conn::connect(socket).is_ok_and(|mut c| c.call("server.status", json!({})).is_ok())
+        })?;
+        Ok(Server(process))
     }
 
     fn pid(&self) -> u32 {
-        self.child.id()
+        self.0.pid()
     }
 
     fn connect(&self) -> Res<Conn> {
-        Conn::connect(&self.socket)
-    }
-
-    fn log_text(&self) -> String {
-        fs::read_to_string(&self.log).unwrap_or_default()
-    }
-
-    /// SIGTERM, then wait up to 10 s, then SIGKILL. Returns the exit status text.
-    fn stop(&mut self) -> String {
-        if let Ok(Some(status)) = self.child.try_wait() {
-            return format!("already exited ({status})");
-        }
-        let pid = Pid::from_raw(self.child.id() as i32);
-        let _ = nix::sys::signal::kill(pid, Signal::SIGTERM);
-        let deadline = Instant::now() + Duration::from_secs(10);
-        loop {
-            match self.child.try_wait() {
-                Ok(Some(status)) => return status.to_string(),
-                Ok(None) if Instant::now() < deadline => {
-                    std::thread::sleep(Duration::from_millis(5));
-                },
-                _ => {
-                    let _ = self.child.kill();
-                    let _ = self.child.wait();
-                    return "did not stop within 10 s of SIGTERM; killed".into();
-                },
-            }
-        }
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let how = self.stop();
-        if !how.contains("exit status: 0") {
-            eprintln!("signaltty-pty-bench: server stopped: {how}");
-        }
+        Conn::connect(&self.0.socket)
     }
 }
 

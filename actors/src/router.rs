@@ -393,16 +393,7 @@ fn subscribe(
                     .collect();
                 events.extend(ring_events);
                 let (replay, lines) = finish_replay(status, after, head, retained_after, events);
-                if replay.status != ReplayStatus::Complete {
-                    return not_subscribed(head, replay);
-                }
-                let mut reply = Reply::of(Ok(SubscribeResult {
-                    subscribed: true,
-                    seq: head.0,
-                    replay: Some(replay),
-                }));
-                reply.after = lines;
-                reply
+                replay_reply(head, replay, lines)
             }))
         },
         None => {
@@ -423,10 +414,18 @@ fn subscribed_reply(
     replay: Replay,
     lines: Vec<Bytes>,
 ) -> Reply {
+    if replay.status == ReplayStatus::Complete {
+        sup.subscribe(conn, generation, filter, head);
+    }
+    replay_reply(head, replay, lines)
+}
+
+/// The reply once the replay is known: `subscribed:true` followed by the replayed
+/// frames when it is complete, else `not_subscribed`.
+fn replay_reply(head: Seq, replay: Replay, lines: Vec<Bytes>) -> Reply {
     if replay.status != ReplayStatus::Complete {
         return not_subscribed(head, replay);
     }
-    sup.subscribe(conn, generation, filter, head);
     let mut reply = Reply::of(Ok(SubscribeResult {
         subscribed: true,
         seq: head.0,

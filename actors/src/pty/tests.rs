@@ -243,6 +243,29 @@ fn number_after(pane: &Pane, key: &str) -> i32 {
         .unwrap_or_else(|| panic!("no {key} in {:?}", pane.text()))
 }
 
+/// Fails if `pid` is a zombie child of this process.
+fn assert_not_our_zombie(pid: i32) {
+    if let Ok(line) = fs::read_to_string(format!("/proc/{pid}/stat")) {
+        let stat = parse_stat(&line).unwrap();
+        assert!(
+            !(stat.ppid == own_pid() && stat.state == 'Z'),
+            "zombie child {pid}"
+        );
+    }
+}
+
+/// Closes a pane whose output named a background job as `bg=PID` and checks that
+/// the close killed the job.
+fn close_kills_the_background_job(pane: &Pane) {
+    let job = number_after(pane, "bg=");
+    pane.pty()
+        .close_with_grace(Signal::SIGHUP, Duration::from_millis(100));
+    assert!(
+        wait_dead(job, WAIT),
+        "the background job survived the close"
+    );
+}
+
 fn own_pid() -> i32 {
     std::process::id().cast_signed()
 }
@@ -535,13 +558,7 @@ fn exit_is_reported_while_a_background_job_holds_the_terminal() {
         pane.bytes_at_end.is_none(),
         "the job still holds the terminal"
     );
-    let job = number_after(&pane, "bg=");
-    pane.pty()
-        .close_with_grace(Signal::SIGHUP, Duration::from_millis(100));
-    assert!(
-        wait_dead(job, WAIT),
-        "the background job survived the close"
-    );
+    close_kills_the_background_job(&pane);
 }
 
 #[test]
@@ -633,13 +650,7 @@ fn fifty_spawn_exit_cycles_leave_no_zombie_and_no_descriptor() {
         pids.push(pane.pty().pid().cast_signed());
     }
     for pid in pids {
-        if let Ok(line) = fs::read_to_string(format!("/proc/{pid}/stat")) {
-            let stat = parse_stat(&line).unwrap();
-            assert!(
-                !(stat.ppid == own_pid() && stat.state == 'Z'),
-                "zombie child {pid}"
-            );
-        }
+        assert_not_our_zombie(pid);
     }
     assert_fds_back_to(baseline);
 }
@@ -773,25 +784,13 @@ fn without_pidfds_a_waiter_thread_reaps_and_reports_the_exit() {
         assert_eq!(pane.order, ["output", "ended", "exited"]);
         let pid = pane.pty().pid().cast_signed();
         drop(pane);
-        if let Ok(line) = fs::read_to_string(format!("/proc/{pid}/stat")) {
-            let stat = parse_stat(&line).unwrap();
-            assert!(
-                !(stat.ppid == own_pid() && stat.state == 'Z'),
-                "zombie child {pid}"
-            );
-        }
+        assert_not_our_zombie(pid);
         assert_fds_back_to(baseline);
 
         let script = "trap '' HUP; sleep 1000 & echo bg=$!; echo bye; exit 3";
         let mut pane = Pane::start(&["sh", "-c", script]);
         assert_eq!(pane.wait_exit(), Some(3));
-        let job = number_after(&pane, "bg=");
-        pane.pty()
-            .close_with_grace(Signal::SIGHUP, Duration::from_millis(100));
-        assert!(
-            wait_dead(job, WAIT),
-            "the background job survived the close"
-        );
+        close_kills_the_background_job(&pane);
     });
 }
 
