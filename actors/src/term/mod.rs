@@ -51,10 +51,11 @@
 //! 1 KiB (vte without its `std` feature), the scanner carries at most 8 KiB, and
 //! the ring holds 5000 lines.
 
-mod classify;
+mod grid;
 mod ring;
 mod sanitize;
 mod scanner;
+mod screen;
 #[cfg(test)]
 mod tests;
 
@@ -62,61 +63,22 @@ pub use ring::{RING_LINES, Rendered, Tail};
 pub use sanitize::{MAX_BODY_CHARS, MAX_TITLE_CHARS, sanitize, strip_ansi};
 pub use scanner::{MAX_OSC_CARRY_BYTES, NotificationSource, OscScanner, TermEvent};
 
-use classify::{Action, Classifier};
 use ring::{GridView, Reconcile, RenderedRing};
-use std::num::NonZeroU16;
+use screen::Screen;
 
 const ESC: u8 = 0x1b;
 
-/// Counts the rows `vt100` scrolls off the top of each grid. It reports them only
-/// for a scroll region starting at row 0, which the classifier tracks.
-#[derive(Debug, Default)]
-struct ScrollCounter {
-    main: u64,
-    alt: u64,
-}
-
-impl ScrollCounter {
-    fn reset(&mut self) {
-        self.main = 0;
-        self.alt = 0;
-    }
-
-    fn get(&self, alt: bool) -> u64 {
-        if alt { self.alt } else { self.main }
-    }
-}
-
-impl vt100::Callbacks for ScrollCounter {
-    fn on_scroll(&mut self, _row: vt100::capture::RowContents<'_>, alternate_screen: bool) {
-        if alternate_screen {
-            self.alt += 1;
-        } else {
-            self.main += 1;
-        }
-    }
-}
-
 /// The headless terminal of one pane. See the module documentation.
 pub struct Terminal {
-    parser: vt100::Parser<ScrollCounter>,
-    /// The shadow parser: the same state machine as the grid's, over the same
-    /// bytes, telling what each batch did (see `classify`).
-    shadow: vte::Parser,
-    classifier: Classifier,
+    /// The grid: cells, cursor, modes, and what changed since the last reconcile.
+    screen: Screen,
+    parser: vte::Parser,
     ring: RenderedRing,
     scanner: OscScanner,
     rows: u16,
     cols: u16,
     /// Whether the last byte parsed was an ESC (for `ESC E` in the bound).
     after_esc: bool,
-    /// The cursor row when the current reconcile segment started.
-    segment_cursor: usize,
-    /// Whether the cursor was in column 0 then.
-    segment_at_line_start: bool,
-    /// The main screen as replayable bytes, captured when the alternate screen
-    /// was entered: `vt100` cannot render the hidden main grid.
-    main_snapshot: Option<String>,
     /// The start of a UTF-8 character the last chunk ended in.
     utf8_carry: [u8; 4],
     utf8_carry_len: usize,
@@ -137,32 +99,19 @@ impl std::fmt::Debug for Terminal {
     }
 }
 
-fn non_zero(n: u16) -> NonZeroU16 {
-    NonZeroU16::new(n).unwrap_or(NonZeroU16::MIN)
-}
-
 impl Terminal {
     /// A blank terminal of `rows` × `cols` (0 counts as 1) with no parser
     /// scrollback: history lives in the ring.
     pub fn new(rows: u16, cols: u16) -> Terminal {
         let (rows, cols) = (rows.max(1), cols.max(1));
         Terminal {
-            parser: vt100::Parser::new_with_callbacks(
-                non_zero(rows),
-                non_zero(cols),
-                0,
-                ScrollCounter::default(),
-            ),
-            shadow: vte::Parser::new(),
-            classifier: Classifier::new(rows),
+            screen: Screen::new(usize::from(rows), usize::from(cols)),
+            parser: vte::Parser::new(),
             ring: RenderedRing::new(usize::from(rows)),
             scanner: OscScanner::new(),
             rows,
             cols,
             after_esc: false,
-            segment_cursor: 0,
-            segment_at_line_start: true,
-            main_snapshot: None,
             utf8_carry: [0; 4],
             utf8_carry_len: 0,
             scratch: GridView::default(),
@@ -222,10 +171,10 @@ impl Terminal {
     }
 
     /// Parses one batch and reconciles the ring (§6.2). A switch between the main
-    /// and the alternate screen also ends a reconcile segment: entering reconciles
-    /// the main screen just before the switch and leaving just after it, so main
-    /// output is never folded into a screen switch (where it could not scroll into
-    /// history) and the outcome does not depend on where a chunk ended.
+    /// and the alternate screen also ends a reconcile segment: the ring is
+    /// reconciled just before the switch and again after it, so main-screen
+    /// output is never folded into a screen switch (where it could not scroll
+    /// into history) and the outcome does not depend on where a chunk ended.
     fn feed_batch(&mut self, batch: &[u8]) {
         let esc_before_batch = self.after_esc;
         if let Some(&last) = batch.last() {
@@ -233,102 +182,38 @@ impl Terminal {
         }
         let mut segment = 0;
         let mut pos = 0;
-        self.begin_segment();
         while pos < batch.len() {
-            let used = self
-                .shadow
-                .advance_until_terminated(&mut self.classifier, &batch[pos..]);
-            let now = &batch[pos..pos + used];
-            pos += used;
-            if !self.classifier.terminated_with_actions() {
-                self.parser.process(now);
-                continue;
+            pos += self
+                .parser
+                .advance_until_terminated(&mut self.screen, &batch[pos..]);
+            if let Some(switch) = self.screen.take_switch() {
+                self.end_segment(&batch[segment..pos], segment == 0 && esc_before_batch);
+                segment = pos;
+                self.screen.apply_switch(switch);
             }
-            let actions = self.classifier.take_actions();
-            if actions.contains(&Some(Action::EnterAlt)) && !now.is_empty() {
-                // Reconcile the main screen while the sequence entering the
-                // alternate one still lacks its last byte, and keep a copy of it.
-                let (head, last) = now.split_at(now.len() - 1);
-                self.parser.process(head);
-                self.end_segment(&batch[segment..pos - 1], segment == 0 && esc_before_batch);
-                self.snapshot_main();
-                segment = pos - 1;
-                self.begin_segment();
-                self.parser.process(last);
-            } else {
-                self.parser.process(now);
-            }
-            for action in actions.into_iter().flatten() {
-                let on_alt = self.parser.screen().alternate_screen();
-                match action {
-                    Action::EnterAlt => {},
-                    Action::LeaveAlt => {
-                        self.end_segment(&batch[segment..pos], segment == 0 && esc_before_batch);
-                        segment = pos;
-                        self.begin_segment();
-                    },
-                    Action::Enter1047 if !on_alt => {
-                        self.end_segment(&batch[segment..pos], segment == 0 && esc_before_batch);
-                        segment = pos;
-                        self.snapshot_main();
-                        self.begin_segment();
-                        self.parser.process(b"\x1b[?47h");
-                    },
-                    Action::Leave1047 if on_alt => {
-                        // xterm clears the alternate screen when 1047 leaves it.
-                        self.parser.process(b"\x1b[2J\x1b[?47l");
-                        self.end_segment(&batch[segment..pos], segment == 0 && esc_before_batch);
-                        segment = pos;
-                        self.begin_segment();
-                    },
-                    Action::Enter1047 | Action::Leave1047 => {},
-                    Action::SaveCursor => self.parser.process(b"\x1b7"),
-                    Action::RestoreCursor => self.parser.process(b"\x1b8"),
-                }
-            }
-            self.classifier.alt = self.parser.screen().alternate_screen();
         }
         self.end_segment(&batch[segment..], segment == 0 && esc_before_batch);
-    }
-
-    /// Notes where the cursor starts and clears the per-segment counters.
-    fn begin_segment(&mut self) {
-        let (row, col) = self.parser.screen().cursor_position();
-        self.segment_cursor = usize::from(row);
-        self.segment_at_line_start = col == 0;
-        self.classifier.begin();
-        self.parser.callbacks_mut().reset();
     }
 
     /// Reconciles the ring with the grid after `bytes` were parsed (§6.3, §6.4).
     /// `after_esc` tells whether the byte before them was an ESC.
     fn end_segment(&mut self, bytes: &[u8], after_esc: bool) {
-        let alt = self.parser.screen().alternate_screen();
-        if alt != self.classifier.alt {
-            // The mirror drifted (it should not): distrust every region.
-            self.classifier.alt = alt;
-            self.classifier.region_main = true;
-            self.classifier.region_alt = true;
-        }
-        if !alt {
-            self.main_snapshot = None;
-        }
-        let class = self.classifier.class;
-        let scrolled = self.parser.callbacks().get(alt);
+        let alt = self.screen.alternate_screen();
+        let track = self.screen.take_track();
         let (line_feeds, printable) = count_bound_bytes(bytes, after_esc);
-        let bound = 1 + line_feeds + class.csi_scroll + printable / u64::from(self.cols);
+        let bound = 1 + line_feeds + track.csi_scroll + printable / u64::from(self.cols);
         let transitioned = alt != self.ring.is_alt();
-        let simple = !class.complex && !transitioned && !self.classifier.region_active();
+        let full = track.all || transitioned;
         #[cfg(test)]
-        let simple = simple && !self.checks.force_full;
+        let full = full || self.checks.force_full;
 
         let mut grid = std::mem::take(&mut self.scratch);
         grid.reset(usize::from(self.rows));
-        let changed = if simple {
-            self.simple_view(&mut grid, scrolled, class)
-        } else {
+        let changed = if full {
             self.full_view(&mut grid);
             true
+        } else {
+            self.changed_view(&mut grid, &track)
         };
         if changed {
             let mode = if alt || transitioned {
@@ -339,99 +224,35 @@ impl Terminal {
             self.ring.reconcile(&mut grid, alt, mode);
         }
         self.scratch = grid;
-        if !alt && self.parser.callbacks().main > 0 {
-            // With no parser scrollback, `vt100` still counts the rows it would
-            // have kept and pulls that many blank rows down on a taller resize.
-            self.parser.screen_mut().clear_scrollback();
-        }
         #[cfg(test)]
         self.check_mirror();
     }
 
-    /// Builds the grid view of a simple batch: only rows on the cursor's path are
-    /// read; the others are known to hold a screen row's text. Returns false when
-    /// nothing can have changed.
-    fn simple_view(&self, grid: &mut GridView, scrolled: u64, class: classify::BatchClass) -> bool {
-        let cursor_before = self.segment_cursor;
-        let s = usize::try_from(scrolled).unwrap_or(usize::MAX);
-        let cursor_after = usize::from(self.parser.screen().cursor_position().0);
-        // The first row that may hold new text, in final coordinates: the row the
-        // cursor started on (it moved up by the scroll), or only the rows the
-        // scroll blanked when nothing was written.
-        let first = if class.writes {
-            let first = cursor_before.saturating_sub(s);
-            if class.non_ascii {
-                first.saturating_sub(1)
-            } else {
-                first
+    /// Builds the grid view from what the screen says changed: the rows above
+    /// the first written row only moved up by the screen's scroll, the rows
+    /// below the last written one did not move. Returns false when nothing
+    /// changed.
+    fn changed_view(&self, grid: &mut GridView, track: &screen::Track) -> bool {
+        let Some((first, last)) = track.dirty else {
+            if track.shift == 0 {
+                return false;
             }
-        } else {
-            (cursor_after + 1).saturating_sub(s)
-        };
-        if first > cursor_after && s == 0 {
-            return false;
-        }
-        if first > cursor_after + 1 {
-            // The cursor cannot end above the row it wrote; read everything
-            // rather than trust a view that does not add up.
+            // A scroll always writes the rows it brings in; read everything
+            // rather than trust an account that does not add up.
             self.full_view(grid);
             return true;
-        }
-        grid.shift = s.min(grid.rows);
+        };
+        grid.shift = track.shift.min(grid.rows);
         grid.first = first;
-        if class.plain
-            && class.writes
-            && s == 0
-            && cursor_before == cursor_after
-            && self.segment_at_line_start
-            && self.ring.screen_row(cursor_before).is_empty()
-        {
-            // Plain ASCII printed from column 0 of a blank row without leaving
-            // it: the row now holds exactly those characters.
-            let printed = &self.classifier.printed;
-            let len = printed
-                .iter()
-                .rposition(|&b| b != b' ')
-                .map_or(0, |p| p + 1);
-            grid.first = cursor_before;
-            grid.fresh
-                .push(String::from_utf8_lossy(&printed[..len]).into_owned());
-            return true;
-        }
-        for i in first..=cursor_after {
-            grid.fresh.push(if class.writes {
-                self.row_text(i)
-            } else {
-                // Nothing was written: these rows are the ones the scroll blanked.
-                String::new()
-            });
-        }
+        grid.fresh
+            .extend((first..=last).map(|i| self.screen.row_text(i)));
         true
     }
 
     /// Reads every grid row.
     fn full_view(&self, grid: &mut GridView) {
-        let screen = self.parser.screen();
-        grid.fresh.extend(screen.rows(0, self.cols).map(trim_row));
-    }
-
-    /// The text of one grid row, trailing spaces trimmed.
-    fn row_text(&self, row: usize) -> String {
-        let row = u16::try_from(row).unwrap_or(u16::MAX);
-        // From the start of `row` to the start of the next: exactly the row, plus
-        // a newline unless it wraps.
-        trim_row(
-            self.parser
-                .screen()
-                .contents_between(row, 0, row.saturating_add(1), 0),
-        )
-    }
-
-    fn snapshot_main(&mut self) {
-        let screen = self.parser.screen();
-        if !screen.alternate_screen() {
-            self.main_snapshot = Some(screen.contents_formatted());
-        }
+        grid.fresh
+            .extend((0..usize::from(self.rows)).map(|i| self.screen.row_text(i)));
     }
 
     /// Resizes without reflow (§5.1, §8.4): rows pushed off the top go to history,
@@ -441,26 +262,15 @@ impl Terminal {
         if (rows, cols) == (self.rows, self.cols) {
             return;
         }
-        let alt = self.parser.screen().alternate_screen();
-        if !alt {
-            self.parser.screen_mut().clear_scrollback();
-        }
-        self.parser.callbacks_mut().reset();
-        self.parser.set_size(non_zero(rows), non_zero(cols));
-        let pushed = self.parser.callbacks().get(alt);
+        let pushed = self.screen.resize(usize::from(rows), usize::from(cols));
+        self.screen.take_track();
         self.rows = rows;
         self.cols = cols;
-        // `vt100` resets both grids' scroll regions on a resize.
-        self.classifier.rows = rows;
-        self.classifier.region_main = false;
-        self.classifier.region_alt = false;
-        self.ring.fit(
-            usize::try_from(pushed).unwrap_or(usize::MAX),
-            usize::from(rows),
-        );
+        self.ring.fit(pushed, usize::from(rows));
         let mut grid = std::mem::take(&mut self.scratch);
         grid.reset(usize::from(rows));
         self.full_view(&mut grid);
+        let alt = self.screen.alternate_screen();
         self.ring.reconcile(&mut grid, alt, Reconcile::RefreshOnly);
         self.scratch = grid;
     }
@@ -490,7 +300,7 @@ impl Terminal {
     /// with `strip_ansi: false`: rows joined by `\n` (wrapped rows joined), no
     /// other escape sequences, not trimmed.
     pub fn screen_formatted(&self) -> String {
-        self.parser.screen().contents_formatted_basic()
+        self.screen.contents_formatted()
     }
 
     /// The last `lines` content lines (capped at 5000), oldest first (§7.1 `tail`).
@@ -516,7 +326,7 @@ impl Terminal {
 
     /// Whether the alternate screen is shown.
     pub fn alternate_screen(&self) -> bool {
-        self.parser.screen().alternate_screen()
+        self.screen.alternate_screen()
     }
 
     /// Replayable VT bytes for `pane.attach` (§5.1, §8.1): fed into a fresh
@@ -525,14 +335,7 @@ impl Terminal {
     /// was when the alternate one was entered, then enter it with `?1049h`, so
     /// the client gets the main text back when the program leaves.
     pub fn state_formatted(&self) -> Vec<u8> {
-        let screen = self.parser.screen();
-        if !screen.alternate_screen() {
-            return screen.state_formatted().into_bytes();
-        }
-        let mut out = self.main_snapshot.clone().unwrap_or_default();
-        out.push_str("\x1b[?1049h");
-        out.push_str(&screen.state_formatted());
-        out.into_bytes()
+        self.screen.state_formatted().into_bytes()
     }
 
     /// The second half of `pane.clear` (§6.8, §7.4), once its clear bytes were
@@ -622,11 +425,4 @@ fn incomplete_utf8_tail(bytes: &[u8]) -> usize {
         }
     }
     0
-}
-
-/// Drops the trailing newline `contents_between` may add and trailing spaces.
-fn trim_row(mut row: String) -> String {
-    let len = row.trim_end_matches(['\n', ' ']).len();
-    row.truncate(len);
-    row
 }

@@ -1,0 +1,380 @@
+//! The cells of one screen (main or alternate): rows of fixed-size cells, each
+//! with its character and colours. Pure data and the edits a VT parser makes;
+//! the cursor, modes and escape sequences live in `screen`.
+//!
+//! A cell is 16 bytes with its style inline (no style table to collect), so an
+//! 80 × 24 grid costs 30 kB and only the main grid exists until a program
+//! switches to the alternate screen.
+
+use std::collections::VecDeque;
+
+/// A colour: the default, one of the 256 indexed colours, or 24-bit RGB, packed
+/// into a `u32` (tag in the top byte).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct Color(u32);
+
+const TAG_INDEXED: u32 = 1 << 24;
+const TAG_RGB: u32 = 2 << 24;
+
+impl Color {
+    pub const DEFAULT: Color = Color(0);
+
+    pub fn indexed(i: u8) -> Color {
+        Color(TAG_INDEXED | u32::from(i))
+    }
+
+    pub fn rgb(r: u8, g: u8, b: u8) -> Color {
+        Color(TAG_RGB | u32::from(r) << 16 | u32::from(g) << 8 | u32::from(b))
+    }
+
+    /// What the colour is, for writing it back out.
+    pub fn kind(self) -> ColorKind {
+        match self.0 & 0xff00_0000 {
+            TAG_INDEXED => ColorKind::Indexed(self.0 as u8),
+            TAG_RGB => ColorKind::Rgb((self.0 >> 16) as u8, (self.0 >> 8) as u8, self.0 as u8),
+            _ => ColorKind::Default,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ColorKind {
+    Default,
+    Indexed(u8),
+    Rgb(u8, u8, u8),
+}
+
+/// SGR attribute bits of a [`Pen`].
+pub(crate) mod attr {
+    pub const BOLD: u8 = 1;
+    pub const DIM: u8 = 1 << 1;
+    pub const ITALIC: u8 = 1 << 2;
+    pub const UNDERLINE: u8 = 1 << 3;
+    pub const BLINK: u8 = 1 << 4;
+    pub const INVERSE: u8 = 1 << 5;
+    pub const HIDDEN: u8 = 1 << 6;
+    pub const STRIKE: u8 = 1 << 7;
+}
+
+/// The style characters are drawn with: colours and SGR attributes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct Pen {
+    pub fg: Color,
+    pub bg: Color,
+    pub attrs: u8,
+}
+
+/// What a cell is besides its character.
+pub(crate) mod flag {
+    /// The first half of a double-width character.
+    pub const WIDE: u8 = 1;
+    /// The second half of a double-width character: no character of its own.
+    pub const WIDE_CONT: u8 = 1 << 1;
+    /// Combining characters follow the base character (in the row's side list).
+    pub const COMBINING: u8 = 1 << 2;
+}
+
+/// One character cell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Cell {
+    pub ch: char,
+    pub fg: Color,
+    pub bg: Color,
+    pub attrs: u8,
+    pub flags: u8,
+}
+
+impl Cell {
+    /// An erased cell: a space in the background colour of `pen` (erasing keeps
+    /// the background, as xterm and tmux do).
+    pub fn blank(pen: Pen) -> Cell {
+        Cell {
+            ch: ' ',
+            fg: Color::DEFAULT,
+            bg: pen.bg,
+            attrs: 0,
+            flags: 0,
+        }
+    }
+
+    pub fn pen(&self) -> Pen {
+        Pen {
+            fg: self.fg,
+            bg: self.bg,
+            attrs: self.attrs,
+        }
+    }
+
+    /// A space with no style: what trimming may drop.
+    pub fn is_plain_blank(&self) -> bool {
+        self.ch == ' ' && self.flags == 0 && self.pen() == Pen::default()
+    }
+}
+
+/// One row of cells.
+#[derive(Debug, Clone)]
+pub(crate) struct Row {
+    pub cells: Vec<Cell>,
+    /// The text continues on the next row (autowrap happened here).
+    pub wrapped: bool,
+    /// Combining characters, by column, for cells flagged `COMBINING`.
+    pub combining: Vec<(u16, String)>,
+}
+
+impl Row {
+    fn new(cols: usize, pen: Pen) -> Row {
+        Row {
+            cells: vec![Cell::blank(pen); cols],
+            wrapped: false,
+            combining: Vec::new(),
+        }
+    }
+
+    /// Erases the whole row in place.
+    pub fn clear(&mut self, pen: Pen) {
+        self.cells.fill(Cell::blank(pen));
+        self.wrapped = false;
+        self.combining.clear();
+    }
+
+    /// Erases columns `from..to` (clamped), splitting no wide character in two.
+    pub fn erase(&mut self, from: usize, to: usize, pen: Pen) {
+        let to = to.min(self.cells.len());
+        if from >= to {
+            return;
+        }
+        self.fix_wide_edges(from, to, pen);
+        self.cells[from..to].fill(Cell::blank(pen));
+        if !self.combining.is_empty() {
+            self.combining
+                .retain(|(col, _)| !(from..to).contains(&usize::from(*col)));
+        }
+    }
+
+    /// Before `from..to` is overwritten: blanks the half of a wide character
+    /// left outside the range.
+    fn fix_wide_edges(&mut self, from: usize, to: usize, pen: Pen) {
+        if from > 0 && self.cells[from].flags & flag::WIDE_CONT != 0 {
+            self.cells[from - 1] = Cell::blank(pen);
+        }
+        if to < self.cells.len() && self.cells[to].flags & flag::WIDE_CONT != 0 {
+            self.cells[to] = Cell::blank(pen);
+        }
+    }
+
+    /// Inserts `n` blanks at `col`, shifting the rest right (ICH).
+    pub fn insert_blanks(&mut self, col: usize, n: usize, pen: Pen) {
+        let len = self.cells.len();
+        // At the second half of a wide character, as in tmux: after it.
+        let col = col
+            + usize::from(
+                self.cells
+                    .get(col)
+                    .is_some_and(|c| c.flags & flag::WIDE_CONT != 0),
+            );
+        if col >= len {
+            return;
+        }
+        let n = n.min(len - col);
+        self.fix_wide_edges(col, col, pen);
+        self.cells[col..].rotate_right(n);
+        self.cells[col..col + n].fill(Cell::blank(pen));
+        self.after_shift(len);
+        self.shift_combining(col, n as isize);
+    }
+
+    /// Deletes `n` cells at `col`, shifting the rest left (DCH).
+    pub fn delete_cells(&mut self, col: usize, n: usize, pen: Pen) {
+        let len = self.cells.len();
+        if col >= len {
+            return;
+        }
+        let n = n.min(len - col);
+        self.fix_wide_edges(col, col + n, pen);
+        self.combining
+            .retain(|(c, _)| !(col..col + n).contains(&usize::from(*c)));
+        self.cells[col..].rotate_left(n);
+        self.cells[len - n..].fill(Cell::blank(pen));
+        self.shift_combining(col + n, -(n as isize));
+        self.after_shift(len);
+    }
+
+    /// A wide character pushed past the last column loses its second half:
+    /// blank it, and drop combining marks pushed off the row.
+    fn after_shift(&mut self, len: usize) {
+        if let Some(last) = self.cells.last_mut()
+            && last.flags & flag::WIDE != 0
+        {
+            *last = Cell::blank(Pen::default());
+        }
+        if self.cells[0].flags & flag::WIDE_CONT != 0 {
+            self.cells[0] = Cell::blank(Pen::default());
+        }
+        self.combining.retain(|(c, _)| usize::from(*c) < len);
+    }
+
+    fn shift_combining(&mut self, from: usize, by: isize) {
+        for (col, _) in &mut self.combining {
+            if usize::from(*col) >= from {
+                *col = (*col as isize + by).clamp(0, u16::MAX as isize) as u16;
+            }
+        }
+    }
+
+    /// The row's text: one char per cell (none for the second half of a wide
+    /// character) plus combining marks, trailing spaces dropped.
+    pub fn text(&self) -> String {
+        let end = self
+            .cells
+            .iter()
+            .rposition(|c| c.ch != ' ' || c.flags & flag::COMBINING != 0)
+            .map_or(0, |p| p + 1);
+        let cells = &self.cells[..end];
+        let mut out = String::with_capacity(end);
+        if self.combining.is_empty() {
+            for cell in cells {
+                if cell.flags & flag::WIDE_CONT == 0 {
+                    out.push(cell.ch);
+                }
+            }
+        } else {
+            for (col, cell) in cells.iter().enumerate() {
+                if cell.flags & flag::WIDE_CONT != 0 {
+                    continue;
+                }
+                out.push(cell.ch);
+                if cell.flags & flag::COMBINING != 0 {
+                    out.push_str(self.combining_at(col));
+                }
+            }
+        }
+        out
+    }
+
+    pub fn combining_at(&self, col: usize) -> &str {
+        self.combining
+            .iter()
+            .find(|(c, _)| usize::from(*c) == col)
+            .map_or("", |(_, s)| s.as_str())
+    }
+
+    /// Adds a combining mark to the cell at `col`.
+    pub fn add_combining(&mut self, col: usize, c: char) {
+        let Ok(key) = u16::try_from(col) else { return };
+        self.cells[col].flags |= flag::COMBINING;
+        match self.combining.iter_mut().find(|(k, _)| *k == key) {
+            // A cell keeps a handful of marks at most: enough for any real
+            // script, and no unbounded growth from a flood of them.
+            Some((_, marks)) if marks.chars().count() < 8 => marks.push(c),
+            Some(_) => {},
+            None => self.combining.push((key, c.to_string())),
+        }
+    }
+
+    /// Drops the combining marks of the cell at `col` (it is being overwritten).
+    #[inline]
+    pub fn clear_combining(&mut self, col: usize) {
+        if self.cells[col].flags & flag::COMBINING != 0 {
+            self.combining.retain(|(c, _)| usize::from(*c) != col);
+        }
+    }
+
+    /// Resizes to `cols` cells without reflow.
+    fn set_cols(&mut self, cols: usize) {
+        self.cells.resize(cols, Cell::blank(Pen::default()));
+        if let Some(last) = self.cells.last_mut()
+            && last.flags & flag::WIDE != 0
+        {
+            *last = Cell::blank(Pen::default());
+        }
+        self.combining.retain(|(c, _)| usize::from(*c) < cols);
+        self.wrapped = false;
+    }
+}
+
+/// The rows of one screen. Row 0 is the top.
+#[derive(Debug, Clone)]
+pub(crate) struct Grid {
+    rows: VecDeque<Row>,
+    cols: usize,
+}
+
+impl Grid {
+    pub fn new(rows: usize, cols: usize) -> Grid {
+        Grid {
+            rows: (0..rows).map(|_| Row::new(cols, Pen::default())).collect(),
+            cols,
+        }
+    }
+
+    pub fn rows(&self) -> usize {
+        self.rows.len()
+    }
+
+    pub fn row(&self, i: usize) -> &Row {
+        &self.rows[i]
+    }
+
+    pub fn row_mut(&mut self, i: usize) -> &mut Row {
+        &mut self.rows[i]
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &Row> {
+        self.rows.iter()
+    }
+
+    /// Scrolls rows `top..=bottom` up by `n`: the top `n` leave, `n` blank rows
+    /// enter at the bottom.
+    pub fn scroll_up(&mut self, top: usize, bottom: usize, n: usize, pen: Pen) {
+        let n = n.min(bottom + 1 - top);
+        if top == 0 && bottom + 1 == self.rows.len() {
+            // The whole screen: rotate the ring buffer, reusing the rows.
+            for _ in 0..n {
+                if let Some(mut row) = self.rows.pop_front() {
+                    row.clear(pen);
+                    self.rows.push_back(row);
+                }
+            }
+            return;
+        }
+        for _ in 0..n {
+            if let Some(mut row) = self.rows.remove(top) {
+                row.clear(pen);
+                self.rows.insert(bottom, row);
+            }
+        }
+    }
+
+    /// Scrolls rows `top..=bottom` down by `n`: blank rows enter at the top.
+    pub fn scroll_down(&mut self, top: usize, bottom: usize, n: usize, pen: Pen) {
+        let n = n.min(bottom + 1 - top);
+        for _ in 0..n {
+            if let Some(mut row) = self.rows.remove(bottom) {
+                row.clear(pen);
+                self.rows.insert(top, row);
+            }
+        }
+    }
+
+    /// Erases every row.
+    pub fn clear(&mut self, pen: Pen) {
+        for row in &mut self.rows {
+            row.clear(pen);
+        }
+    }
+
+    /// Resizes without reflow: rows are cut or added at the bottom, columns at
+    /// the right. The caller scrolls first to keep the cursor visible.
+    pub fn resize(&mut self, rows: usize, cols: usize) {
+        if cols != self.cols {
+            for row in &mut self.rows {
+                row.set_cols(cols);
+            }
+            self.cols = cols;
+        }
+        self.rows.truncate(rows);
+        while self.rows.len() < rows {
+            self.rows.push_back(Row::new(cols, Pen::default()));
+        }
+    }
+}
