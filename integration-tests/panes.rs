@@ -13,7 +13,7 @@ use crate::support::{
 use base64::Engine as _;
 use serde_json::{Value, json};
 use signaltty_protocol::{ErrorCode, EventFrame};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::process::Output;
 use std::sync::Arc;
@@ -862,6 +862,49 @@ fn requests_racing_a_close_get_pane_exited_or_no_such_pane_never_internal() {
 }
 
 // --- exit and signals --------------------------------------------------------------------
+
+/// A child that exits at once can have its exit reach the Pane actor before the
+/// Workspace has published the pane: `pane.created` must still come first, or the
+/// projection (which answers `pane.get`) would never see the exit.
+#[test]
+fn a_pane_that_exits_at_once_is_created_before_it_exits() {
+    let server = TestServer::start();
+    let mut c = server.client();
+    let mut sub = server.client();
+    ok(sub.call(
+        "subscribe",
+        json!({"events": ["pane.created", "pane.exited"]}),
+    ));
+    let ws = workspace(&mut c, &server, "proj");
+    let panes: Vec<String> = (0..40)
+        .map(|_| spawn_argv(&mut c, &ws, json!(["true"])))
+        .collect();
+    let mut created = HashSet::new();
+    let mut exited = HashSet::new();
+    while exited.len() < panes.len() {
+        let event = sub.next_event();
+        match event.event.as_str() {
+            "pane.created" => {
+                created.insert(str_field(&event.payload["pane"], "id").to_owned());
+            },
+            "pane.exited" => {
+                let pane = str_field(&event.payload, "pane_id").to_owned();
+                assert!(
+                    created.contains(&pane),
+                    "pane.exited before pane.created for {pane}"
+                );
+                exited.insert(pane);
+            },
+            _ => {},
+        }
+    }
+    for pane in &panes {
+        assert_eq!(
+            get_pane(&mut c, pane)["live"],
+            json!({"state": "exited", "code": 0})
+        );
+    }
+}
 
 #[test]
 fn exit_codes_arrive_as_pane_exited_and_the_pane_stays_as_a_readable_tombstone() {

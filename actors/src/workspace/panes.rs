@@ -152,8 +152,6 @@ impl Handler<SpawnPane> for Workspace {
                     let addr = Pane::start_in_arbiter(&arbiter, move |_| {
                         Pane::new(state, pty, events, pty_out)
                     });
-                    // The PTY threads wait for this address before delivering output.
-                    let _ = addr_tx.send(addr.clone());
                     act.panes.insert(pane.id.clone(), addr.clone());
                     let mut published = Vec::new();
                     if staged {
@@ -188,14 +186,18 @@ impl Handler<SpawnPane> for Workspace {
                         }
                     }
                     published.push(Event::PaneCreated { pane: pane.clone() });
-                    (published, pane, addr)
+                    (published, pane, addr, addr_tx)
                 });
                 let sender = act.events.clone();
                 // Publication is awaited inside the atomic section: the workspace answers
                 // nothing else until the pane is public.
                 async move {
-                    let (published, pane, addr) = result?;
+                    let (published, pane, addr, addr_tx) = result?;
                     sender.send(Publish { events: published }).await??;
+                    // The PTY threads wait for this address before delivering output
+                    // or the exit, so `pane.exited` can never be published before
+                    // `pane.created`.
+                    let _ = addr_tx.send(addr.clone());
                     Ok((pane, addr))
                 }
                 .into_actor(act)
