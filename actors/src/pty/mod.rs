@@ -59,8 +59,13 @@ use tokio::sync::oneshot;
 /// How long `close` waits after the hangup before it SIGKILLs what is left of the
 /// pane's session.
 pub const CLOSE_GRACE: Duration = Duration::from_secs(2);
-/// The reader's buffer: the largest chunk `PtySink::output` receives.
+/// The reader's first read of a chunk. A PTY master returns at most about 4 KiB
+/// a read (the line discipline's buffer).
 pub const READ_CHUNK_BYTES: usize = 8192;
+/// The largest chunk `PtySink::output` receives: while more output is already
+/// waiting, the reader keeps reading into the same chunk up to this size, so a
+/// flood reaches the pane in a few large chunks instead of many 4 KiB ones.
+pub const MAX_CHUNK_BYTES: usize = 64 * 1024;
 /// The longest a blocked write sleeps between two checks of cancellation and
 /// deadline (spec §4.2).
 pub const WRITE_POLL_SLICE: Duration = Duration::from_millis(20);
@@ -95,7 +100,7 @@ pub struct SpawnSpec {
 /// Receives a pane's output and exit on the PTY reader thread. The calls never
 /// overlap; their order is described in the module header.
 pub trait PtySink: Send + 'static {
-    /// One chunk of output (at most `READ_CHUNK_BYTES`). It may block: the reader
+    /// One chunk of output (at most `MAX_CHUNK_BYTES`). It may block: the reader
     /// reads no more until it returns, which is how a flood slows the child, not
     /// the server.
     fn output(&mut self, chunk: Vec<u8>);

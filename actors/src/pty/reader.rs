@@ -8,7 +8,9 @@
 //! ```
 
 use super::reap;
-use super::{EXIT_DRAIN_MAX, EXIT_QUIET, PtySink, READ_CHUNK_BYTES, Shared, poll_timeout};
+use super::{
+    EXIT_DRAIN_MAX, EXIT_QUIET, MAX_CHUNK_BYTES, PtySink, READ_CHUNK_BYTES, Shared, poll_timeout,
+};
 use nix::errno::Errno;
 use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
 use nix::unistd;
@@ -90,6 +92,29 @@ pub(super) fn run(shared: Arc<Shared>, mut sink: Box<dyn PtySink>, watch: ExitWa
     }
 }
 
+/// Appends what the master has ready now (the master is non-blocking) to `buf`,
+/// up to `MAX_CHUNK_BYTES`. Stops at `EAGAIN`, EOF or an error, which the next
+/// read in `pump` then reports.
+pub(super) fn read_more(master: &OwnedFd, buf: &mut Vec<u8>) {
+    while buf.len() < MAX_CHUNK_BYTES {
+        let have = buf.len();
+        let want = READ_CHUNK_BYTES.min(MAX_CHUNK_BYTES - have);
+        buf.resize(have + want, 0);
+        match unistd::read(master, &mut buf[have..]) {
+            Ok(n) => {
+                buf.truncate(have + n);
+                if n == 0 {
+                    return;
+                }
+            },
+            Err(_) => {
+                buf.truncate(have);
+                return;
+            },
+        }
+    }
+}
+
 impl Reader {
     fn pump(&mut self, sink: &mut dyn PtySink) -> End {
         loop {
@@ -111,10 +136,11 @@ impl Reader {
             match unistd::read(&*master, &mut buf) {
                 Ok(0) => return End::Eof,
                 Ok(n) => {
+                    buf.truncate(n);
+                    read_more(&master, &mut buf);
                     // Never hold the master while the sink blocks: `close` must be
                     // able to hang the terminal up during back-pressure.
                     drop(master);
-                    buf.truncate(n);
                     sink.output(buf);
                 },
                 Err(Errno::EINTR) => {},

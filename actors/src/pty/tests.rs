@@ -91,7 +91,7 @@ impl Pane {
     fn record(&mut self, event: Event) {
         match event {
             Event::Output(chunk) => {
-                assert!(!chunk.is_empty() && chunk.len() <= READ_CHUNK_BYTES);
+                assert!(!chunk.is_empty() && chunk.len() <= MAX_CHUNK_BYTES);
                 self.output.extend_from_slice(&chunk);
                 if self.order.last() != Some(&"output") {
                     self.order.push("output");
@@ -811,4 +811,38 @@ fn a_pane_needs_no_waiter_thread_where_pidfds_exist() {
     assert!(!is_dead(pid.cast_signed()), "the child is not running");
     pane.pty().signal(Signal::SIGKILL, false).unwrap();
     assert_eq!(pane.wait_exit(), Some(137));
+}
+
+/// A non-blocking pipe holding `bytes`, for `read_more`.
+fn pipe_with(bytes: usize) -> (OwnedFd, OwnedFd) {
+    let (rx, tx) = nix::unistd::pipe2(OFlag::O_CLOEXEC | OFlag::O_NONBLOCK).expect("a pipe");
+    // A pipe holds 64 KiB by default; make room for more.
+    nix::fcntl::fcntl(&tx, nix::fcntl::FcntlArg::F_SETPIPE_SZ(1 << 20)).expect("a larger pipe");
+    let data = vec![b'x'; bytes];
+    let mut written = 0;
+    while written < bytes {
+        written += nix::unistd::write(&tx, &data[written..]).expect("write to the pipe");
+    }
+    (rx, tx)
+}
+
+#[test]
+fn a_chunk_takes_in_what_is_already_waiting_up_to_the_maximum() {
+    let (rx, _tx) = pipe_with(MAX_CHUNK_BYTES + 5000);
+    let mut buf = b"first".to_vec();
+    reader::read_more(&rx, &mut buf);
+    assert_eq!(buf.len(), MAX_CHUNK_BYTES);
+    assert!(buf.starts_with(b"firstxx"));
+
+    // Less than the maximum waiting: all of it, then it stops at EAGAIN.
+    let (rx, _tx) = pipe_with(10_000);
+    let mut buf = Vec::new();
+    reader::read_more(&rx, &mut buf);
+    assert_eq!(buf.len(), 10_000);
+
+    // Nothing waiting: the chunk stays as it was.
+    let (rx, _tx) = pipe_with(0);
+    let mut buf = b"only".to_vec();
+    reader::read_more(&rx, &mut buf);
+    assert_eq!(buf, b"only");
 }

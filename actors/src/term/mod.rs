@@ -375,10 +375,7 @@ fn batch_end(bytes: &[u8], start: usize, max_batch: usize) -> usize {
     while limit < longest && is_continuation(bytes[limit]) {
         limit += 1;
     }
-    match bytes[start..limit]
-        .iter()
-        .position(|&b| b == b'\r' || b == b'\n')
-    {
+    match memchr::memchr2(b'\r', b'\n', &bytes[start..limit]) {
         Some(at) => start + at + 1,
         None => limit,
     }
