@@ -12,6 +12,7 @@ mod journal_faults;
 mod pane_ops;
 mod panes;
 mod security;
+mod states;
 mod tabs;
 mod transport;
 mod workspace;

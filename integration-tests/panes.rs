@@ -332,7 +332,7 @@ fn spawn_into_a_workspace_without_tabs_creates_an_agents_tab_and_a_live_pane() {
 
     let fetched = ok(c.call("pane.get", json!({"pane_id": id})));
     assert_eq!(fetched["pane"]["id"], id.as_str());
-    assert_eq!(fetched["wait_baseline"], Value::Null);
+    assert_eq!(fetched["wait_baseline"]["pane_id"], id.as_str());
 
     // An explicit empty tab takes the next pane, at the default size.
     let second_tab = new_tab(&mut c, "proj");

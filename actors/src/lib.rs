@@ -20,6 +20,7 @@ pub mod projection;
 pub mod pty;
 pub mod router;
 pub mod slug;
+pub mod state;
 pub mod subscriber;
 pub mod supervisor;
 pub mod term;

@@ -4,7 +4,9 @@
 //! rebuilds it.
 
 use crate::layout;
-use signaltty_protocol::pane::{LiveState, Pane, RestoreState};
+use crate::state::Progress;
+use signaltty_protocol::pane::{Attention, LiveState, Pane, RestoreState};
+use signaltty_protocol::state::AttentionItem;
 use signaltty_protocol::workspace::{Layout, Tab, Workspace};
 use signaltty_protocol::{Event, PaneId, Seq, TabId, WorkspaceId};
 use std::collections::HashMap;
@@ -18,6 +20,10 @@ pub struct Projection {
     order: Vec<WorkspaceId>,
     tabs: HashMap<TabId, Tab>,
     panes: HashMap<PaneId, Pane>,
+    /// The progress record of each pane's process (spec/lifecycle.md §8.1).
+    progress: HashMap<PaneId, Progress>,
+    /// Makes process instances unique across server runs.
+    instance_prefix: String,
 }
 
 impl Projection {
@@ -25,6 +31,7 @@ impl Projection {
     pub fn new(seq: Seq) -> Projection {
         Projection {
             seq,
+            instance_prefix: format!("{:08x}", crate::ids::random_u128() as u32),
             ..Projection::default()
         }
     }
@@ -51,10 +58,39 @@ impl Projection {
                 return;
             },
             Event::PaneUpdated { pane, .. } | Event::PaneResized { pane } => {
+                if let Some(progress) = self.progress.get_mut(&pane.id) {
+                    progress.session(pane.agent.agent_session_id.as_deref());
+                }
                 self.panes.insert(pane.id.clone(), pane);
                 return;
             },
             _ => {},
+        }
+        if let Some(pane) = event.carried_pane() {
+            // State-engine events carry the pane as its actor has it after the
+            // change; the record of transitions follows the event.
+            let id = pane.id.clone();
+            if let Some(progress) = self.progress.get_mut(&id) {
+                match &event {
+                    Event::AttentionCreated { attention, .. }
+                    | Event::AttentionUpdated { attention, .. } => {
+                        progress.attention(*attention, seq.0);
+                    },
+                    Event::AttentionCleared { .. } => progress.attention(Attention::None, seq.0),
+                    Event::AgentWorking { lifecycle, .. }
+                    | Event::AgentBlocked { lifecycle, .. }
+                    | Event::AgentDone { lifecycle, .. }
+                    | Event::AgentFailed { lifecycle, .. }
+                    | Event::AgentIdle { lifecycle, .. }
+                    | Event::AgentUnknown { lifecycle, .. }
+                    | Event::AgentExited { lifecycle, .. } => progress.lifecycle(*lifecycle, seq.0),
+                    _ => {},
+                }
+            }
+            if self.panes.contains_key(&id) {
+                self.panes.insert(id, pane.clone());
+            }
+            return;
         }
         match &event {
             Event::WorkspaceCreated { .. }
@@ -67,6 +103,8 @@ impl Projection {
                 self.order.retain(|id| id != workspace_id);
                 self.tabs.retain(|_, t| t.workspace_id != *workspace_id);
                 self.panes.retain(|_, p| p.workspace_id != *workspace_id);
+                let panes = &self.panes;
+                self.progress.retain(|id, _| panes.contains_key(id));
             },
             Event::TabCreated { tab } => {
                 // The workspace's tab list and active tab change without a
@@ -79,6 +117,8 @@ impl Projection {
             },
             Event::TabClosed { tab_id } => {
                 self.panes.retain(|_, p| p.tab_id != *tab_id);
+                let panes = &self.panes;
+                self.progress.retain(|id, _| panes.contains_key(id));
                 if let Some(tab) = self.tabs.remove(tab_id)
                     && let Some(w) = self.workspaces.get_mut(&tab.workspace_id)
                 {
@@ -99,9 +139,15 @@ impl Projection {
                     }
                     tab.active_pane_id = Some(pane.id.clone());
                 }
+                let instance = format!("{}-{}", self.instance_prefix, seq.0);
+                self.progress
+                    .insert(pane.id.clone(), Progress::start(instance, seq.0, pane));
                 self.panes.insert(pane.id.clone(), pane.clone());
             },
             Event::PaneExited { pane_id, code } => {
+                if let Some(progress) = self.progress.get_mut(pane_id) {
+                    progress.exited(seq.0);
+                }
                 if let Some(p) = self.panes.get_mut(pane_id) {
                     p.live = LiveState::Exited { code: *code };
                     p.restore_state = RestoreState::Exited;
@@ -110,6 +156,7 @@ impl Projection {
             Event::PaneClosed { pane_id } => {
                 // The tab's layout collapses around the closed pane without a
                 // `tab.updated` (spec/pty-terminal.md §9).
+                self.progress.remove(pane_id);
                 if let Some(p) = self.panes.remove(pane_id)
                     && let Some(tab) = self.tabs.get_mut(&p.tab_id)
                 {
@@ -124,6 +171,18 @@ impl Projection {
             },
             // Never journaled or applied: it only reaches attached viewers.
             Event::PtyData { .. } => {},
+            // Applied above, from the pane they carry.
+            Event::AgentWorking { .. }
+            | Event::AgentBlocked { .. }
+            | Event::AgentDone { .. }
+            | Event::AgentFailed { .. }
+            | Event::AgentIdle { .. }
+            | Event::AgentUnknown { .. }
+            | Event::AgentExited { .. }
+            | Event::AttentionCreated { .. }
+            | Event::AttentionUpdated { .. }
+            | Event::AttentionCleared { .. }
+            | Event::NotificationCreated { .. } => {},
             Event::ServerWillShutdown {} => {},
         }
     }
@@ -162,6 +221,44 @@ impl Projection {
         self.panes
             .values()
             .find(|p| p.name.as_deref() == Some(name))
+    }
+
+    /// The progress record of a pane's process.
+    pub fn progress(&self, id: &PaneId) -> Option<&Progress> {
+        self.progress.get(id)
+    }
+
+    /// Panes whose attention is not `none`, the one needing a person most first:
+    /// highest severity, then most recent activity (spec/ipc.md §8.9).
+    pub fn attention_ranked(&self) -> Vec<&Pane> {
+        let mut panes: Vec<&Pane> = self
+            .panes
+            .values()
+            .filter(|p| p.attention != Attention::None)
+            .collect();
+        panes.sort_by(|a, b| {
+            b.attention
+                .severity()
+                .cmp(&a.attention.severity())
+                .then_with(|| b.last_activity_at.cmp(&a.last_activity_at))
+                .then_with(|| a.id.0.cmp(&b.id.0))
+        });
+        panes
+    }
+
+    /// The `attention.pending` item of a pane.
+    pub fn attention_item(pane: &Pane) -> AttentionItem {
+        AttentionItem {
+            pane_id: pane.id.clone(),
+            workspace_id: pane.workspace_id.clone(),
+            tab_id: pane.tab_id.clone(),
+            lifecycle: pane.lifecycle,
+            attention: pane.attention,
+            label: pane.label.clone(),
+            task_id: pane.task_id.clone(),
+            last_message: pane.last_message.clone(),
+            attention_since: pane.attention_since.clone(),
+        }
     }
 
     /// Number of panes, live and tombstones.

@@ -26,6 +26,7 @@ use std::path::PathBuf;
 /// The longest workspace name accepted, in bytes.
 pub const MAX_NAME_BYTES: usize = 256;
 
+mod attention;
 mod panes;
 mod tabs;
 
@@ -81,7 +82,11 @@ pub fn route(sup: &mut Supervisor, msg: Dispatch, ctx: &mut Context<Supervisor>)
         Method::PaneAttach(p) => panes::attach(sup, &conn, p),
         Method::PaneDetach(p) => panes::detach(sup, &conn, p),
         Method::PaneClose(p) => panes::close(sup, p),
+        Method::PaneMarkSeen(p) => attention::mark_seen(sup, p),
+        Method::Notify(p) => attention::notify(sup, p),
         Method::Subscribe(p) => subscribe(sup, &conn, generation, p),
+        Method::FocusNextUnread(_) => attention::focus_next_unread(sup),
+        Method::AttentionPending(p) => attention::pending(sup, p),
     }
 }
 

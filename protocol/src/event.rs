@@ -3,7 +3,8 @@
 //! event this server cannot emit yet is left out of the table.
 
 use crate::ids::{PaneId, TabId, WorkspaceId};
-use crate::pane::Pane;
+use crate::pane::{Attention, Lifecycle, Pane};
+use crate::state::Notification;
 use crate::workspace::{Tab, Workspace};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -46,6 +47,17 @@ events! {
     PaneClosed = "pane.closed" { pane_id: PaneId },
     PaneResized = "pane.resized" { pane: Pane },
     PtyData = "pty.data" { pane_id: PaneId, data_b64: String, output_offset: u64 },
+    AgentWorking = "agent.working" { pane_id: PaneId, lifecycle: Lifecycle, prev: Lifecycle, source: String, pane: Box<Pane> },
+    AgentBlocked = "agent.blocked" { pane_id: PaneId, lifecycle: Lifecycle, prev: Lifecycle, source: String, pane: Box<Pane> },
+    AgentDone = "agent.done" { pane_id: PaneId, lifecycle: Lifecycle, prev: Lifecycle, source: String, pane: Box<Pane> },
+    AgentFailed = "agent.failed" { pane_id: PaneId, lifecycle: Lifecycle, prev: Lifecycle, source: String, pane: Box<Pane> },
+    AgentIdle = "agent.idle" { pane_id: PaneId, lifecycle: Lifecycle, prev: Lifecycle, source: String, pane: Box<Pane> },
+    AgentUnknown = "agent.unknown" { pane_id: PaneId, lifecycle: Lifecycle, prev: Lifecycle, source: String, pane: Box<Pane> },
+    AgentExited = "agent.exited" { pane_id: PaneId, lifecycle: Lifecycle, prev: Lifecycle, source: String, pane: Box<Pane> },
+    AttentionCreated = "attention.created" { pane_id: PaneId, attention: Attention, prev: Attention, pane: Box<Pane> },
+    AttentionUpdated = "attention.updated" { pane_id: PaneId, attention: Attention, prev: Attention, pane: Box<Pane> },
+    AttentionCleared = "attention.cleared" { pane_id: PaneId, reason: String, pane: Box<Pane> },
+    NotificationCreated = "notification.created" { notification: Notification, pane: Box<Pane> },
     ServerWillShutdown = "server.will_shutdown" {},
 }
 
@@ -59,6 +71,86 @@ impl Event {
                 .remove("payload")
                 .unwrap_or(Value::Object(Default::default())),
             _ => Value::Object(Default::default()),
+        }
+    }
+}
+
+impl Event {
+    /// The `agent.<lifecycle>` event of a lifecycle change. Besides the payload of
+    /// spec/ipc.md §9 it carries the evidence `source` (allowed there) and the pane
+    /// as it is after the batch of changes it belongs to, from which the
+    /// projection updates itself.
+    pub fn lifecycle(pane: Pane, lifecycle: Lifecycle, prev: Lifecycle, source: String) -> Event {
+        let pane_id = pane.id.clone();
+        let pane = Box::new(pane);
+        match lifecycle {
+            Lifecycle::Working => Event::AgentWorking {
+                pane_id,
+                lifecycle,
+                prev,
+                source,
+                pane,
+            },
+            Lifecycle::Blocked => Event::AgentBlocked {
+                pane_id,
+                lifecycle,
+                prev,
+                source,
+                pane,
+            },
+            Lifecycle::Done => Event::AgentDone {
+                pane_id,
+                lifecycle,
+                prev,
+                source,
+                pane,
+            },
+            Lifecycle::Failed => Event::AgentFailed {
+                pane_id,
+                lifecycle,
+                prev,
+                source,
+                pane,
+            },
+            Lifecycle::Idle => Event::AgentIdle {
+                pane_id,
+                lifecycle,
+                prev,
+                source,
+                pane,
+            },
+            Lifecycle::Unknown => Event::AgentUnknown {
+                pane_id,
+                lifecycle,
+                prev,
+                source,
+                pane,
+            },
+            Lifecycle::Exited => Event::AgentExited {
+                pane_id,
+                lifecycle,
+                prev,
+                source,
+                pane,
+            },
+        }
+    }
+
+    /// The pane object a state-engine event carries, if any.
+    pub fn carried_pane(&self) -> Option<&Pane> {
+        match self {
+            Event::AgentWorking { pane, .. }
+            | Event::AgentBlocked { pane, .. }
+            | Event::AgentDone { pane, .. }
+            | Event::AgentFailed { pane, .. }
+            | Event::AgentIdle { pane, .. }
+            | Event::AgentUnknown { pane, .. }
+            | Event::AgentExited { pane, .. }
+            | Event::AttentionCreated { pane, .. }
+            | Event::AttentionUpdated { pane, .. }
+            | Event::AttentionCleared { pane, .. }
+            | Event::NotificationCreated { pane, .. } => Some(pane),
+            _ => None,
         }
     }
 }

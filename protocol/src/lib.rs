@@ -13,6 +13,7 @@ pub mod method;
 pub mod pane;
 pub mod server;
 pub mod signal;
+pub mod state;
 pub mod subscribe;
 pub mod tab;
 pub mod time;

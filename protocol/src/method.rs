@@ -9,6 +9,7 @@ use crate::pane::{
     PaneSwapParams, PaneTarget, PaneWaitForOutputParams,
 };
 use crate::server::{ServerSchemaParams, ServerShutdownParams, ServerStatusParams};
+use crate::state::{AttentionPendingParams, FocusNextUnreadParams, NotifyParams};
 use crate::subscribe::SubscribeParams;
 use crate::tab::{TabCloseParams, TabCreateParams, TabSetLayoutParams, TabSetRatioParams};
 use crate::workspace::{
@@ -94,7 +95,11 @@ methods! {
     PaneAttach = "pane.attach" (PaneAttachParams),
     PaneDetach = "pane.detach" (PaneTarget),
     PaneClose = "pane.close" (PaneCloseParams),
+    PaneMarkSeen = "pane.mark_seen" (PaneTarget),
+    Notify = "notify" (NotifyParams),
     Subscribe = "subscribe" (SubscribeParams),
+    FocusNextUnread = "focus.next_unread" (FocusNextUnreadParams),
+    AttentionPending = "attention.pending" (AttentionPendingParams),
 }
 
 /// Deserializes params, naming the offending field on failure.

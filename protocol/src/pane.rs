@@ -42,6 +42,9 @@ pub struct Pane {
     /// When `lifecycle` last changed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lifecycle_since: Option<Timestamp>,
+    /// Seconds of the most recent `working` stretch, set when leaving `working`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_run_secs: Option<i64>,
     /// Whether a person needs to look.
     pub attention: Attention,
     /// When attention was last raised.
@@ -54,6 +57,9 @@ pub struct Pane {
     pub created_at: Timestamp,
     /// Output, hooks, notifications or state changes.
     pub last_activity_at: Timestamp,
+    /// The last acknowledgment (`mark_seen`, attach, answer, clear).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_seen_at: Option<Timestamp>,
     /// Lineage: the spawning pane.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parent_pane_id: Option<PaneId>,
@@ -207,6 +213,79 @@ pub enum Attention {
     Warning,
     /// An error.
     Error,
+}
+
+impl Lifecycle {
+    /// Every lifecycle, in spec/lifecycle.md §1 order.
+    pub const ALL: [Lifecycle; 7] = [
+        Lifecycle::Unknown,
+        Lifecycle::Working,
+        Lifecycle::Blocked,
+        Lifecycle::Done,
+        Lifecycle::Idle,
+        Lifecycle::Failed,
+        Lifecycle::Exited,
+    ];
+
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Lifecycle::Unknown => "unknown",
+            Lifecycle::Working => "working",
+            Lifecycle::Blocked => "blocked",
+            Lifecycle::Done => "done",
+            Lifecycle::Idle => "idle",
+            Lifecycle::Failed => "failed",
+            Lifecycle::Exited => "exited",
+        }
+    }
+
+    /// Parses a wire name.
+    pub fn parse(name: &str) -> Option<Lifecycle> {
+        Lifecycle::ALL.into_iter().find(|l| l.as_str() == name)
+    }
+}
+
+impl Attention {
+    /// Every attention value, lowest severity first (spec/lifecycle.md §2).
+    pub const ALL: [Attention; 6] = [
+        Attention::None,
+        Attention::Unread,
+        Attention::Warning,
+        Attention::InputRequired,
+        Attention::PermissionRequired,
+        Attention::Error,
+    ];
+
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Attention::None => "none",
+            Attention::Unread => "unread",
+            Attention::InputRequired => "input_required",
+            Attention::PermissionRequired => "permission_required",
+            Attention::Warning => "warning",
+            Attention::Error => "error",
+        }
+    }
+
+    /// Parses a wire name.
+    pub fn parse(name: &str) -> Option<Attention> {
+        Attention::ALL.into_iter().find(|a| a.as_str() == name)
+    }
+
+    /// 0 (`none`) to 5 (`error`): `error > permission_required > input_required >
+    /// warning > unread > none`.
+    pub fn severity(self) -> u8 {
+        match self {
+            Attention::None => 0,
+            Attention::Unread => 1,
+            Attention::Warning => 2,
+            Attention::InputRequired => 3,
+            Attention::PermissionRequired => 4,
+            Attention::Error => 5,
+        }
+    }
 }
 
 /// Relation to a parent pane.
@@ -408,8 +487,8 @@ pub struct PaneResult {
 pub struct PaneGetResult {
     /// The pane.
     pub pane: Pane,
-    /// Wait baseline (spec/lifecycle.md §8); null until the state engine records one.
-    pub wait_baseline: Option<serde_json::Value>,
+    /// Wait baseline (spec/lifecycle.md §8); null when the pane has no process record.
+    pub wait_baseline: Option<crate::state::WaitBaseline>,
 }
 
 /// `pane.input` result.

@@ -40,6 +40,43 @@ impl Timestamp {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+
+    /// Milliseconds since the Unix epoch, for a timestamp in the form this type
+    /// writes (`YYYY-MM-DDTHH:MM:SS.mmmZ`); `None` for any other text.
+    pub fn unix_millis(&self) -> Option<i64> {
+        let b = self.0.as_bytes();
+        if b.len() != 24
+            || b[4] != b'-'
+            || b[7] != b'-'
+            || b[10] != b'T'
+            || b[19] != b'.'
+            || b[23] != b'Z'
+        {
+            return None;
+        }
+        let num = |from: usize, to: usize| -> Option<i64> { self.0.get(from..to)?.parse().ok() };
+        let (y, m, d) = (num(0, 4)?, num(5, 7)?, num(8, 10)?);
+        let (hh, mm, ss, ms) = (num(11, 13)?, num(14, 16)?, num(17, 19)?, num(20, 23)?);
+        let days = days_from_civil(y, m, d);
+        Some(((days * 86_400 + hh * 3600 + mm * 60 + ss) * 1000) + ms)
+    }
+
+    /// Whole seconds from `earlier` to this instant (negative if it is later).
+    pub fn seconds_since(&self, earlier: &Timestamp) -> Option<i64> {
+        Some((self.unix_millis()? - earlier.unix_millis()?).div_euclid(1000))
+    }
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (Hinnant's
+/// `days_from_civil`, the inverse of `civil_from_days`).
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = if m > 2 { m - 3 } else { m + 9 };
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
 }
 
 impl std::fmt::Display for Timestamp {
@@ -66,6 +103,28 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parsing_inverts_formatting() {
+        for ms in [
+            0,
+            1,
+            999,
+            86_400_000,
+            1_796_000_123_456,
+            951_782_400_000,
+            -1,
+        ] {
+            let t = Timestamp::from_unix_millis(ms);
+            if ms >= 0 {
+                assert_eq!(t.unix_millis(), Some(ms), "{t}");
+            }
+        }
+        let a = Timestamp::from_unix_millis(10_000);
+        let b = Timestamp::from_unix_millis(72_500);
+        assert_eq!(b.seconds_since(&a), Some(62));
+        assert_eq!(Timestamp("yesterday".into()).unix_millis(), None);
+    }
 
     #[test]
     fn formats_known_instants() {

@@ -149,11 +149,13 @@ fn prepare_spawn(sup: &mut Supervisor, p: PaneSpawnParams) -> Result<Prepared, E
         lifecycle: Lifecycle::Unknown,
         last_lifecycle: Lifecycle::Unknown,
         lifecycle_since: Some(now.clone()),
+        last_run_secs: None,
         attention: Attention::None,
         attention_since: None,
         last_message: None,
         created_at: now.clone(),
         last_activity_at: now,
+        last_seen_at: None,
         relationship: parent
             .as_ref()
             .map(|_| p.relationship.unwrap_or(Relationship::Subagent)),
@@ -264,14 +266,14 @@ pub fn get(sup: &mut Supervisor, p: PaneTarget) -> Routed {
             .ok_or(Error::NoSuchPane(id.0))
     });
     ready(found.map(|pane| PaneGetResult {
+        wait_baseline: sup.projection.progress(&pane.id).map(|p| p.baseline(&pane)),
         pane,
-        wait_baseline: None,
     }))
 }
 
 /// Sends `msg` to a pane's actor and wraps its answer. A pane closed while the
 /// request was on its way answers `NO_SUCH_PANE`: it no longer exists.
-fn ask_pane<M, T, R>(
+pub(super) fn ask_pane<M, T, R>(
     sup: &mut Supervisor,
     r: &PaneId,
     msg: M,
@@ -395,6 +397,7 @@ pub fn attach(sup: &mut Supervisor, conn: &ConnHandle, p: PaneAttachParams) -> R
         conn: conn.id,
         viewer: conn.pty.clone(),
         size,
+        mark_seen: p.mark_seen.unwrap_or(true),
     };
     let conn_id = conn.id;
     let gone = closed(&p.pane_id);

@@ -8,7 +8,7 @@ use crate::connection::DeliverPty;
 use crate::error::Error;
 use crate::pty::{Pty, PtySink, WriteError, WriteErrorKind};
 use crate::supervisor::{ConnId, PtyData, Publish};
-use crate::term::{TermEvent, Terminal};
+use crate::term::Terminal;
 use actix::prelude::*;
 use base64::Engine as _;
 use signaltty_protocol::pane::{
@@ -20,6 +20,9 @@ use signaltty_protocol::{Event, Timestamp};
 use std::collections::HashMap;
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::time::{Duration, Instant};
+
+mod signals;
+pub use signals::{MarkSeen, Notify, NotifyGate};
 
 /// How long after its child was reaped a pane waits for the PTY to drain before it
 /// reports the exit anyway (a background job may hold the terminal open).
@@ -116,6 +119,8 @@ pub struct Attach {
     pub viewer: Recipient<DeliverPty>,
     /// A size to apply first.
     pub size: Option<PtySize>,
+    /// Acknowledge the pane (spec/lifecycle.md §6.5: attach marks it seen).
+    pub mark_seen: bool,
 }
 
 /// Removes a viewer; the process is untouched.
@@ -171,6 +176,8 @@ pub struct Pane {
     ended: bool,
     exit_code: Option<Option<i32>>,
     exit_reported: bool,
+    /// Rate limit and coalescing of terminal notifications.
+    notify_gate: NotifyGate,
 }
 
 impl Pane {
@@ -193,6 +200,7 @@ impl Pane {
             ended: false,
             exit_code: None,
             exit_reported: false,
+            notify_gate: NotifyGate::default(),
         }
     }
 
@@ -202,24 +210,12 @@ impl Pane {
         self.viewers.values().cloned().collect()
     }
 
-    fn on_output(&mut self, chunk: &[u8]) {
+    fn on_output(&mut self, chunk: &[u8], ctx: &mut Context<Self>) {
         self.output_offset += chunk.len() as u64;
         self.state.last_activity_at = Timestamp::now();
-        for event in self.term.feed(chunk) {
-            match event {
-                TermEvent::Title(title) if title != self.state.title => {
-                    self.state.title = title;
-                    let pane = self.state.clone();
-                    self.events.do_send(Publish {
-                        events: vec![Event::PaneUpdated {
-                            pane_id: pane.id.clone(),
-                            pane,
-                        }],
-                    });
-                },
-                // Bells and notifications feed attention, which the state engine owns.
-                _ => {},
-            }
+        let found = self.term.feed(chunk);
+        if !found.is_empty() {
+            self.on_term_events(found, ctx);
         }
     }
 
@@ -235,12 +231,12 @@ impl Pane {
         self.state.live = LiveState::Exited { code };
         self.state.restore_state = RestoreState::Exited;
         self.state.last_activity_at = Timestamp::now();
-        self.events.do_send(Publish {
-            events: vec![Event::PaneExited {
-                pane_id: self.state.id.clone(),
-                code,
-            }],
-        });
+        let mut events = vec![Event::PaneExited {
+            pane_id: self.state.id.clone(),
+            code,
+        }];
+        events.extend(self.exit_events(code));
+        self.events.do_send(Publish { events });
     }
 
     fn pane_exited(&self, written: Option<usize>) -> Error {
@@ -258,8 +254,8 @@ impl Actor for Pane {
 impl Handler<Output> for Pane {
     type Result = ResponseFuture<()>;
 
-    fn handle(&mut self, msg: Output, _ctx: &mut Self::Context) -> Self::Result {
-        self.on_output(&msg.chunk);
+    fn handle(&mut self, msg: Output, ctx: &mut Self::Context) -> Self::Result {
+        self.on_output(&msg.chunk, ctx);
         let viewers = self.live_viewers();
         let ack = msg.ack;
         if viewers.is_empty() {
@@ -443,6 +439,15 @@ impl Handler<Attach> for Pane {
             })
         });
         self.viewers.insert(msg.conn, msg.viewer);
+        let seen = if msg.mark_seen {
+            let pending = self.decision_pending();
+            let events = self.with_axes(|axes| {
+                axes.acknowledge("attach", pending);
+            });
+            (!events.is_empty()).then(|| self.events.send(Publish { events }))
+        } else {
+            None
+        };
         // Registration and snapshot in one turn: every later chunk goes to this viewer
         // with an offset past the snapshot's.
         let result = PaneAttachResult {
@@ -457,6 +462,9 @@ impl Handler<Attach> for Pane {
         };
         Box::pin(async move {
             if let Some(sent) = resized {
+                sent.await??;
+            }
+            if let Some(sent) = seen {
                 sent.await??;
             }
             Ok(result)
@@ -494,9 +502,9 @@ impl Handler<SetName> for Pane {
 impl Handler<ClearPane> for Pane {
     type Result = ResponseFuture<Result<u64, Error>>;
 
-    fn handle(&mut self, _msg: ClearPane, _ctx: &mut Self::Context) -> Self::Result {
+    fn handle(&mut self, _msg: ClearPane, ctx: &mut Self::Context) -> Self::Result {
         const CLEAR: &[u8] = b"\x1b[H\x1b[2J\x1b[3J";
-        self.on_output(CLEAR);
+        self.on_output(CLEAR, ctx);
         self.term.clear_history();
         let offset = self.output_offset;
         let viewers = self.live_viewers();

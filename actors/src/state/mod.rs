@@ -1,0 +1,15 @@
+//! The state engine: what a pane is doing (lifecycle) and whether a person needs
+//! to look (attention), spec/lifecycle.md. Pure code, no actor: the Pane actor
+//! owns each pane's state and applies these functions to it; the projection
+//! keeps what waits need (`progress`).
+
+pub mod axes;
+pub mod notify;
+pub mod progress;
+
+#[cfg(test)]
+mod tests;
+
+pub use axes::{Axes, Change};
+pub use notify::{Draft, NewNotification};
+pub use progress::{Outcome, Progress};

@@ -1,0 +1,302 @@
+//! The state engine's wire types (spec/ipc.md §8.5 `pane.mark_seen`, §8.7
+//! `notify`, `hook-event`, `report-session`, §8.8 `wait`, §8.9 attention;
+//! spec/data-model.md §7 notifications; spec/lifecycle.md §8 baselines).
+
+use crate::ids::{PaneId, TabId, WorkspaceId};
+use crate::pane::{Attention, Lifecycle, Pane, PaneRef};
+use crate::time::Timestamp;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Notification severity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    /// Raises `unread`.
+    #[default]
+    Info,
+    /// Raises `warning`.
+    Warning,
+    /// Raises `error`.
+    Error,
+}
+
+impl Severity {
+    /// The attention a notification of this severity raises.
+    pub fn attention(self) -> Attention {
+        match self {
+            Severity::Info => Attention::Unread,
+            Severity::Warning => Attention::Warning,
+            Severity::Error => Attention::Error,
+        }
+    }
+}
+
+/// A stored notification (spec/data-model.md §7).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Notification {
+    /// `notif_…`.
+    pub id: String,
+    /// The source pane.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pane_id: Option<PaneId>,
+    /// The pane's workspace at creation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workspace_id: Option<WorkspaceId>,
+    /// Sanitized, at most 200 characters.
+    pub title: String,
+    /// Sanitized, at most 2000 characters; absent when empty.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body: Option<String>,
+    /// Severity.
+    pub severity: Severity,
+    /// `osc9`, `osc99`, `osc777`, `cli`, `hook:<agent>:<event>`.
+    pub source: String,
+    /// Creation time.
+    pub created_at: Timestamp,
+}
+
+/// `notify` params.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NotifyParams {
+    /// Target pane.
+    pub pane_id: PaneRef,
+    /// Non-empty title.
+    pub title: String,
+    /// Body.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body: Option<String>,
+    /// Severity, default `info`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub severity: Option<Severity>,
+}
+
+/// `notify` result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NotifyResult {
+    /// The stored notification.
+    pub notification: Notification,
+}
+
+/// `focus.next_unread` params (none).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct FocusNextUnreadParams {}
+
+/// `focus.next_unread` result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FocusNextUnreadResult {
+    /// The pane needing a person most, or null.
+    pub pane_id: Option<PaneId>,
+}
+
+/// `attention.pending` params.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct AttentionPendingParams {
+    /// At most this many panes, default 50, clamped to 1..=500.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<u64>,
+}
+
+/// One pane of `attention.pending`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AttentionItem {
+    /// The pane.
+    pub pane_id: PaneId,
+    /// Its workspace.
+    pub workspace_id: WorkspaceId,
+    /// Its tab.
+    pub tab_id: TabId,
+    /// Lifecycle.
+    pub lifecycle: Lifecycle,
+    /// Attention (never `none`).
+    pub attention: Attention,
+    /// Human label.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// Owning task.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task_id: Option<String>,
+    /// Latest explicit message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_message: Option<String>,
+    /// When attention was raised.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attention_since: Option<Timestamp>,
+}
+
+/// `attention.pending` result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AttentionPendingResult {
+    /// Ranked like `focus.next_unread`.
+    pub panes: Vec<AttentionItem>,
+}
+
+/// The `wait_baseline` of `pane.get` (spec/lifecycle.md §8.2).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WaitBaseline {
+    /// The pane.
+    pub pane_id: PaneId,
+    /// Opaque; new on every process start and at every server start.
+    pub process_instance: String,
+    /// The current native session id.
+    pub agent_session_id: Option<String>,
+    /// +1 each time a known session id is replaced.
+    pub session_generation: u64,
+    /// Seq of the latest lifecycle transition.
+    pub lifecycle_seq: u64,
+    /// Seq of the latest attention transition.
+    pub attention_seq: u64,
+}
+
+/// `wait.until`: one outcome or alternatives.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Until {
+    /// One outcome.
+    One(String),
+    /// Alternatives, checked in order.
+    Any(Vec<String>),
+}
+
+impl Until {
+    /// The outcomes in caller order.
+    pub fn outcomes(&self) -> Vec<String> {
+        match self {
+            Until::One(o) => vec![o.clone()],
+            Until::Any(v) => v.clone(),
+        }
+    }
+}
+
+/// `wait` params.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WaitParams {
+    /// The pane.
+    pub pane_id: PaneRef,
+    /// Outcomes.
+    pub until: Until,
+    /// Baseline from `pane.get`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after: Option<WaitBaseline>,
+    /// Default 3600.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_s: Option<u64>,
+}
+
+/// `wait` result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WaitResult {
+    /// Always true.
+    pub satisfied: bool,
+    /// The matched outcome.
+    pub outcome: String,
+    /// Seq of the matched transition (0 when a current-state match has none).
+    pub transition_seq: u64,
+    /// Current lifecycle.
+    pub lifecycle: Lifecycle,
+    /// Current attention.
+    pub attention: Attention,
+}
+
+/// A structured decision offered by a hook (validated by the server).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DecisionInput {
+    /// Decision id.
+    pub id: String,
+    /// The question.
+    pub prompt: String,
+    /// The options.
+    pub options: Vec<DecisionOption>,
+}
+
+/// One option of a decision.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DecisionOption {
+    /// Option id.
+    pub id: String,
+    /// Label.
+    pub label: String,
+}
+
+/// `hook-event` params.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HookEventParams {
+    /// Agent kind name.
+    pub agent: String,
+    /// Native hook name.
+    pub event: String,
+    /// Explicit routing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pane_id: Option<PaneRef>,
+    /// Routing by process ancestry.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client_pid: Option<u64>,
+    /// The raw hook JSON.
+    #[serde(default, skip_serializing_if = "Value::is_null")]
+    pub payload: Value,
+    /// Explicit notification body.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// Alias of `message`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body: Option<String>,
+    /// Notification title.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Notification severity.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub severity: Option<Severity>,
+    /// A decision to set.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decision: Option<DecisionInput>,
+    /// Waiting mode (native permission replies).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wait_for_answer: Option<bool>,
+    /// Waiting mode timeout.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wait_timeout_s: Option<u64>,
+}
+
+/// `hook-event` result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HookEventResult {
+    /// Whether the hook was applied (false when dropped).
+    pub accepted: bool,
+    /// Echo.
+    pub agent: String,
+    /// Echo.
+    pub event: String,
+    /// The routed pane, or null.
+    pub pane_id: Option<PaneId>,
+    /// Present when dropped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dropped: Option<bool>,
+    /// Why it was dropped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// The pane's lifecycle after processing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lifecycle: Option<Lifecycle>,
+    /// The pane's attention after processing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attention: Option<Attention>,
+}
+
+/// `report-session` params.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReportSessionParams {
+    /// The pane.
+    pub pane_id: PaneRef,
+    /// The native session id.
+    pub agent_session_id: String,
+    /// Agent kind; default the pane's current kind.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+}
+
+/// Result of methods that answer with the pane.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PaneOnlyResult {
+    /// The pane.
+    pub pane: Pane,
+}
