@@ -15,4 +15,5 @@ mod security;
 mod states;
 mod tabs;
 mod transport;
+mod wait;
 mod workspace;

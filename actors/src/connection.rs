@@ -129,6 +129,11 @@ struct InFlight {
     /// A `subscribe` or `pane.attach`: events that arrive meanwhile wait until
     /// its reply (and replay) is written.
     holds_events: bool,
+    /// A single-flight call (`wait`): any further line, EOF or shutdown cancels it
+    /// and closes the connection without a response (spec/ipc.md §1).
+    single_flight: bool,
+    /// The future awaiting the Supervisor's reply.
+    handle: Option<SpawnHandle>,
 }
 
 impl Connection {
@@ -204,7 +209,12 @@ impl Connection {
             self.generation += 1;
         }
         let holds_events = subscribe || matches!(request.method, Method::PaneAttach(_));
-        self.in_flight = Some(InFlight { holds_events });
+        let single_flight = matches!(request.method, Method::Wait(_));
+        self.in_flight = Some(InFlight {
+            holds_events,
+            single_flight,
+            handle: None,
+        });
         let id = request.id.clone();
         let dispatch = Dispatch {
             request,
@@ -212,7 +222,7 @@ impl Connection {
             generation: self.generation,
         };
         let sent = self.supervisor.send(dispatch);
-        ctx.spawn(sent.into_actor(self).map(move |reply, act, ctx| {
+        let handle = ctx.spawn(sent.into_actor(self).map(move |reply, act, ctx| {
             let (result, after, close_after) = match reply {
                 Ok(reply) => (reply.result, reply.after, reply.close_after),
                 Err(e) => (Err(crate::error::Error::from(e)), Vec::new(), false),
@@ -240,6 +250,25 @@ impl Connection {
                 act.pump(ctx);
             }
         }));
+        if let Some(f) = &mut self.in_flight {
+            f.handle = Some(handle);
+        }
+    }
+
+    /// Whether a single-flight call is pending.
+    fn single_flight(&self) -> bool {
+        self.in_flight.as_ref().is_some_and(|f| f.single_flight)
+    }
+
+    /// Cancels the pending single-flight call: no response, the connection closes
+    /// (its going away also drops the call in the Supervisor).
+    fn cancel_single_flight(&mut self, ctx: &mut Context<Self>) {
+        if let Some(handle) = self.in_flight.take().and_then(|f| f.handle) {
+            ctx.cancel_future(handle);
+        }
+        self.stop_reading(ctx);
+        self.queue.clear();
+        self.finish();
     }
 
     fn conn_handle(&self, ctx: &Context<Self>) -> ConnHandle {
@@ -342,6 +371,10 @@ impl WriteHandler<std::io::Error> for Connection {
 
 impl StreamHandler<Result<Frame, std::io::Error>> for Connection {
     fn handle(&mut self, item: Result<Frame, std::io::Error>, ctx: &mut Self::Context) {
+        if self.single_flight() {
+            self.cancel_single_flight(ctx);
+            return;
+        }
         match item {
             Ok(Frame::Line(line)) => self.enqueue_line(&line, ctx),
             Ok(Frame::TooLong) => {
@@ -365,6 +398,10 @@ impl StreamHandler<Result<Frame, std::io::Error>> for Connection {
         self.reader = None;
         self.read_closed = true;
         self.eof = true;
+        if self.single_flight() {
+            self.cancel_single_flight(ctx);
+            return;
+        }
         self.pump(ctx);
     }
 }
@@ -420,6 +457,10 @@ impl Handler<Drain> for Connection {
     type Result = ();
 
     fn handle(&mut self, _msg: Drain, ctx: &mut Self::Context) {
+        if self.single_flight() {
+            self.cancel_single_flight(ctx);
+            return;
+        }
         self.stop_reading(ctx);
         self.pump(ctx);
     }

@@ -45,6 +45,8 @@ pub enum Error {
     JournalFailed(String),
     /// The server is shutting down and takes no new work.
     ShuttingDown,
+    /// A wait baseline belongs to another process or agent session of the pane.
+    IdentityChanged(String),
 }
 
 impl Error {
@@ -58,6 +60,7 @@ impl Error {
             Error::PanesAlive { .. } => ErrorCode::PanesAlive,
             Error::PaneExited { .. } => ErrorCode::PaneExited,
             Error::Timeout { .. } => ErrorCode::Timeout,
+            Error::IdentityChanged(_) => ErrorCode::IdentityChanged,
             Error::SpawnFailed(_) => ErrorCode::SpawnFailed,
             Error::RateLimited(_) => ErrorCode::RateLimited,
             Error::Io { .. } => ErrorCode::IoError,
@@ -103,6 +106,7 @@ impl fmt::Display for Error {
             Error::Mailbox(e) => write!(f, "internal actor unavailable: {e}"),
             Error::JournalFailed(msg) => write!(f, "event journal failed: {msg}"),
             Error::ShuttingDown => f.write_str("the server is shutting down"),
+            Error::IdentityChanged(why) => write!(f, "identity changed: {why}"),
         }
     }
 }

@@ -29,6 +29,7 @@ pub const MAX_NAME_BYTES: usize = 256;
 mod attention;
 mod panes;
 mod tabs;
+pub mod wait;
 
 type Routed = ResponseActFuture<Supervisor, Reply>;
 
@@ -85,6 +86,7 @@ pub fn route(sup: &mut Supervisor, msg: Dispatch, ctx: &mut Context<Supervisor>)
         Method::PaneMarkSeen(p) => attention::mark_seen(sup, p),
         Method::Notify(p) => attention::notify(sup, p),
         Method::Subscribe(p) => subscribe(sup, &conn, generation, p),
+        Method::Wait(p) => wait::wait(sup, conn.id, p),
         Method::FocusNextUnread(_) => attention::focus_next_unread(sup),
         Method::AttentionPending(p) => attention::pending(sup, p),
     }

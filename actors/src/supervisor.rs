@@ -215,6 +215,8 @@ pub struct Supervisor {
     pane_arbiters: Vec<ArbiterHandle>,
     next_arbiter: usize,
     subscribers: HashMap<ConnId, (Addr<Subscriber>, Recipient<CloseConnection>)>,
+    /// `wait` requests not settled yet, checked after every published batch.
+    pub(crate) waits: Vec<crate::router::wait::PendingWait>,
     connections: HashMap<ConnId, Recipient<Drain>>,
     pub(crate) shutting_down: bool,
     stop_accepting: watch::Sender<bool>,
@@ -249,6 +251,7 @@ impl Supervisor {
             pane_arbiters: Vec::new(),
             next_arbiter: 0,
             subscribers: HashMap::new(),
+            waits: Vec::new(),
             connections: HashMap::new(),
             shutting_down: false,
             stop_accepting,
@@ -328,6 +331,7 @@ impl Supervisor {
 
     /// Publishes everything the journal has made durable, in seq order.
     fn publish_through(&mut self, through: Seq) {
+        let mut state_changed = false;
         while self.pending.front().is_some_and(|p| p.seq() <= through) {
             let Some(p) = self.pending.pop_front() else {
                 break;
@@ -339,6 +343,7 @@ impl Supervisor {
                     waiter,
                 } => {
                     let seq = published.seq;
+                    state_changed = true;
                     self.projection.apply(seq, *event);
                     self.ring.push(published.clone());
                     self.fan_out(&published);
@@ -354,6 +359,9 @@ impl Supervisor {
                     }
                 },
             }
+        }
+        if state_changed {
+            crate::router::wait::check_pending(self);
         }
     }
 
@@ -600,6 +608,8 @@ impl Handler<Disconnected> for Supervisor {
 
     fn handle(&mut self, msg: Disconnected, _ctx: &mut Self::Context) {
         self.subscribers.remove(&msg.id);
+        // A wait ends with its connection (spec/ipc.md §1, single-flight).
+        self.waits.retain(|w| w.conn != msg.id);
         for pane in self.attachments.remove(&msg.id).unwrap_or_default() {
             pane.do_send(crate::pane::Detach { conn: msg.id });
         }

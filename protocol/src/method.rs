@@ -9,7 +9,7 @@ use crate::pane::{
     PaneSwapParams, PaneTarget, PaneWaitForOutputParams,
 };
 use crate::server::{ServerSchemaParams, ServerShutdownParams, ServerStatusParams};
-use crate::state::{AttentionPendingParams, FocusNextUnreadParams, NotifyParams};
+use crate::state::{AttentionPendingParams, FocusNextUnreadParams, NotifyParams, WaitParams};
 use crate::subscribe::SubscribeParams;
 use crate::tab::{TabCloseParams, TabCreateParams, TabSetLayoutParams, TabSetRatioParams};
 use crate::workspace::{
@@ -98,6 +98,7 @@ methods! {
     PaneMarkSeen = "pane.mark_seen" (PaneTarget),
     Notify = "notify" (NotifyParams),
     Subscribe = "subscribe" (SubscribeParams),
+    Wait = "wait" (WaitParams),
     FocusNextUnread = "focus.next_unread" (FocusNextUnreadParams),
     AttentionPending = "attention.pending" (AttentionPendingParams),
 }

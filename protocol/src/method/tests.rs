@@ -26,7 +26,8 @@ fn every_method_name_parses_to_the_variant_that_reports_it() {
             "workspace_id": "ws_x", "name": "n", "tab_id": "tab_x", "path": [],
             "ratio": 0.5, "layout": {"type": "pane", "pane_id": "pane_x"},
             "pane_id": "pane_x", "argv": ["sh"], "data_b64": "", "cols": 80, "rows": 24,
-            "signal": "TERM", "match": "x", "target_pane_id": "pane_y"
+            "signal": "TERM", "match": "x", "target_pane_id": "pane_y", "title": "t",
+            "until": "done", "agent": "claude", "event": "Stop", "agent_session_id": "s"
         });
         let m = Method::parse(name, params).unwrap_or_else(|e| panic!("{name}: {e:?}"));
         assert_eq!(m.name(), *name);
