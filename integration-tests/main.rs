@@ -7,6 +7,7 @@ mod attach;
 mod cli;
 mod differential;
 mod flood;
+mod hooks;
 mod journal;
 mod journal_faults;
 mod pane_ops;

@@ -17,6 +17,7 @@ mod follow;
 mod logger;
 mod panes_cli;
 mod serve;
+mod state_cli;
 
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
@@ -114,6 +115,89 @@ enum Command {
     /// Inspect the event journal offline.
     #[command(subcommand)]
     Journal(JournalCommand),
+    /// Report an agent hook (what installed hooks run; hook-event). Reads the hook's
+    /// JSON from stdin when piped. Prints nothing on stdout unless --json, and
+    /// exits 0 when no server runs: a hook never breaks its agent.
+    HookEvent {
+        /// claude, codex, opencode, cursor, pi, generic or none.
+        #[arg(long)]
+        agent: String,
+        /// The native hook name (Stop, PermissionRequest, session.idle, …).
+        #[arg(long)]
+        event: String,
+        /// Pane id or name (default: $SIGNALTTY_PANE, else found from this process's parents).
+        #[arg(long)]
+        pane: Option<String>,
+        /// Read the payload from stdin even when it is a terminal.
+        #[arg(long)]
+        payload_stdin: bool,
+        /// An explicit notification body.
+        #[arg(long)]
+        message: Option<String>,
+        /// The notification title.
+        #[arg(long)]
+        title: Option<String>,
+        /// info, warning or error.
+        #[arg(long)]
+        severity: Option<String>,
+        /// A decision: {"id", "prompt", "options": [{"id", "label"}]}.
+        #[arg(long)]
+        decision: Option<String>,
+        /// The payload JSON as an argument (what Codex's `notify` appends).
+        payload: Option<String>,
+    },
+    /// Store a notification on a pane and raise its attention (notify).
+    Notify {
+        /// Pane id or name (default: $SIGNALTTY_PANE).
+        #[arg(long)]
+        pane: Option<String>,
+        /// Title.
+        #[arg(long)]
+        title: String,
+        /// Body.
+        #[arg(long)]
+        body: Option<String>,
+        /// info, warning or error.
+        #[arg(long)]
+        severity: Option<String>,
+    },
+    /// Record a pane's agent session (report-session).
+    ReportSession {
+        /// Pane id or name (default: $SIGNALTTY_PANE).
+        #[arg(long)]
+        pane: Option<String>,
+        /// The agent's session id.
+        #[arg(long)]
+        session: String,
+        /// The agent kind (default: the pane's).
+        #[arg(long)]
+        agent: Option<String>,
+    },
+    /// Wait until a pane reaches a state (wait).
+    Wait {
+        /// Pane id or name (default: $SIGNALTTY_PANE).
+        pane: Option<String>,
+        /// A lifecycle, an attention, seen, attention_cleared or exited; repeatable.
+        #[arg(long, required = true)]
+        until: Vec<String>,
+        /// A wait_baseline (JSON, from `pane get --json`): only newer transitions count.
+        #[arg(long)]
+        after: Option<String>,
+        /// Give up after this many seconds.
+        #[arg(long)]
+        timeout: Option<u64>,
+    },
+    /// List the panes that need a person, most urgent first (attention.pending).
+    Attention {
+        /// At most this many.
+        #[arg(long)]
+        limit: Option<u64>,
+    },
+    /// Acknowledge a pane: clears its attention unless a decision is pending (pane.mark_seen).
+    MarkSeen {
+        /// Pane id or name (default: $SIGNALTTY_PANE).
+        pane: Option<String>,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -376,6 +460,49 @@ fn main() -> ExitCode {
         Command::Journal(JournalCommand::Verify { state_dir }) => {
             follow::verify(&cli.global, state_dir)
         },
+        Command::HookEvent {
+            agent,
+            event,
+            pane,
+            payload_stdin,
+            message,
+            title,
+            severity,
+            decision,
+            payload,
+        } => state_cli::hook_event(
+            &cli.global,
+            state_cli::HookArgs {
+                agent,
+                event,
+                pane,
+                payload_stdin,
+                payload_arg: payload,
+                message,
+                title,
+                severity,
+                decision,
+            },
+        ),
+        Command::Notify {
+            pane,
+            title,
+            body,
+            severity,
+        } => state_cli::notify(&cli.global, pane, title, body, severity),
+        Command::ReportSession {
+            pane,
+            session,
+            agent,
+        } => state_cli::report_session(&cli.global, pane, session, agent),
+        Command::Wait {
+            pane,
+            until,
+            after,
+            timeout,
+        } => state_cli::wait(&cli.global, pane, until, after, timeout),
+        Command::Attention { limit } => state_cli::attention(&cli.global, limit),
+        Command::MarkSeen { pane } => state_cli::mark_seen(&cli.global, pane),
     };
     ExitCode::from(u8::try_from(code).unwrap_or(1))
 }

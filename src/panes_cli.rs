@@ -83,9 +83,11 @@ fn print_pane(p: &Pane) {
         LiveState::Exited { code: None } => "exited".to_owned(),
     };
     say!(
-        "{}  {}  [{live}]  {}x{}  {}",
+        "{}  {}  [{live}]  {}/{}  {}x{}  {}",
         p.id,
         p.title,
+        p.lifecycle.as_str(),
+        p.attention.as_str(),
         p.pty_size.cols,
         p.pty_size.rows,
         p.cwd

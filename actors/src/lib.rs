@@ -16,6 +16,7 @@ pub mod launch;
 pub mod layout;
 pub mod listener;
 pub mod pane;
+pub mod procfs;
 pub mod projection;
 pub mod pty;
 pub mod router;

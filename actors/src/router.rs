@@ -27,6 +27,7 @@ use std::path::PathBuf;
 pub const MAX_NAME_BYTES: usize = 256;
 
 mod attention;
+mod hooks;
 mod panes;
 mod tabs;
 pub mod wait;
@@ -85,6 +86,8 @@ pub fn route(sup: &mut Supervisor, msg: Dispatch, ctx: &mut Context<Supervisor>)
         Method::PaneClose(p) => panes::close(sup, p),
         Method::PaneMarkSeen(p) => attention::mark_seen(sup, p),
         Method::Notify(p) => attention::notify(sup, p),
+        Method::HookEvent(p) => hooks::hook_event(sup, p),
+        Method::ReportSession(p) => hooks::report_session(sup, p),
         Method::Subscribe(p) => subscribe(sup, &conn, generation, p),
         Method::Wait(p) => wait::wait(sup, conn.id, p),
         Method::FocusNextUnread(_) => attention::focus_next_unread(sup),

@@ -50,6 +50,8 @@ pub struct PaneEntry {
     pub workspace: WorkspaceId,
     /// Its tab.
     pub tab: TabId,
+    /// The pid of the process it started (for hook attribution by ancestry).
+    pub pid: u32,
 }
 
 /// How the Supervisor reaches a connection: for subscriptions and shutdown.
@@ -217,6 +219,11 @@ pub struct Supervisor {
     subscribers: HashMap<ConnId, (Addr<Subscriber>, Recipient<CloseConnection>)>,
     /// `wait` requests not settled yet, checked after every published batch.
     pub(crate) waits: Vec<crate::router::wait::PendingWait>,
+    /// Pane launches under way: their processes may report hooks before the
+    /// launch is registered here.
+    pub(crate) launching: usize,
+    /// Counts finished launches; hooks that found no pane wait on it.
+    pub(crate) launched: watch::Sender<u64>,
     connections: HashMap<ConnId, Recipient<Drain>>,
     pub(crate) shutting_down: bool,
     stop_accepting: watch::Sender<bool>,
@@ -252,6 +259,8 @@ impl Supervisor {
             next_arbiter: 0,
             subscribers: HashMap::new(),
             waits: Vec::new(),
+            launching: 0,
+            launched: watch::channel(0).0,
             connections: HashMap::new(),
             shutting_down: false,
             stop_accepting,

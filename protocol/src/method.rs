@@ -9,7 +9,10 @@ use crate::pane::{
     PaneSwapParams, PaneTarget, PaneWaitForOutputParams,
 };
 use crate::server::{ServerSchemaParams, ServerShutdownParams, ServerStatusParams};
-use crate::state::{AttentionPendingParams, FocusNextUnreadParams, NotifyParams, WaitParams};
+use crate::state::{
+    AttentionPendingParams, FocusNextUnreadParams, HookEventParams, NotifyParams,
+    ReportSessionParams, WaitParams,
+};
 use crate::subscribe::SubscribeParams;
 use crate::tab::{TabCloseParams, TabCreateParams, TabSetLayoutParams, TabSetRatioParams};
 use crate::workspace::{
@@ -97,6 +100,8 @@ methods! {
     PaneClose = "pane.close" (PaneCloseParams),
     PaneMarkSeen = "pane.mark_seen" (PaneTarget),
     Notify = "notify" (NotifyParams),
+    HookEvent = "hook-event" (HookEventParams),
+    ReportSession = "report-session" (ReportSessionParams),
     Subscribe = "subscribe" (SubscribeParams),
     Wait = "wait" (WaitParams),
     FocusNextUnread = "focus.next_unread" (FocusNextUnreadParams),

@@ -21,7 +21,9 @@ use std::collections::HashMap;
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::time::{Duration, Instant};
 
+mod hooks;
 mod signals;
+pub use hooks::{Hook, ReportSession};
 pub use signals::{MarkSeen, Notify, NotifyGate};
 
 /// How long after its child was reaped a pane waits for the PTY to drain before it
@@ -178,6 +180,8 @@ pub struct Pane {
     exit_reported: bool,
     /// Rate limit and coalescing of terminal notifications.
     notify_gate: NotifyGate,
+    /// The current process has sent a hook: screen rules no longer apply to it.
+    hooked: bool,
 }
 
 impl Pane {
@@ -201,6 +205,7 @@ impl Pane {
             exit_code: None,
             exit_reported: false,
             notify_gate: NotifyGate::default(),
+            hooked: false,
         }
     }
 

@@ -35,7 +35,7 @@
 mod open;
 pub use open::get_winsize;
 mod reader;
-mod reap;
+pub(crate) mod reap;
 mod writer;
 
 #[cfg(test)]

@@ -199,7 +199,7 @@ fn kill_session(sid: Pid) -> usize {
 
 /// The fields of `/proc/<pid>/stat` this module needs.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct Stat {
+pub(crate) struct Stat {
     pub pid: i32,
     pub state: char,
     pub ppid: i32,
@@ -211,7 +211,7 @@ pub(super) struct Stat {
 
 /// Parses a `/proc/<pid>/stat` line. The command name sits in parentheses and may
 /// itself contain spaces and parentheses, so fields are counted from the last `)`.
-pub(super) fn parse_stat(line: &str) -> Option<Stat> {
+pub(crate) fn parse_stat(line: &str) -> Option<Stat> {
     let (head, rest) = line.rsplit_once(')')?;
     let pid = head.split_once('(')?.0.trim().parse().ok()?;
     let mut fields = rest.split_whitespace();

@@ -192,6 +192,7 @@ fn launch(sup: &mut Supervisor, prepared: Prepared, ctx: &mut Context<Supervisor
     } = prepared;
     let arbiter = sup.next_pane_arbiter();
     let pty_out = ctx.address().recipient();
+    sup.launching += 1;
     let sent = addr.send(SpawnPane {
         pane,
         tab,
@@ -202,7 +203,10 @@ fn launch(sup: &mut Supervisor, prepared: Prepared, ctx: &mut Context<Supervisor
     });
     Box::pin(sent.into_actor(sup).map(move |r, act, _| {
         let placed = r.map_err(Error::from).and_then(|inner| inner);
-        Reply::of(placed.map(|(pane, pane_addr)| {
+        act.launching -= 1;
+        // Hooks from the new process that arrived too early retry now.
+        act.launched.send_modify(|n| *n += 1);
+        Reply::of(placed.map(|(pane, pane_addr, pid)| {
             // A tab the spawn created is addressable like any other.
             act.tabs
                 .entry(pane.tab_id.clone())
@@ -214,6 +218,7 @@ fn launch(sup: &mut Supervisor, prepared: Prepared, ctx: &mut Context<Supervisor
                     addr: pane_addr,
                     workspace: workspace.clone(),
                     tab: pane.tab_id.clone(),
+                    pid,
                 },
             );
             PaneResult { pane }

@@ -21,7 +21,7 @@ use signaltty_protocol::{Event, PaneId, TabId, Timestamp};
 /// `pane.created` are published. `BAD_PARAMS` for a tab that already has panes,
 /// `NO_SUCH_TAB` for a tab gone meanwhile, `SPAWN_FAILED` when the launch fails.
 #[derive(Message)]
-#[rtype(result = "Result<(PaneState, Addr<Pane>), Error>")]
+#[rtype(result = "Result<(PaneState, Addr<Pane>, u32), Error>")]
 pub struct SpawnPane {
     /// The pane object to publish (its `tab_id` is filled in here).
     pub pane: PaneState,
@@ -112,7 +112,7 @@ impl Workspace {
 }
 
 impl Handler<SpawnPane> for Workspace {
-    type Result = AtomicResponse<Self, Result<(PaneState, Addr<Pane>), Error>>;
+    type Result = AtomicResponse<Self, Result<(PaneState, Addr<Pane>, u32), Error>>;
 
     fn handle(&mut self, msg: SpawnPane, _ctx: &mut Self::Context) -> Self::Result {
         let SpawnPane {
@@ -147,6 +147,7 @@ impl Handler<SpawnPane> for Workspace {
                     Err(join) => Err(Error::SpawnFailed(format!("launch task failed: {join}"))),
                 };
                 let result = started.map(|(pty, addr_tx)| {
+                    let pid = pty.pid();
                     let events = act.events.clone();
                     let state = pane.clone();
                     let addr = Pane::start_in_arbiter(&arbiter, move |_| {
@@ -186,19 +187,19 @@ impl Handler<SpawnPane> for Workspace {
                         }
                     }
                     published.push(Event::PaneCreated { pane: pane.clone() });
-                    (published, pane, addr, addr_tx)
+                    (published, pane, addr, addr_tx, pid)
                 });
                 let sender = act.events.clone();
                 // Publication is awaited inside the atomic section: the workspace answers
                 // nothing else until the pane is public.
                 async move {
-                    let (published, pane, addr, addr_tx) = result?;
+                    let (published, pane, addr, addr_tx, pid) = result?;
                     sender.send(Publish { events: published }).await??;
                     // The PTY threads wait for this address before delivering output
                     // or the exit, so `pane.exited` can never be published before
                     // `pane.created`.
                     let _ = addr_tx.send(addr.clone());
-                    Ok((pane, addr))
+                    Ok((pane, addr, pid))
                 }
                 .into_actor(act)
             },

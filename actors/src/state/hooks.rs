@@ -1,0 +1,399 @@
+//! The builtin adapters' reading of hook events (spec/agents.md §10,
+//! lifecycle.md §4): for each agent kind, what a native hook means for the
+//! pane's lifecycle, attention and message, the notification it drafts, and
+//! where its session id is. Pure functions of (kind, event name, payload).
+
+use serde_json::Value;
+use signaltty_protocol::pane::{AgentKind, Attention, Lifecycle};
+use signaltty_protocol::state::Severity;
+
+/// What a hook does to attention.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AttentionEffect {
+    /// Clear to `none` (a prompt was submitted: the person is there).
+    Clear,
+    /// Raise to at least this.
+    Raise(Attention),
+}
+
+/// A notification an adapter proposes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DraftNotification {
+    pub title: &'static str,
+    pub severity: Severity,
+    pub body: String,
+}
+
+/// An adapter's classification of one hook (each field optional = no change).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Classification {
+    pub lifecycle: Option<Lifecycle>,
+    pub attention: Option<AttentionEffect>,
+    pub message: Option<String>,
+    pub draft: Option<DraftNotification>,
+    /// The hook is known and deliberately changes nothing (Claude's
+    /// `idle_prompt`): accepted, not dropped as unrecognised.
+    pub known_noop: bool,
+}
+
+impl Classification {
+    fn state(
+        lifecycle: Lifecycle,
+        attention: Option<AttentionEffect>,
+        message: Option<String>,
+    ) -> Self {
+        Classification {
+            lifecycle: Some(lifecycle),
+            attention,
+            message,
+            ..Classification::default()
+        }
+    }
+
+    fn draft(mut self, title: &'static str, severity: Severity, body: Option<String>) -> Self {
+        self.draft = Some(DraftNotification {
+            title,
+            severity,
+            body: body.unwrap_or_default(),
+        });
+        self
+    }
+
+    fn noop() -> Self {
+        Classification {
+            known_noop: true,
+            ..Classification::default()
+        }
+    }
+
+    /// Whether it changes anything at all (H1's "yields nothing").
+    pub fn is_empty(&self) -> bool {
+        self.lifecycle.is_none()
+            && self.attention.is_none()
+            && self.message.is_none()
+            && self.draft.is_none()
+    }
+}
+
+use AttentionEffect::{Clear, Raise};
+
+/// Tool and compaction hooks: they cannot move a `blocked` pane (H4).
+pub fn is_tool_traffic(event: &str) -> bool {
+    matches!(
+        event,
+        "PreToolUse"
+            | "PostToolUse"
+            | "PreCompact"
+            | "PostCompact"
+            | "preToolUse"
+            | "postToolUse"
+            | "postToolUseFailure"
+    )
+}
+
+/// Hooks accepted as liveness even when they change nothing (H1).
+pub fn is_liveness(event: &str) -> bool {
+    matches!(
+        event,
+        "PreToolUse" | "PostToolUse" | "PreCompact" | "PostCompact" | "SubagentStop"
+    )
+}
+
+/// `SessionEnd` / `sessionEnd`, compared case-insensitively (H5).
+pub fn is_session_end(event: &str) -> bool {
+    event.eq_ignore_ascii_case("sessionend")
+}
+
+/// A non-empty string field of the payload.
+fn text(payload: &Value, key: &str) -> Option<String> {
+    payload
+        .get(key)
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
+}
+
+fn first_text(payload: &Value, keys: &[&str]) -> Option<String> {
+    keys.iter().find_map(|k| text(payload, k))
+}
+
+/// The session id an adapter reads from a payload.
+pub fn session_id(kind: AgentKind, payload: &Value) -> Option<String> {
+    let keys: &[&str] = match kind {
+        AgentKind::Codex => &["session_id", "thread-id", "thread_id"],
+        AgentKind::Cursor => &["session_id", "sessionId", "conversation_id", "chatId"],
+        AgentKind::Opencode => &["session_id", "sessionID"],
+        AgentKind::Claude | AgentKind::Pi | AgentKind::Generic | AgentKind::None => &["session_id"],
+    };
+    first_text(payload, keys)
+}
+
+/// The official resume command for a session (spec/data-model.md §5.2), using
+/// the pane's own program path when it is the agent's binary.
+pub fn resume_argv(kind: AgentKind, id: &str, pane_argv: &[String]) -> Option<Vec<String>> {
+    let (binary, args): (&str, &[&str]) = match kind {
+        AgentKind::Claude => ("claude", &["--resume"]),
+        AgentKind::Codex => ("codex", &["resume"]),
+        AgentKind::Opencode => ("opencode", &["--session"]),
+        AgentKind::Cursor => ("cursor-agent", &["--resume"]),
+        AgentKind::Pi => ("pi", &["--session"]),
+        AgentKind::Generic | AgentKind::None => return None,
+    };
+    let program = pane_argv
+        .first()
+        .filter(|p| std::path::Path::new(p).file_name().and_then(|n| n.to_str()) == Some(binary))
+        .cloned()
+        .unwrap_or_else(|| binary.to_owned());
+    let mut argv = vec![program];
+    argv.extend(args.iter().map(|a| (*a).to_owned()));
+    argv.push(id.to_owned());
+    Some(argv)
+}
+
+/// The builtin classification of `event` for `kind`. `lifecycle` is the pane's
+/// current lifecycle (OpenCode's idle never turns `failed` into `done`).
+pub fn classify(
+    kind: AgentKind,
+    event: &str,
+    payload: &Value,
+    lifecycle: Lifecycle,
+) -> Classification {
+    match kind {
+        AgentKind::Claude => claude(event, payload),
+        AgentKind::Codex => codex(event, payload),
+        AgentKind::Cursor => cursor(event, payload),
+        AgentKind::Opencode => opencode(event, payload, lifecycle),
+        // Pi, generic and none: hooks never change lifecycle or attention.
+        AgentKind::Pi | AgentKind::Generic | AgentKind::None => Classification::default(),
+    }
+}
+
+fn session_started() -> Classification {
+    Classification::state(Lifecycle::Idle, None, Some("session started".into()))
+}
+
+fn session_ended() -> Classification {
+    Classification::state(
+        Lifecycle::Done,
+        Some(Raise(Attention::Unread)),
+        Some("session ended".into()),
+    )
+}
+
+fn prompt_submitted() -> Classification {
+    Classification::state(Lifecycle::Working, Some(Clear), None)
+}
+
+fn claude(event: &str, p: &Value) -> Classification {
+    match event {
+        "SessionStart" => session_started(),
+        "UserPromptSubmit" => prompt_submitted(),
+        "PermissionRequest" => {
+            let asked = first_text(p, &["prompt", "message"]);
+            Classification::state(
+                Lifecycle::Blocked,
+                Some(Raise(Attention::PermissionRequired)),
+                Some(
+                    asked
+                        .clone()
+                        .unwrap_or_else(|| "permission requested".into()),
+                ),
+            )
+            .draft("Claude needs approval", Severity::Warning, asked)
+        },
+        "Notification" => {
+            let kind = text(p, "notification_type").unwrap_or_default();
+            let message = text(p, "message");
+            if kind == "idle_prompt" {
+                // Fires about a minute after `Stop`: not a question (seed 002).
+                Classification::noop()
+            } else if kind.contains("permission") {
+                Classification::state(
+                    Lifecycle::Blocked,
+                    Some(Raise(Attention::PermissionRequired)),
+                    Some(
+                        message
+                            .clone()
+                            .unwrap_or_else(|| "permission requested".into()),
+                    ),
+                )
+                .draft("Claude needs approval", Severity::Warning, message)
+            } else {
+                Classification::state(
+                    Lifecycle::Blocked,
+                    Some(Raise(Attention::InputRequired)),
+                    Some(message.clone().unwrap_or_else(|| "input requested".into())),
+                )
+                .draft("Claude needs input", Severity::Info, message)
+            }
+        },
+        "Stop" if background_work_in_flight(p) => Classification::state(
+            Lifecycle::Working,
+            None,
+            Some("waiting for background agents".into()),
+        ),
+        "Stop" => {
+            let last = text(p, "last_assistant_message");
+            Classification::state(
+                Lifecycle::Done,
+                Some(Raise(Attention::Unread)),
+                Some(last.clone().unwrap_or_else(|| "turn complete".into())),
+            )
+            .draft("Claude turn complete", Severity::Info, last)
+        },
+        "SessionEnd" => session_ended(),
+        "StopFailure" => {
+            let error = first_text(p, &["error", "message"]);
+            Classification::state(
+                Lifecycle::Failed,
+                Some(Raise(Attention::Error)),
+                Some(error.clone().unwrap_or_else(|| "turn failed".into())),
+            )
+            .draft("Claude turn failed", Severity::Error, error)
+        },
+        "PreToolUse" | "PostToolUse" | "PreCompact" | "SubagentStop" => Classification::default(),
+        _ => Classification::default(),
+    }
+}
+
+/// Claude's `Stop` while a subagent or workflow still runs (agents.md §10.2.1):
+/// an entry counts when its `type`/`kind` is `subagent` or `workflow` and its
+/// `status`/`state`, if any, is not a finished one.
+fn background_work_in_flight(p: &Value) -> bool {
+    const FINISHED: &[&str] = &[
+        "completed",
+        "done",
+        "finished",
+        "failed",
+        "error",
+        "cancelled",
+        "canceled",
+        "killed",
+        "stopped",
+    ];
+    let Some(tasks) = p.get("background_tasks").and_then(Value::as_array) else {
+        return false;
+    };
+    tasks.iter().any(|t| {
+        let kind = first_text(t, &["type", "kind"])
+            .unwrap_or_default()
+            .to_ascii_lowercase();
+        let status = first_text(t, &["status", "state"]).map(|s| s.to_ascii_lowercase());
+        (kind == "subagent" || kind == "workflow")
+            && !status.is_some_and(|s| FINISHED.contains(&s.as_str()))
+    })
+}
+
+fn codex(event: &str, p: &Value) -> Classification {
+    match event {
+        "SessionStart" => session_started(),
+        "UserPromptSubmit" => prompt_submitted(),
+        "PermissionRequest" => Classification::state(
+            Lifecycle::Blocked,
+            Some(Raise(Attention::PermissionRequired)),
+            Some("approval requested".into()),
+        )
+        .draft(
+            "Codex needs approval",
+            Severity::Warning,
+            first_text(p, &["tool_name", "description"]),
+        ),
+        "Stop" | "agent-turn-complete" => {
+            let last = first_text(p, &["last_assistant_message", "last-assistant-message"]);
+            Classification::state(
+                Lifecycle::Done,
+                Some(Raise(Attention::Unread)),
+                Some(last.clone().unwrap_or_else(|| "turn complete".into())),
+            )
+            .draft("Codex turn complete", Severity::Info, last)
+        },
+        "SessionEnd" => session_ended(),
+        "PreToolUse" | "PostToolUse" | "PreCompact" | "PostCompact" => {
+            Classification::state(Lifecycle::Working, None, None)
+        },
+        _ => Classification::default(),
+    }
+}
+
+fn cursor(event: &str, p: &Value) -> Classification {
+    match event {
+        "sessionStart" => session_started(),
+        "beforeSubmitPrompt" => prompt_submitted(),
+        "preToolUse" | "postToolUse" | "postToolUseFailure" => {
+            Classification::state(Lifecycle::Working, None, None)
+        },
+        "stop" => match text(p, "status").as_deref() {
+            Some("aborted") => {
+                Classification::state(Lifecycle::Idle, None, Some("turn aborted".into()))
+            },
+            Some("error") => Classification::state(
+                Lifecycle::Failed,
+                Some(Raise(Attention::Error)),
+                Some("turn failed".into()),
+            )
+            .draft("Cursor turn failed", Severity::Error, None),
+            _ => Classification::state(
+                Lifecycle::Done,
+                Some(Raise(Attention::Unread)),
+                Some("turn complete".into()),
+            )
+            .draft("Cursor turn complete", Severity::Info, None),
+        },
+        "sessionEnd" => session_ended(),
+        "beforeShellExecution" | "afterShellExecution" => Classification::noop(),
+        _ => Classification::default(),
+    }
+}
+
+fn opencode(event: &str, p: &Value, lifecycle: Lifecycle) -> Classification {
+    let idle = |draft: bool| {
+        if lifecycle == Lifecycle::Failed {
+            // An error stays `failed`; only a new busy starts the next turn.
+            return Classification::noop();
+        }
+        let c = Classification::state(
+            Lifecycle::Done,
+            Some(Raise(Attention::Unread)),
+            Some("session idle".into()),
+        );
+        if draft {
+            c.draft("OpenCode session idle", Severity::Info, None)
+        } else {
+            c
+        }
+    };
+    match event {
+        "session.created" => session_started(),
+        "session.status" => match text(p, "status").as_deref() {
+            Some("busy") => prompt_submitted(),
+            Some("idle") => idle(false),
+            _ => Classification::default(),
+        },
+        "session.idle" => idle(true),
+        "session.error" => Classification::state(
+            Lifecycle::Failed,
+            Some(Raise(Attention::Error)),
+            Some("session error".into()),
+        )
+        .draft(
+            "OpenCode session error",
+            Severity::Error,
+            text(p, "message"),
+        ),
+        "permission.asked" => Classification::state(
+            Lifecycle::Blocked,
+            Some(Raise(Attention::PermissionRequired)),
+            Some("permission requested".into()),
+        ),
+        "question.asked" => Classification::state(
+            Lifecycle::Blocked,
+            Some(Raise(Attention::InputRequired)),
+            Some("question asked".into()),
+        ),
+        "permission.replied" | "question.replied" | "question.rejected" => {
+            Classification::state(Lifecycle::Working, None, None)
+        },
+        _ => Classification::default(),
+    }
+}

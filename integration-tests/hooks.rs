@@ -1,0 +1,615 @@
+//! `hook-event` and `report-session` through the real binary (spec/lifecycle.md
+//! §4, §13; agents.md §6, §10): fake agents that report the way real hooks do,
+//! attribution by `$SIGNALTTY_PANE` and by process ancestry, the adapters'
+//! mappings and the guards, and the CLI's stdout discipline.
+
+use crate::support::client::Client;
+use crate::support::process::BIN;
+use crate::support::{TestServer, err, ok, str_field, u64_field};
+use base64::Engine as _;
+use serde_json::{Value, json};
+use signaltty_protocol::{ErrorCode, EventFrame};
+use std::path::PathBuf;
+
+fn workspace(c: &mut Client, server: &TestServer) -> String {
+    let cwd = server.env().root().to_string_lossy().into_owned();
+    let ws = ok(c.call("workspace.create", json!({"name": "hooks", "cwd": cwd})));
+    str_field(&ws["workspace"], "id").to_owned()
+}
+
+fn fake(name: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("integration-tests/fixtures/agents")
+        .join(name)
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// Starts a fake agent in a new tab; `strip` makes its hooks find the pane by
+/// ancestry. Returns the pane id.
+fn spawn_fake(c: &mut Client, ws: &str, agent: &str, strip: bool) -> String {
+    let tab = ok(c.call("tab.create", json!({"workspace_id": ws})));
+    let tab = str_field(&tab["tab"], "id").to_owned();
+    let mut env = json!({"SIGNALTTY_BIN": BIN});
+    if strip {
+        env["SIGNALTTY_FAKE_STRIP_PANE"] = json!("1");
+    }
+    let pane = ok(c.call(
+        "pane.spawn",
+        json!({"workspace_id": ws, "tab_id": tab, "argv": ["bash", fake(agent)], "env": env}),
+    ));
+    str_field(&pane["pane"], "id").to_owned()
+}
+
+fn spawn_sleeper(c: &mut Client, ws: &str) -> String {
+    let tab = ok(c.call("tab.create", json!({"workspace_id": ws})));
+    let tab = str_field(&tab["tab"], "id").to_owned();
+    let pane = ok(c.call(
+        "pane.spawn",
+        json!({"workspace_id": ws, "tab_id": tab, "argv": ["sleep", "600"]}),
+    ));
+    str_field(&pane["pane"], "id").to_owned()
+}
+
+fn type_line(c: &mut Client, pane: &str, line: &str) {
+    let data = base64::engine::general_purpose::STANDARD.encode(format!("{line}\n"));
+    ok(c.call("pane.input", json!({"pane_id": pane, "data_b64": data})));
+}
+
+fn get(c: &mut Client, pane: &str) -> Value {
+    ok(c.call("pane.get", json!({"pane_id": pane})))
+}
+
+fn wait_for(c: &mut Client, pane: &str, until: &str, after: &Value) -> Value {
+    ok(c.call(
+        "wait",
+        json!({"pane_id": pane, "until": until, "after": after, "timeout_s": 20}),
+    ))
+}
+
+fn hook(c: &mut Client, pane: &str, agent: &str, event: &str, payload: Value) -> Value {
+    ok(c.call(
+        "hook-event",
+        json!({"agent": agent, "event": event, "pane_id": pane, "payload": payload}),
+    ))
+}
+
+/// The `agent.*` and `attention.*` event names for `pane` seen so far.
+fn state_events(sub: &mut Client, pane: &str, until_seq: u64) -> Vec<String> {
+    let mut names = Vec::new();
+    loop {
+        let event: EventFrame = sub.next_event();
+        let p = &event.payload;
+        if p["pane_id"].as_str() == Some(pane) {
+            let name = match event.event.as_str() {
+                "attention.cleared" => format!("cleared:{}", str_field(p, "reason")),
+                e if e.starts_with("attention.") => {
+                    format!("attention:{}", str_field(p, "attention"))
+                },
+                e => e.to_owned(),
+            };
+            names.push(name);
+        }
+        if event.seq >= until_seq {
+            return names;
+        }
+    }
+}
+
+/// A whole Claude turn from a fake agent whose hooks carry `$SIGNALTTY_PANE`,
+/// observed through `wait` with baselines and through `subscribe`.
+#[test]
+fn a_fake_claude_turn_goes_working_blocked_done_and_is_seen() {
+    let server = TestServer::start();
+    let mut c = server.client();
+    let mut sub = server.client();
+    ok(sub.call("subscribe", json!({"events": ["agent.*", "attention.*"]})));
+    let ws = workspace(&mut c, &server);
+    let pane = spawn_fake(&mut c, &ws, "fake-claude", false);
+
+    // The session starts with the process: wait for the state, not a transition.
+    let idle = wait_for(&mut c, &pane, "idle", &Value::Null);
+    assert_eq!(idle["lifecycle"], "idle");
+    let got = get(&mut c, &pane);
+    assert_eq!(got["pane"]["agent"]["kind"], "claude");
+    assert_eq!(
+        got["pane"]["agent"]["agent_session_id"],
+        "5b0c6a52-claude-session"
+    );
+    assert_eq!(
+        got["pane"]["agent"]["resume_argv"],
+        json!(["claude", "--resume", "5b0c6a52-claude-session"])
+    );
+    assert_eq!(got["pane"]["last_message"], "session started");
+
+    let b = got["wait_baseline"].clone();
+    type_line(&mut c, &pane, "prompt fix the bug");
+    wait_for(&mut c, &pane, "working", &b);
+
+    let b = get(&mut c, &pane)["wait_baseline"].clone();
+    type_line(&mut c, &pane, "permission Bash");
+    let blocked = wait_for(&mut c, &pane, "permission_required", &b);
+    assert_eq!(blocked["lifecycle"], "blocked");
+
+    // The person answers in the terminal: attaching marks the pane seen.
+    let mut viewer = server.client();
+    ok(viewer.call("pane.attach", json!({"pane_id": pane})));
+    type_line(&mut c, &pane, "allow");
+    let b = get(&mut c, &pane)["wait_baseline"].clone();
+    type_line(&mut c, &pane, "stop Fixed the off-by-one.");
+    let done = wait_for(&mut c, &pane, "done", &b);
+    assert_eq!(done["attention"], "unread");
+    assert_eq!(
+        get(&mut c, &pane)["pane"]["last_message"],
+        "Fixed the off-by-one."
+    );
+
+    let seen = ok(c.call("pane.mark_seen", json!({"pane_id": pane})));
+    assert_eq!(seen["pane"]["attention"], "none");
+    let head = u64_field(&get(&mut c, &pane)["wait_baseline"], "attention_seq");
+    assert_eq!(
+        state_events(&mut sub, &pane, head),
+        [
+            "agent.idle",
+            "agent.working",
+            "agent.blocked",
+            "attention:permission_required",
+            "cleared:attach",
+            "agent.done",
+            "attention:unread",
+            "cleared:mark_seen",
+        ]
+    );
+
+    // §13 item 4: a session end after the reviewed turn changes nothing.
+    let b = get(&mut c, &pane)["wait_baseline"].clone();
+    type_line(&mut c, &pane, "end");
+    wait_for(&mut c, &pane, "exited", &b);
+    let after = get(&mut c, &pane)["pane"].clone();
+    assert_eq!(after["lifecycle"], "exited");
+    assert_eq!(after["last_lifecycle"], "done");
+    assert_eq!(
+        after["attention"], "none",
+        "a reviewed turn stays quiet at exit"
+    );
+    assert_eq!(after["last_message"], "Fixed the off-by-one.");
+}
+
+/// Hooks that do not carry `$SIGNALTTY_PANE` are attributed by walking the
+/// reporting process's parents; the tool guard keeps a blocked Codex pane blocked.
+#[test]
+fn a_fake_codex_without_its_pane_variable_is_found_by_ancestry() {
+    let server = TestServer::start();
+    let mut c = server.client();
+    let ws = workspace(&mut c, &server);
+    let pane = spawn_fake(&mut c, &ws, "fake-codex", true);
+    let other = spawn_sleeper(&mut c, &ws);
+
+    // The session starts with the process: wait for the state, not a transition.
+    wait_for(&mut c, &pane, "idle", &Value::Null);
+    assert_eq!(get(&mut c, &pane)["pane"]["agent"]["kind"], "codex");
+
+    // §13 item 7: tool traffic moves an idle Codex pane to working…
+    let b = get(&mut c, &pane)["wait_baseline"].clone();
+    type_line(&mut c, &pane, "tool");
+    wait_for(&mut c, &pane, "working", &b);
+    let b = get(&mut c, &pane)["wait_baseline"].clone();
+    type_line(&mut c, &pane, "permission shell");
+    wait_for(&mut c, &pane, "blocked", &b);
+    // …but not a blocked one.
+    let b = get(&mut c, &pane)["wait_baseline"].clone();
+    type_line(&mut c, &pane, "tool");
+    type_line(&mut c, &pane, "stop done");
+    let done = wait_for(&mut c, &pane, "done", &b);
+    assert_eq!(
+        done["attention"], "permission_required",
+        "raise never lowers"
+    );
+    let p = get(&mut c, &pane)["pane"].clone();
+    assert_eq!(
+        p["last_lifecycle"], "blocked",
+        "the tool hook left it blocked until Stop"
+    );
+    assert_eq!(
+        get(&mut c, &other)["pane"]["lifecycle"],
+        "unknown",
+        "nothing reached the other pane"
+    );
+}
+
+#[test]
+fn claude_background_work_idle_prompts_and_session_end_follow_the_seeds() {
+    let server = TestServer::start();
+    let mut c = server.client();
+    let ws = workspace(&mut c, &server);
+    let pane = spawn_sleeper(&mut c, &ws);
+    let s = json!({"session_id": "s1"});
+
+    hook(&mut c, &pane, "claude", "UserPromptSubmit", s.clone());
+    let r = hook(
+        &mut c,
+        &pane,
+        "claude",
+        "Stop",
+        json!({"session_id": "s1", "background_tasks": [{"type": "subagent", "status": "running"}, {"type": "shell", "status": "running"}]}),
+    );
+    assert_eq!(
+        (r["lifecycle"].clone(), r["attention"].clone()),
+        (json!("working"), json!("none"))
+    );
+    let r = hook(
+        &mut c,
+        &pane,
+        "claude",
+        "Stop",
+        json!({"session_id": "s1", "background_tasks": [{"type": "workflow", "status": "completed"}]}),
+    );
+    assert_eq!(
+        (r["lifecycle"].clone(), r["attention"].clone()),
+        (json!("done"), json!("unread"))
+    );
+    assert_eq!(get(&mut c, &pane)["pane"]["last_message"], "turn complete");
+
+    // idle_prompt is recognised and changes nothing.
+    let r = hook(
+        &mut c,
+        &pane,
+        "claude",
+        "Notification",
+        json!({"session_id": "s1", "notification_type": "idle_prompt", "message": "waiting"}),
+    );
+    assert_eq!(r["accepted"], true);
+    assert_eq!(
+        (r["lifecycle"].clone(), r["attention"].clone()),
+        (json!("done"), json!("unread"))
+    );
+    assert_eq!(get(&mut c, &pane)["pane"]["last_message"], "turn complete");
+    // Other notifications are questions.
+    let r = hook(
+        &mut c,
+        &pane,
+        "claude",
+        "Notification",
+        json!({"session_id": "s1", "notification_type": "agent_needs_input", "message": "Which file?"}),
+    );
+    assert_eq!(
+        (r["lifecycle"].clone(), r["attention"].clone()),
+        (json!("blocked"), json!("input_required"))
+    );
+
+    // §13 items 5 and 6.
+    ok(c.call("pane.mark_seen", json!({"pane_id": pane})));
+    hook(&mut c, &pane, "claude", "UserPromptSubmit", s.clone());
+    let r = hook(&mut c, &pane, "claude", "SessionEnd", s.clone());
+    assert_eq!(
+        (r["lifecycle"].clone(), r["attention"].clone()),
+        (json!("done"), json!("unread"))
+    );
+    assert_eq!(get(&mut c, &pane)["pane"]["last_message"], "session ended");
+    hook(
+        &mut c,
+        &pane,
+        "claude",
+        "StopFailure",
+        json!({"session_id": "s1", "error": "rate limited"}),
+    );
+    let r = hook(&mut c, &pane, "claude", "SessionEnd", s);
+    assert_eq!(
+        (r["lifecycle"].clone(), r["attention"].clone()),
+        (json!("failed"), json!("error")),
+        "failed is never rewritten to done"
+    );
+}
+
+#[test]
+fn opencode_and_cursor_map_their_events() {
+    let server = TestServer::start();
+    let mut c = server.client();
+    let ws = workspace(&mut c, &server);
+    let oc = spawn_sleeper(&mut c, &ws);
+    let s = json!({"sessionID": "ses_1"});
+    let r = hook(
+        &mut c,
+        &oc,
+        "opencode",
+        "session.status",
+        json!({"sessionID": "ses_1", "status": "busy"}),
+    );
+    assert_eq!(r["lifecycle"], "working");
+    let r = hook(
+        &mut c,
+        &oc,
+        "opencode",
+        "session.error",
+        json!({"sessionID": "ses_1", "message": "provider exploded"}),
+    );
+    assert_eq!(
+        (r["lifecycle"].clone(), r["attention"].clone()),
+        (json!("failed"), json!("error"))
+    );
+    let r = hook(&mut c, &oc, "opencode", "session.idle", s.clone());
+    assert_eq!(
+        r["lifecycle"], "failed",
+        "an idle never turns an error into success"
+    );
+    let r = hook(
+        &mut c,
+        &oc,
+        "opencode",
+        "session.status",
+        json!({"sessionID": "ses_1", "status": "busy"}),
+    );
+    assert_eq!(
+        (r["lifecycle"].clone(), r["attention"].clone()),
+        (json!("working"), json!("none"))
+    );
+    let r = hook(&mut c, &oc, "opencode", "session.idle", s);
+    assert_eq!(r["lifecycle"], "done");
+    assert_eq!(
+        get(&mut c, &oc)["pane"]["agent"]["resume_argv"],
+        json!(["opencode", "--session", "ses_1"])
+    );
+
+    let cur = spawn_sleeper(&mut c, &ws);
+    for (status, lifecycle, attention) in [
+        (json!("aborted"), "idle", "none"),
+        (json!("error"), "failed", "error"),
+        (Value::Null, "done", "unread"),
+    ] {
+        hook(
+            &mut c,
+            &cur,
+            "cursor",
+            "beforeSubmitPrompt",
+            json!({"conversation_id": "c1"}),
+        );
+        let r = hook(
+            &mut c,
+            &cur,
+            "cursor",
+            "stop",
+            json!({"conversation_id": "c1", "status": status}),
+        );
+        assert_eq!(
+            (r["lifecycle"].clone(), r["attention"].clone()),
+            (json!(lifecycle), json!(attention)),
+            "{status}"
+        );
+        ok(c.call("pane.mark_seen", json!({"pane_id": cur})));
+    }
+    assert_eq!(
+        get(&mut c, &cur)["pane"]["agent"]["resume_argv"],
+        json!(["cursor-agent", "--resume", "c1"])
+    );
+}
+
+#[test]
+fn dropped_foreign_and_invalid_hooks_change_nothing() {
+    let server = TestServer::start();
+    let mut c = server.client();
+    let ws = workspace(&mut c, &server);
+    let pane = spawn_sleeper(&mut c, &ws);
+
+    let r = hook(&mut c, &pane, "claude", "Stop", json!({"agent": "codex"}));
+    assert_eq!(
+        (r["accepted"].clone(), r["reason"].clone()),
+        (json!(false), json!("harness_mismatch"))
+    );
+    let r = hook(&mut c, &pane, "claude", "MadeUpHook", json!({}));
+    assert_eq!(
+        (r["accepted"].clone(), r["reason"].clone()),
+        (json!(false), json!("unrecognized_hook"))
+    );
+    let r = hook(&mut c, &pane, "claude", "PreToolUse", json!({}));
+    assert_eq!(r["accepted"], true, "tool hooks are liveness");
+    let p = get(&mut c, &pane)["pane"].clone();
+    assert_eq!(
+        (p["lifecycle"].clone(), p["attention"].clone()),
+        (json!("unknown"), json!("none"))
+    );
+    assert_eq!(p["agent"]["kind"], "generic");
+
+    // Pi and generic hooks record a session but change no state.
+    let r = hook(
+        &mut c,
+        &pane,
+        "pi",
+        "agent_start",
+        json!({"session_id": "pi-1"}),
+    );
+    assert_eq!(r["lifecycle"], "unknown");
+    assert_eq!(
+        get(&mut c, &pane)["pane"]["agent"]["resume_argv"],
+        json!(["pi", "--session", "pi-1"])
+    );
+
+    // A process outside every pane: accepted, routed nowhere.
+    let foreign = ok(c.call(
+        "hook-event",
+        json!({"agent": "cursor", "event": "stop", "client_pid": std::process::id()}),
+    ));
+    assert_eq!(
+        foreign,
+        json!({"accepted": true, "agent": "cursor", "event": "stop", "pane_id": null})
+    );
+    assert_eq!(
+        err(c.call(
+            "hook-event",
+            json!({"agent": "gpt", "event": "Stop", "pane_id": pane})
+        ))
+        .code,
+        ErrorCode::BadParams
+    );
+    assert_eq!(
+        err(c.call(
+            "hook-event",
+            json!({"agent": "claude", "event": "Stop", "pane_id": "pane_nope"})
+        ))
+        .code,
+        ErrorCode::NoSuchPane
+    );
+    assert_eq!(
+        err(c.call(
+            "hook-event",
+            json!({"agent": "claude", "event": "Stop", "pane_id": pane, "severity": "meh"})
+        ))
+        .code,
+        ErrorCode::BadParams
+    );
+    let decision = json!({"id": "d1", "prompt": "ok?", "options": [{"id": "a", "label": "A"}, {"id": "a", "label": "B"}]});
+    assert_eq!(
+        err(c.call(
+            "hook-event",
+            json!({"agent": "claude", "event": "Stop", "pane_id": pane, "decision": decision})
+        ))
+        .code,
+        ErrorCode::BadParams
+    );
+    let big = "x".repeat(300 * 1024);
+    assert_eq!(
+        err(c.call(
+            "hook-event",
+            json!({"agent": "claude", "event": "Stop", "pane_id": pane, "payload": {"blob": big}})
+        ))
+        .code,
+        ErrorCode::RateLimited
+    );
+
+    // An explicit message makes a notification with the hook's source.
+    let r = ok(c.call("hook-event", json!({"agent": "generic", "event": "custom", "pane_id": pane, "message": "deploy finished", "title": "CI", "severity": "warning"})));
+    assert_eq!(r["attention"], "warning");
+    assert_eq!(
+        get(&mut c, &pane)["pane"]["last_message"],
+        "CI: deploy finished"
+    );
+}
+
+#[test]
+fn report_session_sets_the_kind_and_counts_session_generations() {
+    let server = TestServer::start();
+    let mut c = server.client();
+    let ws = workspace(&mut c, &server);
+    let pane = spawn_sleeper(&mut c, &ws);
+    let b0 = get(&mut c, &pane)["wait_baseline"].clone();
+    let r = ok(c.call(
+        "report-session",
+        json!({"pane_id": pane, "agent_session_id": "one", "agent": "codex"}),
+    ));
+    assert_eq!(
+        r["pane"]["agent"]["resume_argv"],
+        json!(["codex", "resume", "one"])
+    );
+    assert_eq!(
+        get(&mut c, &pane)["wait_baseline"]["session_generation"],
+        0,
+        "first discovery"
+    );
+    ok(c.call(
+        "report-session",
+        json!({"pane_id": pane, "agent_session_id": "two"}),
+    ));
+    ok(c.call(
+        "report-session",
+        json!({"pane_id": pane, "agent_session_id": "one"}),
+    ));
+    let b = get(&mut c, &pane)["wait_baseline"].clone();
+    assert_eq!(b["session_generation"], 2);
+    assert_eq!(b["agent_session_id"], "one");
+    assert_eq!(
+        err(c.call(
+            "wait",
+            json!({"pane_id": pane, "until": "done", "after": b0})
+        ))
+        .code,
+        ErrorCode::IdentityChanged
+    );
+    let unknown = ok(c.call(
+        "report-session",
+        json!({"pane_id": pane, "agent_session_id": "x", "agent": "martian"}),
+    ));
+    assert_eq!(unknown["pane"]["agent"]["kind"], "generic");
+}
+
+/// The CLI reporter: nothing on stdout by default, the result with --json, a
+/// line on stderr, and exit 0 when no server runs.
+#[test]
+fn the_hook_reporter_keeps_stdout_clean_and_never_fails_without_a_server() {
+    let server = TestServer::start();
+    let mut c = server.client();
+    let ws = workspace(&mut c, &server);
+    let pane = spawn_sleeper(&mut c, &ws);
+
+    let out = server.cli_with_stdin(
+        &[
+            "hook-event",
+            "--agent",
+            "claude",
+            "--event",
+            "Stop",
+            "--pane",
+            &pane,
+        ],
+        br#"{"session_id":"s9","last_assistant_message":"all green"}"#,
+    );
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        out.stdout.is_empty(),
+        "stdout must stay empty: {:?}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("accepted claude:Stop lifecycle=done attention=unread"),
+        "{stderr}"
+    );
+
+    let out = server.cli_with_stdin(
+        &[
+            "--json",
+            "hook-event",
+            "--agent",
+            "claude",
+            "--event",
+            "UserPromptSubmit",
+            "--pane",
+            &pane,
+        ],
+        b"{}",
+    );
+    let result: Value = serde_json::from_slice(&out.stdout).expect("JSON on stdout with --json");
+    assert_eq!(result["lifecycle"], "working");
+
+    let out = server.cli_with_stdin(
+        &[
+            "hook-event",
+            "--agent",
+            "claude",
+            "--event",
+            "Stop",
+            "--pane",
+            "pane_nope",
+        ],
+        b"{}",
+    );
+    assert_eq!(out.status.code(), Some(1), "a refused hook is a failure");
+
+    let out = server.cli_with_stdin(
+        &["hook-event", "--agent", "claude", "--event", "Stop"],
+        b"not json",
+    );
+    assert_eq!(out.status.code(), Some(1));
+
+    // A fresh environment where no server runs.
+    let env = crate::support::TestEnv::new();
+    let out = env.cli(&["hook-event", "--agent", "claude", "--event", "Stop"]);
+    assert!(
+        out.status.success(),
+        "no server is not a hook failure: {out:?}"
+    );
+    assert!(out.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not reported"));
+    assert!(
+        !env.default_socket().exists(),
+        "the reporter never starts a server"
+    );
+}

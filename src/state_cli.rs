@@ -1,0 +1,280 @@
+//! The state commands: `hook-event` (what agents' hooks run), `notify`,
+//! `report-session`, `wait`, `attention` and `mark-seen`.
+
+use crate::Global;
+use crate::cli::{call, fail, resolve_socket};
+use crate::client::{CallError, Client};
+use serde_json::Value;
+use signaltty_protocol::pane::{PaneResult, PaneTarget};
+use signaltty_protocol::state::{
+    AttentionPendingParams, AttentionPendingResult, DecisionInput, HookEventParams,
+    HookEventResult, NotifyParams, NotifyResult, ReportSessionParams, Severity, Until,
+    WaitBaseline, WaitParams, WaitResult,
+};
+use signaltty_protocol::{ErrorCode, Method, PaneId};
+use std::io::{IsTerminal as _, Read as _};
+use std::time::Duration;
+
+/// How long a hook reporter waits for the server's answer: agents run hooks
+/// with short timeouts of their own.
+pub const HOOK_REPLY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// `$SIGNALTTY_PANE`, when set.
+fn env_pane() -> Option<String> {
+    std::env::var("SIGNALTTY_PANE")
+        .ok()
+        .filter(|s| !s.is_empty())
+}
+
+fn pane_or_env(given: Option<String>) -> Result<PaneId, i32> {
+    given.or_else(env_pane).map(PaneId).ok_or_else(|| {
+        fail("BAD_PARAMS: name a pane (or run inside one, where $SIGNALTTY_PANE is set)")
+    })
+}
+
+fn severity(given: Option<String>) -> Result<Option<Severity>, i32> {
+    given
+        .map(|s| {
+            serde_json::from_value(Value::String(s.clone())).map_err(|_| {
+                fail(&format!(
+                    "BAD_PARAMS: severity {s:?} is not info, warning or error"
+                ))
+            })
+        })
+        .transpose()
+}
+
+/// What `signaltty hook-event` was asked to send.
+pub struct HookArgs {
+    pub agent: String,
+    pub event: String,
+    pub pane: Option<String>,
+    pub payload_stdin: bool,
+    pub payload_arg: Option<String>,
+    pub message: Option<String>,
+    pub title: Option<String>,
+    pub severity: Option<String>,
+    pub decision: Option<String>,
+}
+
+/// Reads the hook payload: stdin when asked or piped (hooks pipe their JSON),
+/// else a trailing argument (Codex `notify` appends its JSON there).
+fn hook_payload(args: &HookArgs) -> Result<Value, String> {
+    let text =
+        if args.payload_stdin || (args.payload_arg.is_none() && !std::io::stdin().is_terminal()) {
+            let mut text = String::new();
+            std::io::stdin()
+                .read_to_string(&mut text)
+                .map_err(|e| format!("cannot read the payload from stdin: {e}"))?;
+            text
+        } else {
+            args.payload_arg.clone().unwrap_or_default()
+        };
+    if text.trim().is_empty() {
+        return Ok(Value::Null);
+    }
+    serde_json::from_str(&text).map_err(|e| format!("the payload is not JSON: {e}"))
+}
+
+/// `signaltty hook-event`: never breaks the agent that runs it. Nothing on
+/// stdout unless `--json`; a line on stderr says what happened. No server is
+/// not an error (exit 0); a server that refuses the hook is (exit 1).
+pub fn hook_event(global: &Global, args: HookArgs) -> i32 {
+    let payload = match hook_payload(&args) {
+        Ok(p) => p,
+        Err(e) => return fail(&format!("BAD_PARAMS: {e}")),
+    };
+    let decision = match args
+        .decision
+        .as_deref()
+        .map(serde_json::from_str::<DecisionInput>)
+    {
+        Some(Err(e)) => return fail(&format!("BAD_PARAMS: --decision is not a decision: {e}")),
+        Some(Ok(d)) => Some(d),
+        None => None,
+    };
+    let severity = match severity(args.severity) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    let params = HookEventParams {
+        agent: args.agent.clone(),
+        event: args.event.clone(),
+        pane_id: args.pane.or_else(env_pane).map(PaneId),
+        client_pid: Some(u64::from(std::process::id())),
+        payload,
+        message: args.message,
+        body: None,
+        title: args.title,
+        severity,
+        decision,
+        wait_for_answer: None,
+        wait_timeout_s: None,
+    };
+    let socket = resolve_socket(global);
+    let outcome = Client::connect(&socket).and_then(|mut c| {
+        c.set_timeout(Some(HOOK_REPLY_TIMEOUT))?;
+        c.call(Method::HookEvent(params))
+    });
+    match outcome {
+        Ok(value) => {
+            if global.json {
+                say!("{value}");
+            } else if let Ok(r) = serde_json::from_value::<HookEventResult>(value) {
+                let show = |v: Option<String>| v.unwrap_or_else(|| "-".into());
+                if r.accepted {
+                    eprintln!(
+                        "accepted {}:{} lifecycle={} attention={}",
+                        r.agent,
+                        r.event,
+                        show(r.lifecycle.map(|l| l.as_str().to_owned())),
+                        show(r.attention.map(|a| a.as_str().to_owned())),
+                    );
+                } else {
+                    eprintln!("dropped {}:{} ({})", r.agent, r.event, show(r.reason));
+                }
+            }
+            0
+        },
+        Err(CallError {
+            code: ErrorCode::NoSuchServer,
+            message,
+        }) => {
+            eprintln!(
+                "signaltty: hook {}:{} not reported: {message}",
+                args.agent, args.event
+            );
+            0
+        },
+        Err(CallError { code, message }) => fail(&format!("{code}: {message}")),
+    }
+}
+
+/// `signaltty notify`.
+pub fn notify(
+    global: &Global,
+    pane: Option<String>,
+    title: String,
+    body: Option<String>,
+    severity_arg: Option<String>,
+) -> i32 {
+    let pane_id = match pane_or_env(pane) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    let severity = match severity(severity_arg) {
+        Ok(s) => s,
+        Err(code) => return code,
+    };
+    let params = NotifyParams {
+        pane_id,
+        title,
+        body,
+        severity,
+    };
+    call(global, Method::Notify(params), |r: NotifyResult| {
+        say!("{}", r.notification.id);
+    })
+}
+
+/// `signaltty report-session`.
+pub fn report_session(
+    global: &Global,
+    pane: Option<String>,
+    session: String,
+    agent: Option<String>,
+) -> i32 {
+    let pane_id = match pane_or_env(pane) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    let params = ReportSessionParams {
+        pane_id,
+        agent_session_id: session,
+        agent,
+    };
+    call(global, Method::ReportSession(params), |r: PaneResult| {
+        let agent = &r.pane.agent;
+        say!(
+            "{}  {:?}  session {}",
+            r.pane.id,
+            agent.kind,
+            agent.agent_session_id.as_deref().unwrap_or("-")
+        );
+    })
+}
+
+/// `signaltty wait PANE --until OUTCOME… [--after BASELINE] [--timeout S]`.
+pub fn wait(
+    global: &Global,
+    pane: Option<String>,
+    until: Vec<String>,
+    after: Option<String>,
+    timeout: Option<u64>,
+) -> i32 {
+    let pane_id = match pane_or_env(pane) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    let after = match after.as_deref().map(serde_json::from_str::<WaitBaseline>) {
+        Some(Err(e)) => {
+            return fail(&format!(
+                "BAD_PARAMS: --after is not a wait_baseline (pane get --json prints one): {e}"
+            ));
+        },
+        Some(Ok(b)) => Some(b),
+        None => None,
+    };
+    let params = WaitParams {
+        pane_id,
+        until: Until::Any(until),
+        after,
+        timeout_s: timeout,
+    };
+    call(global, Method::Wait(params), |r: WaitResult| {
+        say!(
+            "{} (seq {})  now {} / {}",
+            r.outcome,
+            r.transition_seq,
+            r.lifecycle.as_str(),
+            r.attention.as_str()
+        );
+    })
+}
+
+/// `signaltty attention`: the panes that need a person, most urgent first.
+pub fn attention(global: &Global, limit: Option<u64>) -> i32 {
+    call(
+        global,
+        Method::AttentionPending(AttentionPendingParams { limit }),
+        |r: AttentionPendingResult| {
+            if r.panes.is_empty() {
+                say!("nothing needs attention");
+            }
+            for p in r.panes {
+                say!(
+                    "{}  {:<19}  {:<8}  {}",
+                    p.pane_id,
+                    p.attention.as_str(),
+                    p.lifecycle.as_str(),
+                    p.last_message.as_deref().unwrap_or("")
+                );
+            }
+        },
+    )
+}
+
+/// `signaltty mark-seen PANE`.
+pub fn mark_seen(global: &Global, pane: Option<String>) -> i32 {
+    let pane_id = match pane_or_env(pane) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    call(
+        global,
+        Method::PaneMarkSeen(PaneTarget { pane_id }),
+        |r: PaneResult| {
+            say!("{}  {}", r.pane.id, r.pane.attention.as_str());
+        },
+    )
+}
