@@ -3,7 +3,7 @@
 //! seen, the attention queries and the wait baseline of `pane.get`.
 
 use crate::support::client::Client;
-use crate::support::{DEADLINE, TestServer, ok, str_field, u64_field, wait_until};
+use crate::support::{DEADLINE, TestServer, err, ok, str_field, u64_field, wait_until};
 use serde_json::{Value, json};
 use signaltty_protocol::{ErrorCode, EventFrame};
 
@@ -160,16 +160,16 @@ fn notify_validates_stores_and_raises_by_severity() {
     let pane = spawn_sh(&mut c, &ws, "sleep 600");
 
     let missing = c.call("notify", json!({"title": "x"}));
-    assert_eq!(crate::support::err(missing).code, ErrorCode::BadParams);
+    assert_eq!(err(missing).code, ErrorCode::BadParams);
     let empty = c.call("notify", json!({"pane_id": pane, "title": "  "}));
-    assert_eq!(crate::support::err(empty).code, ErrorCode::BadParams);
+    assert_eq!(err(empty).code, ErrorCode::BadParams);
     let bad = c.call(
         "notify",
         json!({"pane_id": pane, "title": "x", "severity": "loud"}),
     );
-    assert_eq!(crate::support::err(bad).code, ErrorCode::BadParams);
+    assert_eq!(err(bad).code, ErrorCode::BadParams);
     let nobody = c.call("notify", json!({"pane_id": "pane_nope", "title": "x"}));
-    assert_eq!(crate::support::err(nobody).code, ErrorCode::NoSuchPane);
+    assert_eq!(err(nobody).code, ErrorCode::NoSuchPane);
 
     let n = ok(c.call(
         "notify",
@@ -318,4 +318,116 @@ fn a_flood_of_osc_notifications_is_coalesced_and_rate_limited() {
     });
     assert!(count <= 20, "{count} notifications stored for 10001 sent");
     assert_eq!(get(&mut c, &pane)["pane"]["last_message"], "last one");
+}
+
+/// spec/lifecycle.md §6.2: the refresh looks through shells to the program a
+/// pane runs, promotes a generic pane to the agent it identifies (never back),
+/// follows its cwd, and publishes one `pane.updated` per change, none otherwise.
+#[test]
+fn the_process_refresh_promotes_generic_panes_and_follows_the_cwd() {
+    let env = crate::support::TestEnv::new();
+    let socket = env.default_socket();
+    let server =
+        TestServer::start_with_args(env, &["server", "--process-refresh-ms", "100"], socket);
+    let mut c = server.client();
+    let mut sub = server.client();
+    ok(sub.call(
+        "subscribe",
+        json!({"events": ["pane.updated", "attention.*"]}),
+    ));
+    let ws = workspace(&mut c, &server);
+    // A program named like an agent, started from a shell, in another directory.
+    let bin = server.env().root().join("bin");
+    std::fs::create_dir_all(&bin).expect("bin dir");
+    std::fs::copy("/bin/sleep", bin.join("codex")).expect("a program called codex");
+    let project = server.env().root().join("project");
+    std::fs::create_dir_all(&project).expect("project dir");
+    let script = format!(
+        "cd '{}' && PATH='{}':$PATH; codex 600; :",
+        project.display(),
+        bin.display()
+    );
+    let pane = spawn_sh(&mut c, &ws, &script);
+    let updated = events_until(&mut sub, &pane, "pane.updated");
+    let p = &updated[0].payload["pane"];
+    assert_eq!(p["agent"]["kind"], "codex", "promoted: {p}");
+    let cwd = std::fs::canonicalize(&project).expect("project");
+    assert_eq!(
+        p["cwd"],
+        cwd.to_string_lossy().as_ref(),
+        "one update for both changes: {p}"
+    );
+    let explain = ok(c.call("pane.explain", json!({"pane_id": pane})));
+    assert_eq!(explain["process"], "codex");
+    assert_eq!(explain["hooked"], false);
+
+    // Several refreshes later nothing changed, so nothing was published.
+    std::thread::sleep(std::time::Duration::from_millis(600));
+    ok(c.call("notify", json!({"pane_id": pane, "title": "marker"})));
+    let marker = u64_field(&get(&mut c, &pane)["wait_baseline"], "attention_seq");
+    let rest = events_until_seq(&mut sub, marker);
+    assert!(
+        rest.iter()
+            .all(|e| e.seq == marker || e.payload["pane_id"] != pane.as_str()),
+        "a refresh that sees no change publishes nothing: {rest:?}"
+    );
+}
+
+/// Events until one at or past `seq`.
+fn events_until_seq(sub: &mut Client, seq: u64) -> Vec<EventFrame> {
+    let mut seen = Vec::new();
+    loop {
+        let event = sub.next_event();
+        let done = event.seq >= seq;
+        seen.push(event);
+        if done {
+            return seen;
+        }
+    }
+}
+
+#[test]
+fn explain_names_the_evidence_behind_each_axis() {
+    let server = TestServer::start();
+    let mut c = server.client();
+    let ws = workspace(&mut c, &server);
+    let pane = spawn_sh(&mut c, &ws, "sleep 600");
+    let fresh = ok(c.call("pane.explain", json!({"pane_id": pane})));
+    assert_eq!(fresh["lifecycle"]["state"], "unknown");
+    assert_eq!(fresh["lifecycle"]["source"], Value::Null);
+    assert_eq!(fresh["live"], true);
+    assert_eq!(fresh["source"], "none");
+    assert!(fresh["rules"].as_array().is_some_and(Vec::is_empty));
+
+    ok(c.call("hook-event", json!({"agent": "claude", "event": "UserPromptSubmit", "pane_id": pane, "payload": {"session_id": "s"}})));
+    ok(c.call(
+        "notify",
+        json!({"pane_id": pane, "title": "t", "severity": "warning"}),
+    ));
+    let e = ok(c.call("pane.explain", json!({"pane_id": pane})));
+    assert_eq!(e["kind"], "claude");
+    assert_eq!(e["hooked"], true);
+    assert_eq!(e["lifecycle"]["state"], "working");
+    assert_eq!(e["lifecycle"]["source"], "hook:claude:UserPromptSubmit");
+    assert!(e["lifecycle"]["since"].is_string());
+    assert_eq!(e["attention"]["state"], "warning");
+    assert_eq!(e["attention"]["source"], "cli");
+    assert!(
+        !e["attention"]["changes_with"]
+            .as_array()
+            .map_or(true, Vec::is_empty)
+    );
+    // Explaining changes nothing.
+    assert_eq!(get(&mut c, &pane)["pane"]["attention"], "warning");
+    assert_eq!(
+        err(c.call("pane.explain", json!({"pane_id": "pane_nope"}))).code,
+        ErrorCode::NoSuchPane
+    );
+
+    let out = server.cli(&["explain", &pane]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("lifecycle working — set by hook:claude:UserPromptSubmit"),
+        "{text}"
+    );
 }

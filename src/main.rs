@@ -58,6 +58,9 @@ enum Command {
         /// Rotate the journal past this many bytes (tests shrink it).
         #[arg(long, hide = true, value_name = "BYTES")]
         journal_rotate_bytes: Option<u64>,
+        /// Look at panes' processes this often (default 10 s; tests shorten it).
+        #[arg(long, hide = true, value_name = "MS")]
+        process_refresh_ms: Option<u64>,
     },
     /// Start a background server unless one already answers; returns once it does.
     Start,
@@ -195,6 +198,11 @@ enum Command {
     },
     /// Acknowledge a pane: clears its attention unless a decision is pending (pane.mark_seen).
     MarkSeen {
+        /// Pane id or name (default: $SIGNALTTY_PANE).
+        pane: Option<String>,
+    },
+    /// Say why a pane is in its state and what would change it (pane.explain).
+    Explain {
         /// Pane id or name (default: $SIGNALTTY_PANE).
         pane: Option<String>,
     },
@@ -440,7 +448,14 @@ fn main() -> ExitCode {
             log_file,
             detached,
             journal_rotate_bytes,
-        } => serve::server(&cli.global, log_file, detached, journal_rotate_bytes),
+            process_refresh_ms,
+        } => serve::server(
+            &cli.global,
+            log_file,
+            detached,
+            journal_rotate_bytes,
+            process_refresh_ms,
+        ),
         Command::Start => serve::start(&cli.global),
         Command::Stop { force } => serve::stop(&cli.global, force),
         Command::Status => cli::status(&cli.global),
@@ -503,6 +518,7 @@ fn main() -> ExitCode {
         } => state_cli::wait(&cli.global, pane, until, after, timeout),
         Command::Attention { limit } => state_cli::attention(&cli.global, limit),
         Command::MarkSeen { pane } => state_cli::mark_seen(&cli.global, pane),
+        Command::Explain { pane } => state_cli::explain(&cli.global, pane),
     };
     ExitCode::from(u8::try_from(code).unwrap_or(1))
 }

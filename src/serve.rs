@@ -21,6 +21,7 @@ pub fn server(
     log_file: Option<PathBuf>,
     detached: bool,
     journal_rotate_bytes: Option<u64>,
+    process_refresh_ms: Option<u64>,
 ) -> i32 {
     if detached {
         // Leave the starting terminal's session so its hangup never reaches us.
@@ -40,6 +41,8 @@ pub fn server(
         limits: Limits {
             journal_rotate_bytes: journal_rotate_bytes
                 .unwrap_or(Limits::default().journal_rotate_bytes),
+            process_refresh: process_refresh_ms
+                .map_or(Limits::default().process_refresh, Duration::from_millis),
             ..Limits::default()
         },
     };

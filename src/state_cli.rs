@@ -8,8 +8,8 @@ use serde_json::Value;
 use signaltty_protocol::pane::{PaneResult, PaneTarget};
 use signaltty_protocol::state::{
     AttentionPendingParams, AttentionPendingResult, DecisionInput, HookEventParams,
-    HookEventResult, NotifyParams, NotifyResult, ReportSessionParams, Severity, Until,
-    WaitBaseline, WaitParams, WaitResult,
+    HookEventResult, NotifyParams, NotifyResult, PaneExplainResult, ReportSessionParams, Severity,
+    Until, WaitBaseline, WaitParams, WaitResult,
 };
 use signaltty_protocol::{ErrorCode, Method, PaneId};
 use std::io::{IsTerminal as _, Read as _};
@@ -275,6 +275,43 @@ pub fn mark_seen(global: &Global, pane: Option<String>) -> i32 {
         Method::PaneMarkSeen(PaneTarget { pane_id }),
         |r: PaneResult| {
             say!("{}  {}", r.pane.id, r.pane.attention.as_str());
+        },
+    )
+}
+
+/// `signaltty explain PANE`.
+pub fn explain(global: &Global, pane: Option<String>) -> i32 {
+    let pane_id = match pane_or_env(pane) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    call(
+        global,
+        Method::PaneExplain(PaneTarget { pane_id }),
+        |r: PaneExplainResult| {
+            say!(
+                "{:?} running {} ({}, {})",
+                r.kind,
+                r.process,
+                if r.live { "live" } else { "exited" },
+                if r.hooked { "hooked" } else { "no hook yet" }
+            );
+            for (axis, e) in [("lifecycle", &r.lifecycle), ("attention", &r.attention)] {
+                say!(
+                    "{axis} {} — set by {} at {}",
+                    e.state,
+                    e.source.as_deref().unwrap_or("the process start"),
+                    e.since.as_ref().map_or("-", |t| t.as_str())
+                );
+                for hint in &e.changes_with {
+                    say!("  changes with: {hint}");
+                }
+            }
+            say!(
+                "screen rules: {} ({})",
+                r.source,
+                if r.classifies { "active" } else { "inactive" }
+            );
         },
     )
 }

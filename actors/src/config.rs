@@ -48,6 +48,9 @@ pub struct Limits {
     pub shutdown_grace: Duration,
     /// The journal rotates `audit.jsonl` past this size.
     pub journal_rotate_bytes: u64,
+    /// How often live panes' processes are looked at in `/proc` (spec
+    /// lifecycle.md §6.2: 10 s; tests shorten it).
+    pub process_refresh: Duration,
 }
 
 impl Default for Limits {
@@ -59,6 +62,7 @@ impl Default for Limits {
             subscriber_mailbox: 4096,
             shutdown_grace: Duration::from_secs(3),
             journal_rotate_bytes: crate::journal::file::ROTATE_BYTES,
+            process_refresh: Duration::from_secs(10),
         }
     }
 }

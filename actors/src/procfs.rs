@@ -7,6 +7,160 @@ use std::collections::HashMap;
 
 /// The most parent links followed from a hook's process to its pane.
 pub const MAX_ANCESTRY: usize = 64;
+/// The most shell levels the refresh descends through (spec/lifecycle.md §6.2).
+pub const MAX_SHELL_DEPTH: usize = 8;
+/// Programs the refresh looks through to their newest child.
+pub const SHELLS: &[&str] = &["sh", "bash", "zsh", "fish", "dash"];
+/// Runtimes whose process is named after the script they run.
+pub const RUNTIMES: &[&str] = &["node", "bun", "deno", "python", "python3"];
+
+/// One process as the table knows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Proc {
+    ppid: u32,
+    /// Start time in clock ticks after boot: newer children have larger ones.
+    start: u64,
+}
+
+/// Every process's parent and start time, read once per refresh.
+#[derive(Debug, Default)]
+pub struct ProcessTable {
+    procs: HashMap<u32, Proc>,
+    children: HashMap<u32, Vec<u32>>,
+}
+
+impl ProcessTable {
+    /// Reads `/proc/*/stat`. Processes that vanish meanwhile are skipped.
+    pub fn scan() -> ProcessTable {
+        let mut table = ProcessTable::default();
+        let Ok(dir) = std::fs::read_dir("/proc") else {
+            return table;
+        };
+        for entry in dir.flatten() {
+            let Some(pid) = entry
+                .file_name()
+                .to_str()
+                .and_then(|n| n.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            let Ok(line) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+                continue;
+            };
+            if let Some(proc) = parse_proc(&line) {
+                table.children.entry(proc.ppid).or_default().push(pid);
+                table.procs.insert(pid, proc);
+            }
+        }
+        table
+    }
+
+    /// The newest child of `pid`.
+    fn newest_child(&self, pid: u32) -> Option<u32> {
+        self.children
+            .get(&pid)?
+            .iter()
+            .copied()
+            .max_by_key(|c| (self.procs.get(c).map_or(0, |p| p.start), *c))
+    }
+
+    /// The process a pane is running (spec/lifecycle.md §6.2): from the pane's
+    /// own process, down through shells to their newest child, at most 8 levels.
+    pub fn deepest(&self, pid: u32) -> u32 {
+        let mut current = pid;
+        for _ in 0..MAX_SHELL_DEPTH {
+            if !SHELLS.contains(&program_name(current).as_deref().unwrap_or("")) {
+                break;
+            }
+            match self.newest_child(current) {
+                Some(child) => current = child,
+                None => break,
+            }
+        }
+        current
+    }
+}
+
+/// Parent and start time from a `/proc/PID/stat` line.
+fn parse_proc(line: &str) -> Option<Proc> {
+    let (_, rest) = line.rsplit_once(')')?;
+    // After the command: state ppid pgrp session tty tpgid flags minflt cminflt
+    // majflt cmajflt utime stime cutime cstime priority nice threads itrealvalue
+    // starttime (field 22 of the whole line, 20th after the command).
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    Some(Proc {
+        ppid: fields.get(1)?.parse().ok()?,
+        start: fields.get(19)?.parse().ok()?,
+    })
+}
+
+/// The basename of a process's `argv[0]` (what `process.title` sets too).
+fn program_name(pid: u32) -> Option<String> {
+    let argv = cmdline(pid)?;
+    argv.first().map(|a| basename(a))
+}
+
+fn cmdline(pid: u32) -> Option<Vec<String>> {
+    let raw = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
+    let args: Vec<String> = raw
+        .split(|&b| b == 0)
+        .filter(|a| !a.is_empty())
+        .map(|a| String::from_utf8_lossy(a).into_owned())
+        .collect();
+    (!args.is_empty()).then_some(args)
+}
+
+fn basename(path: &str) -> String {
+    std::path::Path::new(path)
+        .file_name()
+        .map_or_else(|| path.to_owned(), |n| n.to_string_lossy().into_owned())
+}
+
+/// What a refresh sees of a pane's process.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Seen {
+    /// Its name: the program's basename, or a runtime's script name.
+    pub name: String,
+    /// Its working directory.
+    pub cwd: Option<String>,
+}
+
+/// Describes process `pid`: a runtime (`node`, `bun`, `deno`, `python`) is named
+/// after the script it runs, without the extension.
+pub fn describe(pid: u32) -> Option<Seen> {
+    let argv = cmdline(pid)?;
+    let cwd = std::fs::read_link(format!("/proc/{pid}/cwd"))
+        .ok()
+        .map(|p| p.to_string_lossy().into_owned());
+    Some(Seen {
+        name: name_of(&argv),
+        cwd,
+    })
+}
+
+/// The name of a command line: the program's basename, or for a runtime the
+/// basename of its script without a `.js`/`.mjs`/`.cjs`/`.ts`/`.py` extension.
+pub fn name_of(argv: &[String]) -> String {
+    let Some(first) = argv.first() else {
+        return String::new();
+    };
+    let program = basename(first);
+    let runtime = RUNTIMES.contains(&program.as_str()) || program.starts_with("python3.");
+    if !runtime {
+        return program;
+    }
+    argv.iter()
+        .skip(1)
+        .find(|a| !a.starts_with('-'))
+        .map(|script| {
+            let base = basename(script);
+            match base.rsplit_once('.') {
+                Some((stem, "js" | "mjs" | "cjs" | "ts" | "py")) => stem.to_owned(),
+                _ => base,
+            }
+        })
+        .unwrap_or(program)
+}
 
 /// The parent of `pid`, if it exists and has one.
 pub fn parent(pid: u32) -> Option<u32> {
@@ -35,6 +189,71 @@ pub fn pane_of_process(pid: u32, panes: &HashMap<u32, PaneId>) -> Option<PaneId>
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_table_descends_through_shells_to_the_newest_child() {
+        let mut child = std::process::Command::new("sh")
+            .args(["-c", "sleep 30 & sleep 31; :"])
+            .spawn()
+            .expect("sh");
+        let pid = child.id();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        let found = loop {
+            let table = ProcessTable::scan();
+            let deepest = table.deepest(pid);
+            if deepest != pid || std::time::Instant::now() > deadline {
+                break deepest;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        let seen = describe(found).expect("the child is there");
+        assert_eq!(seen.name, "sleep");
+        assert!(
+            cmdline(found).is_some_and(|a| a == ["sleep", "31"]),
+            "the newest child"
+        );
+        assert!(seen.cwd.is_some());
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+
+    #[test]
+    fn runtimes_are_named_after_their_script() {
+        let argv = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            name_of(&argv(&[
+                "/usr/bin/node",
+                "--no-warnings",
+                "/opt/lib/codex/bin/codex.js"
+            ])),
+            "codex"
+        );
+        assert_eq!(name_of(&argv(&["python3.12", "-u", "aider.py"])), "aider");
+        assert_eq!(name_of(&argv(&["bun", "run"])), "run");
+        assert_eq!(name_of(&argv(&["node"])), "node");
+        assert_eq!(
+            name_of(&argv(&["/usr/local/bin/claude", "--resume", "x"])),
+            "claude"
+        );
+        assert_eq!(
+            name_of(&argv(&["pi"])),
+            "pi",
+            "process.title rewrites argv[0]"
+        );
+    }
+
+    #[test]
+    fn parse_proc_reads_parent_and_start_time() {
+        let line =
+            "42 (my (odd) name) S 7 42 42 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 1 0 123456 1000 10";
+        assert_eq!(
+            parse_proc(line),
+            Some(Proc {
+                ppid: 7,
+                start: 123456
+            })
+        );
+    }
 
     #[test]
     fn the_walk_finds_the_nearest_registered_ancestor() {

@@ -85,6 +85,7 @@ pub fn route(sup: &mut Supervisor, msg: Dispatch, ctx: &mut Context<Supervisor>)
         Method::PaneDetach(p) => panes::detach(sup, &conn, p),
         Method::PaneClose(p) => panes::close(sup, p),
         Method::PaneMarkSeen(p) => attention::mark_seen(sup, p),
+        Method::PaneExplain(p) => attention::explain(sup, p),
         Method::Notify(p) => attention::notify(sup, p),
         Method::HookEvent(p) => hooks::hook_event(sup, p),
         Method::ReportSession(p) => hooks::report_session(sup, p),

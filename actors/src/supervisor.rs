@@ -224,6 +224,8 @@ pub struct Supervisor {
     pub(crate) launching: usize,
     /// Counts finished launches; hooks that found no pane wait on it.
     pub(crate) launched: watch::Sender<u64>,
+    /// A process refresh is reading `/proc`.
+    refreshing: bool,
     connections: HashMap<ConnId, Recipient<Drain>>,
     pub(crate) shutting_down: bool,
     stop_accepting: watch::Sender<bool>,
@@ -261,6 +263,7 @@ impl Supervisor {
             waits: Vec::new(),
             launching: 0,
             launched: watch::channel(0).0,
+            refreshing: false,
             connections: HashMap::new(),
             shutting_down: false,
             stop_accepting,
@@ -554,6 +557,49 @@ impl Actor for Supervisor {
                 Err(e) => self.fail_stop(&format!("cannot start the journal thread: {e}")),
             }
         }
+        ctx.run_interval(self.config.limits.process_refresh, |sup, ctx| {
+            sup.refresh_processes(ctx);
+        });
+    }
+}
+
+impl Supervisor {
+    /// The process refresh (spec/lifecycle.md §6.2): reads `/proc` once on a
+    /// blocking thread and tells each live pane what it runs now; the panes
+    /// decide whether that changes anything.
+    fn refresh_processes(&mut self, ctx: &mut Context<Self>) {
+        if self.refreshing || self.shutting_down {
+            return;
+        }
+        let panes: Vec<(u32, Addr<Pane>)> = self
+            .panes
+            .values()
+            .filter(|e| {
+                self.projection
+                    .pane(&e.id)
+                    .is_some_and(|p| p.live == signaltty_protocol::pane::LiveState::Live)
+            })
+            .map(|e| (e.pid, e.addr.clone()))
+            .collect();
+        if panes.is_empty() {
+            return;
+        }
+        self.refreshing = true;
+        let scan = actix_rt::task::spawn_blocking(move || {
+            let table = crate::procfs::ProcessTable::scan();
+            panes
+                .into_iter()
+                .filter_map(|(pid, addr)| {
+                    crate::procfs::describe(table.deepest(pid)).map(|seen| (addr, seen))
+                })
+                .collect::<Vec<_>>()
+        });
+        ctx.spawn(scan.into_actor(self).map(|seen, sup, _| {
+            sup.refreshing = false;
+            for (addr, seen) in seen.unwrap_or_default() {
+                addr.do_send(crate::pane::ProcessSeen { seen });
+            }
+        }));
     }
 }
 

@@ -99,6 +99,7 @@ methods! {
     PaneDetach = "pane.detach" (PaneTarget),
     PaneClose = "pane.close" (PaneCloseParams),
     PaneMarkSeen = "pane.mark_seen" (PaneTarget),
+    PaneExplain = "pane.explain" (PaneTarget),
     Notify = "notify" (NotifyParams),
     HookEvent = "hook-event" (HookEventParams),
     ReportSession = "report-session" (ReportSessionParams),

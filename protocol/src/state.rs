@@ -300,3 +300,43 @@ pub struct PaneOnlyResult {
     /// The pane.
     pub pane: Pane,
 }
+
+/// What last moved one axis (our addition to `pane.explain`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AxisEvidence {
+    /// The current value (`working`, `unread`, …).
+    pub state: String,
+    /// The evidence that set it: `hook:<agent>:<event>`, `exit`, `bell`,
+    /// `osc9`/`osc99`/`osc777`, `cli`, `mark_seen`, `attach`; null when it has
+    /// not moved since the process started.
+    pub source: Option<String>,
+    /// When.
+    pub since: Option<Timestamp>,
+    /// What would move it next, in words.
+    pub changes_with: Vec<String>,
+}
+
+/// `pane.explain` result (spec/ipc.md §8.5) with the evidence of both axes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PaneExplainResult {
+    /// Agent kind.
+    pub kind: crate::pane::AgentKind,
+    /// The program the pane runs now (script name for runtimes).
+    pub process: String,
+    /// Which screen-rule set applies: `bundled`, `user` or `none`.
+    pub source: String,
+    /// The process runs.
+    pub live: bool,
+    /// The current process has sent a hook (screen rules ignored).
+    pub hooked: bool,
+    /// Screen rules are active for this pane.
+    pub classifies: bool,
+    /// The winning screen rule.
+    pub matched: Option<Value>,
+    /// Every applicable screen rule, evaluated now.
+    pub rules: Vec<Value>,
+    /// What set the lifecycle.
+    pub lifecycle: AxisEvidence,
+    /// What set the attention.
+    pub attention: AxisEvidence,
+}

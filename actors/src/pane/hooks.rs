@@ -110,7 +110,7 @@ impl Handler<Hook> for Pane {
         }
         let source = format!("hook:{}:{}", hook.agent, hook.event);
         let notification = self.hook_notification(&hook, &class, &source);
-        events.extend(self.with_axes(|axes| {
+        events.extend(self.with_axes(&source, |axes| {
             // H6: apply.
             if let Some(message) = &class.message {
                 axes.set_message(message);

@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 mod hooks;
 mod signals;
 pub use hooks::{Hook, ReportSession};
-pub use signals::{MarkSeen, Notify, NotifyGate};
+pub use signals::{Evidence, Explain, MarkSeen, Notify, NotifyGate, ProcessSeen};
 
 /// How long after its child was reaped a pane waits for the PTY to drain before it
 /// reports the exit anyway (a background job may hold the terminal open).
@@ -182,6 +182,10 @@ pub struct Pane {
     notify_gate: NotifyGate,
     /// The current process has sent a hook: screen rules no longer apply to it.
     hooked: bool,
+    /// The program the pane runs now, as the process refresh last saw it.
+    process_name: String,
+    /// What last moved lifecycle and attention.
+    evidence: Evidence,
 }
 
 impl Pane {
@@ -194,7 +198,6 @@ impl Pane {
     ) -> Pane {
         let term = Terminal::new(state.pty_size.rows, state.pty_size.cols);
         Pane {
-            state,
             term,
             output_offset: 0,
             pty: Some(pty),
@@ -206,6 +209,9 @@ impl Pane {
             exit_reported: false,
             notify_gate: NotifyGate::default(),
             hooked: false,
+            process_name: crate::procfs::name_of(&state.argv),
+            evidence: Evidence::default(),
+            state,
         }
     }
 
@@ -446,7 +452,7 @@ impl Handler<Attach> for Pane {
         self.viewers.insert(msg.conn, msg.viewer);
         let seen = if msg.mark_seen {
             let pending = self.decision_pending();
-            let events = self.with_axes(|axes| {
+            let events = self.with_axes("attach", |axes| {
                 axes.acknowledge("attach", pending);
             });
             (!events.is_empty()).then(|| self.events.send(Publish { events }))

@@ -5,7 +5,7 @@
 use super::Pane;
 use crate::error::Error;
 use crate::ids::random_u128;
-use crate::state::{Axes, Draft, NewNotification};
+use crate::state::{Axes, Change, Draft, NewNotification};
 use crate::supervisor::Publish;
 use crate::term::TermEvent;
 use actix::prelude::*;
@@ -19,6 +19,13 @@ pub const NOTIFY_BURST: f64 = 5.0;
 /// …and per second after it. Notifications beyond that are coalesced: the newest
 /// one waiting is stored when the budget allows, the others are dropped.
 pub const NOTIFY_PER_SEC: f64 = 1.0;
+
+/// Which evidence last moved each axis, and when (for `pane.explain`).
+#[derive(Debug, Default)]
+pub struct Evidence {
+    pub lifecycle: Option<(String, Timestamp)>,
+    pub attention: Option<(String, Timestamp)>,
+}
 
 /// A token bucket for terminal notifications, with the newest one held back.
 #[derive(Debug)]
@@ -76,9 +83,23 @@ pub struct MarkSeen {
 impl Pane {
     /// Runs state-engine operations on this pane at one instant and returns the
     /// events of what changed.
-    pub(super) fn with_axes(&mut self, f: impl FnOnce(&mut Axes<'_>)) -> Vec<Event> {
-        let mut axes = Axes::new(&mut self.state, Timestamp::now());
+    pub(super) fn with_axes(&mut self, source: &str, f: impl FnOnce(&mut Axes<'_>)) -> Vec<Event> {
+        let now = Timestamp::now();
+        let mut axes = Axes::new(&mut self.state, now.clone());
         f(&mut axes);
+        let changes = axes.changes();
+        if changes
+            .iter()
+            .any(|c| matches!(c, Change::Lifecycle { .. }))
+        {
+            self.evidence.lifecycle = Some((source.to_owned(), now.clone()));
+        }
+        if changes
+            .iter()
+            .any(|c| matches!(c, Change::Attention { .. } | Change::Cleared { .. }))
+        {
+            self.evidence.attention = Some((source.to_owned(), now));
+        }
         axes.into_events()
     }
 
@@ -123,7 +144,7 @@ impl Pane {
                     }
                 },
                 TermEvent::Bell => {
-                    events.extend(self.with_axes(|axes| {
+                    events.extend(self.with_axes("bell", |axes| {
                         axes.raise(Attention::Unread);
                     }));
                 },
@@ -156,7 +177,7 @@ impl Pane {
             return Vec::new();
         }
         let new = self.new_notification(title.as_deref(), &body, Severity::Info, source);
-        self.with_axes(|axes| axes.notify(new))
+        self.with_axes(source, |axes| axes.notify(new))
     }
 
     /// Stores the held-back notification once the gate has a token again.
@@ -187,7 +208,7 @@ impl Pane {
     /// published right after `pane.exited`.
     pub(super) fn exit_events(&mut self, code: Option<i32>) -> Vec<Event> {
         self.notify_gate.held = None;
-        self.with_axes(|axes| axes.exit(code))
+        self.with_axes("exit", |axes| axes.exit(code))
     }
 
     /// Publishes `events` (if any) and replies `value` once they are published.
@@ -213,7 +234,7 @@ impl Handler<Notify> for Pane {
     fn handle(&mut self, msg: Notify, _ctx: &mut Self::Context) -> Self::Result {
         let new = self.new_notification(Some(&msg.title), &msg.body, msg.severity, "cli");
         let notification = new.notification.clone();
-        let events = self.with_axes(|axes| axes.notify(new));
+        let events = self.with_axes("cli", |axes| axes.notify(new));
         self.publish_then(events, notification)
     }
 }
@@ -223,11 +244,98 @@ impl Handler<MarkSeen> for Pane {
 
     fn handle(&mut self, msg: MarkSeen, _ctx: &mut Self::Context) -> Self::Result {
         let pending = self.decision_pending();
-        let events = self.with_axes(|axes| {
+        let events = self.with_axes(msg.reason, |axes| {
             axes.acknowledge(msg.reason, pending);
         });
         // `last_seen_at` changes even when attention does not; the pane in the
         // reply has it, the projection gets it with the next state event.
         self.publish_then(events, self.state.clone())
+    }
+}
+
+/// What the 10-second process refresh saw of this pane's process (spec
+/// lifecycle.md §6.2): its name, which may identify an agent, and its cwd.
+#[derive(Debug, Message)]
+#[rtype(result = "()")]
+pub struct ProcessSeen {
+    pub seen: crate::procfs::Seen,
+}
+
+impl Handler<ProcessSeen> for Pane {
+    type Result = ();
+
+    fn handle(&mut self, msg: ProcessSeen, _ctx: &mut Self::Context) {
+        if self.pty.is_none() {
+            return;
+        }
+        let crate::procfs::Seen { name, cwd } = msg.seen;
+        let mut changed = false;
+        // A generic pane is promoted to the agent it runs; never demoted.
+        let detected = crate::launch::detect_kind(std::slice::from_ref(&name));
+        if !self.state.agent.kind.is_agent() && detected.is_agent() {
+            self.state.agent.kind = detected;
+            changed = true;
+        }
+        self.process_name = name;
+        if let Some(cwd) = cwd
+            && cwd != self.state.cwd
+            && std::path::Path::new(&cwd).is_dir()
+        {
+            self.state.cwd = cwd;
+            changed = true;
+        }
+        if changed {
+            self.events.do_send(Publish {
+                events: vec![Event::PaneUpdated {
+                    pane_id: self.state.id.clone(),
+                    pane: self.state.clone(),
+                }],
+            });
+        }
+    }
+}
+
+/// `pane.explain`: the pane's process, hook and screen-rule status, and the
+/// evidence behind each axis. Read-only.
+#[derive(Debug, Message)]
+#[rtype(result = "Result<signaltty_protocol::state::PaneExplainResult, Error>")]
+pub struct Explain;
+
+impl Handler<Explain> for Pane {
+    type Result = Result<signaltty_protocol::state::PaneExplainResult, Error>;
+
+    fn handle(&mut self, _msg: Explain, _ctx: &mut Self::Context) -> Self::Result {
+        use signaltty_protocol::state::{AxisEvidence, PaneExplainResult};
+        let state = &self.state;
+        let axis = |value: &str, evidence: &Option<(String, Timestamp)>, hints: Vec<String>| {
+            AxisEvidence {
+                state: value.to_owned(),
+                source: evidence.as_ref().map(|(s, _)| s.clone()),
+                since: evidence.as_ref().map(|(_, t)| t.clone()),
+                changes_with: hints,
+            }
+        };
+        let live = self.pty.is_some();
+        Ok(PaneExplainResult {
+            kind: state.agent.kind,
+            process: self.process_name.clone(),
+            // Screen rules arrive with the agent manifests; none applies yet.
+            source: "none".into(),
+            live,
+            hooked: self.hooked,
+            classifies: false,
+            matched: None,
+            rules: Vec::new(),
+            lifecycle: axis(
+                state.lifecycle.as_str(),
+                &self.evidence.lifecycle,
+                crate::state::explain::lifecycle_hints(state, live, self.hooked),
+            ),
+            attention: axis(
+                state.attention.as_str(),
+                &self.evidence.attention,
+                crate::state::explain::attention_hints(state, self.decision_pending()),
+            ),
+        })
     }
 }

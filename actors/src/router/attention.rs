@@ -5,7 +5,7 @@
 use super::panes::ask_pane;
 use super::{Routed, ready};
 use crate::error::Error;
-use crate::pane::{MarkSeen, Notify};
+use crate::pane::{Explain, MarkSeen, Notify};
 use crate::projection::Projection;
 use crate::supervisor::Supervisor;
 use signaltty_protocol::pane::{PaneResult, PaneTarget};
@@ -73,4 +73,13 @@ pub fn pending(sup: &mut Supervisor, p: AttentionPendingParams) -> Routed {
         .map(Projection::attention_item)
         .collect();
     ready(Ok(AttentionPendingResult { panes }))
+}
+
+/// `pane.explain`.
+pub fn explain(sup: &mut Supervisor, p: PaneTarget) -> Routed {
+    let id = match sup.resolve_pane_ref(&p.pane_id) {
+        Ok(id) => id,
+        Err(e) => return ready::<signaltty_protocol::state::PaneExplainResult>(Err(e)),
+    };
+    ask_pane(sup, &id, Explain, |result| result)
 }

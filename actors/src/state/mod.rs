@@ -4,6 +4,7 @@
 //! keeps what waits need (`progress`).
 
 pub mod axes;
+pub mod explain;
 pub mod hooks;
 pub mod notify;
 pub mod progress;
