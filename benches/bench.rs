@@ -270,6 +270,7 @@ impl Server {
             home: &home,
             log: dir.0.join("server.log"),
             cwd: None,
+            args: &[],
         };
         let process = ServerProcess::start("signaltty-bench", bin, dirs, |socket| {
             one_request(socket, "ready").is_ok()

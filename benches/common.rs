@@ -85,6 +85,8 @@ pub struct ServerDirs<'a> {
     pub log: std::path::PathBuf,
     /// The server's working directory (default: inherited).
     pub cwd: Option<&'a std::path::Path>,
+    /// More arguments after `server`.
+    pub args: &'a [&'a str],
 }
 
 impl ServerProcess {
@@ -102,6 +104,7 @@ impl ServerProcess {
         let socket = dirs.run.join("signaltty").join("signaltty.sock");
         let mut cmd = Command::new(bin);
         cmd.arg("server")
+            .args(dirs.args)
             .env("XDG_RUNTIME_DIR", dirs.run)
             .env("XDG_STATE_HOME", dirs.state)
             .env("HOME", dirs.home)

@@ -313,6 +313,7 @@ impl Server {
             home: &home,
             log: base.join("server.log"),
             cwd: Some(base),
+            args: &[],
         };
         let process = ServerProcess::start("signaltty-pty-bench", bin, dirs, |socket| {
             Conn::connect(socket).is_ok_and(|mut c| c.call("server.status", json!({})).is_ok())

@@ -1,0 +1,468 @@
+//! `signaltty-state-bench`: the state engine's costs (see docs/performance.md,
+//! "State engine").
+//!
+//! 1. `hook`: whole-process time of `signaltty hook-event --agent claude --event
+//!    Stop|UserPromptSubmit --pane P` with a 2 KB JSON payload on stdin, as an
+//!    agent runs it, alternating so every hook changes the pane's state.
+//! 2. `latency`: from writing a `hook-event` request on a persistent connection to
+//!    the `agent.*` event it causes arriving at a subscriber; beside it, the
+//!    `fdatasync` of a small append in the same state directory (the journal
+//!    syncs every event before anyone sees it).
+//! 3. `refresh`: server CPU with 100 idle panes (`sh -c "sleep …"`, so the refresh
+//!    descends through a shell) while the process refresh runs every second,
+//!    against the same server with the refresh every hour; the difference per
+//!    refresh, scaled to the real 10-second period, as a share of one core.
+//!
+//! The benchmark starts its own servers (the `signaltty` next to this binary, or
+//! `--bin`) on private directories and removes them at the end.
+
+use clap::{Parser, ValueEnum};
+use serde_json::{Value, json};
+use std::fs;
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::fs::DirBuilderExt;
+use std::os::unix::net::UnixStream;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode, Stdio};
+use std::time::{Duration, Instant};
+
+#[path = "common.rs"]
+mod common;
+use common::{Context, Res, ServerDirs, ServerProcess, catch_signals, check_interrupted};
+
+/// Benchmarks of the state engine.
+#[derive(Debug, Parser)]
+#[command(name = "signaltty-state-bench")]
+struct Opts {
+    /// The signaltty binary (default: `signaltty` next to this executable).
+    #[arg(long, value_name = "PATH")]
+    bin: Option<PathBuf>,
+    /// Run only these scenarios.
+    #[arg(long, value_enum, value_delimiter = ',')]
+    only: Vec<Scenario>,
+    /// Timed hook processes.
+    #[arg(long, default_value_t = 1000)]
+    hooks: usize,
+    /// Timed hook → event round trips.
+    #[arg(long, default_value_t = 2000)]
+    events: usize,
+    /// Panes in the refresh scenario.
+    #[arg(long, default_value_t = 100)]
+    panes: usize,
+    /// Seconds each refresh measurement lasts.
+    #[arg(long, default_value_t = 20)]
+    refresh_secs: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Scenario {
+    Hook,
+    Latency,
+    Refresh,
+}
+
+/// A private directory tree, removed on drop.
+struct TempDir(PathBuf);
+
+impl TempDir {
+    fn new() -> Res<TempDir> {
+        let base =
+            std::env::temp_dir().join(format!("signaltty-state-bench-{}", std::process::id()));
+        fs::DirBuilder::new()
+            .mode(0o700)
+            .recursive(true)
+            .create(&base)
+            .ctx(|| format!("mkdir {}", base.display()))?;
+        Ok(TempDir(base))
+    }
+
+    fn fresh(&self, name: &str) -> Res<PathBuf> {
+        let dir = self.0.join(name);
+        for sub in ["run", "state", "home"] {
+            fs::DirBuilder::new()
+                .mode(0o700)
+                .recursive(true)
+                .create(dir.join(sub))
+                .ctx(|| format!("mkdir {}", dir.display()))?;
+        }
+        Ok(dir)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A blocking JSON-lines client.
+struct Conn {
+    reader: BufReader<UnixStream>,
+    writer: UnixStream,
+    next: u64,
+}
+
+impl Conn {
+    fn connect(socket: &Path) -> Res<Conn> {
+        let stream = UnixStream::connect(socket).ctx(|| format!("connect {}", socket.display()))?;
+        stream
+            .set_read_timeout(Some(Duration::from_secs(30)))
+            .ctx(|| "timeout".into())?;
+        let writer = stream.try_clone().ctx(|| "clone".into())?;
+        Ok(Conn {
+            reader: BufReader::new(stream),
+            writer,
+            next: 0,
+        })
+    }
+
+    fn send(&mut self, method: &str, params: &Value) -> Res<String> {
+        self.next += 1;
+        let id = format!("b{}", self.next);
+        let line = json!({"protocol": "signaltty/1", "id": id, "method": method, "params": params});
+        self.writer
+            .write_all(format!("{line}\n").as_bytes())
+            .ctx(|| "write".into())?;
+        Ok(id)
+    }
+
+    fn read(&mut self) -> Res<Value> {
+        let mut line = String::new();
+        let n = self.reader.read_line(&mut line).ctx(|| "read".into())?;
+        if n == 0 {
+            return Err("the server closed the connection".into());
+        }
+        serde_json::from_str(&line).ctx(|| format!("parse {line}"))
+    }
+
+    fn call(&mut self, method: &str, params: Value) -> Res<Value> {
+        let id = self.send(method, &params)?;
+        loop {
+            let v = self.read()?;
+            if v["id"] == id.as_str() {
+                if v["ok"] == true {
+                    return Ok(v["result"].clone());
+                }
+                return Err(format!("{method} failed: {}", v["error"]));
+            }
+        }
+    }
+}
+
+fn start_server(bin: &Path, dir: &Path, args: &[&str]) -> Res<ServerProcess> {
+    let (run, state, home) = (dir.join("run"), dir.join("state"), dir.join("home"));
+    let dirs = ServerDirs {
+        run: &run,
+        state: &state,
+        home: &home,
+        log: dir.join("server.log"),
+        cwd: Some(dir),
+        args,
+    };
+    ServerProcess::start("signaltty-state-bench", bin, dirs, |socket| {
+        UnixStream::connect(socket).is_ok()
+    })
+}
+
+/// A workspace with one `sleep` pane per entry of `scripts`; returns the pane ids.
+fn panes(conn: &mut Conn, dir: &Path, scripts: &[String]) -> Res<Vec<String>> {
+    let ws = conn.call("workspace.create", json!({"name": "bench", "cwd": dir}))?;
+    let ws = ws["workspace"]["id"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    let mut ids = Vec::new();
+    for script in scripts {
+        let tab = conn.call("tab.create", json!({"workspace_id": ws}))?;
+        let pane = conn.call(
+            "pane.spawn",
+            json!({"workspace_id": ws, "tab_id": tab["tab"]["id"], "argv": ["sh", "-c", script]}),
+        )?;
+        ids.push(pane["pane"]["id"].as_str().unwrap_or_default().to_owned());
+    }
+    Ok(ids)
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    if sorted.is_empty() {
+        return Duration::ZERO;
+    }
+    let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+fn summary(name: &str, mut samples: Vec<Duration>) -> (Duration, Duration) {
+    samples.sort();
+    let (p50, p99) = (percentile(&samples, 50.0), percentile(&samples, 99.0));
+    println!(
+        "{name:<44} n={:<5} p50 {:>7.3} ms  p90 {:>7.3} ms  p99 {:>7.3} ms  max {:>7.3} ms",
+        samples.len(),
+        ms(p50),
+        ms(percentile(&samples, 90.0)),
+        ms(p99),
+        ms(samples.last().copied().unwrap_or_default())
+    );
+    (p50, p99)
+}
+
+/// A Claude `Stop` payload of about 2 KB.
+fn payload() -> String {
+    let message = "Fixed the failing test by checking the bound before indexing. ".repeat(28);
+    json!({
+        "session_id": "5b0c6a52-8f3e-4c1d-9a7b-2e6f0d1c3b4a",
+        "transcript_path": "/home/user/.claude/projects/-home-user-proj/5b0c6a52.jsonl",
+        "cwd": "/home/user/proj",
+        "hook_event_name": "Stop",
+        "stop_hook_active": false,
+        "last_assistant_message": message.trim_end(),
+    })
+    .to_string()
+}
+
+fn bench_hook(bin: &Path, tmp: &TempDir, runs: usize, verdicts: &mut Vec<String>) -> Res<()> {
+    let dir = tmp.fresh("hook")?;
+    let mut server = start_server(bin, &dir, &[])?;
+    let mut conn = Conn::connect(&server.socket)?;
+    let pane = panes(&mut conn, &dir, &["sleep 100000".to_owned()])?.remove(0);
+    let body = payload();
+    println!(
+        "hook: `signaltty hook-event` whole process, {} byte payload on stdin",
+        body.len()
+    );
+    let mut samples = Vec::with_capacity(runs);
+    for i in 0..runs + 20 {
+        check_interrupted()?;
+        let event = if i % 2 == 0 {
+            "UserPromptSubmit"
+        } else {
+            "Stop"
+        };
+        let started = Instant::now();
+        let mut child = Command::new(bin)
+            .args([
+                "hook-event",
+                "--agent",
+                "claude",
+                "--event",
+                event,
+                "--pane",
+                &pane,
+            ])
+            .env("XDG_RUNTIME_DIR", dir.join("run"))
+            .env_remove("SIGNALTTY_SOCKET")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .ctx(|| "spawn hook-event".into())?;
+        if let Some(mut stdin) = child.stdin.take() {
+            stdin
+                .write_all(body.as_bytes())
+                .ctx(|| "write payload".into())?;
+        }
+        let status = child.wait().ctx(|| "wait hook-event".into())?;
+        let took = started.elapsed();
+        if !status.success() {
+            return Err(format!("hook-event failed: {status}"));
+        }
+        if i >= 20 {
+            samples.push(took);
+        }
+    }
+    let (p50, p99) = summary("hook-event (claude Stop/UserPromptSubmit)", samples);
+    verdicts.push(verdict(
+        "hook: p50 < 3 ms",
+        ms(p50) < 3.0,
+        format!("{:.3} ms", ms(p50)),
+    ));
+    verdicts.push(verdict(
+        "hook: p99 < 10 ms",
+        ms(p99) < 10.0,
+        format!("{:.3} ms", ms(p99)),
+    ));
+    server.stop();
+    Ok(())
+}
+
+fn bench_latency(bin: &Path, tmp: &TempDir, runs: usize, verdicts: &mut Vec<String>) -> Res<()> {
+    let dir = tmp.fresh("latency")?;
+    let mut server = start_server(bin, &dir, &[])?;
+    let mut conn = Conn::connect(&server.socket)?;
+    let pane = panes(&mut conn, &dir, &["sleep 100000".to_owned()])?.remove(0);
+    let mut sub = Conn::connect(&server.socket)?;
+    sub.call("subscribe", json!({"events": ["agent.*"]}))?;
+    let payload: Value = serde_json::from_str(&payload()).ctx(|| "payload".into())?;
+    println!("latency: hook-event request written → agent.* event read by a subscriber");
+    let mut samples = Vec::with_capacity(runs);
+    for i in 0..runs + 50 {
+        check_interrupted()?;
+        let event = if i % 2 == 0 {
+            "UserPromptSubmit"
+        } else {
+            "Stop"
+        };
+        let started = Instant::now();
+        let id = conn.send(
+            "hook-event",
+            &json!({"agent": "claude", "event": event, "pane_id": pane, "payload": payload}),
+        )?;
+        loop {
+            let v = sub.read()?;
+            if v["type"] == "event" && v["payload"]["pane_id"] == pane.as_str() {
+                break;
+            }
+        }
+        let took = started.elapsed();
+        loop {
+            if conn.read()?["id"] == id.as_str() {
+                break;
+            }
+        }
+        if i >= 50 {
+            samples.push(took);
+        }
+    }
+    let (_, p99) = summary("hook → agent.* at a subscriber", samples);
+    // The journal's part: an append and fdatasync in the same directory.
+    let mut syncs = Vec::with_capacity(runs);
+    let path = dir.join("state").join("sync-probe");
+    let mut file = fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .ctx(|| "open probe".into())?;
+    let line = [b'x'; 600];
+    for _ in 0..runs {
+        let started = Instant::now();
+        file.write_all(&line).ctx(|| "write probe".into())?;
+        file.sync_data().ctx(|| "fdatasync".into())?;
+        syncs.push(started.elapsed());
+    }
+    let (_, sync_p99) = summary("append + fdatasync in the state dir", syncs);
+    let beyond = p99.saturating_sub(sync_p99);
+    verdicts.push(verdict(
+        "latency: p99 beyond the journal sync < 2 ms",
+        ms(beyond) < 2.0,
+        format!(
+            "{:.3} ms ({:.3} − {:.3})",
+            ms(beyond),
+            ms(p99),
+            ms(sync_p99)
+        ),
+    ));
+    server.stop();
+    Ok(())
+}
+
+/// utime + stime of `pid`, in seconds.
+fn cpu_seconds(pid: u32) -> Res<f64> {
+    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ctx(|| "read stat".into())?;
+    let rest = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or_default();
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+    // utime and stime are fields 14 and 15 of the line, 12 and 13 after the command.
+    Ok((ticks(11) + ticks(12)) / 100.0)
+}
+
+fn bench_refresh(bin: &Path, tmp: &TempDir, opts: &Opts, verdicts: &mut Vec<String>) -> Res<()> {
+    println!(
+        "refresh: server CPU over {} s with {} idle `sh -c sleep` panes",
+        opts.refresh_secs, opts.panes
+    );
+    let mut cpu = Vec::new();
+    for (name, period_ms) in [
+        ("refresh every 1 s", "1000"),
+        ("refresh every hour", "3600000"),
+    ] {
+        let dir = tmp.fresh(&format!("refresh-{period_ms}"))?;
+        let mut server = start_server(bin, &dir, &["--process-refresh-ms", period_ms])?;
+        let mut conn = Conn::connect(&server.socket)?;
+        let scripts: Vec<String> = (0..opts.panes)
+            .map(|i| format!("sleep {}; :", 100_000 + i))
+            .collect();
+        panes(&mut conn, &dir, &scripts)?;
+        // Let the shells start and the spawn work settle.
+        std::thread::sleep(Duration::from_secs(3));
+        let before = cpu_seconds(server.pid())?;
+        let started = Instant::now();
+        while started.elapsed() < Duration::from_secs(opts.refresh_secs) {
+            check_interrupted()?;
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        let used = cpu_seconds(server.pid())? - before;
+        let wall = started.elapsed().as_secs_f64();
+        println!(
+            "  {name:<20} {used:.3} s CPU in {wall:.1} s = {:.3} % of one core",
+            100.0 * used / wall
+        );
+        cpu.push(used / wall);
+        server.stop();
+    }
+    // Per refresh: the extra CPU of one-second refreshes, one refresh a second.
+    let per_refresh = (cpu[0] - cpu[1]).max(0.0);
+    let at_ten = 100.0 * per_refresh / 10.0;
+    println!(
+        "  one refresh of {} panes ≈ {:.2} ms CPU; at the real 10 s period ≈ {at_ten:.3} % of one core",
+        opts.panes,
+        per_refresh * 1000.0
+    );
+    verdicts.push(verdict(
+        "refresh: < 1 % of one core with 100 panes",
+        at_ten < 1.0,
+        format!("{at_ten:.3} %"),
+    ));
+    Ok(())
+}
+
+fn verdict(what: &str, pass: bool, measured: String) -> String {
+    format!(
+        "  {}  {what:<48} measured {measured}",
+        if pass { "PASS" } else { "FAIL" }
+    )
+}
+
+fn main() -> ExitCode {
+    let opts = Opts::parse();
+    if let Err(e) = catch_signals() {
+        eprintln!("signaltty-state-bench: {e}");
+        return ExitCode::FAILURE;
+    }
+    let bin = opts.bin.clone().unwrap_or_else(|| {
+        std::env::current_exe()
+            .ok()
+            .and_then(|p| p.parent().map(|d| d.join("signaltty")))
+            .unwrap_or_else(|| PathBuf::from("signaltty"))
+    });
+    let run = |s: Scenario| opts.only.is_empty() || opts.only.contains(&s);
+    let result = (|| -> Res<Vec<String>> {
+        let tmp = TempDir::new()?;
+        let mut verdicts = Vec::new();
+        if run(Scenario::Hook) {
+            bench_hook(&bin, &tmp, opts.hooks, &mut verdicts)?;
+        }
+        if run(Scenario::Latency) {
+            bench_latency(&bin, &tmp, opts.events, &mut verdicts)?;
+        }
+        if run(Scenario::Refresh) {
+            bench_refresh(&bin, &tmp, &opts, &mut verdicts)?;
+        }
+        Ok(verdicts)
+    })();
+    match result {
+        Ok(verdicts) => {
+            println!("\ntargets:");
+            for v in &verdicts {
+                println!("{v}");
+            }
+            ExitCode::SUCCESS
+        },
+        Err(e) => {
+            eprintln!("signaltty-state-bench: {e}");
+            ExitCode::FAILURE
+        },
+    }
+}
