@@ -5,7 +5,7 @@
 use super::Pane;
 use crate::error::Error;
 use crate::ids::random_u128;
-use crate::state::{Axes, Change, Draft, NewNotification};
+use crate::state::{Axes, Draft, NewNotification};
 use crate::supervisor::Publish;
 use crate::term::TermEvent;
 use actix::prelude::*;
@@ -84,23 +84,24 @@ impl Pane {
     /// Runs state-engine operations on this pane at one instant and returns the
     /// events of what changed.
     pub(super) fn with_axes(&mut self, source: &str, f: impl FnOnce(&mut Axes<'_>)) -> Vec<Event> {
-        let now = Timestamp::now();
-        let mut axes = Axes::new(&mut self.state, now.clone());
+        let mut axes = Axes::new(&mut self.state, Timestamp::now());
         f(&mut axes);
-        let changes = axes.changes();
-        if changes
-            .iter()
-            .any(|c| matches!(c, Change::Lifecycle { .. }))
-        {
+        let events = axes.into_events();
+        self.note_evidence(source, &events);
+        events
+    }
+
+    /// Remembers `source` as the evidence behind each axis `events` moved.
+    pub(super) fn note_evidence(&mut self, source: &str, events: &[Event]) {
+        let now = Timestamp::now();
+        let lifecycle = events.iter().any(|e| e.name().starts_with("agent."));
+        let attention = events.iter().any(|e| e.name().starts_with("attention."));
+        if lifecycle {
             self.evidence.lifecycle = Some((source.to_owned(), now.clone()));
         }
-        if changes
-            .iter()
-            .any(|c| matches!(c, Change::Attention { .. } | Change::Cleared { .. }))
-        {
+        if attention {
             self.evidence.attention = Some((source.to_owned(), now));
         }
-        axes.into_events()
     }
 
     /// A decision is pending on this pane (decisions arrive with their own issue;

@@ -3,6 +3,7 @@
 //! owns each pane's state and applies these functions to it; the projection
 //! keeps what waits need (`progress`).
 
+pub mod apply;
 pub mod axes;
 pub mod explain;
 pub mod hooks;

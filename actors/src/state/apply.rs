@@ -1,0 +1,183 @@
+//! One hook event applied to a pane (spec/lifecycle.md §4.1 H1–H10, agents.md
+//! §6.3): a pure function from the pane's state and the hook to its new state
+//! and the events to publish. The Pane actor calls it; the master transition
+//! table of lifecycle.md §11 is its test table.
+
+use super::hooks::{
+    AttentionEffect, Classification, classify, is_liveness, is_session_end, is_tool_traffic,
+    resume_argv, session_id,
+};
+use super::{Axes, Draft, NewNotification};
+use serde_json::Value;
+use signaltty_protocol::pane::{AgentKind, Lifecycle, Pane};
+use signaltty_protocol::state::Severity;
+use signaltty_protocol::{Event, Timestamp};
+
+/// A routed, validated hook.
+#[derive(Debug, Clone)]
+pub struct HookInput<'a> {
+    /// The adapter's kind.
+    pub kind: AgentKind,
+    /// The `agent` param as given.
+    pub agent: &'a str,
+    pub event: &'a str,
+    pub payload: &'a Value,
+    /// An explicit notification body.
+    pub message: Option<&'a str>,
+    pub title: Option<&'a str>,
+    pub severity: Severity,
+    /// The prompt of a decision the hook carried.
+    pub decision_prompt: Option<&'a str>,
+    /// The id a notification made from this hook gets.
+    pub notification_id: String,
+}
+
+/// What a hook did.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Applied {
+    /// Nothing changed, for this reason (`harness_mismatch`, `unrecognized_hook`).
+    Dropped(&'static str),
+    /// The hook was taken (the process is now hooked); these events record it.
+    Accepted(Vec<Event>),
+}
+
+/// H1: a payload naming another agent or harness.
+fn harness_mismatch(input: &HookInput<'_>) -> bool {
+    let kind = serde_json::to_value(input.kind).ok();
+    ["agent", "harness"].iter().any(|key| {
+        input
+            .payload
+            .get(key)
+            .and_then(Value::as_str)
+            .is_some_and(|named| {
+                named != input.agent && kind.as_ref().and_then(Value::as_str) != Some(named)
+            })
+    })
+}
+
+/// Applies `input` to `pane` at `now`.
+pub fn apply_hook(pane: &mut Pane, input: &HookInput<'_>, now: Timestamp) -> Applied {
+    if harness_mismatch(input) {
+        return Applied::Dropped("harness_mismatch");
+    }
+    let session = session_id(input.kind, input.payload);
+    let mut class = classify(input.kind, input.event, input.payload, pane.lifecycle);
+    let recognized = !class.is_empty()
+        || class.known_noop
+        || session.is_some()
+        || input.message.is_some()
+        || input.decision_prompt.is_some()
+        || is_liveness(input.event);
+    if !recognized {
+        return Applied::Dropped("unrecognized_hook");
+    }
+    let mut events = Vec::new();
+    // H2: session identity, recorded even when the rest is suppressed.
+    if let Some(id) = session {
+        events.extend(record_session(pane, input.kind, &id, &now));
+    }
+    // H4: tool traffic cannot move a blocked pane.
+    if pane.lifecycle == Lifecycle::Blocked && is_tool_traffic(input.event) {
+        class.lifecycle = None;
+        class.attention = None;
+    }
+    // H5: a session end after a finished turn changes nothing.
+    if is_session_end(input.event)
+        && class.lifecycle == Some(Lifecycle::Done)
+        && matches!(pane.lifecycle, Lifecycle::Done | Lifecycle::Failed)
+    {
+        class = Classification::default();
+    }
+    let source = format!("hook:{}:{}", input.agent, input.event);
+    let notification = notification(pane, input, &class, &source, &now);
+    let mut axes = Axes::new(pane, now);
+    // H6: apply.
+    if let Some(message) = &class.message {
+        axes.set_message(message);
+    }
+    if let Some(lifecycle) = class.lifecycle {
+        axes.set_lifecycle(lifecycle, &source);
+    }
+    match class.attention {
+        Some(AttentionEffect::Clear) => {
+            axes.clear("hook");
+        },
+        Some(AttentionEffect::Raise(to)) => {
+            axes.raise(to);
+        },
+        None => {},
+    }
+    // H8: without a message of its own, the decision prompt.
+    if class.message.is_none()
+        && let Some(prompt) = input.decision_prompt
+    {
+        axes.set_message(prompt);
+    }
+    // H9, H10.
+    if let Some(new) = notification {
+        axes.notify(new);
+    }
+    axes.touch();
+    events.extend(axes.into_events());
+    Applied::Accepted(events)
+}
+
+/// Records an agent session (H2, `report-session`): the kind, the resume
+/// command and the id. Returns `pane.updated` when something changed.
+pub fn record_session(
+    pane: &mut Pane,
+    kind: AgentKind,
+    id: &str,
+    now: &Timestamp,
+) -> Option<Event> {
+    let resume = resume_argv(kind, id, &pane.argv);
+    let agent = &mut pane.agent;
+    if agent.kind == kind
+        && agent.agent_session_id.as_deref() == Some(id)
+        && agent.resume_argv == resume
+    {
+        return None;
+    }
+    agent.kind = kind;
+    agent.agent_session_id = Some(id.to_owned());
+    agent.resume_argv = resume;
+    pane.last_activity_at = now.clone();
+    Some(Event::PaneUpdated {
+        pane_id: pane.id.clone(),
+        pane: pane.clone(),
+    })
+}
+
+/// H9: an explicit message wins (with the `title` and `severity` params);
+/// otherwise the adapter's draft, whose title the `title` param overrides.
+fn notification(
+    pane: &Pane,
+    input: &HookInput<'_>,
+    class: &Classification,
+    source: &str,
+    now: &Timestamp,
+) -> Option<NewNotification> {
+    let draft = match (input.message, &class.draft) {
+        (Some(message), _) => Draft {
+            title: input.title,
+            draft_title: None,
+            body: message,
+            severity: input.severity,
+            source: source.to_owned(),
+        },
+        (None, Some(d)) => Draft {
+            title: input.title,
+            draft_title: Some(d.title),
+            body: &d.body,
+            severity: d.severity,
+            source: source.to_owned(),
+        },
+        (None, None) => return None,
+    };
+    Some(NewNotification::new(
+        input.notification_id.clone(),
+        pane,
+        draft,
+        now.clone(),
+    ))
+}
