@@ -613,3 +613,62 @@ fn the_hook_reporter_keeps_stdout_clean_and_never_fails_without_a_server() {
         "the reporter never starts a server"
     );
 }
+
+/// spec/lifecycle.md §9: a new turn is announced as `workspace.turn_started`
+/// once the workspace checkout's tree is captured. Which working transitions
+/// start a turn (not the one resuming from `blocked`, §13 item 22) is checked
+/// on the pure rule `state::starts_turn`: announcements come after their
+/// capture, so their order against later events is not fixed here.
+#[test]
+fn new_turns_are_announced_with_their_workspace_and_pane() {
+    let server = TestServer::start();
+    let mut c = server.client();
+    let mut sub = server.client();
+    ok(sub.call(
+        "subscribe",
+        json!({"events": ["workspace.turn_started", "agent.*"]}),
+    ));
+    let repo = server.env().root().join("repo");
+    std::fs::create_dir_all(&repo).expect("repo dir");
+    let git = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&repo)
+        .status();
+    assert!(git.is_ok_and(|s| s.success()), "git init");
+    let ws = ok(c.call("workspace.create", json!({"name": "repo", "cwd": repo})));
+    let ws = str_field(&ws["workspace"], "id").to_owned();
+    let pane = spawn_sleeper(&mut c, &ws);
+    let s = json!({"session_id": "s"});
+
+    hook(&mut c, &pane, "claude", "SessionStart", s.clone());
+    hook(&mut c, &pane, "claude", "UserPromptSubmit", s.clone());
+    hook(
+        &mut c,
+        &pane,
+        "claude",
+        "PermissionRequest",
+        json!({"session_id": "s", "tool_name": "Bash", "tool_input": {}}),
+    );
+    hook(&mut c, &pane, "claude", "UserPromptSubmit", s.clone());
+    hook(&mut c, &pane, "claude", "Stop", s.clone());
+    hook(&mut c, &pane, "claude", "UserPromptSubmit", s);
+
+    let mut names = Vec::new();
+    let mut started = Vec::new();
+    while started.len() < 2 {
+        let e = sub.next_event();
+        if e.event == "workspace.turn_started" {
+            started.push(e.payload.clone());
+        }
+        names.push(format!(
+            "{}<{}",
+            e.event,
+            e.payload["prev"].as_str().unwrap_or("")
+        ));
+    }
+    for announced in &started {
+        assert_eq!(announced["workspace_id"], ws.as_str());
+        assert_eq!(announced["pane_id"], pane.as_str());
+        assert!(announced["started_at"].is_string());
+    }
+}

@@ -27,6 +27,7 @@ pub mod supervisor;
 pub mod term;
 #[cfg(test)]
 pub mod testkit;
+pub mod turns;
 pub mod workspace;
 
 pub use config::{Config, Env, Limits, SocketOrigin};

@@ -93,6 +93,7 @@ impl Projection {
             return;
         }
         match &event {
+            Event::WorkspaceTurnStarted { .. } => {},
             Event::WorkspaceCreated { .. }
             | Event::WorkspaceUpdated { .. }
             | Event::TabUpdated { .. }

@@ -226,6 +226,10 @@ pub struct Supervisor {
     pub(crate) launched: watch::Sender<u64>,
     /// A process refresh is reading `/proc`.
     refreshing: bool,
+    /// Turns started by the last published batch, to capture (spec lifecycle.md §9).
+    turn_starts: Vec<(signaltty_protocol::WorkspaceId, PaneId, Timestamp)>,
+    /// The newest turn baseline of each workspace: the captured tree, or why not.
+    pub(crate) turn_baselines: HashMap<WorkspaceId, TurnBaseline>,
     connections: HashMap<ConnId, Recipient<Drain>>,
     pub(crate) shutting_down: bool,
     stop_accepting: watch::Sender<bool>,
@@ -264,6 +268,8 @@ impl Supervisor {
             launching: 0,
             launched: watch::channel(0).0,
             refreshing: false,
+            turn_starts: Vec::new(),
+            turn_baselines: HashMap::new(),
             connections: HashMap::new(),
             shutting_down: false,
             stop_accepting,
@@ -356,6 +362,17 @@ impl Supervisor {
                 } => {
                     let seq = published.seq;
                     state_changed = true;
+                    // A working turn that does not resume from a permission prompt
+                    // is a new turn (spec/lifecycle.md §9).
+                    if let Event::AgentWorking { pane, .. } = &*event
+                        && crate::state::starts_turn(&event)
+                    {
+                        self.turn_starts.push((
+                            pane.workspace_id.clone(),
+                            pane.id.clone(),
+                            Timestamp::now(),
+                        ));
+                    }
                     self.projection.apply(seq, *event);
                     self.ring.push(published.clone());
                     self.fan_out(&published);
@@ -563,7 +580,61 @@ impl Actor for Supervisor {
     }
 }
 
+/// The baseline of a workspace's latest turn (runtime only).
+#[derive(Debug, Clone)]
+pub struct TurnBaseline {
+    /// The pane whose turn it is.
+    pub pane: PaneId,
+    /// The checkout's tree when the turn started, or why it could not be written.
+    pub tree: Result<String, String>,
+    pub started_at: Timestamp,
+}
+
 impl Supervisor {
+    /// Captures the workspace checkout's tree for a turn that just started, on a
+    /// blocking thread, records it as the workspace's baseline (the newest turn
+    /// wins) and publishes `workspace.turn_started`, also when the capture failed.
+    fn capture_turn(
+        &mut self,
+        workspace: WorkspaceId,
+        pane: PaneId,
+        started_at: Timestamp,
+        ctx: &mut Context<Self>,
+    ) {
+        let Some(cwd) = self.projection.workspace(&workspace).map(|w| w.cwd.clone()) else {
+            return;
+        };
+        let capture = actix_rt::task::spawn_blocking(move || {
+            crate::turns::capture_tree(std::path::Path::new(&cwd))
+        });
+        ctx.spawn(capture.into_actor(self).map(move |tree, sup, _| {
+            let tree = tree.unwrap_or_else(|e| Err(format!("capture failed: {e}")));
+            // A later turn may have finished capturing first: the newest start wins.
+            let newer = sup
+                .turn_baselines
+                .get(&workspace)
+                .is_some_and(|b| b.started_at > started_at);
+            if !newer {
+                sup.turn_baselines.insert(
+                    workspace.clone(),
+                    TurnBaseline {
+                        pane: pane.clone(),
+                        tree,
+                        started_at: started_at.clone(),
+                    },
+                );
+            }
+            if sup.projection.workspace(&workspace).is_some() {
+                // Nobody waits for this publication; it happens all the same.
+                drop(sup.publish(vec![Event::WorkspaceTurnStarted {
+                    workspace_id: workspace,
+                    pane_id: pane,
+                    started_at,
+                }]));
+            }
+        }));
+    }
+
     /// The process refresh (spec/lifecycle.md §6.2): reads `/proc` once on a
     /// blocking thread and tells each live pane what it runs now; the panes
     /// decide whether that changes anything.
@@ -634,8 +705,11 @@ impl Handler<PtyData> for Supervisor {
 impl Handler<JournalAck> for Supervisor {
     type Result = ();
 
-    fn handle(&mut self, msg: JournalAck, _ctx: &mut Self::Context) {
+    fn handle(&mut self, msg: JournalAck, ctx: &mut Self::Context) {
         self.publish_through(msg.through);
+        for (workspace, pane, started_at) in std::mem::take(&mut self.turn_starts) {
+            self.capture_turn(workspace, pane, started_at, ctx);
+        }
     }
 }
 

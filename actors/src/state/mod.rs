@@ -14,5 +14,15 @@ pub mod progress;
 mod tests;
 
 pub use axes::{Axes, Change};
+
+use signaltty_protocol::Event;
+use signaltty_protocol::pane::Lifecycle;
+
+/// Whether an event starts a turn (spec/lifecycle.md §9): `agent.working` from
+/// anything but `blocked`, whatever the source; a permission prompt hands back
+/// to the same turn.
+pub fn starts_turn(event: &Event) -> bool {
+    matches!(event, Event::AgentWorking { prev, .. } if *prev != Lifecycle::Blocked)
+}
 pub use notify::{Draft, NewNotification};
 pub use progress::{Outcome, Progress};

@@ -656,3 +656,19 @@ mod master_table {
         assert_eq!(p, before);
     }
 }
+
+/// §13 item 22: `agent.working` from `blocked` continues the turn; from any
+/// other state it starts one.
+#[test]
+fn working_starts_a_turn_unless_it_resumes_from_blocked() {
+    for prev in Lifecycle::ALL {
+        let mut p = pane(AgentKind::Claude);
+        p.lifecycle = prev;
+        let mut axes = Axes::new(&mut p, at(1));
+        axes.set_lifecycle(Lifecycle::Working, "hook:claude:UserPromptSubmit");
+        let events = axes.into_events();
+        let starts = events.iter().any(crate::state::starts_turn);
+        let expected = !matches!(prev, Lifecycle::Blocked | Lifecycle::Working);
+        assert_eq!(starts, expected, "from {prev:?}");
+    }
+}

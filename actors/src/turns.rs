@@ -1,0 +1,137 @@
+//! Turn baselines (spec/lifecycle.md §9): when an agent starts a turn, the tree
+//! of its workspace's checkout is written as git objects, so a later read can
+//! diff "what this turn changed". Only objects are written: no ref, commit,
+//! index, HEAD or worktree change. Blocking (runs git): call it off the actors.
+
+use std::io::Read as _;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The longest a capture may take.
+pub const CAPTURE_DEADLINE: Duration = Duration::from_secs(20);
+
+/// Writes the tree of the checkout containing `cwd` (tracked and unignored
+/// untracked files) and returns its id, or why it could not.
+pub fn capture_tree(cwd: &Path) -> Result<String, String> {
+    let deadline = Instant::now() + CAPTURE_DEADLINE;
+    let root = git(cwd, &["rev-parse", "--show-toplevel"], None, deadline)?;
+    let root = Path::new(root.trim());
+    let git_index = git(root, &["rev-parse", "--git-path", "index"], None, deadline)?;
+    let index = root.join(git_index.trim());
+    // A private copy of the index: the user's index is never touched.
+    let scratch = tempfile_path();
+    if index.exists() {
+        std::fs::copy(&index, &scratch).map_err(|e| format!("copy the index: {e}"))?;
+    }
+    let result = git(root, &["add", "--all"], Some(&scratch), deadline)
+        .and_then(|_| git(root, &["write-tree"], Some(&scratch), deadline))
+        .map(|tree| tree.trim().to_owned());
+    let _ = std::fs::remove_file(&scratch);
+    result
+}
+
+fn tempfile_path() -> std::path::PathBuf {
+    std::env::temp_dir().join(format!(
+        "signaltty-turn-index-{}-{:x}",
+        std::process::id(),
+        crate::ids::random_u128()
+    ))
+}
+
+/// Runs git in `dir` (with `GIT_INDEX_FILE` when given) until `deadline`.
+fn git(
+    dir: &Path,
+    args: &[&str],
+    index: Option<&Path>,
+    deadline: Instant,
+) -> Result<String, String> {
+    let mut cmd = Command::new("git");
+    cmd.arg("-C").arg(dir).args(args);
+    cmd.env_remove("GIT_DIR").env_remove("GIT_WORK_TREE");
+    if let Some(index) = index {
+        cmd.env("GIT_INDEX_FILE", index);
+    }
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot run git: {e}"))?;
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => {
+                let mut out = String::new();
+                let mut err = String::new();
+                if let Some(mut o) = child.stdout.take() {
+                    let _ = o.read_to_string(&mut out);
+                }
+                if let Some(mut e) = child.stderr.take() {
+                    let _ = e.read_to_string(&mut err);
+                }
+                return if status.success() {
+                    Ok(out)
+                } else {
+                    Err(format!("git {}: {}", args.join(" "), err.trim()))
+                };
+            },
+            Ok(None) if Instant::now() >= deadline => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!(
+                    "git {} took longer than {CAPTURE_DEADLINE:?}",
+                    args.join(" ")
+                ));
+            },
+            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
+            Err(e) => return Err(format!("git {}: {e}", args.join(" "))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(dir: &Path, args: &[&str]) {
+        let ok = Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(ok, "git {args:?}");
+    }
+
+    #[test]
+    fn a_capture_writes_the_tree_without_touching_the_index_or_head() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let repo = dir.path();
+        run(repo, &["init", "-q"]);
+        std::fs::write(repo.join("tracked.txt"), "one\n").expect("write");
+        run(repo, &["add", "tracked.txt"]);
+        std::fs::write(repo.join("new.txt"), "untracked\n").expect("write");
+        let index_before = std::fs::read(repo.join(".git/index")).expect("index");
+        let tree = capture_tree(repo).expect("a tree");
+        assert_eq!(tree.len(), 40, "{tree}");
+        assert_eq!(
+            std::fs::read(repo.join(".git/index")).expect("index"),
+            index_before
+        );
+        // The tree holds the untracked file too.
+        let listing = git(
+            repo,
+            &["ls-tree", "--name-only", &tree],
+            None,
+            Instant::now() + CAPTURE_DEADLINE,
+        )
+        .expect("ls-tree");
+        assert!(
+            listing.contains("new.txt") && listing.contains("tracked.txt"),
+            "{listing}"
+        );
+        assert!(capture_tree(&std::env::temp_dir().join("no-such-dir-xyz")).is_err());
+    }
+}
