@@ -215,6 +215,15 @@ fn a_fake_codex_without_its_pane_variable_is_found_by_ancestry() {
         "unknown",
         "nothing reached the other pane"
     );
+    // Seen: the turn is reviewed.
+    let seen = ok(c.call("pane.mark_seen", json!({"pane_id": pane})));
+    assert_eq!(
+        (
+            seen["pane"]["lifecycle"].clone(),
+            seen["pane"]["attention"].clone()
+        ),
+        (json!("done"), json!("none"))
+    );
 }
 
 #[test]
