@@ -3,6 +3,7 @@
 
 mod support;
 
+mod agents;
 mod attach;
 mod cli;
 mod differential;

@@ -61,6 +61,10 @@ enum Command {
         /// Look at panes' processes this often (default 10 s; tests shorten it).
         #[arg(long, hide = true, value_name = "MS")]
         process_refresh_ms: Option<u64>,
+        /// Read agent manifests from this directory ($SIGNALTTY_AGENTS_DIR wins;
+        /// default $XDG_CONFIG_HOME/signaltty/agents).
+        #[arg(long, value_name = "DIR")]
+        agents_dir: Option<PathBuf>,
     },
     /// Start a background server unless one already answers; returns once it does.
     Start,
@@ -449,12 +453,14 @@ fn main() -> ExitCode {
             detached,
             journal_rotate_bytes,
             process_refresh_ms,
+            agents_dir,
         } => serve::server(
             &cli.global,
             log_file,
             detached,
             journal_rotate_bytes,
             process_refresh_ms,
+            agents_dir,
         ),
         Command::Start => serve::start(&cli.global),
         Command::Stop { force } => serve::stop(&cli.global, force),

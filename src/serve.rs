@@ -22,6 +22,7 @@ pub fn server(
     detached: bool,
     journal_rotate_bytes: Option<u64>,
     process_refresh_ms: Option<u64>,
+    agents_dir: Option<PathBuf>,
 ) -> i32 {
     if detached {
         // Leave the starting terminal's session so its hangup never reaches us.
@@ -38,6 +39,7 @@ pub fn server(
         state_dir: env.state_dir(),
         home: env.home_dir(),
         version: env!("CARGO_PKG_VERSION").to_owned(),
+        agents_dir: env.agents_dir(agents_dir.as_deref()),
         limits: Limits {
             journal_rotate_bytes: journal_rotate_bytes
                 .unwrap_or(Limits::default().journal_rotate_bytes),

@@ -31,6 +31,8 @@ pub struct Config {
     pub version: String,
     /// Tunable limits.
     pub limits: Limits,
+    /// Where user agent manifests are read (spec/agents.md §12.1).
+    pub agents_dir: Option<PathBuf>,
 }
 
 /// Queue bounds and deadlines. Tests shrink these rather than wait them out.
@@ -78,6 +80,10 @@ pub struct Env {
     pub xdg_state_home: Option<OsString>,
     /// `HOME`.
     pub home: Option<OsString>,
+    /// `XDG_CONFIG_HOME`.
+    pub xdg_config_home: Option<OsString>,
+    /// `SIGNALTTY_AGENTS_DIR`.
+    pub signaltty_agents_dir: Option<OsString>,
     /// The real user id.
     pub uid: u32,
 }
@@ -91,6 +97,8 @@ impl Env {
             xdg_runtime_dir: var("XDG_RUNTIME_DIR"),
             xdg_state_home: var("XDG_STATE_HOME"),
             home: var("HOME"),
+            xdg_config_home: var("XDG_CONFIG_HOME"),
+            signaltty_agents_dir: var("SIGNALTTY_AGENTS_DIR"),
             uid: nix::unistd::getuid().as_raw(),
         }
     }
@@ -120,6 +128,26 @@ impl Env {
                 PathBuf::from(h).join(".local/state/signaltty")
             },
             _ => PathBuf::from("/tmp/signaltty-state"),
+        }
+    }
+
+    /// The agents directory: `$SIGNALTTY_AGENTS_DIR` > `flag` >
+    /// `$XDG_CONFIG_HOME/signaltty/agents` > `$HOME/.config/signaltty/agents`.
+    pub fn agents_dir(&self, flag: Option<&Path>) -> Option<PathBuf> {
+        if let Some(d) = &self.signaltty_agents_dir {
+            return Some(PathBuf::from(d));
+        }
+        if let Some(d) = flag {
+            return Some(d.to_path_buf());
+        }
+        match (&self.xdg_config_home, &self.home) {
+            (Some(d), _) if Path::new(d).is_absolute() => {
+                Some(PathBuf::from(d).join("signaltty/agents"))
+            },
+            (_, Some(h)) if Path::new(h).is_absolute() => {
+                Some(PathBuf::from(h).join(".config/signaltty/agents"))
+            },
+            _ => None,
         }
     }
 

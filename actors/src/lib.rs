@@ -3,6 +3,7 @@
 //! `run` takes a configuration, binds the socket and runs the actor system until
 //! shutdown. See docs/ARCHITECTURE.md for the tour.
 
+pub mod agents;
 pub mod codec;
 pub mod config;
 pub mod connection;
@@ -50,6 +51,7 @@ pub const EXIT_STARTUP_FAILED: i32 = 1;
 /// process exit code. Logs go through the `log` facade.
 pub fn run(config: Config) -> i32 {
     let config = Arc::new(config);
+    agents::load_in_background(config.agents_dir.clone());
     let system = System::new();
     // Everything that can refuse to start happens inside the runtime, after the
     // signal handlers exist: a client may connect (and a test may signal) as soon

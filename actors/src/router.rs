@@ -93,6 +93,8 @@ pub fn route(sup: &mut Supervisor, msg: Dispatch, ctx: &mut Context<Supervisor>)
         Method::Wait(p) => wait::wait(sup, conn.id, p),
         Method::FocusNextUnread(_) => attention::focus_next_unread(sup),
         Method::AttentionPending(p) => attention::pending(sup, p),
+        Method::AgentsList(_) => ready(Ok(agents_result(&crate::agents::active()))),
+        Method::AgentsReload(_) => agents_reload(sup),
     }
 }
 
@@ -474,4 +476,59 @@ mod tests {
         };
         assert_eq!(r, Response::ok(id, serde_json::json!({"x": [1, 2]})));
     }
+}
+
+/// The `agents.list` / `agents.reload` answer for `set`.
+fn agents_result(set: &crate::agents::AgentSet) -> signaltty_protocol::state::AgentsResult {
+    use signaltty_protocol::state::{AgentsResult, ManifestFailure, ManifestInfo};
+    AgentsResult {
+        dir: set.dir.as_ref().map(|d| d.to_string_lossy().into_owned()),
+        manifests: set
+            .bundled
+            .iter()
+            .chain(&set.user)
+            .map(|m| ManifestInfo {
+                file: m.file.clone(),
+                kind: m.kind,
+                screen_rules: m.screen.len(),
+                bundled: m.bundled,
+                binaries: m.binaries.clone(),
+                display_name: m.display_name.clone(),
+            })
+            .collect(),
+        failures: set
+            .failures
+            .iter()
+            .map(|f| ManifestFailure {
+                file: f.file.clone(),
+                error: f.error.clone(),
+            })
+            .collect(),
+    }
+}
+
+/// `agents.reload`: reads the directory on a blocking thread, then swaps the
+/// whole set; a directory that cannot be listed keeps the active one.
+fn agents_reload(sup: &mut Supervisor) -> Routed {
+    let dir = sup.config.agents_dir.clone();
+    let load =
+        actix_rt::task::spawn_blocking(move || crate::agents::AgentSet::load(dir.as_deref()));
+    Box::pin(load.into_actor(sup).map(|loaded, _, _| {
+        let result = match loaded {
+            Ok(Ok(set)) => {
+                let result = agents_result(&set);
+                crate::agents::install(set);
+                Ok(result)
+            },
+            Ok(Err(e)) => Err(Error::Io {
+                what: "reloading agent manifests".into(),
+                source: std::io::Error::other(e),
+            }),
+            Err(e) => Err(Error::Io {
+                what: "reloading agent manifests".into(),
+                source: std::io::Error::other(e.to_string()),
+            }),
+        };
+        Reply::of(result)
+    }))
 }

@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 /// A config whose paths point into `dir`.
 pub fn config(dir: &std::path::Path) -> Config {
     Config {
+        agents_dir: None,
         socket: dir.join("test.sock"),
         socket_origin: SocketOrigin::Explicit,
         state_dir: dir.join("state"),

@@ -10,7 +10,7 @@ use crate::pane::{
 };
 use crate::server::{ServerSchemaParams, ServerShutdownParams, ServerStatusParams};
 use crate::state::{
-    AttentionPendingParams, FocusNextUnreadParams, HookEventParams, NotifyParams,
+    AgentsParams, AttentionPendingParams, FocusNextUnreadParams, HookEventParams, NotifyParams,
     ReportSessionParams, WaitParams,
 };
 use crate::subscribe::SubscribeParams;
@@ -107,6 +107,8 @@ methods! {
     Wait = "wait" (WaitParams),
     FocusNextUnread = "focus.next_unread" (FocusNextUnreadParams),
     AttentionPending = "attention.pending" (AttentionPendingParams),
+    AgentsList = "agents.list" (AgentsParams),
+    AgentsReload = "agents.reload" (AgentsParams),
 }
 
 /// Deserializes params, naming the offending field on failure.

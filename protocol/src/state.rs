@@ -340,3 +340,45 @@ pub struct PaneExplainResult {
     /// What set the attention.
     pub attention: AxisEvidence,
 }
+
+/// `agents.list` and `agents.reload` params (none).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct AgentsParams {}
+
+/// One active manifest.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ManifestInfo {
+    /// Its file name.
+    pub file: String,
+    /// The agent kind it is for.
+    pub kind: crate::pane::AgentKind,
+    /// Its `[[screen]]` rules.
+    pub screen_rules: usize,
+    /// Shipped in the binary (not an overlay).
+    pub bundled: bool,
+    /// Extra detection names.
+    pub binaries: Vec<String>,
+    /// Display name override.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub display_name: Option<String>,
+}
+
+/// A manifest file skipped as malformed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ManifestFailure {
+    /// Its file name.
+    pub file: String,
+    /// Why.
+    pub error: String,
+}
+
+/// `agents.list` / `agents.reload` result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AgentsResult {
+    /// The agents directory.
+    pub dir: Option<String>,
+    /// The active manifests: bundled, then the directory's in file order.
+    pub manifests: Vec<ManifestInfo>,
+    /// Files skipped.
+    pub failures: Vec<ManifestFailure>,
+}

@@ -5,11 +5,11 @@
 use super::Pane;
 use crate::error::Error;
 use crate::ids::random_u128;
-use crate::state::apply::{Applied, HookInput, apply_hook, record_session};
+use crate::state::apply::{Applied, HookInput, apply_hook, drop_reason, record_session};
 use crate::supervisor::Publish;
 use actix::prelude::*;
 use serde_json::Value;
-use signaltty_protocol::pane::AgentKind;
+use signaltty_protocol::pane::{AgentKind, Attention};
 use signaltty_protocol::state::{HookEventResult, Severity};
 use signaltty_protocol::{Event, Timestamp};
 
@@ -47,12 +47,27 @@ impl Handler<Hook> for Pane {
             decision_prompt: hook.decision_prompt.as_deref(),
             notification_id: format!("notif_{:032x}", random_u128()),
         };
-        let outcome = apply_hook(&mut self.state, &input, Timestamp::now());
-        let (events, dropped) = match outcome {
-            Applied::Dropped(reason) => (Vec::new(), Some(reason)),
-            Applied::Accepted(events) => {
-                // H3: the process is hooked; screen rules stop for it.
+        let (events, dropped) = match drop_reason(&self.state, &input) {
+            Some(reason) => (Vec::new(), Some(reason)),
+            None => {
+                // H3: the process is hooked; screen rules stop for it, and an
+                // input_required the screen raised is withdrawn first.
+                let mut events = Vec::new();
+                if !self.hooked && self.screen_raised {
+                    events.extend(self.with_axes("screen", |axes| {
+                        if axes.pane.attention == Attention::InputRequired {
+                            axes.clear("screen");
+                        }
+                    }));
+                }
+                self.screen_raised = false;
                 self.hooked = true;
+                match apply_hook(&mut self.state, &input, Timestamp::now()) {
+                    Applied::Accepted(applied) => events.extend(applied),
+                    Applied::Dropped(reason) => {
+                        log::warn!("hook dropped after its check: {reason}")
+                    },
+                }
                 self.note_evidence(&format!("hook:{}:{}", hook.agent, hook.event), &events);
                 (events, None)
             },

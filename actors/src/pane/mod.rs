@@ -22,6 +22,7 @@ use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::time::{Duration, Instant};
 
 mod hooks;
+mod screen;
 mod signals;
 pub use hooks::{Hook, ReportSession};
 pub use signals::{Evidence, Explain, MarkSeen, Notify, NotifyGate, ProcessSeen};
@@ -186,6 +187,8 @@ pub struct Pane {
     process_name: String,
     /// What last moved lifecycle and attention.
     evidence: Evidence,
+    /// The pane's `input_required` was raised by a screen rule.
+    screen_raised: bool,
 }
 
 impl Pane {
@@ -211,6 +214,7 @@ impl Pane {
             hooked: false,
             process_name: crate::procfs::name_of(&state.argv),
             evidence: Evidence::default(),
+            screen_raised: false,
             state,
         }
     }
@@ -260,6 +264,10 @@ impl Pane {
 
 impl Actor for Pane {
     type Context = Context<Self>;
+
+    fn started(&mut self, ctx: &mut Self::Context) {
+        ctx.run_interval(screen::SCREEN_TICK, |pane, _| pane.screen_tick());
+    }
 }
 
 impl Handler<Output> for Pane {

@@ -272,8 +272,9 @@ impl Handler<ProcessSeen> for Pane {
         let crate::procfs::Seen { name, cwd } = msg.seen;
         let mut changed = false;
         // A generic pane is promoted to the agent it runs; never demoted.
-        let detected = crate::launch::detect_kind(std::slice::from_ref(&name));
-        if !self.state.agent.kind.is_agent() && detected.is_agent() {
+        if !self.state.agent.kind.is_agent()
+            && let Some(detected) = crate::agents::active().detect(&name)
+        {
             self.state.agent.kind = detected;
             changed = true;
         }
@@ -317,16 +318,19 @@ impl Handler<Explain> for Pane {
             }
         };
         let live = self.pty.is_some();
+        let eval = self.evaluate_screen(true);
+        let classifies = live && !self.hooked && !eval.rules.is_empty();
         Ok(PaneExplainResult {
             kind: state.agent.kind,
             process: self.process_name.clone(),
-            // Screen rules arrive with the agent manifests; none applies yet.
-            source: "none".into(),
+            source: eval.source.as_str().into(),
             live,
             hooked: self.hooked,
-            classifies: false,
-            matched: None,
-            rules: Vec::new(),
+            classifies,
+            matched: eval.winner.as_ref().map(|(index, id, state)| {
+                serde_json::json!({"id": id, "state": state.as_str(), "index": index})
+            }),
+            rules: eval.rules,
             lifecycle: axis(
                 state.lifecycle.as_str(),
                 &self.evidence.lifecycle,

@@ -55,22 +55,28 @@ fn harness_mismatch(input: &HookInput<'_>) -> bool {
     })
 }
 
-/// Applies `input` to `pane` at `now`.
-pub fn apply_hook(pane: &mut Pane, input: &HookInput<'_>, now: Timestamp) -> Applied {
+/// Why a hook would be dropped (H1), if it would.
+pub fn drop_reason(pane: &Pane, input: &HookInput<'_>) -> Option<&'static str> {
     if harness_mismatch(input) {
-        return Applied::Dropped("harness_mismatch");
+        return Some("harness_mismatch");
     }
-    let session = session_id(input.kind, input.payload);
-    let mut class = classify(input.kind, input.event, input.payload, pane.lifecycle);
+    let class = classify(input.kind, input.event, input.payload, pane.lifecycle);
     let recognized = !class.is_empty()
         || class.known_noop
-        || session.is_some()
+        || session_id(input.kind, input.payload).is_some()
         || input.message.is_some()
         || input.decision_prompt.is_some()
         || is_liveness(input.event);
-    if !recognized {
-        return Applied::Dropped("unrecognized_hook");
+    (!recognized).then_some("unrecognized_hook")
+}
+
+/// Applies `input` to `pane` at `now`.
+pub fn apply_hook(pane: &mut Pane, input: &HookInput<'_>, now: Timestamp) -> Applied {
+    if let Some(reason) = drop_reason(pane, input) {
+        return Applied::Dropped(reason);
     }
+    let session = session_id(input.kind, input.payload);
+    let mut class = classify(input.kind, input.event, input.payload, pane.lifecycle);
     let mut events = Vec::new();
     // H2: session identity, recorded even when the rest is suppressed.
     if let Some(id) = session {
@@ -180,4 +186,51 @@ fn notification(
         draft,
         now.clone(),
     ))
+}
+
+/// Applies a winning screen rule (spec/lifecycle.md §5.3–§5.4). `screen_raised`
+/// remembers whether the pane's `input_required` came from the screen, so that
+/// leaving `blocked` withdraws only what the screen raised.
+pub fn apply_screen(
+    pane: &mut Pane,
+    state: crate::agents::screen::ScreenState,
+    rule: &str,
+    screen_raised: &mut bool,
+    now: Timestamp,
+) -> Vec<Event> {
+    use crate::agents::screen::ScreenState;
+    use signaltty_protocol::pane::Attention;
+    let source = format!("screen:{rule}");
+    let mut axes = Axes::new(pane, now);
+    let withdraw = |axes: &mut Axes<'_>, raised: &mut bool| {
+        if *raised && axes.pane.attention == Attention::InputRequired {
+            axes.clear("screen");
+        }
+        *raised = false;
+    };
+    match (state, axes.pane.lifecycle) {
+        (ScreenState::Working, Lifecycle::Working) => {},
+        (ScreenState::Working, from) => {
+            if from == Lifecycle::Blocked {
+                withdraw(&mut axes, screen_raised);
+            }
+            axes.set_lifecycle(Lifecycle::Working, &source);
+        },
+        (ScreenState::Blocked, _) => {
+            axes.set_lifecycle(Lifecycle::Blocked, &source);
+            if axes.raise(Attention::InputRequired) {
+                *screen_raised = true;
+            }
+        },
+        (ScreenState::Idle, Lifecycle::Working) => {
+            axes.set_lifecycle(Lifecycle::Done, &source);
+            axes.raise(Attention::Unread);
+        },
+        (ScreenState::Idle, Lifecycle::Blocked) => {
+            withdraw(&mut axes, screen_raised);
+            axes.set_lifecycle(Lifecycle::Idle, &source);
+        },
+        (ScreenState::Idle | ScreenState::Hold, _) => {},
+    }
+    axes.into_events()
 }

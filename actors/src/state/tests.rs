@@ -672,3 +672,110 @@ fn working_starts_a_turn_unless_it_resumes_from_blocked() {
         assert_eq!(starts, expected, "from {prev:?}");
     }
 }
+
+/// Screen rules applied (lifecycle.md §5.3–§5.4, §13 items 16 and 17).
+mod screen_rules {
+    use super::*;
+    use crate::agents::screen::ScreenState;
+    use crate::state::apply::apply_screen;
+
+    #[test]
+    fn working_then_idle_ends_the_turn_and_blocked_raises_a_withdrawable_question() {
+        let mut p = pane(AgentKind::Claude);
+        let mut raised = false;
+        apply_screen(
+            &mut p,
+            ScreenState::Working,
+            "live_turn_working",
+            &mut raised,
+            at(1),
+        );
+        assert_eq!(
+            (p.lifecycle, p.attention),
+            (Lifecycle::Working, Attention::None)
+        );
+        let events = apply_screen(
+            &mut p,
+            ScreenState::Idle,
+            "live_prompt_box",
+            &mut raised,
+            at(2),
+        );
+        assert_eq!(
+            (p.lifecycle, p.attention),
+            (Lifecycle::Done, Attention::Unread)
+        );
+        assert_eq!(names(&events), ["agent.done", "attention.created"]);
+
+        let mut p = pane(AgentKind::Claude);
+        p.lifecycle = Lifecycle::Working;
+        apply_screen(
+            &mut p,
+            ScreenState::Blocked,
+            "bash_permission_prompt",
+            &mut raised,
+            at(3),
+        );
+        assert_eq!(
+            (p.lifecycle, p.attention, raised),
+            (Lifecycle::Blocked, Attention::InputRequired, true)
+        );
+        // Idle after blocked: idle, and the screen's question withdrawn.
+        let events = apply_screen(
+            &mut p,
+            ScreenState::Idle,
+            "live_prompt_box",
+            &mut raised,
+            at(4),
+        );
+        assert_eq!(
+            (p.lifecycle, p.attention, raised),
+            (Lifecycle::Idle, Attention::None, false)
+        );
+        assert!(
+            events
+                .iter()
+                .any(|e| matches!(e, Event::AttentionCleared { reason, .. } if reason == "screen"))
+        );
+        // Hold and an idle on a quiet pane change nothing.
+        assert!(
+            apply_screen(
+                &mut p,
+                ScreenState::Hold,
+                "transcript_viewer",
+                &mut raised,
+                at(5)
+            )
+            .is_empty()
+        );
+        assert!(
+            apply_screen(
+                &mut p,
+                ScreenState::Idle,
+                "idle_fallback",
+                &mut raised,
+                at(6)
+            )
+            .is_empty()
+        );
+    }
+
+    #[test]
+    fn leaving_blocked_keeps_a_question_the_screen_did_not_raise() {
+        let mut p = pane(AgentKind::Claude);
+        p.lifecycle = Lifecycle::Blocked;
+        p.attention = Attention::PermissionRequired;
+        let mut raised = false;
+        apply_screen(
+            &mut p,
+            ScreenState::Working,
+            "live_turn_working",
+            &mut raised,
+            at(1),
+        );
+        assert_eq!(
+            (p.lifecycle, p.attention),
+            (Lifecycle::Working, Attention::PermissionRequired)
+        );
+    }
+}

@@ -1,0 +1,209 @@
+//! Detection manifests (spec/agents.md §12): TOML files that add binaries,
+//! session keys, resume templates and hook overrides to an agent kind, and carry
+//! its screen rules. Parsed and validated whole: any error rejects the file.
+
+use super::screen::{Rule, RuleSpec};
+use serde::Deserialize;
+use signaltty_protocol::pane::{AgentKind, Attention, Lifecycle};
+use std::collections::BTreeMap;
+
+/// A hook override: each field, when present, replaces the builtin's.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HookOverride {
+    pub lifecycle: Option<Lifecycle>,
+    pub attention: Option<Attention>,
+    pub message: Option<String>,
+}
+
+/// A validated manifest.
+#[derive(Debug, Clone)]
+pub struct Manifest {
+    /// The file name (`claude.toml`).
+    pub file: String,
+    pub kind: AgentKind,
+    pub display_name: Option<String>,
+    /// Extra detection names; an entry ending in `*` matches by prefix.
+    pub binaries: Vec<String>,
+    /// The payload key of the session id.
+    pub session_key: Option<String>,
+    /// The resume command, `{session_id}` replaced.
+    pub resume: Option<Vec<String>>,
+    /// Per hook name.
+    pub lifecycle: BTreeMap<String, HookOverride>,
+    pub screen: Vec<Rule>,
+    /// Shipped in the binary rather than read from the agents directory.
+    pub bundled: bool,
+}
+
+#[derive(Debug, Deserialize)]
+struct Raw {
+    agent: Option<RawAgent>,
+    session: Option<RawSession>,
+    #[serde(default)]
+    lifecycle: BTreeMap<String, RawOverride>,
+    #[serde(default)]
+    screen: Vec<RuleSpec>,
+}
+
+#[derive(Debug, Deserialize)]
+struct RawAgent {
+    kind: Option<String>,
+    display_name: Option<String>,
+    #[serde(default)]
+    binaries: Vec<String>,
+}
+
+#[derive(Debug, Deserialize)]
+struct RawSession {
+    key: Option<String>,
+    resume: Option<Vec<String>>,
+}
+
+#[derive(Debug, Deserialize)]
+struct RawOverride {
+    lifecycle: Option<String>,
+    attention: Option<String>,
+    message: Option<String>,
+}
+
+impl Manifest {
+    /// Parses and validates `text` (the contents of `file`).
+    pub fn parse(file: &str, text: &str, bundled: bool) -> Result<Manifest, String> {
+        let raw: Raw = toml::from_str(text).map_err(|e| format!("not valid TOML: {e}"))?;
+        let agent = raw.agent.ok_or("missing [agent] table")?;
+        let kind_name = agent.kind.ok_or("missing agent.kind")?;
+        let kind = AgentKind::parse(&kind_name)
+            .ok_or_else(|| format!("unknown agent kind {kind_name:?}"))?;
+        if agent.binaries.iter().any(|b| b.is_empty() || b == "*") {
+            return Err("agent.binaries must not contain an empty name".into());
+        }
+        let mut lifecycle = BTreeMap::new();
+        for (hook, o) in raw.lifecycle {
+            let l = o
+                .lifecycle
+                .as_deref()
+                .map(|v| {
+                    Lifecycle::parse(v)
+                        .ok_or_else(|| format!("[lifecycle.{hook}]: bad lifecycle {v:?}"))
+                })
+                .transpose()?;
+            let a = o
+                .attention
+                .as_deref()
+                .map(|v| {
+                    Attention::parse(v)
+                        .ok_or_else(|| format!("[lifecycle.{hook}]: bad attention {v:?}"))
+                })
+                .transpose()?;
+            lifecycle.insert(
+                hook,
+                HookOverride {
+                    lifecycle: l,
+                    attention: a,
+                    message: o.message,
+                },
+            );
+        }
+        let screen = raw
+            .screen
+            .iter()
+            .map(Rule::compile)
+            .collect::<Result<Vec<_>, _>>()?;
+        let (session_key, resume) = match raw.session {
+            Some(s) => (s.key, s.resume),
+            None => (None, None),
+        };
+        Ok(Manifest {
+            file: file.to_owned(),
+            kind,
+            display_name: agent.display_name,
+            binaries: agent.binaries,
+            session_key,
+            resume,
+            lifecycle,
+            screen,
+            bundled,
+        })
+    }
+
+    /// Whether a process name is one of this manifest's binaries.
+    pub fn names(&self, process: &str) -> bool {
+        self.binaries.iter().any(|b| match b.strip_suffix('*') {
+            Some(prefix) => process.starts_with(prefix),
+            None => process == b,
+        })
+    }
+
+    /// The resume command for `session_id`, if the manifest has a template.
+    pub fn resume_for(&self, session_id: &str) -> Option<Vec<String>> {
+        self.resume.as_ref().map(|t| {
+            t.iter()
+                .map(|a| a.replace("{session_id}", session_id))
+                .collect()
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_full_manifest_parses_and_bad_fields_reject_the_file() {
+        let text = r#"
+[agent]
+kind = "codex"
+display_name = "Codex (wrap)"
+binaries = ["codex-wrap", "muse-bin-*"]
+future_field = 1
+
+[session]
+key = "thread_id"
+resume = ["codex", "resume", "{session_id}"]
+
+[lifecycle.SomeFutureHook]
+lifecycle = "working"
+attention = "unread"
+message = "future says hi"
+
+[[screen]]
+id = "approval"
+state = "blocked"
+regex = ['Allow\? \[y/n\]']
+"#;
+        let m = Manifest::parse("wrap.toml", text, false).expect("valid");
+        assert_eq!(m.kind, AgentKind::Codex);
+        assert!(m.names("codex-wrap") && m.names("muse-bin-7") && !m.names("codex"));
+        assert_eq!(
+            m.resume_for("t1"),
+            Some(vec!["codex".into(), "resume".into(), "t1".into()])
+        );
+        assert_eq!(
+            m.lifecycle["SomeFutureHook"].lifecycle,
+            Some(Lifecycle::Working)
+        );
+        assert_eq!(m.screen[0].id, "approval");
+
+        for (bad, why) in [
+            ("[agent]\nkind = \"martian\"", "unknown agent kind"),
+            ("[agent]\nkind = \"pi\"\nbinaries = [\"\"]", "empty"),
+            (
+                "[agent]\nkind = \"pi\"\n[lifecycle.X]\nlifecycle = \"sleepy\"",
+                "bad lifecycle",
+            ),
+            (
+                "[agent]\nkind = \"pi\"\n[lifecycle.X]\nattention = \"loud\"",
+                "bad attention",
+            ),
+            (
+                "[agent]\nkind = \"pi\"\n[[screen]]\nid = \"r1\"\nstate = \"idle\"\nregex = ['(']",
+                "'r1'",
+            ),
+            ("not toml [", "TOML"),
+            ("[session]\nkey = \"x\"", "[agent]"),
+        ] {
+            let e = Manifest::parse("bad.toml", bad, false).expect_err(bad);
+            assert!(e.contains(why), "{bad}: {e}");
+        }
+    }
+}

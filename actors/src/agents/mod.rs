@@ -1,0 +1,203 @@
+//! Agent manifests and screen rules (spec/agents.md §12–§14): the bundled
+//! manifests shipped in the binary, the user's from the agents directory, and
+//! the rule sets that apply to a pane. The active set is swapped whole on
+//! reload; panes read it at each screen tick.
+
+pub mod manifest;
+pub mod screen;
+
+use manifest::Manifest;
+use parking_lot::RwLock;
+use screen::Rule;
+use signaltty_protocol::pane::AgentKind;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
+/// The manifests embedded in the binary, from `manifests/`.
+const BUNDLED: &[(&str, &str)] = &[
+    (
+        "claude.toml",
+        include_str!("../../../manifests/claude.toml"),
+    ),
+    ("codex.toml", include_str!("../../../manifests/codex.toml")),
+    ("pi.toml", include_str!("../../../manifests/pi.toml")),
+];
+
+/// A manifest file that could not be used.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    pub file: String,
+    pub error: String,
+}
+
+/// Which rules apply to a pane, and where they come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RuleSource {
+    Bundled,
+    User,
+    None,
+}
+
+impl RuleSource {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RuleSource::Bundled => "bundled",
+            RuleSource::User => "user",
+            RuleSource::None => "none",
+        }
+    }
+}
+
+/// The active manifests.
+#[derive(Debug, Default)]
+pub struct AgentSet {
+    /// The agents directory read (or that would be read).
+    pub dir: Option<PathBuf>,
+    pub bundled: Vec<Manifest>,
+    pub user: Vec<Manifest>,
+    pub failures: Vec<Failure>,
+}
+
+impl AgentSet {
+    /// The bundled manifests only. A bundled file that does not parse is a bug;
+    /// it is reported like a user file rather than stopping the server.
+    pub fn bundled_only() -> AgentSet {
+        let mut set = AgentSet::default();
+        for (file, text) in BUNDLED {
+            match Manifest::parse(file, text, true) {
+                Ok(m) => set.bundled.push(m),
+                Err(error) => set.failures.push(Failure {
+                    file: format!("(bundled) {file}"),
+                    error,
+                }),
+            }
+        }
+        set
+    }
+
+    /// Loads the bundled manifests and every `*.toml` of `dir` in file-name
+    /// order. A missing directory means no user manifests; one that cannot be
+    /// listed is an error (a reload then keeps the active set).
+    pub fn load(dir: Option<&Path>) -> Result<AgentSet, String> {
+        let mut set = AgentSet::bundled_only();
+        set.dir = dir.map(Path::to_path_buf);
+        let Some(dir) = dir else {
+            return Ok(set);
+        };
+        let entries = match std::fs::read_dir(dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(set),
+            Err(e) => return Err(format!("cannot list {}: {e}", dir.display())),
+        };
+        let mut files: Vec<PathBuf> = entries
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+            .collect();
+        files.sort();
+        for path in files {
+            let file = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let parsed = std::fs::read_to_string(&path)
+                .map_err(|e| format!("cannot read: {e}"))
+                .and_then(|text| Manifest::parse(&file, &text, false));
+            match parsed {
+                Ok(m) => set.user.push(m),
+                Err(error) => {
+                    log::warn!("agent manifest {}: {error}; skipped", path.display());
+                    set.failures.push(Failure { file, error });
+                },
+            }
+        }
+        Ok(set)
+    }
+
+    /// The rules for a pane of `kind` running `process` (§13.5): the user's
+    /// rules that apply, else the bundled ones; never both.
+    pub fn rules_for(&self, kind: AgentKind, process: &str) -> (RuleSource, Vec<&Rule>) {
+        let applies = |m: &&Manifest| {
+            m.kind == kind
+                && (kind != AgentKind::Generic || m.binaries.is_empty() || m.names(process))
+        };
+        let user: Vec<&Rule> = self
+            .user
+            .iter()
+            .filter(applies)
+            .flat_map(|m| &m.screen)
+            .collect();
+        if !user.is_empty() {
+            return (RuleSource::User, user);
+        }
+        let bundled: Vec<&Rule> = self
+            .bundled
+            .iter()
+            .filter(applies)
+            .flat_map(|m| &m.screen)
+            .collect();
+        if bundled.is_empty() {
+            (RuleSource::None, bundled)
+        } else {
+            (RuleSource::Bundled, bundled)
+        }
+    }
+
+    /// The kind a process name identifies: manifest binaries first (user, then
+    /// bundled), then the builtin names; `None` when nothing does.
+    pub fn detect(&self, process: &str) -> Option<AgentKind> {
+        self.user
+            .iter()
+            .chain(&self.bundled)
+            .find(|m| m.kind.is_agent() && m.names(process))
+            .map(|m| m.kind)
+            .or_else(|| {
+                let kind = crate::launch::detect_kind(&[process.to_owned()]);
+                kind.is_agent().then_some(kind)
+            })
+    }
+
+    /// The first user overlay of `kind` (hook overrides, session key, resume).
+    pub fn overlay(&self, kind: AgentKind) -> Option<&Manifest> {
+        self.user.iter().find(|m| m.kind == kind)
+    }
+}
+
+/// The active set starts empty: the server loads the manifests on a thread of
+/// their own after it starts (compiling every rule's regexes takes a while, and
+/// the socket should not wait for it).
+fn cell() -> &'static RwLock<Arc<AgentSet>> {
+    static ACTIVE: OnceLock<RwLock<Arc<AgentSet>>> = OnceLock::new();
+    ACTIVE.get_or_init(|| RwLock::new(Arc::new(AgentSet::default())))
+}
+
+/// Loads the bundled manifests and those of `dir` on a background thread and
+/// installs them.
+pub fn load_in_background(dir: Option<PathBuf>) {
+    let spawned = std::thread::Builder::new()
+        .name("agents-load".into())
+        .spawn(move || match AgentSet::load(dir.as_deref()) {
+            Ok(set) => install(set),
+            Err(e) => {
+                log::warn!("agent manifests: {e}; using the bundled ones only");
+                install(AgentSet::bundled_only());
+            },
+        });
+    if let Err(e) = spawned {
+        log::warn!("cannot start the manifest loader: {e}; loading now");
+        install(AgentSet::load(None).unwrap_or_default());
+    }
+}
+
+/// The active set (cheap: a shared pointer).
+pub fn active() -> Arc<AgentSet> {
+    cell().read().clone()
+}
+
+/// Makes `set` the active set, whole.
+pub fn install(set: AgentSet) {
+    *cell().write() = Arc::new(set);
+}
+
+#[cfg(test)]
+mod tests;

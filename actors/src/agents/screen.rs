@@ -1,0 +1,412 @@
+//! Screen rules (spec/agents.md §13): declarative patterns over regions of a
+//! pane's screen or its title, the last-resort evidence for panes whose
+//! process sends no hooks. Compiled once at manifest load; classification is a
+//! pure function of the rules, the screen text and the title.
+
+use regex::Regex;
+use serde::Deserialize;
+
+/// What a winning rule says.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScreenState {
+    Working,
+    Blocked,
+    Idle,
+    /// Not a turn state (a transcript viewer, a picker): changes nothing but
+    /// outranks lower rules.
+    Hold,
+}
+
+impl ScreenState {
+    fn parse(s: &str) -> Option<ScreenState> {
+        Some(match s {
+            "working" => ScreenState::Working,
+            "blocked" => ScreenState::Blocked,
+            "idle" => ScreenState::Idle,
+            "hold" => ScreenState::Hold,
+            _ => return None,
+        })
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ScreenState::Working => "working",
+            ScreenState::Blocked => "blocked",
+            ScreenState::Idle => "idle",
+            ScreenState::Hold => "hold",
+        }
+    }
+}
+
+/// Where a rule looks (§13.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Region {
+    Title,
+    Screen,
+    Bottom,
+    Top,
+    PromptBox,
+    AbovePromptBox,
+    AfterLastRule,
+    AfterLastPrompt,
+    BeforeCurrentPrompt,
+    WithoutCurrentPrompt,
+}
+
+impl Region {
+    fn parse(s: &str) -> Option<Region> {
+        Some(match s {
+            "title" => Region::Title,
+            "screen" => Region::Screen,
+            "bottom" => Region::Bottom,
+            "top" => Region::Top,
+            "prompt_box" => Region::PromptBox,
+            "above_prompt_box" => Region::AbovePromptBox,
+            "after_last_rule" => Region::AfterLastRule,
+            "after_last_prompt" => Region::AfterLastPrompt,
+            "before_current_prompt" => Region::BeforeCurrentPrompt,
+            "without_current_prompt" => Region::WithoutCurrentPrompt,
+            _ => return None,
+        })
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Region::Title => "title",
+            Region::Screen => "screen",
+            Region::Bottom => "bottom",
+            Region::Top => "top",
+            Region::PromptBox => "prompt_box",
+            Region::AbovePromptBox => "above_prompt_box",
+            Region::AfterLastRule => "after_last_rule",
+            Region::AfterLastPrompt => "after_last_prompt",
+            Region::BeforeCurrentPrompt => "before_current_prompt",
+            Region::WithoutCurrentPrompt => "without_current_prompt",
+        }
+    }
+}
+
+/// Default line limit of the bottom and top regions.
+pub const DEFAULT_LINES: usize = 12;
+/// The largest `lines` a rule may ask for.
+pub const MAX_LINES: usize = 200;
+
+/// A `[[screen]]` table as written.
+#[derive(Debug, Clone, Deserialize)]
+pub struct RuleSpec {
+    pub id: Option<String>,
+    pub state: Option<String>,
+    pub region: Option<String>,
+    pub lines: Option<i64>,
+    #[serde(default)]
+    pub regex: Vec<String>,
+    #[serde(default)]
+    pub all: Vec<String>,
+    #[serde(default)]
+    pub not: Vec<String>,
+    pub priority: Option<i64>,
+}
+
+/// A compiled rule.
+#[derive(Debug, Clone)]
+pub struct Rule {
+    pub id: String,
+    pub state: ScreenState,
+    pub region: Region,
+    /// The line limit (bottom and top always have one).
+    pub lines: Option<usize>,
+    any: Vec<Regex>,
+    all: Vec<Regex>,
+    not: Vec<Regex>,
+    pub priority: i32,
+}
+
+impl Rule {
+    /// Validates and compiles a rule (§13.2); the error names the rule.
+    pub fn compile(spec: &RuleSpec) -> Result<Rule, String> {
+        let id = spec
+            .id
+            .clone()
+            .filter(|id| !id.trim().is_empty())
+            .ok_or("[[screen]] rule without an id")?;
+        let fail = |why: String| format!("[[screen]] '{id}': {why}");
+        let state = spec
+            .state
+            .as_deref()
+            .ok_or_else(|| fail("missing state".into()))
+            .and_then(|s| ScreenState::parse(s).ok_or_else(|| fail(format!("bad state {s:?}"))))?;
+        let region = match spec.region.as_deref() {
+            None => Region::Bottom,
+            Some(r) => Region::parse(r).ok_or_else(|| fail(format!("bad region {r:?}")))?,
+        };
+        let lines = match spec.lines {
+            Some(_) if region == Region::Title => {
+                return Err(fail("lines is not allowed with the title region".into()));
+            },
+            Some(n) if !(1..=MAX_LINES as i64).contains(&n) => {
+                return Err(fail(format!("bad lines {n}: 1 to {MAX_LINES}")));
+            },
+            Some(n) => Some(n as usize),
+            None if matches!(region, Region::Bottom | Region::Top) => Some(DEFAULT_LINES),
+            None => None,
+        };
+        if spec.regex.is_empty() && spec.all.is_empty() {
+            return Err(fail("needs at least one regex or all pattern".into()));
+        }
+        let compile = |patterns: &[String]| {
+            patterns
+                .iter()
+                .map(|p| Regex::new(p).map_err(|e| fail(format!("bad regex {p:?}: {e}"))))
+                .collect::<Result<Vec<_>, _>>()
+        };
+        let priority = spec.priority.unwrap_or(0);
+        let priority =
+            i32::try_from(priority).map_err(|_| fail(format!("bad priority {priority}")))?;
+        Ok(Rule {
+            any: compile(&spec.regex)?,
+            all: compile(&spec.all)?,
+            not: compile(&spec.not)?,
+            id,
+            state,
+            region,
+            lines,
+            priority,
+        })
+    }
+
+    /// The label of its region for explanations: `bottom(12)`, `title`.
+    pub fn region_label(&self) -> String {
+        match self.lines {
+            Some(n) => format!("{}({n})", self.region.as_str()),
+            None => self.region.as_str().to_owned(),
+        }
+    }
+
+    /// Whether the rule matches the given region text (§13.4).
+    pub fn matches_text(&self, text: &str) -> bool {
+        (self.any.is_empty() || self.any.iter().any(|r| r.is_match(text)))
+            && self.all.iter().all(|r| r.is_match(text))
+            && !self.not.iter().any(|r| r.is_match(text))
+    }
+
+    /// Whether the rule matches this screen and title.
+    pub fn matches(&self, view: &View<'_>) -> bool {
+        self.matches_text(&view.region(self.region, self.lines))
+    }
+}
+
+/// The inputs of classification: the screen's raw lines and the title.
+#[derive(Debug, Clone)]
+pub struct View<'a> {
+    lines: Vec<&'a str>,
+    title: &'a str,
+}
+
+impl<'a> View<'a> {
+    pub fn new(screen: &'a str, title: &'a str) -> View<'a> {
+        View {
+            lines: screen.split('\n').collect(),
+            title,
+        }
+    }
+
+    /// The text of a region (§13.3): the slice of raw lines, each trimmed at the
+    /// end, empty ones dropped, the last (`top`: first) `lines` kept, joined.
+    pub fn region(&self, region: Region, lines: Option<usize>) -> String {
+        let all = &self.lines[..];
+        let slice: &[&str] = match region {
+            Region::Title => return self.title.to_owned(),
+            Region::Screen | Region::Bottom | Region::Top => all,
+            Region::PromptBox => {
+                let rules = rule_lines(all);
+                if rules.len() < 2 {
+                    &[]
+                } else {
+                    let start = rules[rules.len() - 2] + 1;
+                    let end = rules[rules.len() - 1];
+                    &all[start..end]
+                }
+            },
+            Region::AbovePromptBox => {
+                let rules = rule_lines(all);
+                if rules.len() < 2 {
+                    all
+                } else {
+                    &all[..rules[rules.len() - 2]]
+                }
+            },
+            Region::AfterLastRule => match rule_lines(all).last() {
+                Some(&at) => &all[at + 1..],
+                None => all,
+            },
+            Region::AfterLastPrompt => match all.iter().rposition(|l| is_prompt_line(l)) {
+                Some(at) => &all[at + 1..],
+                None => all,
+            },
+            Region::BeforeCurrentPrompt => match current_prompt(all) {
+                Some(at) => &all[..at],
+                None => all,
+            },
+            Region::WithoutCurrentPrompt => match current_prompt(all) {
+                Some(_) => &[],
+                None => all,
+            },
+        };
+        let kept: Vec<&str> = slice
+            .iter()
+            .map(|l| l.trim_end())
+            .filter(|l| !l.is_empty())
+            .collect();
+        let kept = match (region, lines) {
+            (Region::Top, Some(n)) => &kept[..kept.len().min(n)],
+            (_, Some(n)) => &kept[kept.len().saturating_sub(n)..],
+            (_, None) => &kept[..],
+        };
+        kept.join("\n")
+    }
+}
+
+/// A horizontal rule line: after trimming it starts with `─`, and has at least
+/// three of them or nothing but whitespace after them.
+fn is_rule_line(line: &str) -> bool {
+    let t = line.trim();
+    let dashes = t.chars().take_while(|&c| c == '─').count();
+    dashes > 0 && (dashes >= 3 || t.chars().skip(dashes).all(char::is_whitespace))
+}
+
+fn rule_lines(lines: &[&str]) -> Vec<usize> {
+    lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| is_rule_line(l))
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// A Codex prompt line: exactly `›` or starting with `› `.
+fn is_prompt_line(line: &str) -> bool {
+    line == "›" || line.starts_with("› ")
+}
+
+/// The last prompt line, unless a response block (`•`, `■`, `✗`, `✓`) follows it.
+fn current_prompt(lines: &[&str]) -> Option<usize> {
+    let at = lines.iter().rposition(|l| is_prompt_line(l))?;
+    let answered = lines[at + 1..]
+        .iter()
+        .any(|l| l.starts_with(['•', '■', '✗', '✓']));
+    (!answered).then_some(at)
+}
+
+/// The winning rule of an ordered list (§13.4): the first matching rule of the
+/// highest priority. Returns its index.
+pub fn classify(rules: &[&Rule], view: &View<'_>) -> Option<usize> {
+    let mut winner: Option<(usize, i32)> = None;
+    for (i, rule) in rules.iter().enumerate() {
+        if winner.is_some_and(|(_, p)| rule.priority <= p) {
+            continue;
+        }
+        if rule.matches(view) {
+            winner = Some((i, rule.priority));
+        }
+    }
+    winner.map(|(i, _)| i)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rule(toml_text: &str) -> Result<Rule, String> {
+        let spec: RuleSpec = toml::from_str(toml_text).map_err(|e| e.to_string())?;
+        Rule::compile(&spec)
+    }
+
+    #[test]
+    fn bad_rules_are_rejected_with_their_id() {
+        for (text, why) in [
+            ("id = 'a'\nstate = 'busy'\nregex = ['x']", "bad state"),
+            (
+                "id = 'a'\nstate = 'idle'\nregion = 'middle'\nregex = ['x']",
+                "bad region",
+            ),
+            ("id = 'a'\nstate = 'idle'\nregex = ['(']", "bad regex"),
+            ("id = 'a'\nstate = 'idle'\nnot = ['x']", "at least one"),
+            (
+                "id = 'a'\nstate = 'idle'\nregion = 'title'\nlines = 3\nregex = ['x']",
+                "title",
+            ),
+            (
+                "id = 'a'\nstate = 'idle'\nlines = 0\nregex = ['x']",
+                "bad lines",
+            ),
+        ] {
+            let e = rule(text).expect_err(text);
+            assert!(e.contains("'a'") && e.contains(why), "{e}");
+        }
+        assert!(
+            rule("state = 'idle'\nregex = ['x']").is_err(),
+            "an id is required"
+        );
+    }
+
+    #[test]
+    fn regions_slice_trim_and_limit_the_lines() {
+        let screen = "first\n\nsecond  \n─────────\n❯ typing\n─────────\nstatus line\n";
+        let v = View::new(screen, "✳ Claude");
+        assert_eq!(v.region(Region::Bottom, Some(2)), "─────────\nstatus line");
+        assert_eq!(v.region(Region::Top, Some(2)), "first\nsecond");
+        assert_eq!(v.region(Region::PromptBox, None), "❯ typing");
+        assert_eq!(v.region(Region::AbovePromptBox, None), "first\nsecond");
+        assert_eq!(v.region(Region::AfterLastRule, None), "status line");
+        assert_eq!(v.region(Region::Title, None), "✳ Claude");
+        assert!(
+            is_rule_line("───── suffix")
+                && is_rule_line("  ──  ")
+                && !is_rule_line("──x")
+                && !is_rule_line("x───")
+        );
+    }
+
+    #[test]
+    fn the_current_prompt_is_the_last_unanswered_one() {
+        let answered = "› fix it\n• Working (3s • esc to interrupt)\n› \n✓ done";
+        let v = View::new(answered, "");
+        assert_eq!(
+            v.region(Region::WithoutCurrentPrompt, None),
+            "› fix it\n• Working (3s • esc to interrupt)\n›\n✓ done"
+        );
+        let open = "output\n• Working (3s • esc to interrupt)\n› next";
+        let v = View::new(open, "");
+        assert_eq!(v.region(Region::WithoutCurrentPrompt, None), "");
+        assert_eq!(
+            v.region(Region::BeforeCurrentPrompt, None),
+            "output\n• Working (3s • esc to interrupt)"
+        );
+        assert_eq!(v.region(Region::AfterLastPrompt, None), "");
+        assert!(!is_prompt_line(" › fix") && !is_prompt_line("›x") && is_prompt_line("›"));
+    }
+
+    #[test]
+    fn the_highest_priority_match_wins_and_ties_keep_the_first() {
+        let rules = [
+            rule("id = 'low'\nstate = 'idle'\npriority = -1000\nregex = ['']").expect("low"),
+            rule("id = 'work'\nstate = 'working'\npriority = 10\nregex = ['busy']").expect("work"),
+            rule("id = 'work2'\nstate = 'blocked'\npriority = 10\nregex = ['busy']").expect("work2"),
+            rule("id = 'vetoed'\nstate = 'blocked'\npriority = 50\nall = ['busy', 'really']\nnot = ['kidding']").expect("vetoed"),
+        ];
+        let refs: Vec<&Rule> = rules.iter().collect();
+        assert_eq!(classify(&refs, &View::new("busy", "")), Some(1));
+        assert_eq!(classify(&refs, &View::new("busy really", "")), Some(3));
+        assert_eq!(
+            classify(&refs, &View::new("busy really kidding", "")),
+            Some(1)
+        );
+        assert_eq!(classify(&refs, &View::new("quiet", "")), Some(0));
+        assert_eq!(
+            classify(&refs[1..], &View::new("quiet", "")),
+            None,
+            "no match changes nothing"
+        );
+        assert_eq!(rules[0].region_label(), "bottom(12)");
+    }
+}

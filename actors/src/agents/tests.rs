@@ -1,0 +1,165 @@
+//! The bundled screen rules against screens of each agent, and manifest loading.
+
+use super::screen::{ScreenState, View, classify};
+use super::*;
+
+/// What the bundled rules of `kind` say about `screen` with `title`.
+fn state(kind: AgentKind, screen: &str, title: &str) -> Option<(ScreenState, String)> {
+    let set = AgentSet::bundled_only();
+    assert!(set.failures.is_empty(), "{:?}", set.failures);
+    let (_, rules) = set.rules_for(kind, "");
+    classify(&rules, &View::new(screen, title)).map(|i| (rules[i].state, rules[i].id.clone()))
+}
+
+fn says(kind: AgentKind, screen: &str, title: &str) -> ScreenState {
+    state(kind, screen, title)
+        .map(|(s, _)| s)
+        .expect("a rule matches")
+}
+
+const RULE: &str = "────────────────────────────────────────";
+
+#[test]
+fn claude_screens() {
+    use ScreenState::*;
+    let prompt_box = format!("● Done. I fixed the bug.\n\n{RULE}\n❯ \n{RULE}\n  ? for shortcuts");
+    assert_eq!(says(AgentKind::Claude, &prompt_box, "✳ Claude Code"), Idle);
+    let working = format!(
+        "● Let me look.\n\n✻ Cogitating… (12s · ↑ 1.2k tokens · esc to interrupt)\n\n{RULE}\n❯ \n{RULE}"
+    );
+    assert_eq!(says(AgentKind::Claude, &working, "Claude Code"), Working);
+    assert_eq!(
+        says(AgentKind::Claude, "anything", "⠂ Claude Code"),
+        Working,
+        "a spinner title"
+    );
+    let permission = format!(
+        "● Bash(rm -rf build)\n{RULE}\n Bash command\n\n   rm -rf build\n\n Do you want to proceed?\n ❯ 1. Yes\n   2. No, and tell Claude what to do differently (esc)\n"
+    );
+    assert_eq!(says(AgentKind::Claude, &permission, "Claude Code"), Blocked);
+    // Prose that mentions "yes" in a finished turn is not a question.
+    let prose =
+        format!("● Yes, the tests pass now. Do you want me to commit?\n\n{RULE}\n❯ \n{RULE}");
+    assert_eq!(says(AgentKind::Claude, &prose, "✳ Claude Code"), Idle);
+    let transcript = "lots of text\n  Showing detailed transcript · ctrl+o to toggle";
+    assert_eq!(says(AgentKind::Claude, transcript, "Claude Code"), Hold);
+    assert_eq!(
+        state(AgentKind::Claude, "", "")
+            .map(|(_, id)| id)
+            .as_deref(),
+        Some("idle_fallback"),
+        "a known agent with no sign reads as idle"
+    );
+}
+
+#[test]
+fn codex_screens() {
+    use ScreenState::*;
+    let working = "› fix the bug\n\n• Working (12s • esc to interrupt)\n\n› ";
+    assert_eq!(says(AgentKind::Codex, working, ""), Working);
+    let done = "› fix the bug\n\n• I fixed it.\n\n› ";
+    assert_eq!(
+        says(AgentKind::Codex, done, "proj"),
+        Idle,
+        "any other title reads idle"
+    );
+    assert_eq!(says(AgentKind::Codex, "", "⠙ proj"), Working);
+    assert_eq!(says(AgentKind::Codex, "", "Action Required"), Blocked);
+    let trust = "> You are in /home/me/proj\n\n  Do you trust the contents of this directory? Working with untrusted contents\n  1. Yes, continue\n  2. No, quit";
+    assert_eq!(
+        says(AgentKind::Codex, trust, ""),
+        Blocked,
+        "the trust prompt"
+    );
+    let approval = "› run the tests\n\n  Allow command?\n  $ cargo test\n  Press enter to confirm or esc to cancel";
+    assert_eq!(says(AgentKind::Codex, approval, ""), Blocked);
+    // A [y/n] question under a prompt the user is typing at does not block.
+    let typing = "Earlier: proceed? [y/n]\n› draft a reply";
+    assert_eq!(says(AgentKind::Codex, typing, ""), Idle);
+}
+
+#[test]
+fn pi_screens() {
+    use ScreenState::*;
+    assert_eq!(says(AgentKind::Pi, "── ⠋ Working ──────────", ""), Working);
+    assert_eq!(says(AgentKind::Pi, "Working...", ""), Working);
+    assert_eq!(says(AgentKind::Pi, "> done, what next?", ""), Idle);
+}
+
+#[test]
+fn a_screen_that_matches_nothing_changes_nothing() {
+    let set = AgentSet::bundled_only();
+    let (source, rules) = set.rules_for(AgentKind::Generic, "bash");
+    assert_eq!(source, RuleSource::None);
+    assert_eq!(classify(&rules, &View::new("$ ls", "bash")), None);
+}
+
+#[test]
+fn user_manifests_replace_bundled_rules_and_bad_files_are_listed_and_skipped() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        dir.path().join("10-claude.toml"),
+        "[agent]\nkind = \"claude\"\n[[screen]]\nid = \"mine\"\nstate = \"working\"\nregex = ['busy']\n",
+    )
+    .expect("write");
+    std::fs::write(
+        dir.path().join("20-broken.toml"),
+        "[agent]\nkind = \"martian\"\n",
+    )
+    .expect("write");
+    std::fs::write(
+        dir.path().join("30-aider.toml"),
+        "[agent]\nkind = \"generic\"\nbinaries = [\"aider\"]\n[[screen]]\nid = \"aider_busy\"\nstate = \"working\"\nregex = ['Thinking']\n",
+    )
+    .expect("write");
+    std::fs::write(dir.path().join("notes.txt"), "ignored").expect("write");
+    let set = AgentSet::load(Some(dir.path())).expect("loads");
+    assert_eq!(set.user.len(), 2);
+    assert_eq!(set.failures.len(), 1);
+    assert_eq!(set.failures[0].file, "20-broken.toml");
+    assert!(set.failures[0].error.contains("unknown agent kind"));
+
+    let (source, rules) = set.rules_for(AgentKind::Claude, "claude");
+    assert_eq!(source, RuleSource::User);
+    assert_eq!(
+        rules.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(),
+        ["mine"],
+        "never merged"
+    );
+    let (source, rules) = set.rules_for(AgentKind::Generic, "aider");
+    assert_eq!((source, rules.len()), (RuleSource::User, 1));
+    assert_eq!(
+        set.rules_for(AgentKind::Generic, "bash").0,
+        RuleSource::None,
+        "scoped by binaries"
+    );
+    assert_eq!(
+        set.rules_for(AgentKind::Codex, "codex").0,
+        RuleSource::Bundled
+    );
+
+    assert!(
+        AgentSet::load(Some(&dir.path().join("missing"))).is_ok(),
+        "a missing dir is no manifests"
+    );
+    let file = dir.path().join("notes.txt");
+    assert!(
+        AgentSet::load(Some(&file)).is_err(),
+        "a dir that cannot be listed fails"
+    );
+}
+
+#[test]
+fn detection_honours_manifest_binaries_before_builtins() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        dir.path().join("wrap.toml"),
+        "[agent]\nkind = \"codex\"\nbinaries = [\"codex-wrap\", \"cx-*\"]\n",
+    )
+    .expect("write");
+    let set = AgentSet::load(Some(dir.path())).expect("loads");
+    assert_eq!(set.detect("codex-wrap"), Some(AgentKind::Codex));
+    assert_eq!(set.detect("cx-7"), Some(AgentKind::Codex));
+    assert_eq!(set.detect("claude"), Some(AgentKind::Claude));
+    assert_eq!(set.detect("bash"), None);
+}

@@ -1,0 +1,81 @@
+//! Screen rules on the Pane actor (spec/agents.md §13.6–§13.9): every 500 ms a
+//! live pane whose process has sent no hook is classified from its screen and
+//! title by the rules that apply to its kind and program; `pane.explain` shows
+//! the same evaluation without applying it.
+
+use super::Pane;
+use crate::agents::screen::{View, classify};
+use crate::agents::{self, RuleSource};
+use crate::state::apply::apply_screen;
+use crate::supervisor::Publish;
+use serde_json::json;
+use signaltty_protocol::Timestamp;
+use std::time::Duration;
+
+/// How often panes are classified from their screens.
+pub const SCREEN_TICK: Duration = Duration::from_millis(500);
+
+/// What the rules say about the pane now.
+pub struct Evaluation {
+    pub source: RuleSource,
+    /// `{id, state, region, matched, priority}` per applicable rule.
+    pub rules: Vec<serde_json::Value>,
+    /// The winner: its index, id and state.
+    pub winner: Option<(usize, String, agents::screen::ScreenState)>,
+}
+
+impl Pane {
+    /// Evaluates the applicable rules against the current screen and title.
+    pub(super) fn evaluate_screen(&self, explain: bool) -> Evaluation {
+        let set = agents::active();
+        let (source, rules) = set.rules_for(self.state.agent.kind, &self.process_name);
+        if rules.is_empty() {
+            return Evaluation {
+                source,
+                rules: Vec::new(),
+                winner: None,
+            };
+        }
+        let screen = self.term.screen_text();
+        let view = View::new(&screen, &self.state.title);
+        let winner = classify(&rules, &view).map(|i| (i, rules[i].id.clone(), rules[i].state));
+        let rules = if explain {
+            rules
+                .iter()
+                .map(|r| {
+                    json!({
+                        "id": r.id,
+                        "state": r.state.as_str(),
+                        "region": r.region_label(),
+                        "priority": r.priority,
+                        "matched": r.matches(&view),
+                    })
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        Evaluation {
+            source,
+            rules,
+            winner,
+        }
+    }
+
+    /// One tick: classify and apply, for a live pane whose process sent no hook.
+    pub(super) fn screen_tick(&mut self) {
+        if self.pty.is_none() || self.hooked {
+            return;
+        }
+        let Some((_, id, state)) = self.evaluate_screen(false).winner else {
+            return;
+        };
+        let mut raised = self.screen_raised;
+        let events = apply_screen(&mut self.state, state, &id, &mut raised, Timestamp::now());
+        self.screen_raised = raised;
+        if !events.is_empty() {
+            self.note_evidence(&format!("screen:{id}"), &events);
+            self.events.do_send(Publish { events });
+        }
+    }
+}

@@ -1,0 +1,165 @@
+//! Agent manifests and screen rules through the real binary (spec/agents.md
+//! §12–§14): a hook-less Claude look-alike classified by the bundled rules until
+//! its first hook, agents.list and agents.reload, and explain.
+
+use crate::support::client::Client;
+use crate::support::process::BIN;
+use crate::support::{TestEnv, TestServer, err, ok, str_field};
+use base64::Engine as _;
+use serde_json::{Value, json};
+use signaltty_protocol::ErrorCode;
+use std::path::PathBuf;
+
+fn workspace(c: &mut Client, server: &TestServer) -> String {
+    let cwd = server.env().root().to_string_lossy().into_owned();
+    let ws = ok(c.call("workspace.create", json!({"name": "agents", "cwd": cwd})));
+    str_field(&ws["workspace"], "id").to_owned()
+}
+
+fn type_line(c: &mut Client, pane: &str) {
+    let data = base64::engine::general_purpose::STANDARD.encode("\n");
+    ok(c.call("pane.input", json!({"pane_id": pane, "data_b64": data})));
+}
+
+fn wait_state(c: &mut Client, pane: &str, until: &str) -> Value {
+    ok(c.call(
+        "wait",
+        json!({"pane_id": pane, "until": until, "timeout_s": 20}),
+    ))
+}
+
+/// §13 items 16 and 17 through the server: working, blocked with a question,
+/// idle (the question withdrawn), then the first hook switches the rules off.
+#[test]
+fn a_hookless_claude_is_classified_by_its_screen_until_it_sends_a_hook() {
+    let server = TestServer::start();
+    let mut c = server.client();
+    let mut sub = server.client();
+    ok(sub.call("subscribe", json!({"events": ["attention.cleared"]})));
+    let ws = workspace(&mut c, &server);
+    let bin = server.env().root().join("bin");
+    std::fs::create_dir_all(&bin).expect("bin dir");
+    let claude = bin.join("claude");
+    let fixture = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("integration-tests/fixtures/agents/screen-claude");
+    std::fs::copy(&fixture, &claude).expect("copy the look-alike");
+    let tab = ok(c.call("tab.create", json!({"workspace_id": ws})));
+    let pane = ok(c.call(
+        "pane.spawn",
+        json!({"workspace_id": ws, "tab_id": tab["tab"]["id"], "argv": [claude], "env": {"SIGNALTTY_BIN": BIN}}),
+    ));
+    let pane = str_field(&pane["pane"], "id").to_owned();
+
+    let working = wait_state(&mut c, &pane, "working");
+    assert_eq!(working["attention"], "none");
+    let explain = ok(c.call("pane.explain", json!({"pane_id": pane})));
+    assert_eq!(explain["kind"], "claude");
+    assert_eq!(explain["source"], "bundled");
+    assert_eq!(explain["classifies"], true);
+    assert_eq!(explain["matched"]["id"], "live_turn_working");
+    assert_eq!(explain["lifecycle"]["source"], "screen:live_turn_working");
+
+    type_line(&mut c, &pane);
+    let blocked = wait_state(&mut c, &pane, "input_required");
+    assert_eq!(blocked["lifecycle"], "blocked");
+
+    type_line(&mut c, &pane);
+    let idle = wait_state(&mut c, &pane, "idle");
+    assert_eq!(
+        idle["attention"], "none",
+        "the screen's question is withdrawn"
+    );
+    let cleared = sub.next_event();
+    assert_eq!(cleared.payload["reason"], "screen");
+
+    type_line(&mut c, &pane);
+    let done = wait_state(&mut c, &pane, "done");
+    assert_eq!(done["attention"], "unread");
+    ok(c.call(
+        "pane.wait_for_output",
+        json!({"pane_id": pane, "match": "MARK", "mode": "screen", "timeout_s": 20}),
+    ));
+    let explain = ok(c.call("pane.explain", json!({"pane_id": pane})));
+    assert_eq!(explain["hooked"], true);
+    assert_eq!(
+        explain["classifies"], false,
+        "a hooked process is not classified from its screen"
+    );
+    assert_eq!(
+        explain["matched"]["id"], "live_turn_working",
+        "what the rules would say is still shown"
+    );
+    assert_eq!(
+        ok(c.call("pane.get", json!({"pane_id": pane})))["pane"]["lifecycle"],
+        "done"
+    );
+}
+
+#[test]
+fn agents_list_and_reload_swap_the_manifests_and_report_bad_files() {
+    let mut env = TestEnv::new();
+    let dir = env.root().join("agents");
+    std::fs::create_dir_all(&dir).expect("agents dir");
+    env.set_var("SIGNALTTY_AGENTS_DIR", &dir);
+    let server = TestServer::start_in(env);
+    let mut c = server.client();
+
+    // The manifests load on a thread of their own once the server is up.
+    let listed =
+        crate::support::wait_until("the bundled manifests", crate::support::DEADLINE, || {
+            let listed = ok(c.call("agents.list", json!({})));
+            listed["manifests"]
+                .as_array()
+                .is_some_and(|a| !a.is_empty())
+                .then_some(listed)
+        });
+    assert_eq!(listed["dir"], dir.to_string_lossy().as_ref());
+    let bundled: Vec<&str> = listed["manifests"]
+        .as_array()
+        .map(|a| a.iter().map(|m| str_field(m, "file")).collect())
+        .unwrap_or_default();
+    assert!(
+        bundled.contains(&"claude.toml") && bundled.contains(&"codex.toml"),
+        "{listed}"
+    );
+    assert_eq!(listed["failures"], json!([]));
+
+    std::fs::write(
+        dir.join("wrap.toml"),
+        "[agent]\nkind = \"codex\"\nbinaries = [\"codex-wrap\"]\n[[screen]]\nid = \"mine\"\nstate = \"working\"\nregex = ['busy']\n",
+    )
+    .expect("write");
+    std::fs::write(
+        dir.join("zz-broken.toml"),
+        "[agent]\nkind = \"codex\"\n[[screen]]\nid = \"oops\"\nstate = \"idle\"\nregion = \"sideways\"\nregex = ['x']\n",
+    )
+    .expect("write");
+    let reloaded = ok(c.call("agents.reload", json!({})));
+    let mine = reloaded["manifests"]
+        .as_array()
+        .and_then(|a| a.iter().find(|m| m["file"] == "wrap.toml").cloned())
+        .expect("the new manifest");
+    assert_eq!(mine["kind"], "codex");
+    assert_eq!(mine["screen_rules"], 1);
+    assert_eq!(mine["bundled"], false);
+    assert_eq!(reloaded["failures"][0]["file"], "zz-broken.toml");
+    let error = str_field(&reloaded["failures"][0], "error");
+    assert!(
+        error.contains("'oops'") && error.contains("bad region"),
+        "{error}"
+    );
+    assert_eq!(
+        ok(c.call("agents.list", json!({}))),
+        reloaded,
+        "the swapped set is the active one"
+    );
+
+    // A directory that cannot be listed keeps the active set.
+    std::fs::remove_dir_all(&dir).expect("remove");
+    std::fs::write(&dir, "not a directory").expect("write");
+    assert_eq!(
+        err(c.call("agents.reload", json!({}))).code,
+        ErrorCode::IoError
+    );
+    assert_eq!(ok(c.call("agents.list", json!({}))), reloaded);
+}
