@@ -163,3 +163,34 @@ fn agents_list_and_reload_swap_the_manifests_and_report_bad_files() {
     );
     assert_eq!(ok(c.call("agents.list", json!({}))), reloaded);
 }
+
+#[test]
+fn agents_check_validates_a_file_and_classifies_a_screen_from_stdin() {
+    let env = TestEnv::new();
+    let good = env.root().join("good.toml");
+    std::fs::write(
+        &good,
+        "[agent]\nkind = \"generic\"\nbinaries = [\"aider\"]\n[[screen]]\nid = \"thinking\"\nstate = \"working\"\nregex = ['(?m)^Thinking']\n[[screen]]\nid = \"fallback\"\nstate = \"idle\"\npriority = -1000\nregex = ['']\n",
+    )
+    .expect("write");
+    let path = good.to_string_lossy().into_owned();
+    let server = TestServer::start_in(env);
+    let out = server.cli_with_stdin(&["agents", "check", &path], b"aider v1\nThinking...\n");
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("valid, kind Generic, 2 screen rules"),
+        "{text}"
+    );
+    assert!(text.contains("winner: thinking (working)"), "{text}");
+
+    let bad = server.env().root().join("bad.toml");
+    std::fs::write(&bad, "[agent]\nkind = \"generic\"\n[[screen]]\nid = \"r9\"\nstate = \"working\"\nregex = ['(']\n").expect("write");
+    let out = server.cli_with_stdin(&["agents", "check", &bad.to_string_lossy()], b"");
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("'r9'") && stderr.contains("bad regex"),
+        "{stderr}"
+    );
+}

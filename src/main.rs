@@ -205,6 +205,9 @@ enum Command {
         /// Pane id or name (default: $SIGNALTTY_PANE).
         pane: Option<String>,
     },
+    /// Agent manifests: list, reload, or check a file (agents.*).
+    #[command(subcommand)]
+    Agents(AgentsCommand),
     /// Say why a pane is in its state and what would change it (pane.explain).
     Explain {
         /// Pane id or name (default: $SIGNALTTY_PANE).
@@ -400,6 +403,23 @@ enum TabCommand {
 }
 
 #[derive(Debug, Subcommand)]
+enum AgentsCommand {
+    /// The active manifests and the files skipped (agents.list).
+    List,
+    /// Re-read the agents directory and swap the whole set (agents.reload).
+    Reload,
+    /// Validate a manifest (no server needed); with a screen text on stdin, show
+    /// which of its rules match it.
+    Check {
+        /// The manifest file.
+        file: PathBuf,
+        /// The pane title to match `title` rules against.
+        #[arg(long)]
+        title: Option<String>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
 enum JournalCommand {
     /// Check the journal files: records parse, seqs increase, retention and
     /// reservation agree. Exits 1 when something is wrong.
@@ -525,6 +545,11 @@ fn main() -> ExitCode {
         Command::Attention { limit } => state_cli::attention(&cli.global, limit),
         Command::MarkSeen { pane } => state_cli::mark_seen(&cli.global, pane),
         Command::Explain { pane } => state_cli::explain(&cli.global, pane),
+        Command::Agents(AgentsCommand::List) => state_cli::agents(&cli.global, false),
+        Command::Agents(AgentsCommand::Reload) => state_cli::agents(&cli.global, true),
+        Command::Agents(AgentsCommand::Check { file, title }) => {
+            state_cli::agents_check(&file, title)
+        },
     };
     ExitCode::from(u8::try_from(code).unwrap_or(1))
 }

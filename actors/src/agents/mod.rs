@@ -157,9 +157,13 @@ impl AgentSet {
             })
     }
 
-    /// The first user overlay of `kind` (hook overrides, session key, resume).
-    pub fn overlay(&self, kind: AgentKind) -> Option<&Manifest> {
-        self.user.iter().find(|m| m.kind == kind)
+    /// The first user overlay of `kind` (hook overrides, session key, resume);
+    /// for `generic`, the first one scoped to `process` (or unscoped).
+    pub fn overlay(&self, kind: AgentKind, process: &str) -> Option<&Manifest> {
+        self.user.iter().find(|m| {
+            m.kind == kind
+                && (kind != AgentKind::Generic || m.binaries.is_empty() || m.names(process))
+        })
     }
 }
 

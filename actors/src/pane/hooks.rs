@@ -36,6 +36,7 @@ impl Handler<Hook> for Pane {
     type Result = ResponseFuture<Result<HookEventResult, Error>>;
 
     fn handle(&mut self, hook: Hook, _ctx: &mut Self::Context) -> Self::Result {
+        let agents = crate::agents::active();
         let input = HookInput {
             kind: hook.kind,
             agent: &hook.agent,
@@ -46,6 +47,7 @@ impl Handler<Hook> for Pane {
             severity: hook.severity,
             decision_prompt: hook.decision_prompt.as_deref(),
             notification_id: format!("notif_{:032x}", random_u128()),
+            overlay: agents.overlay(hook.kind, &self.process_name),
         };
         let (events, dropped) = match drop_reason(&self.state, &input) {
             Some(reason) => (Vec::new(), Some(reason)),
@@ -112,7 +114,15 @@ impl Handler<ReportSession> for Pane {
             AgentKind::None => AgentKind::Generic,
             kind => kind,
         });
-        record_session(&mut self.state, kind, &msg.session_id, &Timestamp::now());
+        let agents = crate::agents::active();
+        let overlay = agents.overlay(kind, &self.process_name);
+        record_session(
+            &mut self.state,
+            kind,
+            &msg.session_id,
+            overlay,
+            &Timestamp::now(),
+        );
         let pane = self.state.clone();
         let sent = self.events.send(Publish {
             events: vec![Event::PaneUpdated {

@@ -30,6 +30,47 @@ pub struct HookInput<'a> {
     pub decision_prompt: Option<&'a str>,
     /// The id a notification made from this hook gets.
     pub notification_id: String,
+    /// The user manifest overlaying this kind's adapter (agents.md §12.3).
+    pub overlay: Option<&'a crate::agents::manifest::Manifest>,
+}
+
+impl HookInput<'_> {
+    /// The session id: the overlay's payload key, else the adapter's.
+    fn session(&self) -> Option<String> {
+        let from_key = self
+            .overlay
+            .and_then(|m| m.session_key.as_deref())
+            .and_then(|key| {
+                self.payload
+                    .get(key)
+                    .and_then(Value::as_str)
+                    .filter(|s| !s.trim().is_empty())
+                    .map(str::to_owned)
+            });
+        from_key.or_else(|| session_id(self.kind, self.payload))
+    }
+
+    /// The adapter's classification with the overlay's fields for this hook
+    /// laid over it; unmapped hooks and absent fields fall through.
+    fn classify(&self, lifecycle: Lifecycle) -> Classification {
+        let mut class = classify(self.kind, self.event, self.payload, lifecycle);
+        if let Some(o) = self.overlay.and_then(|m| m.lifecycle.get(self.event)) {
+            if o.lifecycle.is_some() {
+                class.lifecycle = o.lifecycle;
+            }
+            if let Some(a) = o.attention {
+                class.attention = Some(if a == signaltty_protocol::pane::Attention::None {
+                    AttentionEffect::Clear
+                } else {
+                    AttentionEffect::Raise(a)
+                });
+            }
+            if o.message.is_some() {
+                class.message = o.message.clone();
+            }
+        }
+        class
+    }
 }
 
 /// What a hook did.
@@ -60,10 +101,10 @@ pub fn drop_reason(pane: &Pane, input: &HookInput<'_>) -> Option<&'static str> {
     if harness_mismatch(input) {
         return Some("harness_mismatch");
     }
-    let class = classify(input.kind, input.event, input.payload, pane.lifecycle);
+    let class = input.classify(pane.lifecycle);
     let recognized = !class.is_empty()
         || class.known_noop
-        || session_id(input.kind, input.payload).is_some()
+        || input.session().is_some()
         || input.message.is_some()
         || input.decision_prompt.is_some()
         || is_liveness(input.event);
@@ -75,12 +116,12 @@ pub fn apply_hook(pane: &mut Pane, input: &HookInput<'_>, now: Timestamp) -> App
     if let Some(reason) = drop_reason(pane, input) {
         return Applied::Dropped(reason);
     }
-    let session = session_id(input.kind, input.payload);
-    let mut class = classify(input.kind, input.event, input.payload, pane.lifecycle);
+    let session = input.session();
+    let mut class = input.classify(pane.lifecycle);
     let mut events = Vec::new();
     // H2: session identity, recorded even when the rest is suppressed.
     if let Some(id) = session {
-        events.extend(record_session(pane, input.kind, &id, &now));
+        events.extend(record_session(pane, input.kind, &id, input.overlay, &now));
     }
     // H4: tool traffic cannot move a blocked pane.
     if pane.lifecycle == Lifecycle::Blocked && is_tool_traffic(input.event) {
@@ -134,9 +175,12 @@ pub fn record_session(
     pane: &mut Pane,
     kind: AgentKind,
     id: &str,
+    overlay: Option<&crate::agents::manifest::Manifest>,
     now: &Timestamp,
 ) -> Option<Event> {
-    let resume = resume_argv(kind, id, &pane.argv);
+    let resume = overlay
+        .and_then(|m| m.resume_for(id))
+        .or_else(|| resume_argv(kind, id, &pane.argv));
     let agent = &mut pane.agent;
     if agent.kind == kind
         && agent.agent_session_id.as_deref() == Some(id)

@@ -601,6 +601,7 @@ mod master_table {
                 severity: Severity::Info,
                 decision_prompt: None,
                 notification_id: "notif_x".into(),
+                overlay: None,
             };
             let Applied::Accepted(events) = apply_hook(&mut p, &input, at(5)) else {
                 panic!("{}: dropped", r.what);
@@ -637,6 +638,7 @@ mod master_table {
             severity: Severity::Info,
             decision_prompt: None,
             notification_id: "n".into(),
+            overlay: None,
         };
         let before = p.clone();
         assert_eq!(
@@ -778,4 +780,61 @@ mod screen_rules {
             (Lifecycle::Working, Attention::PermissionRequired)
         );
     }
+}
+
+/// agents.md §12.3: an overlay's hook fields lay over the adapter's decision,
+/// its session key and resume template win, unmapped hooks fall through.
+#[test]
+fn a_manifest_overlay_overrides_field_by_field() {
+    use crate::agents::manifest::Manifest;
+    use crate::state::apply::{Applied, HookInput, apply_hook};
+    use serde_json::json;
+    let m = Manifest::parse(
+        "wrap.toml",
+        "[agent]\nkind = \"codex\"\n[session]\nkey = \"thread\"\nresume = [\"cx\", \"--resume\", \"{session_id}\"]\n[lifecycle.Stop]\nattention = \"warning\"\n[lifecycle.FutureHook]\nlifecycle = \"blocked\"\nmessage = \"future\"\n",
+        false,
+    )
+    .expect("valid");
+    let mut p = pane(AgentKind::Generic);
+    p.lifecycle = Lifecycle::Working;
+    let payload = json!({"thread": "t-9", "last_assistant_message": "ok"});
+    let input = |event: &'static str| HookInput {
+        kind: AgentKind::Codex,
+        agent: "codex",
+        event,
+        payload: &payload,
+        message: None,
+        title: None,
+        severity: Severity::Info,
+        decision_prompt: None,
+        notification_id: "n".into(),
+        overlay: Some(&m),
+    };
+    assert!(matches!(
+        apply_hook(&mut p, &input("Stop"), at(1)),
+        Applied::Accepted(_)
+    ));
+    assert_eq!(
+        p.lifecycle,
+        Lifecycle::Done,
+        "lifecycle falls through to the adapter"
+    );
+    assert_eq!(
+        p.attention,
+        Attention::Warning,
+        "attention from the overlay"
+    );
+    assert_eq!(p.agent.agent_session_id.as_deref(), Some("t-9"));
+    assert_eq!(
+        p.agent.resume_argv,
+        Some(vec!["cx".into(), "--resume".into(), "t-9".into()])
+    );
+    assert!(matches!(
+        apply_hook(&mut p, &input("FutureHook"), at(2)),
+        Applied::Accepted(_)
+    ));
+    assert_eq!(
+        (p.lifecycle, p.last_message.as_deref()),
+        (Lifecycle::Blocked, Some("future"))
+    );
 }
