@@ -681,3 +681,67 @@ fn new_turns_are_announced_with_their_workspace_and_pane() {
         assert!(announced["started_at"].is_string());
     }
 }
+
+/// agents.md §10.4.1: a Cursor tool call without its post hook within the wait
+/// is taken to wait for approval; its post hook resolves it back to working;
+/// a call that finishes in time shows nothing.
+#[test]
+fn cursor_approval_is_inferred_from_a_tool_call_that_does_not_finish() {
+    let env = crate::support::TestEnv::new();
+    let socket = env.default_socket();
+    let server =
+        TestServer::start_with_args(env, &["server", "--cursor-approval-ms", "300"], socket);
+    let mut c = server.client();
+    let mut sub = server.client();
+    ok(sub.call("subscribe", json!({"events": ["attention.cleared"]})));
+    let ws = workspace(&mut c, &server);
+    let pane = spawn_sleeper(&mut c, &ws);
+    let call =
+        |id: &str| json!({"conversation_id": "c1", "tool_use_id": id, "tool_name": "edit_file"});
+
+    hook(
+        &mut c,
+        &pane,
+        "cursor",
+        "beforeSubmitPrompt",
+        json!({"conversation_id": "c1"}),
+    );
+    // A quick call: pre and post within the wait.
+    hook(&mut c, &pane, "cursor", "preToolUse", call("fast"));
+    hook(&mut c, &pane, "cursor", "postToolUse", call("fast"));
+    // A slow one.
+    let b = get(&mut c, &pane)["wait_baseline"].clone();
+    hook(&mut c, &pane, "cursor", "preToolUse", call("slow"));
+    let blocked = wait_for(&mut c, &pane, "permission_required", &b);
+    assert_eq!(blocked["lifecycle"], "blocked");
+    assert_eq!(
+        get(&mut c, &pane)["pane"]["last_message"],
+        "waiting for approval: edit_file"
+    );
+    // Other tool traffic cannot unblock it; the matching post hook does.
+    let r = hook(&mut c, &pane, "cursor", "postToolUse", call("other"));
+    assert_eq!(r["lifecycle"], "blocked");
+    let r = hook(&mut c, &pane, "cursor", "postToolUse", call("slow"));
+    assert_eq!(
+        (r["lifecycle"].clone(), r["attention"].clone()),
+        (json!("working"), json!("none"))
+    );
+    assert_eq!(sub.next_event().payload["reason"], "approval_resolved");
+
+    // A run that stops forgets its calls: no approval shows up later.
+    hook(&mut c, &pane, "cursor", "preToolUse", call("left"));
+    let r = hook(
+        &mut c,
+        &pane,
+        "cursor",
+        "stop",
+        json!({"conversation_id": "c1", "status": "completed"}),
+    );
+    assert_eq!(r["lifecycle"], "done");
+    let b = get(&mut c, &pane)["wait_baseline"].clone();
+    let later = c.call(
+        "wait",
+        json!({"pane_id": pane, "until": "blocked", "after": b, "timeout_s": 1}),
+    );
+    assert_eq!(err(later).code, ErrorCode::Timeout);
+}

@@ -65,6 +65,9 @@ enum Command {
         /// default $XDG_CONFIG_HOME/signaltty/agents).
         #[arg(long, value_name = "DIR")]
         agents_dir: Option<PathBuf>,
+        /// Cursor approval inference wait (default 10 s; tests shorten it).
+        #[arg(long, hide = true, value_name = "MS")]
+        cursor_approval_ms: Option<u64>,
     },
     /// Start a background server unless one already answers; returns once it does.
     Start,
@@ -474,6 +477,7 @@ fn main() -> ExitCode {
             journal_rotate_bytes,
             process_refresh_ms,
             agents_dir,
+            cursor_approval_ms,
         } => serve::server(
             &cli.global,
             log_file,
@@ -481,6 +485,7 @@ fn main() -> ExitCode {
             journal_rotate_bytes,
             process_refresh_ms,
             agents_dir,
+            cursor_approval_ms,
         ),
         Command::Start => serve::start(&cli.global),
         Command::Stop { force } => serve::stop(&cli.global, force),

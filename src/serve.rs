@@ -23,6 +23,7 @@ pub fn server(
     journal_rotate_bytes: Option<u64>,
     process_refresh_ms: Option<u64>,
     agents_dir: Option<PathBuf>,
+    cursor_approval_ms: Option<u64>,
 ) -> i32 {
     if detached {
         // Leave the starting terminal's session so its hangup never reaches us.
@@ -45,6 +46,10 @@ pub fn server(
                 .unwrap_or(Limits::default().journal_rotate_bytes),
             process_refresh: process_refresh_ms
                 .map_or(Limits::default().process_refresh, Duration::from_millis),
+            cursor_approval_wait: cursor_approval_ms.map_or(
+                Limits::default().cursor_approval_wait,
+                Duration::from_millis,
+            ),
             ..Limits::default()
         },
     };

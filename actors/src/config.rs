@@ -53,6 +53,9 @@ pub struct Limits {
     /// How often live panes' processes are looked at in `/proc` (spec
     /// lifecycle.md §6.2: 10 s; tests shorten it).
     pub process_refresh: Duration,
+    /// How long a Cursor tool call runs before it counts as waiting for
+    /// approval (spec agents.md §10.4.1: 10 s; tests shorten it).
+    pub cursor_approval_wait: Duration,
 }
 
 impl Default for Limits {
@@ -65,6 +68,7 @@ impl Default for Limits {
             shutdown_grace: Duration::from_secs(3),
             journal_rotate_bytes: crate::journal::file::ROTATE_BYTES,
             process_refresh: Duration::from_secs(10),
+            cursor_approval_wait: Duration::from_secs(10),
         }
     }
 }

@@ -35,7 +35,7 @@ pub struct Hook {
 impl Handler<Hook> for Pane {
     type Result = ResponseFuture<Result<HookEventResult, Error>>;
 
-    fn handle(&mut self, hook: Hook, _ctx: &mut Self::Context) -> Self::Result {
+    fn handle(&mut self, hook: Hook, ctx: &mut Self::Context) -> Self::Result {
         let agents = crate::agents::active();
         let input = HookInput {
             kind: hook.kind,
@@ -69,6 +69,9 @@ impl Handler<Hook> for Pane {
                     Applied::Dropped(reason) => {
                         log::warn!("hook dropped after its check: {reason}")
                     },
+                }
+                if hook.kind == AgentKind::Cursor {
+                    events.extend(self.cursor_hook(&hook.event, &hook.payload, ctx));
                 }
                 self.note_evidence(&format!("hook:{}:{}", hook.agent, hook.event), &events);
                 (events, None)

@@ -21,9 +21,11 @@ use std::collections::HashMap;
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::time::{Duration, Instant};
 
+mod cursor;
 mod hooks;
 mod screen;
 mod signals;
+pub use cursor::set_approval_wait;
 pub use hooks::{Hook, ReportSession};
 pub use signals::{Evidence, Explain, MarkSeen, Notify, NotifyGate, ProcessSeen};
 
@@ -189,6 +191,8 @@ pub struct Pane {
     evidence: Evidence,
     /// The pane's `input_required` was raised by a screen rule.
     screen_raised: bool,
+    /// Cursor tool calls and the approvals inferred from them.
+    approvals: cursor::Approvals,
 }
 
 impl Pane {
@@ -215,6 +219,7 @@ impl Pane {
             process_name: crate::procfs::name_of(&state.argv),
             evidence: Evidence::default(),
             screen_raised: false,
+            approvals: cursor::Approvals::default(),
             state,
         }
     }
