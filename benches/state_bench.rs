@@ -13,6 +13,11 @@
 //!    against the same server with the refresh every hour; the difference per
 //!    refresh, scaled to the real 10-second period, as a share of one core.
 //!
+//! 4. `screen`: one evaluation of every bundled rule set of an agent against a
+//!    50 × 200 screen (in this process, as the pane's tick does it), and server
+//!    CPU with 100 idle Claude panes (a look-alike that draws Claude's prompt box
+//!    and sleeps) while their screens are checked every 500 ms.
+//!
 //! The benchmark starts its own servers (the `signaltty` next to this binary, or
 //! `--bin`) on private directories and removes them at the end.
 
@@ -59,6 +64,7 @@ enum Scenario {
     Hook,
     Latency,
     Refresh,
+    Screen,
 }
 
 /// A private directory tree, removed on drop.
@@ -418,6 +424,117 @@ fn bench_refresh(bin: &Path, tmp: &TempDir, opts: &Opts, verdicts: &mut Vec<Stri
     Ok(())
 }
 
+/// A 50-row, 200-column screen of `kind` in a busy state, with output above.
+fn busy_screen(kind: &str) -> String {
+    let filler: Vec<String> = (0..40)
+        .map(|i| format!("  {i:>3}  src/module_{i}.rs: compiled {} items in the worker pool, nothing to report here", i * 7))
+        .collect();
+    let rule = "─".repeat(200);
+    let tail = match kind {
+        "claude" => format!(
+            "✻ Cogitating… (12s · ↑ 1.2k tokens · esc to interrupt)\n\n{rule}\n❯ \n{rule}\n  ? for shortcuts"
+        ),
+        "codex" => "› fix the failing test\n\n• Working (12s • esc to interrupt)\n\n› ".to_owned(),
+        _ => "── ⠋ Working ──────────".to_owned(),
+    };
+    format!("{}\n{tail}", filler.join("\n"))
+}
+
+fn bench_screen(bin: &Path, tmp: &TempDir, opts: &Opts, verdicts: &mut Vec<String>) -> Res<()> {
+    use signaltty_actors::agents::AgentSet;
+    use signaltty_actors::agents::screen::{View, classify};
+    use signaltty_protocol::pane::AgentKind;
+    println!("screen: one evaluation of an agent's bundled rules against a 50×200 screen");
+    let set = AgentSet::bundled_only();
+    let mut worst = Duration::ZERO;
+    for (name, kind) in [
+        ("claude", AgentKind::Claude),
+        ("codex", AgentKind::Codex),
+        ("pi", AgentKind::Pi),
+    ] {
+        let (_, rules) = set.rules_for(kind, name);
+        // A busy screen (a high rule wins early) and plain output (every rule
+        // is tried before the fallback).
+        let plain = busy_screen("plain").replace("── ⠋ Working ──────────", "$ ");
+        for (what, screen) in [("busy", busy_screen(name)), ("plain", plain)] {
+            let mut samples = Vec::with_capacity(2000);
+            for _ in 0..2200 {
+                let started = Instant::now();
+                let view = View::new(&screen, "some title");
+                let winner = classify(&rules, &view);
+                std::hint::black_box(winner);
+                samples.push(started.elapsed());
+            }
+            samples.drain(..200);
+            samples.sort();
+            let p50 = percentile(&samples, 50.0);
+            let p99 = percentile(&samples, 99.0);
+            println!(
+                "  {name:<7} {what:<6} {:>2} rules  p50 {:>6.1} µs  p99 {:>6.1} µs",
+                rules.len(),
+                p50.as_secs_f64() * 1e6,
+                p99.as_secs_f64() * 1e6
+            );
+            worst = worst.max(p50);
+        }
+    }
+    verdicts.push(verdict(
+        "screen: an evaluation < 50 µs (50×200, p50)",
+        worst < Duration::from_micros(50),
+        format!("{:.1} µs (slowest agent)", worst.as_secs_f64() * 1e6),
+    ));
+
+    println!(
+        "screen: server CPU with {} idle claude panes, screens checked every 500 ms",
+        opts.panes
+    );
+    let dir = tmp.fresh("screen")?;
+    let claude = dir.join("claude");
+    let rule = "─".repeat(78);
+    fs::write(
+        &claude,
+        format!("#!/bin/sh\nprintf '\\033]0;✳ Claude Code\\007Done.\\r\\n\\r\\n{rule}\\r\\n❯ \\r\\n{rule}\\r\\n'\nexec sleep 100000\n"),
+    )
+    .ctx(|| "write the look-alike".into())?;
+    let mut perms = fs::metadata(&claude).ctx(|| "stat".into())?.permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+    fs::set_permissions(&claude, perms).ctx(|| "chmod".into())?;
+    let mut server = start_server(bin, &dir, &[])?;
+    let mut conn = Conn::connect(&server.socket)?;
+    let ws = conn.call("workspace.create", json!({"name": "screens", "cwd": dir}))?;
+    let ws = ws["workspace"]["id"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    for _ in 0..opts.panes {
+        let tab = conn.call("tab.create", json!({"workspace_id": ws}))?;
+        conn.call(
+            "pane.spawn",
+            json!({"workspace_id": ws, "tab_id": tab["tab"]["id"], "argv": [claude]}),
+        )?;
+    }
+    std::thread::sleep(Duration::from_secs(3));
+    let before = cpu_seconds(server.pid())?;
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_secs(opts.refresh_secs) {
+        check_interrupted()?;
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let used = cpu_seconds(server.pid())? - before;
+    let share = 100.0 * used / started.elapsed().as_secs_f64();
+    println!(
+        "  {used:.3} s CPU in {:.1} s = {share:.3} % of one core",
+        started.elapsed().as_secs_f64()
+    );
+    verdicts.push(verdict(
+        "screen: 100 idle agent panes < 2 % of one core",
+        share < 2.0,
+        format!("{share:.3} %"),
+    ));
+    server.stop();
+    Ok(())
+}
+
 fn verdict(what: &str, pass: bool, measured: String) -> String {
     format!(
         "  {}  {what:<48} measured {measured}",
@@ -449,6 +566,9 @@ fn main() -> ExitCode {
         }
         if run(Scenario::Refresh) {
             bench_refresh(&bin, &tmp, &opts, &mut verdicts)?;
+        }
+        if run(Scenario::Screen) {
+            bench_screen(&bin, &tmp, &opts, &mut verdicts)?;
         }
         Ok(verdicts)
     })();

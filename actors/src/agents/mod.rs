@@ -198,9 +198,17 @@ pub fn active() -> Arc<AgentSet> {
     cell().read().clone()
 }
 
+static GENERATION: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
 /// Makes `set` the active set, whole.
 pub fn install(set: AgentSet) {
     *cell().write() = Arc::new(set);
+    GENERATION.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+}
+
+/// Counts installs: a different value means the rules may have changed.
+pub fn generation() -> u64 {
+    GENERATION.load(std::sync::atomic::Ordering::SeqCst)
 }
 
 #[cfg(test)]

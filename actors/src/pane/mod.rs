@@ -193,6 +193,8 @@ pub struct Pane {
     screen_raised: bool,
     /// Cursor tool calls and the approvals inferred from them.
     approvals: cursor::Approvals,
+    /// What the last screen tick looked at: output offset, rule set, kind, program.
+    screen_seen: Option<(u64, u64, signaltty_protocol::pane::AgentKind, String)>,
 }
 
 impl Pane {
@@ -220,6 +222,7 @@ impl Pane {
             evidence: Evidence::default(),
             screen_raised: false,
             approvals: cursor::Approvals::default(),
+            screen_seen: None,
             state,
         }
     }

@@ -63,10 +63,23 @@ impl Pane {
     }
 
     /// One tick: classify and apply, for a live pane whose process sent no hook.
+    /// A pane whose screen, rules, kind and program are as at its last tick is
+    /// not evaluated again: the answer would be the same, and applying it twice
+    /// changes nothing.
     pub(super) fn screen_tick(&mut self) {
         if self.pty.is_none() || self.hooked {
             return;
         }
+        let seen = (
+            self.output_offset,
+            agents::generation(),
+            self.state.agent.kind,
+            self.process_name.clone(),
+        );
+        if self.screen_seen.as_ref() == Some(&seen) {
+            return;
+        }
+        self.screen_seen = Some(seen);
         let Some((_, id, state)) = self.evaluate_screen(false).winner else {
             return;
         };
