@@ -14,13 +14,37 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 /// The manifests embedded in the binary, from `manifests/`.
+/// Embedded with `include_str!`, in file-name order.
 const BUNDLED: &[(&str, &str)] = &[
+    ("agy.toml", include_str!("../../../manifests/agy.toml")),
     (
         "claude.toml",
         include_str!("../../../manifests/claude.toml"),
     ),
     ("codex.toml", include_str!("../../../manifests/codex.toml")),
+    (
+        "copilot.toml",
+        include_str!("../../../manifests/copilot.toml"),
+    ),
+    (
+        "cursor.toml",
+        include_str!("../../../manifests/cursor.toml"),
+    ),
+    ("droid.toml", include_str!("../../../manifests/droid.toml")),
+    (
+        "gemini.toml",
+        include_str!("../../../manifests/gemini.toml"),
+    ),
+    ("kilo.toml", include_str!("../../../manifests/kilo.toml")),
+    (
+        "opencode.toml",
+        include_str!("../../../manifests/opencode.toml"),
+    ),
     ("pi.toml", include_str!("../../../manifests/pi.toml")),
+    (
+        "qodercli.toml",
+        include_str!("../../../manifests/qodercli.toml"),
+    ),
 ];
 
 /// A manifest file that could not be used.

@@ -5,9 +5,21 @@ use super::*;
 
 /// What the bundled rules of `kind` say about `screen` with `title`.
 fn state(kind: AgentKind, screen: &str, title: &str) -> Option<(ScreenState, String)> {
-    let set = AgentSet::bundled_only();
+    state_of(kind, "", screen, title)
+}
+
+/// Like `state`, for a pane running `process` (generic rules are scoped by it).
+fn state_of(
+    kind: AgentKind,
+    process: &str,
+    screen: &str,
+    title: &str,
+) -> Option<(ScreenState, String)> {
+    // Compiled once for every test: debug builds compile regexes slowly.
+    static SET: std::sync::OnceLock<AgentSet> = std::sync::OnceLock::new();
+    let set = SET.get_or_init(AgentSet::bundled_only);
     assert!(set.failures.is_empty(), "{:?}", set.failures);
-    let (_, rules) = set.rules_for(kind, "");
+    let (_, rules) = set.rules_for(kind, process);
     classify(&rules, &View::new(screen, title)).map(|i| (rules[i].state, rules[i].id.clone()))
 }
 
@@ -162,4 +174,133 @@ fn detection_honours_manifest_binaries_before_builtins() {
     assert_eq!(set.detect("cx-7"), Some(AgentKind::Codex));
     assert_eq!(set.detect("claude"), Some(AgentKind::Claude));
     assert_eq!(set.detect("bash"), None);
+}
+
+/// The fixtures of spec/agents.md §14.13 (Pi, OpenCode, Cursor), by rule id.
+#[test]
+fn the_spec_fixtures_pass() {
+    use ScreenState::*;
+    let id = |kind, screen: &str| {
+        state(kind, screen, "")
+            .map(|(_, id)| id)
+            .unwrap_or_default()
+    };
+    assert_eq!(
+        state(AgentKind::Pi, "> fix the tests\n\nWorking...\n", ""),
+        Some((Working, "working_literal".into()))
+    );
+    assert_eq!(
+        id(AgentKind::Pi, "> fix\n── ⠹ Working ────────\n> "),
+        "working_border"
+    );
+    assert_eq!(
+        state(AgentKind::Pi, "⠙ Working on it", ""),
+        Some((Idle, "idle_fallback".into()))
+    );
+
+    assert_eq!(
+        id(AgentKind::Opencode, "△ Permission required"),
+        "permission_required"
+    );
+    assert_eq!(
+        id(AgentKind::Opencode, "↑↓ select  enter confirm  esc dismiss"),
+        "dialog_required"
+    );
+    assert_eq!(
+        id(AgentKind::Opencode, "enter confirm  esc dismiss"),
+        "idle_fallback"
+    );
+    assert_eq!(
+        id(AgentKind::Opencode, "thinking… esc to interrupt"),
+        "interrupt_hint_working"
+    );
+    assert_eq!(id(AgentKind::Opencode, "■■■■⬝⬝⬝⬝"), "progress_bar_working");
+    assert_eq!(id(AgentKind::Opencode, "■■■"), "idle_fallback");
+    assert_eq!(
+        says(
+            AgentKind::Opencode,
+            "△ Permission required\nesc to interrupt",
+            ""
+        ),
+        Blocked
+    );
+
+    assert_eq!(
+        id(
+            AgentKind::Cursor,
+            "Write to this file?\n  Proceed (y)\n  Reject & propose changes (p)"
+        ),
+        "write_file_approval"
+    );
+    for prompt in [
+        "  Allow read(/etc/hosts) (y)",
+        "→ Run cargo test (y)",
+        "Keep (n)",
+    ] {
+        assert_eq!(id(AgentKind::Cursor, prompt), "approval_prompt", "{prompt}");
+    }
+    assert_eq!(
+        id(AgentKind::Cursor, "output\n  ctrl+c to stop"),
+        "stop_hint_working"
+    );
+    let old_hint = format!("  ctrl+c to stop\n{}", "line\n".repeat(8));
+    assert_eq!(
+        id(AgentKind::Cursor, &old_hint),
+        "idle_fallback",
+        "only the last 6 lines count"
+    );
+    assert_eq!(
+        id(AgentKind::Cursor, "2 background tasks"),
+        "background_task_status_working"
+    );
+    assert_eq!(id(AgentKind::Cursor, "0 background tasks"), "idle_fallback");
+    assert_eq!(id(AgentKind::Cursor, "⬢ Generating"), "spinner_working");
+}
+
+/// Generic rule sets apply only to the programs they name.
+#[test]
+fn generic_rule_sets_are_scoped_to_their_programs() {
+    use ScreenState::*;
+    let gemini = state_of(
+        AgentKind::Generic,
+        "gemini",
+        "│ Apply this change?\n ❯ 1. Yes",
+        "",
+    );
+    assert_eq!(gemini.map(|(s, _)| s), Some(Blocked));
+    assert_eq!(
+        state_of(
+            AgentKind::Generic,
+            "copilot",
+            "Thinking (esc to cancel)",
+            ""
+        )
+        .map(|(s, _)| s),
+        Some(Working)
+    );
+    assert_eq!(
+        state_of(
+            AgentKind::Generic,
+            "droid",
+            "> yes, allow\nenter to select · esc to cancel · ↑↓ to navigate",
+            ""
+        )
+        .map(|(s, _)| s),
+        Some(Blocked)
+    );
+    assert_eq!(
+        state_of(
+            AgentKind::Generic,
+            "agy",
+            "⠋ Thinking\n──────── esc to cancel",
+            ""
+        )
+        .map(|(s, _)| s),
+        Some(Working)
+    );
+    assert_eq!(
+        state_of(AgentKind::Generic, "bash", "esc to cancel", ""),
+        None,
+        "a shell has no rules"
+    );
 }
