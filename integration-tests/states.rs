@@ -431,3 +431,42 @@ fn explain_names_the_evidence_behind_each_axis() {
         "{text}"
     );
 }
+
+/// spec/pty-terminal.md §10.5: a wrapper's SIGNALTTY_AGENT names the kind
+/// when detection finds nothing, and never overrides what detection finds.
+#[test]
+fn a_wrapper_hint_sets_the_kind_only_when_detection_finds_nothing() {
+    let env = crate::support::TestEnv::new();
+    let socket = env.default_socket();
+    let server =
+        TestServer::start_with_args(env, &["server", "--process-refresh-ms", "100"], socket);
+    let mut c = server.client();
+    let ws = workspace(&mut c, &server);
+    let spawn = |c: &mut Client, argv: Value| {
+        let tab = ok(c.call("tab.create", json!({"workspace_id": ws})));
+        let pane = ok(c.call(
+            "pane.spawn",
+            json!({"workspace_id": ws, "tab_id": tab["tab"]["id"], "argv": argv, "env": {"SIGNALTTY_AGENT": "Claude"}}),
+        ));
+        str_field(&pane["pane"], "id").to_owned()
+    };
+    let wrapped = spawn(&mut c, json!(["sleep", "600"]));
+    let kind = wait_until("the hint to apply", DEADLINE, || {
+        let kind = get(&mut c, &wrapped)["pane"]["agent"]["kind"].clone();
+        (kind != "generic").then_some(kind)
+    });
+    assert_eq!(kind, "claude");
+
+    let bin = server.env().root().join("bin");
+    std::fs::create_dir_all(&bin).expect("bin dir");
+    std::fs::copy("/bin/sleep", bin.join("codex")).expect("a program called codex");
+    let detected = spawn(
+        &mut c,
+        json!(["sh", "-c", format!("{}/codex 600; :", bin.display())]),
+    );
+    let kind = wait_until("detection", DEADLINE, || {
+        let kind = get(&mut c, &detected)["pane"]["agent"]["kind"].clone();
+        (kind != "generic").then_some(kind)
+    });
+    assert_eq!(kind, "codex", "detection wins over the hint");
+}

@@ -123,6 +123,19 @@ pub struct Seen {
     pub name: String,
     /// Its working directory.
     pub cwd: Option<String>,
+    /// `SIGNALTTY_AGENT` from its environment (or the pane process's): a
+    /// wrapper's hint, used only when detection finds nothing
+    /// (spec/pty-terminal.md §10.5).
+    pub hint: Option<String>,
+}
+
+/// `SIGNALTTY_AGENT` in a process's environment, trimmed and lowercased.
+pub fn agent_hint(pid: u32) -> Option<String> {
+    let raw = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
+    raw.split(|&b| b == 0)
+        .find_map(|kv| kv.strip_prefix(b"SIGNALTTY_AGENT="))
+        .map(|v| String::from_utf8_lossy(v).trim().to_ascii_lowercase())
+        .filter(|v| !v.is_empty())
 }
 
 /// Describes process `pid`: a runtime (`node`, `bun`, `deno`, `python`) is named
@@ -135,6 +148,7 @@ pub fn describe(pid: u32) -> Option<Seen> {
     Some(Seen {
         name: name_of(&argv),
         cwd,
+        hint: None,
     })
 }
 
@@ -213,6 +227,19 @@ mod tests {
             "the newest child"
         );
         assert!(seen.cwd.is_some());
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+
+    #[test]
+    fn the_agent_hint_is_read_from_the_environment() {
+        let mut child = std::process::Command::new("sleep")
+            .arg("30")
+            .env("SIGNALTTY_AGENT", " Codex ")
+            .spawn()
+            .expect("sleep");
+        assert_eq!(agent_hint(child.id()).as_deref(), Some("codex"));
+        assert_eq!(agent_hint(std::process::id()), None);
         let _ = child.kill();
         let _ = child.wait();
     }

@@ -661,7 +661,13 @@ impl Supervisor {
             panes
                 .into_iter()
                 .filter_map(|(pid, addr)| {
-                    crate::procfs::describe(table.deepest(pid)).map(|seen| (addr, seen))
+                    let target = table.deepest(pid);
+                    let mut seen = crate::procfs::describe(target)?;
+                    if !crate::procfs::SHELLS.contains(&seen.name.as_str()) {
+                        seen.hint = crate::procfs::agent_hint(target)
+                            .or_else(|| crate::procfs::agent_hint(pid));
+                    }
+                    Some((addr, seen))
                 })
                 .collect::<Vec<_>>()
         });

@@ -269,14 +269,20 @@ impl Handler<ProcessSeen> for Pane {
         if self.pty.is_none() {
             return;
         }
-        let crate::procfs::Seen { name, cwd } = msg.seen;
+        let crate::procfs::Seen { name, cwd, hint } = msg.seen;
         let mut changed = false;
-        // A generic pane is promoted to the agent it runs; never demoted.
-        if !self.state.agent.kind.is_agent()
-            && let Some(detected) = crate::agents::active().detect(&name)
-        {
-            self.state.agent.kind = detected;
-            changed = true;
+        // A generic pane is promoted to the agent it runs; never demoted. A
+        // wrapper's SIGNALTTY_AGENT hint counts only when detection finds nothing.
+        if !self.state.agent.kind.is_agent() {
+            let detected = crate::agents::active().detect(&name).or_else(|| {
+                hint.as_deref()
+                    .and_then(signaltty_protocol::pane::AgentKind::parse)
+                    .filter(|k| k.is_agent())
+            });
+            if let Some(kind) = detected {
+                self.state.agent.kind = kind;
+                changed = true;
+            }
         }
         self.process_name = name;
         if let Some(cwd) = cwd
