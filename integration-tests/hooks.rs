@@ -745,3 +745,98 @@ fn cursor_approval_is_inferred_from_a_tool_call_that_does_not_finish() {
     );
     assert_eq!(err(later).code, ErrorCode::Timeout);
 }
+
+/// spec/ipc.md §8.5 `pane.resume`: the agent of a tombstone starts again in the
+/// same pane with its resume command; a new process, so old baselines read
+/// IDENTITY_CHANGED; never for a live or unresumable pane.
+#[test]
+fn a_tombstone_resumes_its_agent_in_the_same_pane() {
+    let server = TestServer::start();
+    let mut c = server.client();
+    let mut sub = server.client();
+    ok(sub.call("subscribe", json!({"events": ["pane.created"]})));
+    let ws = workspace(&mut c, &server);
+    let bin = server.env().root().join("bin");
+    std::fs::create_dir_all(&bin).expect("bin dir");
+    let claude = bin.join("claude");
+    std::fs::write(
+        &claude,
+        "#!/bin/sh\nif [ \"$1\" = --resume ]; then echo \"resumed $2\"; exec sleep 600; fi\necho first run\n",
+    )
+    .expect("script");
+    crate::support::process::set_mode(&claude, 0o755);
+    let tab = ok(c.call("tab.create", json!({"workspace_id": ws})));
+    let pane = ok(c.call(
+        "pane.spawn",
+        json!({"workspace_id": ws, "tab_id": tab["tab"]["id"], "argv": [claude]}),
+    ));
+    let pane = str_field(&pane["pane"], "id").to_owned();
+    ok(c.call(
+        "report-session",
+        json!({"pane_id": pane, "agent_session_id": "s1"}),
+    ));
+    let exited = ok(c.call(
+        "wait",
+        json!({"pane_id": pane, "until": "exited", "timeout_s": 20}),
+    ));
+    assert_eq!(exited["lifecycle"], "exited");
+    let before = get(&mut c, &pane)["wait_baseline"].clone();
+
+    let resumed = ok(c.call("pane.resume", json!({"pane_id": pane})));
+    assert_eq!(resumed["pane"]["live"], json!({"state": "live"}));
+    assert_eq!(resumed["pane"]["lifecycle"], "unknown");
+    assert_eq!(resumed["pane"]["id"], pane.as_str());
+    let text = ok(c.call(
+        "pane.wait_for_output",
+        json!({"pane_id": pane, "match": "resumed s1", "timeout_s": 20}),
+    ));
+    assert!(
+        text["matched_line"]
+            .as_str()
+            .is_some_and(|l| l.contains("resumed s1"))
+    );
+    let read = ok(c.call(
+        "pane.read",
+        json!({"pane_id": pane, "mode": "tail", "lines": 50}),
+    ));
+    assert!(
+        read["text"]
+            .as_str()
+            .is_some_and(|t| t.contains("first run")),
+        "the history is kept"
+    );
+    assert_eq!(
+        err(c.call(
+            "wait",
+            json!({"pane_id": pane, "until": "done", "after": before})
+        ))
+        .code,
+        ErrorCode::IdentityChanged
+    );
+    let mut created = Vec::new();
+    while created.len() < 2 {
+        created.push(sub.next_event().payload);
+    }
+    assert_eq!(created[1]["resumed"], true);
+    assert!(
+        created[0].get("resumed").is_none(),
+        "a spawn carries no resumed flag"
+    );
+    assert_eq!(
+        err(c.call("pane.resume", json!({"pane_id": pane}))).code,
+        ErrorCode::BadParams,
+        "already live"
+    );
+
+    let plain = spawn_sleeper(&mut c, &ws);
+    ok(c.call("pane.signal", json!({"pane_id": plain, "signal": "KILL"})));
+    ok(c.call(
+        "wait",
+        json!({"pane_id": plain, "until": "exited", "timeout_s": 20}),
+    ));
+    assert_eq!(
+        err(c.call("pane.resume", json!({"pane_id": plain}))).code,
+        ErrorCode::BadParams,
+        "not resumable"
+    );
+}

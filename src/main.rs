@@ -304,6 +304,11 @@ enum PaneCommand {
         #[arg(long, default_value_t = 3600)]
         timeout: u64,
     },
+    /// Start an exited agent again with its resume command, in the same pane (pane.resume).
+    Resume {
+        /// Pane id or name (default: $SIGNALTTY_PANE).
+        pane: Option<String>,
+    },
     /// Show a pane (pane.get).
     Get {
         /// Pane id or name (default: $SIGNALTTY_PANE).

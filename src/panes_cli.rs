@@ -292,6 +292,14 @@ fn run_pane(global: &Global, cmd: PaneCommand) -> Result<i32, i32> {
                 |r: PaneWaitForOutputResult| say!("{}", r.matched_line),
             )
         },
+        PaneCommand::Resume { pane } => {
+            let params = PaneTarget {
+                pane_id: pane_ref(pane)?,
+            };
+            call(global, Method::PaneResume(params), |r: PaneResult| {
+                print_pane(&r.pane)
+            })
+        },
         PaneCommand::Get { pane } => {
             let params = PaneTarget {
                 pane_id: pane_ref(pane)?,

@@ -129,10 +129,13 @@ impl Projection {
                     }
                 }
             },
-            Event::PaneCreated { pane } => {
+            Event::PaneCreated { pane, resumed } => {
                 // A pane spawned into an empty tab becomes its only leaf; a split
-                // already arrived as `tab.updated` with the new layout.
-                if let Some(tab) = self.tabs.get_mut(&pane.tab_id) {
+                // already arrived as `tab.updated` with the new layout. A resumed
+                // pane keeps its place; only its process (and record) is new.
+                if resumed.is_none()
+                    && let Some(tab) = self.tabs.get_mut(&pane.tab_id)
+                {
                     if tab.layout.is_none() {
                         tab.layout = Some(Layout::Pane {
                             pane_id: pane.id.clone(),

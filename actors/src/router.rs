@@ -84,6 +84,7 @@ pub fn route(sup: &mut Supervisor, msg: Dispatch, ctx: &mut Context<Supervisor>)
         Method::PaneAttach(p) => panes::attach(sup, &conn, p),
         Method::PaneDetach(p) => panes::detach(sup, &conn, p),
         Method::PaneClose(p) => panes::close(sup, p),
+        Method::PaneResume(p) => panes::resume(sup, p),
         Method::PaneMarkSeen(p) => attention::mark_seen(sup, p),
         Method::PaneExplain(p) => attention::explain(sup, p),
         Method::Notify(p) => attention::notify(sup, p),

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 macro_rules! events {
-    ($($variant:ident = $wire:literal { $($field:ident : $ty:ty),* $(,)? },)*) => {
+    ($($variant:ident = $wire:literal { $($(#[$attr:meta])* $field:ident : $ty:ty),* $(,)? },)*) => {
         /// A state event with its typed payload.
         #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
         #[serde(tag = "event", content = "payload")]
@@ -18,7 +18,7 @@ macro_rules! events {
             $(
                 #[doc = concat!("`", $wire, "`")]
                 #[serde(rename = $wire)]
-                $variant { $(#[allow(missing_docs)] $field: $ty),* },
+                $variant { $(#[allow(missing_docs)] $(#[$attr])* $field: $ty),* },
             )*
         }
 
@@ -42,7 +42,11 @@ events! {
     TabCreated = "tab.created" { tab: Tab },
     TabUpdated = "tab.updated" { tab: Tab },
     TabClosed = "tab.closed" { tab_id: TabId },
-    PaneCreated = "pane.created" { pane: Pane },
+    PaneCreated = "pane.created" {
+        pane: Pane,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        resumed: Option<bool>,
+    },
     PaneUpdated = "pane.updated" { pane_id: PaneId, pane: Pane },
     PaneExited = "pane.exited" { pane_id: PaneId, code: Option<i32> },
     PaneClosed = "pane.closed" { pane_id: PaneId },

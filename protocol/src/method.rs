@@ -98,6 +98,7 @@ methods! {
     PaneAttach = "pane.attach" (PaneAttachParams),
     PaneDetach = "pane.detach" (PaneTarget),
     PaneClose = "pane.close" (PaneCloseParams),
+    PaneResume = "pane.resume" (PaneTarget),
     PaneMarkSeen = "pane.mark_seen" (PaneTarget),
     PaneExplain = "pane.explain" (PaneTarget),
     Notify = "notify" (NotifyParams),

@@ -23,10 +23,12 @@ use std::time::{Duration, Instant};
 
 mod cursor;
 mod hooks;
+mod resume;
 mod screen;
 mod signals;
 pub use cursor::set_approval_wait;
 pub use hooks::{Hook, ReportSession};
+pub use resume::Resume;
 pub use signals::{Evidence, Explain, MarkSeen, Notify, NotifyGate, ProcessSeen};
 
 /// How long after its child was reaped a pane waits for the PTY to drain before it

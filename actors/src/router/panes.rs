@@ -643,3 +643,59 @@ pub fn move_pane(sup: &mut Supervisor, p: PaneMoveParams) -> Routed {
         Arrangement::Move { pane, target, dir }
     })
 }
+
+/// `pane.resume`: the tombstone's agent again, with its adapter's resume
+/// command, in the same pane (spec/ipc.md §8.5).
+pub fn resume(sup: &mut Supervisor, p: PaneTarget) -> Routed {
+    let entry = match sup.pane_entry(&p.pane_id) {
+        Ok(e) => e,
+        Err(e) => return ready::<PaneResult>(Err(e)),
+    };
+    let Some(pane) = sup.projection.pane(&entry.id).cloned() else {
+        return ready::<PaneResult>(Err(Error::NoSuchPane(entry.id.0.clone())));
+    };
+    if pane.live == LiveState::Live {
+        return ready::<PaneResult>(Err(Error::BadParams(format!(
+            "pane {} is already live",
+            pane.id
+        ))));
+    }
+    let Some(argv) = pane.agent.resume_argv.clone() else {
+        return ready::<PaneResult>(Err(Error::BadParams(format!(
+            "pane {} is not resumable: its agent reported no session to resume",
+            pane.id
+        ))));
+    };
+    // Only the retained config variables are passed again (CLAUDE_CONFIG_DIR, …).
+    let config_env = pane.agent.config_env.clone().unwrap_or_default();
+    let env = launch::child_env(
+        std::env::vars(),
+        &config_env,
+        pane.id.as_str(),
+        &sup.config.socket,
+    );
+    let spec = SpawnSpec {
+        argv,
+        cwd: PathBuf::from(&pane.cwd),
+        env,
+        rows: pane.pty_size.rows,
+        cols: pane.pty_size.cols,
+    };
+    let gone = Error::NoSuchPane(pane.id.0.clone());
+    let id = entry.id.clone();
+    Box::pin(
+        entry
+            .addr
+            .send(crate::pane::Resume { spec })
+            .into_actor(sup)
+            .map(move |answer, act, _| {
+                let result = answer.map_err(|_| gone).and_then(|inner| inner);
+                Reply::of(result.map(|(pane, pid)| {
+                    if let Some(e) = act.panes.get_mut(&id) {
+                        e.pid = pid;
+                    }
+                    PaneResult { pane }
+                }))
+            }),
+    )
+}

@@ -186,7 +186,10 @@ impl Handler<SpawnPane> for Workspace {
                             },
                         }
                     }
-                    published.push(Event::PaneCreated { pane: pane.clone() });
+                    published.push(Event::PaneCreated {
+                        pane: pane.clone(),
+                        resumed: None,
+                    });
                     (published, pane, addr, addr_tx, pid)
                 });
                 let sender = act.events.clone();
