@@ -36,6 +36,7 @@ const BUNDLED: &[(&str, &str)] = &[
         include_str!("../../../manifests/gemini.toml"),
     ),
     ("kilo.toml", include_str!("../../../manifests/kilo.toml")),
+    ("muse.toml", include_str!("../../../manifests/muse.toml")),
     (
         "opencode.toml",
         include_str!("../../../manifests/opencode.toml"),

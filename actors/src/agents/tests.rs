@@ -304,3 +304,96 @@ fn generic_rule_sets_are_scoped_to_their_programs() {
         "a shell has no rules"
     );
 }
+
+#[test]
+fn muse_screens() {
+    use ScreenState::*;
+    let muse = |screen: &str| {
+        state_of(AgentKind::Generic, "muse-bin-2", screen, "").map(|(s, id)| (s, id))
+    };
+    assert_eq!(
+        muse("◆ Working (3s · esc to interrupt)").map(|(s, _)| s),
+        Some(Working)
+    );
+    assert_eq!(
+        muse("done\n⟩ \nsonnet · high · ~/proj")
+            .map(|(_, id)| id)
+            .as_deref(),
+        Some("idle_prompt")
+    );
+    assert_eq!(
+        muse("Do you trust this workspace?\n  Trust and continue").map(|(s, _)| s),
+        Some(Blocked)
+    );
+    assert_eq!(
+        muse("Run tests?\n  Allow once\n  Allow for this session\n  Deny")
+            .map(|(_, id)| id)
+            .as_deref(),
+        Some("blocked_approval")
+    );
+    assert_eq!(
+        muse("pick one\nenter to select · tab for an optional note · esc to interrupt")
+            .map(|(_, id)| id)
+            .as_deref(),
+        Some("pick_request_blocked"),
+        "a question with an interrupt hint is not work"
+    );
+    assert_eq!(
+        muse("/theme\nenter confirm · esc go back").map(|(s, _)| s),
+        Some(Hold)
+    );
+}
+
+/// Working, blocked and idle for every bundled generic rule set.
+#[test]
+fn every_generic_rule_set_tells_working_blocked_and_idle() {
+    use ScreenState::*;
+    let cases: &[(&str, &str, ScreenState)] = &[
+        ("gemini", "⠏ Thinking… (esc to cancel, 3s)", Working),
+        (
+            "gemini",
+            "│ Allow execution of: 'ls'?\n│ ● 1. Yes, allow once",
+            Blocked,
+        ),
+        ("gemini", "> Type your message", Idle),
+        ("copilot", "◎ Waiting for background agents", Working),
+        (
+            "copilot",
+            "Run this command?\n enter to confirm · esc to cancel",
+            Blocked,
+        ),
+        ("copilot", "> ", Idle),
+        ("droid", "⠋ Thinking (esc to stop)", Working),
+        (
+            "droid",
+            "Pick one\nenter select · esc cancel · ↑↓ navigate",
+            Blocked,
+        ),
+        ("droid", "> ", Idle),
+        ("kilo", "Thinking... esc interrupt", Working),
+        ("kilo", "△ Permission required\nAllow edit?", Blocked),
+        ("kilo", "> ", Idle),
+        (
+            "qodercli",
+            "⠋ Generating a plan (esc to cancel, 4s)",
+            Working,
+        ),
+        ("qodercli", "Shell awaiting input", Blocked),
+        ("qodercli", "> ", Idle),
+        ("agy", "⠙ Reading files\n─────────── esc to cancel", Working),
+        (
+            "agy",
+            "Run ls?\n↑/↓ Navigate · tab Amend · enter Select",
+            Blocked,
+        ),
+        ("agy", "? for shortcuts", Idle),
+    ];
+    for (program, screen, expected) in cases {
+        let got = state_of(AgentKind::Generic, program, screen, "").map(|(s, id)| (s, id));
+        assert_eq!(
+            got.as_ref().map(|(s, _)| *s),
+            Some(*expected),
+            "{program}: {screen:?} → {got:?}"
+        );
+    }
+}
