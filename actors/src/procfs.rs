@@ -238,6 +238,13 @@ mod tests {
             .env("SIGNALTTY_AGENT", " Codex ")
             .spawn()
             .expect("sleep");
+        // Until the child has exec'd, /proc shows the environment it inherited.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while cmdline(child.id()).is_none_or(|a| a[0] != "sleep")
+            && std::time::Instant::now() < deadline
+        {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
         assert_eq!(agent_hint(child.id()).as_deref(), Some("codex"));
         assert_eq!(agent_hint(std::process::id()), None);
         let _ = child.kill();
