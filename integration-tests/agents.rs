@@ -57,6 +57,12 @@ fn a_hookless_claude_is_classified_by_its_screen_until_it_sends_a_hook() {
     assert_eq!(explain["source"], "bundled");
     assert_eq!(explain["classifies"], true);
     assert_eq!(explain["matched"]["id"], "live_turn_working");
+    assert!(
+        explain["matched"]["region_text"]
+            .as_str()
+            .is_some_and(|t| t.contains("esc to interrupt")),
+        "{explain}"
+    );
     assert_eq!(explain["lifecycle"]["source"], "screen:live_turn_working");
 
     type_line(&mut c, &pane);

@@ -22,6 +22,8 @@ pub struct Evaluation {
     pub rules: Vec<serde_json::Value>,
     /// The winner: its index, id and state.
     pub winner: Option<(usize, String, agents::screen::ScreenState)>,
+    /// The text of the winner's region (explain only).
+    pub winner_text: Option<String>,
 }
 
 impl Pane {
@@ -34,11 +36,19 @@ impl Pane {
                 source,
                 rules: Vec::new(),
                 winner: None,
+                winner_text: None,
             };
         }
         let screen = self.term.screen_text();
         let view = View::new(&screen, &self.state.title);
         let winner = classify(&rules, &view).map(|i| (i, rules[i].id.clone(), rules[i].state));
+        let winner_text = if explain {
+            winner
+                .as_ref()
+                .map(|(i, _, _)| view.region(rules[*i].region, rules[*i].lines))
+        } else {
+            None
+        };
         let rules = if explain {
             rules
                 .iter()
@@ -59,6 +69,7 @@ impl Pane {
             source,
             rules,
             winner,
+            winner_text,
         }
     }
 

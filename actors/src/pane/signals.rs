@@ -334,7 +334,18 @@ impl Handler<Explain> for Pane {
             hooked: self.hooked,
             classifies,
             matched: eval.winner.as_ref().map(|(index, id, state)| {
-                serde_json::json!({"id": id, "state": state.as_str(), "index": index})
+                let reason = if id == "idle_fallback" {
+                    "no working, blocked or hold sign matched: a known agent reads as idle"
+                } else {
+                    "the highest-priority rule that matched"
+                };
+                serde_json::json!({
+                    "id": id,
+                    "state": state.as_str(),
+                    "index": index,
+                    "region_text": eval.winner_text,
+                    "reason": reason,
+                })
             }),
             rules: eval.rules,
             lifecycle: axis(
