@@ -461,24 +461,6 @@ fn not_subscribed(head: Seq, replay: Replay) -> Reply {
     reply
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use signaltty_protocol::ServerLine;
-
-    #[test]
-    fn a_hand_built_success_line_is_the_protocol_response_with_the_id_escaped() {
-        let id = "weird \"id\" \\ ü";
-        let line = response_line(id, Ok(Bytes::from_static(b"{\"x\":[1,2]}")));
-        let text = String::from_utf8(line).unwrap();
-        assert!(text.ends_with('\n'));
-        let ServerLine::Response(r) = ServerLine::parse(text.trim_end()).unwrap() else {
-            panic!("not a response")
-        };
-        assert_eq!(r, Response::ok(id, serde_json::json!({"x": [1, 2]})));
-    }
-}
-
 /// The `agents.list` / `agents.reload` answer for `set`.
 fn agents_result(set: &crate::agents::AgentSet) -> signaltty_protocol::state::AgentsResult {
     use signaltty_protocol::state::{AgentsResult, ManifestFailure, ManifestInfo};
@@ -532,4 +514,22 @@ fn agents_reload(sup: &mut Supervisor) -> Routed {
         };
         Reply::of(result)
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use signaltty_protocol::ServerLine;
+
+    #[test]
+    fn a_hand_built_success_line_is_the_protocol_response_with_the_id_escaped() {
+        let id = "weird \"id\" \\ ü";
+        let line = response_line(id, Ok(Bytes::from_static(b"{\"x\":[1,2]}")));
+        let text = String::from_utf8(line).unwrap();
+        assert!(text.ends_with('\n'));
+        let ServerLine::Response(r) = ServerLine::parse(text.trim_end()).unwrap() else {
+            panic!("not a response")
+        };
+        assert_eq!(r, Response::ok(id, serde_json::json!({"x": [1, 2]})));
+    }
 }

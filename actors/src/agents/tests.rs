@@ -308,9 +308,7 @@ fn generic_rule_sets_are_scoped_to_their_programs() {
 #[test]
 fn muse_screens() {
     use ScreenState::*;
-    let muse = |screen: &str| {
-        state_of(AgentKind::Generic, "muse-bin-2", screen, "").map(|(s, id)| (s, id))
-    };
+    let muse = |screen: &str| state_of(AgentKind::Generic, "muse-bin-2", screen, "");
     assert_eq!(
         muse("◆ Working (3s · esc to interrupt)").map(|(s, _)| s),
         Some(Working)
@@ -389,7 +387,7 @@ fn every_generic_rule_set_tells_working_blocked_and_idle() {
         ("agy", "? for shortcuts", Idle),
     ];
     for (program, screen, expected) in cases {
-        let got = state_of(AgentKind::Generic, program, screen, "").map(|(s, id)| (s, id));
+        let got = state_of(AgentKind::Generic, program, screen, "");
         assert_eq!(
             got.as_ref().map(|(s, _)| *s),
             Some(*expected),
