@@ -5,6 +5,47 @@
 
 use regex::Regex;
 use serde::Deserialize;
+use std::sync::OnceLock;
+
+/// A rule's pattern: checked when the manifest loads, compiled the first time a
+/// pane needs it. Compiled automata are large, and most loaded rules (other
+/// agents') are never used by the panes of a given server.
+#[derive(Debug, Clone)]
+pub struct Pattern {
+    source: String,
+    compiled: OnceLock<Option<Regex>>,
+}
+
+impl Pattern {
+    /// Checks the syntax (the `regex` crate's) without compiling.
+    fn parse(source: &str) -> Result<Pattern, String> {
+        regex_syntax::Parser::new()
+            .parse(source)
+            .map_err(|e| e.to_string())?;
+        Ok(Pattern {
+            source: source.to_owned(),
+            compiled: OnceLock::new(),
+        })
+    }
+
+    fn is_match(&self, text: &str) -> bool {
+        let compiled = self
+            .compiled
+            .get_or_init(|| match Regex::new(&self.source) {
+                Ok(r) => Some(r),
+                Err(e) => {
+                    // Valid syntax the compiler still refuses (a size limit): the
+                    // pattern never matches, and says so once.
+                    log::warn!(
+                        "screen rule pattern {:?} does not compile: {e}",
+                        self.source
+                    );
+                    None
+                },
+            });
+        compiled.as_ref().is_some_and(|r| r.is_match(text))
+    }
+}
 
 /// What a winning rule says.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -115,9 +156,9 @@ pub struct Rule {
     pub region: Region,
     /// The line limit (bottom and top always have one).
     pub lines: Option<usize>,
-    any: Vec<Regex>,
-    all: Vec<Regex>,
-    not: Vec<Regex>,
+    any: Vec<Pattern>,
+    all: Vec<Pattern>,
+    not: Vec<Pattern>,
     pub priority: i32,
 }
 
@@ -156,7 +197,7 @@ impl Rule {
         let compile = |patterns: &[String]| {
             patterns
                 .iter()
-                .map(|p| Regex::new(p).map_err(|e| fail(format!("bad regex {p:?}: {e}"))))
+                .map(|p| Pattern::parse(p).map_err(|e| fail(format!("bad regex {p:?}: {e}"))))
                 .collect::<Result<Vec<_>, _>>()
         };
         let priority = spec.priority.unwrap_or(0);
