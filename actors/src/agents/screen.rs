@@ -451,3 +451,77 @@ mod tests {
         assert_eq!(rules[0].region_label(), "bottom(12)");
     }
 }
+
+#[cfg(test)]
+mod boxed_fixture {
+    use super::*;
+
+    /// spec/agents.md §16 item 4: every region on the boxed fixture.
+    #[test]
+    fn every_region_on_the_boxed_fixture() {
+        let screen = "old output\n────\nDo you want to proceed?\n✻ Waiting…\n────\n❯ fix it\n────\n? for shortcuts";
+        let v = View::new(screen, "title text");
+        assert_eq!(v.region(Region::PromptBox, None), "❯ fix it");
+        assert_eq!(
+            v.region(Region::AbovePromptBox, None),
+            "old output\n────\nDo you want to proceed?\n✻ Waiting…"
+        );
+        assert_eq!(v.region(Region::AfterLastRule, None), "? for shortcuts");
+        assert_eq!(v.region(Region::Bottom, Some(2)), "────\n? for shortcuts");
+        assert_eq!(
+            v.region(Region::Bottom, Some(3)),
+            "❯ fix it\n────\n? for shortcuts"
+        );
+        assert_eq!(v.region(Region::Top, Some(2)), "old output\n────");
+        assert_eq!(v.region(Region::Title, None), "title text");
+        // No prompt line (Codex `›`): the prompt regions are the whole screen.
+        assert_eq!(
+            v.region(Region::AfterLastPrompt, None),
+            v.region(Region::Screen, None)
+        );
+        assert_eq!(
+            v.region(Region::WithoutCurrentPrompt, None),
+            v.region(Region::Screen, None)
+        );
+        // Fewer than two rules: no prompt box, everything above it.
+        let one_rule = View::new("a\n────\nb", "");
+        assert_eq!(one_rule.region(Region::PromptBox, None), "");
+        assert_eq!(one_rule.region(Region::AbovePromptBox, None), "a\n────\nb");
+        assert!(!is_rule_line("──x"));
+        let label = |region: &str, lines: Option<i64>| {
+            let spec = RuleSpec {
+                id: Some("r".into()),
+                state: Some("idle".into()),
+                region: Some(region.into()),
+                lines,
+                regex: vec![String::new()],
+                all: vec![],
+                not: vec![],
+                priority: None,
+            };
+            Rule::compile(&spec).map(|r| r.region_label())
+        };
+        assert_eq!(label("top", None), Ok("top(12)".into()));
+        assert_eq!(label("bottom", None), Ok("bottom(12)".into()));
+        assert_eq!(
+            label("above_prompt_box", Some(1)),
+            Ok("above_prompt_box(1)".into())
+        );
+        assert_eq!(label("screen", None), Ok("screen".into()));
+        assert_eq!(label("title", None), Ok("title".into()));
+        assert!(label("bottom", Some(201)).is_err());
+        // The title region ignores the screen.
+        let title_rule = Rule::compile(&RuleSpec {
+            id: Some("t".into()),
+            state: Some("idle".into()),
+            region: Some("title".into()),
+            lines: None,
+            regex: vec!["fix it".into()],
+            all: vec![],
+            not: vec![],
+            priority: None,
+        })
+        .expect("valid");
+        assert!(!title_rule.matches(&v));
+    }
+}

@@ -309,6 +309,8 @@ fn codex(event: &str, p: &Value) -> Classification {
             .draft("Codex turn complete", Severity::Info, last)
         },
         "SessionEnd" => session_ended(),
+        // Some versions report an interruption: not a success (agents.md §10.1).
+        "Interrupt" => Classification::state(Lifecycle::Idle, None, Some("interrupted".into())),
         "PreToolUse" | "PostToolUse" | "PreCompact" | "PostCompact" => {
             Classification::state(Lifecycle::Working, None, None)
         },
