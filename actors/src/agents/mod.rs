@@ -17,6 +17,7 @@ use std::sync::{Arc, OnceLock};
 /// Embedded with `include_str!`, in file-name order.
 const BUNDLED: &[(&str, &str)] = &[
     ("agy.toml", include_str!("../../../manifests/agy.toml")),
+    ("amp.toml", include_str!("../../../manifests/amp.toml")),
     (
         "claude.toml",
         include_str!("../../../manifests/claude.toml"),
@@ -36,6 +37,8 @@ const BUNDLED: &[(&str, &str)] = &[
         include_str!("../../../manifests/gemini.toml"),
     ),
     ("kilo.toml", include_str!("../../../manifests/kilo.toml")),
+    ("kimi.toml", include_str!("../../../manifests/kimi.toml")),
+    ("kiro.toml", include_str!("../../../manifests/kiro.toml")),
     ("muse.toml", include_str!("../../../manifests/muse.toml")),
     (
         "opencode.toml",

@@ -385,6 +385,27 @@ fn every_generic_rule_set_tells_working_blocked_and_idle() {
             Blocked,
         ),
         ("agy", "? for shortcuts", Idle),
+        ("kimi", "⠋ thinking...", Working),
+        (
+            "kimi",
+            "Run this command?\n  ▶ approve  reject  revise\n↵ confirm  ←→ choose",
+            Blocked,
+        ),
+        ("kimi", "> ", Idle),
+        ("kiro", "◔ Reading files\nesc to cancel", Working),
+        (
+            "kiro",
+            "Tool requires approval\n  Yes, single permission\n  Trust, always allow",
+            Blocked,
+        ),
+        (
+            "kiro",
+            "Ask a question or describe a task\n/copy to clipboard",
+            Idle,
+        ),
+        ("amp", "╰ claude thinking ───", Working),
+        ("amp", "Run this command?\n  git push", Blocked),
+        ("amp", "> ", Idle),
     ];
     for (program, screen, expected) in cases {
         let got = state_of(AgentKind::Generic, program, screen, "");
