@@ -129,16 +129,61 @@ pub fn session_id(kind: AgentKind, payload: &Value) -> Option<String> {
     first_text(payload, keys)
 }
 
+/// How an adapter answers a decision in the terminal (agents.md §4): Codex
+/// reads the option's 1-based number and a newline; the others have no such
+/// channel (Claude answers only through its native permission reply).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AnswerChannel {
+    TypeText,
+}
+
+/// The answer channel of a kind's adapter.
+pub fn answer_channel(kind: AgentKind) -> Option<AnswerChannel> {
+    (kind == AgentKind::Codex).then_some(AnswerChannel::TypeText)
+}
+
+/// Resume recipes of agents that run as `generic` panes, by program name
+/// (agents.md §10.9–§10.19): `program ARGS… ID`.
+const GENERIC_RESUME: &[(&str, &[&str])] = &[
+    ("droid", &["--resume"]),
+    ("qodercli", &["--resume"]),
+    ("qoderclicn", &["--resume"]),
+    ("kilo", &["--session"]),
+    ("kilo-code", &["--session"]),
+    ("grok", &["--resume"]),
+    ("grok-build", &["--resume"]),
+    ("hermes", &["--resume"]),
+    ("hermes-agent", &["--resume"]),
+    ("kimi", &["--session"]),
+    ("kimi-code", &["--session"]),
+    ("kiro-cli", &["chat", "--resume-id"]),
+    ("kiro", &["chat", "--resume-id"]),
+    ("muse", &["resume"]),
+];
+
 /// The official resume command for a session (spec/data-model.md §5.2), using
-/// the pane's own program path when it is the agent's binary.
+/// the pane's own program path when it is the agent's binary. A generic pane
+/// gets one when its program is an agent whose recipe the spec gives.
 pub fn resume_argv(kind: AgentKind, id: &str, pane_argv: &[String]) -> Option<Vec<String>> {
+    let program_name = pane_argv
+        .first()
+        .and_then(|p| std::path::Path::new(p).file_name())
+        .and_then(|n| n.to_str())
+        .unwrap_or("");
     let (binary, args): (&str, &[&str]) = match kind {
         AgentKind::Claude => ("claude", &["--resume"]),
         AgentKind::Codex => ("codex", &["resume"]),
         AgentKind::Opencode => ("opencode", &["--session"]),
         AgentKind::Cursor => ("cursor-agent", &["--resume"]),
         AgentKind::Pi => ("pi", &["--session"]),
-        AgentKind::Generic | AgentKind::None => return None,
+        AgentKind::Generic => match GENERIC_RESUME
+            .iter()
+            .find(|(name, _)| *name == program_name)
+        {
+            Some((name, args)) => (*name, *args),
+            None => return None,
+        },
+        AgentKind::None => return None,
     };
     let program = pane_argv
         .first()
@@ -397,5 +442,56 @@ fn opencode(event: &str, p: &Value, lifecycle: Lifecycle) -> Classification {
             Classification::state(Lifecycle::Working, None, None)
         },
         _ => Classification::default(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// agents.md §16 item 1: only Codex advertises an answer channel.
+    #[test]
+    fn only_codex_has_an_answer_channel() {
+        for kind in [
+            AgentKind::Claude,
+            AgentKind::Opencode,
+            AgentKind::Cursor,
+            AgentKind::Pi,
+            AgentKind::Generic,
+            AgentKind::None,
+        ] {
+            assert_eq!(answer_channel(kind), None, "{kind:?}");
+        }
+        assert_eq!(
+            answer_channel(AgentKind::Codex),
+            Some(AnswerChannel::TypeText)
+        );
+    }
+
+    #[test]
+    fn resume_commands_keep_the_program_path_and_cover_generic_agents() {
+        let argv = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            resume_argv(
+                AgentKind::Claude,
+                "s",
+                &argv(&["/usr/local/bin/claude", "--model", "x"])
+            ),
+            Some(argv(&["/usr/local/bin/claude", "--resume", "s"]))
+        );
+        assert_eq!(
+            resume_argv(AgentKind::Codex, "t", &argv(&["sh"])),
+            Some(argv(&["codex", "resume", "t"]))
+        );
+        assert_eq!(
+            resume_argv(AgentKind::Generic, "k", &argv(&["/opt/kiro/kiro-cli"])),
+            Some(argv(&["/opt/kiro/kiro-cli", "chat", "--resume-id", "k"]))
+        );
+        assert_eq!(
+            resume_argv(AgentKind::Generic, "d", &argv(&["droid"])),
+            Some(argv(&["droid", "--resume", "d"]))
+        );
+        assert_eq!(resume_argv(AgentKind::Generic, "x", &argv(&["bash"])), None);
+        assert_eq!(resume_argv(AgentKind::None, "x", &argv(&["claude"])), None);
     }
 }
