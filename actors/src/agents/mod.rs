@@ -36,6 +36,11 @@ const BUNDLED: &[(&str, &str)] = &[
         "gemini.toml",
         include_str!("../../../manifests/gemini.toml"),
     ),
+    ("grok.toml", include_str!("../../../manifests/grok.toml")),
+    (
+        "hermes.toml",
+        include_str!("../../../manifests/hermes.toml"),
+    ),
     ("kilo.toml", include_str!("../../../manifests/kilo.toml")),
     ("kimi.toml", include_str!("../../../manifests/kimi.toml")),
     ("kiro.toml", include_str!("../../../manifests/kiro.toml")),

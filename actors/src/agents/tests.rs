@@ -406,6 +406,20 @@ fn every_generic_rule_set_tells_working_blocked_and_idle() {
         ("amp", "╰ claude thinking ───", Working),
         ("amp", "Run this command?\n  git push", Blocked),
         ("amp", "> ", Idle),
+        ("hermes", "Running checks\n  ctrl+c to interrupt", Working),
+        (
+            "hermes",
+            "⚠ dangerous command: rm -rf /\n ▸ 1. Allow once\n   2. Deny\n enter to confirm",
+            Blocked,
+        ),
+        ("hermes", "> ", Idle),
+        ("grok", "⠙ Read src/main.rs [stop]", Working),
+        (
+            "grok",
+            "Proceed?\n:select  ctrl+o:yolo  ctrl+c:cancel",
+            Blocked,
+        ),
+        ("grok", "> ask anything\nctrl+.:shortcuts", Idle),
     ];
     for (program, screen, expected) in cases {
         let got = state_of(AgentKind::Generic, program, screen, "");
@@ -413,6 +427,33 @@ fn every_generic_rule_set_tells_working_blocked_and_idle() {
             got.as_ref().map(|(s, _)| *s),
             Some(*expected),
             "{program}: {screen:?} → {got:?}"
+        );
+    }
+}
+
+/// Every file of `manifests/` is embedded, parses, and ends with the idle
+/// fallback the spec requires of bundled files.
+#[test]
+fn every_bundled_file_is_embedded_valid_and_ends_with_the_idle_fallback() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../manifests");
+    let mut on_disk: Vec<String> = std::fs::read_dir(&dir)
+        .expect("manifests dir")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".toml"))
+        .collect();
+    on_disk.sort();
+    let set = AgentSet::bundled_only();
+    assert!(set.failures.is_empty(), "{:?}", set.failures);
+    let embedded: Vec<String> = set.bundled.iter().map(|m| m.file.clone()).collect();
+    assert_eq!(embedded, on_disk);
+    for m in &set.bundled {
+        let last = m.screen.last().expect("rules");
+        assert_eq!(
+            (last.id.as_str(), last.priority),
+            ("idle_fallback", -1000),
+            "{}",
+            m.file
         );
     }
 }
