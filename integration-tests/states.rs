@@ -469,4 +469,15 @@ fn a_wrapper_hint_sets_the_kind_only_when_detection_finds_nothing() {
         (kind != "generic").then_some(kind)
     });
     assert_eq!(kind, "codex", "detection wins over the hint");
+
+    // A wrapper that execs the agent is promoted within a refresh too.
+    let exec = spawn(
+        &mut c,
+        json!(["sh", "-c", format!("exec {}/codex 601", bin.display())]),
+    );
+    let kind = wait_until("the exec'd agent", DEADLINE, || {
+        let kind = get(&mut c, &exec)["pane"]["agent"]["kind"].clone();
+        (kind != "generic").then_some(kind)
+    });
+    assert_eq!(kind, "codex");
 }
