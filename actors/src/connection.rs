@@ -129,9 +129,13 @@ struct InFlight {
     /// A `subscribe` or `pane.attach`: events that arrive meanwhile wait until
     /// its reply (and replay) is written.
     holds_events: bool,
-    /// A single-flight call (`wait`): any further line, EOF or shutdown cancels it
-    /// and closes the connection without a response (spec/ipc.md §1).
+    /// A single-flight call (`wait`, a waiting `hook-event`): any further line or
+    /// EOF cancels it and closes the connection without a response (spec/ipc.md
+    /// §1). Shutdown cancels a `wait` the same way.
     single_flight: bool,
+    /// A waiting `hook-event`: at shutdown it is answered (`cancelled:
+    /// "shutdown"`) rather than cut off.
+    answered_at_shutdown: bool,
     /// The future awaiting the Supervisor's reply.
     handle: Option<SpawnHandle>,
 }
@@ -209,10 +213,13 @@ impl Connection {
             self.generation += 1;
         }
         let holds_events = subscribe || matches!(request.method, Method::PaneAttach(_));
-        let single_flight = matches!(request.method, Method::Wait(_));
+        let native_wait = matches!(&request.method,
+            Method::HookEvent(p) if p.wait_for_answer == Some(true));
+        let single_flight = native_wait || matches!(request.method, Method::Wait(_));
         self.in_flight = Some(InFlight {
             holds_events,
             single_flight,
+            answered_at_shutdown: native_wait,
             handle: None,
         });
         let id = request.id.clone();
@@ -457,7 +464,11 @@ impl Handler<Drain> for Connection {
     type Result = ();
 
     fn handle(&mut self, _msg: Drain, ctx: &mut Self::Context) {
-        if self.single_flight() {
+        let answered = self
+            .in_flight
+            .as_ref()
+            .is_some_and(|f| f.answered_at_shutdown);
+        if self.single_flight() && !answered {
             self.cancel_single_flight(ctx);
             return;
         }

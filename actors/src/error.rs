@@ -47,6 +47,19 @@ pub enum Error {
     ShuttingDown,
     /// A wait baseline belongs to another process or agent session of the pane.
     IdentityChanged(String),
+    /// The decision answered is not the pane's pending one (superseded,
+    /// answered, cleared), or its native route is gone.
+    NoSuchDecision(String),
+    /// `pane.submit` refused: the agent is busy or asking something; `details`
+    /// says at which stage.
+    AgentBusy {
+        why: String,
+        details: Option<serde_json::Value>,
+    },
+    /// `pane.submit` refused: the agent has not shown it can take a prompt.
+    AgentNotReady(String),
+    /// A gate ran out of time at `stage` (`pane.submit`'s activity gate).
+    Stalled { what: String, stage: &'static str },
 }
 
 impl Error {
@@ -67,6 +80,10 @@ impl Error {
             Error::Mailbox(_) => ErrorCode::Internal,
             Error::JournalFailed(_) => ErrorCode::Internal,
             Error::ShuttingDown => ErrorCode::Internal,
+            Error::NoSuchDecision(_) => ErrorCode::NoSuchDecision,
+            Error::AgentBusy { .. } => ErrorCode::AgentBusy,
+            Error::AgentNotReady(_) => ErrorCode::AgentNotReady,
+            Error::Stalled { .. } => ErrorCode::Timeout,
         }
     }
 
@@ -80,6 +97,8 @@ impl Error {
             | Error::Timeout {
                 written: Some(n), ..
             } => Some(serde_json::json!({ "written_bytes": n })),
+            Error::AgentBusy { details, .. } => details.clone(),
+            Error::Stalled { stage, .. } => Some(serde_json::json!({ "stage": stage })),
             _ => None,
         }
     }
@@ -107,6 +126,10 @@ impl fmt::Display for Error {
             Error::JournalFailed(msg) => write!(f, "event journal failed: {msg}"),
             Error::ShuttingDown => f.write_str("the server is shutting down"),
             Error::IdentityChanged(why) => write!(f, "identity changed: {why}"),
+            Error::NoSuchDecision(why) => f.write_str(why),
+            Error::AgentBusy { why, .. } => f.write_str(why),
+            Error::AgentNotReady(why) => f.write_str(why),
+            Error::Stalled { what, stage } => write!(f, "{stage}: {what}"),
         }
     }
 }

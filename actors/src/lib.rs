@@ -7,6 +7,7 @@ pub mod agents;
 pub mod codec;
 pub mod config;
 pub mod connection;
+pub mod decision;
 pub mod error;
 pub mod events;
 pub mod flow;

@@ -186,7 +186,10 @@ impl Projection {
             | Event::AttentionCreated { .. }
             | Event::AttentionUpdated { .. }
             | Event::AttentionCleared { .. }
-            | Event::NotificationCreated { .. } => {},
+            | Event::NotificationCreated { .. }
+            | Event::DecisionCreated { .. }
+            | Event::DecisionAnswered { .. }
+            | Event::DecisionCleared { .. } => {},
             Event::ServerWillShutdown {} => {},
         }
     }

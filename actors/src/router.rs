@@ -27,8 +27,10 @@ use std::path::PathBuf;
 pub const MAX_NAME_BYTES: usize = 256;
 
 mod attention;
+mod decisions;
 mod hooks;
 mod panes;
+mod submit;
 mod tabs;
 pub mod wait;
 
@@ -87,6 +89,8 @@ pub fn route(sup: &mut Supervisor, msg: Dispatch, ctx: &mut Context<Supervisor>)
         Method::PaneResume(p) => panes::resume(sup, p),
         Method::PaneMarkSeen(p) => attention::mark_seen(sup, p),
         Method::PaneExplain(p) => attention::explain(sup, p),
+        Method::PaneSubmit(p) => submit::submit(sup, conn.id, p),
+        Method::DecisionAnswer(p) => decisions::answer(sup, p),
         Method::Notify(p) => attention::notify(sup, p),
         Method::HookEvent(p) => hooks::hook_event(sup, p),
         Method::ReportSession(p) => hooks::report_session(sup, p),

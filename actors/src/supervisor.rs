@@ -219,6 +219,8 @@ pub struct Supervisor {
     subscribers: HashMap<ConnId, (Addr<Subscriber>, Recipient<CloseConnection>)>,
     /// `wait` requests not settled yet, checked after every published batch.
     pub(crate) waits: Vec<crate::router::wait::PendingWait>,
+    /// Live answer routes of waiting permission reporters (told at shutdown).
+    pub(crate) decisions: Vec<Addr<crate::decision::Decision>>,
     /// Pane launches under way: their processes may report hooks before the
     /// launch is registered here.
     pub(crate) launching: usize,
@@ -265,6 +267,7 @@ impl Supervisor {
             next_arbiter: 0,
             subscribers: HashMap::new(),
             waits: Vec::new(),
+            decisions: Vec::new(),
             launching: 0,
             launched: watch::channel(0).0,
             refreshing: false,
@@ -513,6 +516,10 @@ impl Supervisor {
         }
         self.shutting_down = true;
         let _ = self.stop_accepting.send(true);
+        // Waiting permission reporters get their answer: none (`shutdown`).
+        for route in self.decisions.drain(..) {
+            route.do_send(crate::decision::EndWait(crate::decision::WaitEnd::Shutdown));
+        }
         for (id, drain) in &self.connections {
             // A subscribed connection is drained through its Subscriber, behind the
             // events already offered to it, so `server.will_shutdown` reaches it.

@@ -51,6 +51,9 @@ events! {
     PaneExited = "pane.exited" { pane_id: PaneId, code: Option<i32> },
     PaneClosed = "pane.closed" { pane_id: PaneId },
     PaneResized = "pane.resized" { pane: Pane },
+    DecisionCreated = "decision.created" { pane_id: PaneId, decision: crate::state::Decision, prev: Option<String>, pane: Box<Pane> },
+    DecisionAnswered = "decision.answered" { pane_id: PaneId, decision_id: String, option_id: String, pane: Box<Pane> },
+    DecisionCleared = "decision.cleared" { pane_id: PaneId, decision_id: String, reason: String, pane: Box<Pane> },
     PtyData = "pty.data" { pane_id: PaneId, data_b64: String, output_offset: u64 },
     AgentWorking = "agent.working" { pane_id: PaneId, lifecycle: Lifecycle, prev: Lifecycle, source: String, pane: Box<Pane> },
     AgentBlocked = "agent.blocked" { pane_id: PaneId, lifecycle: Lifecycle, prev: Lifecycle, source: String, pane: Box<Pane> },
@@ -154,7 +157,10 @@ impl Event {
             | Event::AttentionCreated { pane, .. }
             | Event::AttentionUpdated { pane, .. }
             | Event::AttentionCleared { pane, .. }
-            | Event::NotificationCreated { pane, .. } => Some(pane),
+            | Event::NotificationCreated { pane, .. }
+            | Event::DecisionCreated { pane, .. }
+            | Event::DecisionAnswered { pane, .. }
+            | Event::DecisionCleared { pane, .. } => Some(pane),
             _ => None,
         }
     }

@@ -10,8 +10,8 @@ use crate::pane::{
 };
 use crate::server::{ServerSchemaParams, ServerShutdownParams, ServerStatusParams};
 use crate::state::{
-    AgentsParams, AttentionPendingParams, FocusNextUnreadParams, HookEventParams, NotifyParams,
-    ReportSessionParams, WaitParams,
+    AgentsParams, AttentionPendingParams, DecisionAnswerParams, FocusNextUnreadParams,
+    HookEventParams, NotifyParams, PaneSubmitParams, ReportSessionParams, WaitParams,
 };
 use crate::subscribe::SubscribeParams;
 use crate::tab::{TabCloseParams, TabCreateParams, TabSetLayoutParams, TabSetRatioParams};
@@ -101,6 +101,8 @@ methods! {
     PaneResume = "pane.resume" (PaneTarget),
     PaneMarkSeen = "pane.mark_seen" (PaneTarget),
     PaneExplain = "pane.explain" (PaneTarget),
+    PaneSubmit = "pane.submit" (PaneSubmitParams),
+    DecisionAnswer = "decision.answer" (DecisionAnswerParams),
     Notify = "notify" (NotifyParams),
     HookEvent = "hook-event" (HookEventParams),
     ReportSession = "report-session" (ReportSessionParams),

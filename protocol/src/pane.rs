@@ -75,6 +75,9 @@ pub struct Pane {
     /// Owning task.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub task_id: Option<String>,
+    /// The question waiting for an answer, if any (spec/data-model.md §6).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pending_decision: Option<crate::state::Decision>,
 }
 
 /// Terminal size in cells.

@@ -218,6 +218,129 @@ pub struct DecisionOption {
     pub label: String,
 }
 
+/// A decision pending on a pane (spec/data-model.md §6).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Decision {
+    /// The caller's id, or `permission_` + 32 hex for a native permission request.
+    pub id: String,
+    /// The question.
+    pub prompt: String,
+    /// The options, in order (a typed answer is the option's 1-based position).
+    pub options: Vec<DecisionOption>,
+    /// Captured at ingest: buttons can answer it (else "answer in the terminal").
+    #[serde(default = "answerable_default")]
+    pub answerable: bool,
+    /// When it arrived.
+    pub received_at: Timestamp,
+}
+
+fn answerable_default() -> bool {
+    true
+}
+
+impl Decision {
+    /// The prefix of native permission decision ids.
+    pub const NATIVE_PREFIX: &'static str = "permission_";
+
+    /// A native permission request, answered through its waiting reporter.
+    pub fn is_native(&self) -> bool {
+        self.id.starts_with(Self::NATIVE_PREFIX)
+    }
+
+    /// The 1-based position of an option.
+    pub fn position(&self, option_id: &str) -> Option<usize> {
+        self.options
+            .iter()
+            .position(|o| o.id == option_id)
+            .map(|i| i + 1)
+    }
+}
+
+/// The provider verdict a permission reporter prints (spec/agents.md §7.3), with
+/// the keys in the documented order: `allow` for Allow once, else deny.
+pub fn native_verdict_line(allow: bool) -> String {
+    let decision = if allow {
+        r#"{"behavior":"allow"}"#
+    } else {
+        r#"{"behavior":"deny","message":"Denied in signaltty"}"#
+    };
+    format!(
+        r#"{{"hookSpecificOutput":{{"hookEventName":"PermissionRequest","decision":{decision}}}}}"#
+    )
+}
+
+/// `decision.answer` params (spec/ipc.md §8.6).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DecisionAnswerParams {
+    /// The pane.
+    pub pane_id: PaneRef,
+    /// The pending decision's id.
+    pub decision_id: String,
+    /// The chosen option (`once` / `deny` for native permission requests).
+    pub option_id: String,
+}
+
+/// `decision.answer` result: the states after the answer.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DecisionAnswerResult {
+    /// Always true.
+    pub answered: bool,
+    /// Lifecycle after the answer.
+    pub lifecycle: Lifecycle,
+    /// Attention after the answer.
+    pub attention: Attention,
+}
+
+/// The result of a waiting `hook-event` (`wait_for_answer: true`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HookWaitResult {
+    /// Always true.
+    pub accepted: bool,
+    /// Echo.
+    pub agent: String,
+    /// Echo.
+    pub event: String,
+    /// The pane that asked.
+    pub pane_id: PaneId,
+    /// The decision id the question got.
+    pub decision_id: String,
+    /// What the reporter prints for the provider; null when nobody answered.
+    pub native_verdict: Option<Value>,
+    /// Why the wait ended without an answer: `timeout`, `shutdown`, `moved_on`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cancelled: Option<String>,
+}
+
+/// `pane.submit` params (spec/ipc.md §8.5).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PaneSubmitParams {
+    /// The pane.
+    pub pane_id: PaneRef,
+    /// The prompt: 1 byte to 32 KiB, without bracketed-paste markers.
+    pub text: String,
+    /// Pause between the paste and Enter; default 300.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub submit_delay_ms: Option<u64>,
+    /// Budget of the activity gate; default 5.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stall_timeout_s: Option<u64>,
+}
+
+/// `pane.submit` result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PaneSubmitResult {
+    /// Always true.
+    pub submitted: bool,
+    /// `working` or `blocked`: the transition that showed the prompt was taken.
+    pub outcome: String,
+    /// Its seq (0 when the pane already was in that state with none recorded).
+    pub transition_seq: u64,
+    /// Lifecycle now.
+    pub lifecycle: Lifecycle,
+    /// Attention now.
+    pub attention: Attention,
+}
+
 /// `hook-event` params.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct HookEventParams {

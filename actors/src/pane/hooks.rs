@@ -10,7 +10,7 @@ use crate::supervisor::Publish;
 use actix::prelude::*;
 use serde_json::Value;
 use signaltty_protocol::pane::{AgentKind, Attention};
-use signaltty_protocol::state::{HookEventResult, Severity};
+use signaltty_protocol::state::{Decision, HookEventResult, Severity};
 use signaltty_protocol::{Event, Timestamp};
 
 /// One ordinary hook event for this pane, already routed and validated.
@@ -27,15 +27,36 @@ pub struct Hook {
     pub message: Option<String>,
     pub title: Option<String>,
     pub severity: Severity,
-    /// The prompt of a decision the hook carried (decisions themselves are set
-    /// by the decisions layer).
-    pub decision_prompt: Option<String>,
+    /// The decision the hook carries, explicit or synthesized from a native
+    /// permission request, `answerable` captured.
+    pub decision: Option<Decision>,
 }
 
 impl Handler<Hook> for Pane {
     type Result = ResponseFuture<Result<HookEventResult, Error>>;
 
     fn handle(&mut self, hook: Hook, ctx: &mut Self::Context) -> Self::Result {
+        let (events, result) = self.ingest(hook, ctx);
+        if events.is_empty() {
+            return Box::pin(async move { Ok(result) });
+        }
+        let sent = self.events.send(Publish { events });
+        Box::pin(async move {
+            sent.await??;
+            Ok(result)
+        })
+    }
+}
+
+impl Pane {
+    /// Applies a hook (H1–H10) and returns the events it produced and the
+    /// `hook-event` result. A native answer route that no longer fits the pane
+    /// afterwards is ended.
+    pub(super) fn ingest(
+        &mut self,
+        hook: Hook,
+        ctx: &mut Context<Self>,
+    ) -> (Vec<Event>, HookEventResult) {
         let agents = crate::agents::active();
         let input = HookInput {
             kind: hook.kind,
@@ -45,7 +66,7 @@ impl Handler<Hook> for Pane {
             message: hook.message.as_deref(),
             title: hook.title.as_deref(),
             severity: hook.severity,
-            decision_prompt: hook.decision_prompt.as_deref(),
+            decision: hook.decision.as_ref(),
             notification_id: format!("notif_{:032x}", random_u128()),
             overlay: agents.overlay(hook.kind, &self.process_name),
         };
@@ -88,14 +109,8 @@ impl Handler<Hook> for Pane {
             lifecycle: accepted.then_some(self.state.lifecycle),
             attention: accepted.then_some(self.state.attention),
         };
-        if events.is_empty() {
-            return Box::pin(async move { Ok(result) });
-        }
-        let sent = self.events.send(Publish { events });
-        Box::pin(async move {
-            sent.await??;
-            Ok(result)
-        })
+        self.check_route();
+        (events, result)
     }
 }
 
@@ -126,6 +141,7 @@ impl Handler<ReportSession> for Pane {
             overlay,
             &Timestamp::now(),
         );
+        self.check_route();
         let pane = self.state.clone();
         let sent = self.events.send(Publish {
             events: vec![Event::PaneUpdated {

@@ -22,14 +22,18 @@ use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::time::{Duration, Instant};
 
 mod cursor;
+mod decisions;
 mod hooks;
 mod resume;
 mod screen;
 mod signals;
+mod submit;
 pub use cursor::set_approval_wait;
+pub use decisions::{Answer, NativeHook, NativeRoute, NativeStarted, RouteEnded};
 pub use hooks::{Hook, ReportSession};
 pub use resume::Resume;
 pub use signals::{Evidence, Explain, MarkSeen, Notify, NotifyGate, ProcessSeen};
+pub use submit::{SubmitEnter, SubmitPaste, SubmitRetry};
 
 /// How long after its child was reaped a pane waits for the PTY to drain before it
 /// reports the exit anyway (a background job may hold the terminal open).
@@ -197,6 +201,8 @@ pub struct Pane {
     approvals: cursor::Approvals,
     /// What the last screen tick looked at: output offset, rule set, kind, program.
     screen_seen: Option<(u64, u64, signaltty_protocol::pane::AgentKind, String)>,
+    /// The live answer route of a pending native permission request.
+    route: Option<NativeRoute>,
 }
 
 impl Pane {
@@ -225,6 +231,7 @@ impl Pane {
             screen_raised: false,
             approvals: cursor::Approvals::default(),
             screen_seen: None,
+            route: None,
             state,
         }
     }
@@ -262,6 +269,7 @@ impl Pane {
         }];
         events.extend(self.exit_events(code));
         self.events.do_send(Publish { events });
+        self.check_route();
     }
 
     fn pane_exited(&self, written: Option<usize>) -> Error {
@@ -277,6 +285,15 @@ impl Actor for Pane {
 
     fn started(&mut self, ctx: &mut Self::Context) {
         ctx.run_interval(screen::SCREEN_TICK, |pane, _| pane.screen_tick());
+    }
+
+    fn stopped(&mut self, _ctx: &mut Self::Context) {
+        // A closed pane answers nothing: its reporter stops waiting.
+        if let Some(route) = self.route.take() {
+            route
+                .addr
+                .do_send(crate::decision::EndWait(crate::decision::WaitEnd::MovedOn));
+        }
     }
 }
 
@@ -381,10 +398,21 @@ impl Handler<WriteInput> for Pane {
             let e = self.pane_exited(None);
             return Box::pin(async move { Err(e) });
         };
-        // Bound to this PTY now: a later process in this pane never gets these bytes.
-        let pending = pty.write(msg.bytes, Instant::now() + INPUT_BUDGET);
+        Box::pin(self.write_bound(pty, msg.bytes))
+    }
+}
+
+impl Pane {
+    /// Starts writing `bytes` to `pty` within the input budget. The write is
+    /// bound to this PTY now: a later process in this pane never gets them.
+    fn write_bound(
+        &self,
+        pty: &Pty,
+        bytes: Vec<u8>,
+    ) -> impl std::future::Future<Output = Result<usize, Error>> + 'static {
+        let pending = pty.write(bytes, Instant::now() + INPUT_BUDGET);
         let pane = self.state.id.0.clone();
-        Box::pin(async move {
+        async move {
             match pending.await {
                 Ok(Ok(n)) => Ok(n),
                 Ok(Err(WriteError { kind, written })) => Err(match kind {
@@ -406,7 +434,7 @@ impl Handler<WriteInput> for Pane {
                     written: None,
                 }),
             }
-        })
+        }
     }
 }
 

@@ -104,10 +104,9 @@ impl Pane {
         }
     }
 
-    /// A decision is pending on this pane (decisions arrive with their own issue;
-    /// until then none ever is).
+    /// A decision is pending on this pane: its attention survives reading.
     pub(super) fn decision_pending(&self) -> bool {
-        false
+        self.state.pending_decision.is_some()
     }
 
     fn new_notification(

@@ -6,13 +6,15 @@ use super::{Routed, ready};
 use crate::error::Error;
 use crate::pane::{Hook, ReportSession};
 use crate::procfs;
+use crate::state::decision::{NativeRequest, native_id};
+use crate::state::hooks::answer_channel;
 use crate::supervisor::Supervisor;
 use actix::prelude::*;
 use signaltty_protocol::PaneId;
 use signaltty_protocol::pane::PaneResult;
 use signaltty_protocol::pane::{AgentKind, LiveState};
 use signaltty_protocol::state::{
-    DecisionInput, HookEventParams, HookEventResult, ReportSessionParams,
+    Decision, DecisionInput, HookEventParams, HookEventResult, ReportSessionParams,
 };
 use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
@@ -24,36 +26,56 @@ pub const MAX_PAYLOAD_BYTES: usize = 256 * 1024;
 /// process can report before its pane is registered.
 pub const LAUNCH_WAIT: Duration = Duration::from_secs(5);
 
-/// `hook-event`.
+/// `hook-event`: ordinary reporting, or a native permission request that waits
+/// for its answer.
 pub fn hook_event(sup: &mut Supervisor, p: HookEventParams) -> Routed {
-    let hook = match validate(&p) {
+    if p.wait_for_answer == Some(true) {
+        return super::decisions::wait_for_answer(sup, p);
+    }
+    let hook = match validate(&p, None) {
         Ok(hook) => hook,
         Err(e) => return ready::<HookEventResult>(Err(e)),
     };
     let pid = p.client_pid.and_then(|pid| u32::try_from(pid).ok());
-    route(sup, hook, p.pane_id, pid, Instant::now() + LAUNCH_WAIT)
+    let to = Target {
+        pane: p.pane_id,
+        pid,
+        until: Instant::now() + LAUNCH_WAIT,
+    };
+    route(sup, to, move |sup, found| match found {
+        Some(id) => deliver(sup, id, hook),
+        None => ready(Ok(unrouted(&hook))),
+    })
 }
 
-/// Routes by explicit pane, else by the reporter's ancestry. A hook that finds
-/// no pane while launches are under way tries again as each one finishes.
-fn route(
+/// Where a hook comes from: an explicit pane, else the reporter's pid; and how
+/// long it may wait for launches under way.
+pub(super) struct Target {
+    pub pane: Option<signaltty_protocol::pane::PaneRef>,
+    pub pid: Option<u32>,
+    pub until: Instant,
+}
+
+/// Routes by explicit pane, else by the reporter's ancestry, then hands the
+/// pane found (or none) to `then`. An explicit pane that does not resolve is
+/// `NO_SUCH_PANE`. A hook that finds no pane while launches are under way tries
+/// again as each one finishes.
+pub(super) fn route(
     sup: &mut Supervisor,
-    hook: Hook,
-    pane: Option<PaneId>,
-    pid: Option<u32>,
-    until: Instant,
+    to: Target,
+    then: impl FnOnce(&mut Supervisor, Option<PaneId>) -> Routed + 'static,
 ) -> Routed {
-    if let Some(r) = pane {
+    if let Some(r) = to.pane.clone() {
         return match sup.resolve_pane_ref(&r) {
-            Ok(id) => deliver(sup, id, hook),
-            Err(_) if sup.launching > 0 && Instant::now() < until => {
-                after_a_launch(sup, move |act| route(act, hook, Some(r), pid, until))
+            Ok(id) => then(sup, Some(id)),
+            Err(_) if sup.launching > 0 && Instant::now() < to.until => {
+                after_a_launch(sup, move |act| route(act, to, then))
             },
             Err(e) => ready::<HookEventResult>(Err(e)),
         };
     }
-    let Some(pid) = pid else {
-        return ready(Ok(unrouted(&hook)));
+    let Some(pid) = to.pid else {
+        return then(sup, None);
     };
     // Processes started by live panes, for the walk up from the reporter.
     let panes: HashMap<u32, PaneId> = sup
@@ -70,11 +92,11 @@ fn route(
     Box::pin(
         walk.into_actor(sup)
             .then(move |found, act, _| match found.ok().flatten() {
-                Some(id) => deliver(act, id, hook),
-                None if act.launching > 0 && Instant::now() < until => {
-                    after_a_launch(act, move |act| route(act, hook, None, Some(pid), until))
+                Some(id) => then(act, Some(id)),
+                None if act.launching > 0 && Instant::now() < to.until => {
+                    after_a_launch(act, move |act| route(act, to, then))
                 },
-                None => ready(Ok(unrouted(&hook))),
+                None => then(act, None),
             }),
     )
 }
@@ -110,13 +132,10 @@ fn deliver(sup: &mut Supervisor, id: PaneId, hook: Hook) -> Routed {
     super::panes::ask_pane(sup, &id, hook, |result| result)
 }
 
-/// The checks of agents.md §6.3 steps 2–3 and the payload cap.
-fn validate(p: &HookEventParams) -> Result<Hook, Error> {
-    if p.wait_for_answer == Some(true) {
-        return Err(Error::BadParams(
-            "wait_for_answer (native permission replies) is not served by this server yet".into(),
-        ));
-    }
+/// The checks of agents.md §6.3 steps 1–3 and the payload cap. `native` is the
+/// id of a waiting request's decision (answerable: its route is live); an
+/// ordinary `PermissionRequest` gets a read-only one.
+pub(super) fn validate(p: &HookEventParams, native: Option<String>) -> Result<Hook, Error> {
     let kind = AgentKind::parse(&p.agent).ok_or_else(|| {
         Error::BadParams(format!(
             "unknown agent {:?} (claude, codex, opencode, cursor, pi, generic or none)",
@@ -132,6 +151,24 @@ fn validate(p: &HookEventParams) -> Result<Hook, Error> {
             "hook payload of {size} bytes is over the {MAX_PAYLOAD_BYTES}-byte limit"
         )));
     }
+    let now = signaltty_protocol::Timestamp::now();
+    let decision = match (&p.decision, native) {
+        (Some(d), _) => Some(Decision {
+            id: d.id.clone(),
+            prompt: d.prompt.trim().to_owned(),
+            options: d.options.clone(),
+            // A caller's `permission_` id has no route: read-only.
+            answerable: !d.id.starts_with(Decision::NATIVE_PREFIX)
+                && answer_channel(kind).is_some(),
+            received_at: now,
+        }),
+        (None, native) if p.event == "PermissionRequest" => NativeRequest::parse(kind, &p.payload)
+            .map(|request| match native {
+                Some(id) => request.decision(id, true, now),
+                None => request.decision(native_id(), false, now),
+            }),
+        (None, _) => None,
+    };
     let non_empty = |s: &Option<String>| s.clone().filter(|s| !s.trim().is_empty());
     Ok(Hook {
         kind,
@@ -141,7 +178,7 @@ fn validate(p: &HookEventParams) -> Result<Hook, Error> {
         message: non_empty(&p.message).or_else(|| non_empty(&p.body)),
         title: non_empty(&p.title),
         severity: p.severity.unwrap_or_default(),
-        decision_prompt: p.decision.as_ref().map(|d| d.prompt.trim().to_owned()),
+        decision,
     })
 }
 

@@ -163,6 +163,7 @@ fn prepare_spawn(sup: &mut Supervisor, p: PaneSpawnParams) -> Result<Prepared, E
         root_pane_id: root,
         label: p.label,
         task_id: p.task_id,
+        pending_decision: None,
     };
     let spec = SpawnSpec {
         argv,

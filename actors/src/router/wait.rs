@@ -60,6 +60,27 @@ pub fn wait(sup: &mut Supervisor, conn: ConnId, p: WaitParams) -> Routed {
     )
 }
 
+/// Waits for one of `until` on `pane` after `after` (or now, without a
+/// baseline), checked at once and after every published batch; the receiver
+/// gets the answer. Dropping the receiver abandons the wait.
+pub fn register(
+    sup: &mut Supervisor,
+    conn: ConnId,
+    pane: PaneId,
+    until: Vec<(String, Outcome)>,
+    after: Option<WaitBaseline>,
+) -> oneshot::Receiver<Result<WaitResult, Error>> {
+    let wanted = Wanted { pane, until, after };
+    let (done, answered) = oneshot::channel();
+    match check(sup, &wanted) {
+        Some(result) => {
+            let _ = done.send(result);
+        },
+        None => sup.waits.push(PendingWait { conn, wanted, done }),
+    }
+    answered
+}
+
 /// Checks every pending wait against the projection, answering those that are
 /// settled. Called after each batch of published events.
 pub fn check_pending(sup: &mut Supervisor) {

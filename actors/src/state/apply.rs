@@ -26,8 +26,9 @@ pub struct HookInput<'a> {
     pub message: Option<&'a str>,
     pub title: Option<&'a str>,
     pub severity: Severity,
-    /// The prompt of a decision the hook carried.
-    pub decision_prompt: Option<&'a str>,
+    /// The decision the hook carries (explicit, or synthesized from a native
+    /// permission request), with its `answerable` already captured.
+    pub decision: Option<&'a signaltty_protocol::state::Decision>,
     /// The id a notification made from this hook gets.
     pub notification_id: String,
     /// The user manifest overlaying this kind's adapter (agents.md §12.3).
@@ -106,7 +107,7 @@ pub fn drop_reason(pane: &Pane, input: &HookInput<'_>) -> Option<&'static str> {
         || class.known_noop
         || input.session().is_some()
         || input.message.is_some()
-        || input.decision_prompt.is_some()
+        || input.decision.is_some()
         || is_liveness(input.event);
     (!recognized).then_some("unrecognized_hook")
 }
@@ -147,18 +148,28 @@ pub fn apply_hook(pane: &mut Pane, input: &HookInput<'_>, now: Timestamp) -> App
     }
     match class.attention {
         Some(AttentionEffect::Clear) => {
+            // A prompt was submitted: the question on screen is gone too.
             axes.clear("hook");
+            axes.clear_decision("attention_cleared");
         },
         Some(AttentionEffect::Raise(to)) => {
             axes.raise(to);
         },
         None => {},
     }
-    // H8: without a message of its own, the decision prompt.
+    // H8: set or supersede; without one, a pane that went back to work has moved
+    // on from its question, while a turn end keeps an unanswered one.
+    match input.decision {
+        Some(decision) => axes.set_decision(decision.clone()),
+        None if axes.pane.lifecycle == Lifecycle::Working => {
+            axes.clear_decision("moved_on");
+        },
+        None => {},
+    }
     if class.message.is_none()
-        && let Some(prompt) = input.decision_prompt
+        && let Some(decision) = input.decision
     {
-        axes.set_message(prompt);
+        axes.set_message(decision.prompt.trim());
     }
     // H9, H10.
     if let Some(new) = notification {

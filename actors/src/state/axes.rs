@@ -13,7 +13,7 @@
 
 use super::notify::NewNotification;
 use signaltty_protocol::pane::{Attention, Lifecycle, Pane};
-use signaltty_protocol::state::Notification;
+use signaltty_protocol::state::{Decision, Notification};
 use signaltty_protocol::{Event, Timestamp};
 
 /// One change to a pane's state, in the order it happened.
@@ -31,6 +31,15 @@ pub enum Change {
     Cleared { reason: &'static str },
     /// A notification was stored.
     Notification(Notification),
+    /// A decision was set; `prev` is the one it superseded.
+    DecisionCreated {
+        decision: Decision,
+        prev: Option<String>,
+    },
+    /// The pending decision was consumed by an answer (before delivery).
+    DecisionAnswered { id: String, option: String },
+    /// The pending decision was dropped unanswered.
+    DecisionCleared { id: String, reason: &'static str },
 }
 
 impl Change {
@@ -59,6 +68,24 @@ impl Change {
             },
             Change::Notification(notification) => Event::NotificationCreated {
                 notification,
+                pane: Box::new(pane.clone()),
+            },
+            Change::DecisionCreated { decision, prev } => Event::DecisionCreated {
+                pane_id: pane.id.clone(),
+                decision,
+                prev,
+                pane: Box::new(pane.clone()),
+            },
+            Change::DecisionAnswered { id, option } => Event::DecisionAnswered {
+                pane_id: pane.id.clone(),
+                decision_id: id,
+                option_id: option,
+                pane: Box::new(pane.clone()),
+            },
+            Change::DecisionCleared { id, reason } => Event::DecisionCleared {
+                pane_id: pane.id.clone(),
+                decision_id: id,
+                reason: reason.to_owned(),
                 pane: Box::new(pane.clone()),
             },
         }
@@ -187,6 +214,48 @@ impl<'a> Axes<'a> {
         } else {
             self.raise(Attention::Unread);
         }
+        // Nobody can answer a question whose process is gone.
+        self.clear_decision("pane_exited");
+    }
+
+    /// Sets the pending decision, superseding any other (one `decision.created`
+    /// carrying the replaced id, never a clear and a create).
+    pub fn set_decision(&mut self, decision: Decision) {
+        let prev = self
+            .pane
+            .pending_decision
+            .replace(decision.clone())
+            .map(|d| d.id);
+        self.changes
+            .push(Change::DecisionCreated { decision, prev });
+    }
+
+    /// Drops the pending decision unanswered (`attention_cleared`, `moved_on`,
+    /// `pane_exited`, `native_cancelled`). Returns it, if there was one.
+    pub fn clear_decision(&mut self, reason: &'static str) -> Option<Decision> {
+        let dropped = self.pane.pending_decision.take()?;
+        self.changes.push(Change::DecisionCleared {
+            id: dropped.id.clone(),
+            reason,
+        });
+        Some(dropped)
+    }
+
+    /// Consumes the pending decision `id` for an answer: the decision is gone
+    /// before anything is delivered, so it can be answered at most once; then
+    /// reading is acknowledged (`decision_answer`). `None` when `id` is not the
+    /// pending decision.
+    pub fn consume_decision(&mut self, id: &str, option: &str) -> Option<Decision> {
+        if self.pane.pending_decision.as_ref().map(|d| d.id.as_str()) != Some(id) {
+            return None;
+        }
+        let consumed = self.pane.pending_decision.take()?;
+        self.changes.push(Change::DecisionAnswered {
+            id: consumed.id.clone(),
+            option: option.to_owned(),
+        });
+        self.acknowledge("decision_answer", false);
+        Some(consumed)
     }
 
     /// Stores a notification (spec/pty-terminal.md §5.3, ipc.md `notify`):

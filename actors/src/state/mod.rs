@@ -5,6 +5,7 @@
 
 pub mod apply;
 pub mod axes;
+pub mod decision;
 pub mod explain;
 pub mod hooks;
 pub mod notify;

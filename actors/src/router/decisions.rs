@@ -1,0 +1,152 @@
+//! Decisions in the router (spec/ipc.md §8.6 `decision.answer`, §8.7
+//! `hook-event` waiting mode, agents.md §7): the checks that need no pane, the
+//! route's actor, and the wait of a native permission reporter. The pane does
+//! the rest in its own turn (pane/decisions.rs).
+
+use super::hooks::{Target, route, validate};
+use super::panes::ask_pane;
+use super::{Routed, ready};
+use crate::decision::{AbandonOnDrop, Decision as Route, WaitEnd};
+use crate::error::Error;
+use crate::pane::{Answer, NativeHook, NativeRoute, NativeStarted};
+use crate::state::decision::{NativeRequest, native_id};
+use crate::supervisor::{Reply, Supervisor};
+use actix::prelude::*;
+use signaltty_protocol::pane::AgentKind;
+use signaltty_protocol::state::{
+    DecisionAnswerParams, DecisionAnswerResult, HookEventParams, HookWaitResult,
+};
+use std::time::{Duration, Instant};
+
+/// The longest (and default) wait of a native permission reporter, seconds.
+pub const MAX_WAIT_S: u64 = 120;
+
+/// `decision.answer`: the pane checks, consumes and delivers.
+pub fn answer(sup: &mut Supervisor, p: DecisionAnswerParams) -> Routed {
+    let id = match sup.resolve_pane_ref(&p.pane_id) {
+        Ok(id) => id,
+        Err(e) => return ready::<DecisionAnswerResult>(Err(e)),
+    };
+    let msg = Answer {
+        decision_id: p.decision_id,
+        option_id: p.option_id,
+    };
+    ask_pane(sup, &id, msg, |r: DecisionAnswerResult| r)
+}
+
+/// The checks of the waiting mode that need no pane (ipc.md §8.7 table).
+fn check_waiting(p: &HookEventParams) -> Result<(AgentKind, String, Duration), Error> {
+    if p.event != "PermissionRequest" {
+        return Err(Error::BadParams(format!(
+            "wait_for_answer is for PermissionRequest hooks, not {:?}",
+            p.event
+        )));
+    }
+    if p.decision.is_some() {
+        return Err(Error::BadParams(
+            "wait_for_answer makes its own decision: do not pass one".into(),
+        ));
+    }
+    let secs = p.wait_timeout_s.unwrap_or(MAX_WAIT_S);
+    if !(1..=MAX_WAIT_S).contains(&secs) {
+        return Err(Error::BadParams(format!(
+            "wait_timeout_s must be 1..={MAX_WAIT_S}, not {secs}"
+        )));
+    }
+    let kind = AgentKind::parse(&p.agent)
+        .filter(|k| matches!(k, AgentKind::Claude | AgentKind::Codex))
+        .ok_or_else(|| {
+            Error::BadParams(format!(
+                "wait_for_answer is for claude and codex, not {:?}",
+                p.agent
+            ))
+        })?;
+    let Some(request) = NativeRequest::parse(kind, &p.payload) else {
+        return Err(Error::BadParams(
+            "the payload is not a permission request: it needs a session_id, a tool_name and an object tool_input".into(),
+        ));
+    };
+    Ok((
+        kind,
+        request.session_id.to_owned(),
+        Duration::from_secs(secs),
+    ))
+}
+
+/// `hook-event` with `wait_for_answer: true`.
+pub fn wait_for_answer(sup: &mut Supervisor, p: HookEventParams) -> Routed {
+    let (kind, session, timeout) = match check_waiting(&p) {
+        Ok(checked) => checked,
+        Err(e) => return ready::<HookWaitResult>(Err(e)),
+    };
+    let id = native_id();
+    let hook = match validate(&p, Some(id.clone())) {
+        Ok(hook) => hook,
+        Err(e) => return ready::<HookWaitResult>(Err(e)),
+    };
+    let to = Target {
+        pane: p.pane_id,
+        pid: p.client_pid.and_then(|pid| u32::try_from(pid).ok()),
+        until: Instant::now() + super::hooks::LAUNCH_WAIT,
+    };
+    route(sup, to, move |sup, found| {
+        let Some(pane_id) = found else {
+            return ready::<HookWaitResult>(Err(Error::BadParams(
+                "wait_for_answer requires a managed pane: none was given and the reporter does not run in one".into(),
+            )));
+        };
+        let entry = match sup.pane_entry(&pane_id) {
+            Ok(entry) => entry,
+            Err(e) => return ready::<HookWaitResult>(Err(e)),
+        };
+        let deadline = Instant::now() + timeout;
+        let (addr, ended) = Route::start(id.clone(), entry.addr.clone(), deadline);
+        sup.decisions.retain(Addr::connected);
+        sup.decisions.push(addr.clone());
+        // Whatever drops this wait (EOF, another line) ends the route too.
+        let guard = AbandonOnDrop(addr.clone());
+        let (agent, event) = (hook.agent.clone(), hook.event.clone());
+        let msg = NativeHook {
+            hook,
+            route: NativeRoute {
+                id: id.clone(),
+                addr,
+                kind,
+                session,
+                deadline,
+            },
+        };
+        let asked = entry.addr.send(msg);
+        let waited = async move {
+            let _guard = guard;
+            match asked.await {
+                Err(_) => Err(Error::NoSuchPane(pane_id.0.clone())),
+                Ok(Err(e)) => Err(e),
+                Ok(Ok(NativeStarted::Dropped(result))) => Ok(Reply::of(Ok(result))),
+                Ok(Ok(NativeStarted::Waiting)) => {
+                    // The route's actor always answers before it stops; a
+                    // dropped channel can only mean it was torn down.
+                    let end = ended.await.unwrap_or(WaitEnd::Shutdown);
+                    let cancelled = end.cancelled().map(str::to_owned);
+                    let native_verdict = match end {
+                        WaitEnd::Answered(v) => Some(v),
+                        _ => None,
+                    };
+                    Ok(Reply::of(Ok(HookWaitResult {
+                        accepted: true,
+                        agent,
+                        event,
+                        pane_id,
+                        decision_id: id,
+                        native_verdict,
+                        cancelled,
+                    })))
+                },
+            }
+        };
+        Box::pin(waited.into_actor(sup).map(|result, _, _| match result {
+            Ok(reply) => reply,
+            Err(e) => Reply::of::<HookWaitResult>(Err(e)),
+        }))
+    })
+}

@@ -1,0 +1,158 @@
+//! `pane.submit` (spec/ipc.md §8.5, lifecycle.md §8.5): validate, capture the
+//! wait baseline, paste through the pane's gate, pause, send the re-checked
+//! Enter, then hold the activity gate until the agent shows it took the prompt.
+
+use super::wait::register;
+use super::{Routed, ready};
+use crate::error::Error;
+use crate::pane::{Pane, SubmitEnter, SubmitPaste, SubmitRetry};
+use crate::state::Outcome;
+use crate::supervisor::{ConnId, Reply, Supervisor};
+use actix::prelude::*;
+use signaltty_protocol::PaneId;
+use signaltty_protocol::pane::Lifecycle;
+use signaltty_protocol::state::{PaneSubmitParams, PaneSubmitResult, WaitBaseline, WaitResult};
+use std::time::{Duration, Instant};
+
+/// The largest prompt, in bytes.
+pub const MAX_TEXT_BYTES: usize = 32 * 1024;
+/// Default pause between the paste and Enter.
+pub const DEFAULT_DELAY_MS: u64 = 300;
+/// Default activity-gate budget.
+pub const DEFAULT_STALL_S: u64 = 5;
+
+/// Step 1: the checks made before anything is written.
+fn check(p: &PaneSubmitParams) -> Result<(Duration, Duration), Error> {
+    if p.text.is_empty() || p.text.len() > MAX_TEXT_BYTES {
+        return Err(Error::BadParams(format!(
+            "text must be 1 to {MAX_TEXT_BYTES} bytes, not {}",
+            p.text.len()
+        )));
+    }
+    if p.text.contains("\x1b[200~") || p.text.contains("\x1b[201~") {
+        return Err(Error::BadParams(
+            "text contains a bracketed-paste marker (ESC[200~ or ESC[201~): refused whole".into(),
+        ));
+    }
+    let delay = Duration::from_millis(p.submit_delay_ms.unwrap_or(DEFAULT_DELAY_MS));
+    let stall = Duration::from_secs(p.stall_timeout_s.unwrap_or(DEFAULT_STALL_S));
+    let now = Instant::now();
+    if now.checked_add(stall).is_none() || now.checked_add(delay).is_none() {
+        return Err(Error::BadParams(
+            "stall_timeout_s or submit_delay_ms is too large".into(),
+        ));
+    }
+    Ok((delay, stall))
+}
+
+/// `pane.submit`.
+pub fn submit(sup: &mut Supervisor, conn: ConnId, p: PaneSubmitParams) -> Routed {
+    let (delay, stall) = match check(&p) {
+        Ok(checked) => checked,
+        Err(e) => return ready::<PaneSubmitResult>(Err(e)),
+    };
+    let (id, addr) = match sup.pane_entry(&p.pane_id) {
+        Ok(entry) => (entry.id.clone(), entry.addr.clone()),
+        Err(e) => return ready::<PaneSubmitResult>(Err(e)),
+    };
+    // Step 3: the baseline, before the paste.
+    let baseline = sup
+        .projection
+        .pane(&id)
+        .and_then(|pane| sup.projection.progress(&id).map(|pr| pr.baseline(pane)));
+    let gone = id.0.clone();
+    let pane = addr.clone();
+    let typed = async move {
+        let lost = |_| Error::NoSuchPane(gone.clone());
+        pane.send(SubmitPaste { text: p.text })
+            .await
+            .map_err(lost)??;
+        tokio::time::sleep(delay).await;
+        pane.send(SubmitEnter).await.map_err(lost)??;
+        Ok::<(), Error>(())
+    };
+    Box::pin(
+        typed
+            .into_actor(sup)
+            .then(move |typed, act, _| match typed {
+                Err(e) => ready::<PaneSubmitResult>(Err(e)),
+                Ok(()) => activity_gate(act, conn, id, addr, baseline, stall),
+            }),
+    )
+}
+
+/// The outcomes that show the prompt was taken (or that it never can be).
+fn taken() -> Vec<(String, Outcome)> {
+    [Lifecycle::Working, Lifecycle::Blocked, Lifecycle::Exited]
+        .into_iter()
+        .map(|l| (l.as_str().to_owned(), Outcome::Lifecycle(l)))
+        .collect()
+}
+
+/// Step 7: a `working` or `blocked` transition newer than the baseline, with
+/// one Enter retry halfway into an untouched input box.
+fn activity_gate(
+    sup: &mut Supervisor,
+    conn: ConnId,
+    id: PaneId,
+    addr: Addr<Pane>,
+    baseline: Option<WaitBaseline>,
+    stall: Duration,
+) -> Routed {
+    let mut first = register(sup, conn, id.clone(), taken(), baseline);
+    let half = stall / 2;
+    let waited = async move {
+        if let Ok(settled) = tokio::time::timeout(half, &mut first).await {
+            return Some(settled);
+        }
+        let _ = addr.send(SubmitRetry).await;
+        tokio::time::timeout(stall - half, first).await.ok()
+    };
+    Box::pin(waited.into_actor(sup).map(move |settled, act, _| {
+        let result = match settled {
+            None => Err(stalled()),
+            Some(Err(_)) => Err(Error::ShuttingDown),
+            // A new agent session is activity too: judge the state now.
+            Some(Ok(Err(Error::IdentityChanged(_)))) => match act.projection.pane(&id) {
+                Some(p) if matches!(p.lifecycle, Lifecycle::Working | Lifecycle::Blocked) => {
+                    Ok(WaitResult {
+                        satisfied: true,
+                        outcome: p.lifecycle.as_str().to_owned(),
+                        transition_seq: 0,
+                        lifecycle: p.lifecycle,
+                        attention: p.attention,
+                    })
+                },
+                Some(_) => Err(stalled()),
+                None => Err(Error::NoSuchPane(id.0.clone())),
+            },
+            Some(Ok(result)) => result,
+        };
+        to_reply(&id, result)
+    }))
+}
+
+fn stalled() -> Error {
+    Error::Stalled {
+        what: "no working or blocked transition after Enter".into(),
+        stage: "activity_gate",
+    }
+}
+
+fn to_reply(id: &PaneId, result: Result<WaitResult, Error>) -> Reply {
+    Reply::of(result.and_then(|w| {
+        if w.outcome == Lifecycle::Exited.as_str() {
+            return Err(Error::PaneExited {
+                pane: id.0.clone(),
+                written: None,
+            });
+        }
+        Ok(PaneSubmitResult {
+            submitted: true,
+            outcome: w.outcome,
+            transition_seq: w.transition_seq,
+            lifecycle: w.lifecycle,
+            attention: w.attention,
+        })
+    }))
+}
