@@ -27,7 +27,8 @@ fn every_method_name_parses_to_the_variant_that_reports_it() {
             "ratio": 0.5, "layout": {"type": "pane", "pane_id": "pane_x"},
             "pane_id": "pane_x", "argv": ["sh"], "data_b64": "", "cols": 80, "rows": 24,
             "signal": "TERM", "match": "x", "target_pane_id": "pane_y", "title": "t",
-            "until": "done", "agent": "claude", "event": "Stop", "agent_session_id": "s"
+            "until": "done", "agent": "claude", "event": "Stop", "agent_session_id": "s",
+            "text": "hi", "decision_id": "d", "option_id": "o"
         });
         let m = Method::parse(name, params).unwrap_or_else(|e| panic!("{name}: {e:?}"));
         assert_eq!(m.name(), *name);
