@@ -127,11 +127,35 @@ fn a_fake_claude_turn_goes_working_blocked_done_and_is_seen() {
     wait_for(&mut c, &pane, "working", &b);
 
     let b = get(&mut c, &pane)["wait_baseline"].clone();
-    type_line(&mut c, &pane, "permission Bash");
+    type_line(&mut c, &pane, "ask Bash");
     let blocked = wait_for(&mut c, &pane, "permission_required", &b);
     assert_eq!(blocked["lifecycle"], "blocked");
 
-    // The person answers in the terminal: attaching marks the pane seen.
+    // The person answers in the terminal: Claude cancels its waiting
+    // permission hook (the decision goes), and attaching marks the pane seen.
+    let pid_file = server.env().root().join("reporter.1.pid");
+    let pid: i32 = crate::support::wait_until(
+        "the reporter's pid",
+        std::time::Duration::from_secs(20),
+        || {
+            std::fs::read_to_string(&pid_file)
+                .ok()
+                .and_then(|t| t.trim().parse().ok())
+        },
+    );
+    let _ = nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(pid),
+        nix::sys::signal::Signal::SIGTERM,
+    );
+    crate::support::wait_until(
+        "the decision to go",
+        std::time::Duration::from_secs(20),
+        || {
+            get(&mut c, &pane)["pane"]["pending_decision"]
+                .is_null()
+                .then_some(())
+        },
+    );
     let mut viewer = server.client();
     ok(viewer.call("pane.attach", json!({"pane_id": pane})));
     type_line(&mut c, &pane, "allow");
@@ -215,15 +239,22 @@ fn a_fake_codex_without_its_pane_variable_is_found_by_ancestry() {
         "unknown",
         "nothing reached the other pane"
     );
-    // Seen: the turn is reviewed.
+    // The unanswered (read-only) question is kept at the turn end and survives
+    // reading (lifecycle.md §7); the next prompt clears it.
     let seen = ok(c.call("pane.mark_seen", json!({"pane_id": pane})));
     assert_eq!(
         (
             seen["pane"]["lifecycle"].clone(),
             seen["pane"]["attention"].clone()
         ),
-        (json!("done"), json!("none"))
+        (json!("done"), json!("permission_required"))
     );
+    assert_eq!(seen["pane"]["pending_decision"]["answerable"], false);
+    let b = get(&mut c, &pane)["wait_baseline"].clone();
+    type_line(&mut c, &pane, "prompt next");
+    let working = wait_for(&mut c, &pane, "working", &b);
+    assert_eq!(working["attention"], "none");
+    assert!(get(&mut c, &pane)["pane"]["pending_decision"].is_null());
 }
 
 #[test]

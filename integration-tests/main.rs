@@ -6,6 +6,7 @@ mod support;
 mod agents;
 mod attach;
 mod cli;
+mod decisions;
 mod differential;
 mod flood;
 mod hooks;

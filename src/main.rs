@@ -13,6 +13,7 @@ macro_rules! say {
 mod attach;
 mod cli;
 mod client;
+mod decisions_cli;
 mod follow;
 mod logger;
 mod panes_cli;
@@ -153,6 +154,13 @@ enum Command {
         /// A decision: {"id", "prompt", "options": [{"id", "label"}]}.
         #[arg(long)]
         decision: Option<String>,
+        /// Permission reporter: wait for Allow once / Deny from a person and print
+        /// the provider's verdict JSON; print nothing when nobody answers.
+        #[arg(long, visible_alias = "wait-for-answer")]
+        wait: bool,
+        /// With --wait: seconds the server waits for an answer (1-120, default 120).
+        #[arg(long, value_name = "S")]
+        wait_timeout: Option<u64>,
         /// The payload JSON as an argument (what Codex's `notify` appends).
         payload: Option<String>,
     },
@@ -215,6 +223,19 @@ enum Command {
     Explain {
         /// Pane id or name (default: $SIGNALTTY_PANE).
         pane: Option<String>,
+    },
+    /// List the pending decisions of every pane, with their prompts and options.
+    Decisions,
+    /// Answer a pane's pending decision (decision.answer): once or deny for a
+    /// permission request, else an option id or its number.
+    Answer {
+        /// Pane id or name.
+        pane: String,
+        /// The option: its id (once, deny, …) or its 1-based number.
+        option: String,
+        /// Answer only if this is still the pending decision (default: whichever is).
+        #[arg(long, value_name = "ID")]
+        decision: Option<String>,
     },
 }
 
@@ -303,6 +324,24 @@ enum PaneCommand {
         /// Give up after this many seconds.
         #[arg(long, default_value_t = 3600)]
         timeout: u64,
+    },
+    /// Type a prompt into an agent and press Enter, safely (pane.submit): refused
+    /// while the agent works or asks something.
+    Submit {
+        /// Pane id or name (default: $SIGNALTTY_PANE).
+        pane: Option<String>,
+        /// The prompt.
+        #[arg(long, conflicts_with = "stdin")]
+        text: Option<String>,
+        /// Read the prompt from stdin.
+        #[arg(long)]
+        stdin: bool,
+        /// Pause between the paste and Enter (default 300).
+        #[arg(long, value_name = "MS")]
+        submit_delay_ms: Option<u64>,
+        /// Seconds to wait for the agent to take the prompt (default 5).
+        #[arg(long, value_name = "S")]
+        stall_timeout: Option<u64>,
     },
     /// Start an exited agent again with its resume command, in the same pane (pane.resume).
     Resume {
@@ -520,6 +559,8 @@ fn main() -> ExitCode {
             title,
             severity,
             decision,
+            wait,
+            wait_timeout,
             payload,
         } => state_cli::hook_event(
             &cli.global,
@@ -533,6 +574,8 @@ fn main() -> ExitCode {
                 title,
                 severity,
                 decision,
+                wait,
+                wait_timeout,
             },
         ),
         Command::Notify {
@@ -555,6 +598,12 @@ fn main() -> ExitCode {
         Command::Attention { limit } => state_cli::attention(&cli.global, limit),
         Command::MarkSeen { pane } => state_cli::mark_seen(&cli.global, pane),
         Command::Explain { pane } => state_cli::explain(&cli.global, pane),
+        Command::Decisions => decisions_cli::list(&cli.global),
+        Command::Answer {
+            pane,
+            option,
+            decision,
+        } => decisions_cli::answer(&cli.global, &pane, &option, decision),
         Command::Agents(AgentsCommand::List) => state_cli::agents(&cli.global, false),
         Command::Agents(AgentsCommand::Reload) => state_cli::agents(&cli.global, true),
         Command::Agents(AgentsCommand::Check { file, title }) => {

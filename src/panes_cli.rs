@@ -292,6 +292,42 @@ fn run_pane(global: &Global, cmd: PaneCommand) -> Result<i32, i32> {
                 |r: PaneWaitForOutputResult| say!("{}", r.matched_line),
             )
         },
+        PaneCommand::Submit {
+            pane,
+            text,
+            stdin,
+            submit_delay_ms,
+            stall_timeout,
+        } => {
+            let text = match (text, stdin) {
+                (Some(t), false) => t,
+                (None, true) => {
+                    let mut t = String::new();
+                    std::io::Read::read_to_string(&mut std::io::stdin(), &mut t)
+                        .map_err(|e| fail(&format!("cannot read stdin: {e}")))?;
+                    t
+                },
+                _ => return Err(fail("BAD_PARAMS: give the prompt with --text or --stdin")),
+            };
+            let params = signaltty_protocol::state::PaneSubmitParams {
+                pane_id: pane_ref(pane)?,
+                text,
+                submit_delay_ms,
+                stall_timeout_s: stall_timeout,
+            };
+            call(
+                global,
+                Method::PaneSubmit(params),
+                |r: signaltty_protocol::state::PaneSubmitResult| {
+                    say!(
+                        "submitted: {} (lifecycle {}, attention {})",
+                        r.outcome,
+                        r.lifecycle.as_str(),
+                        r.attention.as_str()
+                    )
+                },
+            )
+        },
         PaneCommand::Resume { pane } => {
             let params = PaneTarget {
                 pane_id: pane_ref(pane)?,

@@ -9,7 +9,7 @@ use signaltty_protocol::pane::{PaneResult, PaneTarget};
 use signaltty_protocol::state::{
     AttentionPendingParams, AttentionPendingResult, DecisionInput, HookEventParams,
     HookEventResult, NotifyParams, NotifyResult, PaneExplainResult, ReportSessionParams, Severity,
-    Until, WaitBaseline, WaitParams, WaitResult,
+    Until, WaitBaseline, WaitParams, WaitResult, native_verdict_line,
 };
 use signaltty_protocol::{ErrorCode, Method, PaneId};
 use std::io::{IsTerminal as _, Read as _};
@@ -55,7 +55,14 @@ pub struct HookArgs {
     pub title: Option<String>,
     pub severity: Option<String>,
     pub decision: Option<String>,
+    /// Permission reporter: wait for the answer.
+    pub wait: bool,
+    pub wait_timeout: Option<u64>,
 }
+
+/// How long the permission reporter waits in all: the provider's hook timeout
+/// (125 s) around the server's 120 s wait.
+pub const PERMISSION_REPORTER_TIMEOUT: Duration = Duration::from_secs(125);
 
 /// Reads the hook payload: stdin when asked or piped (hooks pipe their JSON),
 /// else a trailing argument (Codex `notify` appends its JSON there).
@@ -108,9 +115,12 @@ pub fn hook_event(global: &Global, args: HookArgs) -> i32 {
         title: args.title,
         severity,
         decision,
-        wait_for_answer: None,
-        wait_timeout_s: None,
+        wait_for_answer: args.wait.then_some(true),
+        wait_timeout_s: args.wait_timeout,
     };
+    if args.wait {
+        return permission_reporter(global, params);
+    }
     let socket = resolve_socket(global);
     let outcome = Client::connect(&socket).and_then(|mut c| {
         c.set_timeout(Some(HOOK_REPLY_TIMEOUT))?;
@@ -148,6 +158,59 @@ pub fn hook_event(global: &Global, args: HookArgs) -> i32 {
         },
         Err(CallError { code, message }) => fail(&format!("{code}: {message}")),
     }
+}
+
+/// The permission reporter (`hook-event --wait`): holds its own connection
+/// until a person answers, then prints exactly the provider verdict JSON and
+/// exits 0. Anything else — timeout, cancellation, no server, an error —
+/// prints nothing on stdout and explains on stderr, so the provider keeps its
+/// own permission prompt. Nothing here can ever turn into Allow by default.
+fn permission_reporter(global: &Global, params: HookEventParams) -> i32 {
+    let label = format!("{}:{}", params.agent, params.event);
+    let socket = resolve_socket(global);
+    let outcome = Client::connect(&socket).and_then(|mut c| {
+        c.set_timeout(Some(PERMISSION_REPORTER_TIMEOUT))?;
+        c.call(Method::HookEvent(params))
+    });
+    let value = match outcome {
+        Ok(value) => value,
+        Err(CallError {
+            code: ErrorCode::NoSuchServer,
+            message,
+        }) => {
+            eprintln!("signaltty: {label}: no answer route ({message}); answer in the terminal");
+            return 0;
+        },
+        Err(CallError { code, message }) => {
+            return fail(&format!(
+                "{code}: {message} ({label}: answer in the terminal)"
+            ));
+        },
+    };
+    let verdict = value.get("native_verdict").filter(|v| !v.is_null());
+    match verdict {
+        Some(v) => {
+            // The documented key order, for providers and people reading logs.
+            let line = match v
+                .pointer("/hookSpecificOutput/decision/behavior")
+                .and_then(Value::as_str)
+            {
+                Some("allow") => native_verdict_line(true),
+                Some("deny") => native_verdict_line(false),
+                _ => v.to_string(),
+            };
+            say!("{line}");
+        },
+        None => {
+            let why = value
+                .get("cancelled")
+                .and_then(Value::as_str)
+                .or_else(|| value.get("reason").and_then(Value::as_str))
+                .unwrap_or("no answer");
+            eprintln!("signaltty: {label}: not answered ({why}); answer in the terminal");
+        },
+    }
+    0
 }
 
 /// `signaltty notify`.
@@ -251,7 +314,12 @@ pub fn attention(global: &Global, limit: Option<u64>) -> i32 {
             if r.panes.is_empty() {
                 say!("nothing needs attention");
             }
-            for p in r.panes {
+            // Questions first: someone is waiting on them.
+            let (asking, rest): (Vec<_>, Vec<_>) = r
+                .panes
+                .into_iter()
+                .partition(|p| p.pending_decision.is_some());
+            for p in asking.into_iter().chain(rest) {
                 say!(
                     "{}  {:<19}  {:<8}  {}",
                     p.pane_id,
@@ -259,6 +327,9 @@ pub fn attention(global: &Global, limit: Option<u64>) -> i32 {
                     p.lifecycle.as_str(),
                     p.last_message.as_deref().unwrap_or("")
                 );
+                if let Some(d) = &p.pending_decision {
+                    crate::decisions_cli::print_decision(d, "    ");
+                }
             }
         },
     )

@@ -92,7 +92,7 @@ pub fn route(sup: &mut Supervisor, msg: Dispatch, ctx: &mut Context<Supervisor>)
         Method::PaneSubmit(p) => submit::submit(sup, conn.id, p),
         Method::DecisionAnswer(p) => decisions::answer(sup, p),
         Method::Notify(p) => attention::notify(sup, p),
-        Method::HookEvent(p) => hooks::hook_event(sup, p),
+        Method::HookEvent(p) => hooks::hook_event(sup, conn.id, p),
         Method::ReportSession(p) => hooks::report_session(sup, p),
         Method::Subscribe(p) => subscribe(sup, &conn, generation, p),
         Method::Wait(p) => wait::wait(sup, conn.id, p),

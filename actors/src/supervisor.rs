@@ -219,8 +219,9 @@ pub struct Supervisor {
     subscribers: HashMap<ConnId, (Addr<Subscriber>, Recipient<CloseConnection>)>,
     /// `wait` requests not settled yet, checked after every published batch.
     pub(crate) waits: Vec<crate::router::wait::PendingWait>,
-    /// Live answer routes of waiting permission reporters (told at shutdown).
-    pub(crate) decisions: Vec<Addr<crate::decision::Decision>>,
+    /// Live answer routes of waiting permission reporters, by the connection
+    /// that waits: ended when it goes away, and at shutdown.
+    pub(crate) decisions: Vec<(ConnId, Addr<crate::decision::Decision>)>,
     /// Pane launches under way: their processes may report hooks before the
     /// launch is registered here.
     pub(crate) launching: usize,
@@ -517,7 +518,7 @@ impl Supervisor {
         self.shutting_down = true;
         let _ = self.stop_accepting.send(true);
         // Waiting permission reporters get their answer: none (`shutdown`).
-        for route in self.decisions.drain(..) {
+        for (_, route) in self.decisions.drain(..) {
             route.do_send(crate::decision::EndWait(crate::decision::WaitEnd::Shutdown));
         }
         for (id, drain) in &self.connections {
@@ -752,6 +753,14 @@ impl Handler<Disconnected> for Supervisor {
         self.subscribers.remove(&msg.id);
         // A wait ends with its connection (spec/ipc.md §1, single-flight).
         self.waits.retain(|w| w.conn != msg.id);
+        self.decisions.retain(|(conn, route)| {
+            if *conn == msg.id {
+                route.do_send(crate::decision::EndWait(
+                    crate::decision::WaitEnd::Abandoned,
+                ));
+            }
+            *conn != msg.id && route.connected()
+        });
         for pane in self.attachments.remove(&msg.id).unwrap_or_default() {
             pane.do_send(crate::pane::Detach { conn: msg.id });
         }

@@ -122,6 +122,9 @@ pub struct AttentionItem {
     /// When attention was raised.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attention_since: Option<Timestamp>,
+    /// The question waiting for an answer (our addition).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pending_decision: Option<Decision>,
 }
 
 /// `attention.pending` result.

@@ -10,7 +10,7 @@ use crate::decision::{AbandonOnDrop, Decision as Route, WaitEnd};
 use crate::error::Error;
 use crate::pane::{Answer, NativeHook, NativeRoute, NativeStarted};
 use crate::state::decision::{NativeRequest, native_id};
-use crate::supervisor::{Reply, Supervisor};
+use crate::supervisor::{ConnId, Reply, Supervisor};
 use actix::prelude::*;
 use signaltty_protocol::pane::AgentKind;
 use signaltty_protocol::state::{
@@ -74,7 +74,7 @@ fn check_waiting(p: &HookEventParams) -> Result<(AgentKind, String, Duration), E
 }
 
 /// `hook-event` with `wait_for_answer: true`.
-pub fn wait_for_answer(sup: &mut Supervisor, p: HookEventParams) -> Routed {
+pub fn wait_for_answer(sup: &mut Supervisor, conn: ConnId, p: HookEventParams) -> Routed {
     let (kind, session, timeout) = match check_waiting(&p) {
         Ok(checked) => checked,
         Err(e) => return ready::<HookWaitResult>(Err(e)),
@@ -101,9 +101,10 @@ pub fn wait_for_answer(sup: &mut Supervisor, p: HookEventParams) -> Routed {
         };
         let deadline = Instant::now() + timeout;
         let (addr, ended) = Route::start(id.clone(), entry.addr.clone(), deadline);
-        sup.decisions.retain(Addr::connected);
-        sup.decisions.push(addr.clone());
-        // Whatever drops this wait (EOF, another line) ends the route too.
+        // The connection going away (EOF, another line) ends the route; so
+        // does this wait being dropped for any other reason.
+        sup.decisions.retain(|(_, route)| route.connected());
+        sup.decisions.push((conn, addr.clone()));
         let guard = AbandonOnDrop(addr.clone());
         let (agent, event) = (hook.agent.clone(), hook.event.clone());
         let msg = NativeHook {

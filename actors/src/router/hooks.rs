@@ -28,9 +28,13 @@ pub const LAUNCH_WAIT: Duration = Duration::from_secs(5);
 
 /// `hook-event`: ordinary reporting, or a native permission request that waits
 /// for its answer.
-pub fn hook_event(sup: &mut Supervisor, p: HookEventParams) -> Routed {
+pub fn hook_event(
+    sup: &mut Supervisor,
+    conn: crate::supervisor::ConnId,
+    p: HookEventParams,
+) -> Routed {
     if p.wait_for_answer == Some(true) {
-        return super::decisions::wait_for_answer(sup, p);
+        return super::decisions::wait_for_answer(sup, conn, p);
     }
     let hook = match validate(&p, None) {
         Ok(hook) => hook,

@@ -1,0 +1,155 @@
+//! The decision commands for people: `signaltty decisions` (what is being
+//! asked, across every pane) and `signaltty answer PANE OPTION`.
+
+use crate::Global;
+use crate::cli::{call, fail, resolve_socket};
+use crate::client::{CallError, Client};
+use serde_json::json;
+use signaltty_protocol::pane::{PaneGetResult, PaneTarget};
+use signaltty_protocol::state::{Decision, DecisionAnswerParams, DecisionAnswerResult};
+use signaltty_protocol::workspace::{WorkspaceGetParams, WorkspaceGetResult, WorkspaceListResult};
+use signaltty_protocol::{Method, PaneId, WorkspaceRef};
+
+/// Prints a decision: its prompt and its numbered options, each line after
+/// `indent`. A read-only one says where to answer it.
+pub fn print_decision(d: &Decision, indent: &str) {
+    for line in d.prompt.lines() {
+        say!("{indent}{line}");
+    }
+    let options: Vec<String> = d
+        .options
+        .iter()
+        .enumerate()
+        .map(|(i, o)| format!("{}) {} [{}]", i + 1, o.label, o.id))
+        .collect();
+    let how = if d.answerable {
+        ""
+    } else {
+        "   (answer in the terminal)"
+    };
+    say!("{indent}{}{how}", options.join("  "));
+}
+
+fn fetch(client: &mut Client, method: Method) -> Result<serde_json::Value, i32> {
+    client
+        .call(method)
+        .map_err(|CallError { code, message }| fail(&format!("{code}: {message}")))
+}
+
+fn typed<T: serde::de::DeserializeOwned>(v: serde_json::Value) -> Result<T, i32> {
+    serde_json::from_value(v).map_err(|e| fail(&format!("INTERNAL: unexpected result shape: {e}")))
+}
+
+/// `signaltty decisions`: every pane's pending decision, in workspace order.
+pub fn list(global: &Global) -> i32 {
+    match list_inner(global) {
+        Ok(code) | Err(code) => code,
+    }
+}
+
+fn list_inner(global: &Global) -> Result<i32, i32> {
+    let mut client = Client::connect(&resolve_socket(global))
+        .map_err(|CallError { code, message }| fail(&format!("{code}: {message}")))?;
+    let workspaces: WorkspaceListResult = typed(fetch(
+        &mut client,
+        Method::WorkspaceList(Default::default()),
+    )?)?;
+    let mut found = Vec::new();
+    for w in workspaces.workspaces {
+        let got: WorkspaceGetResult = typed(fetch(
+            &mut client,
+            Method::WorkspaceGet(WorkspaceGetParams {
+                workspace_id: WorkspaceRef(w.id.0.clone()),
+            }),
+        )?)?;
+        for pane in got.panes {
+            if let Some(d) = pane.pending_decision.clone() {
+                found.push((pane, d));
+            }
+        }
+    }
+    if global.json {
+        let items: Vec<_> = found
+            .iter()
+            .map(|(p, d)| {
+                json!({
+                    "pane_id": p.id, "workspace_id": p.workspace_id,
+                    "lifecycle": p.lifecycle, "attention": p.attention, "decision": d,
+                })
+            })
+            .collect();
+        say!("{}", json!({ "decisions": items }));
+        return Ok(0);
+    }
+    if found.is_empty() {
+        say!("no pending decisions");
+    }
+    for (pane, d) in found {
+        let name = pane.name.as_deref().unwrap_or("");
+        say!(
+            "{} {}  {}  {}  decision {}",
+            pane.id,
+            name,
+            pane.lifecycle.as_str(),
+            serde_json::to_value(pane.agent.kind)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_default(),
+            d.id
+        );
+        print_decision(&d, "    ");
+    }
+    Ok(0)
+}
+
+/// `signaltty answer PANE OPTION [--decision ID]`: the option by id, else by
+/// its number; the decision is the pane's pending one unless one is named.
+pub fn answer(global: &Global, pane: &str, option: &str, decision: Option<String>) -> i32 {
+    let pane_id = PaneId(pane.to_owned());
+    let (decision_id, option_id) = match decision {
+        // A named decision is answered exactly as asked: no lookup can race it.
+        Some(id) => (id, option.to_owned()),
+        None => {
+            let got = Client::connect(&resolve_socket(global)).and_then(|mut c| {
+                c.call(Method::PaneGet(PaneTarget {
+                    pane_id: pane_id.clone(),
+                }))
+            });
+            let got: PaneGetResult = match got {
+                Ok(v) => match typed(v) {
+                    Ok(g) => g,
+                    Err(code) => return code,
+                },
+                Err(CallError { code, message }) => return fail(&format!("{code}: {message}")),
+            };
+            let Some(d) = got.pane.pending_decision else {
+                return fail(&format!(
+                    "NO_SUCH_DECISION: pane {pane} has no pending decision"
+                ));
+            };
+            let option_id = match option.parse::<usize>() {
+                Ok(n) if d.position(option).is_none() && n >= 1 && n <= d.options.len() => {
+                    d.options[n - 1].id.clone()
+                },
+                _ => option.to_owned(),
+            };
+            (d.id, option_id)
+        },
+    };
+    let params = DecisionAnswerParams {
+        pane_id,
+        decision_id,
+        option_id,
+    };
+    call(
+        global,
+        Method::DecisionAnswer(params),
+        |r: DecisionAnswerResult| {
+            say!(
+                "answered: lifecycle {} attention {}",
+                r.lifecycle.as_str(),
+                r.attention.as_str()
+            );
+        },
+    )
+}
