@@ -728,3 +728,50 @@ fn submit_withholds_enter_when_a_decision_arrives_after_the_paste() {
     // No Enter was sent: the agent never saw the prompt.
     assert_eq!(pane_of(&mut c, &agent.pane)["lifecycle"], "blocked");
 }
+
+/// An agent that does not take the prompt: one Enter retry halfway, then
+/// `TIMEOUT` at stage `activity_gate`.
+#[test]
+fn submit_retries_enter_once_then_times_out_at_the_activity_gate() {
+    let server = TestServer::start();
+    let mut c = server.client();
+    let ws = workspace(&mut c, &server, "decisions");
+    let agent = Agent::start(&mut c, &server, &ws, "fake-claude", json!({}));
+    let e = err(submit(
+        &mut c,
+        &agent.pane,
+        "nothing to do",
+        json!({"submit_delay_ms": 10, "stall_timeout_s": 2}),
+    ));
+    assert_eq!(e.code, ErrorCode::Timeout);
+    assert_eq!(e.details, Some(json!({"stage": "activity_gate"})));
+    // The retry reached the untouched input box as an empty line.
+    wait_screen(&mut c, &agent.pane, "(empty line)");
+}
+
+/// A question without a decision (`input_required`) takes a prompt as its answer.
+#[test]
+fn submit_answers_a_plain_question() {
+    let server = TestServer::start();
+    let mut c = server.client();
+    let ws = workspace(&mut c, &server, "decisions");
+    let agent = Agent::start(&mut c, &server, &ws, "fake-claude", json!({}));
+    ok(c.call(
+        "hook-event",
+        json!({"agent": "claude", "event": "Notification", "pane_id": agent.pane,
+               "payload": {"session_id": "5b0c6a52-claude-session", "notification_type": "elicitation_dialog"}}),
+    ));
+    let p = pane_of(&mut c, &agent.pane);
+    assert_eq!(
+        (p["lifecycle"].as_str(), p["attention"].as_str()),
+        (Some("blocked"), Some("input_required"))
+    );
+    let r = ok(submit(
+        &mut c,
+        &agent.pane,
+        "prompt use the staging database",
+        json!({"submit_delay_ms": 20}),
+    ));
+    assert_eq!(r["outcome"], "working");
+    assert_eq!(r["attention"], "none");
+}
