@@ -16,7 +16,13 @@
 //! 4. `screen`: one evaluation of every bundled rule set of an agent against a
 //!    50 × 200 screen (in this process, as the pane's tick does it), and server
 //!    CPU with 100 idle Claude panes (a look-alike that draws Claude's prompt box
-//!    and sleeps) while their screens are checked every 500 ms.
+//!    and sleeps) after their screens were classified once.
+//!
+//! 5. `decisions`: from writing a `decision.answer` request to the waiting
+//!    permission reporter process (`hook-event --wait`) having printed its
+//!    verdict line, beside the journal's `fdatasync`; then the server's memory
+//!    and idle CPU with 200 reporters waiting at once, one per `sleep` pane,
+//!    beside the same panes before the reporters (plain, then Claude panes).
 //!
 //! The benchmark starts its own servers (the `signaltty` next to this binary, or
 //! `--bin`) on private directories and removes them at the end.
@@ -28,7 +34,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::os::unix::fs::DirBuilderExt;
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode, Stdio};
+use std::process::{Child, ChildStdout, Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
 #[path = "common.rs"]
@@ -57,6 +63,12 @@ struct Opts {
     /// Seconds each refresh measurement lasts.
     #[arg(long, default_value_t = 20)]
     refresh_secs: u64,
+    /// Timed decision answers (after 20 warm-up answers).
+    #[arg(long, default_value_t = 200)]
+    answers: usize,
+    /// Permission reporters waiting at once, one per pane.
+    #[arg(long, default_value_t = 200)]
+    reporters: usize,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -65,6 +77,7 @@ enum Scenario {
     Latency,
     Refresh,
     Screen,
+    Decisions,
 }
 
 /// A private directory tree, removed on drop.
@@ -333,7 +346,26 @@ fn bench_latency(bin: &Path, tmp: &TempDir, runs: usize, verdicts: &mut Vec<Stri
         }
     }
     let (_, p99) = summary("hook → agent.* at a subscriber", samples);
-    // The journal's part: an append and fdatasync in the same directory.
+    let sync_p99 = journal_sync(&dir, runs)?;
+    let beyond = p99.saturating_sub(sync_p99);
+    verdicts.push(verdict(
+        "latency: p99 beyond the journal sync < 2 ms",
+        ms(beyond) < 2.0,
+        format!(
+            "{:.3} ms ({:.3} − {:.3})",
+            ms(beyond),
+            ms(p99),
+            ms(sync_p99)
+        ),
+    ));
+    server.stop();
+    Ok(())
+}
+
+/// The journal's part of a state event: `runs` appends of 600 bytes, each with
+/// an fdatasync, in the state directory of the server run in `dir`; returns the
+/// p99 (after printing the summary).
+fn journal_sync(dir: &Path, runs: usize) -> Res<Duration> {
     let mut syncs = Vec::with_capacity(runs);
     let path = dir.join("state").join("sync-probe");
     let mut file = fs::OpenOptions::new()
@@ -349,19 +381,7 @@ fn bench_latency(bin: &Path, tmp: &TempDir, runs: usize, verdicts: &mut Vec<Stri
         syncs.push(started.elapsed());
     }
     let (_, sync_p99) = summary("append + fdatasync in the state dir", syncs);
-    let beyond = p99.saturating_sub(sync_p99);
-    verdicts.push(verdict(
-        "latency: p99 beyond the journal sync < 2 ms",
-        ms(beyond) < 2.0,
-        format!(
-            "{:.3} ms ({:.3} − {:.3})",
-            ms(beyond),
-            ms(p99),
-            ms(sync_p99)
-        ),
-    ));
-    server.stop();
-    Ok(())
+    Ok(sync_p99)
 }
 
 /// utime + stime of `pid`, in seconds.
@@ -535,6 +555,376 @@ fn bench_screen(bin: &Path, tmp: &TempDir, opts: &Opts, verdicts: &mut Vec<Strin
     Ok(())
 }
 
+/// What a permission reporter prints for Allow once (spec/agents.md §7.3).
+const ALLOW_VERDICT: &str = r#"{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}"#;
+
+/// Waiting permission reporters (`hook-event --wait`); killed and reaped on
+/// drop, so none outlives the benchmark whatever ends it.
+struct Reporters {
+    children: Vec<Child>,
+    /// Their stderr: a line when a wait ends without an answer, or an error.
+    log: PathBuf,
+}
+
+impl Reporters {
+    fn new(dir: &Path) -> Reporters {
+        Reporters {
+            children: Vec::new(),
+            log: dir.join("reporters.log"),
+        }
+    }
+
+    /// Starts a reporter for `pane` the way Claude runs its PermissionRequest
+    /// hook: the payload on stdin, then stdin closed. Returns its stdout.
+    fn spawn(&mut self, bin: &Path, socket: &Path, pane: &str, session: &str) -> Res<ChildStdout> {
+        let log = fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&self.log)
+            .ctx(|| format!("open {}", self.log.display()))?;
+        let mut child = Command::new(bin)
+            .args([
+                "hook-event",
+                "--agent",
+                "claude",
+                "--event",
+                "PermissionRequest",
+                "--wait",
+                "--pane",
+                pane,
+            ])
+            .env("SIGNALTTY_SOCKET", socket)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(log)
+            .spawn()
+            .ctx(|| "spawn the reporter".into())?;
+        let (stdin, stdout) = (child.stdin.take(), child.stdout.take());
+        self.children.push(child);
+        let body = format!(
+            r#"{{"session_id":"{session}","tool_name":"Bash","tool_input":{{"command":"ls"}}}}"#
+        );
+        if let Some(mut stdin) = stdin {
+            stdin
+                .write_all(body.as_bytes())
+                .ctx(|| "write the payload".into())?;
+        }
+        stdout.ok_or_else(|| "the reporter has no stdout".into())
+    }
+
+    /// Waits for the latest reporter to exit; it must exit 0.
+    fn reap_last(&mut self) -> Res<()> {
+        let Some(mut child) = self.children.pop() else {
+            return Ok(());
+        };
+        let status = child.wait().ctx(|| "wait for the reporter".into())?;
+        if status.success() {
+            Ok(())
+        } else {
+            Err(format!(
+                "the reporter exited with {status}; the reporters' stderr:\n{}",
+                self.log_text()
+            ))
+        }
+    }
+
+    /// How many are still running.
+    fn running(&mut self) -> usize {
+        self.children
+            .iter_mut()
+            .map(|c| matches!(c.try_wait(), Ok(None)))
+            .filter(|&waiting| waiting)
+            .count()
+    }
+
+    fn log_text(&self) -> String {
+        fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// SIGKILL and reap every one.
+    fn kill_all(&mut self) {
+        for mut child in self.children.drain(..) {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+impl Drop for Reporters {
+    fn drop(&mut self) {
+        self.kill_all();
+    }
+}
+
+/// Reads the next `decision.created` of `pane` on a subscription; returns the
+/// decision's id.
+fn decision_created(sub: &mut Conn, pane: &str) -> Res<String> {
+    loop {
+        let v = sub.read()?;
+        if v["type"] == "event"
+            && v["event"] == "decision.created"
+            && v["payload"]["pane_id"] == pane
+        {
+            return v["payload"]["decision"]["id"]
+                .as_str()
+                .map(str::to_owned)
+                .ok_or_else(|| format!("decision.created without a decision id: {v}"));
+        }
+    }
+}
+
+/// Reads one line of a reporter's stdout, failing when nothing comes within
+/// `limit_ms` (a plain blocking read would hang the benchmark for good).
+fn read_verdict(stdout: &mut BufReader<ChildStdout>, limit_ms: u16) -> Res<String> {
+    use nix::poll::{PollFd, PollFlags, poll};
+    use std::os::fd::AsFd;
+    if stdout.buffer().is_empty() {
+        let mut fds = [PollFd::new(stdout.get_ref().as_fd(), PollFlags::POLLIN)];
+        let ready = poll(&mut fds, limit_ms).ctx(|| "poll the reporter's stdout".into())?;
+        if ready == 0 {
+            return Err(format!("the reporter printed nothing within {limit_ms} ms"));
+        }
+    }
+    let mut line = String::new();
+    stdout
+        .read_line(&mut line)
+        .ctx(|| "read the reporter's stdout".into())?;
+    Ok(line)
+}
+
+/// Resident set size of `pid`, in bytes.
+fn rss_bytes(pid: u32) -> Res<u64> {
+    let status = fs::read_to_string(format!("/proc/{pid}/status")).ctx(|| "read status".into())?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .map(|kb| kb * 1024)
+        .ok_or_else(|| format!("no VmRSS in /proc/{pid}/status"))
+}
+
+/// Bytes in decimal megabytes, as the targets state memory.
+fn mb(bytes: u64) -> f64 {
+    bytes as f64 / 1e6
+}
+
+/// Panes of every workspace with a pending decision.
+fn pending_decisions(conn: &mut Conn) -> Res<usize> {
+    let list = conn.call("workspace.list", json!({}))?;
+    let mut pending = 0;
+    for w in list["workspaces"].as_array().into_iter().flatten() {
+        let got = conn.call("workspace.get", json!({"workspace_id": w["id"]}))?;
+        pending += got["panes"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|p| !p["pending_decision"].is_null())
+            .count();
+    }
+    Ok(pending)
+}
+
+fn bench_decisions(bin: &Path, tmp: &TempDir, opts: &Opts, verdicts: &mut Vec<String>) -> Res<()> {
+    bench_answers(bin, tmp, opts.answers, verdicts)?;
+    bench_waiting(bin, tmp, opts.reporters, verdicts)
+}
+
+/// Answer → verdict: one pane, one waiting reporter at a time.
+fn bench_answers(bin: &Path, tmp: &TempDir, runs: usize, verdicts: &mut Vec<String>) -> Res<()> {
+    let dir = tmp.fresh("decisions")?;
+    let mut server = start_server(bin, &dir, &[])?;
+    let mut conn = Conn::connect(&server.socket)?;
+    let pane = panes(&mut conn, &dir, &["sleep 100000".to_owned()])?.remove(0);
+    let mut sub = Conn::connect(&server.socket)?;
+    sub.call("subscribe", json!({"events": ["decision.created"]}))?;
+    println!("decisions: decision.answer written → verdict line read from the waiting reporter");
+    let mut reporters = Reporters::new(&dir);
+    let mut samples = Vec::with_capacity(runs);
+    for i in 0..runs + 20 {
+        check_interrupted()?;
+        let mut stdout =
+            BufReader::new(reporters.spawn(bin, &server.socket, &pane, "bench-session")?);
+        let decision = decision_created(&mut sub, &pane).map_err(|e| {
+            format!(
+                "waiting for decision.created: {e}; the reporters' stderr:\n{}",
+                reporters.log_text()
+            )
+        })?;
+        let started = Instant::now();
+        let id = conn.send(
+            "decision.answer",
+            &json!({"pane_id": pane, "decision_id": decision, "option_id": "once"}),
+        )?;
+        let line = read_verdict(&mut stdout, 10_000)
+            .map_err(|e| format!("{e}; the reporters' stderr:\n{}", reporters.log_text()))?;
+        let took = started.elapsed();
+        if line.strip_suffix('\n') != Some(ALLOW_VERDICT) {
+            return Err(format!(
+                "the reporter printed {line:?}, not the allow verdict; the reporters' stderr:\n{}",
+                reporters.log_text()
+            ));
+        }
+        loop {
+            let v = conn.read()?;
+            if v["id"] == id.as_str() {
+                if v["ok"] != true {
+                    return Err(format!("decision.answer failed: {}", v["error"]));
+                }
+                break;
+            }
+        }
+        reporters.reap_last()?;
+        if i >= 20 {
+            samples.push(took);
+        }
+    }
+    let (_, p99) = summary("decision.answer → reporter's verdict line", samples);
+    let sync_p99 = journal_sync(&dir, runs.max(2000))?;
+    let beyond = p99.saturating_sub(sync_p99);
+    verdicts.push(verdict(
+        "decisions: answer → reporter verdict, p99 beyond the journal sync < 5 ms",
+        ms(beyond) < 5.0,
+        format!(
+            "{:.3} ms ({:.3} − {:.3})",
+            ms(beyond),
+            ms(p99),
+            ms(sync_p99)
+        ),
+    ));
+    server.stop();
+    Ok(())
+}
+
+/// Server CPU over 10 s in which nothing is asked of it, as a share of one core.
+fn idle_cpu(server: &ServerProcess, what: &str) -> Res<f64> {
+    let before = cpu_seconds(server.pid())?;
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_secs(10) {
+        check_interrupted()?;
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let used = cpu_seconds(server.pid())? - before;
+    let wall = started.elapsed().as_secs_f64();
+    let share = 100.0 * used / wall;
+    println!("  idle, {what:<34} {used:.3} s CPU in {wall:.1} s = {share:.3} % of one core");
+    Ok(share)
+}
+
+/// `a − b` in percentage points, rounded to 0.001 (and never printed "-0.000").
+fn points(a: f64, b: f64) -> f64 {
+    ((a - b) * 1000.0).round() / 1000.0 + 0.0
+}
+
+/// `n` reporters waiting at once, one per pane: the server's memory and idle
+/// CPU. For comparison, the same two figures before the reporters: with the
+/// plain panes, then with the panes made Claude panes of their sessions (what
+/// a reporter's hook makes them, waiting or not).
+fn bench_waiting(bin: &Path, tmp: &TempDir, n: usize, verdicts: &mut Vec<String>) -> Res<()> {
+    println!("decisions: {n} permission reporters waiting at once, one per `sleep` pane");
+    let dir = tmp.fresh("reporters")?;
+    let mut server = start_server(bin, &dir, &[])?;
+    let mut conn = Conn::connect(&server.socket)?;
+    let ids = panes(&mut conn, &dir, &vec!["sleep 100000".to_owned(); n])?;
+    // Let the panes start and the spawn work settle.
+    std::thread::sleep(Duration::from_secs(1));
+    let plain_rss = rss_bytes(server.pid())?;
+    let plain_cpu = idle_cpu(&server, &format!("{n} plain panes"))?;
+    for (i, pane) in ids.iter().enumerate() {
+        check_interrupted()?;
+        let r = conn.call(
+            "hook-event",
+            json!({"agent": "claude", "event": "UserPromptSubmit", "pane_id": pane,
+                   "payload": {"session_id": format!("bench-session-{i}"), "prompt": "ls"}}),
+        )?;
+        if r["accepted"] != true {
+            return Err(format!("UserPromptSubmit on {pane} was dropped: {r}"));
+        }
+    }
+    std::thread::sleep(Duration::from_secs(1));
+    let claude_rss = rss_bytes(server.pid())?;
+    let claude_cpu = idle_cpu(&server, &format!("{n} working Claude panes"))?;
+    let mut sub = Conn::connect(&server.socket)?;
+    sub.call("subscribe", json!({"events": ["decision.created"]}))?;
+    let mut reporters = Reporters::new(&dir);
+    // Held open: a reporter that answers would find its reader here.
+    let mut outs = Vec::with_capacity(n);
+    let started = Instant::now();
+    for (i, pane) in ids.iter().enumerate() {
+        check_interrupted()?;
+        outs.push(reporters.spawn(bin, &server.socket, pane, &format!("bench-session-{i}"))?);
+    }
+    let mut pending = std::collections::HashSet::new();
+    while pending.len() < ids.len() {
+        check_interrupted()?;
+        let v = sub.read().map_err(|e| {
+            format!(
+                "{e} with {} of {n} decisions pending; the reporters' stderr:\n{}",
+                pending.len(),
+                reporters.log_text()
+            )
+        })?;
+        if v["type"] == "event" && v["event"] == "decision.created" {
+            pending.insert(
+                v["payload"]["pane_id"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned(),
+            );
+        }
+    }
+    println!(
+        "  {n} decisions pending {:.2} s after the first reporter started",
+        started.elapsed().as_secs_f64()
+    );
+    std::thread::sleep(Duration::from_secs(1));
+    let waiting_rss = rss_bytes(server.pid())?;
+    let delta = waiting_rss.saturating_sub(plain_rss);
+    println!(
+        "  server RSS: {:.1} MB with {n} plain panes, {:.1} MB as Claude panes, {:.1} MB with {n} reporters waiting",
+        mb(plain_rss),
+        mb(claude_rss),
+        mb(waiting_rss),
+    );
+    println!(
+        "  reporters waiting − plain panes: +{:.2} MB ({:.1} kB a reporter); − Claude panes: +{:.2} MB",
+        mb(delta),
+        delta as f64 / 1000.0 / n.max(1) as f64,
+        mb(waiting_rss.saturating_sub(claude_rss)),
+    );
+    let share = idle_cpu(&server, &format!("{n} reporters waiting"))?;
+    println!(
+        "  waiting − Claude panes: {:+.3} % of one core; Claude − plain panes: {:+.3} %",
+        points(share, claude_cpu),
+        points(claude_cpu, plain_cpu)
+    );
+    let running = reporters.running();
+    let still = pending_decisions(&mut conn)?;
+    println!("  after the idle window: {running} reporters running, {still} decisions pending");
+    if running != n || still != n {
+        return Err(format!(
+            "{running} of {n} reporters still wait and {still} decisions are pending; the reporters' stderr:\n{}",
+            reporters.log_text()
+        ));
+    }
+    verdicts.push(verdict(
+        &format!("decisions: {n} waiting reporters add < 20 MB RSS"),
+        delta < 20 * 1000 * 1000,
+        format!("{:.2} MB", mb(delta)),
+    ));
+    verdicts.push(verdict(
+        &format!("decisions: {n} waiting reporters idle < 0.5 % of one core"),
+        share < 0.5,
+        format!(
+            "{share:.3} % ({:+.3} % beyond the same Claude panes without them)",
+            points(share, claude_cpu)
+        ),
+    ));
+    reporters.kill_all();
+    drop(outs);
+    server.stop();
+    Ok(())
+}
+
 fn verdict(what: &str, pass: bool, measured: String) -> String {
     format!(
         "  {}  {what:<48} measured {measured}",
@@ -569,6 +959,9 @@ fn main() -> ExitCode {
         }
         if run(Scenario::Screen) {
             bench_screen(&bin, &tmp, &opts, &mut verdicts)?;
+        }
+        if run(Scenario::Decisions) {
+            bench_decisions(&bin, &tmp, &opts, &mut verdicts)?;
         }
         Ok(verdicts)
     })();

@@ -200,3 +200,51 @@ fn agents_check_validates_a_file_and_classifies_a_screen_from_stdin() {
         "{stderr}"
     );
 }
+
+/// An idle pane is evaluated again when the rules change: `agents.reload`
+/// classifies a quiet screen at once, without waiting for output or the
+/// process refresh.
+#[test]
+fn a_reload_classifies_an_idle_screen_by_the_new_rules() {
+    let mut env = TestEnv::new();
+    let dir = env.root().join("agents");
+    std::fs::create_dir_all(&dir).expect("agents dir");
+    env.set_var("SIGNALTTY_AGENTS_DIR", &dir);
+    let server = TestServer::start_in(env);
+    let mut c = server.client();
+    let ws = workspace(&mut c, &server);
+    let bin = server.env().root().join("bin");
+    std::fs::create_dir_all(&bin).expect("bin dir");
+    let claude = bin.join("claude");
+    std::fs::write(
+        &claude,
+        "#!/bin/sh\nprintf '* Cogitating… (3s · esc to interrupt)\\r\\nzz-custom-question\\r\\n'\nexec sleep 600\n",
+    )
+    .expect("write the look-alike");
+    crate::support::process::set_mode(&claude, 0o755);
+    let tab = ok(c.call("tab.create", json!({"workspace_id": ws})));
+    let pane = ok(c.call(
+        "pane.spawn",
+        json!({"workspace_id": ws, "tab_id": tab["tab"]["id"], "argv": [claude]}),
+    ));
+    let pane = str_field(&pane["pane"], "id").to_owned();
+    // The bundled rules have classified the quiet screen once.
+    ok(c.call(
+        "wait",
+        json!({"pane_id": pane, "until": "working", "timeout_s": 20}),
+    ));
+    std::fs::write(
+        dir.join("claude.toml"),
+        "[agent]\nkind = \"claude\"\n[[screen]]\nid = \"custom_question\"\nstate = \"blocked\"\nregex = ['zz-custom-question']\n",
+    )
+    .expect("write");
+    ok(c.call("agents.reload", json!({})));
+    // Well inside the 10 s process refresh: the reload itself re-evaluated.
+    let blocked = ok(c.call(
+        "wait",
+        json!({"pane_id": pane, "until": "blocked", "timeout_s": 5}),
+    ));
+    assert_eq!(blocked["attention"], "input_required");
+    let explain = ok(c.call("pane.explain", json!({"pane_id": pane})));
+    assert_eq!(explain["matched"]["id"], "custom_question");
+}

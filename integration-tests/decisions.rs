@@ -775,3 +775,143 @@ fn submit_answers_a_plain_question() {
     assert_eq!(r["outcome"], "working");
     assert_eq!(r["attention"], "none");
 }
+
+/// §13 item 8: a supersede is one `decision.created` with `prev`; the old id
+/// is no longer answerable. A second waiting request on the same pane moves the
+/// first reporter on.
+#[test]
+fn a_superseded_decision_cannot_be_answered() {
+    let server = TestServer::start();
+    let mut c = server.client();
+    let mut sub = server.client();
+    ok(sub.call("subscribe", json!({"events": ["decision.*"]})));
+    let ws = workspace(&mut c, &server, "decisions");
+    let agent = Agent::start(&mut c, &server, &ws, "fake-codex", json!({}));
+    let ask = |c: &mut Client, id: &str| {
+        ok(c.call(
+            "hook-event",
+            json!({"agent": "codex", "event": "PermissionRequest", "pane_id": agent.pane,
+                   "payload": {"session_id": "019a2b3c-codex-thread"},
+                   "decision": {"id": id, "prompt": "Go?", "options": [{"id": "y", "label": "Yes"}]}}),
+        ))
+    };
+    ask(&mut c, "d1");
+    ask(&mut c, "d2");
+    let (_, first) = next_decision_event(&mut sub, &agent.pane);
+    assert_eq!(first["prev"], Value::Null);
+    let (name, second) = next_decision_event(&mut sub, &agent.pane);
+    assert_eq!(
+        (name.as_str(), second["prev"].as_str()),
+        ("decision.created", Some("d1"))
+    );
+    assert_eq!(
+        err(answer(&mut c, &agent.pane, "d1", "y")).code,
+        ErrorCode::NoSuchDecision
+    );
+
+    // Native: a newer waiting request supersedes the first; its reporter gets
+    // nothing and the new one is answered.
+    let payload =
+        json!({"session_id": "019a2b3c-codex-thread", "tool_name": "shell", "tool_input": {}});
+    let mut first_reporter = server.client();
+    first_reporter.send(
+        "hook-event",
+        json!({"agent": "codex", "event": "PermissionRequest", "pane_id": agent.pane,
+               "payload": payload, "wait_for_answer": true}),
+    );
+    let (_, created) = wait_until("the first native decision", LONG, || {
+        let (name, p) = next_decision_event(&mut sub, &agent.pane);
+        (name == "decision.created").then_some((name, p))
+    });
+    let old = str_field(&created["decision"], "id").to_owned();
+    let mut second_reporter = server.client();
+    second_reporter.send(
+        "hook-event",
+        json!({"agent": "codex", "event": "PermissionRequest", "pane_id": agent.pane,
+               "payload": payload, "wait_for_answer": true}),
+    );
+    let moved = ok(first_reporter.read_response());
+    assert_eq!(
+        (moved["native_verdict"].clone(), moved["cancelled"].as_str()),
+        (Value::Null, Some("moved_on"))
+    );
+    assert_eq!(
+        err(answer(&mut c, &agent.pane, &old, "once")).code,
+        ErrorCode::NoSuchDecision
+    );
+    let current = wait_until("the newer decision", LONG, || {
+        let d = pending(&mut c, &agent.pane);
+        (d["id"] != old.as_str()).then_some(d)
+    });
+    ok(answer(
+        &mut c,
+        &agent.pane,
+        str_field(&current, "id"),
+        "once",
+    ));
+    let answered = ok(second_reporter.read_response());
+    assert_eq!(
+        answered["native_verdict"]["hookSpecificOutput"]["decision"]["behavior"],
+        "allow"
+    );
+}
+
+/// §13 item 10: a typed answer that cannot be delivered leaves the pane
+/// blocked and clears the decision (`pane_exited`); the error says why.
+#[test]
+fn a_typed_answer_that_cannot_be_written_keeps_the_pane_blocked() {
+    let server = TestServer::start();
+    let mut c = server.client();
+    let mut sub = server.client();
+    ok(sub.call("subscribe", json!({"events": ["decision.*"]})));
+    let ws = workspace(&mut c, &server, "decisions");
+    let tab = ok(c.call("tab.create", json!({"workspace_id": ws})));
+    // A program that never reads its terminal: its input queue fills up.
+    let pane = ok(c.call(
+        "pane.spawn",
+        json!({"workspace_id": ws, "tab_id": tab["tab"]["id"],
+               "argv": ["sh", "-c", "stty raw -echo; echo ready; exec sleep 600"]}),
+    ));
+    let pane = str_field(&pane["pane"], "id").to_owned();
+    wait_screen(&mut c, &pane, "ready");
+    ok(c.call(
+        "hook-event",
+        json!({"agent": "codex", "event": "PermissionRequest", "pane_id": pane,
+               "payload": {"session_id": "s-typed"},
+               "decision": {"id": "d1", "prompt": "Go?", "options": [{"id": "y", "label": "Yes"}]}}),
+    ));
+    let filler = base64::Engine::encode(
+        &base64::engine::general_purpose::STANDARD,
+        vec![b'x'; 700_000],
+    );
+    let full = err(c.call("pane.input", json!({"pane_id": pane, "data_b64": filler})));
+    assert_eq!(full.code, ErrorCode::Timeout);
+    let e = err(answer(&mut c, &pane, "d1", "y"));
+    assert!(
+        matches!(e.code, ErrorCode::IoError | ErrorCode::PaneExited),
+        "{e:?}"
+    );
+    let mut names = Vec::new();
+    while names.len() < 3 {
+        let (name, p) = next_decision_event(&mut sub, &pane);
+        names.push(format!("{name}:{}", p["reason"].as_str().unwrap_or("")));
+    }
+    assert_eq!(
+        names,
+        [
+            "decision.created:",
+            "decision.answered:",
+            "decision.cleared:pane_exited"
+        ]
+    );
+    let p = pane_of(&mut c, &pane);
+    assert_eq!(
+        p["lifecycle"], "blocked",
+        "the person answers in the terminal"
+    );
+    assert!(p["pending_decision"].is_null());
+    assert_eq!(
+        err(answer(&mut c, &pane, "d1", "y")).code,
+        ErrorCode::NoSuchDecision
+    );
+}

@@ -500,11 +500,14 @@ fn agents_reload(sup: &mut Supervisor) -> Routed {
     let dir = sup.config.agents_dir.clone();
     let load =
         actix_rt::task::spawn_blocking(move || crate::agents::AgentSet::load(dir.as_deref()));
-    Box::pin(load.into_actor(sup).map(|loaded, _, _| {
+    Box::pin(load.into_actor(sup).map(|loaded, act, _| {
         let result = match loaded {
             Ok(Ok(set)) => {
                 let result = agents_result(&set);
                 crate::agents::install(set);
+                for entry in act.panes.values() {
+                    entry.addr.do_send(crate::pane::RulesChanged);
+                }
                 Ok(result)
             },
             Ok(Err(e)) => Err(Error::Io {

@@ -260,7 +260,16 @@ impl Handler<Answer> for Pane {
                             what: format!("answer to pane {pane}"),
                             source: std::io::Error::other(why),
                         },
-                        WriteErrorKind::Timeout | WriteErrorKind::Exited => Error::PaneExited {
+                        // Not a TIMEOUT: decision.answer reports a failed
+                        // delivery as PANE_EXITED or IO_ERROR (ipc.md §8.6).
+                        WriteErrorKind::Timeout => Error::Io {
+                            what: format!("answer to pane {pane}"),
+                            source: std::io::Error::new(
+                                std::io::ErrorKind::TimedOut,
+                                "the program did not read its input within 5 s",
+                            ),
+                        },
+                        WriteErrorKind::Exited => Error::PaneExited {
                             pane,
                             written: Some(written),
                         },

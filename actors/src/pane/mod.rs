@@ -32,6 +32,7 @@ pub use cursor::set_approval_wait;
 pub use decisions::{Answer, NativeHook, NativeRoute, NativeStarted, RouteEnded};
 pub use hooks::{Hook, ReportSession};
 pub use resume::Resume;
+pub use screen::RulesChanged;
 pub use signals::{Evidence, Explain, MarkSeen, Notify, NotifyGate, ProcessSeen};
 pub use submit::{SubmitEnter, SubmitPaste, SubmitRetry};
 
@@ -203,6 +204,8 @@ pub struct Pane {
     screen_seen: Option<(u64, u64, signaltty_protocol::pane::AgentKind, String)>,
     /// The live answer route of a pending native permission request.
     route: Option<NativeRoute>,
+    /// A screen evaluation is scheduled.
+    screen_armed: bool,
 }
 
 impl Pane {
@@ -232,6 +235,7 @@ impl Pane {
             approvals: cursor::Approvals::default(),
             screen_seen: None,
             route: None,
+            screen_armed: false,
             state,
         }
     }
@@ -249,6 +253,7 @@ impl Pane {
         if !found.is_empty() {
             self.on_term_events(found, ctx);
         }
+        self.arm_screen(ctx);
     }
 
     /// Reports the exit once the child is reaped and its output drained (or the
@@ -284,7 +289,7 @@ impl Actor for Pane {
     type Context = Context<Self>;
 
     fn started(&mut self, ctx: &mut Self::Context) {
-        ctx.run_interval(screen::SCREEN_TICK, |pane, _| pane.screen_tick());
+        self.arm_screen(ctx);
     }
 
     fn stopped(&mut self, _ctx: &mut Self::Context) {

@@ -1,19 +1,35 @@
-//! Screen rules on the Pane actor (spec/agents.md §13.6–§13.9): every 500 ms a
-//! live pane whose process has sent no hook is classified from its screen and
-//! title by the rules that apply to its kind and program; `pane.explain` shows
-//! the same evaluation without applying it.
+//! Screen rules on the Pane actor (spec/agents.md §13.6–§13.9): a live pane
+//! whose process has sent no hook is classified from its screen and title by the
+//! rules that apply to its kind and program, 500 ms after its screen, rules,
+//! kind or program change (and every 500 ms while output keeps coming). An idle
+//! pane costs no wake-ups. `pane.explain` shows the same evaluation without
+//! applying it.
 
 use super::Pane;
 use crate::agents::screen::{View, classify};
 use crate::agents::{self, RuleSource};
 use crate::state::apply::apply_screen;
 use crate::supervisor::Publish;
+use actix::prelude::*;
 use serde_json::json;
 use signaltty_protocol::Timestamp;
 use std::time::Duration;
 
-/// How often panes are classified from their screens.
+/// How long after a change a pane is classified from its screen.
 pub const SCREEN_TICK: Duration = Duration::from_millis(500);
+
+/// The active rule set changed (`agents.reload`): evaluate again.
+#[derive(Debug, Message)]
+#[rtype(result = "()")]
+pub struct RulesChanged;
+
+impl Handler<RulesChanged> for Pane {
+    type Result = ();
+
+    fn handle(&mut self, _msg: RulesChanged, ctx: &mut Self::Context) {
+        self.arm_screen(ctx);
+    }
+}
 
 /// What the rules say about the pane now.
 pub struct Evaluation {
@@ -77,6 +93,30 @@ impl Pane {
     /// A pane whose screen, rules, kind and program are as at its last tick is
     /// not evaluated again: the answer would be the same, and applying it twice
     /// changes nothing.
+    /// Schedules one evaluation `SCREEN_TICK` from now, unless one is already
+    /// scheduled or the rules cannot apply (no process, or it is hooked).
+    pub(super) fn arm_screen(&mut self, ctx: &mut Context<Self>) {
+        if self.screen_armed || self.pty.is_none() || self.hooked {
+            return;
+        }
+        self.screen_armed = true;
+        ctx.run_later(SCREEN_TICK, |pane, _| {
+            pane.screen_armed = false;
+            pane.screen_tick();
+        });
+    }
+
+    /// Whether the rules, kind or program changed since the last evaluation.
+    pub(super) fn screen_context_changed(&self) -> bool {
+        self.screen_seen
+            .as_ref()
+            .is_none_or(|(_, generation, kind, program)| {
+                *generation != agents::generation()
+                    || *kind != self.state.agent.kind
+                    || *program != self.process_name
+            })
+    }
+
     pub(super) fn screen_tick(&mut self) {
         if self.pty.is_none() || self.hooked {
             return;

@@ -264,9 +264,14 @@ pub struct ProcessSeen {
 impl Handler<ProcessSeen> for Pane {
     type Result = ();
 
-    fn handle(&mut self, msg: ProcessSeen, _ctx: &mut Self::Context) {
+    fn handle(&mut self, msg: ProcessSeen, ctx: &mut Self::Context) {
         if self.pty.is_none() {
             return;
+        }
+        // A new program or kind, or rules that changed (also the bundled set
+        // arriving after start), gets one evaluation.
+        if self.screen_context_changed() {
+            self.arm_screen(ctx);
         }
         let crate::procfs::Seen { name, cwd, hint } = msg.seen;
         let mut changed = false;
