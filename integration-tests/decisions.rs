@@ -64,6 +64,15 @@ impl Agent {
     }
 }
 
+/// A server with one fake agent of `kind` (idle), and a client.
+fn one_agent(kind: &str, env: Value) -> (TestServer, Client, Agent) {
+    let server = TestServer::start();
+    let mut c = server.client();
+    let ws = workspace(&mut c, &server, "decisions");
+    let agent = Agent::start(&mut c, &server, &ws, kind, env);
+    (server, c, agent)
+}
+
 fn rand_suffix() -> u64 {
     use std::sync::atomic::{AtomicU64, Ordering};
     static N: AtomicU64 = AtomicU64::new(0);
@@ -194,10 +203,7 @@ fn claude_allow_once_reaches_the_reporter_and_the_pane_works_again() {
 /// `once` or `deny`.
 #[test]
 fn codex_deny_reaches_the_reporter_and_other_options_are_refused() {
-    let server = TestServer::start();
-    let mut c = server.client();
-    let ws = workspace(&mut c, &server, "decisions");
-    let agent = Agent::start(&mut c, &server, &ws, "fake-codex", json!({}));
+    let (_server, mut c, agent) = one_agent("fake-codex", json!({}));
     let d = agent.ask(&mut c, "shell");
     let id = str_field(&d, "id").to_owned();
     let always = err(answer(&mut c, &agent.pane, &id, "always"));
@@ -257,10 +263,7 @@ fn a_timed_out_reporter_prints_nothing_and_its_decision_is_cleared() {
 /// refused.
 #[test]
 fn a_killed_reporter_clears_its_decision() {
-    let server = TestServer::start();
-    let mut c = server.client();
-    let ws = workspace(&mut c, &server, "decisions");
-    let agent = Agent::start(&mut c, &server, &ws, "fake-claude", json!({}));
+    let (_server, mut c, agent) = one_agent("fake-claude", json!({}));
     let d = agent.ask(&mut c, "Bash");
     let id = str_field(&d, "id").to_owned();
     let pid = agent.reporter_pid(1);
@@ -283,10 +286,7 @@ fn a_killed_reporter_clears_its_decision() {
 /// fits, the reporter gets no verdict and the answer is refused.
 #[test]
 fn an_answer_after_the_session_changed_is_refused() {
-    let server = TestServer::start();
-    let mut c = server.client();
-    let ws = workspace(&mut c, &server, "decisions");
-    let agent = Agent::start(&mut c, &server, &ws, "fake-claude", json!({}));
+    let (_server, mut c, agent) = one_agent("fake-claude", json!({}));
     let d = agent.ask(&mut c, "Bash");
     let id = str_field(&d, "id").to_owned();
     ok(c.call(
@@ -336,10 +336,7 @@ fn two_panes_asking_at_once_are_answered_independently() {
 /// and the reporter prints exactly one verdict.
 #[test]
 fn concurrent_answers_deliver_exactly_one_verdict() {
-    let server = TestServer::start();
-    let mut c = server.client();
-    let ws = workspace(&mut c, &server, "decisions");
-    let agent = Agent::start(&mut c, &server, &ws, "fake-claude", json!({}));
+    let (server, mut c, agent) = one_agent("fake-claude", json!({}));
     let d = agent.ask(&mut c, "Bash");
     let id = str_field(&d, "id").to_owned();
     let barrier = std::sync::Arc::new(std::sync::Barrier::new(16));
@@ -443,10 +440,7 @@ fn a_reporter_whose_server_dies_prints_nothing() {
 /// "shutdown"`; it prints nothing.
 #[test]
 fn a_graceful_shutdown_cancels_the_wait_with_shutdown() {
-    let server = TestServer::start();
-    let mut c = server.client();
-    let ws = workspace(&mut c, &server, "decisions");
-    let agent = Agent::start(&mut c, &server, &ws, "fake-claude", json!({}));
+    let (server, mut c, agent) = one_agent("fake-claude", json!({}));
     let mut waiting = server.client();
     let id = waiting.send(
         "hook-event",
@@ -465,10 +459,7 @@ fn a_graceful_shutdown_cancels_the_wait_with_shutdown() {
 /// The waiting mode's checks, in the spec's order.
 #[test]
 fn waiting_hook_events_are_validated() {
-    let server = TestServer::start();
-    let mut c = server.client();
-    let ws = workspace(&mut c, &server, "decisions");
-    let agent = Agent::start(&mut c, &server, &ws, "fake-claude", json!({}));
+    let (server, mut c, agent) = one_agent("fake-claude", json!({}));
     let good = claude_payload("5b0c6a52-claude-session");
     let call = |c: &mut Client, extra: Value| {
         let mut p = json!({"agent": "claude", "event": "PermissionRequest", "pane_id": agent.pane,
@@ -521,10 +512,7 @@ fn waiting_hook_events_are_validated() {
 /// there is nobody to deliver an answer to.
 #[test]
 fn an_ordinary_permission_request_is_read_only() {
-    let server = TestServer::start();
-    let mut c = server.client();
-    let ws = workspace(&mut c, &server, "decisions");
-    let agent = Agent::start(&mut c, &server, &ws, "fake-claude", json!({}));
+    let (_server, mut c, agent) = one_agent("fake-claude", json!({}));
     type_line(&mut c, &agent.pane, "permission Bash");
     let d = pending(&mut c, &agent.pane);
     assert_eq!(d["answerable"], false);
@@ -543,10 +531,7 @@ fn an_ordinary_permission_request_is_read_only() {
 /// option's number and a newline are typed into the pane.
 #[test]
 fn a_codex_decision_is_answered_by_typing_the_options_number() {
-    let server = TestServer::start();
-    let mut c = server.client();
-    let ws = workspace(&mut c, &server, "decisions");
-    let agent = Agent::start(&mut c, &server, &ws, "fake-codex", json!({}));
+    let (server, mut c, agent) = one_agent("fake-codex", json!({}));
     let decision = json!({"id": "d-merge", "prompt": "Merge the branch?", "options": [
         {"id": "yes", "label": "Yes"}, {"id": "no", "label": "No"}, {"id": "later", "label": "Later"}]});
     ok(c.call(
@@ -583,10 +568,7 @@ fn a_codex_decision_is_answered_by_typing_the_options_number() {
 /// the terminal, and the decision is kept.
 #[test]
 fn a_decision_without_an_answer_channel_says_answer_in_the_terminal() {
-    let server = TestServer::start();
-    let mut c = server.client();
-    let ws = workspace(&mut c, &server, "decisions");
-    let agent = Agent::start(&mut c, &server, &ws, "fake-claude", json!({}));
+    let (server, mut c, agent) = one_agent("fake-claude", json!({}));
     ok(c.call(
         "hook-event",
         json!({"agent": "claude", "event": "Notification", "pane_id": agent.pane,
@@ -650,10 +632,7 @@ fn submit(c: &mut Client, pane: &str, text: &str, extra: Value) -> signaltty_pro
 /// starts working, and the gate reports the transition.
 #[test]
 fn submit_sends_a_prompt_and_waits_for_the_agent_to_take_it() {
-    let server = TestServer::start();
-    let mut c = server.client();
-    let ws = workspace(&mut c, &server, "decisions");
-    let agent = Agent::start(&mut c, &server, &ws, "fake-claude", json!({}));
+    let (_server, mut c, agent) = one_agent("fake-claude", json!({}));
     let r = ok(submit(
         &mut c,
         &agent.pane,
@@ -701,10 +680,7 @@ fn submit_refuses_an_unknown_pane_state_as_not_ready() {
 /// Enter: `AGENT_BUSY` at stage `delayed_enter`, the paste delivered.
 #[test]
 fn submit_withholds_enter_when_a_decision_arrives_after_the_paste() {
-    let server = TestServer::start();
-    let mut c = server.client();
-    let ws = workspace(&mut c, &server, "decisions");
-    let agent = Agent::start(&mut c, &server, &ws, "fake-claude", json!({}));
+    let (server, mut c, agent) = one_agent("fake-claude", json!({}));
     let mut submitter = server.client();
     let id = submitter.send(
         "pane.submit",
@@ -733,10 +709,7 @@ fn submit_withholds_enter_when_a_decision_arrives_after_the_paste() {
 /// `TIMEOUT` at stage `activity_gate`.
 #[test]
 fn submit_retries_enter_once_then_times_out_at_the_activity_gate() {
-    let server = TestServer::start();
-    let mut c = server.client();
-    let ws = workspace(&mut c, &server, "decisions");
-    let agent = Agent::start(&mut c, &server, &ws, "fake-claude", json!({}));
+    let (_server, mut c, agent) = one_agent("fake-claude", json!({}));
     let e = err(submit(
         &mut c,
         &agent.pane,
@@ -752,10 +725,7 @@ fn submit_retries_enter_once_then_times_out_at_the_activity_gate() {
 /// A question without a decision (`input_required`) takes a prompt as its answer.
 #[test]
 fn submit_answers_a_plain_question() {
-    let server = TestServer::start();
-    let mut c = server.client();
-    let ws = workspace(&mut c, &server, "decisions");
-    let agent = Agent::start(&mut c, &server, &ws, "fake-claude", json!({}));
+    let (_server, mut c, agent) = one_agent("fake-claude", json!({}));
     ok(c.call(
         "hook-event",
         json!({"agent": "claude", "event": "Notification", "pane_id": agent.pane,

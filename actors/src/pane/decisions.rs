@@ -200,13 +200,7 @@ impl Handler<NativeHook> for Pane {
         } else {
             NativeStarted::Dropped(result)
         };
-        let sent = (!events.is_empty()).then(|| self.events.send(Publish { events }));
-        Box::pin(async move {
-            if let Some(sent) = sent {
-                sent.await??;
-            }
-            Ok(started)
-        })
+        self.publish_then(events, started)
     }
 }
 

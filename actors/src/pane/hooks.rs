@@ -37,14 +37,7 @@ impl Handler<Hook> for Pane {
 
     fn handle(&mut self, hook: Hook, ctx: &mut Self::Context) -> Self::Result {
         let (events, result) = self.ingest(hook, ctx);
-        if events.is_empty() {
-            return Box::pin(async move { Ok(result) });
-        }
-        let sent = self.events.send(Publish { events });
-        Box::pin(async move {
-            sent.await??;
-            Ok(result)
-        })
+        self.publish_then(events, result)
     }
 }
 

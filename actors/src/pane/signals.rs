@@ -212,7 +212,7 @@ impl Pane {
     }
 
     /// Publishes `events` (if any) and replies `value` once they are published.
-    fn publish_then<T: Send + 'static>(
+    pub(super) fn publish_then<T: Send + 'static>(
         &self,
         events: Vec<Event>,
         value: T,
