@@ -13,6 +13,7 @@ pub mod events;
 pub mod flow;
 pub mod git;
 pub mod ids;
+pub mod integration;
 pub mod journal;
 pub mod launch;
 pub mod layout;

@@ -40,6 +40,9 @@ impl Request {
     /// `BAD_PARAMS` with id `"?"`; a missing or wrong `protocol` → `BAD_PROTOCOL`;
     /// no string `method` → `BAD_PARAMS`; an unknown method → `UNKNOWN_METHOD`;
     /// params that do not fit the method → `BAD_PARAMS` naming the field.
+    // The error is as large as an error body; it is built only for a bad line,
+    // and boxing it would cost every caller an allocation on that path anyway.
+    #[allow(clippy::result_large_err)]
     pub fn parse(line: &[u8]) -> Result<Request, RequestError> {
         let unknown = |message: String| RequestError {
             id: UNKNOWN_REQUEST_ID.to_owned(),

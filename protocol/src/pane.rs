@@ -485,6 +485,34 @@ pub struct PaneResult {
     pub pane: Pane,
 }
 
+/// What launching a supported agent did to its hook configuration
+/// (spec/ipc.md §8.5.1).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Integration {
+    /// The agent configured.
+    pub agent: String,
+    /// `configured`, `disabled` or `error`.
+    pub status: String,
+    /// Whether files were written.
+    pub changed: bool,
+    /// The config file touched.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
+    /// Text clients must show when present.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notice: Option<String>,
+}
+
+/// `pane.spawn`, `pane.split` and `pane.resume` result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PaneLaunchResult {
+    /// The pane.
+    pub pane: Pane,
+    /// Present only for direct launches of a supported agent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub integration: Option<Integration>,
+}
+
 /// `pane.get` result.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PaneGetResult {

@@ -9,6 +9,7 @@ use crate::workspace::{WorkspaceCloseParams, WorkspaceCreateParams};
 use crate::{PROTOCOL, WorkspaceRef};
 use serde_json::json;
 
+#[allow(clippy::result_large_err)]
 fn parse(line: &str) -> Result<Request, crate::RequestError> {
     Request::parse(line.as_bytes())
 }

@@ -1,0 +1,138 @@
+//! The managed hook command (spec/agents.md §11.4): how signaltty's reporter is
+//! written into an agent's hook file, and how a command already there is
+//! recognised as ours. Pure.
+
+use std::path::Path;
+
+/// Every command signaltty writes ends with this comment: it marks ownership.
+pub const MARKER: &str = " # signaltty hook-event (managed)";
+
+/// Quotes `text` for a POSIX shell: single quotes, each `'` as `'"'"'`.
+pub fn shell_quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', "'\"'\"'"))
+}
+
+/// The command an agent's hook runs for `event`: the reporter, quoted, with the
+/// payload on stdin; `wait` makes it the waiting permission reporter.
+pub fn managed(reporter: &Path, agent: &str, event: &str, wait: bool) -> String {
+    let wait = if wait { " --wait-for-answer" } else { "" };
+    format!(
+        "{} hook-event --agent {agent} --event {event} --payload-stdin{wait}{MARKER}",
+        shell_quote(&reporter.to_string_lossy())
+    )
+}
+
+/// Whether `command` is one signaltty wrote: it ends with the marker, or it
+/// is exactly the unmarked legacy form `<bin> hook-event --agent A --event E
+/// --payload-stdin` for one of this agent's `events`, where `<bin>` is
+/// `signaltty` or a plain absolute path to a file named `signaltty`. Anything
+/// else (compound commands, notes that mention signaltty) is foreign.
+pub fn is_owned(command: &str, agent: &str, events: &[&str]) -> bool {
+    if command.ends_with(MARKER) {
+        return true;
+    }
+    let tokens: Vec<&str> = command.split(' ').collect();
+    let [
+        bin,
+        "hook-event",
+        "--agent",
+        a,
+        "--event",
+        e,
+        "--payload-stdin",
+    ] = tokens[..]
+    else {
+        return false;
+    };
+    let plain_path = bin.starts_with('/')
+        && bin
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-".contains(c))
+        && Path::new(bin).file_name().is_some_and(|n| n == "signaltty");
+    (bin == "signaltty" || plain_path) && a == agent && events.contains(&e)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_reporter_path_is_quoted_for_the_shell() {
+        let cmd = managed(
+            Path::new("/opt/it's here/signaltty"),
+            "claude",
+            "Stop",
+            false,
+        );
+        assert_eq!(
+            cmd,
+            "'/opt/it'\"'\"'s here/signaltty' hook-event --agent claude --event Stop --payload-stdin # signaltty hook-event (managed)"
+        );
+        let wait = managed(
+            Path::new("/bin/signaltty"),
+            "codex",
+            "PermissionRequest",
+            true,
+        );
+        assert!(wait.contains("--payload-stdin --wait-for-answer # signaltty"));
+    }
+
+    /// The quoted command runs through `sh -c` with exactly the intended
+    /// arguments, whatever the path holds.
+    #[test]
+    fn the_managed_command_executes_with_the_exact_arguments() {
+        let dir = std::env::temp_dir().join(format!("signaltty-quote-{}", std::process::id()));
+        let odd = dir.join("a dir with 'quotes' and $dollar");
+        std::fs::create_dir_all(&odd).unwrap_or_else(|e| panic!("{e}"));
+        let script = odd.join("signaltty");
+        std::fs::write(
+            &script,
+            "#!/bin/sh\nfor a in \"$@\"; do printf '[%s]' \"$a\"; done\n",
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let mut perms = std::fs::metadata(&script)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .permissions();
+        std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+        std::fs::set_permissions(&script, perms).unwrap_or_else(|e| panic!("{e}"));
+        let out = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(managed(&script, "claude", "Stop", false))
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"));
+        let _ = std::fs::remove_dir_all(&dir);
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            "[hook-event][--agent][claude][--event][Stop][--payload-stdin]"
+        );
+    }
+
+    #[test]
+    fn ownership_is_the_marker_or_the_exact_legacy_shape() {
+        let events = ["Stop", "SessionStart"];
+        assert!(is_owned(
+            &managed(Path::new("/x/signaltty"), "claude", "Stop", false),
+            "claude",
+            &events
+        ));
+        for legacy in [
+            "signaltty hook-event --agent claude --event Stop --payload-stdin",
+            "/usr/local/bin/signaltty hook-event --agent claude --event SessionStart --payload-stdin",
+        ] {
+            assert!(is_owned(legacy, "claude", &events), "{legacy}");
+        }
+        for foreign in [
+            "echo x; signaltty hook-event --agent claude --event Stop --payload-stdin",
+            "signaltty hook-event --agent claude --event Stop --payload-stdin;true",
+            "signaltty hook-event --agent claude --event Stop --payload-stdin\n",
+            "signaltty hook-event --agent codex --event Stop --payload-stdin",
+            "signaltty hook-event --agent claude --event Other --payload-stdin",
+            "/opt/my tools/signaltty hook-event --agent claude --event Stop --payload-stdin",
+            "/usr/bin/notsignaltty hook-event --agent claude --event Stop --payload-stdin",
+            "my-logger # mentions signaltty hook-event",
+            "",
+        ] {
+            assert!(!is_owned(foreign, "claude", &events), "{foreign:?}");
+        }
+    }
+}

@@ -1,0 +1,354 @@
+//! Hook integration (spec/agents.md §11): writing the managed hooks that call
+//! `signaltty hook-event` into each agent's own config, removing them, and
+//! saying what the files hold. One library for the CLI (`signaltty
+//! integration …`) and the server (automatic setup at launch, `launch.rs`).
+//!
+//! | agent | file | shape |
+//! |---|---|---|
+//! | claude | `<claude root>/settings.json` | grouped JSON |
+//! | codex | `<codex root>/hooks.json` | grouped JSON |
+//! | cursor | `<home>/.cursor/hooks.json` | flat JSON |
+//! | opencode | `<opencode root>/plugins/signaltty.js` | whole file |
+
+pub mod command;
+pub mod file;
+pub mod hooks_json;
+pub mod launch;
+pub mod opencode;
+
+use file::Edit;
+use hooks_json::{Entry, Holding, Plan, Shape};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// An agent signaltty can configure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Agent {
+    Codex,
+    Claude,
+    Opencode,
+    Cursor,
+}
+
+impl Agent {
+    /// Every agent, in the order `all` installs them.
+    pub const ALL: [Agent; 4] = [Agent::Codex, Agent::Claude, Agent::Opencode, Agent::Cursor];
+
+    /// The agent's name (`--agent` of its hooks, the CLI argument).
+    pub fn name(self) -> &'static str {
+        match self {
+            Agent::Codex => "codex",
+            Agent::Claude => "claude",
+            Agent::Opencode => "opencode",
+            Agent::Cursor => "cursor",
+        }
+    }
+
+    /// Parses an agent name.
+    pub fn parse(name: &str) -> Option<Agent> {
+        Agent::ALL.into_iter().find(|a| a.name() == name)
+    }
+
+    /// The hooks installed for this agent (§11.5): event, timeout in seconds,
+    /// and whether it is the waiting permission reporter.
+    fn events(self) -> &'static [(&'static str, u64, bool)] {
+        match self {
+            Agent::Claude => &[
+                ("SessionStart", 10, false),
+                ("UserPromptSubmit", 10, false),
+                ("Notification", 10, false),
+                ("PermissionRequest", 125, true),
+                ("Stop", 10, false),
+                ("SessionEnd", 10, false),
+            ],
+            Agent::Codex => &[
+                ("SessionStart", 3, false),
+                ("UserPromptSubmit", 3, false),
+                ("PermissionRequest", 125, true),
+                ("Stop", 3, false),
+                ("SessionEnd", 3, false),
+            ],
+            Agent::Cursor => &[
+                ("sessionStart", 10, false),
+                ("beforeSubmitPrompt", 10, false),
+                ("preToolUse", 10, false),
+                ("postToolUse", 10, false),
+                ("postToolUseFailure", 10, false),
+                ("stop", 10, false),
+                ("sessionEnd", 10, false),
+            ],
+            Agent::Opencode => &[],
+        }
+    }
+
+    /// What this agent's JSON hook file should hold; `None` for OpenCode.
+    pub fn plan(self, reporter: &Path) -> Option<Plan> {
+        let shape = match self {
+            Agent::Claude | Agent::Codex => Shape::Grouped,
+            Agent::Cursor => Shape::Flat,
+            Agent::Opencode => return None,
+        };
+        let entries = self
+            .events()
+            .iter()
+            .map(|&(event, timeout, wait)| Entry {
+                event,
+                command: command::managed(reporter, self.name(), event, wait),
+                timeout,
+            })
+            .collect();
+        Some(Plan {
+            agent: self.name(),
+            shape,
+            entries,
+        })
+    }
+}
+
+/// Where each agent keeps its config (§11.2).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Roots {
+    pub home: PathBuf,
+    pub claude: PathBuf,
+    pub codex: PathBuf,
+    pub opencode: PathBuf,
+}
+
+impl Roots {
+    /// The roots for `home` (an explicit home isolates the provider variables)
+    /// or `$HOME`, read through `env`.
+    pub fn new(
+        explicit_home: Option<&Path>,
+        env: impl Fn(&str) -> Option<String>,
+    ) -> Result<Roots, String> {
+        let var = |k: &str| env(k).filter(|v| !v.is_empty()).map(PathBuf::from);
+        let home = match explicit_home {
+            Some(h) => h.to_path_buf(),
+            None => var("HOME").ok_or("HOME is not set: pass --home")?,
+        };
+        let config = var("XDG_CONFIG_HOME").unwrap_or_else(|| home.join(".config"));
+        let provider = |key: &str| {
+            if explicit_home.is_none() {
+                var(key)
+            } else {
+                None
+            }
+        };
+        Ok(Roots {
+            claude: provider("CLAUDE_CONFIG_DIR").unwrap_or_else(|| home.join(".claude")),
+            codex: provider("CODEX_HOME").unwrap_or_else(|| home.join(".codex")),
+            opencode: provider("OPENCODE_CONFIG_DIR").unwrap_or_else(|| config.join("opencode")),
+            home,
+        })
+    }
+
+    /// The roots a launch uses: its own `CLAUDE_CONFIG_DIR`, `CODEX_HOME` and
+    /// `OPENCODE_CONFIG_DIR` win, relative ones taken from `cwd`.
+    pub fn for_launch(mut self, env: &BTreeMap<String, String>, cwd: &Path) -> Roots {
+        let dir = |key: &str| env.get(key).filter(|v| !v.is_empty()).map(|v| cwd.join(v));
+        if let Some(d) = dir("CLAUDE_CONFIG_DIR") {
+            self.claude = d;
+        }
+        if let Some(d) = dir("CODEX_HOME") {
+            self.codex = d;
+        }
+        if let Some(d) = dir("OPENCODE_CONFIG_DIR") {
+            self.opencode = d;
+        }
+        self
+    }
+
+    /// The file an agent's hooks live in.
+    pub fn file(&self, agent: Agent) -> PathBuf {
+        match agent {
+            Agent::Claude => self.claude.join("settings.json"),
+            Agent::Codex => self.codex.join("hooks.json"),
+            Agent::Cursor => self.home.join(".cursor").join("hooks.json"),
+            Agent::Opencode => self.opencode.join("plugins").join("signaltty.js"),
+        }
+    }
+}
+
+/// What an install or uninstall did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Report {
+    pub agent: Agent,
+    pub file: PathBuf,
+    pub changed: bool,
+    pub notice: Option<String>,
+}
+
+/// What an agent's file holds now.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Status {
+    /// Every managed hook, current.
+    Installed,
+    /// Managed hooks partly removed, stale or edited by hand: install again.
+    NeedsRepair,
+    NotInstalled,
+    /// The file turns hooks off (Claude's `disableAllHooks`).
+    Disabled,
+    /// The file cannot be read or parsed; nothing will touch it.
+    Invalid(String),
+}
+
+impl Status {
+    /// The status word of the CLI and JSON output.
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Status::Installed => "installed",
+            Status::NeedsRepair => "needs repair",
+            Status::NotInstalled => "not installed",
+            Status::Disabled => "disabled",
+            Status::Invalid(_) => "invalid",
+        }
+    }
+}
+
+/// The reporter hooks run: this very binary, which must be an absolute path
+/// to an executable regular file.
+pub fn reporter() -> Result<PathBuf, String> {
+    let exe = std::env::current_exe()
+        .map_err(|e| format!("signaltty hook reporter is unavailable: {e}"))?;
+    check_reporter(&exe)?;
+    Ok(exe)
+}
+
+fn check_reporter(path: &Path) -> Result<(), String> {
+    use std::os::unix::fs::PermissionsExt as _;
+    let ok = path.is_absolute()
+        && std::fs::metadata(path)
+            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0);
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "signaltty hook reporter is unavailable: {} is not an executable file",
+            path.display()
+        ))
+    }
+}
+
+/// Parses a JSON hook file strictly (an absent or empty file is `{}`).
+fn parse(bytes: Option<&[u8]>, plan: &Plan, path: &Path) -> Result<Value, String> {
+    let value = match bytes {
+        None => Value::Object(Default::default()),
+        Some(b) if b.iter().all(u8::is_ascii_whitespace) => Value::Object(Default::default()),
+        Some(b) => serde_json::from_slice(b)
+            .map_err(|e| format!("{} is not valid JSON ({e}); left unchanged", path.display()))?,
+    };
+    hooks_json::check(&value, plan)
+        .map_err(|e| format!("{}: {e}; left unchanged", path.display()))?;
+    Ok(value)
+}
+
+fn to_bytes(value: &Value) -> Vec<u8> {
+    let mut bytes = serde_json::to_vec_pretty(value).unwrap_or_default();
+    bytes.push(b'\n');
+    bytes
+}
+
+const CODEX_NOTICE: &str = "Codex: review and trust the signaltty hooks in /hooks before status events can arrive. In an ordinary shell, launch codex --no-daemon so hooks belong to this terminal.";
+
+/// Installs (merges) the agent's managed hooks with `reporter` as their
+/// command. Repeating it changes nothing; a stale reporter path is refreshed.
+pub fn install(agent: Agent, roots: &Roots, reporter: &Path) -> Result<Report, String> {
+    check_reporter(reporter)?;
+    let path = roots.file(agent);
+    let (file, changed) = match agent.plan(reporter) {
+        Some(plan) => file::update(&path, |bytes| {
+            let mut value = parse(bytes, &plan, &path)?;
+            let before = value.clone();
+            hooks_json::merge(&mut value, &plan);
+            Ok(if value == before && bytes.is_some() {
+                Edit::Keep
+            } else {
+                Edit::Write(to_bytes(&value))
+            })
+        })?,
+        None => file::update(&path, |bytes| {
+            if let Some(b) = bytes
+                && !opencode::is_owned(b)
+            {
+                return Err(format!(
+                    "{} is not signaltty's plugin; left unchanged",
+                    path.display()
+                ));
+            }
+            Ok(Edit::Write(
+                opencode::plugin(&reporter.to_string_lossy()).into_bytes(),
+            ))
+        })?,
+    };
+    let notice = (agent == Agent::Codex && changed).then(|| CODEX_NOTICE.to_owned());
+    Ok(Report {
+        agent,
+        file,
+        changed,
+        notice,
+    })
+}
+
+/// Removes the agent's managed hooks, and only those.
+pub fn uninstall(agent: Agent, roots: &Roots) -> Result<Report, String> {
+    let path = roots.file(agent);
+    let placeholder = Path::new("/signaltty");
+    let (file, changed) = match agent.plan(placeholder) {
+        Some(plan) => file::update(&path, |bytes| {
+            if bytes.is_none() {
+                return Ok(Edit::Keep);
+            }
+            let mut value = parse(bytes, &plan, &path)?;
+            Ok(if hooks_json::prune(&mut value, &plan) {
+                Edit::Write(to_bytes(&value))
+            } else {
+                Edit::Keep
+            })
+        })?,
+        None => file::update(&path, |bytes| {
+            Ok(match bytes {
+                Some(b) if opencode::is_owned(b) => Edit::Remove,
+                _ => Edit::Keep,
+            })
+        })?,
+    };
+    Ok(Report {
+        agent,
+        file,
+        changed,
+        notice: None,
+    })
+}
+
+/// What the agent's file holds, read from the file (never from memory).
+pub fn status(agent: Agent, roots: &Roots, reporter: &Path) -> (PathBuf, Status) {
+    let path = roots.file(agent);
+    let bytes = match file::read(&path) {
+        Ok(b) => b,
+        Err(e) => return (path, Status::Invalid(e)),
+    };
+    let status = match agent.plan(reporter) {
+        None => match bytes {
+            None => Status::NotInstalled,
+            Some(b) if !opencode::is_owned(&b) => Status::NotInstalled,
+            Some(b) if b == opencode::plugin(&reporter.to_string_lossy()).as_bytes() => {
+                Status::Installed
+            },
+            Some(_) => Status::NeedsRepair,
+        },
+        Some(plan) => match parse(bytes.as_deref(), &plan, &path) {
+            Err(e) => Status::Invalid(e),
+            Ok(value) => match hooks_json::holding(&value, &plan) {
+                _ if value.get("disableAllHooks") == Some(&Value::Bool(true)) => Status::Disabled,
+                Holding::Installed => Status::Installed,
+                Holding::NeedsRepair => Status::NeedsRepair,
+                Holding::NotInstalled => Status::NotInstalled,
+            },
+        },
+    };
+    (path, status)
+}
+
+#[cfg(test)]
+mod tests;
