@@ -10,6 +10,7 @@ mod decisions;
 mod differential;
 mod flood;
 mod hooks;
+mod integration;
 mod journal;
 mod journal_faults;
 mod pane_ops;

@@ -15,6 +15,7 @@ mod cli;
 mod client;
 mod decisions_cli;
 mod follow;
+mod integration_cli;
 mod logger;
 mod panes_cli;
 mod serve;
@@ -226,6 +227,10 @@ enum Command {
     },
     /// List the pending decisions of every pane, with their prompts and options.
     Decisions,
+    /// The agents' hook configuration: install, remove or check the managed
+    /// hooks that report to signaltty (works without a server).
+    #[command(subcommand)]
+    Integration(IntegrationCommand),
     /// Answer a pane's pending decision (decision.answer): once or deny for a
     /// permission request, else an option id or its number.
     Answer {
@@ -237,6 +242,28 @@ enum Command {
         #[arg(long, value_name = "ID")]
         decision: Option<String>,
     },
+}
+
+#[derive(Debug, Subcommand)]
+enum IntegrationCommand {
+    /// Write the managed hooks into an agent's config (claude, codex, opencode, cursor, all).
+    Install(IntegrationArgs),
+    /// Remove the managed hooks, and nothing else.
+    Uninstall(IntegrationArgs),
+    /// What each agent's config holds: installed, needs repair, not installed, disabled, invalid.
+    Status(IntegrationArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct IntegrationArgs {
+    /// claude, codex, opencode, cursor or all.
+    agent: Option<String>,
+    /// Every agent.
+    #[arg(long)]
+    all: bool,
+    /// Use this home instead of $HOME (and ignore CLAUDE_CONFIG_DIR, CODEX_HOME, OPENCODE_CONFIG_DIR).
+    #[arg(long, value_name = "DIR")]
+    home: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -599,6 +626,15 @@ fn main() -> ExitCode {
         Command::MarkSeen { pane } => state_cli::mark_seen(&cli.global, pane),
         Command::Explain { pane } => state_cli::explain(&cli.global, pane),
         Command::Decisions => decisions_cli::list(&cli.global),
+        Command::Integration(cmd) => {
+            use integration_cli::Action;
+            let (action, args) = match cmd {
+                IntegrationCommand::Install(a) => (Action::Install, a),
+                IntegrationCommand::Uninstall(a) => (Action::Uninstall, a),
+                IntegrationCommand::Status(a) => (Action::Status, a),
+            };
+            integration_cli::run(&cli.global, action, args.agent, args.all, args.home)
+        },
         Command::Answer {
             pane,
             option,

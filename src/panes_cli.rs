@@ -8,8 +8,8 @@ use crate::{Global, PaneCommand, TabCommand};
 use base64::Engine as _;
 use signaltty_protocol::pane::{
     LiveState, Pane, PaneCloseParams, PaneGetResult, PaneInputParams, PaneInputResult,
-    PaneReadParams, PaneReadResult, PaneResizeParams, PaneResult, PaneSignalParams,
-    PaneSpawnParams, PaneTarget, ReadMode, SentResult,
+    PaneLaunchResult, PaneReadParams, PaneReadResult, PaneResizeParams, PaneResult,
+    PaneSignalParams, PaneSpawnParams, PaneTarget, ReadMode, SentResult,
 };
 use signaltty_protocol::pane::{
     PaneClearResult, PaneMoveParams, PaneRenameParams, PaneSplitParams, PaneSwapParams,
@@ -154,14 +154,25 @@ pub fn new(
             say!("{value}");
             0
         },
-        Ok(value) => match serde_json::from_value::<PaneResult>(value) {
+        Ok(value) => match serde_json::from_value::<PaneLaunchResult>(value) {
             Ok(r) => {
-                print_pane(&r.pane);
+                print_launched(&r);
                 0
             },
             Err(e) => fail(&format!("INTERNAL: unexpected result shape: {e}")),
         },
         Err(e) => fail(&format!("{}: {}", e.code, e.message)),
+    }
+}
+
+/// A launched pane, and what its agent's hook setup says.
+fn print_launched(r: &PaneLaunchResult) {
+    print_pane(&r.pane);
+    if let Some(i) = &r.integration {
+        say!("  hooks: {} {}", i.agent, i.status);
+        if let Some(n) = &i.notice {
+            eprintln!("signaltty: {n}");
+        }
     }
 }
 
@@ -190,8 +201,8 @@ fn run_pane(global: &Global, cmd: PaneCommand) -> Result<i32, i32> {
                 cwd: absolute(cwd)?,
                 ..PaneSpawnParams::new(WorkspaceRef(workspace), argv)
             };
-            call(global, Method::PaneSpawn(params), |r: PaneResult| {
-                print_pane(&r.pane)
+            call(global, Method::PaneSpawn(params), |r: PaneLaunchResult| {
+                print_launched(&r)
             })
         },
         PaneCommand::Split {
@@ -206,8 +217,8 @@ fn run_pane(global: &Global, cmd: PaneCommand) -> Result<i32, i32> {
                 argv: (!argv.is_empty()).then_some(argv),
                 cwd: absolute(cwd)?,
             };
-            call(global, Method::PaneSplit(params), |r: PaneResult| {
-                print_pane(&r.pane)
+            call(global, Method::PaneSplit(params), |r: PaneLaunchResult| {
+                print_launched(&r)
             })
         },
         PaneCommand::List { workspace } => {
@@ -332,8 +343,8 @@ fn run_pane(global: &Global, cmd: PaneCommand) -> Result<i32, i32> {
             let params = PaneTarget {
                 pane_id: pane_ref(pane)?,
             };
-            call(global, Method::PaneResume(params), |r: PaneResult| {
-                print_pane(&r.pane)
+            call(global, Method::PaneResume(params), |r: PaneLaunchResult| {
+                print_launched(&r)
             })
         },
         PaneCommand::Get { pane } => {

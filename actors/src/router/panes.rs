@@ -23,6 +23,7 @@ use signaltty_protocol::pane::{
     PaneSpawnParams, PaneSplitParams, PaneTarget, PaneWaitForOutputParams, PaneWaitForOutputResult,
     PtySize, ReadMode, Relationship, RestoreState, SentResult,
 };
+use signaltty_protocol::pane::{Integration, PaneLaunchResult};
 use signaltty_protocol::pane::{PaneMoveParams, PaneSwapParams, TabsResult};
 use signaltty_protocol::signal::SignalName;
 use signaltty_protocol::workspace::{ClosedResult, SplitDir};
@@ -191,39 +192,87 @@ fn launch(sup: &mut Supervisor, prepared: Prepared, ctx: &mut Context<Supervisor
         spec,
         split,
     } = prepared;
-    let arbiter = sup.next_pane_arbiter();
     let pty_out = ctx.address().recipient();
+    // Counted from now: a hook of the new process may arrive before it is placed.
     sup.launching += 1;
-    let sent = addr.send(SpawnPane {
-        pane,
-        tab,
-        spec,
-        arbiter,
-        pty_out,
-        split,
-    });
-    Box::pin(sent.into_actor(sup).map(move |r, act, _| {
-        let placed = r.map_err(Error::from).and_then(|inner| inner);
-        act.launching -= 1;
-        // Hooks from the new process that arrived too early retry now.
-        act.launched.send_modify(|n| *n += 1);
-        Reply::of(placed.map(|(pane, pane_addr, pid)| {
-            // A tab the spawn created is addressable like any other.
-            act.tabs
-                .entry(pane.tab_id.clone())
-                .or_insert_with(|| workspace.clone());
-            act.panes.insert(
-                pane.id.clone(),
-                PaneEntry {
-                    id: pane.id.clone(),
-                    addr: pane_addr,
-                    workspace: workspace.clone(),
-                    tab: pane.tab_id.clone(),
-                    pid,
-                },
-            );
-            PaneResult { pane }
+    let config_env = pane.agent.config_env.clone().unwrap_or_default();
+    with_integration(sup, spec, config_env, move |sup, spec, integration| {
+        let arbiter = sup.next_pane_arbiter();
+        let sent = addr.send(SpawnPane {
+            pane,
+            tab,
+            spec,
+            arbiter,
+            pty_out,
+            split,
+        });
+        Box::pin(sent.into_actor(sup).map(move |r, act, _| {
+            let placed = r.map_err(Error::from).and_then(|inner| inner);
+            act.launching -= 1;
+            // Hooks from the new process that arrived too early retry now.
+            act.launched.send_modify(|n| *n += 1);
+            Reply::of(placed.map(|(pane, pane_addr, pid)| {
+                // A tab the spawn created is addressable like any other.
+                act.tabs
+                    .entry(pane.tab_id.clone())
+                    .or_insert_with(|| workspace.clone());
+                act.panes.insert(
+                    pane.id.clone(),
+                    PaneEntry {
+                        id: pane.id.clone(),
+                        addr: pane_addr,
+                        workspace: workspace.clone(),
+                        tab: pane.tab_id.clone(),
+                        pid,
+                    },
+                );
+                PaneLaunchResult { pane, integration }
+            }))
         }))
+    })
+}
+
+/// Prepares a supported agent's hooks before its process starts (spec/agents.md
+/// §11.7), off the event loop, then goes on with the spec to execute (Codex may
+/// gain `--no-daemon`) and the integration report. Other programs go straight on.
+fn with_integration(
+    sup: &mut Supervisor,
+    spec: SpawnSpec,
+    config_env: std::collections::BTreeMap<String, String>,
+    then: impl FnOnce(&mut Supervisor, SpawnSpec, Option<Integration>) -> Routed + 'static,
+) -> Routed {
+    if crate::integration::launch::agent_of(&spec.argv).is_none() {
+        return then(sup, spec, None);
+    }
+    let fallback = spec.clone();
+    let setup = actix_rt::task::spawn_blocking(move || {
+        crate::integration::launch::prepare(&spec.argv, &config_env, &spec.cwd, &spec.env)
+    });
+    Box::pin(setup.into_actor(sup).then(move |done, act, _| {
+        let mut spec = fallback;
+        match done {
+            Ok(prepared) => {
+                if let Some(argv) = prepared.exec_argv {
+                    spec.argv = argv;
+                }
+                then(act, spec, prepared.integration)
+            },
+            // The setup itself failed: the launch still goes ahead.
+            Err(e) => {
+                let integration =
+                    crate::integration::launch::agent_of(&spec.argv).map(|a| Integration {
+                        agent: a.name().to_owned(),
+                        status: "error".to_owned(),
+                        changed: false,
+                        file: None,
+                        notice: Some(format!(
+                            "{} status setup failed: {e}. The terminal remains available.",
+                            a.name()
+                        )),
+                    });
+                then(act, spec, integration)
+            },
+        }
     }))
 }
 
@@ -684,19 +733,18 @@ pub fn resume(sup: &mut Supervisor, p: PaneTarget) -> Routed {
     };
     let gone = Error::NoSuchPane(pane.id.0.clone());
     let id = entry.id.clone();
-    Box::pin(
-        entry
-            .addr
-            .send(crate::pane::Resume { spec })
-            .into_actor(sup)
-            .map(move |answer, act, _| {
+    let addr = entry.addr.clone();
+    with_integration(sup, spec, config_env, move |sup, spec, integration| {
+        Box::pin(addr.send(crate::pane::Resume { spec }).into_actor(sup).map(
+            move |answer, act, _| {
                 let result = answer.map_err(|_| gone).and_then(|inner| inner);
                 Reply::of(result.map(|(pane, pid)| {
                     if let Some(e) = act.panes.get_mut(&id) {
                         e.pid = pid;
                     }
-                    PaneResult { pane }
+                    PaneLaunchResult { pane, integration }
                 }))
-            }),
-    )
+            },
+        ))
+    })
 }

@@ -1,0 +1,179 @@
+//! `signaltty integration install|uninstall|status`: the agents' hook files,
+//! edited by the same library the server uses at launch (spec/agents.md §11.8).
+//! Works without a server.
+
+use crate::Global;
+use crate::cli::fail;
+use serde_json::{Value, json};
+use signaltty_actors::integration::{self, Agent, Roots, Status};
+use std::path::{Path, PathBuf};
+
+/// What the command was asked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    Install,
+    Uninstall,
+    Status,
+}
+
+/// The agents named: one, or every one for `all` / `--all` / none given.
+fn agents(name: Option<&str>, all: bool) -> Result<Vec<Agent>, String> {
+    match name {
+        None | Some("all") => Ok(Agent::ALL.to_vec()),
+        Some(_) if all => Err("give an agent or --all, not both".into()),
+        Some(n) => Agent::parse(n)
+            .map(|a| vec![a])
+            .ok_or_else(|| format!("unknown agent {n:?} (claude, codex, opencode, cursor or all)")),
+    }
+}
+
+/// Runs the command; the exit status is 1 when any agent failed.
+pub fn run(
+    global: &Global,
+    action: Action,
+    agent: Option<String>,
+    all: bool,
+    home: Option<PathBuf>,
+) -> i32 {
+    let chosen = match agents(agent.as_deref(), all) {
+        Ok(a) => a,
+        Err(e) => return fail(&format!("BAD_PARAMS: {e}")),
+    };
+    if action != Action::Status && agent.is_none() && !all {
+        return fail("BAD_PARAMS: name an agent (claude, codex, opencode, cursor) or --all");
+    }
+    let roots = match Roots::new(home.as_deref(), |k| std::env::var(k).ok()) {
+        Ok(r) => r,
+        Err(e) => return fail(&format!("BAD_PARAMS: {e}")),
+    };
+    let reporter = integration::reporter();
+    let text = !global.json;
+    let mut failed = false;
+    let mut items = Vec::new();
+    for agent in chosen {
+        let item = match action {
+            Action::Install => match &reporter {
+                Ok(r) => report(
+                    agent,
+                    integration::install(agent, &roots, r),
+                    &roots,
+                    "installed",
+                    text,
+                ),
+                Err(e) => report(agent, Err(e.clone()), &roots, "installed", text),
+            },
+            Action::Uninstall => report(
+                agent,
+                integration::uninstall(agent, &roots),
+                &roots,
+                "removed",
+                text,
+            ),
+            Action::Status => {
+                let path = reporter
+                    .clone()
+                    .unwrap_or_else(|_| PathBuf::from("signaltty"));
+                let (file, status) = integration::status(agent, &roots, &path);
+                status_item(agent, &file, &status, text)
+            },
+        };
+        failed |= item.get("error").is_some();
+        items.push(item);
+    }
+    if global.json {
+        let out = match action {
+            Action::Status => json!({"agents": items, "manifests": manifests()}),
+            _ => json!({"results": items}),
+        };
+        say!("{out}");
+    }
+    i32::from(failed)
+}
+
+/// One install/uninstall result, printed in text mode as it is made.
+fn report(
+    agent: Agent,
+    done: Result<integration::Report, String>,
+    roots: &Roots,
+    verb: &str,
+    text: bool,
+) -> Value {
+    let name = agent.name();
+    match done {
+        Ok(r) => {
+            if text {
+                let what = if r.changed { verb } else { "unchanged" };
+                say!("{name}: {what} ({})", r.file.display());
+                if let Some(n) = &r.notice {
+                    say!("  note: {n}");
+                }
+            }
+            let mut v = json!({"agent": name, "file": r.file, "changed": r.changed});
+            if let Some(n) = r.notice {
+                v["notice"] = json!(n);
+            }
+            v
+        },
+        Err(e) => {
+            eprintln!("signaltty: {name}: {e}");
+            json!({"agent": name, "file": roots.file(agent), "changed": false, "error": e})
+        },
+    }
+}
+
+fn status_item(agent: Agent, file: &Path, status: &Status, text: bool) -> Value {
+    let name = agent.name();
+    let mut v = json!({
+        "agent": name,
+        "status": status.as_str(),
+        "installed": *status == Status::Installed,
+        "file": file,
+    });
+    let detail = match status {
+        Status::Invalid(e) => {
+            v["detail"] = json!(e);
+            format!("  ({e})")
+        },
+        _ => String::new(),
+    };
+    if text {
+        say!(
+            "{name:<9} {:<14} {}{detail}",
+            status.as_str(),
+            file.display()
+        );
+    }
+    v
+}
+
+/// The user's manifests, each checked (spec/agents.md §11.8).
+fn manifests() -> Value {
+    let env = signaltty_actors::config::Env::from_process();
+    let Some(dir) = env.agents_dir(None) else {
+        return json!([]);
+    };
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map(|d| d.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    files.retain(|p| p.extension().is_some_and(|x| x == "toml"));
+    files.sort();
+    files
+        .iter()
+        .map(|path| {
+            let name = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let parsed = std::fs::read_to_string(path)
+                .map_err(|e| e.to_string())
+                .and_then(|t| {
+                    signaltty_actors::agents::manifest::Manifest::parse(&name, &t, false)
+                });
+            let manifest = match parsed {
+                Ok(m) => json!({"file": path, "ok": true, "kind": m.kind}),
+                Err(e) => json!({"file": path, "ok": false, "error": e}),
+            };
+            json!({"name": name, "manifest": manifest})
+        })
+        .collect()
+}
