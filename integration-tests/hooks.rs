@@ -449,12 +449,13 @@ fn dropped_foreign_and_invalid_hooks_change_nothing() {
     );
     assert_eq!(p["agent"]["kind"], "generic");
 
-    // Pi and generic hooks record a session but change no state.
+    // Pi's extension events record a session; an event it does not map
+    // changes no state.
     let r = hook(
         &mut c,
         &pane,
         "pi",
-        "agent_start",
+        "turn_start",
         json!({"session_id": "pi-1"}),
     );
     assert_eq!(r["lifecycle"], "unknown");

@@ -239,7 +239,9 @@ fn the_cli_installs_reports_and_removes_hooks_without_a_server() {
             ("codex", true),
             ("claude", false),
             ("opencode", true),
-            ("cursor", true)
+            ("cursor", true),
+            ("gemini", true),
+            ("pi", true)
         ]
     );
     assert!(

@@ -21,9 +21,9 @@ fn agents(name: Option<&str>, all: bool) -> Result<Vec<Agent>, String> {
     match name {
         None | Some("all") => Ok(Agent::ALL.to_vec()),
         Some(_) if all => Err("give an agent or --all, not both".into()),
-        Some(n) => Agent::parse(n)
-            .map(|a| vec![a])
-            .ok_or_else(|| format!("unknown agent {n:?} (claude, codex, opencode, cursor or all)")),
+        Some(n) => Agent::parse(n).map(|a| vec![a]).ok_or_else(|| {
+            format!("unknown agent {n:?} (claude, codex, opencode, cursor, gemini, pi or all)")
+        }),
     }
 }
 
@@ -40,7 +40,9 @@ pub fn run(
         Err(e) => return fail(&format!("BAD_PARAMS: {e}")),
     };
     if action != Action::Status && agent.is_none() && !all {
-        return fail("BAD_PARAMS: name an agent (claude, codex, opencode, cursor) or --all");
+        return fail(
+            "BAD_PARAMS: name an agent (claude, codex, opencode, cursor, gemini, pi) or --all",
+        );
     }
     let roots = match Roots::new(home.as_deref(), |k| std::env::var(k).ok()) {
         Ok(r) => r,

@@ -131,7 +131,7 @@ enum Command {
     /// JSON from stdin when piped. Prints nothing on stdout unless --json, and
     /// exits 0 when no server runs: a hook never breaks its agent.
     HookEvent {
-        /// claude, codex, opencode, cursor, pi, generic or none.
+        /// claude, codex, opencode, cursor, pi, gemini, generic or none.
         #[arg(long)]
         agent: String,
         /// The native hook name (Stop, PermissionRequest, session.idle, …).
@@ -246,7 +246,7 @@ enum Command {
 
 #[derive(Debug, Subcommand)]
 enum IntegrationCommand {
-    /// Write the managed hooks into an agent's config (claude, codex, opencode, cursor, all).
+    /// Write the managed hooks into an agent's config (claude, codex, opencode, cursor, gemini, pi, all).
     Install(IntegrationArgs),
     /// Remove the managed hooks, and nothing else.
     Uninstall(IntegrationArgs),
@@ -256,7 +256,7 @@ enum IntegrationCommand {
 
 #[derive(Debug, clap::Args)]
 struct IntegrationArgs {
-    /// claude, codex, opencode, cursor or all.
+    /// claude, codex, opencode, cursor, gemini, pi or all.
     agent: Option<String>,
     /// Every agent.
     #[arg(long)]

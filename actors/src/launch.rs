@@ -102,6 +102,7 @@ pub fn detect_kind(argv: &[String]) -> AgentKind {
         "opencode" => AgentKind::Opencode,
         "cursor-agent" => AgentKind::Cursor,
         "pi" => AgentKind::Pi,
+        "gemini" => AgentKind::Gemini,
         _ => AgentKind::Generic,
     }
 }

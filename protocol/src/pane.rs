@@ -162,6 +162,8 @@ pub enum AgentKind {
     Cursor,
     /// Pi.
     Pi,
+    /// Gemini CLI.
+    Gemini,
     /// Any other program.
     Generic,
     /// No agent.

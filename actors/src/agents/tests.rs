@@ -261,13 +261,24 @@ fn the_spec_fixtures_pass() {
 #[test]
 fn generic_rule_sets_are_scoped_to_their_programs() {
     use ScreenState::*;
-    let gemini = state_of(
+    let copilot_blocked = state_of(
         AgentKind::Generic,
-        "gemini",
+        "copilot",
+        "Run this command?\n enter to confirm · esc to cancel",
+        "",
+    );
+    assert_eq!(copilot_blocked.map(|(s, _)| s), Some(Blocked));
+    let gemini = state_of(
+        AgentKind::Gemini,
+        "node",
         "│ Apply this change?\n ❯ 1. Yes",
         "",
     );
-    assert_eq!(gemini.map(|(s, _)| s), Some(Blocked));
+    assert_eq!(
+        gemini.map(|(s, _)| s),
+        Some(Blocked),
+        "by kind, whatever the program"
+    );
     assert_eq!(
         state_of(
             AgentKind::Generic,
@@ -422,7 +433,13 @@ fn every_generic_rule_set_tells_working_blocked_and_idle() {
         ("grok", "> ask anything\nctrl+.:shortcuts", Idle),
     ];
     for (program, screen, expected) in cases {
-        let got = state_of(AgentKind::Generic, program, screen, "");
+        // Gemini CLI has a kind of its own; its rules apply to that kind.
+        let kind = if *program == "gemini" {
+            AgentKind::Gemini
+        } else {
+            AgentKind::Generic
+        };
+        let got = state_of(kind, program, screen, "");
         assert_eq!(
             got.as_ref().map(|(s, _)| *s),
             Some(*expected),

@@ -281,6 +281,63 @@ mod tests {
         let _ = fs::remove_dir_all(&dir);
     }
 
+    /// A writer that died between writing its temp file and the rename leaves
+    /// the original as it was, and the next writer is not disturbed.
+    #[test]
+    fn a_crash_before_the_rename_leaves_the_original() {
+        let dir = temp_dir("crash");
+        let path = dir.join("settings.json");
+        fs::write(&path, b"original").unwrap_or_else(|e| panic!("{e}"));
+        let orphan = side_file(&path, "signaltty-424242-0").unwrap_or_else(|e| panic!("{e}"));
+        fs::write(&orphan, b"half-written").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(fs::read(&path).unwrap_or_default(), b"original");
+        update(&path, |b| {
+            assert_eq!(b, Some(&b"original"[..]));
+            Ok(Edit::Write(b"next".to_vec()))
+        })
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(fs::read(&path).unwrap_or_default(), b"next");
+        let _ = fs::remove_dir_all(&dir);
+    }
+
+    /// Two writers editing one file at once: the lock serialises them and
+    /// neither loses the other's change.
+    #[test]
+    fn concurrent_writers_keep_each_others_changes() {
+        let dir = temp_dir("concurrent");
+        let path = dir.join("hooks.json");
+        let threads: Vec<_> = (0..2)
+            .map(|w| {
+                let path = path.clone();
+                std::thread::spawn(move || {
+                    for i in 0..20 {
+                        loop {
+                            let done = update(&path, |b| {
+                                let mut v: serde_json::Value = b
+                                    .and_then(|b| serde_json::from_slice(b).ok())
+                                    .unwrap_or_else(|| serde_json::json!({}));
+                                v[format!("w{w}-{i}")] = serde_json::json!(true);
+                                Ok(Edit::Write(serde_json::to_vec(&v).unwrap_or_default()))
+                            });
+                            match done {
+                                Ok(_) => break,
+                                Err(e) if e.contains("lock unavailable") => continue,
+                                Err(e) => panic!("{e}"),
+                            }
+                        }
+                    }
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap_or_else(|_| panic!("writer panicked"));
+        }
+        let v: serde_json::Value =
+            serde_json::from_slice(&fs::read(&path).unwrap_or_default()).unwrap_or_default();
+        assert_eq!(v.as_object().map(|o| o.len()), Some(40), "{v}");
+        let _ = fs::remove_dir_all(&dir);
+    }
+
     #[test]
     fn a_held_lock_makes_a_writer_give_up_in_bounded_time() {
         let dir = temp_dir("lock");

@@ -31,6 +31,8 @@ pub fn agent_of(argv: &[String]) -> Option<Agent> {
         "codex" => Some(Agent::Codex),
         "opencode" => Some(Agent::Opencode),
         "cursor-agent" => Some(Agent::Cursor),
+        "gemini" => Some(Agent::Gemini),
+        "pi" => Some(Agent::Pi),
         _ => None,
     }
 }
@@ -49,7 +51,7 @@ pub fn disables_hooks(agent: Agent, argv: &[String]) -> bool {
             })
         },
         Agent::Opencode => args.iter().any(|a| a == "--pure"),
-        Agent::Codex | Agent::Cursor => false,
+        Agent::Codex | Agent::Cursor | Agent::Gemini | Agent::Pi => false,
     }
 }
 
@@ -337,13 +339,9 @@ mod tests {
         assert_eq!(agent_of(&argv("codex")), Some(Agent::Codex));
         assert_eq!(agent_of(&argv("cursor-agent")), Some(Agent::Cursor));
         assert_eq!(agent_of(&argv("opencode")), Some(Agent::Opencode));
-        for other in [
-            "bash -c claude",
-            "agent",
-            "pi",
-            "claude-wrapper",
-            "node claude",
-        ] {
+        assert_eq!(agent_of(&argv("gemini")), Some(Agent::Gemini));
+        assert_eq!(agent_of(&argv("pi")), Some(Agent::Pi));
+        for other in ["bash -c claude", "agent", "claude-wrapper", "node claude"] {
             assert_eq!(agent_of(&argv(other)), None, "{other}");
         }
     }

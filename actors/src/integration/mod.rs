@@ -9,12 +9,15 @@
 //! | codex | `<codex root>/hooks.json` | grouped JSON |
 //! | cursor | `<home>/.cursor/hooks.json` | flat JSON |
 //! | opencode | `<opencode root>/plugins/signaltty.js` | whole file |
+//! | gemini | `<home>/.gemini/settings.json` | grouped JSON (timeouts in ms) |
+//! | pi | `<pi agent dir>/extensions/signaltty.ts` | whole file |
 
 pub mod command;
 pub mod file;
 pub mod hooks_json;
 pub mod launch;
 pub mod opencode;
+pub mod pi;
 
 use file::Edit;
 use hooks_json::{Entry, Holding, Plan, Shape};
@@ -29,11 +32,20 @@ pub enum Agent {
     Claude,
     Opencode,
     Cursor,
+    Gemini,
+    Pi,
 }
 
 impl Agent {
     /// Every agent, in the order `all` installs them.
-    pub const ALL: [Agent; 4] = [Agent::Codex, Agent::Claude, Agent::Opencode, Agent::Cursor];
+    pub const ALL: [Agent; 6] = [
+        Agent::Codex,
+        Agent::Claude,
+        Agent::Opencode,
+        Agent::Cursor,
+        Agent::Gemini,
+        Agent::Pi,
+    ];
 
     /// The agent's name (`--agent` of its hooks, the CLI argument).
     pub fn name(self) -> &'static str {
@@ -42,6 +54,8 @@ impl Agent {
             Agent::Claude => "claude",
             Agent::Opencode => "opencode",
             Agent::Cursor => "cursor",
+            Agent::Gemini => "gemini",
+            Agent::Pi => "pi",
         }
     }
 
@@ -78,16 +92,26 @@ impl Agent {
                 ("stop", 10, false),
                 ("sessionEnd", 10, false),
             ],
-            Agent::Opencode => &[],
+            // Gemini CLI's timeouts are milliseconds.
+            Agent::Gemini => &[
+                ("SessionStart", 10_000, false),
+                ("BeforeAgent", 10_000, false),
+                ("AfterAgent", 10_000, false),
+                ("Notification", 10_000, false),
+                ("AfterTool", 10_000, false),
+                ("SessionEnd", 10_000, false),
+            ],
+            Agent::Opencode | Agent::Pi => &[],
         }
     }
 
-    /// What this agent's JSON hook file should hold; `None` for OpenCode.
+    /// What this agent's JSON hook file should hold; `None` for the agents
+    /// configured by a whole file of ours (OpenCode, Pi).
     pub fn plan(self, reporter: &Path) -> Option<Plan> {
         let shape = match self {
-            Agent::Claude | Agent::Codex => Shape::Grouped,
+            Agent::Claude | Agent::Codex | Agent::Gemini => Shape::Grouped,
             Agent::Cursor => Shape::Flat,
-            Agent::Opencode => return None,
+            Agent::Opencode | Agent::Pi => return None,
         };
         let entries = self
             .events()
@@ -104,6 +128,17 @@ impl Agent {
             entries,
         })
     }
+
+    /// The whole file signaltty owns for this agent: its header line and its
+    /// text for `reporter`.
+    fn owned_file(self, reporter: &Path) -> Option<(&'static str, String)> {
+        let r = reporter.to_string_lossy();
+        match self {
+            Agent::Opencode => Some((opencode::HEADER, opencode::plugin(&r))),
+            Agent::Pi => Some((pi::HEADER, pi::extension(&r))),
+            _ => None,
+        }
+    }
 }
 
 /// Where each agent keeps its config (§11.2).
@@ -113,6 +148,8 @@ pub struct Roots {
     pub claude: PathBuf,
     pub codex: PathBuf,
     pub opencode: PathBuf,
+    /// Pi's agent directory (`$PI_CODING_AGENT_DIR`, else `~/.pi/agent`).
+    pub pi: PathBuf,
 }
 
 impl Roots {
@@ -139,6 +176,7 @@ impl Roots {
             claude: provider("CLAUDE_CONFIG_DIR").unwrap_or_else(|| home.join(".claude")),
             codex: provider("CODEX_HOME").unwrap_or_else(|| home.join(".codex")),
             opencode: provider("OPENCODE_CONFIG_DIR").unwrap_or_else(|| config.join("opencode")),
+            pi: provider("PI_CODING_AGENT_DIR").unwrap_or_else(|| home.join(".pi").join("agent")),
             home,
         })
     }
@@ -166,6 +204,8 @@ impl Roots {
             Agent::Codex => self.codex.join("hooks.json"),
             Agent::Cursor => self.home.join(".cursor").join("hooks.json"),
             Agent::Opencode => self.opencode.join("plugins").join("signaltty.js"),
+            Agent::Gemini => self.home.join(".gemini").join("settings.json"),
+            Agent::Pi => self.pi.join("extensions").join("signaltty.ts"),
         }
     }
 }
@@ -267,19 +307,20 @@ pub fn install(agent: Agent, roots: &Roots, reporter: &Path) -> Result<Report, S
                 Edit::Write(to_bytes(&value))
             })
         })?,
-        None => file::update(&path, |bytes| {
-            if let Some(b) = bytes
-                && !opencode::is_owned(b)
-            {
-                return Err(format!(
-                    "{} is not signaltty's plugin; left unchanged",
-                    path.display()
-                ));
-            }
-            Ok(Edit::Write(
-                opencode::plugin(&reporter.to_string_lossy()).into_bytes(),
-            ))
-        })?,
+        None => {
+            let (header, text) = agent.owned_file(reporter).unwrap_or_default();
+            file::update(&path, |bytes| {
+                if let Some(b) = bytes
+                    && !b.starts_with(header.as_bytes())
+                {
+                    return Err(format!(
+                        "{} is not signaltty's file; left unchanged",
+                        path.display()
+                    ));
+                }
+                Ok(Edit::Write(text.into_bytes()))
+            })?
+        },
     };
     let notice = (agent == Agent::Codex && changed).then(|| CODEX_NOTICE.to_owned());
     Ok(Report {
@@ -306,12 +347,15 @@ pub fn uninstall(agent: Agent, roots: &Roots) -> Result<Report, String> {
                 Edit::Keep
             })
         })?,
-        None => file::update(&path, |bytes| {
-            Ok(match bytes {
-                Some(b) if opencode::is_owned(b) => Edit::Remove,
-                _ => Edit::Keep,
-            })
-        })?,
+        None => {
+            let (header, _) = agent.owned_file(placeholder).unwrap_or_default();
+            file::update(&path, |bytes| {
+                Ok(match bytes {
+                    Some(b) if b.starts_with(header.as_bytes()) => Edit::Remove,
+                    _ => Edit::Keep,
+                })
+            })?
+        },
     };
     Ok(Report {
         agent,
@@ -329,13 +373,14 @@ pub fn status(agent: Agent, roots: &Roots, reporter: &Path) -> (PathBuf, Status)
         Err(e) => return (path, Status::Invalid(e)),
     };
     let status = match agent.plan(reporter) {
-        None => match bytes {
-            None => Status::NotInstalled,
-            Some(b) if !opencode::is_owned(&b) => Status::NotInstalled,
-            Some(b) if b == opencode::plugin(&reporter.to_string_lossy()).as_bytes() => {
-                Status::Installed
-            },
-            Some(_) => Status::NeedsRepair,
+        None => {
+            let (header, text) = agent.owned_file(reporter).unwrap_or_default();
+            match bytes {
+                None => Status::NotInstalled,
+                Some(b) if !b.starts_with(header.as_bytes()) => Status::NotInstalled,
+                Some(b) if b == text.as_bytes() => Status::Installed,
+                Some(_) => Status::NeedsRepair,
+            }
         },
         Some(plan) => match parse(bytes.as_deref(), &plan, &path) {
             Err(e) => Status::Invalid(e),

@@ -71,7 +71,7 @@ const FOREIGN_CLAUDE: &str = r#"{
 
 #[test]
 fn every_json_agent_round_trips_from_absent_empty_and_foreign_files() {
-    for agent in [Agent::Claude, Agent::Codex, Agent::Cursor] {
+    for agent in [Agent::Claude, Agent::Codex, Agent::Cursor, Agent::Gemini] {
         for start in [None, Some(""), Some("{}"), Some(FOREIGN_CLAUDE)] {
             let home = Home::new();
             let path = home.roots.file(agent);
@@ -335,4 +335,30 @@ fn provider_variables_move_roots_unless_a_home_is_explicit() {
         Path::new("/work/rel/codex/hooks.json")
     );
     assert!(Roots::new(None, |_| None).is_err(), "no HOME, no roots");
+}
+
+#[test]
+fn gemini_timeouts_are_milliseconds_and_pi_gets_its_extension() {
+    let home = Home::new();
+    install(Agent::Gemini, &home.roots, &home.reporter).unwrap_or_else(|e| panic!("{e}"));
+    let v = json_of(&home.roots.file(Agent::Gemini));
+    assert_eq!(v["hooks"]["AfterAgent"][0]["hooks"][0]["timeout"], 10_000);
+    assert!(
+        v["hooks"]["Notification"][0]["hooks"][0]["command"]
+            .as_str()
+            .is_some_and(|c| c.contains("--agent gemini --event Notification"))
+    );
+    let path = home.roots.file(Agent::Pi);
+    assert_eq!(path, home.dir.join(".pi/agent/extensions/signaltty.ts"));
+    install(Agent::Pi, &home.roots, &home.reporter).unwrap_or_else(|e| panic!("{e}"));
+    let text = fs::read_to_string(&path).unwrap_or_default();
+    assert!(text.starts_with(pi::HEADER));
+    assert!(text.contains(&format!("const CLI = \"{}\";", home.reporter.display())));
+    assert_eq!(home.status(Agent::Pi), Status::Installed);
+    assert!(
+        uninstall(Agent::Pi, &home.roots)
+            .map(|r| r.changed)
+            .unwrap_or(false)
+    );
+    assert!(!path.exists());
 }

@@ -142,7 +142,7 @@ fn deliver(sup: &mut Supervisor, id: PaneId, hook: Hook) -> Routed {
 pub(super) fn validate(p: &HookEventParams, native: Option<String>) -> Result<Hook, Error> {
     let kind = AgentKind::parse(&p.agent).ok_or_else(|| {
         Error::BadParams(format!(
-            "unknown agent {:?} (claude, codex, opencode, cursor, pi, generic or none)",
+            "unknown agent {:?} (claude, codex, opencode, cursor, pi, gemini, generic or none)",
             p.agent
         ))
     })?;

@@ -59,6 +59,14 @@ impl Classification {
         self
     }
 
+    /// Only a message (no state change).
+    fn state_message(message: String) -> Self {
+        Classification {
+            message: Some(message),
+            ..Classification::default()
+        }
+    }
+
     fn noop() -> Self {
         Classification {
             known_noop: true,
@@ -101,7 +109,7 @@ pub fn is_liveness(event: &str) -> bool {
 
 /// `SessionEnd` / `sessionEnd`, compared case-insensitively (H5).
 pub fn is_session_end(event: &str) -> bool {
-    event.eq_ignore_ascii_case("sessionend")
+    event.eq_ignore_ascii_case("sessionend") || event == "session_shutdown"
 }
 
 /// A non-empty string field of the payload.
@@ -124,7 +132,11 @@ pub fn session_id(kind: AgentKind, payload: &Value) -> Option<String> {
         AgentKind::Codex => &["session_id", "thread-id", "thread_id"],
         AgentKind::Cursor => &["session_id", "sessionId", "conversation_id", "chatId"],
         AgentKind::Opencode => &["session_id", "sessionID"],
-        AgentKind::Claude | AgentKind::Pi | AgentKind::Generic | AgentKind::None => &["session_id"],
+        AgentKind::Claude
+        | AgentKind::Pi
+        | AgentKind::Gemini
+        | AgentKind::Generic
+        | AgentKind::None => &["session_id"],
     };
     first_text(payload, keys)
 }
@@ -176,6 +188,8 @@ pub fn resume_argv(kind: AgentKind, id: &str, pane_argv: &[String]) -> Option<Ve
         AgentKind::Opencode => ("opencode", &["--session"]),
         AgentKind::Cursor => ("cursor-agent", &["--resume"]),
         AgentKind::Pi => ("pi", &["--session"]),
+        // `gemini --resume=<id>`: one argument (agents.md §10.7).
+        AgentKind::Gemini => ("gemini", &[]),
         AgentKind::Generic => match GENERIC_RESUME
             .iter()
             .find(|(name, _)| *name == program_name)
@@ -192,7 +206,10 @@ pub fn resume_argv(kind: AgentKind, id: &str, pane_argv: &[String]) -> Option<Ve
         .unwrap_or_else(|| binary.to_owned());
     let mut argv = vec![program];
     argv.extend(args.iter().map(|a| (*a).to_owned()));
-    argv.push(id.to_owned());
+    argv.push(match kind {
+        AgentKind::Gemini => format!("--resume={id}"),
+        _ => id.to_owned(),
+    });
     Some(argv)
 }
 
@@ -209,8 +226,76 @@ pub fn classify(
         AgentKind::Codex => codex(event, payload),
         AgentKind::Cursor => cursor(event, payload),
         AgentKind::Opencode => opencode(event, payload, lifecycle),
-        // Pi, generic and none: hooks never change lifecycle or attention.
-        AgentKind::Pi | AgentKind::Generic | AgentKind::None => Classification::default(),
+        AgentKind::Pi => pi(event, payload),
+        AgentKind::Gemini => gemini(event, payload, lifecycle),
+        // Generic and none: hooks never change lifecycle or attention.
+        AgentKind::Generic | AgentKind::None => Classification::default(),
+    }
+}
+
+/// Pi, through signaltty's extension (agents.md §10.5, phase 2 adopted: the
+/// extension is what `signaltty integration install pi` writes).
+fn pi(event: &str, p: &Value) -> Classification {
+    match event {
+        "session_start" => session_started(),
+        "agent_start" => prompt_submitted(),
+        "agent_end" => Classification::state(
+            Lifecycle::Done,
+            Some(Raise(Attention::Unread)),
+            Some(first_text(p, &["last_message"]).unwrap_or_else(|| "turn complete".into())),
+        )
+        .draft(
+            "Pi turn complete",
+            Severity::Info,
+            first_text(p, &["last_message"]),
+        ),
+        "session_shutdown" => session_ended(),
+        _ => Classification::default(),
+    }
+}
+
+/// Gemini CLI's hooks (agents.md §10.7, the proposed mapping adopted).
+fn gemini(event: &str, p: &Value, lifecycle: Lifecycle) -> Classification {
+    match event {
+        "SessionStart" => session_started(),
+        "BeforeAgent" => prompt_submitted(),
+        "AfterAgent" => {
+            let said = first_text(p, &["prompt_response"]);
+            Classification::state(
+                Lifecycle::Done,
+                Some(Raise(Attention::Unread)),
+                Some(said.clone().unwrap_or_else(|| "turn complete".into())),
+            )
+            .draft("Gemini turn complete", Severity::Info, said)
+        },
+        "Notification" if text(p, "notification_type").as_deref() == Some("ToolPermission") => {
+            let asked = first_text(p, &["message"]);
+            Classification::state(
+                Lifecycle::Blocked,
+                Some(Raise(Attention::PermissionRequired)),
+                Some(
+                    asked
+                        .clone()
+                        .unwrap_or_else(|| "permission requested".into()),
+                ),
+            )
+            .draft("Gemini needs approval", Severity::Warning, asked)
+        },
+        "Notification" => match first_text(p, &["message"]) {
+            Some(m) => Classification::state_message(m),
+            None => Classification::noop(),
+        },
+        // The tool ran: a permission wait is over (the only tool event that
+        // may end it).
+        "AfterTool" if lifecycle == Lifecycle::Blocked => prompt_submitted(),
+        "AfterTool"
+        | "BeforeTool"
+        | "PreCompress"
+        | "BeforeModel"
+        | "AfterModel"
+        | "BeforeToolSelection" => Classification::noop(),
+        "SessionEnd" => session_ended(),
+        _ => Classification::default(),
     }
 }
 
@@ -493,5 +578,9 @@ mod tests {
         );
         assert_eq!(resume_argv(AgentKind::Generic, "x", &argv(&["bash"])), None);
         assert_eq!(resume_argv(AgentKind::None, "x", &argv(&["claude"])), None);
+        assert_eq!(
+            resume_argv(AgentKind::Gemini, "g1", &argv(&["gemini"])),
+            Some(argv(&["gemini", "--resume=g1"]))
+        );
     }
 }
