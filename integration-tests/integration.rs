@@ -362,3 +362,33 @@ await hooksV1.event({{ event: {{ type: "session.idle", properties: {{ sessionID:
         lines[2]
     );
 }
+
+/// `pane.resume` prepares the hooks again before the agent restarts.
+#[test]
+fn resuming_an_agent_prepares_its_hooks_again() {
+    let server = TestServer::start();
+    let mut c = server.client();
+    let ws = workspace(&mut c, &server, "integration");
+    let claude = script(
+        server.env().root(),
+        "claude",
+        "if [ -n \"$SIGNALTTY_BIN\" ]; then printf '{\"session_id\":\"r1\"}' | \"$SIGNALTTY_BIN\" hook-event --agent claude --event SessionStart; fi\necho \"ran $*\"\nexec sleep 1\n",
+    );
+    let tab = ok(c.call("tab.create", json!({"workspace_id": ws})));
+    let r = ok(c.call(
+        "pane.spawn",
+        json!({"workspace_id": ws, "tab_id": tab["tab"]["id"], "argv": [claude], "env": {"SIGNALTTY_BIN": BIN}}),
+    ));
+    let pane = str_field(&r["pane"], "id").to_owned();
+    ok(c.call(
+        "wait",
+        json!({"pane_id": pane, "until": "exited", "timeout_s": 20}),
+    ));
+    let settings = server.env().home().join(".claude/settings.json");
+    std::fs::remove_file(&settings).unwrap_or_else(|e| panic!("remove: {e}"));
+    let resumed = ok(c.call("pane.resume", json!({"pane_id": pane})));
+    assert_eq!(resumed["integration"]["status"], "configured", "{resumed}");
+    assert_eq!(resumed["integration"]["changed"], true);
+    assert!(settings.exists());
+    wait_screen(&mut c, &pane, "ran --resume r1");
+}

@@ -386,6 +386,7 @@ pub fn status(agent: Agent, roots: &Roots, reporter: &Path) -> (PathBuf, Status)
             Err(e) => Status::Invalid(e),
             Ok(value) => match hooks_json::holding(&value, &plan) {
                 _ if value.get("disableAllHooks") == Some(&Value::Bool(true)) => Status::Disabled,
+                _ if agent == Agent::Codex && codex_hooks_off(&roots.codex) => Status::Disabled,
                 Holding::Installed => Status::Installed,
                 Holding::NeedsRepair => Status::NeedsRepair,
                 Holding::NotInstalled => Status::NotInstalled,
@@ -393,6 +394,21 @@ pub fn status(agent: Agent, roots: &Roots, reporter: &Path) -> (PathBuf, Status)
         },
     };
     (path, status)
+}
+
+/// Codex's `config.toml` turns hooks off (`[features] hooks = false`).
+fn codex_hooks_off(root: &Path) -> bool {
+    let Ok(Some(bytes)) = file::read(&root.join("config.toml")) else {
+        return false;
+    };
+    let Ok(config) = toml::from_str::<toml::Table>(&String::from_utf8_lossy(&bytes)) else {
+        return false;
+    };
+    config
+        .get("features")
+        .and_then(|f| f.get("hooks"))
+        .and_then(toml::Value::as_bool)
+        == Some(false)
 }
 
 #[cfg(test)]

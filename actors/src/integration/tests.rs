@@ -362,3 +362,23 @@ fn gemini_timeouts_are_milliseconds_and_pi_gets_its_extension() {
     );
     assert!(!path.exists());
 }
+
+#[test]
+fn codex_with_hooks_turned_off_in_its_config_is_disabled() {
+    let home = Home::new();
+    install(Agent::Codex, &home.roots, &home.reporter).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(home.status(Agent::Codex), Status::Installed);
+    fs::write(
+        home.roots.codex.join("config.toml"),
+        "model = \"x\"\n[features]\nhooks = false\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(home.status(Agent::Codex), Status::Disabled);
+    let config = fs::read(home.roots.codex.join("config.toml")).unwrap_or_default();
+    install(Agent::Codex, &home.roots, &home.reporter).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        fs::read(home.roots.codex.join("config.toml")).unwrap_or_default(),
+        config,
+        "config.toml is never edited"
+    );
+}
