@@ -15,6 +15,7 @@ mod journal;
 mod journal_faults;
 mod pane_ops;
 mod panes;
+mod real_agents;
 mod security;
 mod states;
 mod tabs;

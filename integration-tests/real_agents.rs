@@ -1,0 +1,272 @@
+//! The truth test: real agent CLIs (installed from npm at pinned versions into a
+//! cache outside the clone) in signaltty panes, talking to our scripted model
+//! server on loopback, with hooks installed by `signaltty integration install`
+//! into an isolated HOME. States are observed through `wait` and the pane's
+//! pending decision, never by sleeping.
+//!
+//! An agent that cannot be installed or started fails its test loudly.
+
+use crate::support::agents::wait_screen;
+use crate::support::client::Client;
+use crate::support::{TestEnv, TestServer, ok, str_field, wait_until};
+use base64::Engine as _;
+use serde_json::{Value, json};
+use std::io::{BufRead as _, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+const LONG: Duration = Duration::from_secs(60);
+
+fn here(rel: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("integration-tests/real_agents")
+        .join(rel)
+}
+
+/// The agent's executable, installed on first use (a failure fails the test).
+fn agent_bin(agent: &str) -> PathBuf {
+    let out = Command::new(here("install.sh"))
+        .arg(agent)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run install.sh: {e}"));
+    assert!(
+        out.status.success(),
+        "cannot install {agent}:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
+}
+
+/// The scripted model server of one test.
+struct Model {
+    child: Child,
+    port: u16,
+    script: PathBuf,
+    log: PathBuf,
+}
+
+impl Model {
+    fn start(dir: &Path, script: Value) -> Model {
+        let script_path = dir.join("model-script.json");
+        let log = dir.join("model-requests.jsonl");
+        std::fs::write(&script_path, script.to_string())
+            .unwrap_or_else(|e| panic!("model script: {e}"));
+        let mut child = Command::new("python3")
+            .arg(here("fake_model.py"))
+            .args(["--port", "0", "--script"])
+            .arg(&script_path)
+            .arg("--log")
+            .arg(&log)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start the fake model: {e}"));
+        let mut line = String::new();
+        if let Some(out) = child.stdout.take() {
+            let _ = BufReader::new(out).read_line(&mut line);
+        }
+        let port = line
+            .trim()
+            .parse()
+            .unwrap_or_else(|_| panic!("the fake model did not say its port: {line:?}"));
+        Model {
+            child,
+            port,
+            script: script_path,
+            log,
+        }
+    }
+
+    fn url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    /// Requests seen so far.
+    fn requests(&self) -> Vec<Value> {
+        std::fs::read_to_string(&self.log)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect()
+    }
+
+    #[allow(dead_code)]
+    fn set(&self, script: Value) {
+        std::fs::write(&self.script, script.to_string())
+            .unwrap_or_else(|e| panic!("model script: {e}"));
+    }
+}
+
+impl Drop for Model {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn type_text(c: &mut Client, pane: &str, text: &str) {
+    let b64 = |s: &str| base64::engine::general_purpose::STANDARD.encode(s);
+    ok(c.call(
+        "pane.input",
+        json!({"pane_id": pane, "data_b64": b64(text)}),
+    ));
+    // Enter on its own, as a person presses it after typing.
+    ok(c.call(
+        "pane.input",
+        json!({"pane_id": pane, "data_b64": b64("\r")}),
+    ));
+}
+
+fn wait_state(c: &mut Client, pane: &str, until: &str) -> Value {
+    let r = c.call(
+        "wait",
+        json!({"pane_id": pane, "until": until, "timeout_s": LONG.as_secs()}),
+    );
+    if !r.ok {
+        let screen = ok(c.call("pane.read", json!({"pane_id": pane, "mode": "screen"})));
+        let pane_now = ok(c.call("pane.get", json!({"pane_id": pane})));
+        panic!(
+            "waiting for {until}: {:?}\npane: {}\nscreen:\n{}",
+            r.error,
+            pane_now["pane"],
+            str_field(&screen, "text")
+        );
+    }
+    ok(r)
+}
+
+fn pending_decision(c: &mut Client, pane: &str) -> Value {
+    wait_until("a pending decision", LONG, || {
+        let p = ok(c.call("pane.get", json!({"pane_id": pane})));
+        let d = p["pane"]["pending_decision"].clone();
+        (!d.is_null() && d["answerable"] == true).then_some(d)
+    })
+}
+
+/// An isolated home for one agent, with its model server.
+struct Rig {
+    server: TestServer,
+    home: PathBuf,
+    work: PathBuf,
+    model: Model,
+}
+
+impl Rig {
+    fn new(agent_env: impl FnOnce(&mut TestEnv, &Model, &Path), script: Value) -> Rig {
+        let mut env = TestEnv::new();
+        let home = env.home();
+        let work = home.join("work");
+        std::fs::create_dir_all(&work).unwrap_or_else(|e| panic!("work dir: {e}"));
+        let model = Model::start(env.root(), script);
+        agent_env(&mut env, &model, &home);
+        let server = TestServer::start_in(env);
+        Rig {
+            server,
+            home,
+            work,
+            model,
+        }
+    }
+
+    fn install_hooks(&self, agent: &str) {
+        let home = self.home.to_string_lossy().into_owned();
+        let out = self
+            .server
+            .cli(&["integration", "install", agent, "--home", &home]);
+        assert!(
+            out.status.success(),
+            "integration install {agent}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    fn spawn(&self, c: &mut Client, argv: Value) -> String {
+        let ws = ok(c.call(
+            "workspace.create",
+            json!({"name": "real", "cwd": self.work.to_string_lossy()}),
+        ));
+        let r = ok(c.call(
+            "pane.spawn",
+            json!({"workspace_id": ws["workspace"]["id"], "argv": argv, "cols": 120, "rows": 40}),
+        ));
+        str_field(&r["pane"], "id").to_owned()
+    }
+}
+
+fn claude_rig() -> Rig {
+    Rig::new(
+        |env, model, home| {
+            let config = home.join(".claude");
+            std::fs::create_dir_all(&config).unwrap_or_else(|e| panic!("{e}"));
+            let work = home.join("work");
+            // Onboarding, the API-key question and the folder-trust dialog, answered.
+            let state = json!({
+                "hasCompletedOnboarding": true, "theme": "dark", "numStartups": 1,
+                "customApiKeyResponses": {"approved": ["0123456789abcdefghij"], "rejected": []},
+                "projects": {work.to_string_lossy(): {
+                    "hasTrustDialogAccepted": true, "hasCompletedProjectOnboarding": true,
+                    "allowedTools": []}}
+            });
+            std::fs::write(config.join(".claude.json"), state.to_string())
+                .unwrap_or_else(|e| panic!("{e}"));
+            for (k, v) in [
+                ("CLAUDE_CONFIG_DIR", config.to_string_lossy().into_owned()),
+                ("ANTHROPIC_BASE_URL", model.url()),
+                (
+                    "ANTHROPIC_API_KEY",
+                    "sk-ant-api03-fakefakefake-0123456789abcdefghij".to_owned(),
+                ),
+                ("ANTHROPIC_MODEL", "claude-sonnet-4-5".to_owned()),
+                ("ANTHROPIC_SMALL_FAST_MODEL", "claude-haiku-4-5".to_owned()),
+                ("DISABLE_TELEMETRY", "1".to_owned()),
+                ("DISABLE_AUTOUPDATER", "1".to_owned()),
+                ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1".to_owned()),
+                ("DISABLE_ERROR_REPORTING", "1".to_owned()),
+            ] {
+                env.set_var(k, v);
+            }
+        },
+        json!({"delay": 2.0, "final_delay": 0.3}),
+    )
+}
+
+/// Claude Code: start → idle, prompt → working, the Bash call's permission →
+/// blocked with a native decision, Allow once from signaltty → the tool runs
+/// with no keypress, then done + unread.
+#[test]
+fn claude_asks_permission_and_an_allow_once_from_signaltty_runs_the_tool() {
+    let claude = agent_bin("claude");
+    let rig = claude_rig();
+    rig.install_hooks("claude");
+    let mut c = rig.server.client();
+    let pane = rig.spawn(&mut c, json!([claude]));
+    wait_state(&mut c, &pane, "idle");
+    type_text(&mut c, &pane, "Create out.txt containing hello");
+    wait_state(&mut c, &pane, "working");
+    let d = pending_decision(&mut c, &pane);
+    assert!(str_field(&d, "id").starts_with("permission_"), "{d}");
+    assert!(str_field(&d, "prompt").starts_with("Allow Bash?"), "{d}");
+    let p = ok(c.call("pane.get", json!({"pane_id": pane})));
+    assert_eq!(p["pane"]["lifecycle"], "blocked");
+    assert_eq!(p["pane"]["attention"], "permission_required");
+    let answered = ok(c.call(
+        "decision.answer",
+        json!({"pane_id": pane, "decision_id": d["id"], "option_id": "once"}),
+    ));
+    assert_eq!(answered["lifecycle"], "working");
+    let out = rig.work.join("out.txt");
+    wait_until("the tool to write out.txt", LONG, || {
+        out.exists().then_some(())
+    });
+    let done = wait_state(&mut c, &pane, "done");
+    assert_eq!(done["attention"], "unread");
+    wait_screen(&mut c, &pane, "done: wrote out.txt");
+    assert!(
+        rig.model
+            .requests()
+            .iter()
+            .any(|r| r["last"] == "tool_result"),
+        "the model saw the tool's result"
+    );
+}

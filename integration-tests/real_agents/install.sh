@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs one real agent CLI at its pinned version into the agent cache (outside
+# the clone, reused across runs) and prints the path of its executable.
+#   install.sh claude|codex|opencode|pi|gemini
+# The cache is $SIGNALTTY_AGENT_CACHE, else ~/.cache/signaltty-agents; each
+# agent@version has its own directory, so changing a pin installs afresh.
+# Fails loudly (exit 1, the npm log on stderr) when it cannot install.
+set -euo pipefail
+
+agent=${1:?agent name}
+case $agent in
+claude) pkg=@anthropic-ai/claude-code version=2.1.197 bin=claude ;;
+codex) pkg=@openai/codex version=0.171.0 bin=codex ;;
+opencode) pkg=opencode-ai version=1.18.33 bin=opencode ;;
+pi) pkg=@mariozechner/pi-coding-agent version=0.73.1 bin=pi ;;
+gemini) pkg=@google/gemini-cli version=0.61.0 bin=gemini ;;
+*) echo "unknown agent $agent" >&2; exit 2 ;;
+esac
+
+cache=${SIGNALTTY_AGENT_CACHE:-$HOME/.cache/signaltty-agents}
+dir=$cache/$agent-$version
+exe=$dir/node_modules/.bin/$bin
+mkdir -p "$cache"
+exec 9>"$cache/.$agent.lock"
+flock 9
+if [ ! -e "$dir/.installed" ] || [ ! -x "$exe" ]; then
+    command -v npm >/dev/null 2>&1 || { echo "npm is needed to install $pkg" >&2; exit 1; }
+    rm -rf "$dir"
+    mkdir -p "$dir"
+    if ! npm install --prefix "$dir" "$pkg@$version" --no-audit --no-fund >"$dir/install.log" 2>&1; then
+        cat "$dir/install.log" >&2
+        echo "cannot install $pkg@$version" >&2
+        exit 1
+    fi
+    [ -x "$exe" ] || { echo "$pkg@$version installed no $bin" >&2; exit 1; }
+    touch "$dir/.installed"
+fi
+printf '%s\n' "$exe"
