@@ -105,13 +105,17 @@ impl Drop for Model {
     }
 }
 
+/// Types a prompt the way a terminal delivers a paste, waits until the agent
+/// shows it in its input box, then presses Enter as a key of its own (agents
+/// that detect paste bursts would otherwise take a quick Enter for a newline).
 fn type_text(c: &mut Client, pane: &str, text: &str) {
     let b64 = |s: &str| base64::engine::general_purpose::STANDARD.encode(s);
+    let paste = format!("\x1b[200~{text}\x1b[201~");
     ok(c.call(
         "pane.input",
-        json!({"pane_id": pane, "data_b64": b64(text)}),
+        json!({"pane_id": pane, "data_b64": b64(&paste)}),
     ));
-    // Enter on its own, as a person presses it after typing.
+    wait_screen(c, pane, text);
     ok(c.call(
         "pane.input",
         json!({"pane_id": pane, "data_b64": b64("\r")}),
@@ -119,10 +123,15 @@ fn type_text(c: &mut Client, pane: &str, text: &str) {
 }
 
 fn wait_state(c: &mut Client, pane: &str, until: &str) -> Value {
+    // A real agent takes its time: this reply may be a minute away.
+    let _ = c
+        .stream()
+        .set_read_timeout(Some(LONG + Duration::from_secs(10)));
     let r = c.call(
         "wait",
         json!({"pane_id": pane, "until": until, "timeout_s": LONG.as_secs()}),
     );
+    let _ = c.stream().set_read_timeout(Some(crate::support::DEADLINE));
     if !r.ok {
         let screen = ok(c.call("pane.read", json!({"pane_id": pane, "mode": "screen"})));
         let pane_now = ok(c.call("pane.get", json!({"pane_id": pane})));
@@ -269,4 +278,81 @@ fn claude_asks_permission_and_an_allow_once_from_signaltty_runs_the_tool() {
             .any(|r| r["last"] == "tool_result"),
         "the model saw the tool's result"
     );
+}
+
+fn codex_rig() -> Rig {
+    Rig::new(
+        |env, model, home| {
+            let codex_home = home.join(".codex");
+            std::fs::create_dir_all(&codex_home).unwrap_or_else(|e| panic!("{e}"));
+            let work = home.join("work");
+            let config = format!(
+                r#"model = "fake-model"
+model_provider = "fake"
+approval_policy = "on-request"
+sandbox_mode = "workspace-write"
+check_for_update_on_startup = false
+
+[model_providers.fake]
+name = "Fake loopback"
+base_url = "{url}/v1"
+env_key = "FAKE_API_KEY"
+wire_api = "responses"
+request_max_retries = 0
+stream_max_retries = 0
+
+[analytics]
+enabled = false
+
+[feedback]
+enabled = false
+
+[projects."{work}"]
+trust_level = "trusted"
+
+[features]
+hooks = true
+"#,
+                url = model.url(),
+                work = work.display()
+            );
+            std::fs::write(codex_home.join("config.toml"), config)
+                .unwrap_or_else(|e| panic!("{e}"));
+            env.set_var("CODEX_HOME", &codex_home);
+            env.set_var("FAKE_API_KEY", "sk-fake");
+        },
+        json!({"delay": 2.0, "final_delay": 0.3}),
+    )
+}
+
+/// Codex: hooks from our installer (trust bypassed for the test, as a person
+/// would trust them in /hooks), the escalated command's permission answered
+/// from signaltty, the tool runs, the turn ends.
+#[test]
+fn codex_asks_permission_and_an_allow_once_from_signaltty_runs_the_tool() {
+    let codex = agent_bin("codex");
+    let rig = codex_rig();
+    rig.install_hooks("codex");
+    let mut c = rig.server.client();
+    let pane = rig.spawn(
+        &mut c,
+        json!([codex, "--no-daemon", "--dangerously-bypass-hook-trust"]),
+    );
+    // Codex reports its session only at the first prompt: wait for its input box.
+    wait_screen(&mut c, &pane, "Ask Codex to do anything");
+    type_text(&mut c, &pane, "Create out.txt containing hello");
+    wait_state(&mut c, &pane, "working");
+    let d = pending_decision(&mut c, &pane);
+    assert!(str_field(&d, "id").starts_with("permission_"), "{d}");
+    let answered = ok(c.call(
+        "decision.answer",
+        json!({"pane_id": pane, "decision_id": d["id"], "option_id": "once"}),
+    ));
+    assert_eq!(answered["lifecycle"], "working");
+    let out = rig.work.join("out.txt");
+    wait_until("the tool to write out.txt", LONG, || {
+        out.exists().then_some(())
+    });
+    let done = wait_state(&mut c, &pane, "done");
+    assert_eq!(done["attention"], "unread");
 }

@@ -154,6 +154,7 @@ impl Pane {
                     title,
                     body,
                 } => newest = Some((title, body, source.as_str())),
+                TermEvent::Reply(bytes) => self.answer_queries(bytes),
             }
         }
         if let Some(held) = newest {
@@ -166,6 +167,19 @@ impl Pane {
         }
         if !events.is_empty() {
             self.events.do_send(Publish { events });
+        }
+    }
+
+    /// Writes the terminal's answers to the program's queries. An attached
+    /// terminal sees the raw output and answers them itself, so the pane
+    /// answers only while nobody is attached (never twice).
+    fn answer_queries(&mut self, bytes: Vec<u8>) {
+        if !self.live_viewers().is_empty() {
+            return;
+        }
+        if let Some(pty) = &self.pty {
+            // Not awaited: an answer nobody reads is dropped with the PTY.
+            drop(pty.write(bytes, Instant::now() + super::INPUT_BUDGET));
         }
     }
 

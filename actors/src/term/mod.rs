@@ -152,6 +152,10 @@ impl Terminal {
         self.feed_slice(now);
         self.utf8_carry[..held].copy_from_slice(tail);
         self.utf8_carry_len = held;
+        let replies = self.screen.take_replies();
+        if !replies.is_empty() {
+            events.push(TermEvent::Reply(replies));
+        }
         events
     }
 

@@ -41,6 +41,9 @@ pub enum TermEvent {
         /// The body.
         body: String,
     },
+    /// Bytes the terminal owes the program: answers to its queries (cursor
+    /// position, device attributes, colours), in the order asked.
+    Reply(Vec<u8>),
 }
 
 /// The OSC number a notification came from; `as_str` gives its wire name.

@@ -96,6 +96,9 @@ pub(crate) struct Screen {
     last_char: Option<char>,
     track: Track,
     switch: Option<Switch>,
+    /// Answers to the program's terminal queries (cursor position, device
+    /// attributes, colours, modes), in the order they were asked.
+    replies: Vec<u8>,
 }
 
 impl Screen {
@@ -117,7 +120,73 @@ impl Screen {
             last_char: None,
             track: Track::default(),
             switch: None,
+            replies: Vec::new(),
         }
+    }
+
+    /// The answers owed to the program since the last call.
+    pub fn take_replies(&mut self) -> Vec<u8> {
+        std::mem::take(&mut self.replies)
+    }
+
+    /// A private mode's DECRQM state: 1 set, 2 reset, 0 not known here.
+    fn mode_state(&self, mode: u16) -> u8 {
+        let flag = |m: u16| if self.modes & m != 0 { 1 } else { 2 };
+        match mode {
+            1 => flag(mode::APP_CURSOR),
+            6 => flag(mode::ORIGIN),
+            7 => flag(mode::AUTOWRAP),
+            25 => {
+                if self.modes & mode::HIDE_CURSOR != 0 {
+                    2
+                } else {
+                    1
+                }
+            },
+            2004 => flag(mode::BRACKETED_PASTE),
+            47 | 1047 | 1049 => {
+                if self.alt.is_some() {
+                    1
+                } else {
+                    2
+                }
+            },
+            9 | 1000 | 1002 | 1003 => {
+                if self.mouse == mode {
+                    1
+                } else {
+                    2
+                }
+            },
+            _ => 0,
+        }
+    }
+
+    /// Answers a query the way xterm does (and tmux for a pane), so programs
+    /// that wait for an answer do not hang: DSR/CPR, DA1, DA2 and DECRQM.
+    fn answer(&mut self, params: &Params, intermediates: &[u8], action: char) {
+        let reply = match (intermediates, action) {
+            ([], 'n') => match arg(params, 0, 0) {
+                5 => "\x1b[0n".to_owned(),
+                6 => {
+                    let row = if self.modes & mode::ORIGIN != 0 {
+                        self.cursor.row.saturating_sub(self.top)
+                    } else {
+                        self.cursor.row
+                    };
+                    format!("\x1b[{};{}R", row + 1, self.col() + 1)
+                },
+                _ => return,
+            },
+            ([], 'c') if arg(params, 0, 0) == 0 => "\x1b[?62;22c".to_owned(),
+            (b">", 'c') if arg(params, 0, 0) == 0 => "\x1b[>1;10;0c".to_owned(),
+            (b"?$", 'p') => {
+                let mode = arg(params, 0, 0);
+                format!("\x1b[?{mode};{}$y", self.mode_state(mode))
+            },
+            _ => return,
+        };
+        self.replies.extend_from_slice(reply.as_bytes());
     }
 
     pub fn alternate_screen(&self) -> bool {
@@ -702,6 +771,24 @@ impl Perform for Screen {
         self.put_char(c);
     }
 
+    /// OSC 10/11/12 `?`: the default foreground, background and cursor
+    /// colours, answered with the same terminator the query used.
+    fn osc_dispatch(&mut self, params: &[&[u8]], bell_terminated: bool) {
+        let (Some(which), Some(&b"?")) = (params.first(), params.get(1)) else {
+            return;
+        };
+        let colour = match *which {
+            b"10" => "rgb:d0d0/d0d0/d0d0",
+            b"11" => "rgb:0000/0000/0000",
+            b"12" => "rgb:d0d0/d0d0/d0d0",
+            _ => return,
+        };
+        let end = if bell_terminated { "\x07" } else { "\x1b\\" };
+        let which = String::from_utf8_lossy(which);
+        self.replies
+            .extend_from_slice(format!("\x1b]{which};{colour}{end}").as_bytes());
+    }
+
     fn execute(&mut self, byte: u8) {
         match byte {
             0x08 => {
@@ -716,6 +803,14 @@ impl Perform for Screen {
 
     fn csi_dispatch(&mut self, params: &Params, intermediates: &[u8], ignore: bool, action: char) {
         if ignore {
+            return;
+        }
+        // Queries (DSR, DA1, DA2, DECRQM) are answered and change nothing.
+        if matches!(
+            (intermediates, action),
+            ([], 'n') | ([], 'c') | (b">", 'c') | (b"?$", 'p')
+        ) {
+            self.answer(params, intermediates, action);
             return;
         }
         if !intermediates.is_empty() {

@@ -531,3 +531,34 @@ fn measure_unterminated_osc() {
     assert!(term.feed(b"\x07after\r\n").is_empty());
     assert!(term.tail(10).text.ends_with("after"));
 }
+
+/// Programs that ask the terminal something get an answer, in the order they
+/// asked: cursor position, status, device attributes, modes and colours.
+#[test]
+fn terminal_queries_are_answered_in_order() {
+    let mut term = Terminal::new(24, 80);
+    let replies = |events: Vec<TermEvent>| -> Vec<u8> {
+        events
+            .into_iter()
+            .filter_map(|e| match e {
+                TermEvent::Reply(b) => Some(b),
+                _ => None,
+            })
+            .flatten()
+            .collect()
+    };
+    let got = replies(term.feed(b"\x1b[3;5H\x1b[6n\x1b[5n\x1b[c\x1b[>c"));
+    assert_eq!(
+        String::from_utf8_lossy(&got),
+        "\x1b[3;5R\x1b[0n\x1b[?62;22c\x1b[>1;10;0c"
+    );
+    let got =
+        replies(term.feed(b"\x1b[?2004h\x1b[?2004$p\x1b[?1007$p\x1b]11;?\x07\x1b]10;?\x1b\\"));
+    assert_eq!(
+        String::from_utf8_lossy(&got),
+        "\x1b[?2004;1$y\x1b[?1007;0$y\x1b]11;rgb:0000/0000/0000\x07\x1b]10;rgb:d0d0/d0d0/d0d0\x1b\\"
+    );
+    // Ordinary output owes nothing, and a query changes nothing on screen.
+    assert!(replies(term.feed(b"hello")).is_empty());
+    assert!(term.screen_text().contains("hello"));
+}
