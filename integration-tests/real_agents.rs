@@ -356,3 +356,58 @@ fn codex_asks_permission_and_an_allow_once_from_signaltty_runs_the_tool() {
     let done = wait_state(&mut c, &pane, "done");
     assert_eq!(done["attention"], "unread");
 }
+
+/// Deny from signaltty: Claude does not run the tool.
+#[test]
+fn claude_denied_from_signaltty_does_not_run_the_tool() {
+    let claude = agent_bin("claude");
+    let rig = claude_rig();
+    rig.install_hooks("claude");
+    let mut c = rig.server.client();
+    let pane = rig.spawn(&mut c, json!([claude]));
+    wait_state(&mut c, &pane, "idle");
+    type_text(&mut c, &pane, "Create out.txt containing hello");
+    let d = pending_decision(&mut c, &pane);
+    ok(c.call(
+        "decision.answer",
+        json!({"pane_id": pane, "decision_id": d["id"], "option_id": "deny"}),
+    ));
+    // Claude tells the model the tool was denied; the turn then ends.
+    wait_state(&mut c, &pane, "done");
+    assert!(!rig.work.join("out.txt").exists(), "a denied tool never runs");
+}
+
+/// Two Claude panes ask at once: each pane's hooks reach its own pane, and each
+/// answer reaches its own agent.
+#[test]
+fn two_claude_panes_are_answered_independently() {
+    let claude = agent_bin("claude");
+    let rig = claude_rig();
+    rig.install_hooks("claude");
+    let mut c = rig.server.client();
+    let a = rig.spawn(&mut c, json!([claude]));
+    let b = rig.spawn(&mut c, json!([claude]));
+    wait_state(&mut c, &a, "idle");
+    wait_state(&mut c, &b, "idle");
+    type_text(&mut c, &a, "Create out.txt containing hello");
+    type_text(&mut c, &b, "Create out.txt containing hello");
+    let da = pending_decision(&mut c, &a);
+    let db = pending_decision(&mut c, &b);
+    assert_ne!(da["id"], db["id"]);
+    let session = |c: &mut Client, p: &str| {
+        ok(c.call("pane.get", json!({"pane_id": p})))["pane"]["agent"]["agent_session_id"].clone()
+    };
+    assert_ne!(session(&mut c, &a), session(&mut c, &b));
+    ok(c.call(
+        "decision.answer",
+        json!({"pane_id": b, "decision_id": db["id"], "option_id": "deny"}),
+    ));
+    ok(c.call(
+        "decision.answer",
+        json!({"pane_id": a, "decision_id": da["id"], "option_id": "once"}),
+    ));
+    wait_state(&mut c, &a, "done");
+    wait_state(&mut c, &b, "done");
+    // Both ran in the same directory: the allowed one wrote the file.
+    assert!(rig.work.join("out.txt").exists());
+}
