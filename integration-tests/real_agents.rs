@@ -411,3 +411,52 @@ fn two_claude_panes_are_answered_independently() {
     // Both ran in the same directory: the allowed one wrote the file.
     assert!(rig.work.join("out.txt").exists());
 }
+
+fn pi_rig() -> Rig {
+    Rig::new(
+        |env, model, home| {
+            let dir = home.join(".pi").join("agent");
+            std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+            let models = json!({"providers": {"fake": {
+                "baseUrl": format!("{}/v1", model.url()), "api": "openai-completions",
+                "apiKey": "sk-fake",
+                "compat": {"supportsDeveloperRole": false, "supportsReasoningEffort": false},
+                "models": [{"id": "fake-model", "name": "Fake Model", "reasoning": false,
+                            "contextWindow": 128000, "maxTokens": 4096}]}}});
+            std::fs::write(dir.join("models.json"), models.to_string())
+                .unwrap_or_else(|e| panic!("{e}"));
+            let settings = json!({"defaultProvider": "fake", "defaultModel": "fake-model",
+                                  "enableInstallTelemetry": false});
+            std::fs::write(dir.join("settings.json"), settings.to_string())
+                .unwrap_or_else(|e| panic!("{e}"));
+            env.set_var("PI_CODING_AGENT_DIR", &dir);
+            env.set_var("PI_OFFLINE", "1");
+            env.set_var("PI_SKIP_VERSION_CHECK", "1");
+            env.set_var("PI_TELEMETRY", "0");
+        },
+        json!({"delay": 2.0, "final_delay": 0.3}),
+    )
+}
+
+/// Pi through signaltty's extension: idle at start, working for the turn (its
+/// bash tool runs without asking: Pi has no permission system), then done +
+/// unread with the turn's last text.
+#[test]
+fn pi_reports_its_turn_through_the_extension() {
+    let pi = agent_bin("pi");
+    let rig = pi_rig();
+    rig.install_hooks("pi");
+    let mut c = rig.server.client();
+    let pane = rig.spawn(&mut c, json!([pi]));
+    wait_state(&mut c, &pane, "idle");
+    let p = ok(c.call("pane.get", json!({"pane_id": pane})));
+    assert_eq!(p["pane"]["agent"]["kind"], "pi");
+    assert!(p["pane"]["agent"]["agent_session_id"].is_string(), "{p}");
+    type_text(&mut c, &pane, "Create out.txt containing hello");
+    wait_state(&mut c, &pane, "working");
+    let done = wait_state(&mut c, &pane, "done");
+    assert_eq!(done["attention"], "unread");
+    assert!(rig.work.join("out.txt").exists());
+    let p = ok(c.call("pane.get", json!({"pane_id": pane})));
+    assert_eq!(p["pane"]["last_message"], "done: wrote out.txt");
+}
