@@ -374,7 +374,10 @@ fn claude_denied_from_signaltty_does_not_run_the_tool() {
     ));
     // Claude tells the model the tool was denied; the turn then ends.
     wait_state(&mut c, &pane, "done");
-    assert!(!rig.work.join("out.txt").exists(), "a denied tool never runs");
+    assert!(
+        !rig.work.join("out.txt").exists(),
+        "a denied tool never runs"
+    );
 }
 
 /// Two Claude panes ask at once: each pane's hooks reach its own pane, and each
@@ -459,4 +462,57 @@ fn pi_reports_its_turn_through_the_extension() {
     assert!(rig.work.join("out.txt").exists());
     let p = ok(c.call("pane.get", json!({"pane_id": pane})));
     assert_eq!(p["pane"]["last_message"], "done: wrote out.txt");
+}
+
+fn gemini_rig() -> Rig {
+    Rig::new(
+        |env, model, home| {
+            let dir = home.join(".gemini");
+            std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+            let settings = json!({
+                "general": {"enableAutoUpdate": false, "enableAutoUpdateNotification": false},
+                "privacy": {"usageStatisticsEnabled": false},
+                "telemetry": {"enabled": false},
+                "security": {"auth": {"selectedType": "gemini-api-key"},
+                             "folderTrust": {"enabled": false}},
+                "model": {"name": "gemini-2.5-flash"}
+            });
+            std::fs::write(dir.join("settings.json"), settings.to_string())
+                .unwrap_or_else(|e| panic!("{e}"));
+            env.set_var("GEMINI_API_KEY", "fake-gemini-key");
+            env.set_var("GOOGLE_GEMINI_BASE_URL", model.url());
+            env.set_var("GEMINI_TELEMETRY_ENABLED", "0");
+            env.set_var("COLORTERM", "truecolor");
+        },
+        json!({"delay": 2.0, "final_delay": 0.3}),
+    )
+}
+
+/// Gemini CLI through its hooks: idle, working, blocked on its tool
+/// permission prompt (answered in the terminal: its hooks cannot answer), the
+/// tool runs, done + unread.
+#[test]
+fn gemini_blocks_on_its_permission_prompt_and_finishes_the_turn() {
+    let gemini = agent_bin("gemini");
+    let rig = gemini_rig();
+    rig.install_hooks("gemini");
+    let mut c = rig.server.client();
+    let pane = rig.spawn(&mut c, json!([gemini]));
+    wait_state(&mut c, &pane, "idle");
+    type_text(&mut c, &pane, "Create out.txt containing hello");
+    wait_state(&mut c, &pane, "working");
+    let blocked = wait_state(&mut c, &pane, "blocked");
+    assert_eq!(blocked["attention"], "permission_required");
+    // Allow once is the preselected choice, once the prompt is drawn.
+    wait_screen(&mut c, &pane, "Allow once");
+    ok(c.call(
+        "pane.input",
+        json!({"pane_id": pane, "data_b64": base64::engine::general_purpose::STANDARD.encode("\r")}),
+    ));
+    let out = rig.work.join("out.txt");
+    wait_until("the tool to write out.txt", LONG, || {
+        out.exists().then_some(())
+    });
+    let done = wait_state(&mut c, &pane, "done");
+    assert_eq!(done["attention"], "unread");
 }

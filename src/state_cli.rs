@@ -130,6 +130,9 @@ pub fn hook_event(global: &Global, args: HookArgs) -> i32 {
         Ok(value) => {
             if global.json {
                 say!("{value}");
+            } else if !std::io::stderr().is_terminal() {
+                // Run by an agent's hook: some agents (Gemini CLI) show a hook's
+                // stderr to the user, so the summary is only for people.
             } else if let Ok(r) = serde_json::from_value::<HookEventResult>(value) {
                 let show = |v: Option<String>| v.unwrap_or_else(|| "-".into());
                 if r.accepted {

@@ -265,7 +265,7 @@ class Handler(BaseHTTPRequestHandler):
             api = "chat"
         elif path.endswith("/messages"):
             api = "anthropic"
-        elif "generateContent" in path:
+        elif path.endswith(":streamGenerateContent") or path.endswith(":generateContent"):
             api = "gemini"
         else:
             self.record({"method": "POST", "path": path, "api": None})
@@ -278,7 +278,7 @@ class Handler(BaseHTTPRequestHandler):
         if reply.error:
             return self.json_reply({"error": {"type": "api_error", "code": 500,
                                               "message": "fake model: scripted failure"}}, 500)
-        stream = bool(body.get("stream")) or "streamGenerateContent" in path
+        stream = bool(body.get("stream")) or path.endswith(":streamGenerateContent")
         try:
             getattr(self, "answer_" + api)(body, reply, stream)
         except (BrokenPipeError, ConnectionResetError):
