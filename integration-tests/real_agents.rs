@@ -516,3 +516,70 @@ fn gemini_blocks_on_its_permission_prompt_and_finishes_the_turn() {
     let done = wait_state(&mut c, &pane, "done");
     assert_eq!(done["attention"], "unread");
 }
+
+fn opencode_rig() -> Rig {
+    Rig::new(
+        |env, model, home| {
+            let config = env.root().join("config").join("opencode");
+            std::fs::create_dir_all(&config).unwrap_or_else(|e| panic!("{e}"));
+            let settings = json!({
+                "provider": {"fake": {"npm": "@ai-sdk/openai-compatible", "name": "Fake loopback",
+                    "options": {"baseURL": format!("{}/v1", model.url()), "apiKey": "sk-fake"},
+                    "models": {"fake-model": {"name": "Fake Model", "tool_call": true,
+                        "limit": {"context": 128000, "output": 4096}}}}},
+                "model": "fake/fake-model", "small_model": "fake/fake-model",
+                "autoupdate": false, "share": "disabled",
+                "permission": {"bash": "ask", "edit": "ask"}
+            });
+            std::fs::write(config.join("opencode.json"), settings.to_string())
+                .unwrap_or_else(|e| panic!("{e}"));
+            for (k, v) in [
+                ("XDG_DATA_HOME", home.join(".local/share")),
+                ("XDG_CACHE_HOME", home.join(".cache")),
+            ] {
+                env.set_var(k, v);
+            }
+            for k in [
+                "OPENCODE_DISABLE_AUTOUPDATE",
+                "OPENCODE_DISABLE_MODELS_FETCH",
+                "OPENCODE_DISABLE_LSP_DOWNLOAD",
+                "OPENCODE_DISABLE_SHARE",
+                "OPENCODE_DISABLE_DEFAULT_PLUGINS",
+            ] {
+                env.set_var(k, "1");
+            }
+        },
+        json!({"delay": 2.0, "final_delay": 0.3}),
+    )
+}
+
+/// OpenCode through signaltty's plugin: working while busy, blocked while its
+/// permission is asked (its status stays "busy" then: only permission.asked
+/// shows it), working again once allowed in the terminal, done + unread.
+#[test]
+fn opencode_reports_its_permission_wait_through_the_plugin() {
+    let opencode = agent_bin("opencode");
+    let rig = opencode_rig();
+    rig.install_hooks("opencode");
+    let mut c = rig.server.client();
+    let pane = rig.spawn(&mut c, json!([opencode]));
+    wait_screen(&mut c, &pane, "Ask anything");
+    type_text(&mut c, &pane, "Create out.txt containing hello");
+    wait_state(&mut c, &pane, "working");
+    let blocked = wait_state(&mut c, &pane, "blocked");
+    assert_eq!(blocked["attention"], "permission_required");
+    // "Allow once" is preselected.
+    wait_screen(&mut c, &pane, "Allow once");
+    ok(c.call(
+        "pane.input",
+        json!({"pane_id": pane, "data_b64": base64::engine::general_purpose::STANDARD.encode("\r")}),
+    ));
+    let out = rig.work.join("out.txt");
+    wait_until("the tool to write out.txt", LONG, || {
+        out.exists().then_some(())
+    });
+    let done = wait_state(&mut c, &pane, "done");
+    assert_eq!(done["attention"], "unread");
+    let p = ok(c.call("pane.get", json!({"pane_id": pane})));
+    assert_eq!(p["pane"]["agent"]["kind"], "opencode");
+}
