@@ -6,7 +6,6 @@
 //!
 //! An agent that cannot be installed or started fails its test loudly.
 
-use crate::support::agents::wait_screen;
 use crate::support::client::Client;
 use crate::support::{TestEnv, TestServer, ok, str_field, wait_until};
 use base64::Engine as _;
@@ -105,6 +104,28 @@ impl Drop for Model {
     }
 }
 
+/// Waits (up to a minute: real agents start slowly) until a line of the
+/// pane's screen contains `text`.
+fn wait_screen(c: &mut Client, pane: &str, text: &str) -> Value {
+    let _ = c
+        .stream()
+        .set_read_timeout(Some(LONG + Duration::from_secs(10)));
+    let r = c.call(
+        "pane.wait_for_output",
+        json!({"pane_id": pane, "match": text, "mode": "screen", "timeout_s": LONG.as_secs()}),
+    );
+    let _ = c.stream().set_read_timeout(Some(crate::support::DEADLINE));
+    if !r.ok {
+        let screen = ok(c.call("pane.read", json!({"pane_id": pane, "mode": "screen"})));
+        panic!(
+            "waiting for {text:?} on screen: {:?}\nscreen:\n{}",
+            r.error,
+            str_field(&screen, "text")
+        );
+    }
+    ok(r)
+}
+
 /// Types a prompt the way a terminal delivers a paste, waits until the agent
 /// shows it in its input box, then presses Enter as a key of its own (agents
 /// that detect paste bursts would otherwise take a quick Enter for a newline).
@@ -143,6 +164,48 @@ fn wait_state(c: &mut Client, pane: &str, until: &str) -> Value {
         );
     }
     ok(r)
+}
+
+/// With `$SIGNALTTY_CAPTURE_SCREENS` set, keeps the pane's screen (and title)
+/// as a fixture `<dir>/<agent>/<state>.txt` for the screen-rule tests, after
+/// waiting (briefly, softly) for `sign` to be drawn when one is given.
+fn capture(c: &mut Client, pane: &str, agent: &str, state: &str, sign: Option<&str>) {
+    let Some(dir) = std::env::var_os("SIGNALTTY_CAPTURE_SCREENS") else {
+        return;
+    };
+    let read = |c: &mut Client| {
+        let screen = ok(c.call("pane.read", json!({"pane_id": pane, "mode": "screen"})));
+        str_field(&screen, "text").to_owned()
+    };
+    let title_of = |c: &mut Client| {
+        let p = ok(c.call("pane.get", json!({"pane_id": pane})));
+        p["pane"]["title"].as_str().unwrap_or_default().to_owned()
+    };
+    // A spinner in the title means the agent has not settled its screen yet.
+    let spinning = |t: &str| {
+        t.chars()
+            .next()
+            .is_some_and(|ch| ('\u{2800}'..='\u{28ff}').contains(&ch))
+    };
+    let mut text = read(c);
+    let mut title = title_of(c);
+    for _ in 0..60 {
+        let drawn = sign.is_none_or(|s| text.contains(s));
+        let settled = !matches!(state, "idle" | "done") || !spinning(&title);
+        if drawn && settled {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+        text = read(c);
+        title = title_of(c);
+    }
+    let out = PathBuf::from(dir).join(agent);
+    std::fs::create_dir_all(&out).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(
+        out.join(format!("{state}.txt")),
+        format!("# title: {title}\n{text}\n"),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
 }
 
 fn pending_decision(c: &mut Client, pane: &str) -> Value {
@@ -251,9 +314,12 @@ fn claude_asks_permission_and_an_allow_once_from_signaltty_runs_the_tool() {
     let mut c = rig.server.client();
     let pane = rig.spawn(&mut c, json!([claude]));
     wait_state(&mut c, &pane, "idle");
+    capture(&mut c, &pane, "claude", "idle", None);
     type_text(&mut c, &pane, "Create out.txt containing hello");
     wait_state(&mut c, &pane, "working");
+    capture(&mut c, &pane, "claude", "working", Some("esc to interrupt"));
     let d = pending_decision(&mut c, &pane);
+    capture(&mut c, &pane, "claude", "blocked", Some("Do you want"));
     assert!(str_field(&d, "id").starts_with("permission_"), "{d}");
     assert!(str_field(&d, "prompt").starts_with("Allow Bash?"), "{d}");
     let p = ok(c.call("pane.get", json!({"pane_id": pane})));
@@ -271,6 +337,7 @@ fn claude_asks_permission_and_an_allow_once_from_signaltty_runs_the_tool() {
     let done = wait_state(&mut c, &pane, "done");
     assert_eq!(done["attention"], "unread");
     wait_screen(&mut c, &pane, "done: wrote out.txt");
+    capture(&mut c, &pane, "claude", "done", None);
     assert!(
         rig.model
             .requests()
@@ -340,9 +407,14 @@ fn codex_asks_permission_and_an_allow_once_from_signaltty_runs_the_tool() {
     );
     // Codex reports its session only at the first prompt: wait for its input box.
     wait_screen(&mut c, &pane, "Ask Codex to do anything");
+    capture(&mut c, &pane, "codex", "idle", None);
     type_text(&mut c, &pane, "Create out.txt containing hello");
     wait_state(&mut c, &pane, "working");
+    capture(&mut c, &pane, "codex", "working", Some("esc to interrupt"));
     let d = pending_decision(&mut c, &pane);
+    // Codex waits for its PermissionRequest hook before drawing its own
+    // prompt: while signaltty holds the question, its screen says working.
+    capture(&mut c, &pane, "codex", "hook-running", Some("Running hook"));
     assert!(str_field(&d, "id").starts_with("permission_"), "{d}");
     let answered = ok(c.call(
         "decision.answer",
@@ -355,6 +427,7 @@ fn codex_asks_permission_and_an_allow_once_from_signaltty_runs_the_tool() {
     });
     let done = wait_state(&mut c, &pane, "done");
     assert_eq!(done["attention"], "unread");
+    capture(&mut c, &pane, "codex", "done", Some("done: wrote out.txt"));
 }
 
 /// Deny from signaltty: Claude does not run the tool.
@@ -452,13 +525,16 @@ fn pi_reports_its_turn_through_the_extension() {
     let mut c = rig.server.client();
     let pane = rig.spawn(&mut c, json!([pi]));
     wait_state(&mut c, &pane, "idle");
+    capture(&mut c, &pane, "pi", "idle", None);
     let p = ok(c.call("pane.get", json!({"pane_id": pane})));
     assert_eq!(p["pane"]["agent"]["kind"], "pi");
     assert!(p["pane"]["agent"]["agent_session_id"].is_string(), "{p}");
     type_text(&mut c, &pane, "Create out.txt containing hello");
     wait_state(&mut c, &pane, "working");
+    capture(&mut c, &pane, "pi", "working", Some("Working"));
     let done = wait_state(&mut c, &pane, "done");
     assert_eq!(done["attention"], "unread");
+    capture(&mut c, &pane, "pi", "done", Some("done: wrote out.txt"));
     assert!(rig.work.join("out.txt").exists());
     let p = ok(c.call("pane.get", json!({"pane_id": pane})));
     assert_eq!(p["pane"]["last_message"], "done: wrote out.txt");
@@ -499,12 +575,14 @@ fn gemini_blocks_on_its_permission_prompt_and_finishes_the_turn() {
     let mut c = rig.server.client();
     let pane = rig.spawn(&mut c, json!([gemini]));
     wait_state(&mut c, &pane, "idle");
+    capture(&mut c, &pane, "gemini", "idle", Some("Type your message"));
     type_text(&mut c, &pane, "Create out.txt containing hello");
     wait_state(&mut c, &pane, "working");
     let blocked = wait_state(&mut c, &pane, "blocked");
     assert_eq!(blocked["attention"], "permission_required");
     // Allow once is the preselected choice, once the prompt is drawn.
     wait_screen(&mut c, &pane, "Allow once");
+    capture(&mut c, &pane, "gemini", "blocked", None);
     ok(c.call(
         "pane.input",
         json!({"pane_id": pane, "data_b64": base64::engine::general_purpose::STANDARD.encode("\r")}),
@@ -515,6 +593,7 @@ fn gemini_blocks_on_its_permission_prompt_and_finishes_the_turn() {
     });
     let done = wait_state(&mut c, &pane, "done");
     assert_eq!(done["attention"], "unread");
+    capture(&mut c, &pane, "gemini", "done", Some("done: wrote out.txt"));
 }
 
 fn opencode_rig() -> Rig {
@@ -564,12 +643,15 @@ fn opencode_reports_its_permission_wait_through_the_plugin() {
     let mut c = rig.server.client();
     let pane = rig.spawn(&mut c, json!([opencode]));
     wait_screen(&mut c, &pane, "Ask anything");
+    capture(&mut c, &pane, "opencode", "idle", None);
     type_text(&mut c, &pane, "Create out.txt containing hello");
     wait_state(&mut c, &pane, "working");
+    capture(&mut c, &pane, "opencode", "working", Some("esc interrupt"));
     let blocked = wait_state(&mut c, &pane, "blocked");
     assert_eq!(blocked["attention"], "permission_required");
     // "Allow once" is preselected.
     wait_screen(&mut c, &pane, "Allow once");
+    capture(&mut c, &pane, "opencode", "blocked", None);
     ok(c.call(
         "pane.input",
         json!({"pane_id": pane, "data_b64": base64::engine::general_purpose::STANDARD.encode("\r")}),
@@ -580,6 +662,13 @@ fn opencode_reports_its_permission_wait_through_the_plugin() {
     });
     let done = wait_state(&mut c, &pane, "done");
     assert_eq!(done["attention"], "unread");
+    capture(
+        &mut c,
+        &pane,
+        "opencode",
+        "done",
+        Some("done: wrote out.txt"),
+    );
     let p = ok(c.call("pane.get", json!({"pane_id": pane})));
     assert_eq!(p["pane"]["agent"]["kind"], "opencode");
 }

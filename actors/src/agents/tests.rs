@@ -474,3 +474,58 @@ fn every_bundled_file_is_embedded_valid_and_ends_with_the_idle_fallback() {
         );
     }
 }
+
+/// Screens captured from the real agents at pinned versions by the real-agent
+/// suite (`SIGNALTTY_CAPTURE_SCREENS=DIR`), one directory per agent and
+/// version: the bundled rules must tell each state. A new agent release that
+/// draws differently shows up here as a failing fixture.
+#[test]
+fn the_real_agents_screens_are_classified_by_the_bundled_rules() {
+    use ScreenState::*;
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../integration-tests/fixtures/real-screens");
+    let mut checked = 0;
+    let mut dirs: Vec<_> = std::fs::read_dir(&root)
+        .map(|d| d.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    dirs.sort();
+    for dir in dirs {
+        let name = dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let agent = name.split('-').next().unwrap_or_default();
+        let kind = AgentKind::parse(agent).unwrap_or_else(|| panic!("{name}: unknown agent"));
+        let mut files: Vec<_> = std::fs::read_dir(&dir)
+            .map(|d| d.flatten().map(|e| e.path()).collect())
+            .unwrap_or_default();
+        files.sort();
+        for file in files {
+            let text = std::fs::read_to_string(&file).unwrap_or_default();
+            let (first, screen) = text.split_once('\n').unwrap_or((&text, ""));
+            let title = first.strip_prefix("# title: ").unwrap_or_default();
+            let state = file
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let expected = match state.as_str() {
+                "idle" | "done" => Idle,
+                "working" | "hook-running" => Working,
+                "blocked" => Blocked,
+                other => panic!("{name}/{other}: no expected state for this file name"),
+            };
+            let got = state_of(kind, agent, screen, title);
+            assert_eq!(
+                got.as_ref().map(|(s, _)| *s),
+                Some(expected),
+                "{name}/{state}.txt (title {title:?}) → {got:?}"
+            );
+            checked += 1;
+        }
+    }
+    assert!(
+        checked >= 15,
+        "only {checked} real screens found under {}",
+        root.display()
+    );
+}
