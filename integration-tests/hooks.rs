@@ -3,6 +3,7 @@
 //! attribution by `$SIGNALTTY_PANE` and by process ancestry, the adapters'
 //! mappings and the guards, and the CLI's stdout discipline.
 
+use crate::support::agents::wait_screen;
 use crate::support::client::Client;
 use crate::support::process::BIN;
 use crate::support::{TestServer, err, ok, str_field, u64_field};
@@ -878,4 +879,69 @@ fn a_tombstone_resumes_its_agent_in_the_same_pane() {
         ErrorCode::BadParams,
         "not resumable"
     );
+}
+
+/// Esc at an agent's question sends no hook. Once the screen rules have seen
+/// the question a hook raised, the screen going back to the prompt unblocks
+/// the pane and clears its attention (the real Gemini test agrees).
+#[test]
+fn a_question_dismissed_on_screen_unblocks_a_hooked_pane() {
+    let server = TestServer::start();
+    let mut c = server.client();
+    let ws = workspace(&mut c, &server);
+    let pane = spawn_fake(&mut c, &ws, "fake-claude", false);
+    wait_for(&mut c, &pane, "idle", &Value::Null);
+    type_line(&mut c, &pane, "prompt fix the bug");
+    wait_for(&mut c, &pane, "working", &Value::Null);
+    type_line(&mut c, &pane, "permission Bash");
+    let blocked = wait_for(&mut c, &pane, "blocked", &Value::Null);
+    assert_eq!(blocked["attention"], "permission_required");
+    wait_screen(&mut c, &pane, "2. No");
+    assert_eq!(
+        get(&mut c, &pane)["pane"]["pending_decision"]["answerable"],
+        false
+    );
+
+    let b = get(&mut c, &pane)["wait_baseline"].clone();
+    type_line(&mut c, &pane, "dismiss");
+    let idle = wait_for(&mut c, &pane, "idle", &b);
+    assert_eq!(idle["attention"], "none");
+    assert!(get(&mut c, &pane)["pane"]["pending_decision"].is_null());
+    let explain = ok(c.call("pane.explain", json!({"pane_id": pane})));
+    assert!(
+        str_field(&explain["lifecycle"], "source").starts_with("screen:"),
+        "{explain}"
+    );
+
+    // Hooks lead again: the next prompt is working, the screen is not consulted.
+    type_line(&mut c, &pane, "prompt again");
+    wait_for(&mut c, &pane, "working", &Value::Null);
+}
+
+/// A question the screen never showed is not dismissed by the screen: a
+/// blocked pane whose screen reads idle from the start stays blocked until a
+/// hook (or an answer) moves it.
+#[test]
+fn a_hook_blocked_pane_whose_question_never_showed_stays_blocked() {
+    let server = TestServer::start();
+    let mut c = server.client();
+    let ws = workspace(&mut c, &server);
+    let pane = spawn_fake(&mut c, &ws, "fake-claude", false);
+    wait_for(&mut c, &pane, "idle", &Value::Null);
+    type_line(&mut c, &pane, "prompt fix the bug");
+    wait_for(&mut c, &pane, "working", &Value::Null);
+    type_line(&mut c, &pane, "quiet-permission Bash");
+    wait_for(&mut c, &pane, "blocked", &Value::Null);
+    let b = get(&mut c, &pane)["wait_baseline"].clone();
+    type_line(&mut c, &pane, "dismiss");
+    wait_screen(&mut c, &pane, "(dismissed)");
+    // Four screen ticks and more: the pane must not have left `blocked`.
+    let r = c.call(
+        "wait",
+        json!({"pane_id": pane, "until": "idle", "after": b, "timeout_s": 3}),
+    );
+    assert_eq!(err(r).code, ErrorCode::Timeout);
+    assert_eq!(get(&mut c, &pane)["pane"]["lifecycle"], "blocked");
+    type_line(&mut c, &pane, "stop all done");
+    wait_for(&mut c, &pane, "done", &Value::Null);
 }

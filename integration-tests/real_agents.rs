@@ -126,21 +126,50 @@ fn wait_screen(c: &mut Client, pane: &str, text: &str) -> Value {
     ok(r)
 }
 
-/// Types a prompt the way a terminal delivers a paste, waits until the agent
-/// shows it in its input box, then presses Enter as a key of its own (agents
-/// that detect paste bursts would otherwise take a quick Enter for a newline).
-fn type_text(c: &mut Client, pane: &str, text: &str) {
-    let b64 = |s: &str| base64::engine::general_purpose::STANDARD.encode(s);
-    let paste = format!("\x1b[200~{text}\x1b[201~");
-    ok(c.call(
-        "pane.input",
-        json!({"pane_id": pane, "data_b64": b64(&paste)}),
-    ));
-    wait_screen(c, pane, text);
-    ok(c.call(
-        "pane.input",
-        json!({"pane_id": pane, "data_b64": b64("\r")}),
-    ));
+/// Submits a prompt with `pane.submit`, as a script driving an agent would:
+/// paste, Enter, and the server's activity gate with its one Enter retry (an
+/// agent that takes a quick Enter after a paste for part of it gets another).
+/// The budget is generous: on a loaded machine a real agent starts slowly.
+fn submit(c: &mut Client, pane: &str, text: &str) -> Value {
+    let _ = c
+        .stream()
+        .set_read_timeout(Some(LONG + Duration::from_secs(10)));
+    let r = c.call(
+        "pane.submit",
+        json!({"pane_id": pane, "text": text, "submit_delay_ms": 500, "stall_timeout_s": 40}),
+    );
+    let _ = c.stream().set_read_timeout(Some(crate::support::DEADLINE));
+    if !r.ok {
+        let screen = ok(c.call("pane.read", json!({"pane_id": pane, "mode": "screen"})));
+        let pane_now = ok(c.call("pane.get", json!({"pane_id": pane})));
+        panic!(
+            "submitting {text:?}: {:?}\npane: {}\nscreen:\n{}",
+            r.error,
+            pane_now["pane"],
+            str_field(&screen, "text")
+        );
+    }
+    ok(r)
+}
+
+/// Waits until an agent can take a prompt: its input box (`hint`, text the
+/// agent draws there) is on screen and the pane is `idle`. Some agents report
+/// their session start before their input box reads keys (Gemini CLI): a
+/// prompt pasted then is echoed by the terminal and lost.
+fn wait_ready(c: &mut Client, pane: &str, hint: &str) -> Value {
+    wait_screen(c, pane, hint);
+    wait_state(c, pane, "idle")
+}
+
+/// Waits until the agent's own session report has reached the pane (a screen
+/// rule may make a fresh agent `idle` before its first hook).
+fn wait_session(c: &mut Client, pane: &str) -> Value {
+    crate::support::wait_until("the agent's session report", LONG, || {
+        let p = ok(c.call("pane.get", json!({"pane_id": pane})));
+        p["pane"]["agent"]["agent_session_id"]
+            .is_string()
+            .then_some(p)
+    })
 }
 
 fn wait_state(c: &mut Client, pane: &str, until: &str) -> Value {
@@ -156,10 +185,12 @@ fn wait_state(c: &mut Client, pane: &str, until: &str) -> Value {
     if !r.ok {
         let screen = ok(c.call("pane.read", json!({"pane_id": pane, "mode": "screen"})));
         let pane_now = ok(c.call("pane.get", json!({"pane_id": pane})));
+        let explain = ok(c.call("pane.explain", json!({"pane_id": pane})));
         panic!(
-            "waiting for {until}: {:?}\npane: {}\nscreen:\n{}",
+            "waiting for {until}: {:?}\npane: {}\nexplain: {}\nscreen:\n{}",
             r.error,
             pane_now["pane"],
+            json!({"hooked": explain["hooked"], "matched": explain["matched"], "classifies": explain["classifies"], "lifecycle": explain["lifecycle"]}),
             str_field(&screen, "text")
         );
     }
@@ -231,6 +262,15 @@ impl Rig {
         let work = home.join("work");
         std::fs::create_dir_all(&work).unwrap_or_else(|e| panic!("work dir: {e}"));
         let model = Model::start(env.root(), script);
+        // CI runners export CI=true (and CI_*); Gemini CLI then refuses its
+        // interactive UI and exits asking for stdin. The agents run as a
+        // person would run them, so the markers of a CI job do not reach them.
+        for (key, _) in std::env::vars_os() {
+            let name = key.to_string_lossy();
+            if name == "CI" || name.starts_with("CI_") || name == "CONTINUOUS_INTEGRATION" {
+                env.remove_var(&key);
+            }
+        }
         agent_env(&mut env, &model, &home);
         let server = TestServer::start_in(env);
         Rig {
@@ -313,9 +353,9 @@ fn claude_asks_permission_and_an_allow_once_from_signaltty_runs_the_tool() {
     rig.install_hooks("claude");
     let mut c = rig.server.client();
     let pane = rig.spawn(&mut c, json!([claude]));
-    wait_state(&mut c, &pane, "idle");
+    wait_ready(&mut c, &pane, "? for shortcuts");
     capture(&mut c, &pane, "claude", "idle", None);
-    type_text(&mut c, &pane, "Create out.txt containing hello");
+    submit(&mut c, &pane, "Create out.txt containing hello");
     wait_state(&mut c, &pane, "working");
     capture(&mut c, &pane, "claude", "working", Some("esc to interrupt"));
     let d = pending_decision(&mut c, &pane);
@@ -405,10 +445,11 @@ fn codex_asks_permission_and_an_allow_once_from_signaltty_runs_the_tool() {
         &mut c,
         json!([codex, "--no-daemon", "--dangerously-bypass-hook-trust"]),
     );
-    // Codex reports its session only at the first prompt: wait for its input box.
-    wait_screen(&mut c, &pane, "Ask Codex to do anything");
+    // Codex reports its session only at the first prompt: its input box on
+    // screen makes the pane idle (a screen rule), so it takes `pane.submit`.
+    wait_ready(&mut c, &pane, "Ask Codex to do anything");
     capture(&mut c, &pane, "codex", "idle", None);
-    type_text(&mut c, &pane, "Create out.txt containing hello");
+    submit(&mut c, &pane, "Create out.txt containing hello");
     wait_state(&mut c, &pane, "working");
     capture(&mut c, &pane, "codex", "working", Some("esc to interrupt"));
     let d = pending_decision(&mut c, &pane);
@@ -438,8 +479,8 @@ fn claude_denied_from_signaltty_does_not_run_the_tool() {
     rig.install_hooks("claude");
     let mut c = rig.server.client();
     let pane = rig.spawn(&mut c, json!([claude]));
-    wait_state(&mut c, &pane, "idle");
-    type_text(&mut c, &pane, "Create out.txt containing hello");
+    wait_ready(&mut c, &pane, "? for shortcuts");
+    submit(&mut c, &pane, "Create out.txt containing hello");
     let d = pending_decision(&mut c, &pane);
     ok(c.call(
         "decision.answer",
@@ -463,10 +504,10 @@ fn two_claude_panes_are_answered_independently() {
     let mut c = rig.server.client();
     let a = rig.spawn(&mut c, json!([claude]));
     let b = rig.spawn(&mut c, json!([claude]));
-    wait_state(&mut c, &a, "idle");
-    wait_state(&mut c, &b, "idle");
-    type_text(&mut c, &a, "Create out.txt containing hello");
-    type_text(&mut c, &b, "Create out.txt containing hello");
+    wait_ready(&mut c, &a, "? for shortcuts");
+    wait_ready(&mut c, &b, "? for shortcuts");
+    submit(&mut c, &a, "Create out.txt containing hello");
+    submit(&mut c, &b, "Create out.txt containing hello");
     let da = pending_decision(&mut c, &a);
     let db = pending_decision(&mut c, &b);
     assert_ne!(da["id"], db["id"]);
@@ -525,11 +566,11 @@ fn pi_reports_its_turn_through_the_extension() {
     let mut c = rig.server.client();
     let pane = rig.spawn(&mut c, json!([pi]));
     wait_state(&mut c, &pane, "idle");
+    let p = wait_session(&mut c, &pane);
     capture(&mut c, &pane, "pi", "idle", None);
-    let p = ok(c.call("pane.get", json!({"pane_id": pane})));
     assert_eq!(p["pane"]["agent"]["kind"], "pi");
     assert!(p["pane"]["agent"]["agent_session_id"].is_string(), "{p}");
-    type_text(&mut c, &pane, "Create out.txt containing hello");
+    submit(&mut c, &pane, "Create out.txt containing hello");
     wait_state(&mut c, &pane, "working");
     capture(&mut c, &pane, "pi", "working", Some("Working"));
     let done = wait_state(&mut c, &pane, "done");
@@ -574,9 +615,9 @@ fn gemini_blocks_on_its_permission_prompt_and_finishes_the_turn() {
     rig.install_hooks("gemini");
     let mut c = rig.server.client();
     let pane = rig.spawn(&mut c, json!([gemini]));
-    wait_state(&mut c, &pane, "idle");
+    wait_ready(&mut c, &pane, "Type your message");
     capture(&mut c, &pane, "gemini", "idle", Some("Type your message"));
-    type_text(&mut c, &pane, "Create out.txt containing hello");
+    submit(&mut c, &pane, "Create out.txt containing hello");
     wait_state(&mut c, &pane, "working");
     let blocked = wait_state(&mut c, &pane, "blocked");
     assert_eq!(blocked["attention"], "permission_required");
@@ -642,9 +683,9 @@ fn opencode_reports_its_permission_wait_through_the_plugin() {
     rig.install_hooks("opencode");
     let mut c = rig.server.client();
     let pane = rig.spawn(&mut c, json!([opencode]));
-    wait_screen(&mut c, &pane, "Ask anything");
+    wait_ready(&mut c, &pane, "Ask anything");
     capture(&mut c, &pane, "opencode", "idle", None);
-    type_text(&mut c, &pane, "Create out.txt containing hello");
+    submit(&mut c, &pane, "Create out.txt containing hello");
     wait_state(&mut c, &pane, "working");
     capture(&mut c, &pane, "opencode", "working", Some("esc interrupt"));
     let blocked = wait_state(&mut c, &pane, "blocked");
@@ -671,4 +712,49 @@ fn opencode_reports_its_permission_wait_through_the_plugin() {
     );
     let p = ok(c.call("pane.get", json!({"pane_id": pane})));
     assert_eq!(p["pane"]["agent"]["kind"], "opencode");
+}
+
+/// A model that fails the turn: OpenCode reports session.error through the
+/// plugin and the pane is failed with error attention; a later idle does not
+/// turn it into success.
+#[test]
+fn opencode_model_error_fails_the_pane() {
+    let opencode = agent_bin("opencode");
+    let rig = opencode_rig();
+    rig.model.set(json!({"mode": "error"}));
+    rig.install_hooks("opencode");
+    let mut c = rig.server.client();
+    let pane = rig.spawn(&mut c, json!([opencode]));
+    wait_ready(&mut c, &pane, "Ask anything");
+    submit(&mut c, &pane, "Create out.txt containing hello");
+    let failed = wait_state(&mut c, &pane, "failed");
+    assert_eq!(failed["attention"], "error");
+    assert!(!rig.work.join("out.txt").exists());
+}
+
+/// Esc at Gemini's permission prompt fires no hook: the screen rules, which
+/// saw the question, see it go, and the pane leaves `blocked`.
+#[test]
+fn gemini_question_dismissed_with_esc_leaves_blocked_by_the_screen() {
+    let gemini = agent_bin("gemini");
+    let rig = gemini_rig();
+    rig.install_hooks("gemini");
+    let mut c = rig.server.client();
+    let pane = rig.spawn(&mut c, json!([gemini]));
+    wait_ready(&mut c, &pane, "Type your message");
+    submit(&mut c, &pane, "Create out.txt containing hello");
+    wait_state(&mut c, &pane, "blocked");
+    wait_screen(&mut c, &pane, "Allow once");
+    ok(c.call(
+        "pane.input",
+        json!({"pane_id": pane, "data_b64": base64::engine::general_purpose::STANDARD.encode("\x1b")}),
+    ));
+    let after = wait_state(&mut c, &pane, "idle");
+    assert_eq!(after["attention"], "none");
+    let explain = ok(c.call("pane.explain", json!({"pane_id": pane})));
+    assert!(
+        str_field(&explain["lifecycle"], "source").starts_with("screen:"),
+        "{explain}"
+    );
+    assert!(!rig.work.join("out.txt").exists());
 }

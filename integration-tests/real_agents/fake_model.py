@@ -17,7 +17,8 @@ runs:
     {"command": "echo hello > out.txt", "final": "done: wrote out.txt",
      "side": "Fake title", "delay": 2.0, "final_delay": 0.5, "mode": "tool"}
 
-`mode: "error"` answers the next main turn with an HTTP 500 error instead.
+`mode: "error"` answers the next main turn with an HTTP error instead (400, or
+`error_status`; clients retry a 5xx for a long time).
 Every request is appended to `--log` as one JSON line. The first line on stdout
 is the port the server listens on (pass `--port 0` for any free port).
 """
@@ -276,8 +277,10 @@ class Handler(BaseHTTPRequestHandler):
                      "tool": reply.tool, "args": reply.args, "text": reply.text,
                      "error": reply.error})
         if reply.error:
-            return self.json_reply({"error": {"type": "api_error", "code": 500,
-                                              "message": "fake model: scripted failure"}}, 500)
+            # 400 by default: clients retry 5xx (for a long while) but not 4xx.
+            status = int(script().get("error_status", 400))
+            return self.json_reply({"error": {"type": "invalid_request_error", "code": status,
+                                              "message": "fake model: scripted failure"}}, status)
         stream = bool(body.get("stream")) or path.endswith(":streamGenerateContent")
         try:
             getattr(self, "answer_" + api)(body, reply, stream)

@@ -9,7 +9,7 @@ use crate::state::apply::{Applied, HookInput, apply_hook, drop_reason, record_se
 use crate::supervisor::Publish;
 use actix::prelude::*;
 use serde_json::Value;
-use signaltty_protocol::pane::{AgentKind, Attention};
+use signaltty_protocol::pane::{AgentKind, Attention, Lifecycle};
 use signaltty_protocol::state::{Decision, HookEventResult, Severity};
 use signaltty_protocol::{Event, Timestamp};
 
@@ -78,11 +78,23 @@ impl Pane {
                 }
                 self.screen_raised = false;
                 self.hooked = true;
+                let was_blocked = self.state.lifecycle == Lifecycle::Blocked;
                 match apply_hook(&mut self.state, &input, Timestamp::now()) {
                     Applied::Accepted(applied) => events.extend(applied),
                     Applied::Dropped(reason) => {
                         log::warn!("hook dropped after its check: {reason}")
                     },
+                }
+                // A new question (or none): the screen has not shown it yet.
+                if !(was_blocked && self.state.lifecycle == Lifecycle::Blocked) {
+                    self.question_on_screen = false;
+                }
+                // Blocked by a hook: look at the screen, which may already
+                // show the question (it is then watched for being dismissed).
+                if !was_blocked && self.state.lifecycle == Lifecycle::Blocked {
+                    self.look_for_question();
+                    self.screen_seen = None;
+                    self.arm_screen(ctx);
                 }
                 if hook.kind == AgentKind::Cursor {
                     events.extend(self.cursor_hook(&hook.event, &hook.payload, ctx));

@@ -206,6 +206,8 @@ pub struct Pane {
     route: Option<NativeRoute>,
     /// A screen evaluation is scheduled.
     screen_armed: bool,
+    /// While a hook keeps the pane blocked: the rules have seen its question.
+    question_on_screen: bool,
 }
 
 impl Pane {
@@ -236,6 +238,7 @@ impl Pane {
             screen_seen: None,
             route: None,
             screen_armed: false,
+            question_on_screen: false,
             state,
         }
     }
@@ -253,6 +256,7 @@ impl Pane {
         if !found.is_empty() {
             self.on_term_events(found, ctx);
         }
+        self.look_for_question();
         self.arm_screen(ctx);
     }
 

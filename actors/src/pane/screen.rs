@@ -96,7 +96,7 @@ impl Pane {
     /// Schedules one evaluation `SCREEN_TICK` from now, unless one is already
     /// scheduled or the rules cannot apply (no process, or it is hooked).
     pub(super) fn arm_screen(&mut self, ctx: &mut Context<Self>) {
-        if self.screen_armed || self.pty.is_none() || self.hooked {
+        if self.screen_armed || self.pty.is_none() || !self.screen_applies() {
             return;
         }
         self.screen_armed = true;
@@ -117,8 +117,15 @@ impl Pane {
             })
     }
 
+    /// Whether screen rules look at this pane now: its process sent no hook,
+    /// or a hook left it blocked (the one state an agent may leave without a
+    /// hook: a question dismissed with Esc fires none).
+    fn screen_applies(&self) -> bool {
+        !self.hooked || self.state.lifecycle == signaltty_protocol::pane::Lifecycle::Blocked
+    }
+
     pub(super) fn screen_tick(&mut self) {
-        if self.pty.is_none() || self.hooked {
+        if self.pty.is_none() || !self.screen_applies() {
             return;
         }
         let seen = (
@@ -134,12 +141,75 @@ impl Pane {
         let Some((_, id, state)) = self.evaluate_screen(false).winner else {
             return;
         };
+        if self.hooked {
+            self.hooked_blocked_tick(state, &id);
+            return;
+        }
         let mut raised = self.screen_raised;
         let events = apply_screen(&mut self.state, state, &id, &mut raised, Timestamp::now());
         self.screen_raised = raised;
         if !events.is_empty() {
             self.note_evidence(&format!("screen:{id}"), &events);
             self.events.do_send(Publish { events });
+        }
+    }
+
+    /// A hook left the pane blocked and its question has not been recognised
+    /// on screen yet: look now, on every output batch, rather than at the next
+    /// tick, since a person may dismiss the question sooner than a tick. This
+    /// stops as soon as the question is seen (or the pane leaves `blocked`).
+    pub(super) fn look_for_question(&mut self) {
+        if !self.hooked
+            || self.question_on_screen
+            || self.state.lifecycle != signaltty_protocol::pane::Lifecycle::Blocked
+        {
+            return;
+        }
+        if let Some((_, _, crate::agents::screen::ScreenState::Blocked)) =
+            self.evaluate_screen(false).winner
+        {
+            self.question_on_screen = true;
+        }
+    }
+
+    /// A hooked pane that a hook left blocked: once the rules have seen its
+    /// question on screen and then see the agent idle or working again, the
+    /// question was dismissed (or answered) in the terminal: Esc fires no hook.
+    /// The pane leaves `blocked`, a decision only the terminal could answer is
+    /// dropped (`moved_on`) and the question's attention goes. A decision with
+    /// a reporter still waiting keeps the pane blocked (its route ends it), and
+    /// rules that never recognised the question never unblock it.
+    fn hooked_blocked_tick(&mut self, state: crate::agents::screen::ScreenState, rule: &str) {
+        use crate::agents::screen::ScreenState;
+        use signaltty_protocol::pane::Lifecycle;
+        match state {
+            ScreenState::Blocked => self.question_on_screen = true,
+            ScreenState::Idle | ScreenState::Working
+                if self.question_on_screen
+                    && self
+                        .state
+                        .pending_decision
+                        .as_ref()
+                        .is_none_or(|d| !d.answerable) =>
+            {
+                let to = if state == ScreenState::Idle {
+                    Lifecycle::Idle
+                } else {
+                    Lifecycle::Working
+                };
+                let source = format!("screen:{rule}");
+                let events = self.with_axes(&source, |axes| {
+                    axes.clear_decision("moved_on");
+                    axes.set_lifecycle(to, &source);
+                    axes.clear("screen");
+                });
+                self.question_on_screen = false;
+                if !events.is_empty() {
+                    self.note_evidence(&source, &events);
+                    self.events.do_send(Publish { events });
+                }
+            },
+            _ => {},
         }
     }
 }

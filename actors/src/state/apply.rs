@@ -285,6 +285,14 @@ pub fn apply_screen(
             withdraw(&mut axes, screen_raised);
             axes.set_lifecycle(Lifecycle::Idle, &source);
         },
+        // Departure from §5.3 ("idle, other: unchanged"): a known agent
+        // whose screen shows its prompt before any signal is ready for one.
+        // Codex sends its first hook only with the first prompt; without
+        // this its pane stays `unknown`, so `pane.submit` and a task's ready
+        // wait refuse it forever (docs/lifecycle.md).
+        (ScreenState::Idle, Lifecycle::Unknown) => {
+            axes.set_lifecycle(Lifecycle::Idle, &source);
+        },
         (ScreenState::Idle | ScreenState::Hold, _) => {},
     }
     axes.into_events()

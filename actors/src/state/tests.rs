@@ -820,6 +820,25 @@ mod screen_rules {
     }
 
     #[test]
+    fn a_prompt_on_the_screen_of_a_fresh_agent_makes_it_idle_and_nothing_more() {
+        let mut p = pane(AgentKind::Codex);
+        assert_eq!(p.lifecycle, Lifecycle::Unknown);
+        let mut raised = false;
+        let events = apply_screen(
+            &mut p,
+            ScreenState::Idle,
+            "idle_fallback",
+            &mut raised,
+            at(1),
+        );
+        assert_eq!(
+            (p.lifecycle, p.attention, raised),
+            (Lifecycle::Idle, Attention::None, false)
+        );
+        assert_eq!(names(&events), ["agent.idle"]);
+    }
+
+    #[test]
     fn leaving_blocked_keeps_a_question_the_screen_did_not_raise() {
         let mut p = pane(AgentKind::Claude);
         p.lifecycle = Lifecycle::Blocked;
