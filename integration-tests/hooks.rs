@@ -11,6 +11,7 @@ use base64::Engine as _;
 use serde_json::{Value, json};
 use signaltty_protocol::{ErrorCode, EventFrame};
 use std::path::PathBuf;
+use std::time::Duration;
 
 fn workspace(c: &mut Client, server: &TestServer) -> String {
     let cwd = server.env().root().to_string_lossy().into_owned();
@@ -62,10 +63,14 @@ fn get(c: &mut Client, pane: &str) -> Value {
 }
 
 fn wait_for(c: &mut Client, pane: &str, until: &str, after: &Value) -> Value {
-    ok(c.call(
+    // The reply may take the whole 20 s: read for longer than that.
+    let _ = c.stream().set_read_timeout(Some(Duration::from_secs(30)));
+    let r = c.call(
         "wait",
         json!({"pane_id": pane, "until": until, "after": after, "timeout_s": 20}),
-    ))
+    );
+    let _ = c.stream().set_read_timeout(Some(crate::support::DEADLINE));
+    ok(r)
 }
 
 fn hook(c: &mut Client, pane: &str, agent: &str, event: &str, payload: Value) -> Value {

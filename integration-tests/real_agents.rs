@@ -7,13 +7,15 @@
 //! An agent that cannot be installed or started fails its test loudly.
 
 use crate::support::client::Client;
-use crate::support::{TestEnv, TestServer, ok, str_field, wait_until};
+use crate::support::{RawLine, TestEnv, TestServer, ok, str_field, wait_until};
 use base64::Engine as _;
 use serde_json::{Value, json};
+use signaltty_protocol::{EventFrame, ServerLine};
 use std::io::{BufRead as _, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::time::Duration;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 const LONG: Duration = Duration::from_secs(60);
 
@@ -247,12 +249,83 @@ fn pending_decision(c: &mut Client, pane: &str) -> Value {
     })
 }
 
+/// Microseconds since the epoch, the clock of `$SIGNALTTY_HOOK_LOG`.
+fn now_us() -> u128 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros())
+}
+
+/// A subscriber to every state event, on a thread of its own, noting when
+/// each event reached it. It ends with the server.
+struct Watch {
+    seen: Arc<Mutex<Vec<(u128, EventFrame)>>>,
+}
+
+impl Watch {
+    fn start(server: &TestServer) -> Watch {
+        let mut c = server.client();
+        ok(c.call(
+            "subscribe",
+            json!({"events": ["agent.*", "attention.*", "decision.*"]}),
+        ));
+        let _ = c.stream().set_read_timeout(None);
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let sink = Arc::clone(&seen);
+        std::thread::spawn(move || {
+            while let RawLine::Line(line) = c.read_raw_line() {
+                if let Ok(ServerLine::Event(event)) = ServerLine::parse(&line) {
+                    let at = now_us();
+                    sink.lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .push((at, event));
+                }
+            }
+        });
+        Watch { seen }
+    }
+
+    /// The `agent.*` events of `pane` so far: (arrival, name without
+    /// `agent.`, source).
+    fn lifecycle(&self, pane: &str) -> Vec<(u128, String, String)> {
+        self.seen
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .filter(|(_, e)| e.event.starts_with("agent.") && e.payload["pane_id"] == pane)
+            .map(|(at, e)| {
+                let name = e.event.trim_start_matches("agent.").to_owned();
+                (*at, name, str_field(&e.payload, "source").to_owned())
+            })
+            .collect()
+    }
+
+    /// Waits until the subscriber has seen exactly `expected` as the
+    /// lifecycle of `pane` (the reply to a `wait` may overtake the event).
+    fn expect_lifecycle(&self, pane: &str, expected: &[&str]) {
+        let names = || -> Vec<String> {
+            self.lifecycle(pane)
+                .into_iter()
+                .map(|(_, n, _)| n)
+                .collect()
+        };
+        let reached = crate::support::poll_until(LONG, || names().len() >= expected.len());
+        assert!(
+            reached && names() == expected,
+            "the subscriber saw {:?}, expected {expected:?}",
+            self.lifecycle(pane)
+        );
+    }
+}
+
 /// An isolated home for one agent, with its model server.
 struct Rig {
     server: TestServer,
     home: PathBuf,
     work: PathBuf,
     model: Model,
+    watch: Watch,
+    hook_log: PathBuf,
 }
 
 impl Rig {
@@ -272,12 +345,67 @@ impl Rig {
             }
         }
         agent_env(&mut env, &model, &home);
+        let hook_log = env.root().join("hooks.log");
+        env.set_var("SIGNALTTY_HOOK_LOG", &hook_log);
         let server = TestServer::start_in(env);
+        let watch = Watch::start(&server);
         Rig {
             server,
             home,
             work,
             model,
+            watch,
+            hook_log,
+        }
+    }
+
+    /// Times each hook-driven state event of `pane` from the start of the hook
+    /// reporter that caused it (`$SIGNALTTY_HOOK_LOG`) to its arrival at the
+    /// subscriber, plus `extra` (a screen-driven event, timed by the test).
+    /// Appended as JSON lines to `$SIGNALTTY_LATENCY_OUT`, when set.
+    fn record_latency(&self, agent: &str, pane: &str, extra: &[(&str, u128)]) {
+        let Some(out) = std::env::var_os("SIGNALTTY_LATENCY_OUT") else {
+            return;
+        };
+        let hooks: Vec<Value> = std::fs::read_to_string(&self.hook_log)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .filter(|h: &Value| h["pane"] == pane)
+            .collect();
+        let mut lines = String::new();
+        for (at, name, source) in self.watch.lifecycle(pane) {
+            let Some(event) = source.strip_prefix(&format!("hook:{agent}:")) else {
+                // Not from a hook: noted, untimed.
+                let row =
+                    json!({"agent": agent, "state": name, "source": source, "latency_us": null});
+                lines.push_str(&format!("{row}\n"));
+                continue;
+            };
+            // The latest reporter of that hook that started before the event.
+            let start = hooks
+                .iter()
+                .filter(|h| h["event"] == event)
+                .filter_map(|h| h["at_us"].as_u64().map(u128::from))
+                .filter(|start| *start <= at)
+                .max();
+            if let Some(start) = start {
+                let row = json!({"agent": agent, "state": name, "source": source, "latency_us": at - start});
+                lines.push_str(&format!("{row}\n"));
+            }
+        }
+        for (what, latency_us) in extra {
+            let row = json!({"agent": agent, "state": what, "source": "screen", "latency_us": latency_us});
+            lines.push_str(&format!("{row}\n"));
+        }
+        use std::io::Write as _;
+        let written = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&out)
+            .and_then(|mut f| f.write_all(lines.as_bytes()));
+        if let Err(e) = written {
+            panic!("cannot write {}: {e}", PathBuf::from(out).display());
         }
     }
 
@@ -385,6 +513,9 @@ fn claude_asks_permission_and_an_allow_once_from_signaltty_runs_the_tool() {
             .any(|r| r["last"] == "tool_result"),
         "the model saw the tool's result"
     );
+    rig.watch
+        .expect_lifecycle(&pane, &["idle", "working", "blocked", "working", "done"]);
+    rig.record_latency("claude", &pane, &[]);
 }
 
 fn codex_rig() -> Rig {
@@ -469,6 +600,9 @@ fn codex_asks_permission_and_an_allow_once_from_signaltty_runs_the_tool() {
     let done = wait_state(&mut c, &pane, "done");
     assert_eq!(done["attention"], "unread");
     capture(&mut c, &pane, "codex", "done", Some("done: wrote out.txt"));
+    rig.watch
+        .expect_lifecycle(&pane, &["idle", "working", "blocked", "working", "done"]);
+    rig.record_latency("codex", &pane, &[]);
 }
 
 /// Deny from signaltty: Claude does not run the tool.
@@ -492,6 +626,9 @@ fn claude_denied_from_signaltty_does_not_run_the_tool() {
         !rig.work.join("out.txt").exists(),
         "a denied tool never runs"
     );
+    rig.watch
+        .expect_lifecycle(&pane, &["idle", "working", "blocked", "working", "done"]);
+    rig.record_latency("claude", &pane, &[]);
 }
 
 /// Two Claude panes ask at once: each pane's hooks reach its own pane, and each
@@ -527,6 +664,10 @@ fn two_claude_panes_are_answered_independently() {
     wait_state(&mut c, &b, "done");
     // Both ran in the same directory: the allowed one wrote the file.
     assert!(rig.work.join("out.txt").exists());
+    for p in [&a, &b] {
+        rig.watch
+            .expect_lifecycle(p, &["idle", "working", "blocked", "working", "done"]);
+    }
 }
 
 fn pi_rig() -> Rig {
@@ -579,6 +720,9 @@ fn pi_reports_its_turn_through_the_extension() {
     assert!(rig.work.join("out.txt").exists());
     let p = ok(c.call("pane.get", json!({"pane_id": pane})));
     assert_eq!(p["pane"]["last_message"], "done: wrote out.txt");
+    rig.watch
+        .expect_lifecycle(&pane, &["idle", "working", "done"]);
+    rig.record_latency("pi", &pane, &[]);
 }
 
 fn gemini_rig() -> Rig {
@@ -635,6 +779,9 @@ fn gemini_blocks_on_its_permission_prompt_and_finishes_the_turn() {
     let done = wait_state(&mut c, &pane, "done");
     assert_eq!(done["attention"], "unread");
     capture(&mut c, &pane, "gemini", "done", Some("done: wrote out.txt"));
+    rig.watch
+        .expect_lifecycle(&pane, &["idle", "working", "blocked", "working", "done"]);
+    rig.record_latency("gemini", &pane, &[]);
 }
 
 fn opencode_rig() -> Rig {
@@ -712,6 +859,9 @@ fn opencode_reports_its_permission_wait_through_the_plugin() {
     );
     let p = ok(c.call("pane.get", json!({"pane_id": pane})));
     assert_eq!(p["pane"]["agent"]["kind"], "opencode");
+    rig.watch
+        .expect_lifecycle(&pane, &["idle", "working", "blocked", "working", "done"]);
+    rig.record_latency("opencode", &pane, &[]);
 }
 
 /// A model that fails the turn: OpenCode reports session.error through the
@@ -730,6 +880,9 @@ fn opencode_model_error_fails_the_pane() {
     let failed = wait_state(&mut c, &pane, "failed");
     assert_eq!(failed["attention"], "error");
     assert!(!rig.work.join("out.txt").exists());
+    rig.watch
+        .expect_lifecycle(&pane, &["idle", "working", "failed"]);
+    rig.record_latency("opencode", &pane, &[]);
 }
 
 /// Esc at Gemini's permission prompt fires no hook: the screen rules, which
@@ -745,6 +898,7 @@ fn gemini_question_dismissed_with_esc_leaves_blocked_by_the_screen() {
     submit(&mut c, &pane, "Create out.txt containing hello");
     wait_state(&mut c, &pane, "blocked");
     wait_screen(&mut c, &pane, "Allow once");
+    let esc_at = now_us();
     ok(c.call(
         "pane.input",
         json!({"pane_id": pane, "data_b64": base64::engine::general_purpose::STANDARD.encode("\x1b")}),
@@ -757,4 +911,99 @@ fn gemini_question_dismissed_with_esc_leaves_blocked_by_the_screen() {
         "{explain}"
     );
     assert!(!rig.work.join("out.txt").exists());
+    rig.watch
+        .expect_lifecycle(&pane, &["idle", "working", "blocked", "idle"]);
+    let idle_at = rig
+        .watch
+        .lifecycle(&pane)
+        .last()
+        .map_or(0, |(at, _, _)| *at);
+    rig.record_latency("gemini", &pane, &[("esc → idle", idle_at - esc_at)]);
+}
+
+/// Esc at Claude's permission dialog while signaltty holds the question:
+/// Claude gives up its waiting hook (the reporter's route ends and the
+/// decision goes), no other hook fires, and the screen rules, which saw the
+/// dialog, see it go: the pane leaves `blocked` and nothing is left to answer.
+#[test]
+fn claude_question_dismissed_with_esc_leaves_blocked() {
+    let claude = agent_bin("claude");
+    let rig = claude_rig();
+    rig.install_hooks("claude");
+    let mut c = rig.server.client();
+    let pane = rig.spawn(&mut c, json!([claude]));
+    wait_ready(&mut c, &pane, "? for shortcuts");
+    submit(&mut c, &pane, "Create out.txt containing hello");
+    let d = pending_decision(&mut c, &pane);
+    wait_screen(&mut c, &pane, "Do you want");
+    ok(c.call(
+        "pane.input",
+        json!({"pane_id": pane, "data_b64": base64::engine::general_purpose::STANDARD.encode("\x1b")}),
+    ));
+    let after = wait_state(&mut c, &pane, "idle");
+    assert_eq!(after["attention"], "none");
+    let p = ok(c.call("pane.get", json!({"pane_id": pane})));
+    assert!(p["pane"]["pending_decision"].is_null(), "{p}");
+    let r = c.call(
+        "decision.answer",
+        json!({"pane_id": pane, "decision_id": d["id"], "option_id": "once"}),
+    );
+    assert!(!r.ok, "a dismissed question cannot be answered: {r:?}");
+    assert!(!rig.work.join("out.txt").exists());
+    let life = rig.watch.lifecycle(&pane);
+    assert_eq!(
+        life.last().map(|(_, n, _)| n.as_str()),
+        Some("idle"),
+        "{life:?}"
+    );
+}
+
+/// Deny from signaltty reaches Codex through its waiting hook: the tool never
+/// runs, the turn ends.
+#[test]
+fn codex_denied_from_signaltty_does_not_run_the_tool() {
+    let codex = agent_bin("codex");
+    let rig = codex_rig();
+    rig.install_hooks("codex");
+    let mut c = rig.server.client();
+    let pane = rig.spawn(
+        &mut c,
+        json!([codex, "--no-daemon", "--dangerously-bypass-hook-trust"]),
+    );
+    wait_ready(&mut c, &pane, "Ask Codex to do anything");
+    submit(&mut c, &pane, "Create out.txt containing hello");
+    let d = pending_decision(&mut c, &pane);
+    let p = ok(c.call("pane.get", json!({"pane_id": pane})));
+    assert_eq!(p["pane"]["attention"], "permission_required");
+    ok(c.call(
+        "decision.answer",
+        json!({"pane_id": pane, "decision_id": d["id"], "option_id": "deny"}),
+    ));
+    wait_state(&mut c, &pane, "done");
+    assert!(
+        !rig.work.join("out.txt").exists(),
+        "a denied tool never runs"
+    );
+    rig.watch
+        .expect_lifecycle(&pane, &["idle", "working", "blocked", "working", "done"]);
+}
+
+/// A model that fails Claude's turn: the pane ends the turn failed with error
+/// attention, not done.
+#[test]
+fn claude_model_error_fails_the_pane() {
+    let claude = agent_bin("claude");
+    let rig = claude_rig();
+    rig.model.set(json!({"mode": "error"}));
+    rig.install_hooks("claude");
+    let mut c = rig.server.client();
+    let pane = rig.spawn(&mut c, json!([claude]));
+    wait_ready(&mut c, &pane, "? for shortcuts");
+    submit(&mut c, &pane, "Create out.txt containing hello");
+    let failed = wait_state(&mut c, &pane, "failed");
+    assert_eq!(failed["attention"], "error");
+    assert!(!rig.work.join("out.txt").exists());
+    rig.watch
+        .expect_lifecycle(&pane, &["idle", "working", "failed"]);
+    rig.record_latency("claude", &pane, &[]);
 }

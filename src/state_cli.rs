@@ -19,6 +19,38 @@ use std::time::Duration;
 /// with short timeouts of their own.
 pub const HOOK_REPLY_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// With `$SIGNALTTY_HOOK_LOG` set to a file, every hook reporter appends one
+/// JSON line as it starts: `{"at_us", "agent", "event", "pane", "pid"}` (the
+/// wall clock in microseconds). It shows which hooks an agent really runs, and
+/// when; the real-agent suite times hook → state event with it. A line that
+/// cannot be written is skipped: the trace never fails a hook.
+fn trace_hook(args: &HookArgs) {
+    use std::io::Write as _;
+    let Some(path) = std::env::var_os("SIGNALTTY_HOOK_LOG").filter(|p| !p.is_empty()) else {
+        return;
+    };
+    let at_us = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros());
+    let line = serde_json::json!({
+        "at_us": at_us,
+        "agent": args.agent,
+        "event": args.event,
+        "pane": args.pane.clone().or_else(env_pane),
+        "pid": std::process::id(),
+    });
+    let mut bytes = line.to_string().into_bytes();
+    bytes.push(b'\n');
+    // One write of an O_APPEND file: concurrent reporters do not interleave.
+    if let Ok(mut file) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+    {
+        let _ = file.write_all(&bytes);
+    }
+}
+
 /// `$SIGNALTTY_PANE`, when set.
 fn env_pane() -> Option<String> {
     std::env::var("SIGNALTTY_PANE")
@@ -87,6 +119,7 @@ fn hook_payload(args: &HookArgs) -> Result<Value, String> {
 /// stdout unless `--json`; a line on stderr says what happened. No server is
 /// not an error (exit 0); a server that refuses the hook is (exit 1).
 pub fn hook_event(global: &Global, args: HookArgs) -> i32 {
+    trace_hook(&args);
     let payload = match hook_payload(&args) {
         Ok(p) => p,
         Err(e) => return fail(&format!("BAD_PARAMS: {e}")),

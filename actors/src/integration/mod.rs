@@ -74,6 +74,10 @@ impl Agent {
                 ("Notification", 10, false),
                 ("PermissionRequest", 125, true),
                 ("Stop", 10, false),
+                // Not in spec §11.5 (phase 2 there); seed 003 installs it: an
+                // API error ends Claude's turn with StopFailure and no Stop,
+                // and without it the pane stayed `working` for ever.
+                ("StopFailure", 10, false),
                 ("SessionEnd", 10, false),
             ],
             Agent::Codex => &[

@@ -197,7 +197,7 @@ fn a_stale_path_needs_repair_and_install_refreshes_it() {
     let text = fs::read_to_string(home.roots.file(Agent::Claude)).unwrap_or_default();
     assert!(!text.contains("/old/"), "{text}");
     assert_eq!(
-        text.matches("--event Stop").count(),
+        text.matches("--event Stop").count() - text.matches("--event StopFailure").count(),
         1,
         "refreshed, not duplicated"
     );

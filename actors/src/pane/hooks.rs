@@ -78,6 +78,7 @@ impl Pane {
                 }
                 self.screen_raised = false;
                 self.hooked = true;
+                self.hooks_accepted += 1;
                 let was_blocked = self.state.lifecycle == Lifecycle::Blocked;
                 match apply_hook(&mut self.state, &input, Timestamp::now()) {
                     Applied::Accepted(applied) => events.extend(applied),
@@ -88,6 +89,7 @@ impl Pane {
                 // A new question (or none): the screen has not shown it yet.
                 if !(was_blocked && self.state.lifecycle == Lifecycle::Blocked) {
                     self.question_on_screen = false;
+                    self.dismiss_pending = false;
                 }
                 // Blocked by a hook: look at the screen, which may already
                 // show the question (it is then watched for being dismissed).

@@ -208,6 +208,10 @@ pub struct Pane {
     screen_armed: bool,
     /// While a hook keeps the pane blocked: the rules have seen its question.
     question_on_screen: bool,
+    /// The question went and the screen reads idle: a settle check is scheduled.
+    dismiss_pending: bool,
+    /// Hooks accepted from this pane's processes (a settle check's witness).
+    hooks_accepted: u64,
 }
 
 impl Pane {
@@ -239,6 +243,8 @@ impl Pane {
             route: None,
             screen_armed: false,
             question_on_screen: false,
+            dismiss_pending: false,
+            hooks_accepted: 0,
             state,
         }
     }

@@ -6,17 +6,24 @@
 //! applying it.
 
 use super::Pane;
-use crate::agents::screen::{View, classify};
+use crate::agents::screen::{ScreenState, View, classify};
 use crate::agents::{self, RuleSource};
 use crate::state::apply::apply_screen;
 use crate::supervisor::Publish;
 use actix::prelude::*;
 use serde_json::json;
 use signaltty_protocol::Timestamp;
+use signaltty_protocol::pane::Lifecycle;
 use std::time::Duration;
 
 /// How long after a change a pane is classified from its screen.
 pub const SCREEN_TICK: Duration = Duration::from_millis(500);
+
+/// How long a hook-blocked pane's screen must read idle, with no hook, after
+/// its question went away, before the question counts as dismissed: an
+/// answered question whose turn ends at once reads idle too, until the
+/// agent's turn-end hook arrives.
+pub const DISMISS_SETTLE: Duration = Duration::from_millis(1500);
 
 /// The active rule set changed (`agents.reload`): evaluate again.
 #[derive(Debug, Message)]
@@ -100,9 +107,9 @@ impl Pane {
             return;
         }
         self.screen_armed = true;
-        ctx.run_later(SCREEN_TICK, |pane, _| {
+        ctx.run_later(SCREEN_TICK, |pane, ctx| {
             pane.screen_armed = false;
-            pane.screen_tick();
+            pane.screen_tick(ctx);
         });
     }
 
@@ -121,10 +128,10 @@ impl Pane {
     /// or a hook left it blocked (the one state an agent may leave without a
     /// hook: a question dismissed with Esc fires none).
     fn screen_applies(&self) -> bool {
-        !self.hooked || self.state.lifecycle == signaltty_protocol::pane::Lifecycle::Blocked
+        !self.hooked || self.state.lifecycle == Lifecycle::Blocked
     }
 
-    pub(super) fn screen_tick(&mut self) {
+    pub(super) fn screen_tick(&mut self, ctx: &mut Context<Self>) {
         if self.pty.is_none() || !self.screen_applies() {
             return;
         }
@@ -142,7 +149,7 @@ impl Pane {
             return;
         };
         if self.hooked {
-            self.hooked_blocked_tick(state, &id);
+            self.hooked_blocked_tick(state, &id, ctx);
             return;
         }
         let mut raised = self.screen_raised;
@@ -159,57 +166,85 @@ impl Pane {
     /// tick, since a person may dismiss the question sooner than a tick. This
     /// stops as soon as the question is seen (or the pane leaves `blocked`).
     pub(super) fn look_for_question(&mut self) {
-        if !self.hooked
-            || self.question_on_screen
-            || self.state.lifecycle != signaltty_protocol::pane::Lifecycle::Blocked
-        {
+        if !self.hooked || self.question_on_screen || self.state.lifecycle != Lifecycle::Blocked {
             return;
         }
-        if let Some((_, _, crate::agents::screen::ScreenState::Blocked)) =
-            self.evaluate_screen(false).winner
-        {
+        if let Some((_, _, ScreenState::Blocked)) = self.evaluate_screen(false).winner {
             self.question_on_screen = true;
         }
     }
 
     /// A hooked pane that a hook left blocked: once the rules have seen its
-    /// question on screen and then see the agent idle or working again, the
-    /// question was dismissed (or answered) in the terminal: Esc fires no hook.
-    /// The pane leaves `blocked`, a decision only the terminal could answer is
-    /// dropped (`moved_on`) and the question's attention goes. A decision with
-    /// a reporter still waiting keeps the pane blocked (its route ends it), and
-    /// rules that never recognised the question never unblock it.
-    fn hooked_blocked_tick(&mut self, state: crate::agents::screen::ScreenState, rule: &str) {
-        use crate::agents::screen::ScreenState;
-        use signaltty_protocol::pane::Lifecycle;
+    /// question on screen and then see the agent working again, the question
+    /// was answered in the terminal and the pane is `working`. When they see
+    /// it idle, the question was dismissed (Esc fires no hook) — or answered
+    /// and the turn is about to end with a hook; so idle must hold for
+    /// `DISMISS_SETTLE` with no hook in between. Then the pane is `idle`. Either
+    /// way a decision only the terminal could answer is dropped (`moved_on`)
+    /// and the question's attention goes. A decision with a reporter still
+    /// waiting keeps the pane blocked (its route ends it), and rules that
+    /// never recognised the question never unblock it.
+    fn hooked_blocked_tick(&mut self, state: ScreenState, rule: &str, ctx: &mut Context<Self>) {
         match state {
-            ScreenState::Blocked => self.question_on_screen = true,
-            ScreenState::Idle | ScreenState::Working
-                if self.question_on_screen
-                    && self
-                        .state
-                        .pending_decision
-                        .as_ref()
-                        .is_none_or(|d| !d.answerable) =>
-            {
-                let to = if state == ScreenState::Idle {
-                    Lifecycle::Idle
-                } else {
-                    Lifecycle::Working
-                };
-                let source = format!("screen:{rule}");
-                let events = self.with_axes(&source, |axes| {
-                    axes.clear_decision("moved_on");
-                    axes.set_lifecycle(to, &source);
-                    axes.clear("screen");
+            ScreenState::Blocked => {
+                self.question_on_screen = true;
+                self.dismiss_pending = false;
+            },
+            ScreenState::Working if self.may_leave_question() => {
+                self.leave_question(Lifecycle::Working, rule);
+            },
+            ScreenState::Idle if self.may_leave_question() && !self.dismiss_pending => {
+                self.dismiss_pending = true;
+                let hooks = self.hooks_accepted;
+                let rule = rule.to_owned();
+                ctx.run_later(DISMISS_SETTLE, move |pane, ctx| {
+                    if !pane.dismiss_pending {
+                        return;
+                    }
+                    pane.dismiss_pending = false;
+                    if pane.hooks_accepted != hooks || !pane.may_leave_question() {
+                        return;
+                    }
+                    match pane.evaluate_screen(false).winner {
+                        Some((_, _, ScreenState::Idle)) => {
+                            pane.leave_question(Lifecycle::Idle, &rule);
+                        },
+                        // The screen moved on meanwhile: look again.
+                        _ => {
+                            pane.screen_seen = None;
+                            pane.arm_screen(ctx);
+                        },
+                    }
                 });
-                self.question_on_screen = false;
-                if !events.is_empty() {
-                    self.note_evidence(&source, &events);
-                    self.events.do_send(Publish { events });
-                }
             },
             _ => {},
+        }
+    }
+
+    /// Whether the screen may take the pane out of a hook's `blocked`.
+    fn may_leave_question(&self) -> bool {
+        self.hooked
+            && self.question_on_screen
+            && self.state.lifecycle == Lifecycle::Blocked
+            && self
+                .state
+                .pending_decision
+                .as_ref()
+                .is_none_or(|d| !d.answerable)
+    }
+
+    fn leave_question(&mut self, to: Lifecycle, rule: &str) {
+        let source = format!("screen:{rule}");
+        let events = self.with_axes(&source, |axes| {
+            axes.clear_decision("moved_on");
+            axes.set_lifecycle(to, &source);
+            axes.clear("screen");
+        });
+        self.question_on_screen = false;
+        self.dismiss_pending = false;
+        if !events.is_empty() {
+            self.note_evidence(&source, &events);
+            self.events.do_send(Publish { events });
         }
     }
 }
