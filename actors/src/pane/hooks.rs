@@ -89,7 +89,7 @@ impl Pane {
                 // A new question (or none): the screen has not shown it yet.
                 if !(was_blocked && self.state.lifecycle == Lifecycle::Blocked) {
                     self.question_on_screen = false;
-                    self.dismiss_pending = false;
+                    self.dismiss_pending = None;
                 }
                 // Blocked by a hook: look at the screen, which may already
                 // show the question (it is then watched for being dismissed).

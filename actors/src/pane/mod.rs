@@ -208,8 +208,11 @@ pub struct Pane {
     screen_armed: bool,
     /// While a hook keeps the pane blocked: the rules have seen its question.
     question_on_screen: bool,
-    /// The question went and the screen reads idle: a settle check is scheduled.
-    dismiss_pending: bool,
+    /// The question went and the screen reads idle: the token (hooks accepted,
+    /// check number) of the settle check scheduled for it.
+    dismiss_pending: Option<(u64, u64)>,
+    /// Settle checks scheduled so far (tells a stale one from the current).
+    screen_checks: u64,
     /// Hooks accepted from this pane's processes (a settle check's witness).
     hooks_accepted: u64,
 }
@@ -243,7 +246,8 @@ impl Pane {
             route: None,
             screen_armed: false,
             question_on_screen: false,
-            dismiss_pending: false,
+            dismiss_pending: None,
+            screen_checks: 0,
             hooks_accepted: 0,
             state,
         }

@@ -188,21 +188,24 @@ impl Pane {
         match state {
             ScreenState::Blocked => {
                 self.question_on_screen = true;
-                self.dismiss_pending = false;
+                self.dismiss_pending = None;
             },
             ScreenState::Working if self.may_leave_question() => {
                 self.leave_question(Lifecycle::Working, rule);
             },
-            ScreenState::Idle if self.may_leave_question() && !self.dismiss_pending => {
-                self.dismiss_pending = true;
-                let hooks = self.hooks_accepted;
+            ScreenState::Idle if self.may_leave_question() && self.dismiss_pending.is_none() => {
+                // A hook accepted meanwhile, or a later check, makes this
+                // one stale.
+                let token = (self.hooks_accepted, self.screen_checks);
+                self.screen_checks += 1;
+                self.dismiss_pending = Some(token);
                 let rule = rule.to_owned();
                 ctx.run_later(DISMISS_SETTLE, move |pane, ctx| {
-                    if !pane.dismiss_pending {
+                    if pane.dismiss_pending != Some(token) {
                         return;
                     }
-                    pane.dismiss_pending = false;
-                    if pane.hooks_accepted != hooks || !pane.may_leave_question() {
+                    pane.dismiss_pending = None;
+                    if pane.hooks_accepted != token.0 || !pane.may_leave_question() {
                         return;
                     }
                     match pane.evaluate_screen(false).winner {
@@ -241,7 +244,7 @@ impl Pane {
             axes.clear("screen");
         });
         self.question_on_screen = false;
-        self.dismiss_pending = false;
+        self.dismiss_pending = None;
         if !events.is_empty() {
             self.note_evidence(&source, &events);
             self.events.do_send(Publish { events });
