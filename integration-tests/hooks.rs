@@ -886,6 +886,20 @@ fn a_tombstone_resumes_its_agent_in_the_same_pane() {
     );
 }
 
+/// A fake Claude in a turn, blocked by the hook of `ask` (a `permission`
+/// command) with `permission_required`.
+fn fake_claude_blocked(c: &mut Client, server: &TestServer, ask: &str) -> String {
+    let ws = workspace(c, server);
+    let pane = spawn_fake(c, &ws, "fake-claude", false);
+    wait_for(c, &pane, "idle", &Value::Null);
+    type_line(c, &pane, "prompt fix the bug");
+    wait_for(c, &pane, "working", &Value::Null);
+    type_line(c, &pane, ask);
+    let blocked = wait_for(c, &pane, "blocked", &Value::Null);
+    assert_eq!(blocked["attention"], "permission_required");
+    pane
+}
+
 /// Esc at an agent's question sends no hook. Once the screen rules have seen
 /// the question a hook raised, the screen going back to the prompt unblocks
 /// the pane and clears its attention (the real Gemini test agrees).
@@ -893,14 +907,7 @@ fn a_tombstone_resumes_its_agent_in_the_same_pane() {
 fn a_question_dismissed_on_screen_unblocks_a_hooked_pane() {
     let server = TestServer::start();
     let mut c = server.client();
-    let ws = workspace(&mut c, &server);
-    let pane = spawn_fake(&mut c, &ws, "fake-claude", false);
-    wait_for(&mut c, &pane, "idle", &Value::Null);
-    type_line(&mut c, &pane, "prompt fix the bug");
-    wait_for(&mut c, &pane, "working", &Value::Null);
-    type_line(&mut c, &pane, "permission Bash");
-    let blocked = wait_for(&mut c, &pane, "blocked", &Value::Null);
-    assert_eq!(blocked["attention"], "permission_required");
+    let pane = fake_claude_blocked(&mut c, &server, "permission Bash");
     wait_screen(&mut c, &pane, "2. No");
     assert_eq!(
         get(&mut c, &pane)["pane"]["pending_decision"]["answerable"],
@@ -930,13 +937,7 @@ fn a_question_dismissed_on_screen_unblocks_a_hooked_pane() {
 fn a_hook_blocked_pane_whose_question_never_showed_stays_blocked() {
     let server = TestServer::start();
     let mut c = server.client();
-    let ws = workspace(&mut c, &server);
-    let pane = spawn_fake(&mut c, &ws, "fake-claude", false);
-    wait_for(&mut c, &pane, "idle", &Value::Null);
-    type_line(&mut c, &pane, "prompt fix the bug");
-    wait_for(&mut c, &pane, "working", &Value::Null);
-    type_line(&mut c, &pane, "quiet-permission Bash");
-    wait_for(&mut c, &pane, "blocked", &Value::Null);
+    let pane = fake_claude_blocked(&mut c, &server, "quiet-permission Bash");
     let b = get(&mut c, &pane)["wait_baseline"].clone();
     type_line(&mut c, &pane, "dismiss");
     wait_screen(&mut c, &pane, "(dismissed)");
@@ -949,4 +950,34 @@ fn a_hook_blocked_pane_whose_question_never_showed_stays_blocked() {
     assert_eq!(get(&mut c, &pane)["pane"]["lifecycle"], "blocked");
     type_line(&mut c, &pane, "stop all done");
     wait_for(&mut c, &pane, "done", &Value::Null);
+}
+
+/// A question answered in the terminal whose turn ends at once: the screen
+/// reads idle for a moment before the turn-end hook. The pane goes from
+/// `blocked` straight to `done`, never through a screen `idle` (the real
+/// Gemini answers this way).
+#[test]
+fn an_answered_question_whose_turn_ends_at_once_is_done_not_idle() {
+    let server = TestServer::start();
+    let mut c = server.client();
+    let mut sub = server.client();
+    ok(sub.call("subscribe", json!({"events": ["agent.*"]})));
+    let pane = fake_claude_blocked(&mut c, &server, "permission Bash");
+    wait_screen(&mut c, &pane, "2. No");
+    // The prompt comes back, then the turn-end hook well inside the settle time.
+    type_line(&mut c, &pane, "dismiss");
+    wait_screen(&mut c, &pane, "(dismissed)");
+    let b = get(&mut c, &pane)["wait_baseline"].clone();
+    type_line(&mut c, &pane, "stop all done");
+    let done = wait_for(&mut c, &pane, "done", &b);
+    // A turn end never drops a decision (lifecycle.md H8): the terminal's
+    // question is still what needs a person.
+    assert_eq!(done["attention"], "permission_required");
+    let seq = u64_field(&done, "transition_seq");
+    let names = state_events(&mut sub, &pane, seq);
+    assert_eq!(
+        names,
+        ["agent.idle", "agent.working", "agent.blocked", "agent.done"],
+        "{names:?}"
+    );
 }

@@ -471,6 +471,49 @@ fn claude_rig() -> Rig {
     )
 }
 
+/// Deny from signaltty, answered through the agent's waiting hook: blocked
+/// with `permission_required`, then the tool never runs and the turn ends.
+fn denied_tool_does_not_run(rig: &Rig, agent: &str, argv: Value, hint: &str) {
+    rig.install_hooks(agent);
+    let mut c = rig.server.client();
+    let pane = rig.spawn(&mut c, argv);
+    wait_ready(&mut c, &pane, hint);
+    submit(&mut c, &pane, "Create out.txt containing hello");
+    let d = pending_decision(&mut c, &pane);
+    let p = ok(c.call("pane.get", json!({"pane_id": pane})));
+    assert_eq!(p["pane"]["attention"], "permission_required");
+    ok(c.call(
+        "decision.answer",
+        json!({"pane_id": pane, "decision_id": d["id"], "option_id": "deny"}),
+    ));
+    // The agent tells the model the tool was denied; the turn then ends.
+    wait_state(&mut c, &pane, "done");
+    assert!(
+        !rig.work.join("out.txt").exists(),
+        "a denied tool never runs"
+    );
+    rig.watch
+        .expect_lifecycle(&pane, &["idle", "working", "blocked", "working", "done"]);
+    rig.record_latency(agent, &pane, &[]);
+}
+
+/// A model that fails the turn: the pane ends it failed with error
+/// attention, never done, and the tool never runs.
+fn model_error_fails_the_pane(rig: &Rig, agent: &str, argv: Value, hint: &str) {
+    rig.model.set(json!({"mode": "error"}));
+    rig.install_hooks(agent);
+    let mut c = rig.server.client();
+    let pane = rig.spawn(&mut c, argv);
+    wait_ready(&mut c, &pane, hint);
+    submit(&mut c, &pane, "Create out.txt containing hello");
+    let failed = wait_state(&mut c, &pane, "failed");
+    assert_eq!(failed["attention"], "error");
+    assert!(!rig.work.join("out.txt").exists());
+    rig.watch
+        .expect_lifecycle(&pane, &["idle", "working", "failed"]);
+    rig.record_latency(agent, &pane, &[]);
+}
+
 /// Claude Code: start → idle, prompt → working, the Bash call's permission →
 /// blocked with a native decision, Allow once from signaltty → the tool runs
 /// with no keypress, then done + unread.
@@ -608,27 +651,9 @@ fn codex_asks_permission_and_an_allow_once_from_signaltty_runs_the_tool() {
 /// Deny from signaltty: Claude does not run the tool.
 #[test]
 fn claude_denied_from_signaltty_does_not_run_the_tool() {
-    let claude = agent_bin("claude");
     let rig = claude_rig();
-    rig.install_hooks("claude");
-    let mut c = rig.server.client();
-    let pane = rig.spawn(&mut c, json!([claude]));
-    wait_ready(&mut c, &pane, "? for shortcuts");
-    submit(&mut c, &pane, "Create out.txt containing hello");
-    let d = pending_decision(&mut c, &pane);
-    ok(c.call(
-        "decision.answer",
-        json!({"pane_id": pane, "decision_id": d["id"], "option_id": "deny"}),
-    ));
-    // Claude tells the model the tool was denied; the turn then ends.
-    wait_state(&mut c, &pane, "done");
-    assert!(
-        !rig.work.join("out.txt").exists(),
-        "a denied tool never runs"
-    );
-    rig.watch
-        .expect_lifecycle(&pane, &["idle", "working", "blocked", "working", "done"]);
-    rig.record_latency("claude", &pane, &[]);
+    let argv = json!([agent_bin("claude")]);
+    denied_tool_does_not_run(&rig, "claude", argv, "? for shortcuts");
 }
 
 /// Two Claude panes ask at once: each pane's hooks reach its own pane, and each
@@ -869,20 +894,9 @@ fn opencode_reports_its_permission_wait_through_the_plugin() {
 /// turn it into success.
 #[test]
 fn opencode_model_error_fails_the_pane() {
-    let opencode = agent_bin("opencode");
     let rig = opencode_rig();
-    rig.model.set(json!({"mode": "error"}));
-    rig.install_hooks("opencode");
-    let mut c = rig.server.client();
-    let pane = rig.spawn(&mut c, json!([opencode]));
-    wait_ready(&mut c, &pane, "Ask anything");
-    submit(&mut c, &pane, "Create out.txt containing hello");
-    let failed = wait_state(&mut c, &pane, "failed");
-    assert_eq!(failed["attention"], "error");
-    assert!(!rig.work.join("out.txt").exists());
-    rig.watch
-        .expect_lifecycle(&pane, &["idle", "working", "failed"]);
-    rig.record_latency("opencode", &pane, &[]);
+    let argv = json!([agent_bin("opencode")]);
+    model_error_fails_the_pane(&rig, "opencode", argv, "Ask anything");
 }
 
 /// Esc at Gemini's permission prompt fires no hook: the screen rules, which
@@ -962,48 +976,20 @@ fn claude_question_dismissed_with_esc_leaves_blocked() {
 /// runs, the turn ends.
 #[test]
 fn codex_denied_from_signaltty_does_not_run_the_tool() {
-    let codex = agent_bin("codex");
     let rig = codex_rig();
-    rig.install_hooks("codex");
-    let mut c = rig.server.client();
-    let pane = rig.spawn(
-        &mut c,
-        json!([codex, "--no-daemon", "--dangerously-bypass-hook-trust"]),
-    );
-    wait_ready(&mut c, &pane, "Ask Codex to do anything");
-    submit(&mut c, &pane, "Create out.txt containing hello");
-    let d = pending_decision(&mut c, &pane);
-    let p = ok(c.call("pane.get", json!({"pane_id": pane})));
-    assert_eq!(p["pane"]["attention"], "permission_required");
-    ok(c.call(
-        "decision.answer",
-        json!({"pane_id": pane, "decision_id": d["id"], "option_id": "deny"}),
-    ));
-    wait_state(&mut c, &pane, "done");
-    assert!(
-        !rig.work.join("out.txt").exists(),
-        "a denied tool never runs"
-    );
-    rig.watch
-        .expect_lifecycle(&pane, &["idle", "working", "blocked", "working", "done"]);
+    let argv = json!([
+        agent_bin("codex"),
+        "--no-daemon",
+        "--dangerously-bypass-hook-trust"
+    ]);
+    denied_tool_does_not_run(&rig, "codex", argv, "Ask Codex to do anything");
 }
 
 /// A model that fails Claude's turn: the pane ends the turn failed with error
 /// attention, not done.
 #[test]
 fn claude_model_error_fails_the_pane() {
-    let claude = agent_bin("claude");
     let rig = claude_rig();
-    rig.model.set(json!({"mode": "error"}));
-    rig.install_hooks("claude");
-    let mut c = rig.server.client();
-    let pane = rig.spawn(&mut c, json!([claude]));
-    wait_ready(&mut c, &pane, "? for shortcuts");
-    submit(&mut c, &pane, "Create out.txt containing hello");
-    let failed = wait_state(&mut c, &pane, "failed");
-    assert_eq!(failed["attention"], "error");
-    assert!(!rig.work.join("out.txt").exists());
-    rig.watch
-        .expect_lifecycle(&pane, &["idle", "working", "failed"]);
-    rig.record_latency("claude", &pane, &[]);
+    let argv = json!([agent_bin("claude")]);
+    model_error_fails_the_pane(&rig, "claude", argv, "? for shortcuts");
 }
