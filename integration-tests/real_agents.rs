@@ -214,11 +214,13 @@ fn capture(c: &mut Client, pane: &str, agent: &str, state: &str, sign: Option<&s
         let p = ok(c.call("pane.get", json!({"pane_id": pane})));
         p["pane"]["title"].as_str().unwrap_or_default().to_owned()
     };
-    // A spinner in the title means the agent has not settled its screen yet.
+    // A spinner in the title (Claude, Codex) or Gemini's "Working…" means
+    // the agent has not settled its screen yet.
     let spinning = |t: &str| {
-        t.chars()
-            .next()
-            .is_some_and(|ch| ('\u{2800}'..='\u{28ff}').contains(&ch))
+        t.contains("Working…")
+            || t.chars()
+                .next()
+                .is_some_and(|ch| ('\u{2800}'..='\u{28ff}').contains(&ch))
     };
     let mut text = read(c);
     let mut title = title_of(c);
@@ -788,6 +790,9 @@ fn gemini_blocks_on_its_permission_prompt_and_finishes_the_turn() {
     capture(&mut c, &pane, "gemini", "idle", Some("Type your message"));
     submit(&mut c, &pane, "Create out.txt containing hello");
     wait_state(&mut c, &pane, "working");
+    // Gemini's working screen is its braille spinner line ("⠋ Executing
+    // Hooks: …" while its BeforeAgent hook and the model run).
+    capture(&mut c, &pane, "gemini", "working", Some("Executing Hooks"));
     let blocked = wait_state(&mut c, &pane, "blocked");
     assert_eq!(blocked["attention"], "permission_required");
     // Allow once is the preselected choice, once the prompt is drawn.
