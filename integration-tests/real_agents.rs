@@ -735,6 +735,8 @@ fn pi_reports_its_turn_through_the_extension() {
     let pane = rig.spawn(&mut c, json!([pi]));
     wait_state(&mut c, &pane, "idle");
     let p = wait_session(&mut c, &pane);
+    // Pi's editor is drawn with its footer (model, context use): ready.
+    wait_ready(&mut c, &pane, "(auto)");
     capture(&mut c, &pane, "pi", "idle", None);
     assert_eq!(p["pane"]["agent"]["kind"], "pi");
     assert!(p["pane"]["agent"]["agent_session_id"].is_string(), "{p}");
