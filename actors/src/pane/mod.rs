@@ -213,6 +213,8 @@ pub struct Pane {
     dismiss_pending: Option<(u64, u64)>,
     /// Settle checks scheduled so far (tells a stale one from the current).
     screen_checks: u64,
+    /// Input was written to this process since it started (`pane.input`).
+    typed: bool,
     /// Hooks accepted from this pane's processes (a settle check's witness).
     hooks_accepted: u64,
 }
@@ -248,6 +250,7 @@ impl Pane {
             question_on_screen: false,
             dismiss_pending: None,
             screen_checks: 0,
+            typed: false,
             hooks_accepted: 0,
             state,
         }
@@ -417,6 +420,7 @@ impl Handler<WriteInput> for Pane {
             let e = self.pane_exited(None);
             return Box::pin(async move { Err(e) });
         };
+        self.typed |= !msg.bytes.is_empty();
         Box::pin(self.write_bound(pty, msg.bytes))
     }
 }

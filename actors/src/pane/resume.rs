@@ -56,6 +56,7 @@ impl Handler<Resume> for Pane {
             pane.screen_seen = None;
             pane.question_on_screen = false;
             pane.dismiss_pending = None;
+            pane.typed = false;
             pane.arm_screen(ctx);
             pane.forget_approvals(ctx);
             pane.process_name = crate::procfs::name_of(&argv);

@@ -153,7 +153,14 @@ impl Pane {
             return;
         }
         let mut raised = self.screen_raised;
-        let events = apply_screen(&mut self.state, state, &id, &mut raised, Timestamp::now());
+        let events = apply_screen(
+            &mut self.state,
+            state,
+            &id,
+            &mut raised,
+            self.typed,
+            Timestamp::now(),
+        );
         self.screen_raised = raised;
         if !events.is_empty() {
             self.note_evidence(&format!("screen:{id}"), &events);

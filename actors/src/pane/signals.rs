@@ -282,8 +282,7 @@ impl Handler<ProcessSeen> for Pane {
         if self.pty.is_none() {
             return;
         }
-        // A new program or kind, or rules that changed (also the bundled set
-        // arriving after start), gets one evaluation.
+        // A new program or kind, or rules that changed, gets one evaluation.
         if self.screen_context_changed() {
             self.arm_screen(ctx);
         }

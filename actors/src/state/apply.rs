@@ -245,12 +245,14 @@ fn notification(
 
 /// Applies a winning screen rule (spec/lifecycle.md §5.3–§5.4). `screen_raised`
 /// remembers whether the pane's `input_required` came from the screen, so that
-/// leaving `blocked` withdraws only what the screen raised.
+/// leaving `blocked` withdraws only what the screen raised. `prompted`: input
+/// was written to the pane's process since it started.
 pub fn apply_screen(
     pane: &mut Pane,
     state: crate::agents::screen::ScreenState,
     rule: &str,
     screen_raised: &mut bool,
+    prompted: bool,
     now: Timestamp,
 ) -> Vec<Event> {
     use crate::agents::screen::ScreenState;
@@ -276,6 +278,15 @@ pub fn apply_screen(
             if axes.raise(Attention::InputRequired) {
                 *screen_raised = true;
             }
+        },
+        // Departure from §5.3: work that began before the agent was ever
+        // ready, with nothing typed into it, was the agent starting (Codex
+        // spins its title while it boots), not a turn: it ends `idle`, with
+        // nothing to read.
+        (ScreenState::Idle, Lifecycle::Working)
+            if axes.pane.last_lifecycle == Lifecycle::Unknown && !prompted =>
+        {
+            axes.set_lifecycle(Lifecycle::Idle, &source);
         },
         (ScreenState::Idle, Lifecycle::Working) => {
             axes.set_lifecycle(Lifecycle::Done, &source);

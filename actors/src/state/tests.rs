@@ -747,6 +747,7 @@ mod screen_rules {
             ScreenState::Working,
             "live_turn_working",
             &mut raised,
+            true,
             at(1),
         );
         assert_eq!(
@@ -758,6 +759,7 @@ mod screen_rules {
             ScreenState::Idle,
             "live_prompt_box",
             &mut raised,
+            true,
             at(2),
         );
         assert_eq!(
@@ -773,6 +775,7 @@ mod screen_rules {
             ScreenState::Blocked,
             "bash_permission_prompt",
             &mut raised,
+            true,
             at(3),
         );
         assert_eq!(
@@ -785,6 +788,7 @@ mod screen_rules {
             ScreenState::Idle,
             "live_prompt_box",
             &mut raised,
+            true,
             at(4),
         );
         assert_eq!(
@@ -803,6 +807,7 @@ mod screen_rules {
                 ScreenState::Hold,
                 "transcript_viewer",
                 &mut raised,
+                true,
                 at(5)
             )
             .is_empty()
@@ -813,6 +818,7 @@ mod screen_rules {
                 ScreenState::Idle,
                 "idle_fallback",
                 &mut raised,
+                true,
                 at(6)
             )
             .is_empty()
@@ -829,6 +835,7 @@ mod screen_rules {
             ScreenState::Idle,
             "idle_fallback",
             &mut raised,
+            true,
             at(1),
         );
         assert_eq!(
@@ -836,6 +843,35 @@ mod screen_rules {
             (Lifecycle::Idle, Attention::None, false)
         );
         assert_eq!(names(&events), ["agent.idle"]);
+    }
+
+    #[test]
+    fn work_before_the_agent_was_ready_ends_idle_unless_something_was_typed() {
+        for (prompted, end) in [
+            (false, (Lifecycle::Idle, Attention::None)),
+            (true, (Lifecycle::Done, Attention::Unread)),
+        ] {
+            let mut p = pane(AgentKind::Codex);
+            let mut raised = false;
+            apply_screen(
+                &mut p,
+                ScreenState::Working,
+                "osc_title_working",
+                &mut raised,
+                prompted,
+                at(1),
+            );
+            assert_eq!(p.lifecycle, Lifecycle::Working);
+            apply_screen(
+                &mut p,
+                ScreenState::Idle,
+                "osc_title_idle",
+                &mut raised,
+                prompted,
+                at(2),
+            );
+            assert_eq!((p.lifecycle, p.attention), end, "prompted: {prompted}");
+        }
     }
 
     #[test]
@@ -849,6 +885,7 @@ mod screen_rules {
             ScreenState::Working,
             "live_turn_working",
             &mut raised,
+            true,
             at(1),
         );
         assert_eq!(
