@@ -78,7 +78,6 @@ impl Pane {
                 }
                 self.screen_raised = false;
                 self.hooked = true;
-                self.hooks_accepted += 1;
                 let was_blocked = self.state.lifecycle == Lifecycle::Blocked;
                 match apply_hook(&mut self.state, &input, Timestamp::now()) {
                     Applied::Accepted(applied) => events.extend(applied),
@@ -86,10 +85,13 @@ impl Pane {
                         log::warn!("hook dropped after its check: {reason}")
                     },
                 }
-                // A new question (or none): the screen has not shown it yet.
-                if !(was_blocked && self.state.lifecycle == Lifecycle::Blocked) {
-                    self.question_on_screen = false;
-                    self.dismiss_pending = None;
+                // Still blocked: the agent talks, so the screen's idle is not
+                // a dismissal yet. Otherwise a new question (or none): the
+                // screen has not shown it yet.
+                if was_blocked && self.state.lifecycle == Lifecycle::Blocked {
+                    self.question.hook_while_blocked();
+                } else {
+                    self.question.reset();
                 }
                 // Blocked by a hook: look at the screen, which may already
                 // show the question (it is then watched for being dismissed).

@@ -206,17 +206,10 @@ pub struct Pane {
     route: Option<NativeRoute>,
     /// A screen evaluation is scheduled.
     screen_armed: bool,
-    /// While a hook keeps the pane blocked: the rules have seen its question.
-    question_on_screen: bool,
-    /// The question went and the screen reads idle: the token (hooks accepted,
-    /// check number) of the settle check scheduled for it.
-    dismiss_pending: Option<(u64, u64)>,
-    /// Settle checks scheduled so far (tells a stale one from the current).
-    screen_checks: u64,
+    /// While a hook keeps the pane blocked: what the screen shows of its question.
+    question: crate::state::question::QuestionWatch,
     /// Input was written to this process since it started (`pane.input`).
     typed: bool,
-    /// Hooks accepted from this pane's processes (a settle check's witness).
-    hooks_accepted: u64,
 }
 
 impl Pane {
@@ -247,11 +240,8 @@ impl Pane {
             screen_seen: None,
             route: None,
             screen_armed: false,
-            question_on_screen: false,
-            dismiss_pending: None,
-            screen_checks: 0,
+            question: Default::default(),
             typed: false,
-            hooks_accepted: 0,
             state,
         }
     }

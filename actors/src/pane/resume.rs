@@ -54,8 +54,7 @@ impl Handler<Resume> for Pane {
             pane.hooked = false;
             pane.screen_raised = false;
             pane.screen_seen = None;
-            pane.question_on_screen = false;
-            pane.dismiss_pending = None;
+            pane.question.reset();
             pane.typed = false;
             pane.arm_screen(ctx);
             pane.forget_approvals(ctx);

@@ -173,68 +173,46 @@ impl Pane {
     /// tick, since a person may dismiss the question sooner than a tick. This
     /// stops as soon as the question is seen (or the pane leaves `blocked`).
     pub(super) fn look_for_question(&mut self) {
-        if !self.hooked || self.question_on_screen || self.state.lifecycle != Lifecycle::Blocked {
+        if !self.hooked || self.question.seen() || self.state.lifecycle != Lifecycle::Blocked {
             return;
         }
-        if let Some((_, _, ScreenState::Blocked)) = self.evaluate_screen(false).winner {
-            self.question_on_screen = true;
-        }
+        let reading = self
+            .evaluate_screen(false)
+            .winner
+            .map(|(_, _, state)| state);
+        self.question.output_reading(reading);
     }
 
-    /// A hooked pane that a hook left blocked: once the rules have seen its
-    /// question on screen and then see the agent working again, the question
-    /// was answered in the terminal and the pane is `working`. When they see
-    /// it idle, the question was dismissed (Esc fires no hook) — or answered
-    /// and the turn is about to end with a hook; so idle must hold for
-    /// `DISMISS_SETTLE` with no hook in between. Then the pane is `idle`. Either
-    /// way a decision only the terminal could answer is dropped (`moved_on`)
-    /// and the question's attention goes. A decision with a reporter still
-    /// waiting keeps the pane blocked (its route ends it), and rules that
-    /// never recognised the question never unblock it.
+    /// A tick on a pane that a hook left blocked: the question watch
+    /// (`state/question.rs`) decides; working leaves at once, idle only after
+    /// `DISMISS_SETTLE` with no hook in between.
     fn hooked_blocked_tick(&mut self, state: ScreenState, rule: &str, ctx: &mut Context<Self>) {
-        match state {
-            ScreenState::Blocked => {
-                self.question_on_screen = true;
-                self.dismiss_pending = None;
-            },
-            ScreenState::Working if self.may_leave_question() => {
-                self.leave_question(Lifecycle::Working, rule);
-            },
-            ScreenState::Idle if self.may_leave_question() && self.dismiss_pending.is_none() => {
-                // A hook accepted meanwhile, or a later check, makes this
-                // one stale.
-                let token = (self.hooks_accepted, self.screen_checks);
-                self.screen_checks += 1;
-                self.dismiss_pending = Some(token);
+        use crate::state::question::{SettleStep, TickStep};
+        match self.question.tick(state, self.may_leave_question()) {
+            TickStep::Stay => {},
+            TickStep::LeaveForWorking => self.leave_question(Lifecycle::Working, rule),
+            TickStep::Settle(token) => {
                 let rule = rule.to_owned();
                 ctx.run_later(DISMISS_SETTLE, move |pane, ctx| {
-                    if pane.dismiss_pending != Some(token) {
-                        return;
-                    }
-                    pane.dismiss_pending = None;
-                    if pane.hooks_accepted != token.0 || !pane.may_leave_question() {
-                        return;
-                    }
-                    match pane.evaluate_screen(false).winner {
-                        Some((_, _, ScreenState::Idle)) => {
-                            pane.leave_question(Lifecycle::Idle, &rule);
-                        },
-                        // The screen moved on meanwhile: look again.
-                        _ => {
+                    let reading = pane.evaluate_screen(false).winner.map(|(_, _, s)| s);
+                    let may_leave = pane.may_leave_question();
+                    match pane.question.settle(token, may_leave, reading) {
+                        SettleStep::Stale => {},
+                        SettleStep::LeaveForIdle => pane.leave_question(Lifecycle::Idle, &rule),
+                        SettleStep::LookAgain => {
                             pane.screen_seen = None;
                             pane.arm_screen(ctx);
                         },
                     }
                 });
             },
-            _ => {},
         }
     }
 
-    /// Whether the screen may take the pane out of a hook's `blocked`.
+    /// Whether the screen may take the pane out of a hook's `blocked`: it is
+    /// hooked and blocked, and no reporter waits for the answer.
     fn may_leave_question(&self) -> bool {
         self.hooked
-            && self.question_on_screen
             && self.state.lifecycle == Lifecycle::Blocked
             && self
                 .state
@@ -250,8 +228,7 @@ impl Pane {
             axes.set_lifecycle(to, &source);
             axes.clear("screen");
         });
-        self.question_on_screen = false;
-        self.dismiss_pending = None;
+        self.question.reset();
         if !events.is_empty() {
             self.note_evidence(&source, &events);
             self.events.do_send(Publish { events });

@@ -10,6 +10,7 @@ pub mod explain;
 pub mod hooks;
 pub mod notify;
 pub mod progress;
+pub mod question;
 
 #[cfg(test)]
 mod tests;

@@ -1,0 +1,208 @@
+//! The question watch: how the screen takes a pane out of a hook's `blocked`
+//! (docs/agents.md, "A question dismissed in the terminal unblocks a hooked
+//! pane"). Esc at an agent's question fires no hook, so while a hook keeps a
+//! pane blocked its screen rules keep looking. Pure: the Pane actor feeds it
+//! readings and carries out what it answers.
+
+use crate::agents::screen::ScreenState;
+
+/// What one watched pane has seen since a hook blocked it.
+#[derive(Debug, Default)]
+pub struct QuestionWatch {
+    /// The rules have recognised the question on screen.
+    seen: bool,
+    /// The settle check scheduled for an idle reading, by number.
+    pending: Option<u64>,
+    /// Settle checks scheduled so far.
+    checks: u64,
+}
+
+/// What a tick's reading asks of the pane.
+#[derive(Debug, PartialEq, Eq)]
+pub enum TickStep {
+    /// Nothing.
+    Stay,
+    /// The agent works again: the question was answered in the terminal.
+    LeaveForWorking,
+    /// The screen reads idle: check again after the settle time, with this
+    /// token, before calling the question dismissed.
+    Settle(u64),
+}
+
+/// What a settle check asks of the pane.
+#[derive(Debug, PartialEq, Eq)]
+pub enum SettleStep {
+    /// A newer check, a hook or a new question made this one stale.
+    Stale,
+    /// Still idle: the question was dismissed.
+    LeaveForIdle,
+    /// The screen moved on meanwhile: evaluate it again at the next tick.
+    LookAgain,
+}
+
+impl QuestionWatch {
+    /// Forgets everything: a new question, leaving `blocked`, a new process.
+    pub fn reset(&mut self) {
+        self.seen = false;
+        self.pending = None;
+    }
+
+    /// Whether the question has been recognised on screen.
+    pub fn seen(&self) -> bool {
+        self.seen
+    }
+
+    /// A reading taken on output, before the question was seen: a person
+    /// may dismiss it sooner than a tick comes.
+    pub fn output_reading(&mut self, reading: Option<ScreenState>) {
+        if reading == Some(ScreenState::Blocked) {
+            self.seen = true;
+        }
+    }
+
+    /// A hook arrived and the pane is still blocked: a pending settle check
+    /// is stale (the agent is talking again), the question stays seen.
+    pub fn hook_while_blocked(&mut self) {
+        self.pending = None;
+    }
+
+    /// A tick's reading. `may_leave`: a hook keeps the pane blocked and no
+    /// reporter waits for its answer (such a decision keeps it blocked).
+    pub fn tick(&mut self, reading: ScreenState, may_leave: bool) -> TickStep {
+        match reading {
+            ScreenState::Blocked => {
+                self.seen = true;
+                self.pending = None;
+                TickStep::Stay
+            },
+            _ if !(self.seen && may_leave) => TickStep::Stay,
+            ScreenState::Working => TickStep::LeaveForWorking,
+            ScreenState::Idle if self.pending.is_none() => {
+                self.checks += 1;
+                self.pending = Some(self.checks);
+                TickStep::Settle(self.checks)
+            },
+            ScreenState::Idle | ScreenState::Hold => TickStep::Stay,
+        }
+    }
+
+    /// The settle check `token` fired; `reading` is the screen now.
+    pub fn settle(
+        &mut self,
+        token: u64,
+        may_leave: bool,
+        reading: Option<ScreenState>,
+    ) -> SettleStep {
+        if self.pending != Some(token) {
+            return SettleStep::Stale;
+        }
+        self.pending = None;
+        if !(self.seen && may_leave) {
+            return SettleStep::Stale;
+        }
+        match reading {
+            Some(ScreenState::Idle) => SettleStep::LeaveForIdle,
+            _ => SettleStep::LookAgain,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ScreenState::{Blocked, Hold, Idle, Working};
+
+    fn seen() -> QuestionWatch {
+        let mut w = QuestionWatch::default();
+        w.output_reading(Some(Blocked));
+        assert!(w.seen());
+        w
+    }
+
+    #[test]
+    fn a_question_never_recognised_is_never_left_by_the_screen() {
+        let mut w = QuestionWatch::default();
+        w.output_reading(Some(Idle));
+        w.output_reading(None);
+        assert_eq!(w.tick(Idle, true), TickStep::Stay);
+        assert_eq!(w.tick(Working, true), TickStep::Stay);
+        assert!(!w.seen());
+    }
+
+    #[test]
+    fn working_after_the_question_leaves_at_once() {
+        let mut w = seen();
+        assert_eq!(w.tick(Working, true), TickStep::LeaveForWorking);
+    }
+
+    #[test]
+    fn a_waiting_reporter_keeps_the_pane_blocked() {
+        let mut w = seen();
+        assert_eq!(w.tick(Working, false), TickStep::Stay);
+        assert_eq!(w.tick(Idle, false), TickStep::Stay);
+    }
+
+    #[test]
+    fn idle_must_hold_through_its_settle_check() {
+        let mut w = seen();
+        let TickStep::Settle(token) = w.tick(Idle, true) else {
+            panic!("an idle reading schedules a check");
+        };
+        // A second idle tick does not schedule another.
+        assert_eq!(w.tick(Idle, true), TickStep::Stay);
+        assert_eq!(w.settle(token, true, Some(Idle)), SettleStep::LeaveForIdle);
+        // Fired once, the check is spent.
+        assert_eq!(w.settle(token, true, Some(Idle)), SettleStep::Stale);
+    }
+
+    #[test]
+    fn a_hook_meanwhile_makes_the_check_stale() {
+        let mut w = seen();
+        let TickStep::Settle(token) = w.tick(Idle, true) else {
+            panic!("an idle reading schedules a check");
+        };
+        w.hook_while_blocked();
+        assert_eq!(w.settle(token, true, Some(Idle)), SettleStep::Stale);
+        assert!(w.seen(), "the question is still the one on screen");
+    }
+
+    #[test]
+    fn the_question_back_on_screen_cancels_the_check_and_a_later_one_is_its_own() {
+        let mut w = seen();
+        let TickStep::Settle(first) = w.tick(Idle, true) else {
+            panic!("an idle reading schedules a check");
+        };
+        assert_eq!(w.tick(Blocked, true), TickStep::Stay);
+        let TickStep::Settle(second) = w.tick(Idle, true) else {
+            panic!("a new idle reading schedules a new check");
+        };
+        assert_ne!(first, second);
+        assert_eq!(w.settle(first, true, Some(Idle)), SettleStep::Stale);
+        assert_eq!(w.settle(second, true, Some(Idle)), SettleStep::LeaveForIdle);
+    }
+
+    #[test]
+    fn a_screen_that_moved_on_is_looked_at_again() {
+        let mut w = seen();
+        let TickStep::Settle(token) = w.tick(Idle, true) else {
+            panic!("an idle reading schedules a check");
+        };
+        assert_eq!(w.settle(token, true, Some(Hold)), SettleStep::LookAgain);
+    }
+
+    #[test]
+    fn a_decision_answerable_again_makes_the_check_stale() {
+        let mut w = seen();
+        let TickStep::Settle(token) = w.tick(Idle, true) else {
+            panic!("an idle reading schedules a check");
+        };
+        assert_eq!(w.settle(token, false, Some(Idle)), SettleStep::Stale);
+    }
+
+    #[test]
+    fn reset_forgets_the_question() {
+        let mut w = seen();
+        w.reset();
+        assert_eq!(w.tick(Working, true), TickStep::Stay);
+    }
+}
