@@ -119,6 +119,14 @@ mod tests {
         w
     }
 
+    /// An idle reading after the question: the token of the check it schedules.
+    fn settle_on_idle(w: &mut QuestionWatch) -> u64 {
+        match w.tick(Idle, true) {
+            TickStep::Settle(token) => token,
+            other => panic!("an idle reading schedules a check, not {other:?}"),
+        }
+    }
+
     #[test]
     fn a_question_never_recognised_is_never_left_by_the_screen() {
         let mut w = QuestionWatch::default();
@@ -145,9 +153,7 @@ mod tests {
     #[test]
     fn idle_must_hold_through_its_settle_check() {
         let mut w = seen();
-        let TickStep::Settle(token) = w.tick(Idle, true) else {
-            panic!("an idle reading schedules a check");
-        };
+        let token = settle_on_idle(&mut w);
         // A second idle tick does not schedule another.
         assert_eq!(w.tick(Idle, true), TickStep::Stay);
         assert_eq!(w.settle(token, true, Some(Idle)), SettleStep::LeaveForIdle);
@@ -158,9 +164,7 @@ mod tests {
     #[test]
     fn a_hook_meanwhile_makes_the_check_stale() {
         let mut w = seen();
-        let TickStep::Settle(token) = w.tick(Idle, true) else {
-            panic!("an idle reading schedules a check");
-        };
+        let token = settle_on_idle(&mut w);
         w.hook_while_blocked();
         assert_eq!(w.settle(token, true, Some(Idle)), SettleStep::Stale);
         assert!(w.seen(), "the question is still the one on screen");
@@ -169,13 +173,9 @@ mod tests {
     #[test]
     fn the_question_back_on_screen_cancels_the_check_and_a_later_one_is_its_own() {
         let mut w = seen();
-        let TickStep::Settle(first) = w.tick(Idle, true) else {
-            panic!("an idle reading schedules a check");
-        };
+        let first = settle_on_idle(&mut w);
         assert_eq!(w.tick(Blocked, true), TickStep::Stay);
-        let TickStep::Settle(second) = w.tick(Idle, true) else {
-            panic!("a new idle reading schedules a new check");
-        };
+        let second = settle_on_idle(&mut w);
         assert_ne!(first, second);
         assert_eq!(w.settle(first, true, Some(Idle)), SettleStep::Stale);
         assert_eq!(w.settle(second, true, Some(Idle)), SettleStep::LeaveForIdle);
@@ -184,18 +184,14 @@ mod tests {
     #[test]
     fn a_screen_that_moved_on_is_looked_at_again() {
         let mut w = seen();
-        let TickStep::Settle(token) = w.tick(Idle, true) else {
-            panic!("an idle reading schedules a check");
-        };
+        let token = settle_on_idle(&mut w);
         assert_eq!(w.settle(token, true, Some(Hold)), SettleStep::LookAgain);
     }
 
     #[test]
     fn a_decision_answerable_again_makes_the_check_stale() {
         let mut w = seen();
-        let TickStep::Settle(token) = w.tick(Idle, true) else {
-            panic!("an idle reading schedules a check");
-        };
+        let token = settle_on_idle(&mut w);
         assert_eq!(w.settle(token, false, Some(Idle)), SettleStep::Stale);
     }
 
