@@ -981,3 +981,56 @@ fn an_answered_question_whose_turn_ends_at_once_is_done_not_idle() {
         "{names:?}"
     );
 }
+
+/// `$SIGNALTTY_HOOK_LOG`: every reporter notes, as it starts, which hook of
+/// which pane it is (one JSON line each), and the hook still works; a log
+/// that cannot be written never fails the hook.
+#[test]
+fn the_hook_log_notes_every_reporter_and_never_fails_a_hook() {
+    let server = TestServer::start();
+    let mut c = server.client();
+    let ws = workspace(&mut c, &server);
+    let pane = spawn_sleeper(&mut c, &ws);
+    let log = server.env().root().join("hooks.log");
+    let hook = |log: &std::path::Path, event: &str| {
+        let mut cmd = server.env().command(&[
+            "hook-event",
+            "--agent",
+            "claude",
+            "--event",
+            event,
+            "--pane",
+            &pane,
+        ]);
+        cmd.env("SIGNALTTY_HOOK_LOG", log);
+        crate::support::process::run_with_deadline(&mut cmd, "hook-event")
+    };
+    for event in ["UserPromptSubmit", "Stop"] {
+        let out = hook(&log, event);
+        assert!(out.status.success(), "{out:?}");
+    }
+    let lines: Vec<Value> = std::fs::read_to_string(&log)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert_eq!(lines[0]["event"], "UserPromptSubmit");
+    assert_eq!(lines[1]["event"], "Stop");
+    for line in &lines {
+        assert_eq!(line["agent"], "claude");
+        assert_eq!(line["pane"], pane.as_str());
+        assert!(line["at_us"].as_u64().is_some_and(|t| t > 0), "{line}");
+        assert!(line["pid"].as_u64().is_some(), "{line}");
+    }
+    assert!(lines[0]["at_us"].as_u64() <= lines[1]["at_us"].as_u64());
+    assert_eq!(get(&mut c, &pane)["pane"]["lifecycle"], "done");
+
+    // A log in a directory that does not exist: the hook still lands.
+    let out = hook(
+        &server.env().root().join("missing/hooks.log"),
+        "UserPromptSubmit",
+    );
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(get(&mut c, &pane)["pane"]["lifecycle"], "working");
+}
