@@ -303,13 +303,18 @@ impl Watch {
     }
 
     /// Waits until the subscriber has seen exactly `expected` as the
-    /// lifecycle of `pane` (the reply to a `wait` may overtake the event).
+    /// lifecycle of `pane` from its first `idle` on (the reply to a `wait` may
+    /// overtake the event). What came before is the agent starting: Codex's
+    /// boot spinner reads `working` when a screen tick catches it.
     fn expect_lifecycle(&self, pane: &str, expected: &[&str]) {
         let names = || -> Vec<String> {
-            self.lifecycle(pane)
+            let all: Vec<String> = self
+                .lifecycle(pane)
                 .into_iter()
                 .map(|(_, n, _)| n)
-                .collect()
+                .collect();
+            let ready = all.iter().position(|n| n == "idle").unwrap_or(0);
+            all[ready..].to_vec()
         };
         let reached = crate::support::poll_until(LONG, || names().len() >= expected.len());
         assert!(
@@ -999,4 +1004,34 @@ fn claude_model_error_fails_the_pane() {
     let rig = claude_rig();
     let argv = json!([agent_bin("claude")]);
     model_error_fails_the_pane(&rig, "claude", argv, "? for shortcuts");
+}
+
+/// Esc in Codex while signaltty holds its permission question: Codex kills
+/// the waiting hook and ends the turn, with no hook of its own. The decision
+/// goes (`native_cancelled`), the screen takes over, and the pane is idle.
+#[test]
+fn codex_interrupted_while_its_question_waits_leaves_blocked() {
+    let rig = codex_rig();
+    rig.install_hooks("codex");
+    let mut c = rig.server.client();
+    let argv = json!([
+        agent_bin("codex"),
+        "--no-daemon",
+        "--dangerously-bypass-hook-trust"
+    ]);
+    let pane = rig.spawn(&mut c, argv);
+    wait_ready(&mut c, &pane, "Ask Codex to do anything");
+    submit(&mut c, &pane, "Create out.txt containing hello");
+    pending_decision(&mut c, &pane);
+    ok(c.call(
+        "pane.input",
+        json!({"pane_id": pane, "data_b64": base64::engine::general_purpose::STANDARD.encode("\x1b")}),
+    ));
+    let after = wait_state(&mut c, &pane, "idle");
+    assert_eq!(after["attention"], "none");
+    let p = ok(c.call("pane.get", json!({"pane_id": pane})));
+    assert!(p["pane"]["pending_decision"].is_null(), "{p}");
+    assert!(!rig.work.join("out.txt").exists());
+    rig.watch
+        .expect_lifecycle(&pane, &["idle", "working", "blocked", "idle"]);
 }

@@ -207,7 +207,7 @@ impl Handler<NativeHook> for Pane {
 impl Handler<RouteEnded> for Pane {
     type Result = ();
 
-    fn handle(&mut self, msg: RouteEnded, _ctx: &mut Self::Context) {
+    fn handle(&mut self, msg: RouteEnded, ctx: &mut Self::Context) {
         if self.route.as_ref().is_some_and(|r| r.id == msg.id) {
             self.route = None;
         }
@@ -221,6 +221,13 @@ impl Handler<RouteEnded> for Pane {
                 axes.clear_decision("native_cancelled");
             });
             self.events.do_send(Publish { events });
+            // The agent gave up waiting (Esc in Codex kills its hook) or will
+            // ask in its own UI: from now on its screen says which.
+            if self.state.lifecycle == signaltty_protocol::pane::Lifecycle::Blocked {
+                self.question.native_question_ended();
+                self.screen_seen = None;
+                self.arm_screen(ctx);
+            }
         }
     }
 }

@@ -60,6 +60,17 @@ impl QuestionWatch {
         }
     }
 
+    /// The question signaltty held for a waiting reporter ended unanswered
+    /// (the reporter's connection closed: the agent gave up waiting, or timed
+    /// out and asks in its own UI). No question of the agent's may ever have
+    /// been on screen (Codex shows "Running hook" meanwhile), so from here
+    /// the screen decides: its own question keeps the pane blocked, working
+    /// or a settled idle takes it out.
+    pub fn native_question_ended(&mut self) {
+        self.seen = true;
+        self.pending = None;
+    }
+
     /// A hook arrived and the pane is still blocked: a pending settle check
     /// is stale (the agent is talking again), the question stays seen.
     pub fn hook_while_blocked(&mut self) {
@@ -193,6 +204,19 @@ mod tests {
         let mut w = seen();
         let token = settle_on_idle(&mut w);
         assert_eq!(w.settle(token, false, Some(Idle)), SettleStep::Stale);
+    }
+
+    #[test]
+    fn a_native_question_that_ended_hands_over_to_the_screen() {
+        let mut w = QuestionWatch::default();
+        assert_eq!(w.tick(Idle, true), TickStep::Stay);
+        w.native_question_ended();
+        let token = settle_on_idle(&mut w);
+        assert_eq!(w.settle(token, true, Some(Idle)), SettleStep::LeaveForIdle);
+        // The agent asking in its own UI instead keeps the pane blocked.
+        let mut w = QuestionWatch::default();
+        w.native_question_ended();
+        assert_eq!(w.tick(Blocked, true), TickStep::Stay);
     }
 
     #[test]
