@@ -1035,3 +1035,35 @@ fn codex_interrupted_while_its_question_waits_leaves_blocked() {
     rig.watch
         .expect_lifecycle(&pane, &["idle", "working", "blocked", "idle"]);
 }
+
+/// Esc at OpenCode's permission prompt rejects the tool: its plugin reports
+/// the reply, so the pane leaves `blocked` by a hook (no screen needed), the
+/// tool never runs and the turn ends.
+#[test]
+fn opencode_question_dismissed_with_esc_leaves_blocked() {
+    let rig = opencode_rig();
+    rig.install_hooks("opencode");
+    let mut c = rig.server.client();
+    let pane = rig.spawn(&mut c, json!([agent_bin("opencode")]));
+    wait_ready(&mut c, &pane, "Ask anything");
+    submit(&mut c, &pane, "Create out.txt containing hello");
+    wait_state(&mut c, &pane, "blocked");
+    wait_screen(&mut c, &pane, "Allow once");
+    ok(c.call(
+        "pane.input",
+        json!({"pane_id": pane, "data_b64": base64::engine::general_purpose::STANDARD.encode("\x1b")}),
+    ));
+    // OpenCode tells the model the tool was rejected; the turn then ends.
+    let done = wait_state(&mut c, &pane, "done");
+    assert!(!rig.work.join("out.txt").exists());
+    // `permission.replied` leaves attention alone (spec agents.md §10.3) and a
+    // turn end never lowers it: the question stays raised until the pane is
+    // seen (a person answering in the terminal is attached, which sees it).
+    assert_eq!(done["attention"], "permission_required");
+    let seen = ok(c.call("pane.mark_seen", json!({"pane_id": pane})));
+    assert_eq!(seen["pane"]["attention"], "none", "{seen}");
+    rig.watch
+        .expect_lifecycle(&pane, &["idle", "working", "blocked", "working", "done"]);
+    let life = rig.watch.lifecycle(&pane);
+    assert_eq!(life[3].2, "hook:opencode:permission.replied", "{life:?}");
+}
