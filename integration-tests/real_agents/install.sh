@@ -2,20 +2,37 @@
 # Installs one real agent CLI at its pinned version into the agent cache (outside
 # the clone, reused across runs) and prints the path of its executable.
 #   install.sh claude|codex|opencode|pi|gemini
+#   install.sh outdated      (the pins beside the registry's latest versions)
 # The cache is $SIGNALTTY_AGENT_CACHE, else ~/.cache/signaltty-agents; each
 # agent@version has its own directory, so changing a pin installs afresh.
 # Fails loudly (exit 1, the npm log on stderr) when it cannot install.
 set -euo pipefail
 
+pin() {
+    case $1 in
+    claude) pkg=@anthropic-ai/claude-code version=2.1.197 bin=claude ;;
+    codex) pkg=@openai/codex version=0.171.0 bin=codex ;;
+    opencode) pkg=opencode-ai version=1.18.33 bin=opencode ;;
+    pi) pkg=@mariozechner/pi-coding-agent version=0.73.1 bin=pi ;;
+    gemini) pkg=@google/gemini-cli version=0.61.0 bin=gemini ;;
+    *) echo "unknown agent $1" >&2; exit 2 ;;
+    esac
+}
+
+# `install.sh outdated`: each pin beside the registry's latest release, so a
+# new agent version gets a run of the suite (and fresh screen fixtures).
+if [ "${1:-}" = outdated ]; then
+    for a in claude codex opencode pi gemini; do
+        pin "$a"
+        latest=$(npm view "$pkg" version 2>/dev/null || echo "?")
+        mark=$([ "$latest" = "$version" ] && echo "" || echo "  <- newer")
+        printf '%-9s %-32s pinned %-10s latest %s%s\n' "$a" "$pkg" "$version" "$latest" "$mark"
+    done
+    exit 0
+fi
+
 agent=${1:?agent name}
-case $agent in
-claude) pkg=@anthropic-ai/claude-code version=2.1.197 bin=claude ;;
-codex) pkg=@openai/codex version=0.171.0 bin=codex ;;
-opencode) pkg=opencode-ai version=1.18.33 bin=opencode ;;
-pi) pkg=@mariozechner/pi-coding-agent version=0.73.1 bin=pi ;;
-gemini) pkg=@google/gemini-cli version=0.61.0 bin=gemini ;;
-*) echo "unknown agent $agent" >&2; exit 2 ;;
-esac
+pin "$agent"
 
 cache=${SIGNALTTY_AGENT_CACHE:-$HOME/.cache/signaltty-agents}
 dir=$cache/$agent-$version
