@@ -214,13 +214,14 @@ fn capture(c: &mut Client, pane: &str, agent: &str, state: &str, sign: Option<&s
         let p = ok(c.call("pane.get", json!({"pane_id": pane})));
         p["pane"]["title"].as_str().unwrap_or_default().to_owned()
     };
-    // A spinner in the title (Claude, Codex) or Gemini's "Working…" means
-    // the agent has not settled its screen yet.
+    // A spinner in the title (braille for Codex and Claude, half circles for
+    // newer Claude) or Gemini's "Working…" means the agent has not settled
+    // its screen yet.
     let spinning = |t: &str| {
         t.contains("Working…")
-            || t.chars()
-                .next()
-                .is_some_and(|ch| ('\u{2800}'..='\u{28ff}').contains(&ch))
+            || t.chars().next().is_some_and(|ch| {
+                ('\u{2800}'..='\u{28ff}').contains(&ch) || ('\u{25d0}'..='\u{25d3}').contains(&ch)
+            })
     };
     let mut text = read(c);
     let mut title = title_of(c);
