@@ -3,7 +3,9 @@
 //! rules that apply to its kind and program, 500 ms after its screen, rules,
 //! kind or program change (and every 500 ms while output keeps coming). An idle
 //! pane costs no wake-ups. `pane.explain` shows the same evaluation without
-//! applying it.
+//! applying it. A hooked pane is watched only while a hook keeps it blocked:
+//! the question watch (`state/question.rs`) says when the screen shows its
+//! question dismissed or answered.
 
 use super::Pane;
 use crate::agents::screen::{ScreenState, View, classify};
