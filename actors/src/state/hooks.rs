@@ -239,16 +239,7 @@ fn pi(event: &str, p: &Value) -> Classification {
     match event {
         "session_start" => session_started(),
         "agent_start" => prompt_submitted(),
-        "agent_end" => Classification::state(
-            Lifecycle::Done,
-            Some(Raise(Attention::Unread)),
-            Some(first_text(p, &["last_message"]).unwrap_or_else(|| "turn complete".into())),
-        )
-        .draft(
-            "Pi turn complete",
-            Severity::Info,
-            first_text(p, &["last_message"]),
-        ),
+        "agent_end" => turn_complete("Pi turn complete", first_text(p, &["last_message"])),
         "session_shutdown" => session_ended(),
         _ => Classification::default(),
     }
@@ -259,27 +250,9 @@ fn gemini(event: &str, p: &Value, lifecycle: Lifecycle) -> Classification {
     match event {
         "SessionStart" => session_started(),
         "BeforeAgent" => prompt_submitted(),
-        "AfterAgent" => {
-            let said = first_text(p, &["prompt_response"]);
-            Classification::state(
-                Lifecycle::Done,
-                Some(Raise(Attention::Unread)),
-                Some(said.clone().unwrap_or_else(|| "turn complete".into())),
-            )
-            .draft("Gemini turn complete", Severity::Info, said)
-        },
+        "AfterAgent" => turn_complete("Gemini turn complete", first_text(p, &["prompt_response"])),
         "Notification" if text(p, "notification_type").as_deref() == Some("ToolPermission") => {
-            let asked = first_text(p, &["message"]);
-            Classification::state(
-                Lifecycle::Blocked,
-                Some(Raise(Attention::PermissionRequired)),
-                Some(
-                    asked
-                        .clone()
-                        .unwrap_or_else(|| "permission requested".into()),
-                ),
-            )
-            .draft("Gemini needs approval", Severity::Warning, asked)
+            permission_asked("Gemini needs approval", first_text(p, &["message"]))
         },
         "Notification" => match first_text(p, &["message"]) {
             Some(m) => Classification::state_message(m),
@@ -315,23 +288,40 @@ fn prompt_submitted() -> Classification {
     Classification::state(Lifecycle::Working, Some(Clear), None)
 }
 
+/// A turn's end: done + unread, the agent's last words (if any) as message
+/// and notification body.
+fn turn_complete(title: &'static str, last: Option<String>) -> Classification {
+    Classification::state(
+        Lifecycle::Done,
+        Some(Raise(Attention::Unread)),
+        Some(last.clone().unwrap_or_else(|| "turn complete".into())),
+    )
+    .draft(title, Severity::Info, last)
+}
+
+/// A permission the agent asks for: blocked + permission_required, its own
+/// words (if any) as message and notification body.
+fn permission_asked(title: &'static str, asked: Option<String>) -> Classification {
+    Classification::state(
+        Lifecycle::Blocked,
+        Some(Raise(Attention::PermissionRequired)),
+        Some(
+            asked
+                .clone()
+                .unwrap_or_else(|| "permission requested".into()),
+        ),
+    )
+    .draft(title, Severity::Warning, asked)
+}
+
 fn claude(event: &str, p: &Value) -> Classification {
     match event {
         "SessionStart" => session_started(),
         "UserPromptSubmit" => prompt_submitted(),
-        "PermissionRequest" => {
-            let asked = first_text(p, &["prompt", "message"]);
-            Classification::state(
-                Lifecycle::Blocked,
-                Some(Raise(Attention::PermissionRequired)),
-                Some(
-                    asked
-                        .clone()
-                        .unwrap_or_else(|| "permission requested".into()),
-                ),
-            )
-            .draft("Claude needs approval", Severity::Warning, asked)
-        },
+        "PermissionRequest" => permission_asked(
+            "Claude needs approval",
+            first_text(p, &["prompt", "message"]),
+        ),
         "Notification" => {
             let kind = text(p, "notification_type").unwrap_or_default();
             let message = text(p, "message");
@@ -339,16 +329,7 @@ fn claude(event: &str, p: &Value) -> Classification {
                 // Fires about a minute after `Stop`: not a question (seed 002).
                 Classification::noop()
             } else if kind.contains("permission") {
-                Classification::state(
-                    Lifecycle::Blocked,
-                    Some(Raise(Attention::PermissionRequired)),
-                    Some(
-                        message
-                            .clone()
-                            .unwrap_or_else(|| "permission requested".into()),
-                    ),
-                )
-                .draft("Claude needs approval", Severity::Warning, message)
+                permission_asked("Claude needs approval", message)
             } else {
                 Classification::state(
                     Lifecycle::Blocked,
@@ -363,15 +344,7 @@ fn claude(event: &str, p: &Value) -> Classification {
             None,
             Some("waiting for background agents".into()),
         ),
-        "Stop" => {
-            let last = text(p, "last_assistant_message");
-            Classification::state(
-                Lifecycle::Done,
-                Some(Raise(Attention::Unread)),
-                Some(last.clone().unwrap_or_else(|| "turn complete".into())),
-            )
-            .draft("Claude turn complete", Severity::Info, last)
-        },
+        "Stop" => turn_complete("Claude turn complete", text(p, "last_assistant_message")),
         "SessionEnd" => session_ended(),
         "StopFailure" => {
             let error = first_text(p, &["error", "message"]);
@@ -429,15 +402,10 @@ fn codex(event: &str, p: &Value) -> Classification {
             Severity::Warning,
             first_text(p, &["tool_name", "description"]),
         ),
-        "Stop" | "agent-turn-complete" => {
-            let last = first_text(p, &["last_assistant_message", "last-assistant-message"]);
-            Classification::state(
-                Lifecycle::Done,
-                Some(Raise(Attention::Unread)),
-                Some(last.clone().unwrap_or_else(|| "turn complete".into())),
-            )
-            .draft("Codex turn complete", Severity::Info, last)
-        },
+        "Stop" | "agent-turn-complete" => turn_complete(
+            "Codex turn complete",
+            first_text(p, &["last_assistant_message", "last-assistant-message"]),
+        ),
         "SessionEnd" => session_ended(),
         // Some versions report an interruption: not a success (agents.md §10.1).
         "Interrupt" => Classification::state(Lifecycle::Idle, None, Some("interrupted".into())),
