@@ -2,31 +2,12 @@
 //! §12–§14): a hook-less Claude look-alike classified by the bundled rules until
 //! its first hook, agents.list and agents.reload, and explain.
 
-use crate::support::client::Client;
+use crate::support::agents::{script, type_line, wait_state, workspace};
 use crate::support::process::BIN;
 use crate::support::{TestEnv, TestServer, err, ok, str_field};
-use base64::Engine as _;
-use serde_json::{Value, json};
+use serde_json::json;
 use signaltty_protocol::ErrorCode;
 use std::path::PathBuf;
-
-fn workspace(c: &mut Client, server: &TestServer) -> String {
-    let cwd = server.env().root().to_string_lossy().into_owned();
-    let ws = ok(c.call("workspace.create", json!({"name": "agents", "cwd": cwd})));
-    str_field(&ws["workspace"], "id").to_owned()
-}
-
-fn type_line(c: &mut Client, pane: &str) {
-    let data = base64::engine::general_purpose::STANDARD.encode("\n");
-    ok(c.call("pane.input", json!({"pane_id": pane, "data_b64": data})));
-}
-
-fn wait_state(c: &mut Client, pane: &str, until: &str) -> Value {
-    ok(c.call(
-        "wait",
-        json!({"pane_id": pane, "until": until, "timeout_s": 20}),
-    ))
-}
 
 /// §13 items 16 and 17 through the server: working, blocked with a question,
 /// idle (the question withdrawn), then the first hook switches the rules off.
@@ -36,7 +17,7 @@ fn a_hookless_claude_is_classified_by_its_screen_until_it_sends_a_hook() {
     let mut c = server.client();
     let mut sub = server.client();
     ok(sub.call("subscribe", json!({"events": ["attention.cleared"]})));
-    let ws = workspace(&mut c, &server);
+    let ws = workspace(&mut c, &server, "agents");
     let bin = server.env().root().join("bin");
     std::fs::create_dir_all(&bin).expect("bin dir");
     let claude = bin.join("claude");
@@ -65,11 +46,11 @@ fn a_hookless_claude_is_classified_by_its_screen_until_it_sends_a_hook() {
     );
     assert_eq!(explain["lifecycle"]["source"], "screen:live_turn_working");
 
-    type_line(&mut c, &pane);
+    type_line(&mut c, &pane, "");
     let blocked = wait_state(&mut c, &pane, "input_required");
     assert_eq!(blocked["lifecycle"], "blocked");
 
-    type_line(&mut c, &pane);
+    type_line(&mut c, &pane, "");
     let idle = wait_state(&mut c, &pane, "idle");
     assert_eq!(
         idle["attention"], "none",
@@ -78,7 +59,7 @@ fn a_hookless_claude_is_classified_by_its_screen_until_it_sends_a_hook() {
     let cleared = sub.next_event();
     assert_eq!(cleared.payload["reason"], "screen");
 
-    type_line(&mut c, &pane);
+    type_line(&mut c, &pane, "");
     let done = wait_state(&mut c, &pane, "done");
     assert_eq!(done["attention"], "unread");
     ok(c.call(
@@ -212,16 +193,12 @@ fn a_reload_classifies_an_idle_screen_by_the_new_rules() {
     env.set_var("SIGNALTTY_AGENTS_DIR", &dir);
     let server = TestServer::start_in(env);
     let mut c = server.client();
-    let ws = workspace(&mut c, &server);
-    let bin = server.env().root().join("bin");
-    std::fs::create_dir_all(&bin).expect("bin dir");
-    let claude = bin.join("claude");
-    std::fs::write(
-        &claude,
-        "#!/bin/sh\nprintf '* Cogitating… (3s · esc to interrupt)\\r\\nzz-custom-question\\r\\n'\nexec sleep 600\n",
-    )
-    .expect("write the look-alike");
-    crate::support::process::set_mode(&claude, 0o755);
+    let ws = workspace(&mut c, &server, "agents");
+    let claude = script(
+        server.env().root(),
+        "claude",
+        "printf '* Cogitating… (3s · esc to interrupt)\\r\\nzz-custom-question\\r\\n'\nexec sleep 600\n",
+    );
     let tab = ok(c.call("tab.create", json!({"workspace_id": ws})));
     let pane = ok(c.call(
         "pane.spawn",

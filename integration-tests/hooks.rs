@@ -3,44 +3,22 @@
 //! attribution by `$SIGNALTTY_PANE` and by process ancestry, the adapters'
 //! mappings and the guards, and the CLI's stdout discipline.
 
-use crate::support::agents::wait_screen;
+use crate::support::agents::{script, spawn_fake_with, type_line, wait_screen, workspace};
 use crate::support::client::Client;
-use crate::support::process::BIN;
 use crate::support::{TestServer, err, ok, str_field, u64_field};
-use base64::Engine as _;
 use serde_json::{Value, json};
 use signaltty_protocol::{ErrorCode, EventFrame};
-use std::path::PathBuf;
 use std::time::Duration;
-
-fn workspace(c: &mut Client, server: &TestServer) -> String {
-    let cwd = server.env().root().to_string_lossy().into_owned();
-    let ws = ok(c.call("workspace.create", json!({"name": "hooks", "cwd": cwd})));
-    str_field(&ws["workspace"], "id").to_owned()
-}
-
-fn fake(name: &str) -> String {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("integration-tests/fixtures/agents")
-        .join(name)
-        .to_string_lossy()
-        .into_owned()
-}
 
 /// Starts a fake agent in a new tab; `strip` makes its hooks find the pane by
 /// ancestry. Returns the pane id.
 fn spawn_fake(c: &mut Client, ws: &str, agent: &str, strip: bool) -> String {
-    let tab = ok(c.call("tab.create", json!({"workspace_id": ws})));
-    let tab = str_field(&tab["tab"], "id").to_owned();
-    let mut env = json!({"SIGNALTTY_BIN": BIN});
-    if strip {
-        env["SIGNALTTY_FAKE_STRIP_PANE"] = json!("1");
-    }
-    let pane = ok(c.call(
-        "pane.spawn",
-        json!({"workspace_id": ws, "tab_id": tab, "argv": ["bash", fake(agent)], "env": env}),
-    ));
-    str_field(&pane["pane"], "id").to_owned()
+    let env = if strip {
+        json!({"SIGNALTTY_FAKE_STRIP_PANE": "1"})
+    } else {
+        json!({})
+    };
+    spawn_fake_with(c, ws, agent, env)
 }
 
 fn spawn_sleeper(c: &mut Client, ws: &str) -> String {
@@ -51,11 +29,6 @@ fn spawn_sleeper(c: &mut Client, ws: &str) -> String {
         json!({"workspace_id": ws, "tab_id": tab, "argv": ["sleep", "600"]}),
     ));
     str_field(&pane["pane"], "id").to_owned()
-}
-
-fn type_line(c: &mut Client, pane: &str, line: &str) {
-    let data = base64::engine::general_purpose::STANDARD.encode(format!("{line}\n"));
-    ok(c.call("pane.input", json!({"pane_id": pane, "data_b64": data})));
 }
 
 fn get(c: &mut Client, pane: &str) -> Value {
@@ -110,7 +83,7 @@ fn a_fake_claude_turn_goes_working_blocked_done_and_is_seen() {
     let mut c = server.client();
     let mut sub = server.client();
     ok(sub.call("subscribe", json!({"events": ["agent.*", "attention.*"]})));
-    let ws = workspace(&mut c, &server);
+    let ws = workspace(&mut c, &server, "hooks");
     let pane = spawn_fake(&mut c, &ws, "fake-claude", false);
 
     // The session starts with the process: wait for the state, not a transition.
@@ -211,7 +184,7 @@ fn a_fake_claude_turn_goes_working_blocked_done_and_is_seen() {
 fn a_fake_codex_without_its_pane_variable_is_found_by_ancestry() {
     let server = TestServer::start();
     let mut c = server.client();
-    let ws = workspace(&mut c, &server);
+    let ws = workspace(&mut c, &server, "hooks");
     let pane = spawn_fake(&mut c, &ws, "fake-codex", true);
     let other = spawn_sleeper(&mut c, &ws);
 
@@ -267,7 +240,7 @@ fn a_fake_codex_without_its_pane_variable_is_found_by_ancestry() {
 fn claude_background_work_idle_prompts_and_session_end_follow_the_seeds() {
     let server = TestServer::start();
     let mut c = server.client();
-    let ws = workspace(&mut c, &server);
+    let ws = workspace(&mut c, &server, "hooks");
     let pane = spawn_sleeper(&mut c, &ws);
     let s = json!({"session_id": "s1"});
 
@@ -351,7 +324,7 @@ fn claude_background_work_idle_prompts_and_session_end_follow_the_seeds() {
 fn opencode_and_cursor_map_their_events() {
     let server = TestServer::start();
     let mut c = server.client();
-    let ws = workspace(&mut c, &server);
+    let ws = workspace(&mut c, &server, "hooks");
     let oc = spawn_sleeper(&mut c, &ws);
     let s = json!({"sessionID": "ses_1"});
     let r = hook(
@@ -433,7 +406,7 @@ fn opencode_and_cursor_map_their_events() {
 fn dropped_foreign_and_invalid_hooks_change_nothing() {
     let server = TestServer::start();
     let mut c = server.client();
-    let ws = workspace(&mut c, &server);
+    let ws = workspace(&mut c, &server, "hooks");
     let pane = spawn_sleeper(&mut c, &ws);
 
     let r = hook(&mut c, &pane, "claude", "Stop", json!({"agent": "codex"}));
@@ -535,7 +508,7 @@ fn dropped_foreign_and_invalid_hooks_change_nothing() {
 fn report_session_sets_the_kind_and_counts_session_generations() {
     let server = TestServer::start();
     let mut c = server.client();
-    let ws = workspace(&mut c, &server);
+    let ws = workspace(&mut c, &server, "hooks");
     let pane = spawn_sleeper(&mut c, &ws);
     let b0 = get(&mut c, &pane)["wait_baseline"].clone();
     let r = ok(c.call(
@@ -583,7 +556,7 @@ fn report_session_sets_the_kind_and_counts_session_generations() {
 fn the_hook_reporter_keeps_stdout_clean_and_never_fails_without_a_server() {
     let server = TestServer::start();
     let mut c = server.client();
-    let ws = workspace(&mut c, &server);
+    let ws = workspace(&mut c, &server, "hooks");
     let pane = spawn_sleeper(&mut c, &ws);
 
     let out = server.cli_with_stdin(
@@ -739,7 +712,7 @@ fn cursor_approval_is_inferred_from_a_tool_call_that_does_not_finish() {
     let mut c = server.client();
     let mut sub = server.client();
     ok(sub.call("subscribe", json!({"events": ["attention.cleared"]})));
-    let ws = workspace(&mut c, &server);
+    let ws = workspace(&mut c, &server, "hooks");
     let pane = spawn_sleeper(&mut c, &ws);
     let call =
         |id: &str| json!({"conversation_id": "c1", "tool_use_id": id, "tool_name": "edit_file"});
@@ -800,16 +773,12 @@ fn a_tombstone_resumes_its_agent_in_the_same_pane() {
     let mut c = server.client();
     let mut sub = server.client();
     ok(sub.call("subscribe", json!({"events": ["pane.created"]})));
-    let ws = workspace(&mut c, &server);
-    let bin = server.env().root().join("bin");
-    std::fs::create_dir_all(&bin).expect("bin dir");
-    let claude = bin.join("claude");
-    std::fs::write(
-        &claude,
-        "#!/bin/sh\nif [ \"$1\" = --resume ]; then echo \"resumed $2\"; exec sleep 600; fi\necho first run\n",
-    )
-    .expect("script");
-    crate::support::process::set_mode(&claude, 0o755);
+    let ws = workspace(&mut c, &server, "hooks");
+    let claude = script(
+        server.env().root(),
+        "claude",
+        "if [ \"$1\" = --resume ]; then echo \"resumed $2\"; exec sleep 600; fi\necho first run\n",
+    );
     let tab = ok(c.call("tab.create", json!({"workspace_id": ws})));
     let pane = ok(c.call(
         "pane.spawn",
@@ -889,7 +858,7 @@ fn a_tombstone_resumes_its_agent_in_the_same_pane() {
 /// A fake Claude in a turn, blocked by the hook of `ask` (a `permission`
 /// command) with `permission_required`.
 fn fake_claude_blocked(c: &mut Client, server: &TestServer, ask: &str) -> String {
-    let ws = workspace(c, server);
+    let ws = workspace(c, server, "hooks");
     let pane = spawn_fake(c, &ws, "fake-claude", false);
     wait_for(c, &pane, "idle", &Value::Null);
     type_line(c, &pane, "prompt fix the bug");
@@ -989,7 +958,7 @@ fn an_answered_question_whose_turn_ends_at_once_is_done_not_idle() {
 fn the_hook_log_notes_every_reporter_and_never_fails_a_hook() {
     let server = TestServer::start();
     let mut c = server.client();
-    let ws = workspace(&mut c, &server);
+    let ws = workspace(&mut c, &server, "hooks");
     let pane = spawn_sleeper(&mut c, &ws);
     let log = server.env().root().join("hooks.log");
     let hook = |log: &std::path::Path, event: &str| {

@@ -3,23 +3,12 @@
 //! a supported agent (before the process starts), and the OpenCode plugin
 //! executed under node with both plugin loaders.
 
-use crate::support::agents::{wait_screen, workspace};
+use crate::support::agents::{script, wait_screen, workspace};
 use crate::support::client::Client;
-use crate::support::process::{BIN, set_mode};
+use crate::support::process::BIN;
 use crate::support::{TestEnv, TestServer, ok, str_field};
 use serde_json::{Value, json};
-use std::path::{Path, PathBuf};
-
-/// Writes an executable script `name` into `<root>/bin` and returns its path.
-fn script(root: &Path, name: &str, body: &str) -> PathBuf {
-    let dir = root.join("bin");
-    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("bin dir: {e}"));
-    let path = dir.join(name);
-    std::fs::write(&path, format!("#!/bin/sh\n{body}"))
-        .unwrap_or_else(|e| panic!("write script: {e}"));
-    set_mode(&path, 0o755);
-    path
-}
+use std::path::Path;
 
 fn spawn(c: &mut Client, ws: &str, argv: Value) -> Value {
     let tab = ok(c.call("tab.create", json!({"workspace_id": ws})));

@@ -440,6 +440,31 @@ impl Rig {
         ));
         str_field(&r["pane"], "id").to_owned()
     }
+
+    /// Installs `agent`'s hooks, starts `argv` in a pane and waits until it
+    /// can take a prompt (`hint` on screen, the pane `idle`).
+    fn ready(&self, agent: &str, argv: Value, hint: &str) -> (Client, String) {
+        self.install_hooks(agent);
+        let mut c = self.server.client();
+        let pane = self.spawn(&mut c, argv);
+        wait_ready(&mut c, &pane, hint);
+        (c, pane)
+    }
+}
+
+/// Codex as the suite runs it: pane-local, with hooks trusted.
+fn codex_argv() -> Value {
+    json!([
+        agent_bin("codex"),
+        "--no-daemon",
+        "--dangerously-bypass-hook-trust"
+    ])
+}
+
+/// Presses `keys` in the pane, as a person at its terminal would.
+fn press(c: &mut Client, pane: &str, keys: &str) {
+    let b64 = base64::engine::general_purpose::STANDARD.encode(keys);
+    ok(c.call("pane.input", json!({"pane_id": pane, "data_b64": b64})));
 }
 
 fn claude_rig() -> Rig {
@@ -482,10 +507,7 @@ fn claude_rig() -> Rig {
 /// Deny from signaltty, answered through the agent's waiting hook: blocked
 /// with `permission_required`, then the tool never runs and the turn ends.
 fn denied_tool_does_not_run(rig: &Rig, agent: &str, argv: Value, hint: &str) {
-    rig.install_hooks(agent);
-    let mut c = rig.server.client();
-    let pane = rig.spawn(&mut c, argv);
-    wait_ready(&mut c, &pane, hint);
+    let (mut c, pane) = rig.ready(agent, argv, hint);
     submit(&mut c, &pane, "Create out.txt containing hello");
     let d = pending_decision(&mut c, &pane);
     let p = ok(c.call("pane.get", json!({"pane_id": pane})));
@@ -509,10 +531,7 @@ fn denied_tool_does_not_run(rig: &Rig, agent: &str, argv: Value, hint: &str) {
 /// attention, never done, and the tool never runs.
 fn model_error_fails_the_pane(rig: &Rig, agent: &str, argv: Value, hint: &str) {
     rig.model.set(json!({"mode": "error"}));
-    rig.install_hooks(agent);
-    let mut c = rig.server.client();
-    let pane = rig.spawn(&mut c, argv);
-    wait_ready(&mut c, &pane, hint);
+    let (mut c, pane) = rig.ready(agent, argv, hint);
     submit(&mut c, &pane, "Create out.txt containing hello");
     let failed = wait_state(&mut c, &pane, "failed");
     assert_eq!(failed["attention"], "error");
@@ -529,10 +548,7 @@ fn model_error_fails_the_pane(rig: &Rig, agent: &str, argv: Value, hint: &str) {
 fn claude_asks_permission_and_an_allow_once_from_signaltty_runs_the_tool() {
     let claude = agent_bin("claude");
     let rig = claude_rig();
-    rig.install_hooks("claude");
-    let mut c = rig.server.client();
-    let pane = rig.spawn(&mut c, json!([claude]));
-    wait_ready(&mut c, &pane, "? for shortcuts");
+    let (mut c, pane) = rig.ready("claude", json!([claude]), "? for shortcuts");
     capture(&mut c, &pane, "claude", "idle", None);
     submit(&mut c, &pane, "Create out.txt containing hello");
     wait_state(&mut c, &pane, "working");
@@ -619,17 +635,10 @@ hooks = true
 /// from signaltty, the tool runs, the turn ends.
 #[test]
 fn codex_asks_permission_and_an_allow_once_from_signaltty_runs_the_tool() {
-    let codex = agent_bin("codex");
     let rig = codex_rig();
-    rig.install_hooks("codex");
-    let mut c = rig.server.client();
-    let pane = rig.spawn(
-        &mut c,
-        json!([codex, "--no-daemon", "--dangerously-bypass-hook-trust"]),
-    );
     // Codex reports its session only at the first prompt: its input box on
     // screen makes the pane idle (a screen rule), so it takes `pane.submit`.
-    wait_ready(&mut c, &pane, "Ask Codex to do anything");
+    let (mut c, pane) = rig.ready("codex", codex_argv(), "Ask Codex to do anything");
     capture(&mut c, &pane, "codex", "idle", None);
     submit(&mut c, &pane, "Create out.txt containing hello");
     wait_state(&mut c, &pane, "working");
@@ -791,10 +800,7 @@ fn gemini_rig() -> Rig {
 fn gemini_blocks_on_its_permission_prompt_and_finishes_the_turn() {
     let gemini = agent_bin("gemini");
     let rig = gemini_rig();
-    rig.install_hooks("gemini");
-    let mut c = rig.server.client();
-    let pane = rig.spawn(&mut c, json!([gemini]));
-    wait_ready(&mut c, &pane, "Type your message");
+    let (mut c, pane) = rig.ready("gemini", json!([gemini]), "Type your message");
     capture(&mut c, &pane, "gemini", "idle", Some("Type your message"));
     submit(&mut c, &pane, "Create out.txt containing hello");
     wait_state(&mut c, &pane, "working");
@@ -806,10 +812,7 @@ fn gemini_blocks_on_its_permission_prompt_and_finishes_the_turn() {
     // Allow once is the preselected choice, once the prompt is drawn.
     wait_screen(&mut c, &pane, "Allow once");
     capture(&mut c, &pane, "gemini", "blocked", None);
-    ok(c.call(
-        "pane.input",
-        json!({"pane_id": pane, "data_b64": base64::engine::general_purpose::STANDARD.encode("\r")}),
-    ));
+    press(&mut c, &pane, "\r");
     let out = rig.work.join("out.txt");
     wait_until("the tool to write out.txt", LONG, || {
         out.exists().then_some(())
@@ -865,10 +868,7 @@ fn opencode_rig() -> Rig {
 fn opencode_reports_its_permission_wait_through_the_plugin() {
     let opencode = agent_bin("opencode");
     let rig = opencode_rig();
-    rig.install_hooks("opencode");
-    let mut c = rig.server.client();
-    let pane = rig.spawn(&mut c, json!([opencode]));
-    wait_ready(&mut c, &pane, "Ask anything");
+    let (mut c, pane) = rig.ready("opencode", json!([opencode]), "Ask anything");
     capture(&mut c, &pane, "opencode", "idle", None);
     submit(&mut c, &pane, "Create out.txt containing hello");
     wait_state(&mut c, &pane, "working");
@@ -878,10 +878,7 @@ fn opencode_reports_its_permission_wait_through_the_plugin() {
     // "Allow once" is preselected.
     wait_screen(&mut c, &pane, "Allow once");
     capture(&mut c, &pane, "opencode", "blocked", None);
-    ok(c.call(
-        "pane.input",
-        json!({"pane_id": pane, "data_b64": base64::engine::general_purpose::STANDARD.encode("\r")}),
-    ));
+    press(&mut c, &pane, "\r");
     let out = rig.work.join("out.txt");
     wait_until("the tool to write out.txt", LONG, || {
         out.exists().then_some(())
@@ -918,18 +915,12 @@ fn opencode_model_error_fails_the_pane() {
 fn gemini_question_dismissed_with_esc_leaves_blocked_by_the_screen() {
     let gemini = agent_bin("gemini");
     let rig = gemini_rig();
-    rig.install_hooks("gemini");
-    let mut c = rig.server.client();
-    let pane = rig.spawn(&mut c, json!([gemini]));
-    wait_ready(&mut c, &pane, "Type your message");
+    let (mut c, pane) = rig.ready("gemini", json!([gemini]), "Type your message");
     submit(&mut c, &pane, "Create out.txt containing hello");
     wait_state(&mut c, &pane, "blocked");
     wait_screen(&mut c, &pane, "Allow once");
     let esc_at = now_us();
-    ok(c.call(
-        "pane.input",
-        json!({"pane_id": pane, "data_b64": base64::engine::general_purpose::STANDARD.encode("\x1b")}),
-    ));
+    press(&mut c, &pane, "\x1b");
     let after = wait_state(&mut c, &pane, "idle");
     assert_eq!(after["attention"], "none");
     let explain = ok(c.call("pane.explain", json!({"pane_id": pane})));
@@ -956,17 +947,11 @@ fn gemini_question_dismissed_with_esc_leaves_blocked_by_the_screen() {
 fn claude_question_dismissed_with_esc_leaves_blocked() {
     let claude = agent_bin("claude");
     let rig = claude_rig();
-    rig.install_hooks("claude");
-    let mut c = rig.server.client();
-    let pane = rig.spawn(&mut c, json!([claude]));
-    wait_ready(&mut c, &pane, "? for shortcuts");
+    let (mut c, pane) = rig.ready("claude", json!([claude]), "? for shortcuts");
     submit(&mut c, &pane, "Create out.txt containing hello");
     let d = pending_decision(&mut c, &pane);
     wait_screen(&mut c, &pane, "Do you want");
-    ok(c.call(
-        "pane.input",
-        json!({"pane_id": pane, "data_b64": base64::engine::general_purpose::STANDARD.encode("\x1b")}),
-    ));
+    press(&mut c, &pane, "\x1b");
     let after = wait_state(&mut c, &pane, "idle");
     assert_eq!(after["attention"], "none");
     let p = ok(c.call("pane.get", json!({"pane_id": pane})));
@@ -990,12 +975,7 @@ fn claude_question_dismissed_with_esc_leaves_blocked() {
 #[test]
 fn codex_denied_from_signaltty_does_not_run_the_tool() {
     let rig = codex_rig();
-    let argv = json!([
-        agent_bin("codex"),
-        "--no-daemon",
-        "--dangerously-bypass-hook-trust"
-    ]);
-    denied_tool_does_not_run(&rig, "codex", argv, "Ask Codex to do anything");
+    denied_tool_does_not_run(&rig, "codex", codex_argv(), "Ask Codex to do anything");
 }
 
 /// A model that fails Claude's turn: the pane ends the turn failed with error
@@ -1013,21 +993,10 @@ fn claude_model_error_fails_the_pane() {
 #[test]
 fn codex_interrupted_while_its_question_waits_leaves_blocked() {
     let rig = codex_rig();
-    rig.install_hooks("codex");
-    let mut c = rig.server.client();
-    let argv = json!([
-        agent_bin("codex"),
-        "--no-daemon",
-        "--dangerously-bypass-hook-trust"
-    ]);
-    let pane = rig.spawn(&mut c, argv);
-    wait_ready(&mut c, &pane, "Ask Codex to do anything");
+    let (mut c, pane) = rig.ready("codex", codex_argv(), "Ask Codex to do anything");
     submit(&mut c, &pane, "Create out.txt containing hello");
     pending_decision(&mut c, &pane);
-    ok(c.call(
-        "pane.input",
-        json!({"pane_id": pane, "data_b64": base64::engine::general_purpose::STANDARD.encode("\x1b")}),
-    ));
+    press(&mut c, &pane, "\x1b");
     let after = wait_state(&mut c, &pane, "idle");
     assert_eq!(after["attention"], "none");
     let p = ok(c.call("pane.get", json!({"pane_id": pane})));
@@ -1043,17 +1012,11 @@ fn codex_interrupted_while_its_question_waits_leaves_blocked() {
 #[test]
 fn opencode_question_dismissed_with_esc_leaves_blocked() {
     let rig = opencode_rig();
-    rig.install_hooks("opencode");
-    let mut c = rig.server.client();
-    let pane = rig.spawn(&mut c, json!([agent_bin("opencode")]));
-    wait_ready(&mut c, &pane, "Ask anything");
+    let (mut c, pane) = rig.ready("opencode", json!([agent_bin("opencode")]), "Ask anything");
     submit(&mut c, &pane, "Create out.txt containing hello");
     wait_state(&mut c, &pane, "blocked");
     wait_screen(&mut c, &pane, "Allow once");
-    ok(c.call(
-        "pane.input",
-        json!({"pane_id": pane, "data_b64": base64::engine::general_purpose::STANDARD.encode("\x1b")}),
-    ));
+    press(&mut c, &pane, "\x1b");
     // OpenCode tells the model the tool was rejected; the turn then ends.
     let done = wait_state(&mut c, &pane, "done");
     assert!(!rig.work.join("out.txt").exists());

@@ -7,7 +7,7 @@ use super::process::{BIN, TestServer};
 use super::{ok, str_field};
 use base64::Engine as _;
 use serde_json::{Value, json};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// The path of a fake agent script.
 pub fn fake(name: &str) -> String {
@@ -16,6 +16,18 @@ pub fn fake(name: &str) -> String {
         .join(name)
         .to_string_lossy()
         .into_owned()
+}
+
+/// Writes an executable `/bin/sh` script `name` into `<root>/bin` and returns
+/// its path (an agent look-alike is named after the agent it plays).
+pub fn script(root: &Path, name: &str, body: &str) -> PathBuf {
+    let dir = root.join("bin");
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("bin dir: {e}"));
+    let path = dir.join(name);
+    std::fs::write(&path, format!("#!/bin/sh\n{body}"))
+        .unwrap_or_else(|e| panic!("write script: {e}"));
+    super::process::set_mode(&path, 0o755);
+    path
 }
 
 /// A workspace rooted in the test's temp dir.
