@@ -14,7 +14,7 @@ use signaltty_actors::pty::get_winsize;
 use signaltty_protocol::pane::{
     PaneAttachParams, PaneAttachResult, PaneInputParams, PaneResizeParams, PaneTarget,
 };
-use signaltty_protocol::{Method, PaneId, Request, ServerLine};
+use signaltty_protocol::{Method, PaneRef, Request, ServerLine};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::net::UnixStream;
 use std::sync::{Arc, Mutex};
@@ -67,7 +67,7 @@ pub fn attach(global: &Global, pane: Option<String>) -> i32 {
     }) else {
         return fail("BAD_PARAMS: name a pane to attach to");
     };
-    let pane = PaneId(pane);
+    let pane = PaneRef(pane);
     let socket = resolve_socket(global);
     let stream = match UnixStream::connect(&socket) {
         Ok(s) => s,

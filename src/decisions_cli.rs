@@ -8,7 +8,7 @@ use serde_json::json;
 use signaltty_protocol::pane::{PaneGetResult, PaneTarget};
 use signaltty_protocol::state::{Decision, DecisionAnswerParams, DecisionAnswerResult};
 use signaltty_protocol::workspace::{WorkspaceGetParams, WorkspaceGetResult, WorkspaceListResult};
-use signaltty_protocol::{Method, PaneId, WorkspaceRef};
+use signaltty_protocol::{Method, PaneRef, WorkspaceRef};
 
 /// Prints a decision: its prompt and its numbered options, each line after
 /// `indent`. A read-only one says where to answer it.
@@ -105,7 +105,7 @@ fn list_inner(global: &Global) -> Result<i32, i32> {
 /// `signaltty answer PANE OPTION [--decision ID]`: the option by id, else by
 /// its number; the decision is the pane's pending one unless one is named.
 pub fn answer(global: &Global, pane: &str, option: &str, decision: Option<String>) -> i32 {
-    let pane_id = PaneId(pane.to_owned());
+    let pane_id = PaneRef(pane.to_owned());
     let (decision_id, option_id) = match decision {
         // A named decision is answered exactly as asked: no lookup can race it.
         Some(id) => (id, option.to_owned()),

@@ -23,7 +23,7 @@ use signaltty_protocol::workspace::{
     ClosedResult, Layout, SplitDir, WorkspaceCreateParams, WorkspaceGetParams, WorkspaceGetResult,
     WorkspaceResult,
 };
-use signaltty_protocol::{Method, PaneId, TabId, WorkspaceRef};
+use signaltty_protocol::{Method, PaneRef, TabId, WorkspaceRef};
 use std::path::PathBuf;
 
 /// The user's shell, for a spawn without a command.
@@ -41,14 +41,14 @@ fn absolute(dir: Option<PathBuf>) -> Result<Option<String>, i32> {
         .map_err(|e| fail(&format!("BAD_PARAMS: cwd: {e}")))
 }
 
-fn pane_ref(given: Option<String>) -> Result<PaneId, i32> {
+fn pane_ref(given: Option<String>) -> Result<PaneRef, i32> {
     given
         .or_else(|| {
             std::env::var("SIGNALTTY_PANE")
                 .ok()
                 .filter(|s| !s.is_empty())
         })
-        .map(PaneId)
+        .map(PaneRef)
         .ok_or_else(|| {
             fail("BAD_PARAMS: name a pane (or run inside one, where $SIGNALTTY_PANE is set)")
         })
@@ -241,7 +241,7 @@ fn run_pane(global: &Global, cmd: PaneCommand) -> Result<i32, i32> {
                 return Err(fail("BAD_PARAMS: give a name, or --clear"));
             }
             let params = PaneRenameParams {
-                pane_id: PaneId(pane),
+                pane_id: PaneRef(pane),
                 name: Some(name),
             };
             call(global, Method::PaneRename(params), |r: PaneResult| {
@@ -250,8 +250,8 @@ fn run_pane(global: &Global, cmd: PaneCommand) -> Result<i32, i32> {
         },
         PaneCommand::Swap { pane, target } => {
             let params = PaneSwapParams {
-                pane_id: PaneId(pane),
-                target_pane_id: PaneId(target),
+                pane_id: PaneRef(pane),
+                target_pane_id: PaneRef(target),
             };
             call(global, Method::PaneSwap(params), |r: TabsResult| {
                 r.tabs.iter().for_each(|t| say!("{}  {}", t.id, t.title))
@@ -263,8 +263,8 @@ fn run_pane(global: &Global, cmd: PaneCommand) -> Result<i32, i32> {
             direction,
         } => {
             let params = PaneMoveParams {
-                pane_id: PaneId(pane),
-                target_pane_id: PaneId(target),
+                pane_id: PaneRef(pane),
+                target_pane_id: PaneRef(target),
                 direction: Some(split_dir(&direction)?),
             };
             call(global, Method::PaneMove(params), |r: TabsResult| {
@@ -288,7 +288,7 @@ fn run_pane(global: &Global, cmd: PaneCommand) -> Result<i32, i32> {
             timeout,
         } => {
             let params = PaneWaitForOutputParams {
-                pane_id: PaneId(pane),
+                pane_id: PaneRef(pane),
                 pattern,
                 regex: Some(regex),
                 mode: Some(read_mode(&mode)?),

@@ -53,7 +53,7 @@ pub fn server(
             ..Limits::default()
         },
     };
-    signaltty_actors::run(config)
+    signaltty_actors::run_server(config)
 }
 
 /// Starts a detached server unless one already answers, and waits until it does.

@@ -11,7 +11,7 @@ use signaltty_protocol::state::{
     HookEventResult, NotifyParams, NotifyResult, PaneExplainResult, ReportSessionParams, Severity,
     Until, WaitBaseline, WaitParams, WaitResult, native_verdict_line,
 };
-use signaltty_protocol::{ErrorCode, Method, PaneId};
+use signaltty_protocol::{ErrorCode, Method, PaneRef};
 use std::io::{IsTerminal as _, Read as _};
 use std::time::Duration;
 
@@ -58,8 +58,8 @@ fn env_pane() -> Option<String> {
         .filter(|s| !s.is_empty())
 }
 
-fn pane_or_env(given: Option<String>) -> Result<PaneId, i32> {
-    given.or_else(env_pane).map(PaneId).ok_or_else(|| {
+fn pane_or_env(given: Option<String>) -> Result<PaneRef, i32> {
+    given.or_else(env_pane).map(PaneRef).ok_or_else(|| {
         fail("BAD_PARAMS: name a pane (or run inside one, where $SIGNALTTY_PANE is set)")
     })
 }
@@ -140,7 +140,7 @@ pub fn hook_event(global: &Global, args: HookArgs) -> i32 {
     let params = HookEventParams {
         agent: args.agent.clone(),
         event: args.event.clone(),
-        pane_id: args.pane.or_else(env_pane).map(PaneId),
+        pane_id: args.pane.or_else(env_pane).map(PaneRef),
         client_pid: Some(u64::from(std::process::id())),
         payload,
         message: args.message,

@@ -14,7 +14,7 @@ use crate::codec::{Frame, JsonLines};
 use crate::config::Limits;
 use crate::flow::{CountingWriter, Flow, GatedStream};
 use crate::router::response_line;
-use crate::supervisor::{ConnHandle, ConnId, Connected, Disconnected, Dispatch, Supervisor};
+use crate::supervisor::{Connected, Disconnected, Dispatch, Supervisor};
 use actix::io::{WriteHandler, Writer};
 use actix::prelude::*;
 use bytes::Bytes;
@@ -26,6 +26,26 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use tokio::net::UnixStream;
 use tokio::net::unix::OwnedWriteHalf;
 use tokio_util::codec::FramedRead;
+
+/// Identifies one client connection for the life of the server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ConnId(pub u64);
+
+/// How the server reaches a connection: for subscriptions, attachments and
+/// shutdown.
+#[derive(Clone)]
+pub struct ConnHandle {
+    /// The connection.
+    pub id: ConnId,
+    /// Where subscribed events go.
+    pub deliver: Recipient<Deliver>,
+    /// How to close it (lag, out-of-order delivery, failed replay).
+    pub close: Recipient<CloseConnection>,
+    /// How to drain it at shutdown.
+    pub drain: Recipient<Drain>,
+    /// Where `pty.data` of attached panes goes.
+    pub pty: Recipient<DeliverPty>,
+}
 
 /// A subscribed event line for this connection.
 #[derive(Debug, Message)]

@@ -146,3 +146,36 @@ impl Drop for AbandonOnDrop {
         self.0.do_send(EndWait(WaitEnd::Abandoned));
     }
 }
+
+/// The live answer routes of waiting permission reporters, by the connection
+/// that waits: a route ends when its connection goes away, and at shutdown.
+#[derive(Default)]
+pub struct AnswerRoutes {
+    routes: Vec<(crate::connection::ConnId, Addr<Decision>)>,
+}
+
+impl AnswerRoutes {
+    /// Records the route of a reporter waiting on `conn`; routes already ended
+    /// are forgotten.
+    pub fn add(&mut self, conn: crate::connection::ConnId, route: Addr<Decision>) {
+        self.routes.retain(|(_, r)| r.connected());
+        self.routes.push((conn, route));
+    }
+
+    /// `conn` went away: its routes end without an answer (`Abandoned`).
+    pub fn disconnect(&mut self, conn: crate::connection::ConnId) {
+        self.routes.retain(|(c, route)| {
+            if *c == conn {
+                route.do_send(EndWait(WaitEnd::Abandoned));
+            }
+            *c != conn && route.connected()
+        });
+    }
+
+    /// Every route ends with `end` (the server is stopping).
+    pub fn end_all(&mut self, end: WaitEnd) {
+        for (_, route) in self.routes.drain(..) {
+            route.do_send(EndWait(end.clone()));
+        }
+    }
+}

@@ -43,6 +43,9 @@ pub enum Error {
     Mailbox(actix::MailboxError),
     /// The journal could not record an event; the server is stopping.
     JournalFailed(String),
+    /// A server invariant failed (a result that cannot be serialized, …): our
+    /// bug, not the caller's.
+    Internal(String),
     /// The server is shutting down and takes no new work.
     ShuttingDown,
     /// A wait baseline belongs to another process or agent session of the pane.
@@ -79,6 +82,7 @@ impl Error {
             Error::Io { .. } => ErrorCode::IoError,
             Error::Mailbox(_) => ErrorCode::Internal,
             Error::JournalFailed(_) => ErrorCode::Internal,
+            Error::Internal(_) => ErrorCode::Internal,
             Error::ShuttingDown => ErrorCode::Internal,
             Error::NoSuchDecision(_) => ErrorCode::NoSuchDecision,
             Error::AgentBusy { .. } => ErrorCode::AgentBusy,
@@ -125,6 +129,7 @@ impl fmt::Display for Error {
             Error::Mailbox(e) => write!(f, "internal actor unavailable: {e}"),
             Error::JournalFailed(msg) => write!(f, "event journal failed: {msg}"),
             Error::ShuttingDown => f.write_str("the server is shutting down"),
+            Error::Internal(why) => write!(f, "internal error: {why}"),
             Error::IdentityChanged(why) => write!(f, "identity changed: {why}"),
             Error::NoSuchDecision(why) => f.write_str(why),
             Error::AgentBusy { why, .. } => f.write_str(why),

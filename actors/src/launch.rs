@@ -1,10 +1,132 @@
-//! Pure parts of launching a pane (spec/pty-terminal.md §2.2, §2.5): the child
+//! Pure parts of launching a pane (spec/pty-terminal.md §2.2, §2.5): the new
+//! pane object and what its process is started with ([`build_pane`]), the child
 //! environment, relative-executable anchoring, the agent kind of a command, and
-//! the captured config env. No I/O.
+//! the captured config env. No I/O: the router checks the filesystem (the cwd)
+//! on a blocking thread before it calls these.
 
-use signaltty_protocol::pane::AgentKind;
+use crate::pty::SpawnSpec;
+use signaltty_protocol::pane::{
+    AgentInfo, AgentKind, Attention, Lifecycle, LiveState, Pane, PtySize, Relationship,
+    RestoreState,
+};
+use signaltty_protocol::{PaneId, TabId, Timestamp, WorkspaceId};
 use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
+
+/// Everything a new pane is made of: the request's checked params and what the
+/// server supplies (its id, its environment, the socket, the time).
+#[derive(Debug, Clone)]
+pub struct PaneRecipe<'a> {
+    /// The new pane's id.
+    pub id: PaneId,
+    /// Its workspace.
+    pub workspace: WorkspaceId,
+    /// The command as requested (a relative executable is anchored at `cwd`).
+    pub argv: Vec<String>,
+    /// Its working directory: absolute and, checked by the caller, a directory.
+    pub cwd: PathBuf,
+    /// Its clamped size.
+    pub size: PtySize,
+    /// The agent kind, from a hint or the command.
+    pub kind: AgentKind,
+    /// The request's `env` overrides.
+    pub request_env: BTreeMap<String, String>,
+    /// The pane it was started from, with that pane's root.
+    pub parent: Option<Lineage>,
+    /// How it relates to its parent (default: a sub-agent).
+    pub relationship: Option<Relationship>,
+    /// A human label.
+    pub label: Option<String>,
+    /// The task it works for.
+    pub task_id: Option<String>,
+    /// The server's environment, filtered for the child.
+    pub server_env: Vec<(String, String)>,
+    /// The socket the child reports to.
+    pub socket: &'a Path,
+    /// Now.
+    pub now: Timestamp,
+}
+
+/// Where a child pane comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lineage {
+    /// The pane it was started from.
+    pub parent: PaneId,
+    /// The first pane of its family.
+    pub root: PaneId,
+}
+
+/// Builds the pane object (not yet in a tab: its Workspace places it) and the
+/// spawn of its process from `recipe`.
+pub fn build_pane(recipe: PaneRecipe<'_>) -> (Pane, SpawnSpec) {
+    let PaneRecipe {
+        id,
+        workspace,
+        argv,
+        cwd,
+        size,
+        kind,
+        request_env,
+        parent,
+        relationship,
+        label,
+        task_id,
+        server_env,
+        socket,
+        now,
+    } = recipe;
+    let argv = anchor_argv(argv, &cwd);
+    let mut env_in = request_env.clone();
+    if let Some(lineage) = &parent {
+        env_in.insert("SIGNALTTY_PARENT_PANE".into(), lineage.parent.0.clone());
+    }
+    let env = child_env(server_env, &env_in, id.as_str(), socket);
+    let pane = Pane {
+        id,
+        workspace_id: workspace,
+        tab_id: TabId(String::new()),
+        name: None,
+        title: initial_title(&argv),
+        cwd: cwd.to_string_lossy().into_owned(),
+        argv: argv.clone(),
+        pty_size: size,
+        live: LiveState::Live,
+        restore_state: RestoreState::Live,
+        agent: AgentInfo {
+            kind,
+            agent_session_id: None,
+            resume_argv: None,
+            model: None,
+            config_env: config_env(&request_env, &cwd),
+        },
+        lifecycle: Lifecycle::Unknown,
+        last_lifecycle: Lifecycle::Unknown,
+        lifecycle_since: Some(now.clone()),
+        last_run_secs: None,
+        attention: Attention::None,
+        attention_since: None,
+        last_message: None,
+        created_at: now.clone(),
+        last_activity_at: now,
+        last_seen_at: None,
+        relationship: parent
+            .as_ref()
+            .map(|_| relationship.unwrap_or(Relationship::Subagent)),
+        parent_pane_id: parent.as_ref().map(|l| l.parent.clone()),
+        root_pane_id: parent.map(|l| l.root),
+        label,
+        task_id,
+        pending_decision: None,
+    };
+    let spec = SpawnSpec {
+        argv,
+        cwd,
+        env,
+        rows: size.rows,
+        cols: size.cols,
+    };
+    (pane, spec)
+}
 
 /// Server variables never passed to a child.
 pub const ENV_BLOCKED: &[&str] = &["LD_PRELOAD", "LD_LIBRARY_PATH", "SIGNALTTY_SOCKET"];
@@ -229,5 +351,98 @@ mod tests {
             ])
         );
         assert_eq!(config_env(&map(&[("LANG", "C")]), Path::new("/w")), None);
+    }
+
+    fn recipe(socket: &Path) -> PaneRecipe<'_> {
+        PaneRecipe {
+            id: PaneId::from_random(1),
+            workspace: WorkspaceId::from_random(2),
+            argv: vec!["./bin/agent".into(), "--fast".into()],
+            cwd: PathBuf::from("/work/repo"),
+            size: PtySize::clamped(120, 40),
+            kind: AgentKind::Claude,
+            request_env: map(&[
+                ("CLAUDE_CONFIG_DIR", "conf"),
+                ("LD_PRELOAD", "/evil.so"),
+                ("RANDOM_VAR", "x"),
+            ]),
+            parent: None,
+            relationship: None,
+            label: Some("review".into()),
+            task_id: None,
+            server_env: vec![
+                ("PATH".into(), "/usr/bin".into()),
+                ("LD_PRELOAD".into(), "/server.so".into()),
+                ("SIGNALTTY_SOCKET".into(), "/old.sock".into()),
+            ],
+            socket,
+            now: Timestamp::now(),
+        }
+    }
+
+    fn env_of<'a>(spec: &'a SpawnSpec, key: &str) -> Option<&'a str> {
+        spec.env
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+
+    #[test]
+    fn a_built_pane_is_live_unknown_and_unplaced_with_its_command_anchored() {
+        let socket = PathBuf::from("/run/s.sock");
+        let (pane, spec) = build_pane(recipe(&socket));
+        assert_eq!(pane.argv, vec!["/work/repo/bin/agent", "--fast"]);
+        assert_eq!(spec.argv, pane.argv);
+        assert_eq!(pane.title, "agent");
+        assert_eq!(pane.cwd, "/work/repo");
+        assert_eq!(spec.cwd, PathBuf::from("/work/repo"));
+        assert_eq!((spec.cols, spec.rows), (120, 40));
+        assert_eq!(pane.pty_size, PtySize::clamped(120, 40));
+        assert_eq!(pane.live, LiveState::Live);
+        assert_eq!(pane.lifecycle, Lifecycle::Unknown);
+        assert_eq!(pane.attention, Attention::None);
+        assert_eq!(pane.tab_id.0, "", "the Workspace places it");
+        assert_eq!(pane.label.as_deref(), Some("review"));
+        assert_eq!(pane.agent.kind, AgentKind::Claude);
+        assert_eq!(pane.relationship, None);
+        assert_eq!(pane.root_pane_id, None);
+    }
+
+    #[test]
+    fn a_built_panes_environment_is_filtered_and_names_the_pane_and_socket() {
+        let socket = PathBuf::from("/run/s.sock");
+        let (pane, spec) = build_pane(recipe(&socket));
+        assert_eq!(env_of(&spec, "SIGNALTTY_PANE"), Some(pane.id.as_str()));
+        assert_eq!(env_of(&spec, "SIGNALTTY_SOCKET"), Some("/run/s.sock"));
+        assert_eq!(env_of(&spec, "PATH"), Some("/usr/bin"));
+        assert_eq!(env_of(&spec, "LD_PRELOAD"), None, "blocked both ways");
+        assert_eq!(env_of(&spec, "RANDOM_VAR"), None, "not an allowed override");
+        assert_eq!(env_of(&spec, "CLAUDE_CONFIG_DIR"), Some("conf"));
+        assert_eq!(env_of(&spec, "TERM"), Some("xterm-256color"));
+        assert_eq!(env_of(&spec, "SIGNALTTY_PARENT_PANE"), None);
+        // Only the config variables are remembered, made absolute.
+        let kept = pane.agent.config_env.expect("config env");
+        assert_eq!(kept.len(), 1);
+        assert_eq!(kept["CLAUDE_CONFIG_DIR"], "/work/repo/conf");
+    }
+
+    #[test]
+    fn a_child_pane_names_its_parent_and_root_and_is_a_subagent_by_default() {
+        let socket = PathBuf::from("/run/s.sock");
+        let mut r = recipe(&socket);
+        r.parent = Some(Lineage {
+            parent: PaneId::from_random(7),
+            root: PaneId::from_random(8),
+        });
+        let (pane, spec) = build_pane(r.clone());
+        assert_eq!(pane.parent_pane_id, Some(PaneId::from_random(7)));
+        assert_eq!(pane.root_pane_id, Some(PaneId::from_random(8)));
+        assert_eq!(pane.relationship, Some(Relationship::Subagent));
+        assert_eq!(
+            env_of(&spec, "SIGNALTTY_PARENT_PANE"),
+            Some(PaneId::from_random(7).as_str())
+        );
+        r.relationship = Some(Relationship::Fork);
+        assert_eq!(build_pane(r).0.relationship, Some(Relationship::Fork));
     }
 }

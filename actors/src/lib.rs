@@ -1,7 +1,10 @@
 //! The signaltty server: its actors and the pure domain modules they own.
 //!
-//! `run` takes a configuration, binds the socket and runs the actor system until
-//! shutdown. See docs/ARCHITECTURE.md for the tour.
+//! [`run_server`] is the `signaltty server` process: it binds the socket,
+//! opens the state directory and runs [`run`] in an actix System until
+//! shutdown. [`run`] itself takes a bound listener and an opened
+//! [`StateDir`], so tests can run a whole server in-process. See
+//! docs/ARCHITECTURE.md for the tour.
 
 pub mod agents;
 pub mod codec;
@@ -22,15 +25,20 @@ pub mod pane;
 pub mod procfs;
 pub mod projection;
 pub mod pty;
+pub mod registry;
 pub mod router;
+pub mod sequencer;
 pub mod slug;
 pub mod state;
 pub mod subscriber;
 pub mod supervisor;
+#[cfg(test)]
+mod system_tests;
 pub mod term;
 #[cfg(test)]
 pub mod testkit;
 pub mod turns;
+pub mod waits;
 pub mod workspace;
 
 pub use config::{Config, Env, Limits, SocketOrigin};
@@ -51,7 +59,7 @@ pub const EXIT_STARTUP_FAILED: i32 = 1;
 
 /// Binds the socket and runs the server until it is shut down. Returns the
 /// process exit code. Logs go through the `log` facade.
-pub fn run(config: Config) -> i32 {
+pub fn run_server(config: Config) -> i32 {
     let config = Arc::new(config);
     agents::load_at_start(config.agents_dir.clone());
     pane::set_approval_wait(config.limits.cursor_approval_wait);
@@ -76,16 +84,134 @@ pub fn run(config: Config) -> i32 {
     code
 }
 
-/// Starts the server inside the actix System: signal handlers, socket, state
-/// directory, journal, Supervisor and accept loop. Fails with an exit code.
+/// The state directory, locked for this server, and its journal, opened.
+pub struct StateDir {
+    store: FileStore,
+    disk: Arc<crate::journal::file::DiskHistory>,
+    /// Held for the server's life: one server per state directory.
+    _lock: std::fs::File,
+}
+
+impl StateDir {
+    /// Creates (0700) and locks `config.state_dir` and opens its journal. Fails
+    /// with the process exit code, having logged why.
+    pub fn open(config: &Config) -> Result<StateDir, i32> {
+        if let Err(e) = std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode_0700()
+            .create(&config.state_dir)
+        {
+            log::error!(
+                "cannot create the state directory {}: {e}",
+                config.state_dir.display()
+            );
+            return Err(EXIT_STARTUP_FAILED);
+        }
+        // One server per state directory, whatever its socket: two would
+        // interleave their journals and reuse each other's numbers.
+        let lock = lock_state_dir(&config.state_dir).map_err(|e| {
+            log::error!("{e}");
+            match e {
+                BindError::StateDirBusy(_) => EXIT_ALREADY_RUNNING,
+                _ => EXIT_STARTUP_FAILED,
+            }
+        })?;
+        let (store, disk, report) =
+            FileStore::open(&config.state_dir, config.limits.journal_rotate_bytes).map_err(
+                |e| {
+                    log::error!(
+                        "cannot open the event journal in {}: {e}",
+                        config.state_dir.display()
+                    );
+                    EXIT_STARTUP_FAILED
+                },
+            )?;
+        for note in &report.notes {
+            log::warn!("journal: {note}");
+        }
+        Ok(StateDir {
+            store,
+            disk,
+            _lock: lock,
+        })
+    }
+}
+
+/// Asks a running server to shut down: each message is one request (the
+/// first drains gracefully, a second stops at once), with its reason.
+pub type ShutdownRequests = tokio::sync::mpsc::UnboundedReceiver<String>;
+
+/// Runs a server on an already bound `listener` over an opened state
+/// directory, inside the current actix System, until it stops; resolves with
+/// its exit code. This is what the `signaltty server` process runs, and what
+/// in-process tests start: no subprocess, no process-wide signal handlers.
+pub async fn run(
+    listener: std::os::unix::net::UnixListener,
+    config: Arc<Config>,
+    state: StateDir,
+    mut shutdown: ShutdownRequests,
+) -> i32 {
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let (exit_tx, exit_rx) = tokio::sync::oneshot::channel();
+    // Pane actors run on their own arbiters, one per core, so one pane's output
+    // never delays requests or another pane's hook events.
+    let cores = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(2);
+    let pane_arbiters: Vec<ArbiterHandle> = (0..cores).map(|_| Arbiter::new().handle()).collect();
+    let StateDir { store, disk, _lock } = state;
+    let supervisor = Supervisor::new(config.clone(), store, Some(disk), stop_tx)
+        .with_pane_arbiters(pane_arbiters.clone())
+        .on_stop(move |code| {
+            let _ = exit_tx.send(code);
+        })
+        .start();
+    actix_rt::spawn(accept_loop(
+        listener,
+        supervisor.clone(),
+        config.limits.clone(),
+        stop_rx,
+    ));
+    let sup = supervisor.clone();
+    let requests = actix_rt::spawn(async move {
+        while let Some(reason) = shutdown.recv().await {
+            sup.do_send(BeginShutdown { reason });
+        }
+    });
+    log::info!(
+        "signaltty {} listening on {}",
+        config.version,
+        config.socket.display()
+    );
+    // The Supervisor reports its exit code once it has stopped; a lost report
+    // means it is gone without one, which is a failure.
+    let code = exit_rx.await.unwrap_or(EXIT_STARTUP_FAILED);
+    requests.abort();
+    for arbiter in pane_arbiters {
+        arbiter.stop();
+    }
+    drop(_lock);
+    code
+}
+
+/// Starts the server process inside the actix System: signal handlers, socket,
+/// state directory, then [`run`], whose exit code stops the System. Fails with
+/// an exit code.
 async fn start(config: Arc<Config>) -> Result<Bound, i32> {
-    let mut signals = Vec::new();
+    let (requests, shutdown) = tokio::sync::mpsc::unbounded_channel();
     for (kind, name) in [
         (SignalKind::terminate(), "SIGTERM"),
         (SignalKind::interrupt(), "SIGINT"),
     ] {
         match signal(kind) {
-            Ok(stream) => signals.push((stream, name)),
+            Ok(mut stream) => {
+                let requests = requests.clone();
+                actix_rt::spawn(async move {
+                    while stream.recv().await.is_some() {
+                        let _ = requests.send(format!("received {name}"));
+                    }
+                });
+            },
             Err(e) => log::warn!("cannot handle {name}: {e}"),
         }
     }
@@ -96,37 +222,7 @@ async fn start(config: Arc<Config>) -> Result<Bound, i32> {
             _ => EXIT_STARTUP_FAILED,
         }
     })?;
-    if let Err(e) = std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode_0700()
-        .create(&config.state_dir)
-    {
-        log::error!(
-            "cannot create the state directory {}: {e}",
-            config.state_dir.display()
-        );
-        return Err(EXIT_STARTUP_FAILED);
-    }
-    // One server per state directory, whatever its socket: two would interleave
-    // their journals and reuse each other's numbers.
-    let state_lock = lock_state_dir(&config.state_dir).map_err(|e| {
-        log::error!("{e}");
-        match e {
-            BindError::StateDirBusy(_) => EXIT_ALREADY_RUNNING,
-            _ => EXIT_STARTUP_FAILED,
-        }
-    })?;
-    let (store, disk, report) =
-        FileStore::open(&config.state_dir, config.limits.journal_rotate_bytes).map_err(|e| {
-            log::error!(
-                "cannot open the event journal in {}: {e}",
-                config.state_dir.display()
-            );
-            EXIT_STARTUP_FAILED
-        })?;
-    for note in &report.notes {
-        log::warn!("journal: {note}");
-    }
+    let state = StateDir::open(&config)?;
     raise_fd_limit();
     // Bound last: once a client can connect, the server is ready to answer it.
     let bound = listen(claimed).map_err(|e| {
@@ -137,40 +233,10 @@ async fn start(config: Arc<Config>) -> Result<Bound, i32> {
         log::error!("cannot use the socket: {e}");
         EXIT_STARTUP_FAILED
     })?;
-
-    let (stop_tx, stop_rx) = watch::channel(false);
-    // Pane actors run on their own arbiters, one per core, so one pane's output
-    // never delays requests or another pane's hook events.
-    let cores = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(2);
-    let pane_arbiters: Vec<ArbiterHandle> = (0..cores).map(|_| Arbiter::new().handle()).collect();
-    let supervisor = Supervisor::new(config.clone(), store, Some(disk), stop_tx)
-        .with_pane_arbiters(pane_arbiters)
-        .start();
-    actix_rt::spawn(accept_loop(
-        listener,
-        supervisor.clone(),
-        config.limits.clone(),
-        stop_rx,
-    ));
-    for (mut stream, name) in signals {
-        let sup = supervisor.clone();
-        actix_rt::spawn(async move {
-            while stream.recv().await.is_some() {
-                sup.do_send(BeginShutdown {
-                    reason: format!("received {name}"),
-                });
-            }
-        });
-    }
-    log::info!(
-        "signaltty {} listening on {}",
-        config.version,
-        config.socket.display()
-    );
-    let mut bound = bound;
-    bound.state_lock = Some(state_lock);
+    actix_rt::spawn(async move {
+        let code = run(listener, config, state, shutdown).await;
+        System::current().stop_with_code(code);
+    });
     Ok(bound)
 }
 

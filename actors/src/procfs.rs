@@ -129,6 +129,25 @@ pub struct Seen {
     pub hint: Option<String>,
 }
 
+/// The process refresh's scan (spec/lifecycle.md §6.2): one pass over `/proc`,
+/// then for each pane's process what it runs now (the newest child, seen
+/// through shells), with a wrapper's `SIGNALTTY_AGENT` hint. Blocking: run it
+/// on a blocking thread. `A` is whatever the caller needs back per pane.
+pub fn scan_panes<A>(panes: Vec<(u32, A)>) -> Vec<(A, Seen)> {
+    let table = ProcessTable::scan();
+    panes
+        .into_iter()
+        .filter_map(|(pid, addr)| {
+            let target = table.deepest(pid);
+            let mut seen = describe(target)?;
+            if !SHELLS.contains(&seen.name.as_str()) {
+                seen.hint = agent_hint(target).or_else(|| agent_hint(pid));
+            }
+            Some((addr, seen))
+        })
+        .collect()
+}
+
 /// `SIGNALTTY_AGENT` in a process's environment, trimmed and lowercased.
 pub fn agent_hint(pid: u32) -> Option<String> {
     let raw = std::fs::read(format!("/proc/{pid}/environ")).ok()?;

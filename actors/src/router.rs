@@ -1,13 +1,32 @@
-//! The router: one match from a typed `Method` to the code that serves it. It runs
-//! inside the Supervisor, so reads see the projection at a known seq. It is also the
-//! only place an `Error` becomes a wire error body.
+//! The router: one match from a typed `Method` to the code that serves it. It
+//! runs inside the Supervisor's turn, so reads see the projection at a known
+//! seq, and it is the only place an `Error` becomes a wire error body.
+//!
+//! Router functions see the server through [`Cx`]: the registry, the
+//! sequencer, the config and the few counters routing needs, never the
+//! Supervisor itself. What they return is a future that runs on the hosting
+//! actor ([`Host`], the Supervisor in the server); when it resumes after an
+//! await (a reply from a Workspace or Pane actor, a blocking check) it asks
+//! the host for a fresh `Cx`, because the registry may have changed meanwhile.
+//!
+//! ```text
+//!   Dispatch ─► route(host) ─► cx = host.cx() ─► panes::spawn(cx, …)
+//!                                                   │ ask the Workspace actor
+//!                                                   ▼
+//!                          reply ◄─ host.cx().registry.add_pane(…) ◄─ placed
+//! ```
 
+use crate::config::Config;
+use crate::connection::ConnHandle;
+use crate::decision::AnswerRoutes;
 use crate::error::Error;
 use crate::events::{EventFilter, ReplaySource, coverage, finish_replay};
 use crate::ids::random_u128;
-use crate::slug::unique_handle;
-use crate::supervisor::{ConnHandle, Dispatch, Reply, Supervisor};
+use crate::registry::{Launches, ServerRegistry};
+use crate::sequencer::{PtyData, Publish, Sequencer};
+use crate::supervisor::PaneArbiters;
 use crate::workspace::{Close, Rename, Workspace as WorkspaceActor};
+use actix::fut::future::FutureWrap;
 use actix::prelude::*;
 use bytes::Bytes;
 use signaltty_protocol::envelope::EventFrame;
@@ -20,8 +39,13 @@ use signaltty_protocol::workspace::{
     ClosedResult, GitInfo, Workspace, WorkspaceCreateParams, WorkspaceGetResult,
     WorkspaceListResult, WorkspaceResult,
 };
-use signaltty_protocol::{Event, Method, PROTOCOL, Seq, Timestamp, WorkspaceId, WorkspaceRef};
+use signaltty_protocol::{
+    Event, Method, PROTOCOL, Request, Seq, Timestamp, WorkspaceId, WorkspaceRef,
+};
+use std::convert::Infallible;
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
 
 /// The longest workspace name accepted, in bytes.
 pub const MAX_NAME_BYTES: usize = 256;
@@ -34,30 +58,109 @@ mod submit;
 mod tabs;
 pub mod wait;
 
-type Routed = ResponseActFuture<Supervisor, Reply>;
+/// What a request produces: its result, lines to write right after the response
+/// (a subscription's replay), and whether to close the connection afterwards.
+#[derive(Debug)]
+pub struct Reply {
+    /// The method's result as JSON text, or its error.
+    pub result: Result<Bytes, Error>,
+    /// Lines written right after the response, before any other line.
+    pub after: Vec<Bytes>,
+    /// Close the connection once these lines are written.
+    pub close_after: bool,
+}
+
+impl Reply {
+    /// A plain reply. The result is serialized here, once, straight to JSON text.
+    pub fn of<T: serde::Serialize>(result: Result<T, Error>) -> Reply {
+        let result = result.and_then(|r| {
+            serde_json::to_vec(&r)
+                .map(Bytes::from)
+                .map_err(|e| Error::Internal(format!("unserializable result: {e}")))
+        });
+        Reply {
+            result,
+            after: Vec::new(),
+            close_after: false,
+        }
+    }
+
+    /// An error reply.
+    pub fn error(e: Error) -> Reply {
+        Reply {
+            result: Err(e),
+            after: Vec::new(),
+            close_after: false,
+        }
+    }
+}
+
+/// What routing may see and change of the server: borrowed from the host for
+/// one routing step.
+pub struct Cx<'a> {
+    /// The server's configuration.
+    pub config: &'a Arc<Config>,
+    /// When the server started (for `server.status`).
+    pub started: Instant,
+    /// The server is stopping: nothing new is created.
+    pub shutting_down: bool,
+    /// Workspaces, tabs, panes, names and attachments.
+    pub registry: &'a mut ServerRegistry,
+    /// Publication of events, the projection and the pending waits.
+    pub events: &'a mut Sequencer,
+    /// Pane launches under way.
+    pub launches: &'a mut Launches,
+    /// Waiting permission reporters' answer routes.
+    pub routes: &'a mut AnswerRoutes,
+    /// Where new pane actors run.
+    pub arbiters: &'a mut PaneArbiters,
+}
+
+/// The actor routing runs on: it lends a [`Cx`], receives what panes publish,
+/// and can begin the shutdown.
+pub trait Host: Actor<Context = Context<Self>> + Handler<Publish> + Handler<PtyData> {
+    /// The routing context, borrowed from the host.
+    fn cx(&mut self) -> Cx<'_>;
+    /// Begins the graceful shutdown (`server.shutdown`).
+    fn begin_shutdown(&mut self, ctx: &mut Context<Self>);
+}
+
+/// The future a router function returns, resolved on the host.
+pub type Routed<H> = ResponseActFuture<H, Reply>;
+
+/// Runs a plain future on the host, so its continuation gets the host back.
+trait OnHost: std::future::Future + Sized {
+    fn on_host<H: Actor>(self) -> FutureWrap<Self, H> {
+        actix::fut::wrap_future(self)
+    }
+}
+
+impl<F: std::future::Future> OnHost for F {}
 
 /// Serves one request.
-pub fn route(sup: &mut Supervisor, msg: Dispatch, ctx: &mut Context<Supervisor>) -> Routed {
-    let Dispatch {
-        request,
-        conn,
-        generation,
-    } = msg;
+pub fn route<H: Host>(
+    host: &mut H,
+    request: Request,
+    conn: ConnHandle,
+    generation: u64,
+) -> Routed<H> {
+    let mut cx = host.cx();
+    let cx = &mut cx;
     match request.method {
-        Method::ServerStatus(_) => ready(Ok(status(sup))),
-        Method::ServerSchema(_) => ready(Ok(ServerSchemaResult::current(&sup.config.version))),
-        Method::ServerShutdown(p) => shutdown(sup, p),
-        Method::WorkspaceCreate(p) => workspace_create(sup, p),
+        Method::ServerStatus(_) => ready(Ok(status(cx))),
+        Method::ServerSchema(_) => ready(Ok(ServerSchemaResult::current(&cx.config.version))),
+        Method::ServerShutdown(p) => shutdown(cx, p),
+        Method::WorkspaceCreate(p) => workspace_create(cx, p),
         Method::WorkspaceList(_) => ready(Ok(WorkspaceListResult {
-            workspaces: sup.projection.workspaces(),
+            workspaces: cx.events.projection().workspaces(),
         })),
-        Method::WorkspaceGet(p) => ready(workspace_get(sup, &p.workspace_id)),
+        Method::WorkspaceGet(p) => ready(workspace_get(cx, &p.workspace_id)),
         Method::WorkspaceRename(p) => {
             let name = match validate_name(&p.name) {
                 Ok(n) => n,
-                Err(e) => return ready::<WorkspaceResult>(Err(e)),
+                Err(e) => return fail(Err(e)),
             };
-            ask_workspace(sup, &p.workspace_id, Rename { name }, |workspace| {
+            ask_workspace(cx, &p.workspace_id, Rename { name }, |workspace| {
                 WorkspaceResult { workspace }
             })
         },
@@ -65,41 +168,41 @@ pub fn route(sup: &mut Supervisor, msg: Dispatch, ctx: &mut Context<Supervisor>)
             let signal = p
                 .signal
                 .unwrap_or(signaltty_protocol::signal::SignalName::Term);
-            workspace_close(sup, &p.workspace_id, signal)
+            workspace_close(cx, &p.workspace_id, signal)
         },
-        Method::TabCreate(p) => tabs::create(sup, p),
-        Method::TabClose(p) => tabs::close(sup, p),
-        Method::TabSetLayout(p) => tabs::set_layout(sup, p),
-        Method::TabSetRatio(p) => tabs::set_ratio(sup, p),
-        Method::PaneSpawn(p) => panes::spawn(sup, p, ctx),
-        Method::PaneSplit(p) => panes::split(sup, p, ctx),
-        Method::PaneSwap(p) => panes::swap(sup, p),
-        Method::PaneRename(p) => panes::rename(sup, p),
-        Method::PaneMove(p) => panes::move_pane(sup, p),
-        Method::PaneGet(p) => panes::get(sup, p),
-        Method::PaneInput(p) => panes::input(sup, p),
-        Method::PaneResize(p) => panes::resize(sup, p),
-        Method::PaneSignal(p) => panes::signal(sup, p),
-        Method::PaneRead(p) => panes::read(sup, p),
-        Method::PaneWaitForOutput(p) => panes::wait_for_output(sup, p),
-        Method::PaneClear(p) => panes::clear(sup, p),
-        Method::PaneAttach(p) => panes::attach(sup, &conn, p),
-        Method::PaneDetach(p) => panes::detach(sup, &conn, p),
-        Method::PaneClose(p) => panes::close(sup, p),
-        Method::PaneResume(p) => panes::resume(sup, p),
-        Method::PaneMarkSeen(p) => attention::mark_seen(sup, p),
-        Method::PaneExplain(p) => attention::explain(sup, p),
-        Method::PaneSubmit(p) => submit::submit(sup, conn.id, p),
-        Method::DecisionAnswer(p) => decisions::answer(sup, p),
-        Method::Notify(p) => attention::notify(sup, p),
-        Method::HookEvent(p) => hooks::hook_event(sup, conn.id, p),
-        Method::ReportSession(p) => hooks::report_session(sup, p),
-        Method::Subscribe(p) => subscribe(sup, &conn, generation, p),
-        Method::Wait(p) => wait::wait(sup, conn.id, p),
-        Method::FocusNextUnread(_) => attention::focus_next_unread(sup),
-        Method::AttentionPending(p) => attention::pending(sup, p),
+        Method::TabCreate(p) => tabs::create(cx, p),
+        Method::TabClose(p) => tabs::close(cx, p),
+        Method::TabSetLayout(p) => tabs::set_layout(cx, p),
+        Method::TabSetRatio(p) => tabs::set_ratio(cx, p),
+        Method::PaneSpawn(p) => panes::spawn(cx, p),
+        Method::PaneSplit(p) => panes::split(cx, p),
+        Method::PaneSwap(p) => panes::swap(cx, p),
+        Method::PaneRename(p) => panes::rename(cx, p),
+        Method::PaneMove(p) => panes::move_pane(cx, p),
+        Method::PaneGet(p) => panes::get(cx, p),
+        Method::PaneInput(p) => panes::input(cx, p),
+        Method::PaneResize(p) => panes::resize(cx, p),
+        Method::PaneSignal(p) => panes::signal(cx, p),
+        Method::PaneRead(p) => panes::read(cx, p),
+        Method::PaneWaitForOutput(p) => panes::wait_for_output(cx, p),
+        Method::PaneClear(p) => panes::clear(cx, p),
+        Method::PaneAttach(p) => panes::attach(cx, &conn, p),
+        Method::PaneDetach(p) => panes::detach(cx, &conn, p),
+        Method::PaneClose(p) => panes::close(cx, p),
+        Method::PaneResume(p) => panes::resume(cx, p),
+        Method::PaneMarkSeen(p) => attention::mark_seen(cx, p),
+        Method::PaneExplain(p) => attention::explain(cx, p),
+        Method::PaneSubmit(p) => submit::submit(cx, conn.id, p),
+        Method::DecisionAnswer(p) => decisions::answer(cx, p),
+        Method::Notify(p) => attention::notify(cx, p),
+        Method::HookEvent(p) => hooks::hook_event(cx, conn.id, p),
+        Method::ReportSession(p) => hooks::report_session(cx, p),
+        Method::Subscribe(p) => subscribe(cx, &conn, generation, p),
+        Method::Wait(p) => wait::wait(cx, conn.id, p),
+        Method::FocusNextUnread(_) => attention::focus_next_unread(cx),
+        Method::AttentionPending(p) => attention::pending(cx, p),
         Method::AgentsList(_) => ready(Ok(agents_result(&crate::agents::active()))),
-        Method::AgentsReload(_) => agents_reload(sup),
+        Method::AgentsReload(_) => agents_reload(cx),
     }
 }
 
@@ -130,30 +233,40 @@ pub fn error_body(e: &Error) -> ErrorBody {
     body
 }
 
-fn ready<T: serde::Serialize>(result: Result<T, Error>) -> Routed {
+/// A reply known at once.
+fn ready<H: Host, T: serde::Serialize>(result: Result<T, Error>) -> Routed<H> {
     Box::pin(actix::fut::ready(Reply::of(result)))
 }
 
-fn status(sup: &Supervisor) -> ServerStatusResult {
+/// An error reply known at once (`fail(Err(e))`: no result type to name).
+fn fail<H: Host>(result: Result<Infallible, Error>) -> Routed<H> {
+    let e = match result {
+        Err(e) => e,
+        Ok(never) => match never {},
+    };
+    Box::pin(actix::fut::ready(Reply::error(e)))
+}
+
+fn status(cx: &Cx<'_>) -> ServerStatusResult {
     ServerStatusResult {
-        version: sup.config.version.clone(),
+        version: cx.config.version.clone(),
         protocol: PROTOCOL.to_owned(),
-        uptime_s: sup.started.elapsed().as_secs(),
-        workspaces: sup.projection.workspace_count(),
-        tabs: sup.projection.tab_count(),
-        panes: sup.projection.pane_count(),
-        live_panes: sup.projection.live_pane_count(),
-        seq: sup.head().0,
+        uptime_s: cx.started.elapsed().as_secs(),
+        workspaces: cx.events.projection().workspace_count(),
+        tabs: cx.events.projection().tab_count(),
+        panes: cx.events.projection().pane_count(),
+        live_panes: cx.events.projection().live_pane_count(),
+        seq: cx.events.head().0,
     }
 }
 
-fn shutdown(sup: &mut Supervisor, p: ServerShutdownParams) -> Routed {
-    let live = status(sup).live_panes;
+fn shutdown<H: Host>(cx: &mut Cx<'_>, p: ServerShutdownParams) -> Routed<H> {
+    let live = status(cx).live_panes;
     if live > 0 && !p.force.unwrap_or(false) {
-        return ready::<ServerShutdownResult>(Err(Error::PanesAlive { live }));
+        return fail(Err(Error::PanesAlive { live }));
     }
-    let rx = sup.publish(vec![Event::ServerWillShutdown {}]);
-    Box::pin(rx.into_actor(sup).map(|published, act, ctx| {
+    let rx = cx.events.publish(vec![Event::ServerWillShutdown {}]);
+    Box::pin(rx.on_host::<H>().map(|published, act, ctx| {
         let result = flatten(published).map(|_| ServerShutdownResult { stopped: true });
         if result.is_ok() {
             log::info!("server.shutdown requested: shutting down");
@@ -188,14 +301,14 @@ fn validate_name(name: &str) -> Result<String, Error> {
     Ok(name.to_owned())
 }
 
-fn workspace_create(sup: &mut Supervisor, p: WorkspaceCreateParams) -> Routed {
+fn workspace_create<H: Host>(cx: &mut Cx<'_>, p: WorkspaceCreateParams) -> Routed<H> {
     let name = match p.name.as_deref().map(validate_name).transpose() {
         Ok(n) => n.unwrap_or_else(|| "workspace".to_owned()),
-        Err(e) => return ready::<WorkspaceResult>(Err(e)),
+        Err(e) => return fail(Err(e)),
     };
     let cwd = match p.cwd {
         Some(c) => PathBuf::from(c),
-        None => sup
+        None => cx
             .config
             .home
             .clone()
@@ -203,7 +316,7 @@ fn workspace_create(sup: &mut Supervisor, p: WorkspaceCreateParams) -> Routed {
     };
     // The directory check and git probe touch the filesystem: off the event loop.
     let probe = actix_rt::task::spawn_blocking(move || check_cwd(cwd));
-    Box::pin(probe.into_actor(sup).then(move |probed, act, ctx| {
+    Box::pin(probe.on_host::<H>().then(move |probed, act, ctx| {
         let checked = match probed {
             Ok(r) => r,
             Err(e) => Err(Error::Io {
@@ -211,14 +324,15 @@ fn workspace_create(sup: &mut Supervisor, p: WorkspaceCreateParams) -> Routed {
                 source: std::io::Error::other(e.to_string()),
             }),
         };
+        let cx = act.cx();
         let created = checked.and_then(|(cwd, git)| {
-            if act.shutting_down {
+            if cx.shutting_down {
                 return Err(Error::ShuttingDown);
             }
-            // Allocated with no await between the check and the insert, so two
-            // concurrent creates can never take the same handle.
+            // Chosen and registered with no await in between, so two concurrent
+            // creates can never take the same handle.
             let id = WorkspaceId::from_random(random_u128());
-            let handle = unique_handle(&name, |h| act.handles.contains_key(h));
+            let handle = cx.registry.free_handle(&name);
             let now = Timestamp::now();
             let workspace = Workspace {
                 id: id.clone(),
@@ -233,13 +347,12 @@ fn workspace_create(sup: &mut Supervisor, p: WorkspaceCreateParams) -> Routed {
                 updated_at: now,
             };
             let addr = WorkspaceActor::new(workspace.clone(), ctx.address().recipient()).start();
-            act.workspaces.insert(id.clone(), addr);
-            act.handles.insert(handle, id);
+            cx.registry.add_workspace(id, handle, addr)?;
             Ok(workspace)
         });
         let fut = match created {
             Ok(workspace) => {
-                let rx = act.publish(vec![Event::WorkspaceCreated {
+                let rx = cx.events.publish(vec![Event::WorkspaceCreated {
                     workspace: workspace.clone(),
                 }]);
                 futures_util::future::Either::Left(async move {
@@ -248,7 +361,7 @@ fn workspace_create(sup: &mut Supervisor, p: WorkspaceCreateParams) -> Routed {
             },
             Err(e) => futures_util::future::Either::Right(std::future::ready(Err(e))),
         };
-        fut.into_actor(act).map(|r, _, _| Reply::of(r))
+        fut.on_host::<H>().map(|r, _, _| Reply::of(r))
     }))
 }
 
@@ -276,29 +389,34 @@ fn check_cwd(cwd: PathBuf) -> Result<(String, GitInfo), Error> {
     Ok((text, crate::git::probe(&cwd)))
 }
 
-fn workspace_get(sup: &Supervisor, r: &WorkspaceRef) -> Result<WorkspaceGetResult, Error> {
-    let by_id = sup.projection.workspace(&WorkspaceId(r.0.clone())).cloned();
+fn workspace_get(cx: &Cx<'_>, r: &WorkspaceRef) -> Result<WorkspaceGetResult, Error> {
+    let by_id = cx
+        .events
+        .projection()
+        .workspace(&WorkspaceId(r.0.clone()))
+        .cloned();
     let workspace = by_id
         .or_else(|| {
-            sup.projection
+            cx.events
+                .projection()
                 .workspaces()
                 .into_iter()
                 .find(|w| w.handle == r.0)
         })
         .ok_or_else(|| Error::NoSuchWorkspace(r.clone()))?;
     Ok(WorkspaceGetResult {
-        tabs: sup.projection.tabs_of(&workspace),
-        panes: sup.projection.panes_of(&workspace),
+        tabs: cx.events.projection().tabs_of(&workspace),
+        panes: cx.events.projection().panes_of(&workspace),
         workspace,
     })
 }
 
-fn ask_workspace<M, T, R>(
-    sup: &mut Supervisor,
+fn ask_workspace<H: Host, M, T, R>(
+    cx: &mut Cx<'_>,
     r: &WorkspaceRef,
     msg: M,
     wrap: fn(T) -> R,
-) -> Routed
+) -> Routed<H>
 where
     M: Message<Result = Result<T, Error>> + Send + 'static,
     M::Result: Send,
@@ -306,83 +424,78 @@ where
     R: serde::Serialize + 'static,
     WorkspaceActor: Handler<M>,
 {
-    let addr = match sup.resolve_workspace(r) {
+    let addr = match cx.registry.workspace(r) {
         Ok((_, addr)) => addr,
-        Err(e) => return ready::<R>(Err(e)),
+        Err(e) => return fail(Err(e)),
     };
     Box::pin(
         async move { addr.send(msg).await }
-            .into_actor(sup)
+            .on_host::<H>()
             .map(move |r, _, _| {
                 Reply::of(r.map_err(Error::from).and_then(|inner| inner).map(wrap))
             }),
     )
 }
 
-fn workspace_close(
-    sup: &mut Supervisor,
+fn workspace_close<H: Host>(
+    cx: &mut Cx<'_>,
     r: &WorkspaceRef,
     signal: signaltty_protocol::signal::SignalName,
-) -> Routed {
-    let (id, addr) = match sup.resolve_workspace(r) {
+) -> Routed<H> {
+    let (id, addr) = match cx.registry.workspace(r) {
         Ok(found) => found,
-        Err(e) => return ready::<ClosedResult>(Err(e)),
+        Err(e) => return fail(Err(e)),
     };
     Box::pin(
         async move { addr.send(Close { signal }).await }
-            .into_actor(sup)
+            .on_host::<H>()
             .map(move |r, act, _| {
                 let result = r.map_err(Error::from).and_then(|inner| inner);
                 if result.is_ok() {
-                    act.workspaces.remove(&id);
-                    act.handles.retain(|_, owner| *owner != id);
-                    act.tabs.retain(|_, owner| *owner != id);
-                    act.panes.retain(|_, entry| entry.workspace != id);
-                    act.forget_closed_names();
+                    act.cx().registry.remove_workspace(&id);
                 }
                 Reply::of(result.map(|()| ClosedResult { closed: true }))
             }),
     )
 }
 
-fn subscribe(
-    sup: &mut Supervisor,
+fn subscribe<H: Host>(
+    cx: &mut Cx<'_>,
     conn: &ConnHandle,
     generation: u64,
     p: SubscribeParams,
-) -> Routed {
+) -> Routed<H> {
     let filter = EventFilter::new(p.events, p.task_ids);
-    let head = sup.head();
+    let head = cx.events.head();
     let Some(after) = p.from_seq.map(Seq) else {
-        sup.subscribe(conn, generation, filter, head);
+        cx.events.subscribe(conn, generation, filter, head);
         return ready(Ok(SubscribeResult {
             subscribed: true,
             seq: head.0,
             replay: None,
         }));
     };
-    let disk = sup.disk.as_ref().and_then(|d| d.coverage());
-    let (status, retained_after, source) = coverage(after, head, sup.ring.retained_after(), disk);
+    let disk = cx.events.disk().and_then(|d| d.coverage());
+    let (status, retained_after, source) =
+        coverage(after, head, cx.events.ring().retained_after(), disk);
     match source {
         Some(ReplaySource::Ring) => {
-            let events = sup.ring.matching(after, head, &filter);
+            let events = cx.events.ring().matching(after, head, &filter);
             let (replay, lines) = finish_replay(status, after, head, retained_after, events);
             Box::pin(actix::fut::ready(subscribed_reply(
-                sup, conn, generation, filter, head, replay, lines,
+                cx, conn, generation, filter, head, replay, lines,
             )))
         },
         Some(ReplaySource::Disk) => {
             // Register now, in the same turn as the fence, so live events after
             // `head` are held by the connection until the replay is written.
-            sup.subscribe(conn, generation, filter.clone(), head);
-            let ring_events = sup.ring.matching(after, head, &filter);
-            let Some(disk) = sup.disk.clone() else {
-                return ready::<SubscribeResult>(Err(Error::JournalFailed(
-                    "journal history vanished".into(),
-                )));
+            cx.events.subscribe(conn, generation, filter.clone(), head);
+            let ring_events = cx.events.ring().matching(after, head, &filter);
+            let Some(disk) = cx.events.disk().cloned() else {
+                return fail(Err(Error::JournalFailed("journal history vanished".into())));
             };
             let read = actix_rt::task::spawn_blocking(move || disk.read(after, head));
-            Box::pin(read.into_actor(sup).map(move |read, _act, _ctx| {
+            Box::pin(read.on_host::<H>().map(move |read, _act, _ctx| {
                 let failed = |why: String| {
                     log::error!("replay from the journal failed: {why}");
                     let (replay, _) = finish_replay(
@@ -424,7 +537,7 @@ fn subscribe(
 /// A complete replay from the ring, or a truncated one: registers the subscription
 /// only when complete.
 fn subscribed_reply(
-    sup: &mut Supervisor,
+    cx: &mut Cx<'_>,
     conn: &ConnHandle,
     generation: u64,
     filter: EventFilter,
@@ -433,7 +546,7 @@ fn subscribed_reply(
     lines: Vec<Bytes>,
 ) -> Reply {
     if replay.status == ReplayStatus::Complete {
-        sup.subscribe(conn, generation, filter, head);
+        cx.events.subscribe(conn, generation, filter, head);
     }
     replay_reply(head, replay, lines)
 }
@@ -496,16 +609,16 @@ fn agents_result(set: &crate::agents::AgentSet) -> signaltty_protocol::state::Ag
 
 /// `agents.reload`: reads the directory on a blocking thread, then swaps the
 /// whole set; a directory that cannot be listed keeps the active one.
-fn agents_reload(sup: &mut Supervisor) -> Routed {
-    let dir = sup.config.agents_dir.clone();
+fn agents_reload<H: Host>(cx: &mut Cx<'_>) -> Routed<H> {
+    let dir = cx.config.agents_dir.clone();
     let load =
         actix_rt::task::spawn_blocking(move || crate::agents::AgentSet::load(dir.as_deref()));
-    Box::pin(load.into_actor(sup).map(|loaded, act, _| {
+    Box::pin(load.on_host::<H>().map(|loaded, act, _| {
         let result = match loaded {
             Ok(Ok(set)) => {
                 let result = agents_result(&set);
                 crate::agents::install(set);
-                for entry in act.panes.values() {
+                for entry in act.cx().registry.panes() {
                     entry.addr.do_send(crate::pane::RulesChanged);
                 }
                 Ok(result)

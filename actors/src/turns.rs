@@ -89,6 +89,42 @@ fn git(
     }
 }
 
+/// The baseline of a workspace's latest turn (runtime only).
+#[derive(Debug, Clone)]
+pub struct TurnBaseline {
+    /// The pane whose turn it is.
+    pub pane: signaltty_protocol::PaneId,
+    /// The checkout's tree when the turn started, or why it could not be written.
+    pub tree: Result<String, String>,
+    /// When the turn started.
+    pub started_at: signaltty_protocol::Timestamp,
+}
+
+/// The newest turn baseline of each workspace.
+#[derive(Debug, Default)]
+pub struct TurnBaselines {
+    by_workspace: std::collections::HashMap<signaltty_protocol::WorkspaceId, TurnBaseline>,
+}
+
+impl TurnBaselines {
+    /// Records a finished capture unless a later turn's capture finished first:
+    /// the newest start wins.
+    pub fn record(&mut self, workspace: signaltty_protocol::WorkspaceId, baseline: TurnBaseline) {
+        let newer = self
+            .by_workspace
+            .get(&workspace)
+            .is_some_and(|b| b.started_at > baseline.started_at);
+        if !newer {
+            self.by_workspace.insert(workspace, baseline);
+        }
+    }
+
+    /// The newest baseline of a workspace.
+    pub fn get(&self, workspace: &signaltty_protocol::WorkspaceId) -> Option<&TurnBaseline> {
+        self.by_workspace.get(workspace)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -72,6 +72,39 @@ impl std::fmt::Display for WorkspaceRef {
     }
 }
 
+/// A reference to a pane as a client writes it: its id or its name (spec/ipc.md
+/// §5). Resolution tries ids first, then names; a resolved pane is a
+/// [`PaneId`], so an unresolved reference and an id never look the same.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct PaneRef(pub String);
+
+impl PaneRef {
+    /// The reference as the client wrote it.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<PaneId> for PaneRef {
+    /// A pane id is always a valid reference to its pane.
+    fn from(id: PaneId) -> Self {
+        PaneRef(id.0)
+    }
+}
+
+impl From<&PaneId> for PaneRef {
+    fn from(id: &PaneId) -> Self {
+        PaneRef(id.0.clone())
+    }
+}
+
+impl std::fmt::Display for PaneRef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
 /// A server-wide event sequence number: strictly increasing, never reused.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Serialize, Deserialize,

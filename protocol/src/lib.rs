@@ -22,7 +22,7 @@ pub mod workspace;
 pub use envelope::{ErrorBody, EventFrame, Request, RequestError, Response, ServerLine};
 pub use error::ErrorCode;
 pub use event::Event;
-pub use ids::{PaneId, Seq, TabId, WorkspaceId, WorkspaceRef};
+pub use ids::{PaneId, PaneRef, Seq, TabId, WorkspaceId, WorkspaceRef};
 pub use method::Method;
 pub use time::Timestamp;
 

@@ -303,8 +303,7 @@ pub enum Relationship {
     Subagent,
 }
 
-/// A pane reference as a client writes it: a pane id or a pane name.
-pub type PaneRef = PaneId;
+pub use crate::ids::PaneRef;
 
 /// `pane.spawn` params.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -3,11 +3,10 @@
 //! pane's actor, which owns its state; rankings are read from the projection.
 
 use super::panes::ask_pane;
-use super::{Routed, ready};
+use super::{Cx, Host, Routed, fail, ready};
 use crate::error::Error;
 use crate::pane::{Explain, MarkSeen, Notify};
 use crate::projection::Projection;
-use crate::supervisor::Supervisor;
 use signaltty_protocol::pane::{PaneResult, PaneTarget};
 use signaltty_protocol::state::{
     AttentionPendingParams, AttentionPendingResult, FocusNextUnreadResult, NotifyParams,
@@ -20,13 +19,13 @@ pub const PENDING_DEFAULT: u64 = 50;
 pub const PENDING_MAX: u64 = 500;
 
 /// `pane.mark_seen`.
-pub fn mark_seen(sup: &mut Supervisor, p: PaneTarget) -> Routed {
-    let id = match sup.resolve_pane_ref(&p.pane_id) {
+pub fn mark_seen<H: Host>(cx: &mut Cx<'_>, p: PaneTarget) -> Routed<H> {
+    let id = match cx.registry.resolve(&p.pane_id) {
         Ok(id) => id,
-        Err(e) => return ready::<PaneResult>(Err(e)),
+        Err(e) => return fail(Err(e)),
     };
     ask_pane(
-        sup,
+        cx,
         &id,
         MarkSeen {
             reason: "mark_seen",
@@ -36,26 +35,27 @@ pub fn mark_seen(sup: &mut Supervisor, p: PaneTarget) -> Routed {
 }
 
 /// `notify`.
-pub fn notify(sup: &mut Supervisor, p: NotifyParams) -> Routed {
+pub fn notify<H: Host>(cx: &mut Cx<'_>, p: NotifyParams) -> Routed<H> {
     if p.title.trim().is_empty() {
-        return ready::<NotifyResult>(Err(Error::BadParams("title must not be empty".into())));
+        return fail(Err(Error::BadParams("title must not be empty".into())));
     }
-    let id = match sup.resolve_pane_ref(&p.pane_id) {
+    let id = match cx.registry.resolve(&p.pane_id) {
         Ok(id) => id,
-        Err(e) => return ready::<NotifyResult>(Err(e)),
+        Err(e) => return fail(Err(e)),
     };
     let msg = Notify {
         title: p.title,
         body: p.body.unwrap_or_default(),
         severity: p.severity.unwrap_or_default(),
     };
-    ask_pane(sup, &id, msg, |notification| NotifyResult { notification })
+    ask_pane(cx, &id, msg, |notification| NotifyResult { notification })
 }
 
 /// `focus.next_unread`.
-pub fn focus_next_unread(sup: &mut Supervisor) -> Routed {
-    let pane_id = sup
-        .projection
+pub fn focus_next_unread<H: Host>(cx: &mut Cx<'_>) -> Routed<H> {
+    let pane_id = cx
+        .events
+        .projection()
         .attention_ranked()
         .first()
         .map(|p| p.id.clone());
@@ -63,10 +63,11 @@ pub fn focus_next_unread(sup: &mut Supervisor) -> Routed {
 }
 
 /// `attention.pending`.
-pub fn pending(sup: &mut Supervisor, p: AttentionPendingParams) -> Routed {
+pub fn pending<H: Host>(cx: &mut Cx<'_>, p: AttentionPendingParams) -> Routed<H> {
     let limit = p.limit.unwrap_or(PENDING_DEFAULT).clamp(1, PENDING_MAX) as usize;
-    let panes = sup
-        .projection
+    let panes = cx
+        .events
+        .projection()
         .attention_ranked()
         .into_iter()
         .take(limit)
@@ -76,10 +77,10 @@ pub fn pending(sup: &mut Supervisor, p: AttentionPendingParams) -> Routed {
 }
 
 /// `pane.explain`.
-pub fn explain(sup: &mut Supervisor, p: PaneTarget) -> Routed {
-    let id = match sup.resolve_pane_ref(&p.pane_id) {
+pub fn explain<H: Host>(cx: &mut Cx<'_>, p: PaneTarget) -> Routed<H> {
+    let id = match cx.registry.resolve(&p.pane_id) {
         Ok(id) => id,
-        Err(e) => return ready::<signaltty_protocol::state::PaneExplainResult>(Err(e)),
+        Err(e) => return fail(Err(e)),
     };
-    ask_pane(sup, &id, Explain, |result| result)
+    ask_pane(cx, &id, Explain, |result| result)
 }

@@ -3,14 +3,15 @@
 //! route's actor, and the wait of a native permission reporter. The pane does
 //! the rest in its own turn (pane/decisions.rs).
 
+use super::Reply;
 use super::hooks::{Target, route, validate};
 use super::panes::ask_pane;
-use super::{Routed, ready};
+use super::{Cx, Host, OnHost, Routed, fail};
+use crate::connection::ConnId;
 use crate::decision::{AbandonOnDrop, Decision as Route, WaitEnd};
 use crate::error::Error;
 use crate::pane::{Answer, NativeHook, NativeRoute, NativeStarted};
 use crate::state::decision::{NativeRequest, native_id};
-use crate::supervisor::{ConnId, Reply, Supervisor};
 use actix::prelude::*;
 use signaltty_protocol::pane::AgentKind;
 use signaltty_protocol::state::{
@@ -22,16 +23,16 @@ use std::time::{Duration, Instant};
 pub const MAX_WAIT_S: u64 = 120;
 
 /// `decision.answer`: the pane checks, consumes and delivers.
-pub fn answer(sup: &mut Supervisor, p: DecisionAnswerParams) -> Routed {
-    let id = match sup.resolve_pane_ref(&p.pane_id) {
+pub fn answer<H: Host>(cx: &mut Cx<'_>, p: DecisionAnswerParams) -> Routed<H> {
+    let id = match cx.registry.resolve(&p.pane_id) {
         Ok(id) => id,
-        Err(e) => return ready::<DecisionAnswerResult>(Err(e)),
+        Err(e) => return fail(Err(e)),
     };
     let msg = Answer {
         decision_id: p.decision_id,
         option_id: p.option_id,
     };
-    ask_pane(sup, &id, msg, |r: DecisionAnswerResult| r)
+    ask_pane(cx, &id, msg, |r: DecisionAnswerResult| r)
 }
 
 /// The checks of the waiting mode that need no pane (ipc.md §8.7 table).
@@ -74,37 +75,36 @@ fn check_waiting(p: &HookEventParams) -> Result<(AgentKind, String, Duration), E
 }
 
 /// `hook-event` with `wait_for_answer: true`.
-pub fn wait_for_answer(sup: &mut Supervisor, conn: ConnId, p: HookEventParams) -> Routed {
+pub fn wait_for_answer<H: Host>(cx: &mut Cx<'_>, conn: ConnId, p: HookEventParams) -> Routed<H> {
     let (kind, session, timeout) = match check_waiting(&p) {
         Ok(checked) => checked,
-        Err(e) => return ready::<HookWaitResult>(Err(e)),
+        Err(e) => return fail(Err(e)),
     };
     let id = native_id();
     let hook = match validate(&p, Some(id.clone())) {
         Ok(hook) => hook,
-        Err(e) => return ready::<HookWaitResult>(Err(e)),
+        Err(e) => return fail(Err(e)),
     };
     let to = Target {
         pane: p.pane_id,
         pid: p.client_pid.and_then(|pid| u32::try_from(pid).ok()),
         until: Instant::now() + super::hooks::LAUNCH_WAIT,
     };
-    route(sup, to, move |sup, found| {
+    route(cx, to, move |cx, found| {
         let Some(pane_id) = found else {
-            return ready::<HookWaitResult>(Err(Error::BadParams(
+            return fail(Err(Error::BadParams(
                 "wait_for_answer requires a managed pane: none was given and the reporter does not run in one".into(),
             )));
         };
-        let entry = match sup.pane_entry(&pane_id) {
+        let entry = match cx.registry.pane(&pane_id) {
             Ok(entry) => entry,
-            Err(e) => return ready::<HookWaitResult>(Err(e)),
+            Err(e) => return fail(Err(e)),
         };
         let deadline = Instant::now() + timeout;
         let (addr, ended) = Route::start(id.clone(), entry.addr.clone(), deadline);
         // The connection going away (EOF, another line) ends the route; so
         // does this wait being dropped for any other reason.
-        sup.decisions.retain(|(_, route)| route.connected());
-        sup.decisions.push((conn, addr.clone()));
+        cx.routes.add(conn, addr.clone());
         let guard = AbandonOnDrop(addr.clone());
         let (agent, event) = (hook.agent.clone(), hook.event.clone());
         let msg = NativeHook {
@@ -145,7 +145,7 @@ pub fn wait_for_answer(sup: &mut Supervisor, conn: ConnId, p: HookEventParams) -
                 },
             }
         };
-        Box::pin(waited.into_actor(sup).map(|result, _, _| match result {
+        Box::pin(waited.on_host::<H>().map(|result, _, _| match result {
             Ok(reply) => reply,
             Err(e) => Reply::of::<HookWaitResult>(Err(e)),
         }))

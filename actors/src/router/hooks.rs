@@ -2,13 +2,12 @@
 //! §6.3): validation, the adapter, and the pane — by explicit id or by walking
 //! the reporting process's parents to a pane. The pane's actor applies it.
 
-use super::{Routed, ready};
+use super::{Cx, Host, OnHost, Routed, fail, ready};
 use crate::error::Error;
 use crate::pane::{Hook, ReportSession};
 use crate::procfs;
 use crate::state::decision::{NativeRequest, native_id};
 use crate::state::hooks::answer_channel;
-use crate::supervisor::Supervisor;
 use actix::prelude::*;
 use signaltty_protocol::PaneId;
 use signaltty_protocol::pane::PaneResult;
@@ -28,17 +27,17 @@ pub const LAUNCH_WAIT: Duration = Duration::from_secs(5);
 
 /// `hook-event`: ordinary reporting, or a native permission request that waits
 /// for its answer.
-pub fn hook_event(
-    sup: &mut Supervisor,
+pub fn hook_event<H: Host>(
+    cx: &mut Cx<'_>,
     conn: crate::supervisor::ConnId,
     p: HookEventParams,
-) -> Routed {
+) -> Routed<H> {
     if p.wait_for_answer == Some(true) {
-        return super::decisions::wait_for_answer(sup, conn, p);
+        return super::decisions::wait_for_answer(cx, conn, p);
     }
     let hook = match validate(&p, None) {
         Ok(hook) => hook,
-        Err(e) => return ready::<HookEventResult>(Err(e)),
+        Err(e) => return fail(Err(e)),
     };
     let pid = p.client_pid.and_then(|pid| u32::try_from(pid).ok());
     let to = Target {
@@ -46,8 +45,8 @@ pub fn hook_event(
         pid,
         until: Instant::now() + LAUNCH_WAIT,
     };
-    route(sup, to, move |sup, found| match found {
-        Some(id) => deliver(sup, id, hook),
+    route(cx, to, move |cx, found| match found {
+        Some(id) => deliver(cx, id, hook),
         None => ready(Ok(unrouted(&hook))),
     })
 }
@@ -64,57 +63,62 @@ pub(super) struct Target {
 /// pane found (or none) to `then`. An explicit pane that does not resolve is
 /// `NO_SUCH_PANE`. A hook that finds no pane while launches are under way tries
 /// again as each one finishes.
-pub(super) fn route(
-    sup: &mut Supervisor,
+pub(super) fn route<H: Host>(
+    cx: &mut Cx<'_>,
     to: Target,
-    then: impl FnOnce(&mut Supervisor, Option<PaneId>) -> Routed + 'static,
-) -> Routed {
+    then: impl FnOnce(&mut Cx<'_>, Option<PaneId>) -> Routed<H> + 'static,
+) -> Routed<H> {
     if let Some(r) = to.pane.clone() {
-        return match sup.resolve_pane_ref(&r) {
-            Ok(id) => then(sup, Some(id)),
-            Err(_) if sup.launching > 0 && Instant::now() < to.until => {
-                after_a_launch(sup, move |act| route(act, to, then))
+        return match cx.registry.resolve(&r) {
+            Ok(id) => then(cx, Some(id)),
+            Err(_) if cx.launches.any() && Instant::now() < to.until => {
+                after_a_launch(cx, move |cx| route(cx, to, then))
             },
-            Err(e) => ready::<HookEventResult>(Err(e)),
+            Err(e) => fail(Err(e)),
         };
     }
     let Some(pid) = to.pid else {
-        return then(sup, None);
+        return then(cx, None);
     };
     // Processes started by live panes, for the walk up from the reporter.
-    let panes: HashMap<u32, PaneId> = sup
-        .panes
-        .values()
+    let projection = cx.events.projection();
+    let panes: HashMap<u32, PaneId> = cx
+        .registry
+        .panes()
         .filter(|e| {
-            sup.projection
+            projection
                 .pane(&e.id)
                 .is_some_and(|p| p.live == LiveState::Live)
         })
         .map(|e| (e.pid, e.id.clone()))
         .collect();
     let walk = actix_rt::task::spawn_blocking(move || procfs::pane_of_process(pid, &panes));
-    Box::pin(
-        walk.into_actor(sup)
-            .then(move |found, act, _| match found.ok().flatten() {
-                Some(id) => then(act, Some(id)),
-                None if act.launching > 0 && Instant::now() < to.until => {
-                    after_a_launch(act, move |act| route(act, to, then))
-                },
-                None => then(act, None),
-            }),
-    )
+    Box::pin(walk.on_host::<H>().then(move |found, act, _| {
+        let cx = &mut act.cx();
+        match found.ok().flatten() {
+            Some(id) => then(cx, Some(id)),
+            None if cx.launches.any() && Instant::now() < to.until => {
+                after_a_launch(cx, move |cx| route(cx, to, then))
+            },
+            None => then(cx, None),
+        }
+    }))
 }
 
 /// Runs `then` once the next launch under way has finished (or after a while).
-fn after_a_launch(
-    sup: &mut Supervisor,
-    then: impl FnOnce(&mut Supervisor) -> Routed + 'static,
-) -> Routed {
-    let mut launched = sup.launched.subscribe();
+fn after_a_launch<H: Host>(
+    cx: &mut Cx<'_>,
+    then: impl FnOnce(&mut Cx<'_>) -> Routed<H> + 'static,
+) -> Routed<H> {
+    let mut launched = cx.launches.watch();
     let waited = async move {
         let _ = tokio::time::timeout(LAUNCH_WAIT, launched.changed()).await;
     };
-    Box::pin(waited.into_actor(sup).then(move |(), act, _| then(act)))
+    Box::pin(
+        waited
+            .on_host::<H>()
+            .then(move |(), act, _| then(&mut act.cx())),
+    )
 }
 
 /// A hook no pane claims is accepted and changes nothing (a foreign process's
@@ -132,8 +136,8 @@ fn unrouted(hook: &Hook) -> HookEventResult {
     }
 }
 
-fn deliver(sup: &mut Supervisor, id: PaneId, hook: Hook) -> Routed {
-    super::panes::ask_pane(sup, &id, hook, |result| result)
+fn deliver<H: Host>(cx: &mut Cx<'_>, id: PaneId, hook: Hook) -> Routed<H> {
+    super::panes::ask_pane(cx, &id, hook, |result| result)
 }
 
 /// The checks of agents.md §6.3 steps 1–3 and the payload cap. `native` is the
@@ -209,15 +213,15 @@ fn validate_decision(d: &DecisionInput) -> Result<(), Error> {
 }
 
 /// `report-session`.
-pub fn report_session(sup: &mut Supervisor, p: ReportSessionParams) -> Routed {
+pub fn report_session<H: Host>(cx: &mut Cx<'_>, p: ReportSessionParams) -> Routed<H> {
     if p.agent_session_id.trim().is_empty() {
-        return ready::<PaneResult>(Err(Error::BadParams(
+        return fail(Err(Error::BadParams(
             "agent_session_id must not be empty".into(),
         )));
     }
-    let id = match sup.resolve_pane_ref(&p.pane_id) {
+    let id = match cx.registry.resolve(&p.pane_id) {
         Ok(id) => id,
-        Err(e) => return ready::<PaneResult>(Err(e)),
+        Err(e) => return fail(Err(e)),
     };
     // An unparseable kind is `generic`, not an error.
     let kind = p
@@ -228,5 +232,5 @@ pub fn report_session(sup: &mut Supervisor, p: ReportSessionParams) -> Routed {
         kind,
         session_id: p.agent_session_id,
     };
-    super::panes::ask_pane(sup, &id, msg, |pane| PaneResult { pane })
+    super::panes::ask_pane(cx, &id, msg, |pane| PaneResult { pane })
 }

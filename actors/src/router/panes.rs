@@ -3,7 +3,9 @@
 //! running process in the Pane actor. Reads of the pane object come from the
 //! projection.
 
-use super::{Routed, ready};
+use super::Reply;
+use super::{Cx, Host, OnHost, Routed, fail, ready};
+use crate::connection::ConnHandle;
 use crate::error::Error;
 use crate::ids::random_u128;
 use crate::launch;
@@ -11,23 +13,22 @@ use crate::pane::{
     Attach, ClearPane, Detach, IsLive, Pane, ReadPane, ResizePane, SetName, SignalPane, WriteInput,
 };
 use crate::pty::SpawnSpec;
-use crate::supervisor::{ConnHandle, PaneEntry, Reply, Supervisor};
+use crate::registry::{PaneEntry, PaneKey};
 use crate::workspace::{Arrangement, Rearrange, RemovePane, SpawnPane};
 use actix::prelude::*;
 use base64::Engine as _;
 use signaltty_protocol::pane::{
-    AgentInfo, AgentKind, Attention, DetachedResult, Lifecycle, LiveState, MAX_INPUT_B64,
-    MAX_READ_LINES, Pane as PaneObject, PaneAttachParams, PaneAttachResult, PaneClearResult,
-    PaneCloseParams, PaneGetResult, PaneInputParams, PaneInputResult, PaneReadParams,
-    PaneReadResult, PaneRenameParams, PaneResizeParams, PaneResult, PaneSignalParams,
-    PaneSpawnParams, PaneSplitParams, PaneTarget, PaneWaitForOutputParams, PaneWaitForOutputResult,
-    PtySize, ReadMode, Relationship, RestoreState, SentResult,
+    AgentKind, DetachedResult, LiveState, MAX_INPUT_B64, MAX_READ_LINES, Pane as PaneObject,
+    PaneAttachParams, PaneClearResult, PaneCloseParams, PaneGetResult, PaneInputParams,
+    PaneInputResult, PaneReadParams, PaneReadResult, PaneRenameParams, PaneResizeParams,
+    PaneResult, PaneSignalParams, PaneSpawnParams, PaneSplitParams, PaneTarget,
+    PaneWaitForOutputParams, PaneWaitForOutputResult, PtySize, ReadMode, Relationship, SentResult,
 };
 use signaltty_protocol::pane::{Integration, PaneLaunchResult};
 use signaltty_protocol::pane::{PaneMoveParams, PaneSwapParams, TabsResult};
 use signaltty_protocol::signal::SignalName;
 use signaltty_protocol::workspace::{ClosedResult, SplitDir};
-use signaltty_protocol::{PaneId, Timestamp};
+use signaltty_protocol::{PaneId, PaneRef, Timestamp};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -35,14 +36,32 @@ use std::time::{Duration, Instant};
 pub const MAX_LABEL_CHARS: usize = 128;
 
 /// `pane.spawn`.
-pub fn spawn(sup: &mut Supervisor, p: PaneSpawnParams, ctx: &mut Context<Supervisor>) -> Routed {
-    match prepare_spawn(sup, p) {
-        Ok(prepared) => launch(sup, prepared, ctx),
-        Err(e) => ready::<PaneResult>(Err(e)),
+pub fn spawn<H: Host>(cx: &mut Cx<'_>, p: PaneSpawnParams) -> Routed<H> {
+    match check_spawn(cx, p) {
+        Ok(checked) => spawn_checked(checked, None),
+        Err(e) => fail(Err(e)),
     }
 }
 
-/// Everything a spawn needs, checked in the order of spec/pty-terminal.md §2.2.
+/// A spawn whose params passed the checks that need no filesystem, in the
+/// order of spec/pty-terminal.md §2.2; the cwd is checked next, off the event
+/// loop, and the tab after it.
+struct Checked {
+    workspace_ref: signaltty_protocol::WorkspaceRef,
+    workspace: signaltty_protocol::WorkspaceId,
+    tab: Option<signaltty_protocol::TabId>,
+    argv: Vec<String>,
+    cwd: PathBuf,
+    size: PtySize,
+    kind: AgentKind,
+    request_env: std::collections::BTreeMap<String, String>,
+    parent: Option<launch::Lineage>,
+    relationship: Option<Relationship>,
+    label: Option<String>,
+    task_id: Option<String>,
+}
+
+/// Everything a launch needs: the pane object and its process's spawn.
 struct Prepared {
     workspace: signaltty_protocol::WorkspaceId,
     addr: Addr<crate::workspace::Workspace>,
@@ -52,8 +71,8 @@ struct Prepared {
     split: Option<(PaneId, SplitDir)>,
 }
 
-fn prepare_spawn(sup: &mut Supervisor, p: PaneSpawnParams) -> Result<Prepared, Error> {
-    let (workspace_id, addr) = sup.resolve_workspace(&p.workspace_id)?;
+fn check_spawn(cx: &mut Cx<'_>, p: PaneSpawnParams) -> Result<Checked, Error> {
+    let (workspace_id, _) = cx.registry.workspace(&p.workspace_id)?;
     if p.argv.is_empty() || p.argv[0].is_empty() {
         return Err(Error::BadParams("argv must name a program".into()));
     }
@@ -65,17 +84,18 @@ fn prepare_spawn(sup: &mut Supervisor, p: PaneSpawnParams) -> Result<Prepared, E
         Some(hint) => AgentKind::parse(hint).unwrap_or(AgentKind::None),
         None => launch::detect_kind(&p.argv),
     };
-    let (parent, root) = match &p.parent_pane_id {
+    let parent = match &p.parent_pane_id {
         Some(r) => {
-            let parent = sup.resolve_pane_ref(r)?;
-            let root = sup
-                .projection
+            let parent = cx.registry.resolve(r)?;
+            let root = cx
+                .events
+                .projection()
                 .pane(&parent)
                 .and_then(|pp| pp.root_pane_id.clone())
                 .unwrap_or_else(|| parent.clone());
-            (Some(parent), Some(root))
+            Some(launch::Lineage { parent, root })
         },
-        None => (None, None),
+        None => None,
     };
     if let Some(label) = &p.label
         && label.chars().count() > MAX_LABEL_CHARS
@@ -84,10 +104,10 @@ fn prepare_spawn(sup: &mut Supervisor, p: PaneSpawnParams) -> Result<Prepared, E
             "label is longer than {MAX_LABEL_CHARS} characters"
         )));
     }
-    let workspace = sup
-        .projection
+    let workspace = cx
+        .events
+        .projection()
         .workspace(&workspace_id)
-        .cloned()
         .ok_or_else(|| Error::NoSuchWorkspace(p.workspace_id.clone()))?;
     let cwd = PathBuf::from(p.cwd.as_deref().unwrap_or(&workspace.cwd));
     if !cwd.is_absolute() {
@@ -96,16 +116,57 @@ fn prepare_spawn(sup: &mut Supervisor, p: PaneSpawnParams) -> Result<Prepared, E
             cwd.display()
         )));
     }
-    // A metadata call on a local directory: cheap enough for the routing turn, and it
-    // must happen before any tab is touched.
-    if !cwd.is_dir() {
-        return Err(Error::BadParams(format!(
-            "cwd {} is not a directory",
-            cwd.display()
-        )));
-    }
-    if let Some(tab) = &p.tab_id {
-        match sup.tabs.get(tab) {
+    Ok(Checked {
+        workspace_ref: p.workspace_id,
+        workspace: workspace_id,
+        tab: p.tab_id,
+        argv: p.argv,
+        cwd,
+        size,
+        kind,
+        request_env: p.env.unwrap_or_default(),
+        parent,
+        relationship: p.relationship,
+        label: p.label,
+        task_id: p.task_id,
+    })
+}
+
+/// Checks the cwd on a blocking thread, then (back on the host, where the
+/// registry may have changed meanwhile) the workspace and the tab, builds the
+/// pane and launches it.
+fn spawn_checked<H: Host>(checked: Checked, split: Option<(PaneId, SplitDir)>) -> Routed<H> {
+    let cwd = checked.cwd.clone();
+    let is_dir = actix_rt::task::spawn_blocking(move || cwd.is_dir());
+    Box::pin(is_dir.on_host::<H>().then(move |is_dir, act, ctx| {
+        let cx = &mut act.cx();
+        let prepared = match is_dir {
+            Ok(true) => finish_spawn(cx, checked, split),
+            Ok(false) => Err(Error::BadParams(format!(
+                "cwd {} is not a directory",
+                checked.cwd.display()
+            ))),
+            Err(e) => Err(Error::Io {
+                what: "pane cwd check".into(),
+                source: std::io::Error::other(e.to_string()),
+            }),
+        };
+        match prepared {
+            Ok(prepared) => launch(cx, prepared, ctx),
+            Err(e) => fail(Err(e)),
+        }
+    }))
+}
+
+/// The checks after the cwd's, then the pane itself (`launch::build_pane`).
+fn finish_spawn(
+    cx: &mut Cx<'_>,
+    checked: Checked,
+    split: Option<(PaneId, SplitDir)>,
+) -> Result<Prepared, Error> {
+    let (workspace_id, addr) = cx.registry.workspace(&checked.workspace_ref)?;
+    if let Some(tab) = &checked.tab {
+        match cx.registry.tab_owner(tab) {
             None => return Err(Error::NoSuchTab(tab.clone())),
             Some(owner) if *owner != workspace_id => {
                 return Err(Error::BadParams(format!(
@@ -115,75 +176,33 @@ fn prepare_spawn(sup: &mut Supervisor, p: PaneSpawnParams) -> Result<Prepared, E
             Some(_) => {},
         }
     }
-    let argv = launch::anchor_argv(p.argv, &cwd);
-    let pane_id = PaneId::from_random(random_u128());
-    let request_env = p.env.clone().unwrap_or_default();
-    let mut env_in = request_env.clone();
-    if let Some(parent) = &parent {
-        env_in.insert("SIGNALTTY_PARENT_PANE".into(), parent.0.clone());
-    }
-    let env = launch::child_env(
-        std::env::vars(),
-        &env_in,
-        pane_id.as_str(),
-        &sup.config.socket,
-    );
-    let now = Timestamp::now();
-    let pane = PaneObject {
-        id: pane_id,
-        workspace_id: workspace_id.clone(),
-        tab_id: signaltty_protocol::TabId(String::new()),
-        name: None,
-        title: launch::initial_title(&argv),
-        cwd: cwd.to_string_lossy().into_owned(),
-        argv: argv.clone(),
-        pty_size: size,
-        live: LiveState::Live,
-        restore_state: RestoreState::Live,
-        agent: AgentInfo {
-            kind,
-            agent_session_id: None,
-            resume_argv: None,
-            model: None,
-            config_env: launch::config_env(&request_env, &cwd),
-        },
-        lifecycle: Lifecycle::Unknown,
-        last_lifecycle: Lifecycle::Unknown,
-        lifecycle_since: Some(now.clone()),
-        last_run_secs: None,
-        attention: Attention::None,
-        attention_since: None,
-        last_message: None,
-        created_at: now.clone(),
-        last_activity_at: now,
-        last_seen_at: None,
-        relationship: parent
-            .as_ref()
-            .map(|_| p.relationship.unwrap_or(Relationship::Subagent)),
-        parent_pane_id: parent,
-        root_pane_id: root,
-        label: p.label,
-        task_id: p.task_id,
-        pending_decision: None,
-    };
-    let spec = SpawnSpec {
-        argv,
-        cwd,
-        env,
-        rows: size.rows,
-        cols: size.cols,
-    };
+    let (pane, spec) = launch::build_pane(launch::PaneRecipe {
+        id: PaneId::from_random(random_u128()),
+        workspace: checked.workspace.clone(),
+        argv: checked.argv,
+        cwd: checked.cwd,
+        size: checked.size,
+        kind: checked.kind,
+        request_env: checked.request_env,
+        parent: checked.parent,
+        relationship: checked.relationship,
+        label: checked.label,
+        task_id: checked.task_id,
+        server_env: std::env::vars().collect(),
+        socket: &cx.config.socket,
+        now: Timestamp::now(),
+    });
     Ok(Prepared {
         workspace: workspace_id,
         addr,
-        tab: p.tab_id,
+        tab: checked.tab,
         pane,
         spec,
-        split: None,
+        split,
     })
 }
 
-fn launch(sup: &mut Supervisor, prepared: Prepared, ctx: &mut Context<Supervisor>) -> Routed {
+fn launch<H: Host>(cx: &mut Cx<'_>, prepared: Prepared, ctx: &mut Context<H>) -> Routed<H> {
     let Prepared {
         workspace,
         addr,
@@ -194,10 +213,10 @@ fn launch(sup: &mut Supervisor, prepared: Prepared, ctx: &mut Context<Supervisor
     } = prepared;
     let pty_out = ctx.address().recipient();
     // Counted from now: a hook of the new process may arrive before it is placed.
-    sup.launching += 1;
+    cx.launches.begin();
     let config_env = pane.agent.config_env.clone().unwrap_or_default();
-    with_integration(sup, spec, config_env, move |sup, spec, integration| {
-        let arbiter = sup.next_pane_arbiter();
+    with_integration(cx, spec, config_env, move |cx, spec, integration| {
+        let arbiter = cx.arbiters.next_arbiter();
         let sent = addr.send(SpawnPane {
             pane,
             tab,
@@ -206,26 +225,20 @@ fn launch(sup: &mut Supervisor, prepared: Prepared, ctx: &mut Context<Supervisor
             pty_out,
             split,
         });
-        Box::pin(sent.into_actor(sup).map(move |r, act, _| {
+        Box::pin(sent.on_host::<H>().map(move |r, act, _| {
             let placed = r.map_err(Error::from).and_then(|inner| inner);
-            act.launching -= 1;
+            let cx = act.cx();
             // Hooks from the new process that arrived too early retry now.
-            act.launched.send_modify(|n| *n += 1);
+            cx.launches.end();
             Reply::of(placed.map(|(pane, pane_addr, pid)| {
                 // A tab the spawn created is addressable like any other.
-                act.tabs
-                    .entry(pane.tab_id.clone())
-                    .or_insert_with(|| workspace.clone());
-                act.panes.insert(
-                    pane.id.clone(),
-                    PaneEntry {
-                        id: pane.id.clone(),
-                        addr: pane_addr,
-                        workspace: workspace.clone(),
-                        tab: pane.tab_id.clone(),
-                        pid,
-                    },
-                );
+                cx.registry.add_pane(PaneEntry {
+                    id: pane.id.clone(),
+                    addr: pane_addr,
+                    workspace: workspace.clone(),
+                    tab: pane.tab_id.clone(),
+                    pid,
+                });
                 PaneLaunchResult { pane, integration }
             }))
         }))
@@ -235,27 +248,27 @@ fn launch(sup: &mut Supervisor, prepared: Prepared, ctx: &mut Context<Supervisor
 /// Prepares a supported agent's hooks before its process starts (spec/agents.md
 /// §11.7), off the event loop, then goes on with the spec to execute (Codex may
 /// gain `--no-daemon`) and the integration report. Other programs go straight on.
-fn with_integration(
-    sup: &mut Supervisor,
+fn with_integration<H: Host>(
+    cx: &mut Cx<'_>,
     spec: SpawnSpec,
     config_env: std::collections::BTreeMap<String, String>,
-    then: impl FnOnce(&mut Supervisor, SpawnSpec, Option<Integration>) -> Routed + 'static,
-) -> Routed {
+    then: impl FnOnce(&mut Cx<'_>, SpawnSpec, Option<Integration>) -> Routed<H> + 'static,
+) -> Routed<H> {
     if crate::integration::launch::agent_of(&spec.argv).is_none() {
-        return then(sup, spec, None);
+        return then(cx, spec, None);
     }
     let fallback = spec.clone();
     let setup = actix_rt::task::spawn_blocking(move || {
         crate::integration::launch::prepare(&spec.argv, &config_env, &spec.cwd, &spec.env)
     });
-    Box::pin(setup.into_actor(sup).then(move |done, act, _| {
+    Box::pin(setup.on_host::<H>().then(move |done, act, _| {
         let mut spec = fallback;
         match done {
             Ok(prepared) => {
                 if let Some(argv) = prepared.exec_argv {
                     spec.argv = argv;
                 }
-                then(act, spec, prepared.integration)
+                then(&mut act.cx(), spec, prepared.integration)
             },
             // The setup itself failed: the launch still goes ahead.
             Err(e) => {
@@ -270,17 +283,18 @@ fn with_integration(
                             a.name()
                         )),
                     });
-                then(act, spec, integration)
+                then(&mut act.cx(), spec, integration)
             },
         }
     }))
 }
 
 /// `pane.split`: a new pane beside an existing one, in its tab.
-pub fn split(sup: &mut Supervisor, p: PaneSplitParams, ctx: &mut Context<Supervisor>) -> Routed {
-    let prepared = sup.pane_entry(&p.pane_id).and_then(|entry| {
-        let source = sup
-            .projection
+pub fn split<H: Host>(cx: &mut Cx<'_>, p: PaneSplitParams) -> Routed<H> {
+    let prepared = cx.registry.pane(&p.pane_id).and_then(|entry| {
+        let source = cx
+            .events
+            .projection()
             .pane(&entry.id)
             .cloned()
             .ok_or_else(|| Error::NoSuchPane(entry.id.0.clone()))?;
@@ -294,13 +308,15 @@ pub fn split(sup: &mut Supervisor, p: PaneSplitParams, ctx: &mut Context<Supervi
                 argv,
             )
         };
-        let mut prepared = prepare_spawn(sup, params)?;
-        prepared.split = Some((entry.id.clone(), p.direction.unwrap_or(SplitDir::Right)));
-        Ok(prepared)
+        let checked = check_spawn(cx, params)?;
+        Ok((
+            checked,
+            (entry.id.clone(), p.direction.unwrap_or(SplitDir::Right)),
+        ))
     });
     match prepared {
-        Ok(prepared) => launch(sup, prepared, ctx),
-        Err(e) => ready::<PaneResult>(Err(e)),
+        Ok((checked, split)) => spawn_checked(checked, Some(split)),
+        Err(e) => fail(Err(e)),
     }
 }
 
@@ -313,43 +329,50 @@ fn user_shell() -> String {
 }
 
 /// `pane.get`: the pane object from the projection.
-pub fn get(sup: &mut Supervisor, p: PaneTarget) -> Routed {
-    let found = sup.resolve_pane_ref(&p.pane_id).and_then(|id| {
-        sup.projection
+pub fn get<H: Host>(cx: &mut Cx<'_>, p: PaneTarget) -> Routed<H> {
+    let found = cx.registry.resolve(&p.pane_id).and_then(|id| {
+        cx.events
+            .projection()
             .pane(&id)
             .cloned()
             .ok_or(Error::NoSuchPane(id.0))
     });
-    ready(found.map(|pane| PaneGetResult {
-        wait_baseline: sup.projection.progress(&pane.id).map(|p| p.baseline(&pane)),
-        pane,
+    ready(found.map(|pane| {
+        PaneGetResult {
+            wait_baseline: cx
+                .events
+                .projection()
+                .progress(&pane.id)
+                .map(|p| p.baseline(&pane)),
+            pane,
+        }
     }))
 }
 
 /// Sends `msg` to a pane's actor and wraps its answer. A pane closed while the
 /// request was on its way answers `NO_SUCH_PANE`: it no longer exists.
-pub(super) fn ask_pane<M, T, R>(
-    sup: &mut Supervisor,
-    r: &PaneId,
+pub(super) fn ask_pane<H: Host, M, T, R>(
+    cx: &mut Cx<'_>,
+    r: &(impl PaneKey + std::fmt::Display),
     msg: M,
     wrap: impl FnOnce(T) -> R + 'static,
-) -> Routed
+) -> Routed<H>
 where
     M: Message<Result = Result<T, Error>> + Send + 'static,
     T: Send + 'static,
     R: serde::Serialize + 'static,
     Pane: Handler<M>,
 {
-    let entry = match sup.pane_entry(r) {
+    let entry = match cx.registry.pane(r) {
         Ok(e) => e,
-        Err(e) => return ready::<R>(Err(e)),
+        Err(e) => return fail(Err(e)),
     };
-    let gone = Error::NoSuchPane(r.0.clone());
+    let gone = Error::NoSuchPane(r.to_string());
     Box::pin(
         entry
             .addr
             .send(msg)
-            .into_actor(sup)
+            .on_host::<H>()
             .map(move |answer, _, _| {
                 Reply::of(answer.map_err(|_| gone).and_then(|inner| inner).map(wrap))
             }),
@@ -357,65 +380,64 @@ where
 }
 
 /// `pane.read`.
-pub fn read(sup: &mut Supervisor, p: PaneReadParams) -> Routed {
+pub fn read<H: Host>(cx: &mut Cx<'_>, p: PaneReadParams) -> Routed<H> {
     let msg = ReadPane {
         mode: p.mode.unwrap_or(ReadMode::Tail),
         lines: p.lines.unwrap_or(200),
         after_seq: p.after_seq.unwrap_or(0),
     };
-    ask_pane(sup, &p.pane_id, msg, |r: PaneReadResult| r)
+    ask_pane(cx, &p.pane_id, msg, |r: PaneReadResult| r)
 }
 
 /// `pane.input`.
-pub fn input(sup: &mut Supervisor, p: PaneInputParams) -> Routed {
+pub fn input<H: Host>(cx: &mut Cx<'_>, p: PaneInputParams) -> Routed<H> {
     if p.data_b64.len() > MAX_INPUT_B64 {
-        return ready::<PaneInputResult>(Err(Error::RateLimited(format!(
+        return fail(Err(Error::RateLimited(format!(
             "input too large: data_b64 is limited to {MAX_INPUT_B64} characters"
         ))));
     }
     let bytes = match base64::engine::general_purpose::STANDARD.decode(p.data_b64.as_bytes()) {
         Ok(b) => b,
         Err(e) => {
-            return ready::<PaneInputResult>(Err(Error::BadParams(format!(
+            return fail(Err(Error::BadParams(format!(
                 "data_b64 is not valid base64: {e}"
             ))));
         },
     };
-    ask_pane(sup, &p.pane_id, WriteInput { bytes }, |n: usize| {
+    ask_pane(cx, &p.pane_id, WriteInput { bytes }, |n: usize| {
         PaneInputResult { written: n as u64 }
     })
 }
 
 /// `pane.resize`.
-pub fn resize(sup: &mut Supervisor, p: PaneResizeParams) -> Routed {
+pub fn resize<H: Host>(cx: &mut Cx<'_>, p: PaneResizeParams) -> Routed<H> {
     let size = PtySize::clamped(p.cols, p.rows);
-    ask_pane(sup, &p.pane_id, ResizePane { size }, |pane| PaneResult {
+    ask_pane(cx, &p.pane_id, ResizePane { size }, |pane| PaneResult {
         pane,
     })
 }
 
 /// `pane.signal`.
-pub fn signal(sup: &mut Supervisor, p: PaneSignalParams) -> Routed {
+pub fn signal<H: Host>(cx: &mut Cx<'_>, p: PaneSignalParams) -> Routed<H> {
     let msg = SignalPane {
         signal: p.signal,
         group: p.group.unwrap_or(false),
     };
-    ask_pane(sup, &p.pane_id, msg, |()| SentResult { sent: true })
+    ask_pane(cx, &p.pane_id, msg, |()| SentResult { sent: true })
 }
 
 /// `pane.close`: hang up the process, drop the pane from its tab.
-pub fn close(sup: &mut Supervisor, p: PaneCloseParams) -> Routed {
-    let id = match sup.resolve_pane_ref(&p.pane_id) {
+pub fn close<H: Host>(cx: &mut Cx<'_>, p: PaneCloseParams) -> Routed<H> {
+    let id = match cx.registry.resolve(&p.pane_id) {
         Ok(id) => id,
-        Err(e) => return ready::<ClosedResult>(Err(e)),
+        Err(e) => return fail(Err(e)),
     };
-    let Some(workspace) = sup
-        .panes
-        .get(&id)
-        .and_then(|e| sup.workspaces.get(&e.workspace))
-        .cloned()
+    let Some(workspace) = cx
+        .registry
+        .pane_by_id(&id)
+        .and_then(|e| cx.registry.workspace_addr(&e.workspace))
     else {
-        return ready::<ClosedResult>(Err(Error::NoSuchPane(id.0)));
+        return fail(Err(Error::NoSuchPane(id.0)));
     };
     let signal = p.signal.unwrap_or(SignalName::Term);
     Box::pin(
@@ -424,12 +446,11 @@ pub fn close(sup: &mut Supervisor, p: PaneCloseParams) -> Routed {
                 pane_id: id.clone(),
                 signal,
             })
-            .into_actor(sup)
+            .on_host::<H>()
             .map(move |r, act, _| {
                 let result = r.map_err(Error::from).and_then(|inner| inner);
                 if result.is_ok() {
-                    act.panes.remove(&id);
-                    act.forget_closed_names();
+                    act.cx().registry.remove_pane(&id);
                 }
                 Reply::of(result.map(|()| ClosedResult { closed: true }))
             }),
@@ -438,10 +459,10 @@ pub fn close(sup: &mut Supervisor, p: PaneCloseParams) -> Routed {
 
 /// `pane.attach`: register the connection as a viewer; the reply carries the
 /// snapshot and the offset it covers.
-pub fn attach(sup: &mut Supervisor, conn: &ConnHandle, p: PaneAttachParams) -> Routed {
-    let entry = match sup.pane_entry(&p.pane_id) {
+pub fn attach<H: Host>(cx: &mut Cx<'_>, conn: &ConnHandle, p: PaneAttachParams) -> Routed<H> {
+    let entry = match cx.registry.pane(&p.pane_id) {
         Ok(e) => e,
-        Err(e) => return ready::<PaneAttachResult>(Err(e)),
+        Err(e) => return fail(Err(e)),
     };
     let size = match (p.cols, p.rows) {
         (Some(cols), Some(rows)) => Some(PtySize::clamped(cols, rows)),
@@ -456,90 +477,56 @@ pub fn attach(sup: &mut Supervisor, conn: &ConnHandle, p: PaneAttachParams) -> R
     };
     let conn_id = conn.id;
     let gone = closed(&p.pane_id);
-    Box::pin(pane_id.send(msg).into_actor(sup).map(move |r, act, _| {
+    Box::pin(pane_id.send(msg).on_host::<H>().map(move |r, act, _| {
         let result = r.map_err(|_| gone).and_then(|inner| inner);
         if result.is_ok() {
-            act.attachments
-                .entry(conn_id)
-                .or_default()
-                .insert(entry.addr.clone());
+            act.cx().registry.attach(conn_id, &entry.id);
         }
         Reply::of(result)
     }))
 }
 
 /// `pane.detach`: forget the viewer; the process is untouched.
-pub fn detach(sup: &mut Supervisor, conn: &ConnHandle, p: PaneTarget) -> Routed {
-    let entry = match sup.pane_entry(&p.pane_id) {
+pub fn detach<H: Host>(cx: &mut Cx<'_>, conn: &ConnHandle, p: PaneTarget) -> Routed<H> {
+    let entry = match cx.registry.pane(&p.pane_id) {
         Ok(e) => e,
-        Err(e) => return ready::<DetachedResult>(Err(e)),
+        Err(e) => return fail(Err(e)),
     };
     entry.addr.do_send(Detach { conn: conn.id });
-    if let Some(set) = sup.attachments.get_mut(&conn.id) {
-        set.remove(&entry.addr);
-    }
+    cx.registry.detach(conn.id, &entry.id);
     ready(Ok(DetachedResult { detached: true }))
 }
 
 /// The error for a pane whose actor stopped while a request was on its way: it
 /// was closed meanwhile, so it no longer exists.
-fn closed(pane: &PaneId) -> Error {
+fn closed(pane: &PaneRef) -> Error {
     Error::NoSuchPane(pane.0.clone())
 }
 
-/// The longest pane name, in bytes.
-pub const MAX_PANE_NAME_BYTES: usize = 32;
-
-/// Is `name` a valid pane name: `[a-z][a-z0-9_-]*`, at most 32 bytes?
-pub fn valid_pane_name(name: &str) -> bool {
-    let mut bytes = name.bytes();
-    name.len() <= MAX_PANE_NAME_BYTES
-        && bytes.next().is_some_and(|b| b.is_ascii_lowercase())
-        && bytes.all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-')
-}
-
 /// `pane.rename`: a unique name, usable wherever a pane id is; `null` clears it.
-pub fn rename(sup: &mut Supervisor, p: PaneRenameParams) -> Routed {
+pub fn rename<H: Host>(cx: &mut Cx<'_>, p: PaneRenameParams) -> Routed<H> {
     let Some(name) = p.name else {
-        return ready::<PaneResult>(Err(Error::BadParams(
+        return fail(Err(Error::BadParams(
             "name is required (null clears it)".into(),
         )));
     };
-    let entry = match sup.pane_entry(&p.pane_id) {
+    let entry = match cx.registry.pane(&p.pane_id) {
         Ok(e) => e,
-        Err(e) => return ready::<PaneResult>(Err(e)),
+        Err(e) => return fail(Err(e)),
     };
-    if let Some(n) = &name {
-        if !valid_pane_name(n) {
-            return ready::<PaneResult>(Err(Error::BadParams(format!(
-                "invalid pane name {n:?}: use a lowercase letter, then lowercase letters, digits, _ or -, at most {MAX_PANE_NAME_BYTES} bytes"
-            ))));
-        }
-        if sup
-            .pane_names
-            .get(n)
-            .is_some_and(|holder| *holder != entry.id)
-        {
-            return ready::<PaneResult>(Err(Error::BadParams(format!(
-                "the name {n:?} is taken by another pane"
-            ))));
-        }
+    // Validated and reserved now, in the routing turn, so two renames cannot
+    // take one name.
+    if let Err(e) = cx.registry.set_pane_name(&entry.id, name.as_deref()) {
+        return fail(Err(e));
     }
-    // Reserved now, in the routing turn, so two renames cannot take one name.
-    sup.pane_names.retain(|_, holder| *holder != entry.id);
-    if let Some(n) = &name {
-        sup.pane_names.insert(n.clone(), entry.id.clone());
-    }
-    ask_pane(sup, &entry.id, SetName { name }, |pane| PaneResult { pane })
+    ask_pane(cx, &entry.id, SetName { name }, |pane| PaneResult { pane })
 }
 
 /// `pane.clear`.
-pub fn clear(sup: &mut Supervisor, p: PaneTarget) -> Routed {
-    ask_pane(sup, &p.pane_id, ClearPane, |output_offset| {
-        PaneClearResult {
-            cleared: true,
-            output_offset,
-        }
+pub fn clear<H: Host>(cx: &mut Cx<'_>, p: PaneTarget) -> Routed<H> {
+    ask_pane(cx, &p.pane_id, ClearPane, |output_offset| PaneClearResult {
+        cleared: true,
+        output_offset,
     })
 }
 
@@ -548,20 +535,18 @@ pub const WAIT_POLL: Duration = Duration::from_millis(100);
 
 /// `pane.wait_for_output`: reads every 100 ms until a line matches, the process
 /// has exited with no match in a final read (`PANE_EXITED`), or the time is up.
-pub fn wait_for_output(sup: &mut Supervisor, p: PaneWaitForOutputParams) -> Routed {
+pub fn wait_for_output<H: Host>(cx: &mut Cx<'_>, p: PaneWaitForOutputParams) -> Routed<H> {
     let matcher = match Matcher::new(&p.pattern, p.regex.unwrap_or(false)) {
         Ok(m) => m,
-        Err(e) => return ready::<PaneWaitForOutputResult>(Err(e)),
+        Err(e) => return fail(Err(e)),
     };
-    let entry = match sup.pane_entry(&p.pane_id) {
+    let entry = match cx.registry.pane(&p.pane_id) {
         Ok(e) => e,
-        Err(e) => return ready::<PaneWaitForOutputResult>(Err(e)),
+        Err(e) => return fail(Err(e)),
     };
     let timeout = Duration::from_secs(p.timeout_s.unwrap_or(3600));
     let Some(deadline) = Instant::now().checked_add(timeout) else {
-        return ready::<PaneWaitForOutputResult>(Err(Error::BadParams(
-            "timeout_s is too large".into(),
-        )));
+        return fail(Err(Error::BadParams("timeout_s is too large".into())));
     };
     let mode = p.mode.unwrap_or(ReadMode::Tail);
     let lines = p.lines.unwrap_or(200);
@@ -615,7 +600,7 @@ pub fn wait_for_output(sup: &mut Supervisor, p: PaneWaitForOutputParams) -> Rout
                 .await;
         }
     };
-    Box::pin(waited.into_actor(sup).map(|r, _, _| Reply::of(r)))
+    Box::pin(waited.on_host::<H>().map(|r, _, _| Reply::of(r)))
 }
 
 /// A substring or a regex.
@@ -647,34 +632,32 @@ impl Matcher {
 }
 
 /// `pane.swap` / `pane.move`: both panes must be distinct and in one workspace.
-fn rearrange(
-    sup: &mut Supervisor,
-    a: &PaneId,
-    b: &PaneId,
+fn rearrange<H: Host>(
+    cx: &mut Cx<'_>,
+    a: &PaneRef,
+    b: &PaneRef,
     arrangement: impl FnOnce(PaneId, PaneId) -> Arrangement,
-) -> Routed {
-    let (ea, eb) = match (sup.pane_entry(a), sup.pane_entry(b)) {
+) -> Routed<H> {
+    let (ea, eb) = match (cx.registry.pane(a), cx.registry.pane(b)) {
         (Ok(ea), Ok(eb)) => (ea, eb),
-        (Err(e), _) | (_, Err(e)) => return ready::<TabsResult>(Err(e)),
+        (Err(e), _) | (_, Err(e)) => return fail(Err(e)),
     };
     if ea.workspace != eb.workspace {
-        return ready::<TabsResult>(Err(Error::BadParams(
+        return fail(Err(Error::BadParams(
             "the panes are in different workspaces".into(),
         )));
     }
-    let Some(workspace) = sup.workspaces.get(&ea.workspace).cloned() else {
-        return ready::<TabsResult>(Err(Error::NoSuchPane(ea.id.0)));
+    let Some(workspace) = cx.registry.workspace_addr(&ea.workspace) else {
+        return fail(Err(Error::NoSuchPane(ea.id.0)));
     };
     let msg = Rearrange {
         arrangement: arrangement(ea.id, eb.id),
     };
-    Box::pin(workspace.send(msg).into_actor(sup).map(|r, act, _| {
+    Box::pin(workspace.send(msg).on_host::<H>().map(|r, act, _| {
         let result = r.map_err(Error::from).and_then(|inner| inner);
         Reply::of(result.map(|(tabs, moved)| {
             for (id, tab) in moved {
-                if let Some(entry) = act.panes.get_mut(&id) {
-                    entry.tab = tab;
-                }
+                act.cx().registry.move_pane(&id, tab);
             }
             TabsResult { tabs }
         }))
@@ -682,36 +665,36 @@ fn rearrange(
 }
 
 /// `pane.swap`.
-pub fn swap(sup: &mut Supervisor, p: PaneSwapParams) -> Routed {
-    rearrange(sup, &p.pane_id, &p.target_pane_id, Arrangement::Swap)
+pub fn swap<H: Host>(cx: &mut Cx<'_>, p: PaneSwapParams) -> Routed<H> {
+    rearrange(cx, &p.pane_id, &p.target_pane_id, Arrangement::Swap)
 }
 
 /// `pane.move`.
-pub fn move_pane(sup: &mut Supervisor, p: PaneMoveParams) -> Routed {
+pub fn move_pane<H: Host>(cx: &mut Cx<'_>, p: PaneMoveParams) -> Routed<H> {
     let dir = p.direction.unwrap_or(SplitDir::Right);
-    rearrange(sup, &p.pane_id, &p.target_pane_id, |pane, target| {
+    rearrange(cx, &p.pane_id, &p.target_pane_id, |pane, target| {
         Arrangement::Move { pane, target, dir }
     })
 }
 
 /// `pane.resume`: the tombstone's agent again, with its adapter's resume
 /// command, in the same pane (spec/ipc.md §8.5).
-pub fn resume(sup: &mut Supervisor, p: PaneTarget) -> Routed {
-    let entry = match sup.pane_entry(&p.pane_id) {
+pub fn resume<H: Host>(cx: &mut Cx<'_>, p: PaneTarget) -> Routed<H> {
+    let entry = match cx.registry.pane(&p.pane_id) {
         Ok(e) => e,
-        Err(e) => return ready::<PaneResult>(Err(e)),
+        Err(e) => return fail(Err(e)),
     };
-    let Some(pane) = sup.projection.pane(&entry.id).cloned() else {
-        return ready::<PaneResult>(Err(Error::NoSuchPane(entry.id.0.clone())));
+    let Some(pane) = cx.events.projection().pane(&entry.id).cloned() else {
+        return fail(Err(Error::NoSuchPane(entry.id.0.clone())));
     };
     if pane.live == LiveState::Live {
-        return ready::<PaneResult>(Err(Error::BadParams(format!(
+        return fail(Err(Error::BadParams(format!(
             "pane {} is already live",
             pane.id
         ))));
     }
     let Some(argv) = pane.agent.resume_argv.clone() else {
-        return ready::<PaneResult>(Err(Error::BadParams(format!(
+        return fail(Err(Error::BadParams(format!(
             "pane {} is not resumable: its agent reported no session to resume",
             pane.id
         ))));
@@ -722,7 +705,7 @@ pub fn resume(sup: &mut Supervisor, p: PaneTarget) -> Routed {
         std::env::vars(),
         &config_env,
         pane.id.as_str(),
-        &sup.config.socket,
+        &cx.config.socket,
     );
     let spec = SpawnSpec {
         argv,
@@ -734,14 +717,12 @@ pub fn resume(sup: &mut Supervisor, p: PaneTarget) -> Routed {
     let gone = Error::NoSuchPane(pane.id.0.clone());
     let id = entry.id.clone();
     let addr = entry.addr.clone();
-    with_integration(sup, spec, config_env, move |sup, spec, integration| {
-        Box::pin(addr.send(crate::pane::Resume { spec }).into_actor(sup).map(
+    with_integration(cx, spec, config_env, move |_cx, spec, integration| {
+        Box::pin(addr.send(crate::pane::Resume { spec }).on_host::<H>().map(
             move |answer, act, _| {
                 let result = answer.map_err(|_| gone).and_then(|inner| inner);
                 Reply::of(result.map(|(pane, pid)| {
-                    if let Some(e) = act.panes.get_mut(&id) {
-                        e.pid = pid;
-                    }
+                    act.cx().registry.set_pid(&id, pid);
                     PaneLaunchResult { pane, integration }
                 }))
             },

@@ -2,12 +2,13 @@
 //! wait baseline, paste through the pane's gate, pause, send the re-checked
 //! Enter, then hold the activity gate until the agent shows it took the prompt.
 
+use super::Reply;
 use super::wait::register;
-use super::{Routed, ready};
+use super::{Cx, Host, OnHost, Routed, fail};
+use crate::connection::ConnId;
 use crate::error::Error;
 use crate::pane::{Pane, SubmitEnter, SubmitPaste, SubmitRetry};
 use crate::state::Outcome;
-use crate::supervisor::{ConnId, Reply, Supervisor};
 use actix::prelude::*;
 use signaltty_protocol::PaneId;
 use signaltty_protocol::pane::Lifecycle;
@@ -46,20 +47,22 @@ fn check(p: &PaneSubmitParams) -> Result<(Duration, Duration), Error> {
 }
 
 /// `pane.submit`.
-pub fn submit(sup: &mut Supervisor, conn: ConnId, p: PaneSubmitParams) -> Routed {
+pub fn submit<H: Host>(cx: &mut Cx<'_>, conn: ConnId, p: PaneSubmitParams) -> Routed<H> {
     let (delay, stall) = match check(&p) {
         Ok(checked) => checked,
-        Err(e) => return ready::<PaneSubmitResult>(Err(e)),
+        Err(e) => return fail(Err(e)),
     };
-    let (id, addr) = match sup.pane_entry(&p.pane_id) {
+    let (id, addr) = match cx.registry.pane(&p.pane_id) {
         Ok(entry) => (entry.id.clone(), entry.addr.clone()),
-        Err(e) => return ready::<PaneSubmitResult>(Err(e)),
+        Err(e) => return fail(Err(e)),
     };
     // Step 3: the baseline, before the paste.
-    let baseline = sup
-        .projection
-        .pane(&id)
-        .and_then(|pane| sup.projection.progress(&id).map(|pr| pr.baseline(pane)));
+    let baseline = cx.events.projection().pane(&id).and_then(|pane| {
+        cx.events
+            .projection()
+            .progress(&id)
+            .map(|pr| pr.baseline(pane))
+    });
     let gone = id.0.clone();
     let pane = addr.clone();
     let typed = async move {
@@ -71,14 +74,10 @@ pub fn submit(sup: &mut Supervisor, conn: ConnId, p: PaneSubmitParams) -> Routed
         pane.send(SubmitEnter).await.map_err(lost)??;
         Ok::<(), Error>(())
     };
-    Box::pin(
-        typed
-            .into_actor(sup)
-            .then(move |typed, act, _| match typed {
-                Err(e) => ready::<PaneSubmitResult>(Err(e)),
-                Ok(()) => activity_gate(act, conn, id, addr, baseline, stall),
-            }),
-    )
+    Box::pin(typed.on_host::<H>().then(move |typed, act, _| match typed {
+        Err(e) => fail(Err(e)),
+        Ok(()) => activity_gate(&mut act.cx(), conn, id, addr, baseline, stall),
+    }))
 }
 
 /// The outcomes that show the prompt was taken (or that it never can be).
@@ -91,15 +90,15 @@ fn taken() -> Vec<(String, Outcome)> {
 
 /// Step 7: a `working` or `blocked` transition newer than the baseline, with
 /// one Enter retry halfway into an untouched input box.
-fn activity_gate(
-    sup: &mut Supervisor,
+fn activity_gate<H: Host>(
+    cx: &mut Cx<'_>,
     conn: ConnId,
     id: PaneId,
     addr: Addr<Pane>,
     baseline: Option<WaitBaseline>,
     stall: Duration,
-) -> Routed {
-    let mut first = register(sup, conn, id.clone(), taken(), baseline);
+) -> Routed<H> {
+    let mut first = register(cx, conn, id.clone(), taken(), baseline);
     let half = stall / 2;
     let waited = async move {
         if let Ok(settled) = tokio::time::timeout(half, &mut first).await {
@@ -108,23 +107,25 @@ fn activity_gate(
         let _ = addr.send(SubmitRetry).await;
         tokio::time::timeout(stall - half, first).await.ok()
     };
-    Box::pin(waited.into_actor(sup).map(move |settled, act, _| {
+    Box::pin(waited.on_host::<H>().map(move |settled, act, _| {
         let result = match settled {
             None => Err(stalled()),
             Some(Err(_)) => Err(Error::ShuttingDown),
             // A new agent session is activity too: judge the state now.
-            Some(Ok(Err(Error::IdentityChanged(_)))) => match act.projection.pane(&id) {
-                Some(p) if matches!(p.lifecycle, Lifecycle::Working | Lifecycle::Blocked) => {
-                    Ok(WaitResult {
-                        satisfied: true,
-                        outcome: p.lifecycle.as_str().to_owned(),
-                        transition_seq: 0,
-                        lifecycle: p.lifecycle,
-                        attention: p.attention,
-                    })
-                },
-                Some(_) => Err(stalled()),
-                None => Err(Error::NoSuchPane(id.0.clone())),
+            Some(Ok(Err(Error::IdentityChanged(_)))) => {
+                match act.cx().events.projection().pane(&id) {
+                    Some(p) if matches!(p.lifecycle, Lifecycle::Working | Lifecycle::Blocked) => {
+                        Ok(WaitResult {
+                            satisfied: true,
+                            outcome: p.lifecycle.as_str().to_owned(),
+                            transition_seq: 0,
+                            lifecycle: p.lifecycle,
+                            attention: p.attention,
+                        })
+                    },
+                    Some(_) => Err(stalled()),
+                    None => Err(Error::NoSuchPane(id.0.clone())),
+                }
             },
             Some(Ok(result)) => result,
         };

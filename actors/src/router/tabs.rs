@@ -1,10 +1,10 @@
 //! Routing of `tab.*` (spec/ipc.md §8.4): resolve ids in the Supervisor's
 //! registry, then ask the owning Workspace actor.
 
-use super::{Routed, ready, validate_name};
+use super::Reply;
+use super::{Cx, Host, OnHost, Routed, fail, validate_name};
 use crate::error::Error;
 use crate::ids::random_u128;
-use crate::supervisor::{Reply, Supervisor};
 use crate::workspace::{CloseTab, CreateTab, SetLayout, SetRatio, Workspace};
 use actix::prelude::*;
 use signaltty_protocol::signal::SignalName;
@@ -12,17 +12,17 @@ use signaltty_protocol::tab::{
     TabCloseParams, TabCreateParams, TabResult, TabSetLayoutParams, TabSetRatioParams,
 };
 use signaltty_protocol::workspace::{ClosedResult, Layout, Tab};
-use signaltty_protocol::{TabId, Timestamp};
+use signaltty_protocol::{PaneRef, TabId, Timestamp};
 
 /// `tab.create`: a new empty tab at the end of the workspace, made active.
-pub fn create(sup: &mut Supervisor, p: TabCreateParams) -> Routed {
+pub fn create<H: Host>(cx: &mut Cx<'_>, p: TabCreateParams) -> Routed<H> {
     let title = match p.title.as_deref().map(validate_name).transpose() {
         Ok(t) => t.unwrap_or_else(|| "tab".to_owned()),
-        Err(e) => return ready::<TabResult>(Err(e)),
+        Err(e) => return fail(Err(e)),
     };
-    let (workspace_id, addr) = match sup.resolve_workspace(&p.workspace_id) {
+    let (workspace_id, addr) = match cx.registry.workspace(&p.workspace_id) {
         Ok(found) => found,
-        Err(e) => return ready::<TabResult>(Err(e)),
+        Err(e) => return fail(Err(e)),
     };
     let tab = Tab {
         id: TabId::from_random(random_u128()),
@@ -33,14 +33,14 @@ pub fn create(sup: &mut Supervisor, p: TabCreateParams) -> Routed {
         created_at: Timestamp::now(),
     };
     let tab_id = tab.id.clone();
-    sup.tabs.insert(tab_id.clone(), workspace_id);
+    cx.registry.add_tab(tab_id.clone(), workspace_id);
     Box::pin(
         addr.send(CreateTab { tab })
-            .into_actor(sup)
+            .on_host::<H>()
             .map(move |r, act, _| {
                 let result = r.map_err(Error::from).and_then(|inner| inner);
                 if result.is_err() {
-                    act.tabs.remove(&tab_id);
+                    act.cx().registry.remove_tab(&tab_id);
                 }
                 Reply::of(result.map(|tab| TabResult { tab }))
             }),
@@ -48,10 +48,10 @@ pub fn create(sup: &mut Supervisor, p: TabCreateParams) -> Routed {
 }
 
 /// `tab.close`: closes the tab's panes, then the tab.
-pub fn close(sup: &mut Supervisor, p: TabCloseParams) -> Routed {
-    let addr = match sup.resolve_tab(&p.tab_id) {
+pub fn close<H: Host>(cx: &mut Cx<'_>, p: TabCloseParams) -> Routed<H> {
+    let addr = match cx.registry.tab(&p.tab_id) {
         Ok(addr) => addr,
-        Err(e) => return ready::<ClosedResult>(Err(e)),
+        Err(e) => return fail(Err(e)),
     };
     let tab_id = p.tab_id;
     let signal = p.signal.unwrap_or(SignalName::Term);
@@ -60,13 +60,11 @@ pub fn close(sup: &mut Supervisor, p: TabCloseParams) -> Routed {
             tab_id: tab_id.clone(),
             signal,
         })
-        .into_actor(sup)
+        .on_host::<H>()
         .map(move |r, act, _| {
             let result = r.map_err(Error::from).and_then(|inner| inner);
             if result.is_ok() {
-                act.tabs.remove(&tab_id);
-                act.panes.retain(|_, entry| entry.tab != tab_id);
-                act.forget_closed_names();
+                act.cx().registry.remove_tab(&tab_id);
             }
             Reply::of(result.map(|()| ClosedResult { closed: true }))
         }),
@@ -74,17 +72,16 @@ pub fn close(sup: &mut Supervisor, p: TabCloseParams) -> Routed {
 }
 
 /// `tab.set_layout`: leaves may name panes; they are resolved to ids first.
-pub fn set_layout(sup: &mut Supervisor, p: TabSetLayoutParams) -> Routed {
-    let addr = match sup.resolve_tab(&p.tab_id) {
+pub fn set_layout<H: Host>(cx: &mut Cx<'_>, p: TabSetLayoutParams) -> Routed<H> {
+    let addr = match cx.registry.tab(&p.tab_id) {
         Ok(addr) => addr,
-        Err(e) => return ready::<TabResult>(Err(e)),
+        Err(e) => return fail(Err(e)),
     };
-    let layout = match resolve_leaves(sup, p.layout) {
+    let layout = match resolve_leaves(cx, p.layout) {
         Ok(l) => l,
-        Err(e) => return ready::<TabResult>(Err(e)),
+        Err(e) => return fail(Err(e)),
     };
     ask(
-        sup,
         addr,
         SetLayout {
             tab_id: p.tab_id,
@@ -94,13 +91,12 @@ pub fn set_layout(sup: &mut Supervisor, p: TabSetLayoutParams) -> Routed {
 }
 
 /// `tab.set_ratio`: one divider, by path.
-pub fn set_ratio(sup: &mut Supervisor, p: TabSetRatioParams) -> Routed {
-    let addr = match sup.resolve_tab(&p.tab_id) {
+pub fn set_ratio<H: Host>(cx: &mut Cx<'_>, p: TabSetRatioParams) -> Routed<H> {
+    let addr = match cx.registry.tab(&p.tab_id) {
         Ok(addr) => addr,
-        Err(e) => return ready::<TabResult>(Err(e)),
+        Err(e) => return fail(Err(e)),
     };
     ask(
-        sup,
         addr,
         SetRatio {
             tab_id: p.tab_id,
@@ -110,12 +106,12 @@ pub fn set_ratio(sup: &mut Supervisor, p: TabSetRatioParams) -> Routed {
     )
 }
 
-fn ask<M>(sup: &mut Supervisor, addr: Addr<Workspace>, msg: M) -> Routed
+fn ask<H: Host, M>(addr: Addr<Workspace>, msg: M) -> Routed<H>
 where
     M: Message<Result = Result<Tab, Error>> + Send + 'static,
     Workspace: Handler<M>,
 {
-    Box::pin(addr.send(msg).into_actor(sup).map(|r, _, _| {
+    Box::pin(addr.send(msg).on_host::<H>().map(|r, _, _| {
         Reply::of(
             r.map_err(Error::from)
                 .and_then(|inner| inner)
@@ -124,11 +120,14 @@ where
     }))
 }
 
-/// Replaces every leaf's pane reference (id or name) by the pane's id.
-fn resolve_leaves(sup: &Supervisor, layout: Layout) -> Result<Layout, Error> {
+/// Replaces every leaf's pane reference (id or name) by the pane's id. A
+/// layout from a client names its leaves as references: they are parsed into
+/// the `PaneId` field of the shared layout type, so they are read back here
+/// as what they are.
+fn resolve_leaves(cx: &Cx<'_>, layout: Layout) -> Result<Layout, Error> {
     Ok(match layout {
         Layout::Pane { pane_id } => Layout::Pane {
-            pane_id: sup.resolve_pane_ref(&pane_id)?,
+            pane_id: cx.registry.resolve(&PaneRef(pane_id.0))?,
         },
         Layout::Split {
             dir,
@@ -138,8 +137,8 @@ fn resolve_leaves(sup: &Supervisor, layout: Layout) -> Result<Layout, Error> {
         } => Layout::Split {
             dir,
             ratio,
-            first: Box::new(resolve_leaves(sup, *first)?),
-            second: Box::new(resolve_leaves(sup, *second)?),
+            first: Box::new(resolve_leaves(cx, *first)?),
+            second: Box::new(resolve_leaves(cx, *second)?),
         },
     })
 }

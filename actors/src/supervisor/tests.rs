@@ -4,6 +4,7 @@ use super::*;
 use crate::journal::MemoryStore;
 use crate::testkit::{FailingStore, GatedStore, Probe, config, wait_for};
 use signaltty_protocol::Method;
+use signaltty_protocol::WorkspaceId;
 use signaltty_protocol::subscribe::SubscribeParams;
 use signaltty_protocol::workspace::WorkspaceCreateParams;
 
