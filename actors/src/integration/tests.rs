@@ -382,3 +382,58 @@ fn codex_with_hooks_turned_off_in_its_config_is_disabled() {
         "config.toml is never edited"
     );
 }
+
+/// The exact bytes `install` writes for every agent, from an absent file and
+/// (for the JSON agents) over a foreign one, with the reporter path replaced by
+/// `/REPORTER/signaltty`. Kept as golden files under `integration/golden/` so a
+/// refactor of the hook tables can prove the files did not change;
+/// `SIGNALTTY_BLESS=1 cargo test -p signaltty-actors integration` rewrites them
+/// after a deliberate change.
+#[test]
+fn installed_files_match_the_golden_files_byte_for_byte() {
+    let golden = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/integration/golden");
+    let mut cases: Vec<(Agent, Option<&str>, String)> = Vec::new();
+    for agent in Agent::ALL {
+        let ext = match agent {
+            Agent::Opencode => "js",
+            Agent::Pi => "ts",
+            _ => "json",
+        };
+        cases.push((agent, None, format!("{}.{ext}", agent.name())));
+        if ext == "json" {
+            cases.push((
+                agent,
+                Some(FOREIGN_CLAUDE),
+                format!("{}-over-foreign.json", agent.name()),
+            ));
+        }
+    }
+    for (agent, start, name) in cases {
+        let home = Home::new();
+        if let Some(text) = start {
+            home.put(agent, text);
+        }
+        install(agent, &home.roots, &home.reporter).unwrap_or_else(|e| panic!("{e}"));
+        let written = fs::read_to_string(home.roots.file(agent)).unwrap_or_default();
+        let written = written.replace(
+            &home.reporter.to_string_lossy().into_owned(),
+            "/REPORTER/signaltty",
+        );
+        let path = golden.join(&name);
+        if std::env::var_os("SIGNALTTY_BLESS").is_some() {
+            fs::create_dir_all(&golden).unwrap_or_else(|e| panic!("{e}"));
+            fs::write(&path, &written).unwrap_or_else(|e| panic!("{e}"));
+            continue;
+        }
+        let expected = fs::read_to_string(&path).unwrap_or_else(|e| {
+            panic!(
+                "{}: {e}; write it with SIGNALTTY_BLESS=1 cargo test -p signaltty-actors integration",
+                path.display()
+            )
+        });
+        assert_eq!(
+            written, expected,
+            "{name} differs from its golden file (SIGNALTTY_BLESS=1 rewrites it after a deliberate change)"
+        );
+    }
+}
