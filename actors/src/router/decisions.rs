@@ -14,7 +14,7 @@ use crate::supervisor::{ConnId, Reply, Supervisor};
 use actix::prelude::*;
 use signaltty_protocol::pane::AgentKind;
 use signaltty_protocol::state::{
-    DecisionAnswerParams, DecisionAnswerResult, HookEventParams, HookWaitResult,
+    DecisionAnswerParams, DecisionAnswerResult, HookEventParams, HookWaitReply, HookWaitResult,
 };
 use std::time::{Duration, Instant};
 
@@ -77,12 +77,12 @@ fn check_waiting(p: &HookEventParams) -> Result<(AgentKind, String, Duration), E
 pub fn wait_for_answer(sup: &mut Supervisor, conn: ConnId, p: HookEventParams) -> Routed {
     let (kind, session, timeout) = match check_waiting(&p) {
         Ok(checked) => checked,
-        Err(e) => return ready::<HookWaitResult>(Err(e)),
+        Err(e) => return ready::<HookWaitReply>(Err(e)),
     };
     let id = native_id();
     let hook = match validate(&p, Some(id.clone())) {
         Ok(hook) => hook,
-        Err(e) => return ready::<HookWaitResult>(Err(e)),
+        Err(e) => return ready::<HookWaitReply>(Err(e)),
     };
     let to = Target {
         pane: p.pane_id,
@@ -91,13 +91,13 @@ pub fn wait_for_answer(sup: &mut Supervisor, conn: ConnId, p: HookEventParams) -
     };
     route(sup, to, move |sup, found| {
         let Some(pane_id) = found else {
-            return ready::<HookWaitResult>(Err(Error::BadParams(
+            return ready::<HookWaitReply>(Err(Error::BadParams(
                 "wait_for_answer requires a managed pane: none was given and the reporter does not run in one".into(),
             )));
         };
         let entry = match sup.pane_entry(&pane_id) {
             Ok(entry) => entry,
-            Err(e) => return ready::<HookWaitResult>(Err(e)),
+            Err(e) => return ready::<HookWaitReply>(Err(e)),
         };
         let deadline = Instant::now() + timeout;
         let (addr, ended) = Route::start(id.clone(), entry.addr.clone(), deadline);
@@ -123,7 +123,9 @@ pub fn wait_for_answer(sup: &mut Supervisor, conn: ConnId, p: HookEventParams) -
             match asked.await {
                 Err(_) => Err(Error::NoSuchPane(pane_id.0.clone())),
                 Ok(Err(e)) => Err(e),
-                Ok(Ok(NativeStarted::Dropped(result))) => Ok(Reply::of(Ok(result))),
+                Ok(Ok(NativeStarted::Dropped(result))) => {
+                    Ok(Reply::of(Ok(HookWaitReply::Dropped(result))))
+                },
                 Ok(Ok(NativeStarted::Waiting)) => {
                     // The route's actor always answers before it stops; a
                     // dropped channel can only mean it was torn down.
@@ -133,7 +135,7 @@ pub fn wait_for_answer(sup: &mut Supervisor, conn: ConnId, p: HookEventParams) -
                         WaitEnd::Answered(v) => Some(v),
                         _ => None,
                     };
-                    Ok(Reply::of(Ok(HookWaitResult {
+                    Ok(Reply::of(Ok(HookWaitReply::Waited(HookWaitResult {
                         accepted: true,
                         agent,
                         event,
@@ -141,13 +143,13 @@ pub fn wait_for_answer(sup: &mut Supervisor, conn: ConnId, p: HookEventParams) -
                         decision_id: id,
                         native_verdict,
                         cancelled,
-                    })))
+                    }))))
                 },
             }
         };
         Box::pin(waited.into_actor(sup).map(|result, _, _| match result {
             Ok(reply) => reply,
-            Err(e) => Reply::of::<HookWaitResult>(Err(e)),
+            Err(e) => Reply::of::<HookWaitReply>(Err(e)),
         }))
     })
 }
