@@ -16,6 +16,9 @@
 //! they hold for any pane kind, since a generic pane or a user's manifest can
 //! send them too.
 
+use Install::{No, Shim};
+// The tables below read as name, role, install: the variants stay unqualified.
+use Role::*;
 use signaltty_protocol::pane::AgentKind;
 
 /// What a native hook means to its adapter. The classifier turns a role into
@@ -118,9 +121,6 @@ const WAIT_FOR_ANSWER: Install = Install::Command {
     timeout: 125,
     mode: ReporterMode::WaitForAnswer,
 };
-
-use Install::{No, Shim};
-use Role::*;
 
 /// Claude Code (agents.md §10.2). Installed rows keep the order they are
 /// written to `settings.json`.
