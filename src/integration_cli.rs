@@ -5,7 +5,8 @@
 use crate::Global;
 use crate::cli::fail;
 use serde_json::{Value, json};
-use signaltty_actors::integration::{self, Agent, Roots, Status};
+use signaltty_actors::integration::{self, INSTALLABLE, Roots, Status};
+use signaltty_protocol::pane::AgentKind;
 use std::path::{Path, PathBuf};
 
 /// What the command was asked.
@@ -17,13 +18,15 @@ pub enum Action {
 }
 
 /// The agents named: one, or every one for `all` / `--all` / none given.
-fn agents(name: Option<&str>, all: bool) -> Result<Vec<Agent>, String> {
+fn agents(name: Option<&str>, all: bool) -> Result<Vec<AgentKind>, String> {
     match name {
-        None | Some("all") => Ok(Agent::ALL.to_vec()),
+        None | Some("all") => Ok(INSTALLABLE.to_vec()),
         Some(_) if all => Err("give an agent or --all, not both".into()),
-        Some(n) => Agent::parse(n).map(|a| vec![a]).ok_or_else(|| {
-            format!("unknown agent {n:?} (claude, codex, opencode, cursor, gemini, pi or all)")
-        }),
+        Some(n) => integration::parse_installable(n)
+            .map(|a| vec![a])
+            .ok_or_else(|| {
+                format!("unknown agent {n:?} (claude, codex, opencode, cursor, gemini, pi or all)")
+            }),
     }
 }
 
@@ -75,8 +78,12 @@ pub fn run(
                 let path = reporter
                     .clone()
                     .unwrap_or_else(|_| PathBuf::from("signaltty"));
-                let (file, status) = integration::status(agent, &roots, &path);
-                status_item(agent, &file, &status, text)
+                match integration::status(agent, &roots, &path) {
+                    Ok((file, status)) => status_item(agent, &file, &status, text),
+                    // Only for a kind that is not installable, which
+                    // `agents` never returns.
+                    Err(e) => report(agent, Err(e), &roots, "installed", text),
+                }
             },
         };
         failed |= item.get("error").is_some();
@@ -94,7 +101,7 @@ pub fn run(
 
 /// One install/uninstall result, printed in text mode as it is made.
 fn report(
-    agent: Agent,
+    agent: AgentKind,
     done: Result<integration::Report, String>,
     roots: &Roots,
     verb: &str,
@@ -118,12 +125,12 @@ fn report(
         },
         Err(e) => {
             eprintln!("signaltty: {name}: {e}");
-            json!({"agent": name, "file": roots.file(agent), "changed": false, "error": e})
+            json!({"agent": name, "file": roots.file(agent).ok(), "changed": false, "error": e})
         },
     }
 }
 
-fn status_item(agent: Agent, file: &Path, status: &Status, text: bool) -> Value {
+fn status_item(agent: AgentKind, file: &Path, status: &Status, text: bool) -> Value {
     let name = agent.name();
     let mut v = json!({
         "agent": name,

@@ -8,8 +8,9 @@ use serde_json::Value;
 use signaltty_protocol::pane::{PaneResult, PaneTarget};
 use signaltty_protocol::state::{
     AttentionPendingParams, AttentionPendingResult, DecisionInput, HookEventParams,
-    HookEventResult, NotifyParams, NotifyResult, PaneExplainResult, ReportSessionParams, Severity,
-    Until, WaitBaseline, WaitParams, WaitResult, native_verdict_line,
+    HookEventResult, HookWaitReply, NotifyParams, NotifyResult, PaneExplainResult,
+    ReportSessionParams, Severity, Until, WaitBaseline, WaitParams, WaitResult,
+    native_verdict_line,
 };
 use signaltty_protocol::{ErrorCode, Method, PaneRef};
 use std::io::{IsTerminal as _, Read as _};
@@ -223,8 +224,10 @@ fn permission_reporter(global: &Global, params: HookEventParams) -> i32 {
             ));
         },
     };
-    let verdict = value.get("native_verdict").filter(|v| !v.is_null());
-    match verdict {
+    // A reply of neither shape (a server of another version) carries no
+    // verdict: the provider keeps its own prompt.
+    let reply = serde_json::from_value::<HookWaitReply>(value).ok();
+    match reply.as_ref().and_then(HookWaitReply::native_verdict) {
         Some(v) => {
             // The documented key order, for providers and people reading logs.
             let line = match v
@@ -238,10 +241,9 @@ fn permission_reporter(global: &Global, params: HookEventParams) -> i32 {
             say!("{line}");
         },
         None => {
-            let why = value
-                .get("cancelled")
-                .and_then(Value::as_str)
-                .or_else(|| value.get("reason").and_then(Value::as_str))
+            let why = reply
+                .as_ref()
+                .and_then(HookWaitReply::unanswered_because)
                 .unwrap_or("no answer");
             eprintln!("signaltty: {label}: not answered ({why}); answer in the terminal");
         },

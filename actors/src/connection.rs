@@ -19,7 +19,8 @@ use actix::io::{WriteHandler, Writer};
 use actix::prelude::*;
 use bytes::Bytes;
 use signaltty_protocol::envelope::{ErrorBody, Response};
-use signaltty_protocol::{ErrorCode, MAX_LINE_BYTES, Method, Request, UNKNOWN_REQUEST_ID};
+use signaltty_protocol::method::RequestFlow;
+use signaltty_protocol::{ErrorCode, MAX_LINE_BYTES, Request, UNKNOWN_REQUEST_ID};
 use std::collections::VecDeque;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -146,16 +147,9 @@ pub struct Connection {
 
 /// The request being served.
 struct InFlight {
-    /// A `subscribe` or `pane.attach`: events that arrive meanwhile wait until
-    /// its reply (and replay) is written.
-    holds_events: bool,
-    /// A single-flight call (`wait`, a waiting `hook-event`): any further line or
-    /// EOF cancels it and closes the connection without a response (spec/ipc.md
-    /// §1). Shutdown cancels a `wait` the same way.
-    single_flight: bool,
-    /// A waiting `hook-event`: at shutdown it is answered (`cancelled:
-    /// "shutdown"`) rather than cut off.
-    answered_at_shutdown: bool,
+    /// How it is served: whether events that arrive meanwhile wait for its
+    /// reply, whether a further line cancels it (spec/ipc.md §1).
+    flow: RequestFlow,
     /// The future awaiting the Supervisor's reply.
     handle: Option<SpawnHandle>,
 }
@@ -228,20 +222,11 @@ impl Connection {
     }
 
     fn dispatch(&mut self, request: Request, ctx: &mut Context<Self>) {
-        let subscribe = matches!(request.method, Method::Subscribe(_));
-        if subscribe {
+        let flow = request.method.flow();
+        if flow.starts_subscription() {
             self.generation += 1;
         }
-        let holds_events = subscribe || matches!(request.method, Method::PaneAttach(_));
-        let native_wait = matches!(&request.method,
-            Method::HookEvent(p) if p.wait_for_answer == Some(true));
-        let single_flight = native_wait || matches!(request.method, Method::Wait(_));
-        self.in_flight = Some(InFlight {
-            holds_events,
-            single_flight,
-            answered_at_shutdown: native_wait,
-            handle: None,
-        });
+        self.in_flight = Some(InFlight { flow, handle: None });
         let id = request.id.clone();
         let dispatch = Dispatch {
             request,
@@ -258,7 +243,7 @@ impl Connection {
             for line in &after {
                 act.write(line, false, ctx);
             }
-            if act.in_flight.take().is_some_and(|f| f.holds_events) {
+            if act.in_flight.take().is_some_and(|f| f.flow.holds_events()) {
                 act.held_bytes = 0;
                 let held = std::mem::take(&mut act.held);
                 // A subscribe that did not subscribe (its replay was not complete)
@@ -284,7 +269,9 @@ impl Connection {
 
     /// Whether a single-flight call is pending.
     fn single_flight(&self) -> bool {
-        self.in_flight.as_ref().is_some_and(|f| f.single_flight)
+        self.in_flight
+            .as_ref()
+            .is_some_and(|f| f.flow.single_flight())
     }
 
     /// Cancels the pending single-flight call: no response, the connection closes
@@ -459,7 +446,11 @@ impl Connection {
     /// Writes an event line, or holds it while a subscribe or attach reply is pending.
     fn deliver(&mut self, line: Bytes, ctx: &mut Context<Self>) {
         let msg = DeliverPty { line };
-        if self.in_flight.as_ref().is_some_and(|f| f.holds_events) {
+        if self
+            .in_flight
+            .as_ref()
+            .is_some_and(|f| f.flow.holds_events())
+        {
             self.held_bytes += msg.line.len() as u64;
             self.held.push(msg.line);
             if self.held_bytes > self.limits.slow_subscriber_bytes {
@@ -487,7 +478,7 @@ impl Handler<Drain> for Connection {
         let answered = self
             .in_flight
             .as_ref()
-            .is_some_and(|f| f.answered_at_shutdown);
+            .is_some_and(|f| f.flow.answered_at_shutdown());
         if self.single_flight() && !answered {
             self.cancel_single_flight(ctx);
             return;

@@ -114,6 +114,102 @@ methods! {
     AgentsReload = "agents.reload" (AgentsParams),
 }
 
+/// How a connection serves a request (spec/ipc.md §1): whether live events wait
+/// for its reply, and whether a later line cancels it. The Connection asks
+/// `Method::flow` instead of matching methods itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RequestFlow {
+    /// Answered in turn; events are written as they come.
+    Plain,
+    /// `subscribe`: starts a new subscription generation (events of older ones
+    /// are dropped) and, like `HoldsEvents`, holds live events until its reply
+    /// and replay are written.
+    Subscribe,
+    /// `pane.attach`: live events that arrive meanwhile wait until its reply
+    /// is written.
+    HoldsEvents,
+    /// `wait`: single-flight. Any further line or EOF cancels it and closes
+    /// the connection without a response; so does shutdown.
+    SingleFlight,
+    /// `hook-event` with `wait_for_answer: true`: single-flight like `wait`,
+    /// but at shutdown it is answered (`cancelled: "shutdown"`) rather than
+    /// cut off, so the reporter can tell its agent to ask in the terminal.
+    WaitForAnswer,
+}
+
+impl RequestFlow {
+    /// Whether the request starts a new subscription generation.
+    pub fn starts_subscription(self) -> bool {
+        self == RequestFlow::Subscribe
+    }
+
+    /// Whether live events are held until the reply is written.
+    pub fn holds_events(self) -> bool {
+        matches!(self, RequestFlow::Subscribe | RequestFlow::HoldsEvents)
+    }
+
+    /// Whether a further line or EOF cancels the request.
+    pub fn single_flight(self) -> bool {
+        matches!(self, RequestFlow::SingleFlight | RequestFlow::WaitForAnswer)
+    }
+
+    /// Whether shutdown answers the request instead of cutting it off.
+    pub fn answered_at_shutdown(self) -> bool {
+        self == RequestFlow::WaitForAnswer
+    }
+}
+
+impl Method {
+    /// How a connection serves this call. Every method is listed, so a new
+    /// one does not compile until someone decides its flow.
+    pub fn flow(&self) -> RequestFlow {
+        match self {
+            Method::Subscribe(_) => RequestFlow::Subscribe,
+            Method::PaneAttach(_) => RequestFlow::HoldsEvents,
+            Method::Wait(_) => RequestFlow::SingleFlight,
+            Method::HookEvent(p) if p.wait_for_answer == Some(true) => RequestFlow::WaitForAnswer,
+            Method::HookEvent(_)
+            | Method::ServerStatus(_)
+            | Method::ServerShutdown(_)
+            | Method::ServerSchema(_)
+            | Method::WorkspaceCreate(_)
+            | Method::WorkspaceList(_)
+            | Method::WorkspaceGet(_)
+            | Method::WorkspaceRename(_)
+            | Method::WorkspaceClose(_)
+            | Method::TabCreate(_)
+            | Method::TabClose(_)
+            | Method::TabSetLayout(_)
+            | Method::TabSetRatio(_)
+            | Method::PaneSpawn(_)
+            | Method::PaneSplit(_)
+            | Method::PaneSwap(_)
+            | Method::PaneRename(_)
+            | Method::PaneMove(_)
+            | Method::PaneGet(_)
+            | Method::PaneInput(_)
+            | Method::PaneResize(_)
+            | Method::PaneSignal(_)
+            | Method::PaneRead(_)
+            | Method::PaneWaitForOutput(_)
+            | Method::PaneClear(_)
+            | Method::PaneDetach(_)
+            | Method::PaneClose(_)
+            | Method::PaneResume(_)
+            | Method::PaneMarkSeen(_)
+            | Method::PaneExplain(_)
+            | Method::PaneSubmit(_)
+            | Method::DecisionAnswer(_)
+            | Method::Notify(_)
+            | Method::ReportSession(_)
+            | Method::FocusNextUnread(_)
+            | Method::AttentionPending(_)
+            | Method::AgentsList(_)
+            | Method::AgentsReload(_) => RequestFlow::Plain,
+        }
+    }
+}
+
 /// Deserializes params, naming the offending field on failure.
 fn parse_params<T: serde::de::DeserializeOwned>(params: Value) -> Result<T, ParamsError> {
     // The plain deserializer is fast; the path-tracking one runs only to explain a

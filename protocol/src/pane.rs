@@ -171,6 +171,33 @@ pub enum AgentKind {
 }
 
 impl AgentKind {
+    /// Every kind, in declaration order.
+    pub const ALL: [AgentKind; 8] = [
+        AgentKind::Codex,
+        AgentKind::Claude,
+        AgentKind::Opencode,
+        AgentKind::Cursor,
+        AgentKind::Pi,
+        AgentKind::Gemini,
+        AgentKind::Generic,
+        AgentKind::None,
+    ];
+
+    /// The kind's wire name (its serde spelling): also the `--agent` of its
+    /// hooks and the agent argument of `signaltty integration`.
+    pub fn name(self) -> &'static str {
+        match self {
+            AgentKind::Codex => "codex",
+            AgentKind::Claude => "claude",
+            AgentKind::Opencode => "opencode",
+            AgentKind::Cursor => "cursor",
+            AgentKind::Pi => "pi",
+            AgentKind::Gemini => "gemini",
+            AgentKind::Generic => "generic",
+            AgentKind::None => "none",
+        }
+    }
+
     /// Parses an agent kind name; `None` for an unknown one.
     pub fn parse(name: &str) -> Option<AgentKind> {
         serde_json::from_value(serde_json::Value::String(name.to_owned())).ok()
@@ -675,4 +702,20 @@ pub struct PaneMoveParams {
 pub struct TabsResult {
     /// The touched tabs.
     pub tabs: Vec<crate::workspace::Tab>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_agent_kind_name_is_its_serde_spelling_and_parses_back() {
+        for kind in AgentKind::ALL {
+            assert_eq!(
+                serde_json::to_value(kind).ok(),
+                Some(serde_json::Value::String(kind.name().into()))
+            );
+            assert_eq!(AgentKind::parse(kind.name()), Some(kind));
+        }
+    }
 }

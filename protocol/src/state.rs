@@ -314,6 +314,39 @@ pub struct HookWaitResult {
     pub cancelled: Option<String>,
 }
 
+/// The whole result of a waiting `hook-event` (`wait_for_answer: true`,
+/// spec/ipc.md §8.7): how the wait ended, or the hook dropped before any wait
+/// began. Untagged: the wire carries either object as it is, told apart by
+/// the wait's `decision_id`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum HookWaitReply {
+    /// The wait ended: answered (`native_verdict`) or cancelled.
+    Waited(HookWaitResult),
+    /// The pane dropped the hook (`harness_mismatch`): nothing waited.
+    Dropped(HookEventResult),
+}
+
+impl HookWaitReply {
+    /// The provider verdict a person's answer produced; `None` when nobody
+    /// answered, which must never be read as Allow.
+    pub fn native_verdict(&self) -> Option<&Value> {
+        match self {
+            HookWaitReply::Waited(r) => r.native_verdict.as_ref().filter(|v| !v.is_null()),
+            HookWaitReply::Dropped(_) => None,
+        }
+    }
+
+    /// Why nobody answered, when the server said: the wait's `cancelled`, or
+    /// the drop's `reason`.
+    pub fn unanswered_because(&self) -> Option<&str> {
+        match self {
+            HookWaitReply::Waited(r) => r.cancelled.as_deref(),
+            HookWaitReply::Dropped(r) => r.reason.as_deref(),
+        }
+    }
+}
+
 /// `pane.submit` params (spec/ipc.md §8.5).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PaneSubmitParams {
@@ -508,3 +541,6 @@ pub struct AgentsResult {
     /// Files skipped.
     pub failures: Vec<ManifestFailure>,
 }
+
+#[cfg(test)]
+mod tests;

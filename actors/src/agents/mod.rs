@@ -5,6 +5,7 @@
 
 pub mod manifest;
 pub mod screen;
+pub mod vocabulary;
 
 use manifest::Manifest;
 use parking_lot::RwLock;

@@ -2,6 +2,7 @@
 //! written into an agent's hook file, and how a command already there is
 //! recognised as ours. Pure.
 
+use crate::agents::vocabulary::ReporterMode;
 use std::path::Path;
 
 /// Every command signaltty writes ends with this comment: it marks ownership.
@@ -13,9 +14,12 @@ pub fn shell_quote(text: &str) -> String {
 }
 
 /// The command an agent's hook runs for `event`: the reporter, quoted, with the
-/// payload on stdin; `wait` makes it the waiting permission reporter.
-pub fn managed(reporter: &Path, agent: &str, event: &str, wait: bool) -> String {
-    let wait = if wait { " --wait-for-answer" } else { "" };
+/// payload on stdin, in `mode` (the waiting permission reporter or not).
+pub fn managed(reporter: &Path, agent: &str, event: &str, mode: ReporterMode) -> String {
+    let wait = match mode {
+        ReporterMode::WaitForAnswer => " --wait-for-answer",
+        ReporterMode::Report => "",
+    };
     format!(
         "{} hook-event --agent {agent} --event {event} --payload-stdin{wait}{MARKER}",
         shell_quote(&reporter.to_string_lossy())
@@ -62,7 +66,7 @@ mod tests {
             Path::new("/opt/it's here/signaltty"),
             "claude",
             "Stop",
-            false,
+            ReporterMode::Report,
         );
         assert_eq!(
             cmd,
@@ -72,7 +76,7 @@ mod tests {
             Path::new("/bin/signaltty"),
             "codex",
             "PermissionRequest",
-            true,
+            ReporterMode::WaitForAnswer,
         );
         assert!(wait.contains("--payload-stdin --wait-for-answer # signaltty"));
     }
@@ -97,7 +101,7 @@ mod tests {
         std::fs::set_permissions(&script, perms).unwrap_or_else(|e| panic!("{e}"));
         let out = std::process::Command::new("sh")
             .arg("-c")
-            .arg(managed(&script, "claude", "Stop", false))
+            .arg(managed(&script, "claude", "Stop", ReporterMode::Report))
             .output()
             .unwrap_or_else(|e| panic!("{e}"));
         let _ = std::fs::remove_dir_all(&dir);
@@ -111,7 +115,12 @@ mod tests {
     fn ownership_is_the_marker_or_the_exact_legacy_shape() {
         let events = ["Stop", "SessionStart"];
         assert!(is_owned(
-            &managed(Path::new("/x/signaltty"), "claude", "Stop", false),
+            &managed(
+                Path::new("/x/signaltty"),
+                "claude",
+                "Stop",
+                ReporterMode::Report
+            ),
             "claude",
             &events
         ));

@@ -245,7 +245,7 @@ mod tests {
                 std::path::Path::new("/new/signaltty"),
                 "claude",
                 e,
-                false,
+                crate::agents::vocabulary::ReporterMode::Report,
             )
         };
         Plan {

@@ -4,8 +4,8 @@
 //! shared daemon would otherwise run every pane's hooks with the first pane's
 //! environment). A setup failure is reported, never fatal: the launch goes on.
 
-use super::{Agent, Roots, install, reporter};
-use signaltty_protocol::pane::Integration;
+use super::{Roots, install, reporter};
+use signaltty_protocol::pane::{AgentKind, Integration};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -24,25 +24,25 @@ pub struct Prepared {
 
 /// The agent a launch runs, from the real executable's name only (never a
 /// hint or a manifest: those cannot authorise writing a user's config).
-pub fn agent_of(argv: &[String]) -> Option<Agent> {
+pub fn agent_of(argv: &[String]) -> Option<AgentKind> {
     let name = Path::new(argv.first()?).file_name()?.to_str()?;
     match name {
-        "claude" => Some(Agent::Claude),
-        "codex" => Some(Agent::Codex),
-        "opencode" => Some(Agent::Opencode),
-        "cursor-agent" => Some(Agent::Cursor),
-        "gemini" => Some(Agent::Gemini),
-        "pi" => Some(Agent::Pi),
+        "claude" => Some(AgentKind::Claude),
+        "codex" => Some(AgentKind::Codex),
+        "opencode" => Some(AgentKind::Opencode),
+        "cursor-agent" => Some(AgentKind::Cursor),
+        "gemini" => Some(AgentKind::Gemini),
+        "pi" => Some(AgentKind::Pi),
         _ => None,
     }
 }
 
 /// Whether this launch turns user hooks off (Claude `--bare`, `--setting-sources`
 /// without `user`; OpenCode `--pure`).
-pub fn disables_hooks(agent: Agent, argv: &[String]) -> bool {
+pub fn disables_hooks(agent: AgentKind, argv: &[String]) -> bool {
     let args = &argv[argv.len().min(1)..];
     match agent {
-        Agent::Claude => {
+        AgentKind::Claude => {
             let lacks_user = |list: &str| !list.split(',').any(|s| s.trim() == "user");
             args.iter().enumerate().any(|(i, a)| {
                 a == "--bare"
@@ -50,8 +50,13 @@ pub fn disables_hooks(agent: Agent, argv: &[String]) -> bool {
                     || (a == "--setting-sources" && args.get(i + 1).is_some_and(|l| lacks_user(l)))
             })
         },
-        Agent::Opencode => args.iter().any(|a| a == "--pure"),
-        Agent::Codex | Agent::Cursor | Agent::Gemini | Agent::Pi => false,
+        AgentKind::Opencode => args.iter().any(|a| a == "--pure"),
+        AgentKind::Codex
+        | AgentKind::Cursor
+        | AgentKind::Gemini
+        | AgentKind::Pi
+        | AgentKind::Generic
+        | AgentKind::None => false,
     }
 }
 
@@ -284,7 +289,7 @@ pub fn prepare(
         },
     };
     let mut exec_argv = None;
-    if agent == Agent::Codex {
+    if agent == AgentKind::Codex {
         let runtime_notice = match codex_runtime(argv) {
             CodexRuntime::Unchanged | CodexRuntime::Isolated => None,
             CodexRuntime::Local => {
@@ -334,13 +339,13 @@ mod tests {
     fn only_the_real_executable_name_picks_an_agent() {
         assert_eq!(
             agent_of(&argv("/usr/bin/claude --resume x")),
-            Some(Agent::Claude)
+            Some(AgentKind::Claude)
         );
-        assert_eq!(agent_of(&argv("codex")), Some(Agent::Codex));
-        assert_eq!(agent_of(&argv("cursor-agent")), Some(Agent::Cursor));
-        assert_eq!(agent_of(&argv("opencode")), Some(Agent::Opencode));
-        assert_eq!(agent_of(&argv("gemini")), Some(Agent::Gemini));
-        assert_eq!(agent_of(&argv("pi")), Some(Agent::Pi));
+        assert_eq!(agent_of(&argv("codex")), Some(AgentKind::Codex));
+        assert_eq!(agent_of(&argv("cursor-agent")), Some(AgentKind::Cursor));
+        assert_eq!(agent_of(&argv("opencode")), Some(AgentKind::Opencode));
+        assert_eq!(agent_of(&argv("gemini")), Some(AgentKind::Gemini));
+        assert_eq!(agent_of(&argv("pi")), Some(AgentKind::Pi));
         for other in ["bash -c claude", "agent", "claude-wrapper", "node claude"] {
             assert_eq!(agent_of(&argv(other)), None, "{other}");
         }
@@ -348,22 +353,28 @@ mod tests {
 
     #[test]
     fn launches_that_turn_hooks_off_are_disabled() {
-        assert!(disables_hooks(Agent::Claude, &argv("claude --bare")));
+        assert!(disables_hooks(AgentKind::Claude, &argv("claude --bare")));
         assert!(disables_hooks(
-            Agent::Claude,
+            AgentKind::Claude,
             &argv("claude --setting-sources project,local")
         ));
         assert!(disables_hooks(
-            Agent::Claude,
+            AgentKind::Claude,
             &argv("claude --setting-sources=project")
         ));
         assert!(!disables_hooks(
-            Agent::Claude,
+            AgentKind::Claude,
             &argv("claude --setting-sources user,project")
         ));
-        assert!(!disables_hooks(Agent::Claude, &argv("claude --resume abc")));
-        assert!(disables_hooks(Agent::Opencode, &argv("opencode --pure")));
-        assert!(!disables_hooks(Agent::Opencode, &argv("opencode")));
+        assert!(!disables_hooks(
+            AgentKind::Claude,
+            &argv("claude --resume abc")
+        ));
+        assert!(disables_hooks(
+            AgentKind::Opencode,
+            &argv("opencode --pure")
+        ));
+        assert!(!disables_hooks(AgentKind::Opencode, &argv("opencode")));
     }
 
     #[test]

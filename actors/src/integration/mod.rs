@@ -19,129 +19,79 @@ pub mod launch;
 pub mod opencode;
 pub mod pi;
 
+use crate::agents::vocabulary::{self, Install};
 use file::Edit;
 use hooks_json::{Entry, Holding, Plan, Shape};
 use serde_json::Value;
+use signaltty_protocol::pane::AgentKind;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// An agent signaltty can configure.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Agent {
-    Codex,
-    Claude,
-    Opencode,
-    Cursor,
-    Gemini,
-    Pi,
+/// The agents signaltty can configure, in the order `all` installs them.
+/// Every other kind (`generic`, `none`) has no hook file: installing,
+/// removing or reading it fails with `unsupported`'s error.
+pub const INSTALLABLE: [AgentKind; 6] = [
+    AgentKind::Codex,
+    AgentKind::Claude,
+    AgentKind::Opencode,
+    AgentKind::Cursor,
+    AgentKind::Gemini,
+    AgentKind::Pi,
+];
+
+/// Parses an agent argument of `signaltty integration`: an installable
+/// kind's name.
+pub fn parse_installable(name: &str) -> Option<AgentKind> {
+    INSTALLABLE.into_iter().find(|k| k.name() == name)
 }
 
-impl Agent {
-    /// Every agent, in the order `all` installs them.
-    pub const ALL: [Agent; 6] = [
-        Agent::Codex,
-        Agent::Claude,
-        Agent::Opencode,
-        Agent::Cursor,
-        Agent::Gemini,
-        Agent::Pi,
-    ];
+/// The error for a kind signaltty cannot install.
+fn unsupported(kind: AgentKind) -> String {
+    format!(
+        "signaltty has no hook integration for {} (only claude, codex, opencode, cursor, gemini and pi)",
+        kind.name()
+    )
+}
 
-    /// The agent's name (`--agent` of its hooks, the CLI argument).
-    pub fn name(self) -> &'static str {
-        match self {
-            Agent::Codex => "codex",
-            Agent::Claude => "claude",
-            Agent::Opencode => "opencode",
-            Agent::Cursor => "cursor",
-            Agent::Gemini => "gemini",
-            Agent::Pi => "pi",
-        }
-    }
+/// How signaltty configures an installable agent.
+enum Target {
+    /// Managed commands merged into the agent's JSON hook file.
+    Json(Plan),
+    /// A whole file of ours: its header line and its text.
+    Owned(&'static str, String),
+}
 
-    /// Parses an agent name.
-    pub fn parse(name: &str) -> Option<Agent> {
-        Agent::ALL.into_iter().find(|a| a.name() == name)
-    }
+/// How `kind` is configured with `reporter` as the hooks' command; an error for
+/// a kind that is not installable.
+fn target(kind: AgentKind, reporter: &Path) -> Result<Target, String> {
+    let r = reporter.to_string_lossy();
+    let shape = match kind {
+        AgentKind::Claude | AgentKind::Codex | AgentKind::Gemini => Shape::Grouped,
+        AgentKind::Cursor => Shape::Flat,
+        AgentKind::Opencode => return Ok(Target::Owned(opencode::HEADER, opencode::plugin(&r))),
+        AgentKind::Pi => return Ok(Target::Owned(pi::HEADER, pi::extension(&r))),
+        AgentKind::Generic | AgentKind::None => return Err(unsupported(kind)),
+    };
+    Ok(Target::Json(plan(kind, shape, reporter)))
+}
 
-    /// The hooks installed for this agent (§11.5): event, timeout in seconds,
-    /// and whether it is the waiting permission reporter.
-    fn events(self) -> &'static [(&'static str, u64, bool)] {
-        match self {
-            Agent::Claude => &[
-                ("SessionStart", 10, false),
-                ("UserPromptSubmit", 10, false),
-                ("Notification", 10, false),
-                ("PermissionRequest", 125, true),
-                ("Stop", 10, false),
-                // Not in spec §11.5 (phase 2 there); seed 003 installs it: an
-                // API error ends Claude's turn with StopFailure and no Stop,
-                // and without it the pane stayed `working` for ever.
-                ("StopFailure", 10, false),
-                ("SessionEnd", 10, false),
-            ],
-            Agent::Codex => &[
-                ("SessionStart", 3, false),
-                ("UserPromptSubmit", 3, false),
-                ("PermissionRequest", 125, true),
-                ("Stop", 3, false),
-                ("SessionEnd", 3, false),
-            ],
-            Agent::Cursor => &[
-                ("sessionStart", 10, false),
-                ("beforeSubmitPrompt", 10, false),
-                ("preToolUse", 10, false),
-                ("postToolUse", 10, false),
-                ("postToolUseFailure", 10, false),
-                ("stop", 10, false),
-                ("sessionEnd", 10, false),
-            ],
-            // Gemini CLI's timeouts are milliseconds.
-            Agent::Gemini => &[
-                ("SessionStart", 10_000, false),
-                ("BeforeAgent", 10_000, false),
-                ("AfterAgent", 10_000, false),
-                ("Notification", 10_000, false),
-                ("AfterTool", 10_000, false),
-                ("SessionEnd", 10_000, false),
-            ],
-            Agent::Opencode | Agent::Pi => &[],
-        }
-    }
-
-    /// What this agent's JSON hook file should hold; `None` for the agents
-    /// configured by a whole file of ours (OpenCode, Pi).
-    pub fn plan(self, reporter: &Path) -> Option<Plan> {
-        let shape = match self {
-            Agent::Claude | Agent::Codex | Agent::Gemini => Shape::Grouped,
-            Agent::Cursor => Shape::Flat,
-            Agent::Opencode | Agent::Pi => return None,
-        };
-        let entries = self
-            .events()
-            .iter()
-            .map(|&(event, timeout, wait)| Entry {
-                event,
-                command: command::managed(reporter, self.name(), event, wait),
+/// What the agent's JSON hook file should hold: a managed command for each
+/// of its hooks the vocabulary installs as a command (spec/agents.md §11.5).
+fn plan(kind: AgentKind, shape: Shape, reporter: &Path) -> Plan {
+    let entries = vocabulary::installed(kind)
+        .filter_map(|hook| match hook.install {
+            Install::Command { timeout, mode } => Some(Entry {
+                event: hook.name,
+                command: command::managed(reporter, kind.name(), hook.name, mode),
                 timeout,
-            })
-            .collect();
-        Some(Plan {
-            agent: self.name(),
-            shape,
-            entries,
+            }),
+            Install::Shim | Install::No => None,
         })
-    }
-
-    /// The whole file signaltty owns for this agent: its header line and its
-    /// text for `reporter`.
-    fn owned_file(self, reporter: &Path) -> Option<(&'static str, String)> {
-        let r = reporter.to_string_lossy();
-        match self {
-            Agent::Opencode => Some((opencode::HEADER, opencode::plugin(&r))),
-            Agent::Pi => Some((pi::HEADER, pi::extension(&r))),
-            _ => None,
-        }
+        .collect();
+    Plan {
+        agent: kind.name(),
+        shape,
+        entries,
     }
 }
 
@@ -201,23 +151,25 @@ impl Roots {
         self
     }
 
-    /// The file an agent's hooks live in.
-    pub fn file(&self, agent: Agent) -> PathBuf {
-        match agent {
-            Agent::Claude => self.claude.join("settings.json"),
-            Agent::Codex => self.codex.join("hooks.json"),
-            Agent::Cursor => self.home.join(".cursor").join("hooks.json"),
-            Agent::Opencode => self.opencode.join("plugins").join("signaltty.js"),
-            Agent::Gemini => self.home.join(".gemini").join("settings.json"),
-            Agent::Pi => self.pi.join("extensions").join("signaltty.ts"),
-        }
+    /// The file an agent's hooks live in; an error for a kind that is not
+    /// installable.
+    pub fn file(&self, agent: AgentKind) -> Result<PathBuf, String> {
+        Ok(match agent {
+            AgentKind::Claude => self.claude.join("settings.json"),
+            AgentKind::Codex => self.codex.join("hooks.json"),
+            AgentKind::Cursor => self.home.join(".cursor").join("hooks.json"),
+            AgentKind::Opencode => self.opencode.join("plugins").join("signaltty.js"),
+            AgentKind::Gemini => self.home.join(".gemini").join("settings.json"),
+            AgentKind::Pi => self.pi.join("extensions").join("signaltty.ts"),
+            AgentKind::Generic | AgentKind::None => return Err(unsupported(agent)),
+        })
     }
 }
 
 /// What an install or uninstall did.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Report {
-    pub agent: Agent,
+    pub agent: AgentKind,
     pub file: PathBuf,
     pub changed: bool,
     pub notice: Option<String>,
@@ -297,11 +249,12 @@ const CODEX_NOTICE: &str = "Codex: review and trust the signaltty hooks in /hook
 
 /// Installs (merges) the agent's managed hooks with `reporter` as their
 /// command. Repeating it changes nothing; a stale reporter path is refreshed.
-pub fn install(agent: Agent, roots: &Roots, reporter: &Path) -> Result<Report, String> {
+pub fn install(agent: AgentKind, roots: &Roots, reporter: &Path) -> Result<Report, String> {
     check_reporter(reporter)?;
-    let path = roots.file(agent);
-    let (file, changed) = match agent.plan(reporter) {
-        Some(plan) => file::update(&path, |bytes| {
+    let target = target(agent, reporter)?;
+    let path = roots.file(agent)?;
+    let (file, changed) = match target {
+        Target::Json(plan) => file::update(&path, |bytes| {
             let mut value = parse(bytes, &plan, &path)?;
             let before = value.clone();
             hooks_json::merge(&mut value, &plan);
@@ -311,22 +264,19 @@ pub fn install(agent: Agent, roots: &Roots, reporter: &Path) -> Result<Report, S
                 Edit::Write(to_bytes(&value))
             })
         })?,
-        None => {
-            let (header, text) = agent.owned_file(reporter).unwrap_or_default();
-            file::update(&path, |bytes| {
-                if let Some(b) = bytes
-                    && !b.starts_with(header.as_bytes())
-                {
-                    return Err(format!(
-                        "{} is not signaltty's file; left unchanged",
-                        path.display()
-                    ));
-                }
-                Ok(Edit::Write(text.into_bytes()))
-            })?
-        },
+        Target::Owned(header, text) => file::update(&path, |bytes| {
+            if let Some(b) = bytes
+                && !b.starts_with(header.as_bytes())
+            {
+                return Err(format!(
+                    "{} is not signaltty's file; left unchanged",
+                    path.display()
+                ));
+            }
+            Ok(Edit::Write(text.into_bytes()))
+        })?,
     };
-    let notice = (agent == Agent::Codex && changed).then(|| CODEX_NOTICE.to_owned());
+    let notice = (agent == AgentKind::Codex && changed).then(|| CODEX_NOTICE.to_owned());
     Ok(Report {
         agent,
         file,
@@ -336,11 +286,11 @@ pub fn install(agent: Agent, roots: &Roots, reporter: &Path) -> Result<Report, S
 }
 
 /// Removes the agent's managed hooks, and only those.
-pub fn uninstall(agent: Agent, roots: &Roots) -> Result<Report, String> {
-    let path = roots.file(agent);
-    let placeholder = Path::new("/signaltty");
-    let (file, changed) = match agent.plan(placeholder) {
-        Some(plan) => file::update(&path, |bytes| {
+pub fn uninstall(agent: AgentKind, roots: &Roots) -> Result<Report, String> {
+    let target = target(agent, Path::new("/signaltty"))?;
+    let path = roots.file(agent)?;
+    let (file, changed) = match target {
+        Target::Json(plan) => file::update(&path, |bytes| {
             if bytes.is_none() {
                 return Ok(Edit::Keep);
             }
@@ -351,15 +301,12 @@ pub fn uninstall(agent: Agent, roots: &Roots) -> Result<Report, String> {
                 Edit::Keep
             })
         })?,
-        None => {
-            let (header, _) = agent.owned_file(placeholder).unwrap_or_default();
-            file::update(&path, |bytes| {
-                Ok(match bytes {
-                    Some(b) if b.starts_with(header.as_bytes()) => Edit::Remove,
-                    _ => Edit::Keep,
-                })
-            })?
-        },
+        Target::Owned(header, _) => file::update(&path, |bytes| {
+            Ok(match bytes {
+                Some(b) if b.starts_with(header.as_bytes()) => Edit::Remove,
+                _ => Edit::Keep,
+            })
+        })?,
     };
     Ok(Report {
         agent,
@@ -369,35 +316,38 @@ pub fn uninstall(agent: Agent, roots: &Roots) -> Result<Report, String> {
     })
 }
 
-/// What the agent's file holds, read from the file (never from memory).
-pub fn status(agent: Agent, roots: &Roots, reporter: &Path) -> (PathBuf, Status) {
-    let path = roots.file(agent);
+/// What the agent's file holds, read from the file (never from memory); an
+/// error for a kind that is not installable.
+pub fn status(
+    agent: AgentKind,
+    roots: &Roots,
+    reporter: &Path,
+) -> Result<(PathBuf, Status), String> {
+    let target = target(agent, reporter)?;
+    let path = roots.file(agent)?;
     let bytes = match file::read(&path) {
         Ok(b) => b,
-        Err(e) => return (path, Status::Invalid(e)),
+        Err(e) => return Ok((path, Status::Invalid(e))),
     };
-    let status = match agent.plan(reporter) {
-        None => {
-            let (header, text) = agent.owned_file(reporter).unwrap_or_default();
-            match bytes {
-                None => Status::NotInstalled,
-                Some(b) if !b.starts_with(header.as_bytes()) => Status::NotInstalled,
-                Some(b) if b == text.as_bytes() => Status::Installed,
-                Some(_) => Status::NeedsRepair,
-            }
+    let status = match target {
+        Target::Owned(header, text) => match bytes {
+            None => Status::NotInstalled,
+            Some(b) if !b.starts_with(header.as_bytes()) => Status::NotInstalled,
+            Some(b) if b == text.as_bytes() => Status::Installed,
+            Some(_) => Status::NeedsRepair,
         },
-        Some(plan) => match parse(bytes.as_deref(), &plan, &path) {
+        Target::Json(plan) => match parse(bytes.as_deref(), &plan, &path) {
             Err(e) => Status::Invalid(e),
             Ok(value) => match hooks_json::holding(&value, &plan) {
                 _ if value.get("disableAllHooks") == Some(&Value::Bool(true)) => Status::Disabled,
-                _ if agent == Agent::Codex && codex_hooks_off(&roots.codex) => Status::Disabled,
+                _ if agent == AgentKind::Codex && codex_hooks_off(&roots.codex) => Status::Disabled,
                 Holding::Installed => Status::Installed,
                 Holding::NeedsRepair => Status::NeedsRepair,
                 Holding::NotInstalled => Status::NotInstalled,
             },
         },
     };
-    (path, status)
+    Ok((path, status))
 }
 
 /// Codex's `config.toml` turns hooks off (`[features] hooks = false`).

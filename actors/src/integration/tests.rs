@@ -37,15 +37,22 @@ impl Home {
         }
     }
 
-    fn put(&self, agent: Agent, text: &str) -> PathBuf {
-        let path = self.roots.file(agent);
+    /// The hook file of an installable agent.
+    fn file(&self, agent: AgentKind) -> PathBuf {
+        self.roots.file(agent).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn put(&self, agent: AgentKind, text: &str) -> PathBuf {
+        let path = self.file(agent);
         fs::create_dir_all(path.parent().unwrap_or(&self.dir)).unwrap_or_else(|e| panic!("{e}"));
         fs::write(&path, text).unwrap_or_else(|e| panic!("{e}"));
         path
     }
 
-    fn status(&self, agent: Agent) -> Status {
-        status(agent, &self.roots, &self.reporter).1
+    fn status(&self, agent: AgentKind) -> Status {
+        status(agent, &self.roots, &self.reporter)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .1
     }
 }
 
@@ -71,10 +78,15 @@ const FOREIGN_CLAUDE: &str = r#"{
 
 #[test]
 fn every_json_agent_round_trips_from_absent_empty_and_foreign_files() {
-    for agent in [Agent::Claude, Agent::Codex, Agent::Cursor, Agent::Gemini] {
+    for agent in [
+        AgentKind::Claude,
+        AgentKind::Codex,
+        AgentKind::Cursor,
+        AgentKind::Gemini,
+    ] {
         for start in [None, Some(""), Some("{}"), Some(FOREIGN_CLAUDE)] {
             let home = Home::new();
-            let path = home.roots.file(agent);
+            let path = home.file(agent);
             if let Some(text) = start {
                 home.put(agent, text);
             }
@@ -99,7 +111,7 @@ fn every_json_agent_round_trips_from_absent_empty_and_foreign_files() {
             if let Some(text) = start.filter(|t| !t.trim().is_empty()) {
                 let original: Value = serde_json::from_str(text).unwrap_or(Value::Null);
                 let mut now = json_of(&path);
-                if agent == Agent::Cursor && original.get("version").is_none() {
+                if agent == AgentKind::Cursor && original.get("version").is_none() {
                     now.as_object_mut().map(|o| o.remove("version"));
                 }
                 if original.get("hooks").is_none() {
@@ -116,8 +128,8 @@ fn every_json_agent_round_trips_from_absent_empty_and_foreign_files() {
 #[test]
 fn the_installed_file_holds_each_event_with_its_timeout_and_keeps_key_order() {
     let home = Home::new();
-    let path = home.put(Agent::Claude, FOREIGN_CLAUDE);
-    install(Agent::Claude, &home.roots, &home.reporter).unwrap_or_else(|e| panic!("{e}"));
+    let path = home.put(AgentKind::Claude, FOREIGN_CLAUDE);
+    install(AgentKind::Claude, &home.roots, &home.reporter).unwrap_or_else(|e| panic!("{e}"));
     let v = json_of(&path);
     let keys: Vec<&String> = v
         .as_object()
@@ -143,8 +155,8 @@ fn the_installed_file_holds_each_event_with_its_timeout_and_keeps_key_order() {
     );
 
     let home = Home::new();
-    let path = home.roots.file(Agent::Codex);
-    install(Agent::Codex, &home.roots, &home.reporter).unwrap_or_else(|e| panic!("{e}"));
+    let path = home.file(AgentKind::Codex);
+    install(AgentKind::Codex, &home.roots, &home.reporter).unwrap_or_else(|e| panic!("{e}"));
     let v = json_of(&path);
     assert_eq!(v["hooks"]["Stop"][0]["hooks"][0]["timeout"], 3);
     assert_eq!(
@@ -167,16 +179,16 @@ fn malformed_files_are_refused_and_left_byte_for_byte() {
         r#"{"hooks": {"Stop": false}}"#,
     ] {
         let home = Home::new();
-        let path = home.put(Agent::Claude, text);
-        let err = install(Agent::Claude, &home.roots, &home.reporter)
+        let path = home.put(AgentKind::Claude, text);
+        let err = install(AgentKind::Claude, &home.roots, &home.reporter)
             .err()
             .unwrap_or_default();
         assert!(err.contains("left unchanged"), "{text}: {err}");
         assert_eq!(fs::read_to_string(&path).unwrap_or_default(), text);
-        assert!(uninstall(Agent::Claude, &home.roots).is_err());
+        assert!(uninstall(AgentKind::Claude, &home.roots).is_err());
         assert_eq!(fs::read_to_string(&path).unwrap_or_default(), text);
         assert!(
-            matches!(home.status(Agent::Claude), Status::Invalid(_)),
+            matches!(home.status(AgentKind::Claude), Status::Invalid(_)),
             "{text}"
         );
     }
@@ -188,13 +200,13 @@ fn a_stale_path_needs_repair_and_install_refreshes_it() {
     let old = home.dir.join("old").join("signaltty");
     fs::create_dir_all(old.parent().unwrap_or(&home.dir)).unwrap_or_else(|e| panic!("{e}"));
     fs::copy(&home.reporter, &old).unwrap_or_else(|e| panic!("{e}"));
-    install(Agent::Claude, &home.roots, &old).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(home.status(Agent::Claude), Status::NeedsRepair);
+    install(AgentKind::Claude, &home.roots, &old).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(home.status(AgentKind::Claude), Status::NeedsRepair);
     let report =
-        install(Agent::Claude, &home.roots, &home.reporter).unwrap_or_else(|e| panic!("{e}"));
+        install(AgentKind::Claude, &home.roots, &home.reporter).unwrap_or_else(|e| panic!("{e}"));
     assert!(report.changed);
-    assert_eq!(home.status(Agent::Claude), Status::Installed);
-    let text = fs::read_to_string(home.roots.file(Agent::Claude)).unwrap_or_default();
+    assert_eq!(home.status(AgentKind::Claude), Status::Installed);
+    let text = fs::read_to_string(home.file(AgentKind::Claude)).unwrap_or_default();
     assert!(!text.contains("/old/"), "{text}");
     assert_eq!(
         text.matches("--event Stop").count() - text.matches("--event StopFailure").count(),
@@ -206,16 +218,16 @@ fn a_stale_path_needs_repair_and_install_refreshes_it() {
 #[test]
 fn a_hand_removed_event_needs_repair_and_disabled_hooks_are_reported_and_kept() {
     let home = Home::new();
-    let path = home.roots.file(Agent::Claude);
-    install(Agent::Claude, &home.roots, &home.reporter).unwrap_or_else(|e| panic!("{e}"));
+    let path = home.file(AgentKind::Claude);
+    install(AgentKind::Claude, &home.roots, &home.reporter).unwrap_or_else(|e| panic!("{e}"));
     let mut v = json_of(&path);
     v["hooks"].as_object_mut().map(|h| h.remove("Stop"));
     fs::write(&path, serde_json::to_vec(&v).unwrap_or_default()).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(home.status(Agent::Claude), Status::NeedsRepair);
+    assert_eq!(home.status(AgentKind::Claude), Status::NeedsRepair);
     v["disableAllHooks"] = Value::Bool(true);
     fs::write(&path, serde_json::to_vec(&v).unwrap_or_default()).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(home.status(Agent::Claude), Status::Disabled);
-    install(Agent::Claude, &home.roots, &home.reporter).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(home.status(AgentKind::Claude), Status::Disabled);
+    install(AgentKind::Claude, &home.roots, &home.reporter).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(
         json_of(&path)["disableAllHooks"],
         true,
@@ -226,19 +238,19 @@ fn a_hand_removed_event_needs_repair_and_disabled_hooks_are_reported_and_kept() 
 #[test]
 fn the_opencode_plugin_is_ours_to_write_and_remove_and_a_foreign_one_is_left() {
     let home = Home::new();
-    let path = home.roots.file(Agent::Opencode);
-    install(Agent::Opencode, &home.roots, &home.reporter).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(home.status(Agent::Opencode), Status::Installed);
+    let path = home.file(AgentKind::Opencode);
+    install(AgentKind::Opencode, &home.roots, &home.reporter).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(home.status(AgentKind::Opencode), Status::Installed);
     assert!(
-        uninstall(Agent::Opencode, &home.roots)
+        uninstall(AgentKind::Opencode, &home.roots)
             .map(|r| r.changed)
             .unwrap_or(false)
     );
     assert!(!path.exists());
-    home.put(Agent::Opencode, "export default async () => ({})\n");
-    assert!(install(Agent::Opencode, &home.roots, &home.reporter).is_err());
+    home.put(AgentKind::Opencode, "export default async () => ({})\n");
+    assert!(install(AgentKind::Opencode, &home.roots, &home.reporter).is_err());
     assert!(
-        !uninstall(Agent::Opencode, &home.roots)
+        !uninstall(AgentKind::Opencode, &home.roots)
             .map(|r| r.changed)
             .unwrap_or(true)
     );
@@ -246,14 +258,14 @@ fn the_opencode_plugin_is_ours_to_write_and_remove_and_a_foreign_one_is_left() {
         fs::read_to_string(&path).unwrap_or_default(),
         "export default async () => ({})\n"
     );
-    assert_eq!(home.status(Agent::Opencode), Status::NotInstalled);
+    assert_eq!(home.status(AgentKind::Opencode), Status::NotInstalled);
 }
 
 #[test]
 fn a_codex_install_that_changes_the_file_asks_for_trust() {
     let home = Home::new();
     let first =
-        install(Agent::Codex, &home.roots, &home.reporter).unwrap_or_else(|e| panic!("{e}"));
+        install(AgentKind::Codex, &home.roots, &home.reporter).unwrap_or_else(|e| panic!("{e}"));
     assert!(
         first
             .notice
@@ -261,7 +273,7 @@ fn a_codex_install_that_changes_the_file_asks_for_trust() {
             .is_some_and(|n| n.contains("/hooks"))
     );
     let again =
-        install(Agent::Codex, &home.roots, &home.reporter).unwrap_or_else(|e| panic!("{e}"));
+        install(AgentKind::Codex, &home.roots, &home.reporter).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(again.notice, None);
 }
 
@@ -280,7 +292,7 @@ fn concurrent_installs_merge_once() {
                 barrier.wait();
                 // A writer that found the lock busy tries again, as a user would.
                 loop {
-                    match install(Agent::Claude, &roots, &reporter) {
+                    match install(AgentKind::Claude, &roots, &reporter) {
                         Ok(r) => return r.changed,
                         Err(e) if e.contains("lock unavailable") => continue,
                         Err(e) => panic!("{e}"),
@@ -295,7 +307,7 @@ fn concurrent_installs_merge_once() {
         .filter(|c| *c)
         .count();
     assert_eq!(changed, 1);
-    let v = json_of(&home.roots.file(Agent::Claude));
+    let v = json_of(&home.file(AgentKind::Claude));
     assert_eq!(v["hooks"]["Stop"].as_array().map(Vec::len), Some(1));
 }
 
@@ -310,29 +322,32 @@ fn provider_variables_move_roots_unless_a_home_is_explicit() {
     };
     let roots = Roots::new(None, env).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(
-        roots.file(Agent::Claude),
-        Path::new("/cfg/claude/settings.json")
-    );
-    assert_eq!(roots.file(Agent::Codex), Path::new("/cfg/codex/hooks.json"));
-    assert_eq!(
-        roots.file(Agent::Opencode),
-        Path::new("/xdg/opencode/plugins/signaltty.js")
+        roots.file(AgentKind::Claude).as_deref(),
+        Ok(Path::new("/cfg/claude/settings.json"))
     );
     assert_eq!(
-        roots.file(Agent::Cursor),
-        Path::new("/home/me/.cursor/hooks.json")
+        roots.file(AgentKind::Codex).as_deref(),
+        Ok(Path::new("/cfg/codex/hooks.json"))
+    );
+    assert_eq!(
+        roots.file(AgentKind::Opencode).as_deref(),
+        Ok(Path::new("/xdg/opencode/plugins/signaltty.js"))
+    );
+    assert_eq!(
+        roots.file(AgentKind::Cursor).as_deref(),
+        Ok(Path::new("/home/me/.cursor/hooks.json"))
     );
     let isolated = Roots::new(Some(Path::new("/t")), env).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(
-        isolated.file(Agent::Claude),
-        Path::new("/t/.claude/settings.json")
+        isolated.file(AgentKind::Claude).as_deref(),
+        Ok(Path::new("/t/.claude/settings.json"))
     );
     let mut launch = BTreeMap::new();
     launch.insert("CODEX_HOME".to_owned(), "rel/codex".to_owned());
     let moved = isolated.for_launch(&launch, Path::new("/work"));
     assert_eq!(
-        moved.file(Agent::Codex),
-        Path::new("/work/rel/codex/hooks.json")
+        moved.file(AgentKind::Codex).as_deref(),
+        Ok(Path::new("/work/rel/codex/hooks.json"))
     );
     assert!(Roots::new(None, |_| None).is_err(), "no HOME, no roots");
 }
@@ -340,23 +355,23 @@ fn provider_variables_move_roots_unless_a_home_is_explicit() {
 #[test]
 fn gemini_timeouts_are_milliseconds_and_pi_gets_its_extension() {
     let home = Home::new();
-    install(Agent::Gemini, &home.roots, &home.reporter).unwrap_or_else(|e| panic!("{e}"));
-    let v = json_of(&home.roots.file(Agent::Gemini));
+    install(AgentKind::Gemini, &home.roots, &home.reporter).unwrap_or_else(|e| panic!("{e}"));
+    let v = json_of(&home.file(AgentKind::Gemini));
     assert_eq!(v["hooks"]["AfterAgent"][0]["hooks"][0]["timeout"], 10_000);
     assert!(
         v["hooks"]["Notification"][0]["hooks"][0]["command"]
             .as_str()
             .is_some_and(|c| c.contains("--agent gemini --event Notification"))
     );
-    let path = home.roots.file(Agent::Pi);
+    let path = home.file(AgentKind::Pi);
     assert_eq!(path, home.dir.join(".pi/agent/extensions/signaltty.ts"));
-    install(Agent::Pi, &home.roots, &home.reporter).unwrap_or_else(|e| panic!("{e}"));
+    install(AgentKind::Pi, &home.roots, &home.reporter).unwrap_or_else(|e| panic!("{e}"));
     let text = fs::read_to_string(&path).unwrap_or_default();
     assert!(text.starts_with(pi::HEADER));
     assert!(text.contains(&format!("const CLI = \"{}\";", home.reporter.display())));
-    assert_eq!(home.status(Agent::Pi), Status::Installed);
+    assert_eq!(home.status(AgentKind::Pi), Status::Installed);
     assert!(
-        uninstall(Agent::Pi, &home.roots)
+        uninstall(AgentKind::Pi, &home.roots)
             .map(|r| r.changed)
             .unwrap_or(false)
     );
@@ -366,19 +381,136 @@ fn gemini_timeouts_are_milliseconds_and_pi_gets_its_extension() {
 #[test]
 fn codex_with_hooks_turned_off_in_its_config_is_disabled() {
     let home = Home::new();
-    install(Agent::Codex, &home.roots, &home.reporter).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(home.status(Agent::Codex), Status::Installed);
+    install(AgentKind::Codex, &home.roots, &home.reporter).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(home.status(AgentKind::Codex), Status::Installed);
     fs::write(
         home.roots.codex.join("config.toml"),
         "model = \"x\"\n[features]\nhooks = false\n",
     )
     .unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(home.status(Agent::Codex), Status::Disabled);
+    assert_eq!(home.status(AgentKind::Codex), Status::Disabled);
     let config = fs::read(home.roots.codex.join("config.toml")).unwrap_or_default();
-    install(Agent::Codex, &home.roots, &home.reporter).unwrap_or_else(|e| panic!("{e}"));
+    install(AgentKind::Codex, &home.roots, &home.reporter).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(
         fs::read(home.roots.codex.join("config.toml")).unwrap_or_default(),
         config,
         "config.toml is never edited"
     );
+}
+
+/// The exact bytes `install` writes for every agent, from an absent file and
+/// (for the JSON agents) over a foreign one, with the reporter path replaced by
+/// `/REPORTER/signaltty`. Kept as golden files under `integration/golden/` so a
+/// refactor of the hook tables can prove the files did not change;
+/// `SIGNALTTY_BLESS=1 cargo test -p signaltty-actors integration` rewrites them
+/// after a deliberate change.
+#[test]
+fn installed_files_match_the_golden_files_byte_for_byte() {
+    let golden = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/integration/golden");
+    let mut cases: Vec<(AgentKind, Option<&str>, String)> = Vec::new();
+    for agent in INSTALLABLE {
+        let ext = match agent {
+            AgentKind::Opencode => "js",
+            AgentKind::Pi => "ts",
+            _ => "json",
+        };
+        cases.push((agent, None, format!("{}.{ext}", agent.name())));
+        if ext == "json" {
+            cases.push((
+                agent,
+                Some(FOREIGN_CLAUDE),
+                format!("{}-over-foreign.json", agent.name()),
+            ));
+        }
+    }
+    for (agent, start, name) in cases {
+        let home = Home::new();
+        if let Some(text) = start {
+            home.put(agent, text);
+        }
+        install(agent, &home.roots, &home.reporter).unwrap_or_else(|e| panic!("{e}"));
+        let written = fs::read_to_string(home.file(agent)).unwrap_or_default();
+        let written = written.replace(
+            &home.reporter.to_string_lossy().into_owned(),
+            "/REPORTER/signaltty",
+        );
+        let path = golden.join(&name);
+        if std::env::var_os("SIGNALTTY_BLESS").is_some() {
+            fs::create_dir_all(&golden).unwrap_or_else(|e| panic!("{e}"));
+            fs::write(&path, &written).unwrap_or_else(|e| panic!("{e}"));
+            continue;
+        }
+        let expected = fs::read_to_string(&path).unwrap_or_else(|e| {
+            panic!(
+                "{}: {e}; write it with SIGNALTTY_BLESS=1 cargo test -p signaltty-actors integration",
+                path.display()
+            )
+        });
+        assert_eq!(
+            written, expected,
+            "{name} differs from its golden file (SIGNALTTY_BLESS=1 rewrites it after a deliberate change)"
+        );
+    }
+}
+
+/// The hooks a written file subscribes its agent to: the JSON file's event
+/// keys, or the shim's `report("…"` calls and forwarded set.
+fn installed_events(agent: AgentKind, text: &str) -> Vec<String> {
+    if agent == AgentKind::Opencode || agent == AgentKind::Pi {
+        let mut events: Vec<String> = text
+            .split("report(\"")
+            .skip(1)
+            .filter_map(|rest| rest.split('"').next())
+            .map(str::to_owned)
+            .collect();
+        if let Some(set) = text
+            .split("new Set([")
+            .nth(1)
+            .and_then(|s| s.split("])").next())
+        {
+            events.extend(set.split('"').skip(1).step_by(2).map(str::to_owned));
+        }
+        return events;
+    }
+    let v: Value = serde_json::from_str(text).unwrap_or(Value::Null);
+    v["hooks"]
+        .as_object()
+        .map(|h| h.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+/// Issue 13: every hook `install` writes is one its adapter recognizes, in
+/// every lifecycle, even without a session id.
+#[test]
+fn every_installed_hook_of_every_agent_is_recognized() {
+    for agent in INSTALLABLE {
+        let home = Home::new();
+        install(agent, &home.roots, &home.reporter).unwrap_or_else(|e| panic!("{e}"));
+        let text = fs::read_to_string(home.file(agent)).unwrap_or_default();
+        let events = installed_events(agent, &text);
+        assert!(!events.is_empty(), "{agent:?} installs no hook");
+        for event in events {
+            if let Some(why) = crate::agents::vocabulary::tests::dropped(agent, &event) {
+                panic!("{agent:?} installs {event}, which is dropped: {why}");
+            }
+        }
+    }
+}
+
+#[test]
+fn kinds_without_an_integration_are_refused_with_a_clear_error() {
+    let home = Home::new();
+    for kind in [AgentKind::Generic, AgentKind::None] {
+        let e = install(kind, &home.roots, &home.reporter)
+            .err()
+            .unwrap_or_default();
+        assert!(e.contains("no hook integration for"), "{e}");
+        assert!(uninstall(kind, &home.roots).is_err());
+        assert!(status(kind, &home.roots, &home.reporter).is_err());
+        assert!(home.roots.file(kind).is_err());
+        assert_eq!(parse_installable(kind.name()), None);
+    }
+    for kind in INSTALLABLE {
+        assert_eq!(parse_installable(kind.name()), Some(kind));
+    }
 }

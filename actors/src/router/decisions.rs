@@ -15,7 +15,7 @@ use crate::state::decision::{NativeRequest, native_id};
 use actix::prelude::*;
 use signaltty_protocol::pane::AgentKind;
 use signaltty_protocol::state::{
-    DecisionAnswerParams, DecisionAnswerResult, HookEventParams, HookWaitResult,
+    DecisionAnswerParams, DecisionAnswerResult, HookEventParams, HookWaitReply, HookWaitResult,
 };
 use std::time::{Duration, Instant};
 
@@ -123,7 +123,9 @@ pub fn wait_for_answer<H: Host>(cx: &mut Cx<'_>, conn: ConnId, p: HookEventParam
             match asked.await {
                 Err(_) => Err(Error::NoSuchPane(pane_id.0.clone())),
                 Ok(Err(e)) => Err(e),
-                Ok(Ok(NativeStarted::Dropped(result))) => Ok(Reply::of(Ok(result))),
+                Ok(Ok(NativeStarted::Dropped(result))) => {
+                    Ok(Reply::of(Ok(HookWaitReply::Dropped(result))))
+                },
                 Ok(Ok(NativeStarted::Waiting)) => {
                     // The route's actor always answers before it stops; a
                     // dropped channel can only mean it was torn down.
@@ -133,7 +135,7 @@ pub fn wait_for_answer<H: Host>(cx: &mut Cx<'_>, conn: ConnId, p: HookEventParam
                         WaitEnd::Answered(v) => Some(v),
                         _ => None,
                     };
-                    Ok(Reply::of(Ok(HookWaitResult {
+                    Ok(Reply::of(Ok(HookWaitReply::Waited(HookWaitResult {
                         accepted: true,
                         agent,
                         event,
@@ -141,13 +143,13 @@ pub fn wait_for_answer<H: Host>(cx: &mut Cx<'_>, conn: ConnId, p: HookEventParam
                         decision_id: id,
                         native_verdict,
                         cancelled,
-                    })))
+                    }))))
                 },
             }
         };
         Box::pin(waited.on_host::<H>().map(|result, _, _| match result {
             Ok(reply) => reply,
-            Err(e) => Reply::of::<HookWaitResult>(Err(e)),
+            Err(e) => Reply::of::<HookWaitReply>(Err(e)),
         }))
     })
 }

@@ -1,8 +1,11 @@
 //! The builtin adapters' reading of hook events (spec/agents.md §10,
 //! lifecycle.md §4): for each agent kind, what a native hook means for the
 //! pane's lifecycle, attention and message, the notification it drafts, and
-//! where its session id is. Pure functions of (kind, event name, payload).
+//! where its session id is. Pure functions of (kind, event name, payload). A
+//! hook's meaning is its row's role in `agents::vocabulary`, the table the
+//! installer writes from; this module says what each role does per agent.
 
+use crate::agents::vocabulary::{self, LIVENESS, Role, TOOL_TRAFFIC};
 use serde_json::Value;
 use signaltty_protocol::pane::{AgentKind, Attention, Lifecycle};
 use signaltty_protocol::state::Severity;
@@ -87,24 +90,12 @@ use AttentionEffect::{Clear, Raise};
 
 /// Tool and compaction hooks: they cannot move a `blocked` pane (H4).
 pub fn is_tool_traffic(event: &str) -> bool {
-    matches!(
-        event,
-        "PreToolUse"
-            | "PostToolUse"
-            | "PreCompact"
-            | "PostCompact"
-            | "preToolUse"
-            | "postToolUse"
-            | "postToolUseFailure"
-    )
+    TOOL_TRAFFIC.contains(&event)
 }
 
 /// Hooks accepted as liveness even when they change nothing (H1).
 pub fn is_liveness(event: &str) -> bool {
-    matches!(
-        event,
-        "PreToolUse" | "PostToolUse" | "PreCompact" | "PostCompact" | "SubagentStop"
-    )
+    LIVENESS.contains(&event)
 }
 
 /// `SessionEnd` / `sessionEnd`, compared case-insensitively (H5).
@@ -221,53 +212,52 @@ pub fn classify(
     payload: &Value,
     lifecycle: Lifecycle,
 ) -> Classification {
+    // A name the kind's table lacks is unrecognized; generic and none have no
+    // table, so their hooks never change lifecycle or attention.
+    let Some(role) = vocabulary::find(kind, event).map(|h| h.role) else {
+        return Classification::default();
+    };
     match kind {
-        AgentKind::Claude => claude(event, payload),
-        AgentKind::Codex => codex(event, payload),
-        AgentKind::Cursor => cursor(event, payload),
-        AgentKind::Opencode => opencode(event, payload, lifecycle),
-        AgentKind::Pi => pi(event, payload),
-        AgentKind::Gemini => gemini(event, payload, lifecycle),
-        // Generic and none: hooks never change lifecycle or attention.
+        AgentKind::Claude => claude(role, payload),
+        AgentKind::Codex => codex(role, payload),
+        AgentKind::Cursor => cursor(role, payload),
+        AgentKind::Opencode => opencode(role, payload, lifecycle),
+        AgentKind::Pi => pi(role, payload),
+        AgentKind::Gemini => gemini(role, payload, lifecycle),
         AgentKind::Generic | AgentKind::None => Classification::default(),
     }
 }
 
 /// Pi, through signaltty's extension (agents.md §10.5, phase 2 adopted: the
 /// extension is what `signaltty integration install pi` writes).
-fn pi(event: &str, p: &Value) -> Classification {
-    match event {
-        "session_start" => session_started(),
-        "agent_start" => prompt_submitted(),
-        "agent_end" => turn_complete("Pi turn complete", first_text(p, &["last_message"])),
-        "session_shutdown" => session_ended(),
+fn pi(role: Role, p: &Value) -> Classification {
+    match role {
+        Role::SessionStart => session_started(),
+        Role::TurnStart => prompt_submitted(),
+        Role::TurnEnd => turn_complete("Pi turn complete", first_text(p, &["last_message"])),
+        Role::SessionEnd => session_ended(),
         _ => Classification::default(),
     }
 }
 
 /// Gemini CLI's hooks (agents.md §10.7, the proposed mapping adopted).
-fn gemini(event: &str, p: &Value, lifecycle: Lifecycle) -> Classification {
-    match event {
-        "SessionStart" => session_started(),
-        "BeforeAgent" => prompt_submitted(),
-        "AfterAgent" => turn_complete("Gemini turn complete", first_text(p, &["prompt_response"])),
-        "Notification" if text(p, "notification_type").as_deref() == Some("ToolPermission") => {
+fn gemini(role: Role, p: &Value, lifecycle: Lifecycle) -> Classification {
+    match role {
+        Role::SessionStart => session_started(),
+        Role::TurnStart => prompt_submitted(),
+        Role::TurnEnd => turn_complete("Gemini turn complete", first_text(p, &["prompt_response"])),
+        Role::Notification if text(p, "notification_type").as_deref() == Some("ToolPermission") => {
             permission_asked("Gemini needs approval", first_text(p, &["message"]))
         },
-        "Notification" => match first_text(p, &["message"]) {
+        Role::Notification => match first_text(p, &["message"]) {
             Some(m) => Classification::state_message(m),
             None => Classification::noop(),
         },
         // The tool ran: a permission wait is over (the only tool event that
         // may end it).
-        "AfterTool" if lifecycle == Lifecycle::Blocked => prompt_submitted(),
-        "AfterTool"
-        | "BeforeTool"
-        | "PreCompress"
-        | "BeforeModel"
-        | "AfterModel"
-        | "BeforeToolSelection" => Classification::noop(),
-        "SessionEnd" => session_ended(),
+        Role::ToolDone if lifecycle == Lifecycle::Blocked => prompt_submitted(),
+        Role::ToolDone | Role::Quiet => Classification::noop(),
+        Role::SessionEnd => session_ended(),
         _ => Classification::default(),
     }
 }
@@ -314,15 +304,15 @@ fn permission_asked(title: &'static str, asked: Option<String>) -> Classificatio
     .draft(title, Severity::Warning, asked)
 }
 
-fn claude(event: &str, p: &Value) -> Classification {
-    match event {
-        "SessionStart" => session_started(),
-        "UserPromptSubmit" => prompt_submitted(),
-        "PermissionRequest" => permission_asked(
+fn claude(role: Role, p: &Value) -> Classification {
+    match role {
+        Role::SessionStart => session_started(),
+        Role::TurnStart => prompt_submitted(),
+        Role::Permission => permission_asked(
             "Claude needs approval",
             first_text(p, &["prompt", "message"]),
         ),
-        "Notification" => {
+        Role::Notification => {
             let kind = text(p, "notification_type").unwrap_or_default();
             let message = text(p, "message");
             if kind == "idle_prompt" {
@@ -339,14 +329,14 @@ fn claude(event: &str, p: &Value) -> Classification {
                 .draft("Claude needs input", Severity::Info, message)
             }
         },
-        "Stop" if background_work_in_flight(p) => Classification::state(
+        Role::TurnEnd if background_work_in_flight(p) => Classification::state(
             Lifecycle::Working,
             None,
             Some("waiting for background agents".into()),
         ),
-        "Stop" => turn_complete("Claude turn complete", text(p, "last_assistant_message")),
-        "SessionEnd" => session_ended(),
-        "StopFailure" => {
+        Role::TurnEnd => turn_complete("Claude turn complete", text(p, "last_assistant_message")),
+        Role::SessionEnd => session_ended(),
+        Role::TurnFailed => {
             let error = first_text(p, &["error", "message"]);
             Classification::state(
                 Lifecycle::Failed,
@@ -355,7 +345,7 @@ fn claude(event: &str, p: &Value) -> Classification {
             )
             .draft("Claude turn failed", Severity::Error, error)
         },
-        "PreToolUse" | "PostToolUse" | "PreCompact" | "SubagentStop" => Classification::default(),
+        // Tool traffic and subagents change nothing: liveness only (H1).
         _ => Classification::default(),
     }
 }
@@ -388,11 +378,11 @@ fn background_work_in_flight(p: &Value) -> bool {
     })
 }
 
-fn codex(event: &str, p: &Value) -> Classification {
-    match event {
-        "SessionStart" => session_started(),
-        "UserPromptSubmit" => prompt_submitted(),
-        "PermissionRequest" => Classification::state(
+fn codex(role: Role, p: &Value) -> Classification {
+    match role {
+        Role::SessionStart => session_started(),
+        Role::TurnStart => prompt_submitted(),
+        Role::Permission => Classification::state(
             Lifecycle::Blocked,
             Some(Raise(Attention::PermissionRequired)),
             Some("approval requested".into()),
@@ -402,28 +392,24 @@ fn codex(event: &str, p: &Value) -> Classification {
             Severity::Warning,
             first_text(p, &["tool_name", "description"]),
         ),
-        "Stop" | "agent-turn-complete" => turn_complete(
+        Role::TurnEnd => turn_complete(
             "Codex turn complete",
             first_text(p, &["last_assistant_message", "last-assistant-message"]),
         ),
-        "SessionEnd" => session_ended(),
+        Role::SessionEnd => session_ended(),
         // Some versions report an interruption: not a success (agents.md §10.1).
-        "Interrupt" => Classification::state(Lifecycle::Idle, None, Some("interrupted".into())),
-        "PreToolUse" | "PostToolUse" | "PreCompact" | "PostCompact" => {
-            Classification::state(Lifecycle::Working, None, None)
-        },
+        Role::Interrupt => Classification::state(Lifecycle::Idle, None, Some("interrupted".into())),
+        Role::Tool => Classification::state(Lifecycle::Working, None, None),
         _ => Classification::default(),
     }
 }
 
-fn cursor(event: &str, p: &Value) -> Classification {
-    match event {
-        "sessionStart" => session_started(),
-        "beforeSubmitPrompt" => prompt_submitted(),
-        "preToolUse" | "postToolUse" | "postToolUseFailure" => {
-            Classification::state(Lifecycle::Working, None, None)
-        },
-        "stop" => match text(p, "status").as_deref() {
+fn cursor(role: Role, p: &Value) -> Classification {
+    match role {
+        Role::SessionStart => session_started(),
+        Role::TurnStart => prompt_submitted(),
+        Role::Tool => Classification::state(Lifecycle::Working, None, None),
+        Role::TurnEnd => match text(p, "status").as_deref() {
             Some("aborted") => {
                 Classification::state(Lifecycle::Idle, None, Some("turn aborted".into()))
             },
@@ -440,13 +426,13 @@ fn cursor(event: &str, p: &Value) -> Classification {
             )
             .draft("Cursor turn complete", Severity::Info, None),
         },
-        "sessionEnd" => session_ended(),
-        "beforeShellExecution" | "afterShellExecution" => Classification::noop(),
+        Role::SessionEnd => session_ended(),
+        Role::Quiet => Classification::noop(),
         _ => Classification::default(),
     }
 }
 
-fn opencode(event: &str, p: &Value, lifecycle: Lifecycle) -> Classification {
+fn opencode(role: Role, p: &Value, lifecycle: Lifecycle) -> Classification {
     let idle = |draft: bool| {
         if lifecycle == Lifecycle::Failed {
             // An error stays `failed`; only a new busy starts the next turn.
@@ -463,15 +449,15 @@ fn opencode(event: &str, p: &Value, lifecycle: Lifecycle) -> Classification {
             c
         }
     };
-    match event {
-        "session.created" => session_started(),
-        "session.status" => match text(p, "status").as_deref() {
+    match role {
+        Role::SessionStart => session_started(),
+        Role::Status => match text(p, "status").as_deref() {
             Some("busy") => prompt_submitted(),
             Some("idle") => idle(false),
             _ => Classification::default(),
         },
-        "session.idle" => idle(true),
-        "session.error" => Classification::state(
+        Role::TurnEnd => idle(true),
+        Role::TurnFailed => Classification::state(
             Lifecycle::Failed,
             Some(Raise(Attention::Error)),
             Some("session error".into()),
@@ -481,19 +467,17 @@ fn opencode(event: &str, p: &Value, lifecycle: Lifecycle) -> Classification {
             Severity::Error,
             text(p, "message"),
         ),
-        "permission.asked" => Classification::state(
+        Role::Permission => Classification::state(
             Lifecycle::Blocked,
             Some(Raise(Attention::PermissionRequired)),
             Some("permission requested".into()),
         ),
-        "question.asked" => Classification::state(
+        Role::Question => Classification::state(
             Lifecycle::Blocked,
             Some(Raise(Attention::InputRequired)),
             Some("question asked".into()),
         ),
-        "permission.replied" | "question.replied" | "question.rejected" => {
-            Classification::state(Lifecycle::Working, None, None)
-        },
+        Role::Answered => Classification::state(Lifecycle::Working, None, None),
         _ => Classification::default(),
     }
 }

@@ -13,7 +13,7 @@ pub mod progress;
 pub mod question;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 pub use axes::{Axes, Change};
 

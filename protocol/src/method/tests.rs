@@ -198,3 +198,71 @@ fn layouts_parse_internally_tagged_and_reject_unknown_directions() {
     let bad_path = r#"{"protocol":"signaltty/1","id":"a","method":"tab.set_ratio","params":{"tab_id":"tab_1","path":[-1],"ratio":0.5}}"#;
     assert_eq!(code_of(bad_path).1, ErrorCode::BadParams);
 }
+
+/// One call of `name` with the params every method of the table accepts, laid
+/// over with `extra`.
+fn call(name: &str, extra: serde_json::Value) -> Method {
+    let mut params = json!({
+        "workspace_id": "ws_x", "pane_id": "pane_x", "until": "done",
+        "agent": "claude", "event": "PermissionRequest"
+    });
+    if let (Some(p), Some(e)) = (params.as_object_mut(), extra.as_object()) {
+        p.extend(e.clone());
+    }
+    Method::parse(name, params).unwrap_or_else(|e| panic!("{name}: {e:?}"))
+}
+
+#[test]
+fn each_method_kind_has_its_flow() {
+    let cases = [
+        ("subscribe", json!({}), RequestFlow::Subscribe),
+        ("pane.attach", json!({}), RequestFlow::HoldsEvents),
+        ("wait", json!({}), RequestFlow::SingleFlight),
+        (
+            "hook-event",
+            json!({"wait_for_answer": true}),
+            RequestFlow::WaitForAnswer,
+        ),
+        (
+            "hook-event",
+            json!({"wait_for_answer": false}),
+            RequestFlow::Plain,
+        ),
+        ("hook-event", json!({}), RequestFlow::Plain),
+        ("pane.get", json!({}), RequestFlow::Plain),
+        ("server.status", json!({}), RequestFlow::Plain),
+    ];
+    for (name, extra, flow) in cases {
+        assert_eq!(call(name, extra.clone()).flow(), flow, "{name} {extra}");
+    }
+    // Only subscribe and attach hold events, only wait and the waiting hook
+    // are single-flight, only the waiting hook is answered at shutdown.
+    let flows = [
+        RequestFlow::Plain,
+        RequestFlow::Subscribe,
+        RequestFlow::HoldsEvents,
+        RequestFlow::SingleFlight,
+        RequestFlow::WaitForAnswer,
+    ];
+    let table: Vec<(bool, bool, bool, bool)> = flows
+        .iter()
+        .map(|f| {
+            (
+                f.starts_subscription(),
+                f.holds_events(),
+                f.single_flight(),
+                f.answered_at_shutdown(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        table,
+        [
+            (false, false, false, false),
+            (true, true, false, false),
+            (false, true, false, false),
+            (false, false, true, false),
+            (false, false, true, true),
+        ]
+    );
+}
