@@ -244,31 +244,17 @@ impl Supervisor {
         else {
             return;
         };
-        let capture = actix_rt::task::spawn_blocking(move || {
-            crate::turns::capture_tree(std::path::Path::new(&cwd))
-        });
+        let capture = crate::turns::capture_off_loop(cwd);
         ctx.spawn(capture.into_actor(self).map(move |tree, sup, _| {
-            let TurnStart {
-                workspace,
-                pane,
-                started_at,
-            } = turn;
-            let tree = tree.unwrap_or_else(|e| Err(format!("capture failed: {e}")));
-            sup.turns.record(
-                workspace.clone(),
-                TurnBaseline {
-                    pane: pane.clone(),
-                    tree,
-                    started_at: started_at.clone(),
-                },
-            );
-            if sup.events.projection().workspace(&workspace).is_some() {
+            let started = sup.turns.record(turn, tree);
+            if sup
+                .events
+                .projection()
+                .workspace(&started.workspace_id)
+                .is_some()
+            {
                 // Nobody waits for this publication; it happens all the same.
-                drop(sup.events.publish(vec![Event::WorkspaceTurnStarted {
-                    workspace_id: workspace,
-                    pane_id: pane,
-                    started_at,
-                }]));
+                drop(sup.events.publish(vec![started.event()]));
             }
         }));
     }

@@ -100,6 +100,36 @@ pub struct TurnBaseline {
     pub started_at: signaltty_protocol::Timestamp,
 }
 
+/// A turn whose capture finished: what `workspace.turn_started` says.
+#[derive(Debug, Clone)]
+pub struct TurnStarted {
+    /// The workspace.
+    pub workspace_id: signaltty_protocol::WorkspaceId,
+    /// The pane whose agent started working.
+    pub pane_id: signaltty_protocol::PaneId,
+    /// When the turn started.
+    pub started_at: signaltty_protocol::Timestamp,
+}
+
+impl TurnStarted {
+    /// The `workspace.turn_started` event.
+    pub fn event(self) -> signaltty_protocol::Event {
+        signaltty_protocol::Event::WorkspaceTurnStarted {
+            workspace_id: self.workspace_id,
+            pane_id: self.pane_id,
+            started_at: self.started_at,
+        }
+    }
+}
+
+/// Runs [`capture_tree`] for `cwd` on a blocking thread; a capture that could
+/// not run reads as a failed one.
+pub async fn capture_off_loop(cwd: String) -> Result<String, String> {
+    actix_rt::task::spawn_blocking(move || capture_tree(Path::new(&cwd)))
+        .await
+        .unwrap_or_else(|e| Err(format!("capture failed: {e}")))
+}
+
 /// The newest turn baseline of each workspace.
 #[derive(Debug, Default)]
 pub struct TurnBaselines {
@@ -107,15 +137,36 @@ pub struct TurnBaselines {
 }
 
 impl TurnBaselines {
-    /// Records a finished capture unless a later turn's capture finished first:
-    /// the newest start wins.
-    pub fn record(&mut self, workspace: signaltty_protocol::WorkspaceId, baseline: TurnBaseline) {
+    /// Records the capture of `turn` unless a later turn's capture finished
+    /// first (the newest start wins); returns what to announce either way.
+    pub fn record(
+        &mut self,
+        turn: crate::sequencer::TurnStart,
+        tree: Result<String, String>,
+    ) -> TurnStarted {
+        let crate::sequencer::TurnStart {
+            workspace,
+            pane,
+            started_at,
+        } = turn;
         let newer = self
             .by_workspace
             .get(&workspace)
-            .is_some_and(|b| b.started_at > baseline.started_at);
+            .is_some_and(|b| b.started_at > started_at);
         if !newer {
-            self.by_workspace.insert(workspace, baseline);
+            self.by_workspace.insert(
+                workspace.clone(),
+                TurnBaseline {
+                    pane: pane.clone(),
+                    tree,
+                    started_at: started_at.clone(),
+                },
+            );
+        }
+        TurnStarted {
+            workspace_id: workspace,
+            pane_id: pane,
+            started_at,
         }
     }
 
