@@ -98,7 +98,7 @@ pub fn route(sup: &mut Supervisor, msg: Dispatch, ctx: &mut Context<Supervisor>)
         Method::Wait(p) => wait::wait(sup, conn.id, p),
         Method::FocusNextUnread(_) => attention::focus_next_unread(sup),
         Method::AttentionPending(p) => attention::pending(sup, p),
-        Method::AgentsList(_) => ready(Ok(agents_result(&crate::agents::active()))),
+        Method::AgentsList(_) => ready(Ok(agents_result(&sup.config.agents.current()))),
         Method::AgentsReload(_) => agents_reload(sup),
     }
 }
@@ -504,7 +504,7 @@ fn agents_reload(sup: &mut Supervisor) -> Routed {
         let result = match loaded {
             Ok(Ok(set)) => {
                 let result = agents_result(&set);
-                crate::agents::install(set);
+                act.config.agents.replace(set);
                 for entry in act.panes.values() {
                     entry.addr.do_send(crate::pane::RulesChanged);
                 }

@@ -16,6 +16,7 @@ use std::time::{Duration, Instant};
 pub fn config(dir: &std::path::Path) -> Config {
     Config {
         agents_dir: None,
+        agents: crate::agents::AgentRules::default(),
         socket: dir.join("test.sock"),
         socket_origin: SocketOrigin::Explicit,
         state_dir: dir.join("state"),

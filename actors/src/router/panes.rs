@@ -205,6 +205,7 @@ fn launch(sup: &mut Supervisor, prepared: Prepared, ctx: &mut Context<Supervisor
             arbiter,
             pty_out,
             split,
+            config: sup.config.clone(),
         });
         Box::pin(sent.into_actor(sup).map(move |r, act, _| {
             let placed = r.map_err(Error::from).and_then(|inner| inner);
