@@ -32,6 +32,8 @@ mod screen;
 mod signals;
 mod sink;
 mod submit;
+#[cfg(test)]
+mod tests;
 pub use decisions::{Answer, NativeHook, NativeRoute, NativeStarted, RouteEnded};
 pub use hooks::{Hook, ReportSession};
 pub use pty_handle::{PtyHandle, SignalTarget};
