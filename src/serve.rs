@@ -4,6 +4,7 @@
 use crate::Global;
 use crate::cli::{fail, resolve_socket};
 use crate::client::{Client, server_answers};
+use signaltty_actors::agents::AgentRules;
 use signaltty_actors::{Config, Env, Limits};
 use signaltty_protocol::Method;
 use signaltty_protocol::server::ServerShutdownParams;
@@ -34,13 +35,16 @@ pub fn server(
     crate::logger::init(log_file.as_deref());
     let env = Env::from_process();
     let (socket, socket_origin) = env.socket_path(global.socket.as_deref());
+    let agents_dir = env.agents_dir(agents_dir.as_deref());
     let config = Config {
         socket,
         socket_origin,
         state_dir: env.state_dir(),
         home: env.home_dir(),
         version: env!("CARGO_PKG_VERSION").to_owned(),
-        agents_dir: env.agents_dir(agents_dir.as_deref()),
+        agents_dir: agents_dir.clone(),
+        // Loaded before the server listens: a pane must never run without its rules.
+        agents: AgentRules::load_at_start(agents_dir.as_deref()),
         limits: Limits {
             journal_rotate_bytes: journal_rotate_bytes
                 .unwrap_or(Limits::default().journal_rotate_bytes),

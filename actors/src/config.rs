@@ -33,6 +33,9 @@ pub struct Config {
     pub limits: Limits,
     /// Where user agent manifests are read (spec/agents.md §12.1).
     pub agents_dir: Option<PathBuf>,
+    /// The active agent manifests and screen rules, loaded before the server
+    /// listens and replaced by `agents.reload`; every pane reads this handle.
+    pub agents: crate::agents::AgentRules,
 }
 
 /// Queue bounds and deadlines. Tests shrink these rather than wait them out.

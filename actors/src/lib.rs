@@ -61,8 +61,6 @@ pub const EXIT_STARTUP_FAILED: i32 = 1;
 /// process exit code. Logs go through the `log` facade.
 pub fn run_server(config: Config) -> i32 {
     let config = Arc::new(config);
-    agents::load_at_start(config.agents_dir.clone());
-    pane::set_approval_wait(config.limits.cursor_approval_wait);
     let system = System::new();
     // Everything that can refuse to start happens inside the runtime, after the
     // signal handlers exist: a client may connect (and a test may signal) as soon

@@ -201,7 +201,7 @@ pub fn route<H: Host>(
         Method::Wait(p) => wait::wait(cx, conn.id, p),
         Method::FocusNextUnread(_) => attention::focus_next_unread(cx),
         Method::AttentionPending(p) => attention::pending(cx, p),
-        Method::AgentsList(_) => ready(Ok(agents_result(&crate::agents::active()))),
+        Method::AgentsList(_) => ready(Ok(agents_result(&cx.config.agents.current()))),
         Method::AgentsReload(_) => agents_reload(cx),
     }
 }
@@ -617,8 +617,9 @@ fn agents_reload<H: Host>(cx: &mut Cx<'_>) -> Routed<H> {
         let result = match loaded {
             Ok(Ok(set)) => {
                 let result = agents_result(&set);
-                crate::agents::install(set);
-                for entry in act.cx().registry.panes() {
+                let cx = act.cx();
+                cx.config.agents.replace(set);
+                for entry in cx.registry.panes() {
                     entry.addr.do_send(crate::pane::RulesChanged);
                 }
                 Ok(result)

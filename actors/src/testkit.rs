@@ -1,4 +1,5 @@
-//! Test helpers: a probe connection that records what it is sent, journal stores
+//! Test helpers: a probe connection that records what it is sent, a probe
+//! Supervisor that records what a pane publishes, a fake PTY, journal stores
 //! that gate, record or fail their appends, and a config on temp directories.
 
 use crate::config::{Config, Limits, SocketOrigin};
@@ -16,6 +17,7 @@ use std::time::{Duration, Instant};
 pub fn config(dir: &std::path::Path) -> Config {
     Config {
         agents_dir: None,
+        agents: crate::agents::AgentRules::default(),
         socket: dir.join("test.sock"),
         socket_origin: SocketOrigin::Explicit,
         state_dir: dir.join("state"),
@@ -149,5 +151,319 @@ impl JournalStore for FailingStore {
 
     fn append(&mut self, _batch: &[JournalRecord]) -> std::io::Result<()> {
         Err(std::io::Error::other("no space left on device"))
+    }
+}
+
+/// What a `PublishProbe` has been sent.
+#[derive(Debug, Default)]
+pub struct PublishLog {
+    /// Every `Publish`, one batch each, in arrival order.
+    pub batches: Vec<Vec<signaltty_protocol::Event>>,
+    /// Every `PtyData`: its chunk and end offset.
+    pub pty: Vec<(Vec<u8>, u64)>,
+}
+
+impl PublishLog {
+    /// The names of every published event, in order.
+    pub fn names(&self) -> Vec<&'static str> {
+        self.batches.iter().flatten().map(|e| e.name()).collect()
+    }
+}
+
+/// Stands in for the Supervisor a pane publishes to: records each `Publish`
+/// batch and `PtyData` chunk and acknowledges it.
+pub struct PublishProbe {
+    log: Arc<Mutex<PublishLog>>,
+    changed: Arc<tokio::sync::Notify>,
+    seq: u64,
+}
+
+/// The test's side of a `PublishProbe`: what it recorded, and bounded waits.
+#[derive(Clone)]
+pub struct Published {
+    log: Arc<Mutex<PublishLog>>,
+    changed: Arc<tokio::sync::Notify>,
+}
+
+impl PublishProbe {
+    /// Starts a probe on the current arbiter.
+    pub fn start() -> (Addr<PublishProbe>, Published) {
+        let log = Arc::new(Mutex::new(PublishLog::default()));
+        let changed = Arc::new(tokio::sync::Notify::new());
+        let probe = PublishProbe {
+            log: log.clone(),
+            changed: changed.clone(),
+            seq: 0,
+        }
+        .start();
+        (probe, Published { log, changed })
+    }
+}
+
+impl Actor for PublishProbe {
+    type Context = Context<Self>;
+}
+
+impl Handler<crate::supervisor::Publish> for PublishProbe {
+    type Result = Result<Seq, crate::error::Error>;
+    fn handle(&mut self, msg: crate::supervisor::Publish, _: &mut Self::Context) -> Self::Result {
+        self.seq += msg.events.len() as u64;
+        self.log.lock().batches.push(msg.events);
+        self.changed.notify_waiters();
+        Ok(Seq(self.seq))
+    }
+}
+
+impl Handler<crate::supervisor::PtyData> for PublishProbe {
+    type Result = ();
+    fn handle(&mut self, msg: crate::supervisor::PtyData, _: &mut Self::Context) {
+        self.log.lock().pty.push((msg.chunk, msg.end_offset));
+        self.changed.notify_waiters();
+    }
+}
+
+impl Published {
+    /// Reads the log.
+    pub fn with<T>(&self, f: impl FnOnce(&PublishLog) -> T) -> T {
+        f(&self.log.lock())
+    }
+
+    /// The names of every published event so far.
+    pub fn names(&self) -> Vec<&'static str> {
+        self.log.lock().names()
+    }
+
+    /// Waits until `cond` holds for the log, failing after 10 s with `what`
+    /// and everything published.
+    pub async fn wait_for(&self, what: &str, cond: impl Fn(&PublishLog) -> bool) {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        loop {
+            // Registered before the check: a batch between them still wakes us.
+            let changed = self.changed.notified();
+            if cond(&self.log.lock()) {
+                return;
+            }
+            if tokio::time::timeout_at(deadline, changed).await.is_err() {
+                panic!(
+                    "timed out waiting for {what}; published: {:?}",
+                    self.names()
+                );
+            }
+        }
+    }
+
+    /// Waits for the first batch that holds an event named `name` and returns it.
+    pub async fn batch_with(&self, name: &str) -> Vec<signaltty_protocol::Event> {
+        let find = |log: &PublishLog| {
+            log.batches
+                .iter()
+                .find(|b| b.iter().any(|e| e.name() == name))
+                .cloned()
+        };
+        self.wait_for(&format!("a batch with {name}"), |log| find(log).is_some())
+            .await;
+        self.with(find).unwrap_or_default()
+    }
+}
+
+/// What a `FakePty` does with a write.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum FakeWrites {
+    /// Every write completes at once.
+    #[default]
+    Accept,
+    /// A write takes this many bytes, then waits for its deadline to pass
+    /// (`FakePty::expire_writes`), as a program that stopped reading does.
+    Stall {
+        /// The prefix the kernel accepts.
+        accept: usize,
+    },
+    /// Every write fails at once with this error and nothing written.
+    Fail(crate::pty::WriteErrorKind),
+}
+
+/// A write held by `FakeWrites::Stall` until its deadline passes.
+struct StalledWrite {
+    written: usize,
+    deadline: Instant,
+    reply: tokio::sync::oneshot::Sender<Result<usize, crate::pty::WriteError>>,
+}
+
+#[derive(Default)]
+struct FakePtyState {
+    writes: FakeWrites,
+    written: Vec<u8>,
+    stalled: Vec<StalledWrite>,
+    deadlines: Vec<Instant>,
+    resized: Vec<(u16, u16)>,
+    signals: Vec<(nix::sys::signal::Signal, crate::pane::SignalTarget)>,
+    closed: Option<nix::sys::signal::Signal>,
+    exited: bool,
+}
+
+/// A PTY for Pane actor tests: the test pushes output and the exit to the
+/// pane, reads what the pane wrote, and makes writes stall or fail. Clones
+/// share one terminal.
+#[derive(Clone, Default)]
+pub struct FakePty {
+    state: Arc<Mutex<FakePtyState>>,
+}
+
+impl FakePty {
+    /// A fake PTY whose writes complete at once.
+    pub fn new() -> FakePty {
+        FakePty::default()
+    }
+
+    /// A handle for `Pane::new`, sharing this fake.
+    pub fn handle(&self) -> Box<dyn crate::pane::PtyHandle> {
+        Box::new(self.clone())
+    }
+
+    /// Sets what later writes do.
+    pub fn set_writes(&self, writes: FakeWrites) {
+        self.state.lock().writes = writes;
+    }
+
+    /// Every byte the pane's writes delivered, in order.
+    pub fn written(&self) -> Vec<u8> {
+        self.state.lock().written.clone()
+    }
+
+    /// The deadline of every write, in order.
+    pub fn deadlines(&self) -> Vec<Instant> {
+        self.state.lock().deadlines.clone()
+    }
+
+    /// Writes waiting for their deadline.
+    pub fn stalled(&self) -> usize {
+        self.state.lock().stalled.len()
+    }
+
+    /// The deadlines of the stalled writes pass: each fails with `Timeout`
+    /// and the prefix it wrote.
+    pub fn expire_writes(&self) {
+        let stalled = std::mem::take(&mut self.state.lock().stalled);
+        for write in stalled {
+            assert!(
+                write.deadline > Instant::now(),
+                "expired before its deadline"
+            );
+            let _ = write.reply.send(Err(crate::pty::WriteError {
+                kind: crate::pty::WriteErrorKind::Timeout,
+                written: write.written,
+            }));
+        }
+    }
+
+    /// Every resize, in order.
+    pub fn resized(&self) -> Vec<(u16, u16)> {
+        self.state.lock().resized.clone()
+    }
+
+    /// Every signal sent, in order.
+    pub fn signals(&self) -> Vec<(nix::sys::signal::Signal, crate::pane::SignalTarget)> {
+        self.state.lock().signals.clone()
+    }
+
+    /// The signal `close` was called with, if it was.
+    pub fn closed(&self) -> Option<nix::sys::signal::Signal> {
+        self.state.lock().closed
+    }
+
+    /// The program prints `bytes`; returns once the pane has processed them.
+    pub async fn output(&self, pane: &Addr<crate::pane::Pane>, bytes: &[u8]) {
+        let (ack, _acked) = mpsc::sync_channel(1);
+        pane.send(crate::pane::Output {
+            chunk: bytes.to_vec(),
+            ack,
+        })
+        .await
+        .expect("the pane is running");
+    }
+
+    /// The program exits with `code` after its output drained (EOF, then the
+    /// reap, as the reader reports them); the terminal hangs up.
+    pub async fn exit(&self, pane: &Addr<crate::pane::Pane>, code: Option<i32>) {
+        self.state.lock().exited = true;
+        pane.send(crate::pane::OutputEnded)
+            .await
+            .expect("the pane is running");
+        pane.send(crate::pane::ChildExited { code })
+            .await
+            .expect("the pane is running");
+    }
+}
+
+impl crate::pane::PtyHandle for FakePty {
+    fn pid(&self) -> u32 {
+        4242
+    }
+
+    fn resize(&self, rows: u16, cols: u16) -> std::io::Result<()> {
+        self.state.lock().resized.push((rows, cols));
+        Ok(())
+    }
+
+    fn signal(
+        &self,
+        sig: nix::sys::signal::Signal,
+        target: crate::pane::SignalTarget,
+    ) -> std::io::Result<()> {
+        let mut state = self.state.lock();
+        if state.exited {
+            return Err(nix::errno::Errno::ESRCH.into());
+        }
+        state.signals.push((sig, target));
+        Ok(())
+    }
+
+    fn write(
+        &self,
+        bytes: Vec<u8>,
+        deadline: Instant,
+    ) -> tokio::sync::oneshot::Receiver<Result<usize, crate::pty::WriteError>> {
+        use crate::pty::{WriteError, WriteErrorKind};
+        let (reply, rx) = tokio::sync::oneshot::channel();
+        let mut state = self.state.lock();
+        state.deadlines.push(deadline);
+        if state.exited || state.closed.is_some() {
+            let _ = reply.send(Err(WriteError {
+                kind: WriteErrorKind::Exited,
+                written: 0,
+            }));
+            return rx;
+        }
+        match state.writes.clone() {
+            FakeWrites::Accept => {
+                state.written.extend_from_slice(&bytes);
+                let _ = reply.send(Ok(bytes.len()));
+            },
+            FakeWrites::Stall { accept } => {
+                let written = accept.min(bytes.len());
+                state.written.extend_from_slice(&bytes[..written]);
+                state.stalled.push(StalledWrite {
+                    written,
+                    deadline,
+                    reply,
+                });
+            },
+            FakeWrites::Fail(kind) => {
+                let _ = reply.send(Err(WriteError { kind, written: 0 }));
+            },
+        }
+        rx
+    }
+
+    fn close(&self, sig: nix::sys::signal::Signal) {
+        let mut state = self.state.lock();
+        state.closed.get_or_insert(sig);
+        // A hangup resolves the writes still waiting (the real writer does too).
+        for write in state.stalled.drain(..) {
+            let _ = write.reply.send(Err(crate::pty::WriteError {
+                kind: crate::pty::WriteErrorKind::Exited,
+                written: write.written,
+            }));
+        }
     }
 }

@@ -1,7 +1,7 @@
 //! Agent manifests and screen rules (spec/agents.md §12–§14): the bundled
 //! manifests shipped in the binary, the user's from the agents directory, and
-//! the rule sets that apply to a pane. The active set is swapped whole on
-//! reload; panes read it at each screen tick.
+//! the rule sets that apply to a pane. The active set (`AgentRules`, held in
+//! `Config`) is swapped whole on reload; panes read it at each screen tick.
 
 pub mod manifest;
 pub mod screen;
@@ -12,7 +12,7 @@ use parking_lot::RwLock;
 use screen::Rule;
 use signaltty_protocol::pane::AgentKind;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 /// The manifests embedded in the binary, from `manifests/`.
 /// Embedded with `include_str!`, in file-name order.
@@ -201,45 +201,69 @@ impl AgentSet {
     }
 }
 
-/// The active set starts empty: the server loads the manifests on a thread of
-/// their own after it starts (compiling every rule's regexes takes a while, and
-/// the socket should not wait for it).
-fn cell() -> &'static RwLock<Arc<AgentSet>> {
-    static ACTIVE: OnceLock<RwLock<Arc<AgentSet>>> = OnceLock::new();
-    ACTIVE.get_or_init(|| RwLock::new(Arc::new(AgentSet::default())))
-}
-
-/// Loads the bundled manifests and those of `dir` and installs them, before
-/// the server takes its first connection: a pane created before its rules
-/// exist would be judged without them (a question it shows meanwhile would
-/// go unseen). It takes about 3 ms (17 ms in a debug build); a manifest
-/// directory that cannot be read leaves the bundled rules only.
-pub fn load_at_start(dir: Option<PathBuf>) {
-    match AgentSet::load(dir.as_deref()) {
-        Ok(set) => install(set),
-        Err(e) => {
+impl AgentSet {
+    /// Loads the bundled manifests and those of `dir`; a manifest directory
+    /// that cannot be listed leaves the bundled rules only (and says so).
+    pub fn load_or_bundled(dir: Option<&Path>) -> AgentSet {
+        AgentSet::load(dir).unwrap_or_else(|e| {
             log::warn!("agent manifests: {e}; using the bundled ones only");
-            install(AgentSet::bundled_only());
-        },
+            AgentSet::bundled_only()
+        })
     }
 }
 
-/// The active set (cheap: a shared pointer).
-pub fn active() -> Arc<AgentSet> {
-    cell().read().clone()
+/// The server's active rule set, shared by every pane and swapped whole by
+/// `agents.reload`. A handle is cheap to clone: clones share one set. It lives
+/// in `Config`, so each server (and each test) has its own, never a
+/// process-wide one.
+#[derive(Debug, Clone, Default)]
+pub struct AgentRules {
+    /// The set and how many times it was replaced. Written only by `replace`
+    /// (at start and on `agents.reload`); read by every pane at each screen
+    /// evaluation and by `agents.list`.
+    inner: Arc<RwLock<Installed>>,
 }
 
-static GENERATION: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-
-/// Makes `set` the active set, whole.
-pub fn install(set: AgentSet) {
-    *cell().write() = Arc::new(set);
-    GENERATION.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+/// One installed set and its generation.
+#[derive(Debug, Default)]
+struct Installed {
+    set: Arc<AgentSet>,
+    generation: u64,
 }
 
-/// Counts installs: a different value means the rules may have changed.
-pub fn generation() -> u64 {
-    GENERATION.load(std::sync::atomic::Ordering::SeqCst)
+impl AgentRules {
+    /// A handle holding `set`.
+    pub fn new(set: AgentSet) -> AgentRules {
+        let rules = AgentRules::default();
+        rules.replace(set);
+        rules
+    }
+
+    /// Loads the bundled manifests and those of `dir`, before the server
+    /// takes its first connection: a pane created before its rules exist
+    /// would be judged without them (a question it shows meanwhile would go
+    /// unseen). It takes about 3 ms (17 ms in a debug build); a manifest
+    /// directory that cannot be read leaves the bundled rules only.
+    pub fn load_at_start(dir: Option<&Path>) -> AgentRules {
+        AgentRules::new(AgentSet::load_or_bundled(dir))
+    }
+
+    /// The active set (cheap: a shared pointer).
+    pub fn current(&self) -> Arc<AgentSet> {
+        self.inner.read().set.clone()
+    }
+
+    /// Makes `set` the active set, whole, for every clone of this handle.
+    pub fn replace(&self, set: AgentSet) {
+        let mut installed = self.inner.write();
+        installed.set = Arc::new(set);
+        installed.generation += 1;
+    }
+
+    /// Counts replacements: a different value means the rules may have changed.
+    pub fn generation(&self) -> u64 {
+        self.inner.read().generation
+    }
 }
 
 #[cfg(test)]

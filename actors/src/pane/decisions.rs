@@ -15,7 +15,7 @@ use crate::state::hooks::answer_channel;
 use crate::supervisor::Publish;
 use actix::prelude::*;
 use signaltty_protocol::Event;
-use signaltty_protocol::pane::{AgentKind, Lifecycle};
+use signaltty_protocol::pane::AgentKind;
 use signaltty_protocol::state::{DecisionAnswerResult, HookEventResult};
 use std::time::Instant;
 
@@ -81,11 +81,11 @@ impl Pane {
     /// pending one (agents.md §7.2 step 5, "moved on").
     pub(super) fn check_route(&mut self) {
         let Some(route) = &self.route else { return };
+        let state = self.tracker.pane();
         let fits = self.pty.is_some()
-            && self.state.agent.kind == route.kind
-            && self.state.agent.agent_session_id.as_deref() == Some(route.session.as_str())
-            && self
-                .state
+            && state.agent.kind == route.kind
+            && state.agent.agent_session_id.as_deref() == Some(route.session.as_str())
+            && state
                 .pending_decision
                 .as_ref()
                 .is_some_and(|d| d.id == route.id);
@@ -105,8 +105,8 @@ impl Pane {
                 msg.decision_id
             ))
         };
-        let Some(pending) = self
-            .state
+        let state = self.tracker.pane();
+        let Some(pending) = state
             .pending_decision
             .as_ref()
             .filter(|d| d.id == msg.decision_id)
@@ -122,8 +122,8 @@ impl Pane {
             };
             let route = self.route.as_ref().filter(|r| {
                 r.id == pending.id
-                    && r.kind == self.state.agent.kind
-                    && self.state.agent.agent_session_id.as_deref() == Some(r.session.as_str())
+                    && r.kind == state.agent.kind
+                    && state.agent.agent_session_id.as_deref() == Some(r.session.as_str())
                     && Instant::now() < r.deadline
             });
             match route {
@@ -142,7 +142,7 @@ impl Pane {
                     msg.option_id
                 )));
             };
-            if answer_channel(self.state.agent.kind).is_none() {
+            if answer_channel(state.agent.kind).is_none() {
                 return Err(Error::BadParams(
                     "this agent has no answer channel: answer in the terminal".into(),
                 ));
@@ -150,7 +150,7 @@ impl Pane {
             // Bound to this PTY now: a later process never gets the answer.
             Delivery::Typed(pty.write(bytes, Instant::now() + super::INPUT_BUDGET))
         };
-        let events = self.with_axes("answer", |axes| {
+        let events = self.tracker.with_axes("answer", |axes| {
             axes.consume_decision(&msg.decision_id, &msg.option_id);
         });
         if matches!(delivery, Delivery::Native(..)) {
@@ -161,23 +161,15 @@ impl Pane {
 
     /// The answer was delivered: a blocked pane goes back to work.
     fn answered(&mut self) -> (Vec<Event>, DecisionAnswerResult) {
-        let events = if self.state.lifecycle == Lifecycle::Blocked {
-            let events = self.with_axes("answer", |axes| {
-                axes.set_lifecycle(Lifecycle::Working, "answer");
-            });
-            self.note_evidence("answer", &events);
-            events
-        } else {
-            Vec::new()
-        };
+        let events = self.tracker.on_answer_delivered();
         (events, self.answer_result())
     }
 
     fn answer_result(&self) -> DecisionAnswerResult {
         DecisionAnswerResult {
             answered: true,
-            lifecycle: self.state.lifecycle,
-            attention: self.state.attention,
+            lifecycle: self.state().lifecycle,
+            attention: self.state().attention,
         }
     }
 }
@@ -211,24 +203,10 @@ impl Handler<RouteEnded> for Pane {
         if self.route.as_ref().is_some_and(|r| r.id == msg.id) {
             self.route = None;
         }
-        let current = self
-            .state
-            .pending_decision
-            .as_ref()
-            .is_some_and(|d| d.id == msg.id);
-        if current {
-            let events = self.with_axes("native", |axes| {
-                axes.clear_decision("native_cancelled");
-            });
-            self.events.do_send(Publish { events });
-            // The agent gave up waiting (Esc in Codex kills its hook) or will
-            // ask in its own UI: from now on its screen says which.
-            if self.state.lifecycle == signaltty_protocol::pane::Lifecycle::Blocked {
-                self.question.native_question_ended();
-                self.screen_seen = None;
-                self.arm_screen(ctx);
-            }
-        }
+        // The agent gave up waiting (Esc in Codex kills its hook) or will ask
+        // in its own UI: the tracker hands the question over to the screen.
+        let effects = self.tracker.on_route_ended(&msg.id);
+        self.perform_now(effects, ctx);
     }
 }
 
@@ -242,7 +220,7 @@ impl Handler<Answer> for Pane {
         };
         // Consumed (and recorded) before delivery: a retry now finds nothing.
         let published = self.events.send(Publish { events });
-        let pane = self.state.id.0.clone();
+        let pane = self.state().id.0.clone();
         let id = msg.decision_id.clone();
         let decision_id = msg.decision_id;
         let deliver = async move {
@@ -294,10 +272,10 @@ impl Handler<Answer> for Pane {
                     let events = match &e {
                         Error::PaneExited { .. } | Error::Io { .. } => {
                             vec![Event::DecisionCleared {
-                                pane_id: act.state.id.clone(),
+                                pane_id: act.state().id.clone(),
                                 decision_id: id,
                                 reason: "pane_exited".to_owned(),
-                                pane: Box::new(act.state.clone()),
+                                pane: Box::new(act.state().clone()),
                             }]
                         },
                         _ => Vec::new(),

@@ -2,38 +2,45 @@
 //! and its output offset. Output arrives from the PTY reader thread one chunk at a
 //! time and is acknowledged only after it was processed, so a flooding child is
 //! slowed by its own PTY rather than growing the server. Pane actors run on a
-//! small pool of arbiters, away from the Supervisor's thread.
+//! small pool of arbiters, away from the Supervisor's thread. The agent state
+//! (lifecycle, attention and the flags around them) lives in an `AgentTracker`
+//! (`state/tracker/`); the pane feeds it and performs the effects it returns.
 
+use crate::config::Config;
 use crate::connection::DeliverPty;
 use crate::error::Error;
-use crate::pty::{Pty, PtySink, WriteError, WriteErrorKind};
+use crate::pty::{WriteError, WriteErrorKind};
+use crate::state::tracker::{AgentTracker, Effect, Screen, Timer};
 use crate::supervisor::{ConnId, PtyData, Publish};
 use crate::term::Terminal;
 use actix::prelude::*;
 use base64::Engine as _;
+use signaltty_protocol::Event;
 use signaltty_protocol::pane::{
-    LiveState, MAX_READ_LINES, Pane as PaneState, PaneAttachResult, PaneReadResult, PtySize,
-    ReadMode, RestoreState,
+    MAX_READ_LINES, Pane as PaneState, PaneAttachResult, PaneReadResult, PtySize, ReadMode,
 };
 use signaltty_protocol::signal::SignalName;
-use signaltty_protocol::{Event, Timestamp};
 use std::collections::HashMap;
-use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::sync::mpsc::SyncSender;
 use std::time::{Duration, Instant};
 
-mod cursor;
 mod decisions;
 mod hooks;
+mod pty_handle;
 mod resume;
 mod screen;
 mod signals;
+mod sink;
 mod submit;
-pub use cursor::set_approval_wait;
+#[cfg(test)]
+mod tests;
 pub use decisions::{Answer, NativeHook, NativeRoute, NativeStarted, RouteEnded};
 pub use hooks::{Hook, ReportSession};
+pub use pty_handle::{PtyHandle, SignalTarget};
 pub use resume::Resume;
 pub use screen::RulesChanged;
-pub use signals::{Evidence, Explain, MarkSeen, Notify, NotifyGate, ProcessSeen};
+pub use signals::{Explain, MarkSeen, Notify, NotifyGate, ProcessSeen};
+pub use sink::{OUTPUT_WINDOW, PaneSink};
 pub use submit::{SubmitEnter, SubmitPaste, SubmitRetry};
 
 /// How long after its child was reaped a pane waits for the PTY to drain before it
@@ -173,55 +180,66 @@ pub struct SetTab {
 #[rtype(result = "bool")]
 pub struct IsLive;
 
+/// The child was reaped: its exit code (`None` when unknown), waiting for the
+/// output to drain before the exit is reported.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Reaped {
+    code: Option<i32>,
+}
+
 /// The Pane actor.
 pub struct Pane {
-    state: PaneState,
+    /// The pane object and its agent state.
+    tracker: AgentTracker,
     term: Terminal,
     /// Cumulative output bytes of this pane in this server run.
     output_offset: u64,
-    pty: Option<Pty>,
+    pty: Option<Box<dyn PtyHandle>>,
     events: Recipient<Publish>,
     /// Where numbered `pty.data` goes.
     pty_out: Recipient<PtyData>,
     /// Attached connections.
     viewers: HashMap<ConnId, Recipient<DeliverPty>>,
+    /// The PTY reached EOF.
     ended: bool,
-    exit_code: Option<Option<i32>>,
+    /// The child was reaped (the exit may not be reported yet).
+    reaped: Option<Reaped>,
     exit_reported: bool,
     /// Rate limit and coalescing of terminal notifications.
     notify_gate: NotifyGate,
-    /// The current process has sent a hook: screen rules no longer apply to it.
-    hooked: bool,
-    /// The program the pane runs now, as the process refresh last saw it.
-    process_name: String,
-    /// What last moved lifecycle and attention.
-    evidence: Evidence,
-    /// The pane's `input_required` was raised by a screen rule.
-    screen_raised: bool,
-    /// Cursor tool calls and the approvals inferred from them.
-    approvals: cursor::Approvals,
-    /// What the last screen tick looked at: output offset, rule set, kind, program.
-    screen_seen: Option<(u64, u64, signaltty_protocol::pane::AgentKind, String)>,
     /// The live answer route of a pending native permission request.
     route: Option<NativeRoute>,
-    /// A screen evaluation is scheduled.
-    screen_armed: bool,
-    /// While a hook keeps the pane blocked: what the screen shows of its question.
-    question: crate::state::question::QuestionWatch,
-    /// Input was written to this process since it started (`pane.input`).
-    typed: bool,
+    /// The tracker's armed timers, so that it can cancel them.
+    timers: HashMap<Timer, SpawnHandle>,
+}
+
+impl Screen for Terminal {
+    fn text(&self) -> String {
+        self.screen_text()
+    }
+}
+
+/// Where a step's events go: published at once (`do_send`), or handed back
+/// so that the handler can reply once they are published.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Publishing {
+    Now,
+    Collect,
 }
 
 impl Pane {
-    /// A pane actor for a freshly spawned process.
+    /// A pane actor for a freshly spawned process on `pty`; the agent rules
+    /// and the Cursor approval wait come from `config`.
     pub fn new(
         state: PaneState,
-        pty: Pty,
+        pty: Box<dyn PtyHandle>,
         events: Recipient<Publish>,
         pty_out: Recipient<PtyData>,
+        config: &Config,
     ) -> Pane {
         let term = Terminal::new(state.pty_size.rows, state.pty_size.cols);
         Pane {
+            tracker: AgentTracker::new(state, config),
             term,
             output_offset: 0,
             pty: Some(pty),
@@ -229,21 +247,63 @@ impl Pane {
             pty_out,
             viewers: HashMap::new(),
             ended: false,
-            exit_code: None,
+            reaped: None,
             exit_reported: false,
             notify_gate: NotifyGate::default(),
-            hooked: false,
-            process_name: crate::procfs::name_of(&state.argv),
-            evidence: Evidence::default(),
-            screen_raised: false,
-            approvals: cursor::Approvals::default(),
-            screen_seen: None,
             route: None,
-            screen_armed: false,
-            question: Default::default(),
-            typed: false,
-            state,
+            timers: HashMap::new(),
         }
+    }
+
+    /// The pane object.
+    fn state(&self) -> &PaneState {
+        self.tracker.pane()
+    }
+
+    /// Performs a tracker step's effects in order and returns the events
+    /// collected for the caller to publish.
+    fn perform(&mut self, effects: Vec<Effect>, ctx: &mut Context<Self>) -> Vec<Event> {
+        self.run_effects(effects, Publishing::Collect, ctx)
+    }
+
+    /// Performs a tracker step's effects in order, publishing its events as
+    /// they come (nobody waits for them).
+    fn perform_now(&mut self, effects: Vec<Effect>, ctx: &mut Context<Self>) {
+        self.run_effects(effects, Publishing::Now, ctx);
+    }
+
+    fn run_effects(
+        &mut self,
+        effects: Vec<Effect>,
+        publishing: Publishing,
+        ctx: &mut Context<Self>,
+    ) -> Vec<Event> {
+        let mut collected = Vec::new();
+        for effect in effects {
+            match effect {
+                Effect::Publish(events) => match publishing {
+                    Publishing::Collect => collected.extend(events),
+                    Publishing::Now => self.events.do_send(Publish { events }),
+                },
+                Effect::Arm { timer, after } => {
+                    let handle = ctx.run_later(after, move |pane, ctx| {
+                        pane.timers.remove(&timer);
+                        let effects = pane.tracker.on_timer(timer, &pane.term);
+                        pane.perform_now(effects, ctx);
+                    });
+                    if let Some(old) = self.timers.insert(timer, handle) {
+                        ctx.cancel_future(old);
+                    }
+                },
+                Effect::Cancel(timer) => {
+                    if let Some(handle) = self.timers.remove(&timer) {
+                        ctx.cancel_future(handle);
+                    }
+                },
+                Effect::CheckRoute => self.check_route(),
+            }
+        }
+        collected
     }
 
     /// The viewers still connected (closed connections are forgotten here).
@@ -254,39 +314,35 @@ impl Pane {
 
     fn on_output(&mut self, chunk: &[u8], ctx: &mut Context<Self>) {
         self.output_offset += chunk.len() as u64;
-        self.state.last_activity_at = Timestamp::now();
+        self.tracker.on_output(self.output_offset);
         let found = self.term.feed(chunk);
         if !found.is_empty() {
             self.on_term_events(found, ctx);
         }
-        self.look_for_question();
-        self.arm_screen(ctx);
+        let effects = self.tracker.on_screen(&self.term);
+        self.perform_now(effects, ctx);
     }
 
     /// Reports the exit once the child is reaped and its output drained (or the
     /// drain grace has passed).
-    fn maybe_report_exit(&mut self, drained_or_late: bool) {
-        let Some(code) = self.exit_code else { return };
+    fn maybe_report_exit(&mut self, drained_or_late: bool, ctx: &mut Context<Self>) {
+        let Some(Reaped { code }) = self.reaped else {
+            return;
+        };
         if self.exit_reported || !(self.ended || drained_or_late) {
             return;
         }
         self.exit_reported = true;
         self.pty = None;
-        self.state.live = LiveState::Exited { code };
-        self.state.restore_state = RestoreState::Exited;
-        self.state.last_activity_at = Timestamp::now();
-        let mut events = vec![Event::PaneExited {
-            pane_id: self.state.id.clone(),
-            code,
-        }];
-        events.extend(self.exit_events(code));
-        self.events.do_send(Publish { events });
-        self.check_route();
+        // A notification held back by the gate has no pane to raise any more.
+        self.notify_gate.forget_held();
+        let effects = self.tracker.on_exit(code);
+        self.perform_now(effects, ctx);
     }
 
     fn pane_exited(&self, written: Option<usize>) -> Error {
         Error::PaneExited {
-            pane: self.state.id.0.clone(),
+            pane: self.state().id.0.clone(),
             written,
         }
     }
@@ -296,7 +352,8 @@ impl Actor for Pane {
     type Context = Context<Self>;
 
     fn started(&mut self, ctx: &mut Self::Context) {
-        self.arm_screen(ctx);
+        let effects = self.tracker.on_start();
+        self.perform_now(effects, ctx);
     }
 
     fn stopped(&mut self, _ctx: &mut Self::Context) {
@@ -322,7 +379,7 @@ impl Handler<Output> for Pane {
             return Box::pin(async {});
         }
         let sent = self.pty_out.send(PtyData {
-            pane_id: self.state.id.clone(),
+            pane_id: self.state().id.clone(),
             chunk: msg.chunk,
             end_offset: self.output_offset,
             viewers,
@@ -339,9 +396,9 @@ impl Handler<Output> for Pane {
 impl Handler<OutputEnded> for Pane {
     type Result = ();
 
-    fn handle(&mut self, _msg: OutputEnded, _ctx: &mut Self::Context) {
+    fn handle(&mut self, _msg: OutputEnded, ctx: &mut Self::Context) {
         self.ended = true;
-        self.maybe_report_exit(false);
+        self.maybe_report_exit(false, ctx);
     }
 }
 
@@ -349,10 +406,12 @@ impl Handler<ChildExited> for Pane {
     type Result = ();
 
     fn handle(&mut self, msg: ChildExited, ctx: &mut Self::Context) {
-        self.exit_code = Some(msg.code);
-        self.maybe_report_exit(false);
+        self.reaped = Some(Reaped { code: msg.code });
+        self.maybe_report_exit(false, ctx);
         if !self.exit_reported {
-            ctx.run_later(EXIT_DRAIN_GRACE, |act, _| act.maybe_report_exit(true));
+            ctx.run_later(EXIT_DRAIN_GRACE, |act, ctx| {
+                act.maybe_report_exit(true, ctx)
+            });
         }
     }
 }
@@ -361,7 +420,7 @@ impl Handler<GetPane> for Pane {
     type Result = MessageResult<GetPane>;
 
     fn handle(&mut self, _msg: GetPane, _ctx: &mut Self::Context) -> Self::Result {
-        MessageResult(self.state.clone())
+        MessageResult(self.state().clone())
     }
 }
 
@@ -410,8 +469,8 @@ impl Handler<WriteInput> for Pane {
             let e = self.pane_exited(None);
             return Box::pin(async move { Err(e) });
         };
-        self.typed |= !msg.bytes.is_empty();
-        Box::pin(self.write_bound(pty, msg.bytes))
+        self.tracker.on_input(msg.bytes.len());
+        Box::pin(self.write_bound(pty.as_ref(), msg.bytes))
     }
 }
 
@@ -420,11 +479,11 @@ impl Pane {
     /// bound to this PTY now: a later process in this pane never gets them.
     fn write_bound(
         &self,
-        pty: &Pty,
+        pty: &dyn PtyHandle,
         bytes: Vec<u8>,
     ) -> impl std::future::Future<Output = Result<usize, Error>> + 'static {
         let pending = pty.write(bytes, Instant::now() + INPUT_BUDGET);
-        let pane = self.state.id.0.clone();
+        let pane = self.state().id.0.clone();
         async move {
             match pending.await {
                 Ok(Ok(n)) => Ok(n),
@@ -460,11 +519,11 @@ impl Handler<ResizePane> for Pane {
             && let Err(e) = pty.resize(size.rows, size.cols)
         {
             // The child may have just exited; the stored size still changes.
-            log::debug!("pane {}: resize failed: {e}", self.state.id);
+            log::debug!("pane {}: resize failed: {e}", self.state().id);
         }
         self.term.resize(size.rows, size.cols);
-        self.state.pty_size = size;
-        let pane = self.state.clone();
+        self.tracker.pane_mut().pty_size = size;
+        let pane = self.state().clone();
         let sent = self.events.send(Publish {
             events: vec![Event::PaneResized { pane: pane.clone() }],
         });
@@ -482,9 +541,14 @@ impl Handler<SignalPane> for Pane {
         let Some(pty) = &self.pty else {
             return Err(self.pane_exited(None));
         };
-        pty.signal(to_nix(msg.signal), msg.group)
+        let target = if msg.group {
+            SignalTarget::Group
+        } else {
+            SignalTarget::Child
+        };
+        pty.signal(to_nix(msg.signal), target)
             .map_err(|e| Error::Io {
-                what: format!("signal {} to pane {}", msg.signal.as_str(), self.state.id),
+                what: format!("signal {} to pane {}", msg.signal.as_str(), self.state().id),
                 source: e,
             })
     }
@@ -494,24 +558,27 @@ impl Handler<Attach> for Pane {
     type Result = ResponseFuture<Result<PaneAttachResult, Error>>;
 
     fn handle(&mut self, msg: Attach, _ctx: &mut Self::Context) -> Self::Result {
-        let resized = msg.size.filter(|s| *s != self.state.pty_size).map(|size| {
-            if let Some(pty) = &self.pty
-                && let Err(e) = pty.resize(size.rows, size.cols)
-            {
-                log::debug!("pane {}: resize failed: {e}", self.state.id);
-            }
-            self.term.resize(size.rows, size.cols);
-            self.state.pty_size = size;
-            self.events.send(Publish {
-                events: vec![Event::PaneResized {
-                    pane: self.state.clone(),
-                }],
-            })
-        });
+        let resized = msg
+            .size
+            .filter(|s| *s != self.state().pty_size)
+            .map(|size| {
+                if let Some(pty) = &self.pty
+                    && let Err(e) = pty.resize(size.rows, size.cols)
+                {
+                    log::debug!("pane {}: resize failed: {e}", self.state().id);
+                }
+                self.term.resize(size.rows, size.cols);
+                self.tracker.pane_mut().pty_size = size;
+                self.events.send(Publish {
+                    events: vec![Event::PaneResized {
+                        pane: self.state().clone(),
+                    }],
+                })
+            });
         self.viewers.insert(msg.conn, msg.viewer);
         let seen = if msg.mark_seen {
-            let pending = self.decision_pending();
-            let events = self.with_axes("attach", |axes| {
+            let pending = self.tracker.decision_pending();
+            let events = self.tracker.with_axes("attach", |axes| {
                 axes.acknowledge("attach", pending);
             });
             (!events.is_empty()).then(|| self.events.send(Publish { events }))
@@ -524,11 +591,11 @@ impl Handler<Attach> for Pane {
             snapshot_b64: base64::engine::general_purpose::STANDARD
                 .encode(self.term.state_formatted()),
             output_offset: self.output_offset,
-            size: self.state.pty_size,
-            live: self.state.live,
-            restore_state: self.state.restore_state,
-            lifecycle: self.state.lifecycle,
-            attention: self.state.attention,
+            size: self.state().pty_size,
+            live: self.state().live,
+            restore_state: self.state().restore_state,
+            lifecycle: self.state().lifecycle,
+            attention: self.state().attention,
         };
         Box::pin(async move {
             if let Some(sent) = resized {
@@ -554,8 +621,8 @@ impl Handler<SetName> for Pane {
     type Result = ResponseFuture<Result<PaneState, Error>>;
 
     fn handle(&mut self, msg: SetName, _ctx: &mut Self::Context) -> Self::Result {
-        self.state.name = msg.name;
-        let pane = self.state.clone();
+        self.tracker.pane_mut().name = msg.name;
+        let pane = self.state().clone();
         let sent = self.events.send(Publish {
             events: vec![Event::PaneUpdated {
                 pane_id: pane.id.clone(),
@@ -580,7 +647,7 @@ impl Handler<ClearPane> for Pane {
         let viewers = self.live_viewers();
         let sent = (!viewers.is_empty()).then(|| {
             self.pty_out.send(PtyData {
-                pane_id: self.state.id.clone(),
+                pane_id: self.state().id.clone(),
                 chunk: CLEAR.to_vec(),
                 end_offset: offset,
                 viewers,
@@ -599,8 +666,8 @@ impl Handler<SetTab> for Pane {
     type Result = MessageResult<SetTab>;
 
     fn handle(&mut self, msg: SetTab, _ctx: &mut Self::Context) -> Self::Result {
-        self.state.tab_id = msg.tab_id;
-        MessageResult(self.state.clone())
+        self.tracker.pane_mut().tab_id = msg.tab_id;
+        MessageResult(self.state().clone())
     }
 }
 
@@ -619,6 +686,7 @@ impl Handler<ClosePane> for Pane {
         if let Some(pty) = self.pty.take() {
             pty.close(to_nix(msg.signal));
         }
+        self.tracker.on_closed();
         ctx.stop();
     }
 }
@@ -635,82 +703,5 @@ pub fn to_nix(signal: SignalName) -> nix::sys::signal::Signal {
         SignalName::Winch => S::SIGWINCH,
         SignalName::Usr1 => S::SIGUSR1,
         SignalName::Usr2 => S::SIGUSR2,
-    }
-}
-
-/// Feeds a pane actor from its PTY threads. The pane's address arrives once the
-/// actor has started (the PTY is spawned first, so a failed spawn creates no actor).
-pub struct PaneSink {
-    addr: Option<Addr<Pane>>,
-    addr_rx: Receiver<Addr<Pane>>,
-    ack_tx: SyncSender<()>,
-    ack_rx: Receiver<()>,
-    /// Chunks sent and not yet acknowledged.
-    in_flight: usize,
-}
-
-/// Chunks a reader may have in a pane's mailbox at once: enough to overlap the
-/// next read with the pane's parsing, few enough (32 KiB) to keep the pace of a
-/// flood set by the pane.
-pub const OUTPUT_WINDOW: usize = 4;
-
-impl PaneSink {
-    /// A sink and the sender its pane address will come through.
-    pub fn new() -> (PaneSink, SyncSender<Addr<Pane>>) {
-        let (addr_tx, addr_rx) = sync_channel(1);
-        let (ack_tx, ack_rx) = sync_channel(OUTPUT_WINDOW);
-        (
-            PaneSink {
-                addr: None,
-                addr_rx,
-                ack_tx,
-                ack_rx,
-                in_flight: 0,
-            },
-            addr_tx,
-        )
-    }
-
-    fn addr(&mut self) -> Option<&Addr<Pane>> {
-        if self.addr.is_none() {
-            self.addr = self.addr_rx.recv().ok();
-        }
-        self.addr.as_ref()
-    }
-}
-
-impl PtySink for PaneSink {
-    fn output(&mut self, chunk: Vec<u8>) {
-        let ack = self.ack_tx.clone();
-        let Some(addr) = self.addr().cloned() else {
-            return;
-        };
-        addr.do_send(Output { chunk, ack });
-        self.in_flight += 1;
-        while self.ack_rx.try_recv().is_ok() {
-            self.in_flight -= 1;
-        }
-        // At most OUTPUT_WINDOW chunks in flight: past that the reader waits for the
-        // pane. A stopped pane drops its messages (and their ack senders) while this
-        // sink still holds one, so the wait polls whether the pane is still there.
-        while self.in_flight >= OUTPUT_WINDOW {
-            match self.ack_rx.recv_timeout(Duration::from_millis(200)) {
-                Ok(()) => self.in_flight -= 1,
-                Err(_) if !addr.connected() => return,
-                Err(_) => {},
-            }
-        }
-    }
-
-    fn output_ended(&mut self) {
-        if let Some(addr) = self.addr() {
-            addr.do_send(OutputEnded);
-        }
-    }
-
-    fn exited(&mut self, code: Option<i32>) {
-        if let Some(addr) = self.addr() {
-            addr.do_send(ChildExited { code });
-        }
     }
 }

@@ -8,13 +8,14 @@ use crate::pty::SpawnSpec;
 use crate::supervisor::Publish;
 use actix::prelude::*;
 use signaltty_protocol::Event;
-use signaltty_protocol::pane::{Lifecycle, LiveState, Pane as PaneState, RestoreState};
+use signaltty_protocol::pane::Pane as PaneState;
 
 /// Starts `spec` in this pane, which must have no live process. Replies with
 /// the pane and its new process id once `pane.created {resumed: true}` is out.
 #[derive(Debug, Message)]
 #[rtype(result = "Result<(PaneState, u32), Error>")]
 pub struct Resume {
+    /// What to run.
     pub spec: SpawnSpec,
 }
 
@@ -31,7 +32,7 @@ impl Handler<Resume> for Pane {
         if self.pty.is_some() {
             return failed(Error::BadParams(format!(
                 "pane {} is already live",
-                self.state.id
+                self.state().id
             )));
         }
         let (sink, addr_tx) = PaneSink::new();
@@ -46,25 +47,14 @@ impl Handler<Resume> for Pane {
                 Err(e) => return failed(Error::SpawnFailed(format!("launch task failed: {e}"))),
             };
             let pid = pty.pid();
-            pane.pty = Some(pty);
+            pane.pty = Some(Box::new(pty));
             pane.ended = false;
-            pane.exit_code = None;
+            pane.reaped = None;
             pane.exit_reported = false;
             // A new process: unhooked, its own program, no inferred approvals.
-            pane.hooked = false;
-            pane.screen_raised = false;
-            pane.screen_seen = None;
-            pane.question.reset();
-            pane.typed = false;
-            pane.arm_screen(ctx);
-            pane.forget_approvals(ctx);
-            pane.process_name = crate::procfs::name_of(&argv);
-            pane.state.live = LiveState::Live;
-            pane.state.restore_state = RestoreState::Live;
-            let mut events = pane.with_axes("resume", |axes| {
-                axes.set_lifecycle(Lifecycle::Unknown, "resume");
-            });
-            let state = pane.state.clone();
+            let effects = pane.tracker.on_process_started(&argv);
+            let mut events = pane.perform(effects, ctx);
+            let state = pane.state().clone();
             events.push(Event::PaneCreated {
                 pane: state.clone(),
                 resumed: Some(true),

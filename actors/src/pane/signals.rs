@@ -1,11 +1,13 @@
 //! The Pane actor's side of the state engine: terminal signals (BEL, OSC
-//! notifications), the exit rules, `notify` and `pane.mark_seen`. The rules are
-//! in `crate::state`; this file feeds them and publishes what they changed.
+//! notifications), `notify`, `pane.mark_seen`, the process refresh and
+//! `pane.explain`. The rules are in `crate::state` (the pane's `AgentTracker`);
+//! this file feeds them and publishes what they changed.
 
 use super::Pane;
 use crate::error::Error;
 use crate::ids::random_u128;
-use crate::state::{Axes, Draft, NewNotification};
+use crate::state::tracker::ProcessReport;
+use crate::state::{Draft, NewNotification};
 use crate::supervisor::Publish;
 use crate::term::TermEvent;
 use actix::prelude::*;
@@ -19,13 +21,6 @@ pub const NOTIFY_BURST: f64 = 5.0;
 /// …and per second after it. Notifications beyond that are coalesced: the newest
 /// one waiting is stored when the budget allows, the others are dropped.
 pub const NOTIFY_PER_SEC: f64 = 1.0;
-
-/// Which evidence last moved each axis, and when (for `pane.explain`).
-#[derive(Debug, Default)]
-pub struct Evidence {
-    pub lifecycle: Option<(String, Timestamp)>,
-    pub attention: Option<(String, Timestamp)>,
-}
 
 /// A token bucket for terminal notifications, with the newest one held back.
 #[derive(Debug)]
@@ -48,6 +43,11 @@ impl Default for NotifyGate {
 }
 
 impl NotifyGate {
+    /// Drops the notification held back, if any (the pane's process exited).
+    pub(super) fn forget_held(&mut self) {
+        self.held = None;
+    }
+
     fn take(&mut self, now: Instant) -> bool {
         let gained = now.duration_since(self.refilled).as_secs_f64() * NOTIFY_PER_SEC;
         self.tokens = (self.tokens + gained).min(NOTIFY_BURST);
@@ -66,8 +66,11 @@ impl NotifyGate {
 #[derive(Debug, Message)]
 #[rtype(result = "Result<Notification, Error>")]
 pub struct Notify {
+    /// The notification's title.
     pub title: String,
+    /// Its body.
     pub body: String,
+    /// Its severity, which sets the attention it raises.
     pub severity: Severity,
 }
 
@@ -81,34 +84,6 @@ pub struct MarkSeen {
 }
 
 impl Pane {
-    /// Runs state-engine operations on this pane at one instant and returns the
-    /// events of what changed.
-    pub(super) fn with_axes(&mut self, source: &str, f: impl FnOnce(&mut Axes<'_>)) -> Vec<Event> {
-        let mut axes = Axes::new(&mut self.state, Timestamp::now());
-        f(&mut axes);
-        let events = axes.into_events();
-        self.note_evidence(source, &events);
-        events
-    }
-
-    /// Remembers `source` as the evidence behind each axis `events` moved.
-    pub(super) fn note_evidence(&mut self, source: &str, events: &[Event]) {
-        let now = Timestamp::now();
-        let lifecycle = events.iter().any(|e| e.name().starts_with("agent."));
-        let attention = events.iter().any(|e| e.name().starts_with("attention."));
-        if lifecycle {
-            self.evidence.lifecycle = Some((source.to_owned(), now.clone()));
-        }
-        if attention {
-            self.evidence.attention = Some((source.to_owned(), now));
-        }
-    }
-
-    /// A decision is pending on this pane: its attention survives reading.
-    pub(super) fn decision_pending(&self) -> bool {
-        self.state.pending_decision.is_some()
-    }
-
     fn new_notification(
         &self,
         title: Option<&str>,
@@ -124,7 +99,7 @@ impl Pane {
             source: source.to_owned(),
         };
         let id = format!("notif_{:032x}", random_u128());
-        NewNotification::new(id, &self.state, draft, Timestamp::now())
+        NewNotification::new(id, self.state(), draft, Timestamp::now())
     }
 
     /// Applies what the terminal reported for one chunk: titles, bells and
@@ -135,16 +110,16 @@ impl Pane {
         for event in found {
             match event {
                 TermEvent::Title(title) => {
-                    if title != self.state.title {
-                        self.state.title = title;
+                    if title != self.state().title {
+                        self.tracker.pane_mut().title = title;
                         events.push(Event::PaneUpdated {
-                            pane_id: self.state.id.clone(),
-                            pane: self.state.clone(),
+                            pane_id: self.state().id.clone(),
+                            pane: self.state().clone(),
                         });
                     }
                 },
                 TermEvent::Bell => {
-                    events.extend(self.with_axes("bell", |axes| {
+                    events.extend(self.tracker.with_axes("bell", |axes| {
                         axes.raise(Attention::Unread);
                     }));
                 },
@@ -191,7 +166,7 @@ impl Pane {
             return Vec::new();
         }
         let new = self.new_notification(title.as_deref(), &body, Severity::Info, source);
-        self.with_axes(source, |axes| axes.notify(new))
+        self.tracker.with_axes(source, |axes| axes.notify(new))
     }
 
     /// Stores the held-back notification once the gate has a token again.
@@ -218,13 +193,6 @@ impl Pane {
         });
     }
 
-    /// The state events of the child's exit (spec/lifecycle.md §6.3 steps 2–3),
-    /// published right after `pane.exited`.
-    pub(super) fn exit_events(&mut self, code: Option<i32>) -> Vec<Event> {
-        self.notify_gate.held = None;
-        self.with_axes("exit", |axes| axes.exit(code))
-    }
-
     /// Publishes `events` (if any) and replies `value` once they are published.
     pub(super) fn publish_then<T: Send + 'static>(
         &self,
@@ -248,7 +216,7 @@ impl Handler<Notify> for Pane {
     fn handle(&mut self, msg: Notify, _ctx: &mut Self::Context) -> Self::Result {
         let new = self.new_notification(Some(&msg.title), &msg.body, msg.severity, "cli");
         let notification = new.notification.clone();
-        let events = self.with_axes("cli", |axes| axes.notify(new));
+        let events = self.tracker.with_axes("cli", |axes| axes.notify(new));
         self.publish_then(events, notification)
     }
 }
@@ -257,13 +225,13 @@ impl Handler<MarkSeen> for Pane {
     type Result = ResponseFuture<Result<PaneState, Error>>;
 
     fn handle(&mut self, msg: MarkSeen, _ctx: &mut Self::Context) -> Self::Result {
-        let pending = self.decision_pending();
-        let events = self.with_axes(msg.reason, |axes| {
+        let pending = self.tracker.decision_pending();
+        let events = self.tracker.with_axes(msg.reason, |axes| {
             axes.acknowledge(msg.reason, pending);
         });
         // `last_seen_at` changes even when attention does not; the pane in the
         // reply has it, the projection gets it with the next state event.
-        self.publish_then(events, self.state.clone())
+        self.publish_then(events, self.state().clone())
     }
 }
 
@@ -272,6 +240,7 @@ impl Handler<MarkSeen> for Pane {
 #[derive(Debug, Message)]
 #[rtype(result = "()")]
 pub struct ProcessSeen {
+    /// What was seen.
     pub seen: crate::procfs::Seen,
 }
 
@@ -282,41 +251,15 @@ impl Handler<ProcessSeen> for Pane {
         if self.pty.is_none() {
             return;
         }
-        // A new program or kind, or rules that changed, gets one evaluation.
-        if self.screen_context_changed() {
-            self.arm_screen(ctx);
-        }
         let crate::procfs::Seen { name, cwd, hint } = msg.seen;
-        let mut changed = false;
-        // A generic pane is promoted to the agent it runs; never demoted. A
-        // wrapper's SIGNALTTY_AGENT hint counts only when detection finds nothing.
-        if !self.state.agent.kind.is_agent() {
-            let detected = crate::agents::active().detect(&name).or_else(|| {
-                hint.as_deref()
-                    .and_then(signaltty_protocol::pane::AgentKind::parse)
-                    .filter(|k| k.is_agent())
-            });
-            if let Some(kind) = detected {
-                self.state.agent.kind = kind;
-                changed = true;
-            }
-        }
-        self.process_name = name;
-        if let Some(cwd) = cwd
-            && cwd != self.state.cwd
-            && std::path::Path::new(&cwd).is_dir()
-        {
-            self.state.cwd = cwd;
-            changed = true;
-        }
-        if changed {
-            self.events.do_send(Publish {
-                events: vec![Event::PaneUpdated {
-                    pane_id: self.state.id.clone(),
-                    pane: self.state.clone(),
-                }],
-            });
-        }
+        // The tracker does no I/O: the directory is checked here.
+        let new_cwd = cwd.filter(|c| *c != self.state().cwd && std::path::Path::new(c).is_dir());
+        let effects = self.tracker.on_process(ProcessReport {
+            name,
+            new_cwd,
+            hint,
+        });
+        self.perform_now(effects, ctx);
     }
 }
 
@@ -330,51 +273,6 @@ impl Handler<Explain> for Pane {
     type Result = Result<signaltty_protocol::state::PaneExplainResult, Error>;
 
     fn handle(&mut self, _msg: Explain, _ctx: &mut Self::Context) -> Self::Result {
-        use signaltty_protocol::state::{AxisEvidence, PaneExplainResult};
-        let state = &self.state;
-        let axis = |value: &str, evidence: &Option<(String, Timestamp)>, hints: Vec<String>| {
-            AxisEvidence {
-                state: value.to_owned(),
-                source: evidence.as_ref().map(|(s, _)| s.clone()),
-                since: evidence.as_ref().map(|(_, t)| t.clone()),
-                changes_with: hints,
-            }
-        };
-        let live = self.pty.is_some();
-        let eval = self.evaluate_screen(true);
-        let classifies = live && !self.hooked && !eval.rules.is_empty();
-        Ok(PaneExplainResult {
-            kind: state.agent.kind,
-            process: self.process_name.clone(),
-            source: eval.source.as_str().into(),
-            live,
-            hooked: self.hooked,
-            classifies,
-            matched: eval.winner.as_ref().map(|(index, id, state)| {
-                let reason = if id == "idle_fallback" {
-                    "no working, blocked or hold sign matched: a known agent reads as idle"
-                } else {
-                    "the highest-priority rule that matched"
-                };
-                serde_json::json!({
-                    "id": id,
-                    "state": state.as_str(),
-                    "index": index,
-                    "region_text": eval.winner_text,
-                    "reason": reason,
-                })
-            }),
-            rules: eval.rules,
-            lifecycle: axis(
-                state.lifecycle.as_str(),
-                &self.evidence.lifecycle,
-                crate::state::explain::lifecycle_hints(state, live, self.hooked),
-            ),
-            attention: axis(
-                state.attention.as_str(),
-                &self.evidence.attention,
-                crate::state::explain::attention_hints(state, self.decision_pending()),
-            ),
-        })
+        Ok(self.tracker.explain(&self.term))
     }
 }

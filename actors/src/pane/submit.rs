@@ -11,6 +11,7 @@ use signaltty_protocol::pane::{Attention, Lifecycle, LiveState};
 #[derive(Debug, Message)]
 #[rtype(result = "Result<(), Error>")]
 pub struct SubmitPaste {
+    /// The prompt.
     pub text: String,
 }
 
@@ -42,7 +43,7 @@ fn busy(why: &str, details: Option<serde_json::Value>) -> Error {
 impl Pane {
     /// The readiness gate (step 2): `None` when a prompt may be pasted.
     fn submit_refusal(&self) -> Option<Error> {
-        let pane = &self.state;
+        let pane = self.state();
         let decision = pane.pending_decision.is_some();
         if self.pty.is_none() || pane.live != LiveState::Live || pane.lifecycle == Lifecycle::Exited
         {
@@ -73,7 +74,7 @@ impl Pane {
 
     /// Whether the input box may have been taken over since the paste (step 6).
     fn asks_since_paste(&self) -> bool {
-        let pane = &self.state;
+        let pane = self.state();
         pane.pending_decision.is_some()
             || pane.attention == Attention::PermissionRequired
             || (pane.lifecycle == Lifecycle::Blocked && pane.attention != Attention::InputRequired)
@@ -94,7 +95,7 @@ impl Handler<SubmitPaste> for Pane {
         bytes.extend_from_slice(b"\x1b[200~");
         bytes.extend_from_slice(msg.text.as_bytes());
         bytes.extend_from_slice(b"\x1b[201~");
-        let written = self.write_bound(pty, bytes);
+        let written = self.write_bound(pty.as_ref(), bytes);
         Box::pin(async move { written.await.map(drop) })
     }
 }
@@ -114,7 +115,7 @@ impl Handler<SubmitEnter> for Pane {
         }
         // Checked and written in one turn: a hook that sets a decision is
         // handled before this or after the Enter byte is queued.
-        let written = self.write_bound(pty, b"\r".to_vec());
+        let written = self.write_bound(pty.as_ref(), b"\r".to_vec());
         Box::pin(async move { written.await.map(drop) })
     }
 }
@@ -123,11 +124,11 @@ impl Handler<SubmitRetry> for Pane {
     type Result = ResponseFuture<bool>;
 
     fn handle(&mut self, _msg: SubmitRetry, _ctx: &mut Self::Context) -> Self::Result {
-        let untouched = matches!(self.state.lifecycle, Lifecycle::Idle | Lifecycle::Done)
+        let untouched = matches!(self.state().lifecycle, Lifecycle::Idle | Lifecycle::Done)
             && !self.asks_since_paste();
         match self.pty.as_ref() {
             Some(pty) if untouched => {
-                let written = self.write_bound(pty, b"\r".to_vec());
+                let written = self.write_bound(pty.as_ref(), b"\r".to_vec());
                 Box::pin(async move { written.await.is_ok() })
             },
             _ => Box::pin(async { false }),

@@ -224,6 +224,7 @@ fn launch<H: Host>(cx: &mut Cx<'_>, prepared: Prepared, ctx: &mut Context<H>) ->
             arbiter,
             pty_out,
             split,
+            config: cx.config.clone(),
         });
         Box::pin(sent.on_host::<H>().map(move |r, act, _| {
             let placed = r.map_err(Error::from).and_then(|inner| inner);

@@ -97,10 +97,25 @@ fn harness_mismatch(input: &HookInput<'_>) -> bool {
     })
 }
 
-/// Why a hook would be dropped (H1), if it would.
-pub fn drop_reason(pane: &Pane, input: &HookInput<'_>) -> Option<&'static str> {
+/// A hook that passed H1 for a pane, with the classification the check made:
+/// only `check_hook` makes one, so a hook is checked once and applied at most
+/// once.
+#[derive(Debug)]
+pub struct CheckedHook<'i, 'a> {
+    input: &'i HookInput<'a>,
+    /// The classification against the pane's lifecycle at the check.
+    class: Classification,
+}
+
+/// H1: the hook as it will be applied, or why it is dropped
+/// (`harness_mismatch`, `unrecognized_hook`). The pane's lifecycle must not
+/// change between this check and `apply_checked`.
+pub fn check_hook<'i, 'a>(
+    pane: &Pane,
+    input: &'i HookInput<'a>,
+) -> Result<CheckedHook<'i, 'a>, &'static str> {
     if harness_mismatch(input) {
-        return Some("harness_mismatch");
+        return Err("harness_mismatch");
     }
     let class = input.classify(pane.lifecycle);
     let recognized = !class.is_empty()
@@ -109,16 +124,31 @@ pub fn drop_reason(pane: &Pane, input: &HookInput<'_>) -> Option<&'static str> {
         || input.message.is_some()
         || input.decision.is_some()
         || is_liveness(input.event);
-    (!recognized).then_some("unrecognized_hook")
+    if recognized {
+        Ok(CheckedHook { input, class })
+    } else {
+        Err("unrecognized_hook")
+    }
+}
+
+/// Why a hook would be dropped (H1), if it would.
+pub fn drop_reason(pane: &Pane, input: &HookInput<'_>) -> Option<&'static str> {
+    check_hook(pane, input).err()
 }
 
 /// Applies `input` to `pane` at `now`.
 pub fn apply_hook(pane: &mut Pane, input: &HookInput<'_>, now: Timestamp) -> Applied {
-    if let Some(reason) = drop_reason(pane, input) {
-        return Applied::Dropped(reason);
+    match check_hook(pane, input) {
+        Ok(checked) => Applied::Accepted(apply_checked(pane, checked, now)),
+        Err(reason) => Applied::Dropped(reason),
     }
+}
+
+/// Applies a checked hook to `pane` at `now` (H2–H10) and returns the events
+/// that record it.
+pub fn apply_checked(pane: &mut Pane, checked: CheckedHook<'_, '_>, now: Timestamp) -> Vec<Event> {
+    let CheckedHook { input, mut class } = checked;
     let session = input.session();
-    let mut class = input.classify(pane.lifecycle);
     let mut events = Vec::new();
     // H2: session identity, recorded even when the rest is suppressed.
     if let Some(id) = session {
@@ -177,7 +207,7 @@ pub fn apply_hook(pane: &mut Pane, input: &HookInput<'_>, now: Timestamp) -> App
     }
     axes.touch();
     events.extend(axes.into_events());
-    Applied::Accepted(events)
+    events
 }
 
 /// Records an agent session (H2, `report-session`): the kind, the resume

@@ -1,6 +1,7 @@
 //! The state engine: what a pane is doing (lifecycle) and whether a person needs
-//! to look (attention), spec/lifecycle.md. Pure code, no actor: the Pane actor
-//! owns each pane's state and applies these functions to it; the projection
+//! to look (attention), spec/lifecycle.md. Pure code, no actor: each Pane actor
+//! owns an `AgentTracker` (`tracker/`) that holds the pane's state and applies
+//! these functions to it, and performs the effects it returns; the projection
 //! keeps what waits need (`progress`).
 
 pub mod apply;
@@ -11,6 +12,7 @@ pub mod hooks;
 pub mod notify;
 pub mod progress;
 pub mod question;
+pub mod tracker;
 
 #[cfg(test)]
 pub(crate) mod tests;

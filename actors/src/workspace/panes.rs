@@ -35,6 +35,8 @@ pub struct SpawnPane {
     pub pty_out: Recipient<crate::supervisor::PtyData>,
     /// `pane.split`: the pane to split and the direction, instead of an empty tab.
     pub split: Option<(PaneId, SplitDir)>,
+    /// The server's configuration: the pane reads its agent rules and limits.
+    pub config: std::sync::Arc<crate::config::Config>,
 }
 
 /// Removes a closed pane from its tab's layout and publishes `pane.closed`.
@@ -122,6 +124,7 @@ impl Handler<SpawnPane> for Workspace {
             arbiter,
             pty_out,
             split,
+            config,
         } = msg;
         let target = if self.closing {
             Err(self.gone())
@@ -151,7 +154,7 @@ impl Handler<SpawnPane> for Workspace {
                     let events = act.events.clone();
                     let state = pane.clone();
                     let addr = Pane::start_in_arbiter(&arbiter, move |_| {
-                        Pane::new(state, pty, events, pty_out)
+                        Pane::new(state, Box::new(pty), events, pty_out, &config)
                     });
                     act.panes.insert(pane.id.clone(), addr.clone());
                     let mut published = Vec::new();

@@ -1,38 +1,31 @@
 //! Cursor's approval inference (spec/agents.md §10.4.1, seed 002): Cursor has
 //! no permission hook, so a tool call whose `postToolUse` does not follow its
-//! `preToolUse` within 10 s is taken to be waiting for the person's approval.
-//! State is per tool-call id, never per turn: calls run concurrently.
+//! `preToolUse` within the approval wait (`Limits::cursor_approval_wait`, 10 s)
+//! is taken to be waiting for the person's approval. State is per tool-call
+//! id, never per turn: calls run concurrently.
 
-use super::Pane;
-use actix::prelude::*;
+use super::{AgentTracker, Effect, Timer};
 use serde_json::Value;
 use signaltty_protocol::Event;
 use signaltty_protocol::pane::{Attention, Lifecycle};
 use std::collections::HashMap;
-use std::sync::OnceLock;
-use std::time::Duration;
 
-/// How long a tool call may run before it counts as waiting for approval.
-pub const APPROVAL_WAIT: Duration = Duration::from_secs(10);
-
-static WAIT: OnceLock<Duration> = OnceLock::new();
-
-/// Sets the approval wait for this process (tests shorten it); the first call wins.
-pub fn set_approval_wait(wait: Duration) {
-    let _ = WAIT.set(wait);
-}
-
-fn approval_wait() -> Duration {
-    *WAIT.get_or_init(|| APPROVAL_WAIT)
+/// A running tool call: its timer's token and the tool's name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct RunningCall {
+    token: u64,
+    tool: Option<String>,
 }
 
 /// The tool calls of one pane.
 #[derive(Debug, Default)]
-pub struct Approvals {
-    /// Running calls and their timers.
-    timers: HashMap<String, (SpawnHandle, Option<String>)>,
-    /// Calls taken to be waiting for approval.
+pub(super) struct Approvals {
+    /// Running calls by id, each with its approval timer.
+    running: HashMap<String, RunningCall>,
+    /// Calls taken to be waiting for approval, with their tool's name.
     waiting: HashMap<String, Option<String>>,
+    /// Approval timers asked for so far (the next token).
+    tokens: u64,
 }
 
 /// The tool-call id of a Cursor hook payload.
@@ -44,7 +37,7 @@ fn tool_call_id(payload: &Value) -> Option<String> {
         .map(str::to_owned)
 }
 
-impl Pane {
+impl AgentTracker {
     /// Follows a Cursor hook: a `preToolUse` starts its call's timer, the
     /// matching post hook cancels it (and resolves a waiting call), and the end
     /// of the run forgets every call. Returns the events of a resolution.
@@ -52,7 +45,7 @@ impl Pane {
         &mut self,
         event: &str,
         payload: &Value,
-        ctx: &mut Context<Self>,
+        effects: &mut Vec<Effect>,
     ) -> Vec<Event> {
         match event {
             "preToolUse" => {
@@ -61,13 +54,18 @@ impl Pane {
                         .get("tool_name")
                         .and_then(Value::as_str)
                         .map(str::to_owned);
-                    if let Some((old, _)) = self.approvals.timers.remove(&id) {
-                        ctx.cancel_future(old);
+                    if let Some(old) = self.approvals.running.remove(&id) {
+                        effects.push(Effect::Cancel(Timer::Approval(old.token)));
                     }
-                    let key = id.clone();
-                    let handle =
-                        ctx.run_later(approval_wait(), move |pane, _| pane.approval_timeout(&key));
-                    self.approvals.timers.insert(id, (handle, tool));
+                    self.approvals.tokens += 1;
+                    let token = self.approvals.tokens;
+                    effects.push(Effect::Arm {
+                        timer: Timer::Approval(token),
+                        after: self.approval_wait,
+                    });
+                    self.approvals
+                        .running
+                        .insert(id, RunningCall { token, tool });
                 }
                 Vec::new()
             },
@@ -75,8 +73,8 @@ impl Pane {
                 let Some(id) = tool_call_id(payload) else {
                     return Vec::new();
                 };
-                if let Some((handle, _)) = self.approvals.timers.remove(&id) {
-                    ctx.cancel_future(handle);
+                if let Some(call) = self.approvals.running.remove(&id) {
+                    effects.push(Effect::Cancel(Timer::Approval(call.token)));
                 }
                 if self.approvals.waiting.remove(&id).is_none()
                     || !self.approvals.waiting.is_empty()
@@ -93,41 +91,52 @@ impl Pane {
                 })
             },
             "stop" | "sessionEnd" | "beforeSubmitPrompt" => {
-                self.forget_approvals(ctx);
+                self.forget_approvals(effects);
                 Vec::new()
             },
             _ => Vec::new(),
         }
     }
 
-    /// Forgets every call (the run ended, the pane exited or its process changed).
-    pub(super) fn forget_approvals(&mut self, ctx: &mut Context<Self>) {
-        for (_, (handle, _)) in self.approvals.timers.drain() {
-            ctx.cancel_future(handle);
+    /// Forgets every call (the run ended or the process changed).
+    pub(super) fn forget_approvals(&mut self, effects: &mut Vec<Effect>) {
+        for (_, call) in self.approvals.running.drain() {
+            effects.push(Effect::Cancel(Timer::Approval(call.token)));
         }
         self.approvals.waiting.clear();
     }
 
-    /// A call ran past the approval wait: it is waiting for the person.
-    fn approval_timeout(&mut self, id: &str) {
-        let Some((_, tool)) = self.approvals.timers.remove(id) else {
+    /// The approval timer `token` fired: its call ran past the wait and is
+    /// waiting for the person (unless it finished meanwhile or the process
+    /// is gone).
+    pub(super) fn on_approval_timer(&mut self, token: u64, effects: &mut Vec<Effect>) {
+        let Some(id) = self
+            .approvals
+            .running
+            .iter()
+            .find(|(_, call)| call.token == token)
+            .map(|(id, _)| id.clone())
+        else {
             return;
         };
-        if self.pty.is_none() {
+        let Some(call) = self.approvals.running.remove(&id) else {
+            return;
+        };
+        if !self.live() {
             return;
         }
-        let message = match &tool {
+        let message = match &call.tool {
             Some(t) => format!("waiting for approval: {t}"),
             None => "waiting for approval".to_owned(),
         };
-        self.approvals.waiting.insert(id.to_owned(), tool);
+        self.approvals.waiting.insert(id, call.tool);
         let events = self.with_axes("hook:cursor:approval_inferred", |axes| {
             axes.set_lifecycle(Lifecycle::Blocked, "hook:cursor:approval_inferred");
             axes.raise(Attention::PermissionRequired);
             axes.set_message(&message);
         });
         if !events.is_empty() {
-            self.events.do_send(crate::supervisor::Publish { events });
+            effects.push(Effect::Publish(events));
         }
     }
 }
