@@ -13,7 +13,7 @@
 use crate::codec::{Frame, JsonLines};
 use crate::config::Limits;
 use crate::flow::{CountingWriter, Flow, GatedStream};
-use crate::router::response_line;
+use crate::reply::response_line;
 use crate::supervisor::{Connected, Disconnected, Dispatch, Supervisor};
 use actix::io::{WriteHandler, Writer};
 use actix::prelude::*;

@@ -7,6 +7,7 @@
 //! docs/ARCHITECTURE.md for the tour.
 
 pub mod agents;
+pub mod arbiters;
 pub mod codec;
 pub mod config;
 pub mod connection;
@@ -26,6 +27,7 @@ pub mod procfs;
 pub mod projection;
 pub mod pty;
 pub mod registry;
+pub mod reply;
 pub mod router;
 pub mod sequencer;
 pub mod slug;

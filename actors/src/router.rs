@@ -16,6 +16,7 @@
 //!                          reply ◄─ host.cx().registry.add_pane(…) ◄─ placed
 //! ```
 
+use crate::arbiters::PaneArbiters;
 use crate::config::Config;
 use crate::connection::ConnHandle;
 use crate::decision::AnswerRoutes;
@@ -23,14 +24,13 @@ use crate::error::Error;
 use crate::events::{EventFilter, ReplaySource, coverage, finish_replay};
 use crate::ids::random_u128;
 use crate::registry::{Launches, ServerRegistry};
+pub use crate::reply::{Reply, error_body, response_line};
 use crate::sequencer::{PtyData, Publish, Sequencer};
-use crate::supervisor::PaneArbiters;
 use crate::workspace::{Close, Rename, Workspace as WorkspaceActor};
 use actix::fut::future::FutureWrap;
 use actix::prelude::*;
 use bytes::Bytes;
 use signaltty_protocol::envelope::EventFrame;
-use signaltty_protocol::envelope::{ErrorBody, Response};
 use signaltty_protocol::server::{
     ServerSchemaResult, ServerShutdownParams, ServerShutdownResult, ServerStatusResult,
 };
@@ -57,43 +57,6 @@ mod panes;
 mod submit;
 mod tabs;
 pub mod wait;
-
-/// What a request produces: its result, lines to write right after the response
-/// (a subscription's replay), and whether to close the connection afterwards.
-#[derive(Debug)]
-pub struct Reply {
-    /// The method's result as JSON text, or its error.
-    pub result: Result<Bytes, Error>,
-    /// Lines written right after the response, before any other line.
-    pub after: Vec<Bytes>,
-    /// Close the connection once these lines are written.
-    pub close_after: bool,
-}
-
-impl Reply {
-    /// A plain reply. The result is serialized here, once, straight to JSON text.
-    pub fn of<T: serde::Serialize>(result: Result<T, Error>) -> Reply {
-        let result = result.and_then(|r| {
-            serde_json::to_vec(&r)
-                .map(Bytes::from)
-                .map_err(|e| Error::Internal(format!("unserializable result: {e}")))
-        });
-        Reply {
-            result,
-            after: Vec::new(),
-            close_after: false,
-        }
-    }
-
-    /// An error reply.
-    pub fn error(e: Error) -> Reply {
-        Reply {
-            result: Err(e),
-            after: Vec::new(),
-            close_after: false,
-        }
-    }
-}
 
 /// What routing may see and change of the server: borrowed from the host for
 /// one routing step.
@@ -204,33 +167,6 @@ pub fn route<H: Host>(
         Method::AgentsList(_) => ready(Ok(agents_result(&cx.config.agents.current()))),
         Method::AgentsReload(_) => agents_reload(cx),
     }
-}
-
-/// The response line for a reply's result.
-pub fn response_line(id: &str, result: Result<Bytes, Error>) -> Vec<u8> {
-    match result {
-        Ok(json) => {
-            // The envelope of spec/ipc.md §2.2 around the already serialized result.
-            let id = serde_json::to_string(id).unwrap_or_else(|_| "\"?\"".to_owned());
-            let mut line = Vec::with_capacity(json.len() + id.len() + 48);
-            line.extend_from_slice(b"{\"protocol\":\"");
-            line.extend_from_slice(PROTOCOL.as_bytes());
-            line.extend_from_slice(b"\",\"id\":");
-            line.extend_from_slice(id.as_bytes());
-            line.extend_from_slice(b",\"ok\":true,\"result\":");
-            line.extend_from_slice(&json);
-            line.extend_from_slice(b"}\n");
-            line
-        },
-        Err(e) => Response::err(id, error_body(&e)).to_line(),
-    }
-}
-
-/// The wire form of an error.
-pub fn error_body(e: &Error) -> ErrorBody {
-    let mut body = ErrorBody::new(e.code(), e.to_string());
-    body.details = e.details();
-    body
 }
 
 /// A reply known at once.
@@ -635,22 +571,4 @@ fn agents_reload<H: Host>(cx: &mut Cx<'_>) -> Routed<H> {
         };
         Reply::of(result)
     }))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use signaltty_protocol::ServerLine;
-
-    #[test]
-    fn a_hand_built_success_line_is_the_protocol_response_with_the_id_escaped() {
-        let id = "weird \"id\" \\ ü";
-        let line = response_line(id, Ok(Bytes::from_static(b"{\"x\":[1,2]}")));
-        let text = String::from_utf8(line).unwrap();
-        assert!(text.ends_with('\n'));
-        let ServerLine::Response(r) = ServerLine::parse(text.trim_end()).unwrap() else {
-            panic!("not a response")
-        };
-        assert_eq!(r, Response::ok(id, serde_json::json!({"x": [1, 2]})));
-    }
 }

@@ -3,9 +3,9 @@
 //! the filter and forwards matching event lines to its connection. A full mailbox
 //! means the connection lags, and the Supervisor closes it rather than skip events.
 
+use crate::connection::ConnHandle;
 use crate::connection::{CloseConnection, Deliver, Drain, KickReason};
 use crate::events::{EventFilter, Published};
-use crate::supervisor::ConnHandle;
 use actix::prelude::*;
 use signaltty_protocol::Seq;
 use std::sync::Arc;

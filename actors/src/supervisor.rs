@@ -37,9 +37,10 @@ use std::sync::Arc;
 use std::time::Instant;
 use tokio::sync::watch;
 
-pub use crate::connection::{ConnHandle, ConnId};
-pub use crate::router::Reply;
-pub use crate::sequencer::{PtyData, Publish};
+use crate::arbiters::PaneArbiters;
+use crate::connection::{ConnHandle, ConnId};
+use crate::reply::Reply;
+use crate::sequencer::{PtyData, Publish};
 
 /// Messages the Supervisor's mailbox holds before senders wait.
 pub const SUPERVISOR_MAILBOX: usize = 65_536;
@@ -81,24 +82,6 @@ pub struct Disconnected {
 pub struct BeginShutdown {
     /// Why, for the log.
     pub reason: String,
-}
-
-/// The arbiters pane actors run on, handed out round robin.
-#[derive(Default)]
-pub struct PaneArbiters {
-    arbiters: Vec<ArbiterHandle>,
-    next: usize,
-}
-
-impl PaneArbiters {
-    /// The arbiter for the next pane (the current one when there are none).
-    pub fn next_arbiter(&mut self) -> ArbiterHandle {
-        if self.arbiters.is_empty() {
-            return Arbiter::current();
-        }
-        self.next = (self.next + 1) % self.arbiters.len();
-        self.arbiters[self.next].clone()
-    }
 }
 
 /// The Supervisor actor.
@@ -175,7 +158,7 @@ impl Supervisor {
 
     /// Sets the arbiters pane actors run on (default: the Supervisor's own).
     pub fn with_pane_arbiters(mut self, arbiters: Vec<ArbiterHandle>) -> Supervisor {
-        self.arbiters = PaneArbiters { arbiters, next: 0 };
+        self.arbiters = PaneArbiters::new(arbiters);
         self
     }
 

@@ -4,8 +4,8 @@
 
 use crate::config::{Config, Limits, SocketOrigin};
 use crate::connection::{CloseConnection, Deliver, DeliverPty, Drain};
+use crate::connection::{ConnHandle, ConnId};
 use crate::journal::{JournalRecord, JournalStore};
-use crate::supervisor::{ConnHandle, ConnId};
 use actix::prelude::*;
 use parking_lot::Mutex;
 use signaltty_protocol::Seq;
@@ -204,9 +204,9 @@ impl Actor for PublishProbe {
     type Context = Context<Self>;
 }
 
-impl Handler<crate::supervisor::Publish> for PublishProbe {
+impl Handler<crate::sequencer::Publish> for PublishProbe {
     type Result = Result<Seq, crate::error::Error>;
-    fn handle(&mut self, msg: crate::supervisor::Publish, _: &mut Self::Context) -> Self::Result {
+    fn handle(&mut self, msg: crate::sequencer::Publish, _: &mut Self::Context) -> Self::Result {
         self.seq += msg.events.len() as u64;
         self.log.lock().batches.push(msg.events);
         self.changed.notify_waiters();
@@ -214,9 +214,9 @@ impl Handler<crate::supervisor::Publish> for PublishProbe {
     }
 }
 
-impl Handler<crate::supervisor::PtyData> for PublishProbe {
+impl Handler<crate::sequencer::PtyData> for PublishProbe {
     type Result = ();
-    fn handle(&mut self, msg: crate::supervisor::PtyData, _: &mut Self::Context) {
+    fn handle(&mut self, msg: crate::sequencer::PtyData, _: &mut Self::Context) {
         self.log.lock().pty.push((msg.chunk, msg.end_offset));
         self.changed.notify_waiters();
     }

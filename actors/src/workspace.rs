@@ -5,7 +5,7 @@
 use crate::error::Error;
 use crate::layout;
 use crate::pane::Pane;
-use crate::supervisor::Publish;
+use crate::sequencer::Publish;
 use actix::prelude::*;
 use signaltty_protocol::signal::SignalName;
 use signaltty_protocol::workspace::{Layout, Tab, Workspace as WorkspaceState};

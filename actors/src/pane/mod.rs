@@ -7,11 +7,12 @@
 //! (`state/tracker/`); the pane feeds it and performs the effects it returns.
 
 use crate::config::Config;
+use crate::connection::ConnId;
 use crate::connection::DeliverPty;
 use crate::error::Error;
 use crate::pty::{WriteError, WriteErrorKind};
+use crate::sequencer::{PtyData, Publish};
 use crate::state::tracker::{AgentTracker, Effect, Screen, Timer};
-use crate::supervisor::{ConnId, PtyData, Publish};
 use crate::term::Terminal;
 use actix::prelude::*;
 use base64::Engine as _;

@@ -5,7 +5,7 @@
 use super::{Pane, PaneSink};
 use crate::error::Error;
 use crate::pty::SpawnSpec;
-use crate::supervisor::Publish;
+use crate::sequencer::Publish;
 use actix::prelude::*;
 use signaltty_protocol::Event;
 use signaltty_protocol::pane::Pane as PaneState;

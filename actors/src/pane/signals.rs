@@ -6,9 +6,9 @@
 use super::Pane;
 use crate::error::Error;
 use crate::ids::random_u128;
+use crate::sequencer::Publish;
 use crate::state::tracker::ProcessReport;
 use crate::state::{Draft, NewNotification};
-use crate::supervisor::Publish;
 use crate::term::TermEvent;
 use actix::prelude::*;
 use signaltty_protocol::pane::{Attention, Pane as PaneState};

@@ -8,7 +8,7 @@ use crate::error::Error;
 use crate::ids::random_u128;
 use crate::pane::{ClosePane, Pane, PaneSink, SetTab};
 use crate::pty::{self, SpawnSpec};
-use crate::supervisor::Publish;
+use crate::sequencer::Publish;
 use actix::prelude::*;
 use signaltty_protocol::pane::Pane as PaneState;
 use signaltty_protocol::signal::SignalName;
@@ -32,7 +32,7 @@ pub struct SpawnPane {
     /// Where the pane actor runs.
     pub arbiter: ArbiterHandle,
     /// Where the pane sends `pty.data` to be numbered.
-    pub pty_out: Recipient<crate::supervisor::PtyData>,
+    pub pty_out: Recipient<crate::sequencer::PtyData>,
     /// `pane.split`: the pane to split and the direction, instead of an empty tab.
     pub split: Option<(PaneId, SplitDir)>,
     /// The server's configuration: the pane reads its agent rules and limits.
