@@ -551,12 +551,18 @@ fn main() -> ExitCode {
             cursor_approval_ms,
         } => serve::server(
             &cli.global,
-            log_file,
-            detached,
-            journal_rotate_bytes,
-            process_refresh_ms,
-            agents_dir,
-            cursor_approval_ms,
+            serve::ServerArgs {
+                log_file,
+                session: if detached {
+                    serve::Session::Detach
+                } else {
+                    serve::Session::Inherit
+                },
+                journal_rotate_bytes,
+                process_refresh_ms,
+                agents_dir,
+                cursor_approval_ms,
+            },
         ),
         Command::Start => serve::start(&cli.global),
         Command::Stop { force } => serve::stop(&cli.global, force),

@@ -16,17 +16,44 @@ use std::time::{Duration, Instant};
 /// How long `start` and `stop` wait for the server to come up or go away.
 const LIFECYCLE_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// Whether the server keeps the session of the terminal it was started from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Session {
+    /// Stay in it (`signaltty server` in a shell).
+    Inherit,
+    /// Leave it, so the starting terminal's hangup never reaches the server
+    /// (`signaltty start`).
+    Detach,
+}
+
+/// What `signaltty server` was started with.
+#[derive(Debug, Clone)]
+pub struct ServerArgs {
+    /// Where the log goes (default: stderr).
+    pub log_file: Option<PathBuf>,
+    /// Whether to leave the starting terminal's session.
+    pub session: Session,
+    /// Journal rotation size, overriding the default.
+    pub journal_rotate_bytes: Option<u64>,
+    /// The process refresh period, overriding the default.
+    pub process_refresh_ms: Option<u64>,
+    /// The agent manifests directory (`--agents-dir`).
+    pub agents_dir: Option<PathBuf>,
+    /// Cursor's approval inference wait, overriding the default.
+    pub cursor_approval_ms: Option<u64>,
+}
+
 /// Runs the server in the foreground until it stops; returns its exit code.
-pub fn server(
-    global: &Global,
-    log_file: Option<PathBuf>,
-    detached: bool,
-    journal_rotate_bytes: Option<u64>,
-    process_refresh_ms: Option<u64>,
-    agents_dir: Option<PathBuf>,
-    cursor_approval_ms: Option<u64>,
-) -> i32 {
-    if detached {
+pub fn server(global: &Global, args: ServerArgs) -> i32 {
+    let ServerArgs {
+        log_file,
+        session,
+        journal_rotate_bytes,
+        process_refresh_ms,
+        agents_dir,
+        cursor_approval_ms,
+    } = args;
+    if session == Session::Detach {
         // Leave the starting terminal's session so its hangup never reaches us.
         if let Err(e) = nix::unistd::setsid() {
             eprintln!("signaltty: cannot start a new session: {e}");
