@@ -10,9 +10,9 @@
 //!                 │ pid ── pidfd ─▶ reader polls it beside the master, reaps ─▶ sink.exited
 //!                 │        (no pidfd: pty-exit-<pid> waiter: waitid, reap ─(exit pipe)─▶ reader)
 //!                 │
-//!   close(sig) ── kill(pid, sig) · cancel pipe closed · master slot emptied (the kernel
-//!                 hangs the session up) · pty-reaper: after the grace, SIGKILL every
-//!                 process group of the session
+//!   close(sig) ── canceled · kill(pid, sig) · cancel pipe closed · master slot
+//!                 emptied (the kernel hangs the session up) · pty-reaper: after the
+//!                 grace, SIGKILL every process group of the session
 //! ```
 //!
 //! Every `PtySink` call comes from the reader thread, one at a time, so the sink
@@ -24,8 +24,11 @@
 //!   (a background job) still holds the terminal open. The reader delivers `exited`
 //!   once the master has been quiet for `EXIT_QUIET` (at most `EXIT_DRAIN_MAX`
 //!   after the reap), so output the child printed before exiting comes first.
-//! * After `close`, neither `output` nor `output_ended` is called again; `exited`
-//!   still comes once the child is reaped.
+//! * After `close`, the reader stops, and an end the close causes (its signal
+//!   ending the child, or its hangup) is never reported as `output_ended`. A chunk
+//!   or an EOF the reader had already taken in when `close` began may still reach
+//!   the sink, because `close` does not wait for the reader. `exited` still comes
+//!   once the child is reaped.
 
 // The workspace denies `unsafe_code`. This module is the one place that needs it:
 // `pre_exec` and the raw calls inside it, and the `TIOCSWINSZ` ioctl. Every unsafe
@@ -105,7 +108,8 @@ pub trait PtySink: Send + 'static {
     /// the server.
     fn output(&mut self, chunk: Vec<u8>);
     /// The master reached EOF/EIO; every byte before it was delivered by `output`.
-    /// Not called after `Pty::close`.
+    /// Not called once `Pty::close` has begun, unless the reader saw the EOF first
+    /// (see the module header).
     fn output_ended(&mut self);
     /// The child was reaped: its exit code, 128 + signal number when a signal killed
     /// it, `None` if the status could not be obtained. Called exactly once, last
@@ -232,7 +236,8 @@ struct Shared {
     /// for one read, write or poll at a time and never while calling the sink, so
     /// once `close` empties the slot the last descriptor closes within one poll slice.
     master: Mutex<Option<Arc<OwnedFd>>>,
-    /// Set by `close`; checked by the reader and the writer before every attempt.
+    /// Set by `close` before it signals the child; checked by the reader and the
+    /// writer before every attempt, and by the reader once more when it sees an end.
     canceled: AtomicBool,
     /// Read end of the cancel pipe: it reports POLLHUP once `close` drops the write
     /// end, which wakes a reader or writer blocked in `poll` at once.
@@ -266,13 +271,16 @@ impl Shared {
         if self.closed.swap(true, Ordering::SeqCst) {
             return;
         }
+        // Canceled before the signal goes out: the signal can end the child at once,
+        // and its exit hangs the master up. The reader checks `canceled` after it sees
+        // an end, so an end this close causes is never reported as `output_ended`.
+        self.canceled.store(true, Ordering::SeqCst);
         {
             let reaped = self.reaped.lock();
             if !*reaped && let Err(e) = kill(self.pid, sig) {
                 log::debug!("pty {}: cannot send {sig} on close: {e}", self.pid);
             }
         }
-        self.canceled.store(true, Ordering::SeqCst);
         self.queue.cancel();
         drop(self.cancel_tx.lock().take());
         // The reader and the writer drop their clones within one poll; the last one

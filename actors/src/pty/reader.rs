@@ -6,6 +6,9 @@
 //!      │                           │                                                  │
 //!      └───── EOF: output_ended, wait for the reap, exited ◀──────────────────────────┘
 //! ```
+//!
+//! `close` stops the reader in any state. An EOF seen once `close` has begun is
+//! not reported as `output_ended`: the close itself may have caused it.
 
 use super::reap;
 use super::{
@@ -83,7 +86,11 @@ pub(super) fn run(shared: Arc<Shared>, mut sink: Box<dyn PtySink>, watch: ExitWa
         exit: Exit::Running,
     };
     let end = reader.pump(&mut *sink);
-    if end == End::Eof {
+    // The signal `close` sends can end the child, and its hangup closes the
+    // terminal; either reaches the reader as an EOF, possibly before the cancel pipe
+    // wakes it. `close` sets `canceled` before it does either, so checking it after
+    // the EOF tells an end the close caused from one the child reached by itself.
+    if end == End::Eof && !reader.shared.is_canceled() {
         sink.output_ended();
     }
     if reader.exit != Exit::Delivered {

@@ -12,6 +12,12 @@ use std::sync::mpsc;
 /// How long any single expected event may take.
 const WAIT: Duration = Duration::from_secs(10);
 
+/// The longest `close` may take to return. A close that blocked would wait for a
+/// stuck write (`WAIT`) or the grace (`CLOSE_GRACE`); this is well below both, yet
+/// far above the time a thread may wait for a core on a busy machine, which
+/// exceeded the 100 ms this used to be.
+const CLOSE_RETURNS: Duration = Duration::from_millis(500);
+
 static SERIAL: Mutex<()> = Mutex::new(());
 
 #[derive(Debug)]
@@ -479,10 +485,8 @@ fn close_cancels_active_and_queued_writes_promptly() {
     let queued = pending(pane.pty().write(b"more".to_vec(), Instant::now() + WAIT));
     let closing = Instant::now();
     pane.pty().close(Signal::SIGHUP);
-    assert!(
-        closing.elapsed() < Duration::from_millis(100),
-        "close blocked"
-    );
+    let took = closing.elapsed();
+    assert!(took < CLOSE_RETURNS, "close blocked for {took:?}");
     let (result, _) = active.wait(WAIT);
     let error = result.unwrap_err();
     assert_eq!(error.kind, WriteErrorKind::Exited, "{error}");
@@ -491,11 +495,15 @@ fn close_cancels_active_and_queued_writes_promptly() {
     assert_eq!(result, Err(WriteError::new(WriteErrorKind::Exited, 0)));
     let took = closing.elapsed();
     assert!(took < Duration::from_millis(500), "cancel took {took:?}");
-    // A write after close is answered at once.
-    let late = pending(pane.pty().write(b"x".to_vec(), Instant::now() + WAIT));
-    let (result, took) = late.wait(WAIT);
-    assert_eq!(result, Err(WriteError::new(WriteErrorKind::Exited, 0)));
-    assert!(took < Duration::from_millis(100));
+    // A write after close is answered at once: the answer is there when `write`
+    // returns. (Timing it through `pending` measured how soon a helper thread got a
+    // core, which a busy machine can delay past any small bound.)
+    let mut late = pane.pty().write(b"x".to_vec(), Instant::now() + WAIT);
+    assert_eq!(
+        late.try_recv(),
+        Ok(Err(WriteError::new(WriteErrorKind::Exited, 0))),
+        "a write after close was not answered at once"
+    );
     assert_eq!(pane.wait_exit(), Some(128 + 1));
     assert!(pane.bytes_at_end.is_none(), "no output_ended after close");
 }
@@ -520,10 +528,8 @@ fn close_kills_every_process_group_of_the_session_after_the_grace() {
 
     let closing = Instant::now();
     pane.pty().close(Signal::SIGTERM);
-    assert!(
-        closing.elapsed() < Duration::from_millis(100),
-        "close blocked"
-    );
+    let took = closing.elapsed();
+    assert!(took < CLOSE_RETURNS, "close blocked for {took:?}");
     for job in [pid, same, own] {
         assert!(!is_dead(job), "{job} died before the grace");
     }
