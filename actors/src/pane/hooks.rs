@@ -7,32 +7,17 @@ use super::Pane;
 use crate::error::Error;
 use crate::state::tracker::HookReport;
 use actix::prelude::*;
-use serde_json::Value;
 use signaltty_protocol::Event;
 use signaltty_protocol::pane::AgentKind;
-use signaltty_protocol::state::{Decision, HookEventResult, Severity};
+use signaltty_protocol::state::HookEventResult;
 
-/// One ordinary hook event for this pane, already routed and validated.
-#[derive(Debug, Message)]
-#[rtype(result = "Result<HookEventResult, Error>")]
-pub struct Hook {
-    /// The adapter's kind.
-    pub kind: AgentKind,
-    /// The `agent` param as given.
-    pub agent: String,
-    /// The native hook name.
-    pub event: String,
-    /// The hook's payload.
-    pub payload: Value,
-    /// An explicit notification body (`message`, else `body`).
-    pub message: Option<String>,
-    /// An explicit notification title.
-    pub title: Option<String>,
-    /// The severity of an explicit notification.
-    pub severity: Severity,
-    /// The decision the hook carries, explicit or synthesized from a native
-    /// permission request, `answerable` captured.
-    pub decision: Option<Decision>,
+/// One ordinary hook event for this pane, already routed and validated: the
+/// tracker's [`HookReport`], sent as a message. Replies with the `hook-event`
+/// result once the events it produced are published.
+pub use crate::state::tracker::HookReport as Hook;
+
+impl Message for HookReport {
+    type Result = Result<HookEventResult, Error>;
 }
 
 impl Handler<Hook> for Pane {
@@ -53,17 +38,7 @@ impl Pane {
         hook: Hook,
         ctx: &mut Context<Self>,
     ) -> (Vec<Event>, HookEventResult) {
-        let report = HookReport {
-            kind: hook.kind,
-            agent: hook.agent,
-            event: hook.event,
-            payload: hook.payload,
-            message: hook.message,
-            title: hook.title,
-            severity: hook.severity,
-            decision: hook.decision,
-        };
-        let outcome = self.tracker.on_hook(report, &self.term);
+        let outcome = self.tracker.on_hook(hook, &self.term);
         let events = self.perform(outcome.effects, ctx);
         (events, outcome.reply)
     }
