@@ -31,6 +31,7 @@ pub mod reply;
 pub mod router;
 pub mod sequencer;
 pub mod slug;
+pub mod snapshot;
 pub mod state;
 pub mod subscriber;
 pub mod supervisor;

@@ -1,0 +1,77 @@
+//! The snapshot (`snapshot.json`, spec/persistence.md §6–§7): the structure of
+//! the world — workspaces, tabs, panes — at a known `seq`, so a restarted
+//! server rebuilds it from the snapshot plus the journal's events after that
+//! seq. Pure data and file handling: the Supervisor decides when to save, and
+//! `crate::restore` applies what is loaded.
+//!
+//! ```text
+//!   state dir/
+//!     snapshot.json      the newest good generation (0600)
+//!     snapshot.json.1    the one before it
+//!     snapshot.corrupt-<UTC>      one that could not be parsed, moved aside
+//!     snapshot.unsupported-<UTC>  one of an unknown version, moved aside
+//!     history/<pane>.tail         each pane's last 64 KiB of lines (0600)
+//! ```
+
+use serde::{Deserialize, Serialize};
+use signaltty_protocol::pane::Pane;
+use signaltty_protocol::workspace::{Tab, Workspace};
+use signaltty_protocol::{PROTOCOL, Seq, Timestamp};
+
+mod file;
+mod tails;
+#[cfg(test)]
+mod tests;
+
+pub use file::{LoadProblem, Loaded, load, save};
+pub use tails::{MAX_TAIL_BYTES, read_tail, tail_of, tail_path};
+
+/// The snapshot format this server writes and reads.
+pub const SNAPSHOT_VERSION: u32 = 1;
+
+/// The snapshot's content (version 1). Every field but `version` is
+/// defaulted, so an older or smaller snapshot still loads; unknown fields are
+/// ignored.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Snapshot {
+    /// The format version.
+    pub version: u32,
+    /// When it was taken.
+    #[serde(default = "epoch")]
+    pub saved_at: Timestamp,
+    /// The protocol of the server that wrote it (informational).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protocol: Option<String>,
+    /// The seq of the projection it was taken from: the journal's events after
+    /// it are applied on top at restore (beyond the spec, which has no seq).
+    #[serde(default)]
+    pub seq: Seq,
+    /// The workspaces (data-model.md §3), in creation order.
+    #[serde(default)]
+    pub workspaces: Vec<Workspace>,
+    /// Every tab with its layout (data-model.md §4).
+    #[serde(default)]
+    pub tabs: Vec<Tab>,
+    /// Every pane (data-model.md §5), tombstones included.
+    #[serde(default)]
+    pub panes: Vec<Pane>,
+}
+
+fn epoch() -> Timestamp {
+    Timestamp::from_unix_millis(0)
+}
+
+impl Snapshot {
+    /// A snapshot of the given state at `seq`, taken now.
+    pub fn new(seq: Seq, workspaces: Vec<Workspace>, tabs: Vec<Tab>, panes: Vec<Pane>) -> Snapshot {
+        Snapshot {
+            version: SNAPSHOT_VERSION,
+            saved_at: Timestamp::now(),
+            protocol: Some(PROTOCOL.to_owned()),
+            seq,
+            workspaces,
+            tabs,
+            panes,
+        }
+    }
+}
