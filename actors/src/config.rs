@@ -59,6 +59,8 @@ pub struct Limits {
     /// How long a Cursor tool call runs before it counts as waiting for
     /// approval (spec agents.md §10.4.1: 10 s; tests shorten it).
     pub cursor_approval_wait: Duration,
+    /// How often a due snapshot is written (spec persistence.md §6.1: 2 s).
+    pub snapshot_interval: Duration,
 }
 
 impl Default for Limits {
@@ -72,6 +74,7 @@ impl Default for Limits {
             journal_rotate_bytes: crate::journal::file::ROTATE_BYTES,
             process_refresh: Duration::from_secs(10),
             cursor_approval_wait: Duration::from_secs(10),
+            snapshot_interval: Duration::from_secs(2),
         }
     }
 }

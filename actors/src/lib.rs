@@ -28,6 +28,7 @@ pub mod projection;
 pub mod pty;
 pub mod registry;
 pub mod reply;
+pub mod restore;
 pub mod router;
 pub mod sequencer;
 pub mod slug;
@@ -89,6 +90,8 @@ pub fn run_server(config: Config) -> i32 {
 pub struct StateDir {
     store: FileStore,
     disk: Arc<crate::journal::file::DiskHistory>,
+    /// The world as the snapshot and the journal left it.
+    restored: restore::Restored,
     /// Held for the server's life: one server per state directory.
     _lock: std::fs::File,
 }
@@ -130,9 +133,15 @@ impl StateDir {
         for note in &report.notes {
             log::warn!("journal: {note}");
         }
+        let restored = restore::restore(
+            &config.state_dir,
+            &disk,
+            crate::journal::JournalStore::head(&store),
+        );
         Ok(StateDir {
             store,
             disk,
+            restored,
             _lock: lock,
         })
     }
@@ -160,9 +169,15 @@ pub async fn run(
         .map(|n| n.get())
         .unwrap_or(2);
     let pane_arbiters: Vec<ArbiterHandle> = (0..cores).map(|_| Arbiter::new().handle()).collect();
-    let StateDir { store, disk, _lock } = state;
+    let StateDir {
+        store,
+        disk,
+        restored,
+        _lock,
+    } = state;
     let supervisor = Supervisor::new(config.clone(), store, Some(disk), stop_tx)
         .with_pane_arbiters(pane_arbiters.clone())
+        .restored(restored, config.state_dir.clone())
         .on_stop(move |code| {
             let _ = exit_tx.send(code);
         })

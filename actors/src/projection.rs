@@ -41,6 +41,54 @@ impl Projection {
         self.seq
     }
 
+    /// A projection holding a snapshot's state as of `seq` (restore,
+    /// spec/persistence.md §8.1); the journal's later events are applied on top.
+    pub fn restored(seq: Seq, workspaces: Vec<Workspace>, tabs: Vec<Tab>, panes: Vec<Pane>) -> Projection {
+        let mut p = Projection::new(seq);
+        for w in workspaces {
+            if !p.workspaces.contains_key(&w.id) {
+                p.order.push(w.id.clone());
+            }
+            p.workspaces.insert(w.id.clone(), w);
+        }
+        for t in tabs {
+            if p.workspaces.contains_key(&t.workspace_id) {
+                p.tabs.insert(t.id.clone(), t);
+            }
+        }
+        for pane in panes {
+            if p.tabs.contains_key(&pane.tab_id) {
+                p.panes.insert(pane.id.clone(), pane);
+            }
+        }
+        p
+    }
+
+    /// Ends a restore: every pane becomes a tombstone of its last state
+    /// (`tombstone`), gets a fresh process record, and the projection moves to
+    /// `head`, the first seq this run's events come after. No event is emitted
+    /// for any of it (spec/persistence.md §8.1).
+    pub fn finish_restore(&mut self, head: Seq, tombstone: impl Fn(&mut Pane)) {
+        self.seq = self.seq.max(head);
+        self.progress.clear();
+        for (id, pane) in &mut self.panes {
+            tombstone(pane);
+            let instance = format!("{}-restored-{}", self.instance_prefix, self.seq.0);
+            self.progress
+                .insert(id.clone(), Progress::start(instance, self.seq.0, pane));
+        }
+    }
+
+    /// Every tab, in no particular order (for the snapshot).
+    pub fn all_tabs(&self) -> Vec<Tab> {
+        self.tabs.values().cloned().collect()
+    }
+
+    /// Every pane, in no particular order (for the snapshot).
+    pub fn all_panes(&self) -> Vec<Pane> {
+        self.panes.values().cloned().collect()
+    }
+
     /// Applies one published event, taking ownership so objects move in uncopied.
     pub fn apply(&mut self, seq: Seq, event: Event) {
         self.seq = seq;

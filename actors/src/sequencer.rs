@@ -159,6 +159,12 @@ impl Sequencer {
         }
     }
 
+    /// Takes the world a restore rebuilt as the read model (at the head; no
+    /// event is published for it, spec/persistence.md §8.1).
+    pub fn restore(&mut self, projection: Projection) {
+        self.projection = projection;
+    }
+
     /// Starts the journal thread over `store`; its acks and failures go to the
     /// given recipients (the Supervisor's mailbox).
     pub fn start_journal(

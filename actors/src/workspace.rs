@@ -102,6 +102,29 @@ impl Workspace {
         }
     }
 
+    /// The actor of a restored workspace (spec/persistence.md §8.1): its tabs
+    /// with their layouts and the tombstone actors of its panes.
+    pub fn restored(
+        state: WorkspaceState,
+        tabs: Vec<Tab>,
+        panes: HashMap<PaneId, Addr<Pane>>,
+        events: Recipient<Publish>,
+    ) -> Workspace {
+        // In the workspace's own tab order; a tab it does not list is dropped.
+        let tabs = state
+            .tabs
+            .iter()
+            .filter_map(|id| tabs.iter().find(|t| t.id == *id).cloned())
+            .collect();
+        Workspace {
+            state,
+            tabs,
+            panes,
+            events,
+            closing: false,
+        }
+    }
+
     fn gone(&self) -> Error {
         Error::NoSuchWorkspace(WorkspaceRef(self.state.id.0.clone()))
     }

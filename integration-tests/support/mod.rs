@@ -6,6 +6,7 @@
 
 pub mod agents;
 pub mod client;
+pub mod life;
 pub mod process;
 
 pub use client::{Client, RawLine, request_line};

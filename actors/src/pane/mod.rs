@@ -256,6 +256,48 @@ impl Pane {
         }
     }
 
+    /// A restored pane (spec/persistence.md §8.1): no process, its terminal
+    /// rebuilt at the saved size from the saved `tail` (oldest line first),
+    /// followed by one dimmed line saying it was restored and when. `resume`
+    /// starts a process in it later; until then it answers as an exited pane.
+    pub fn tombstone(
+        state: PaneState,
+        tail: Option<&str>,
+        events: Recipient<Publish>,
+        pty_out: Recipient<PtyData>,
+        config: &Config,
+    ) -> Pane {
+        let mut term = Terminal::new(state.pty_size.rows, state.pty_size.cols);
+        let mut replay = String::new();
+        if let Some(tail) = tail.filter(|t| !t.is_empty()) {
+            // The tail is plain text lines; a terminal needs CR LF to start
+            // each one at the left margin.
+            replay.push_str(&tail.replace('\n', "\r\n"));
+            replay.push_str("\r\n");
+        }
+        replay.push_str(&format!(
+            "\x1b[2m── restored by signaltty at {} ──\x1b[0m\r\n",
+            signaltty_protocol::Timestamp::now()
+        ));
+        // Nothing is scanned for signals here: the restored text is history.
+        let _ = term.feed(replay.as_bytes());
+        Pane {
+            tracker: AgentTracker::new(state, config),
+            term,
+            output_offset: 0,
+            pty: None,
+            events,
+            pty_out,
+            viewers: HashMap::new(),
+            ended: true,
+            reaped: Some(Reaped { code: None }),
+            exit_reported: true,
+            notify_gate: NotifyGate::default(),
+            route: None,
+            timers: HashMap::new(),
+        }
+    }
+
     /// The pane object.
     fn state(&self) -> &PaneState {
         self.tracker.pane()
