@@ -16,6 +16,7 @@ mod journal_faults;
 mod pane_ops;
 mod panes;
 mod real_agents;
+mod restore;
 mod security;
 mod states;
 mod tabs;

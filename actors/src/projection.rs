@@ -43,7 +43,12 @@ impl Projection {
 
     /// A projection holding a snapshot's state as of `seq` (restore,
     /// spec/persistence.md §8.1); the journal's later events are applied on top.
-    pub fn restored(seq: Seq, workspaces: Vec<Workspace>, tabs: Vec<Tab>, panes: Vec<Pane>) -> Projection {
+    pub fn restored(
+        seq: Seq,
+        workspaces: Vec<Workspace>,
+        tabs: Vec<Tab>,
+        panes: Vec<Pane>,
+    ) -> Projection {
         let mut p = Projection::new(seq);
         for w in workspaces {
             if !p.workspaces.contains_key(&w.id) {

@@ -17,7 +17,7 @@
 
 use crate::journal::file::DiskHistory;
 use crate::projection::Projection;
-use crate::snapshot::{self, Loaded, LoadProblem};
+use crate::snapshot::{self, LoadProblem, Loaded};
 use signaltty_protocol::pane::{LiveState, Pane, RestoreState};
 use signaltty_protocol::state::Decision;
 use signaltty_protocol::{Event, PaneId, Seq};
@@ -63,7 +63,10 @@ pub fn restore(state_dir: &Path, disk: &DiskHistory, head: Seq) -> Restored {
     let (mut projection, after) = match loaded {
         Loaded::Snapshot(s) => {
             report.snapshot_seq = Some(s.seq);
-            (Projection::restored(s.seq, s.workspaces, s.tabs, s.panes), s.seq)
+            (
+                Projection::restored(s.seq, s.workspaces, s.tabs, s.panes),
+                s.seq,
+            )
         },
         Loaded::Missing => (Projection::new(Seq(0)), Seq(0)),
         Loaded::MovedAside { problem, to } => {
@@ -128,7 +131,11 @@ fn suffix(disk: &DiskHistory, after: Seq) -> Result<Vec<(Seq, Event)>, String> {
             Ok(event) => events.push((Seq(r.seq), event)),
             // An event this server cannot read (written by a newer one) is
             // skipped with a word, not allowed to stop the restore.
-            Err(e) => log::warn!("restore: skipping journal record {} ({}): {e}", r.seq, r.event),
+            Err(e) => log::warn!(
+                "restore: skipping journal record {} ({}): {e}",
+                r.seq,
+                r.event
+            ),
         }
     }
     Ok(events)

@@ -26,15 +26,10 @@ use crate::error::Error;
 use crate::journal::file::DiskHistory;
 use crate::journal::{JournalAck, JournalFailed, JournalStore};
 use crate::registry::{Launches, ServerRegistry};
+use crate::restore::{RestoreReport, Restored};
 use crate::router::{Cx, Host};
 use crate::sequencer::{Sequencer, TurnStart};
-use crate::pane::Pane;
-use crate::registry::PaneEntry;
-use crate::restore::{RestoreReport, Restored};
-use crate::snapshot::{self, Snapshot};
 use crate::turns::{TurnBaseline, TurnBaselines};
-use crate::workspace::Workspace as WorkspaceActor;
-use signaltty_protocol::{PaneId, WorkspaceId};
 use actix::prelude::*;
 use signaltty_protocol::pane::LiveState;
 use signaltty_protocol::{Event, Request, Seq};
@@ -117,20 +112,7 @@ pub struct Supervisor {
     /// How the restore went.
     restore_report: RestoreReport,
     /// Snapshots: where, whether one is due, whether one is being written.
-    snapshots: Snapshots,
-}
-
-/// When the snapshot is written (spec/persistence.md §6.1): every state event
-/// marks it due; a flusher writes a due one at most every
-/// `limits.snapshot_interval`, off the event loop, one at a time.
-#[derive(Debug, Default)]
-struct Snapshots {
-    /// The state directory, when the server has one (not in some actor tests).
-    dir: Option<std::path::PathBuf>,
-    /// The projection's seq when the last snapshot was taken.
-    taken_at: Option<Seq>,
-    /// A write is in flight.
-    writing: bool,
+    snapshots: persist::Snapshots,
 }
 
 impl Supervisor {
@@ -165,7 +147,7 @@ impl Supervisor {
             on_stop: None,
             restored: None,
             restore_report: RestoreReport::default(),
-            snapshots: Snapshots::default(),
+            snapshots: persist::Snapshots::default(),
         }
     }
 
@@ -176,131 +158,6 @@ impl Supervisor {
         self.snapshots.taken_at = restored.report.snapshot_seq;
         self.restored = Some(restored);
         self
-    }
-
-    /// Starts a Workspace actor per restored workspace and a tombstone Pane
-    /// actor per restored pane, registers them, and takes the restored world
-    /// as the read model.
-    fn adopt(&mut self, restored: Restored, ctx: &mut Context<Self>) {
-        let Restored {
-            projection,
-            tails,
-            report,
-        } = restored;
-        let addr = ctx.address();
-        let mut panes_of: HashMap<WorkspaceId, HashMap<PaneId, Addr<Pane>>> = HashMap::new();
-        let mut entries = Vec::new();
-        for pane in projection.all_panes() {
-            let tail = tails.get(&pane.id).cloned();
-            let (events, pty_out) = (addr.clone().recipient(), addr.clone().recipient());
-            let config = self.config.clone();
-            let state = pane.clone();
-            let pane_addr = Pane::start_in_arbiter(&self.arbiters.next_arbiter(), move |_| {
-                Pane::tombstone(state, tail.as_deref(), events, pty_out, &config)
-            });
-            panes_of
-                .entry(pane.workspace_id.clone())
-                .or_default()
-                .insert(pane.id.clone(), pane_addr.clone());
-            entries.push((
-                pane.name.clone(),
-                PaneEntry {
-                    id: pane.id,
-                    addr: pane_addr,
-                    workspace: pane.workspace_id,
-                    tab: pane.tab_id,
-                    pid: 0,
-                },
-            ));
-        }
-        for ws in projection.workspaces() {
-            let tabs = projection.tabs_of(&ws);
-            let panes = panes_of.remove(&ws.id).unwrap_or_default();
-            let ws_addr =
-                WorkspaceActor::restored(ws.clone(), tabs.clone(), panes, addr.clone().recipient())
-                    .start();
-            if let Err(e) = self.registry.add_workspace(ws.id.clone(), ws.handle.clone(), ws_addr) {
-                log::error!("restore: workspace {}: {e}", ws.id);
-                continue;
-            }
-            for tab in tabs {
-                self.registry.add_tab(tab.id, ws.id.clone());
-            }
-        }
-        for (name, entry) in entries {
-            let id = entry.id.clone();
-            self.registry.add_pane(entry);
-            if let Some(name) = name
-                && let Err(e) = self.registry.set_pane_name(&id, Some(&name))
-            {
-                log::warn!("restore: pane {id} keeps no name: {e}");
-            }
-        }
-        log::info!(
-            "restored {} workspace(s), {} pane(s) (snapshot at seq {}, {} journal event(s) after it)",
-            projection.workspace_count(),
-            projection.pane_count(),
-            report.snapshot_seq.map_or_else(|| "none".to_owned(), |s| s.to_string()),
-            report.journal_events
-        );
-        self.restore_report = report;
-        self.events.restore(projection);
-    }
-
-    /// How the restore at start went.
-    pub fn restore_report(&self) -> &RestoreReport {
-        &self.restore_report
-    }
-
-    /// Writes a snapshot if one is due and none is being written, on a
-    /// blocking thread.
-    fn flush_snapshot(&mut self, ctx: &mut Context<Self>) {
-        let Some(dir) = self.snapshots.dir.clone() else {
-            return;
-        };
-        let seq = self.events.head();
-        if self.snapshots.writing || self.snapshots.taken_at == Some(seq) {
-            return;
-        }
-        self.snapshots.writing = true;
-        let projection = self.events.projection();
-        let snapshot = Snapshot::new(
-            seq,
-            projection.workspaces(),
-            projection.all_tabs(),
-            projection.all_panes(),
-        );
-        let write = actix_rt::task::spawn_blocking(move || snapshot::save(&dir, &snapshot, &[]));
-        ctx.spawn(write.into_actor(self).map(move |written, sup, _| {
-            sup.snapshots.writing = false;
-            match written {
-                Ok(Ok(())) => sup.snapshots.taken_at = Some(seq),
-                Ok(Err(e)) => log::warn!("cannot write the snapshot: {e}"),
-                Err(e) => log::warn!("cannot write the snapshot: {e}"),
-            }
-        }));
-    }
-
-    /// Writes the snapshot now, on this thread: the server is stopping.
-    fn save_snapshot_now(&mut self) {
-        let Some(dir) = self.snapshots.dir.clone() else {
-            return;
-        };
-        let seq = self.events.head();
-        if self.snapshots.taken_at == Some(seq) {
-            return;
-        }
-        let projection = self.events.projection();
-        let snapshot = Snapshot::new(
-            seq,
-            projection.workspaces(),
-            projection.all_tabs(),
-            projection.all_panes(),
-        );
-        match snapshot::save(&dir, &snapshot, &[]) {
-            Ok(()) => self.snapshots.taken_at = Some(seq),
-            Err(e) => log::warn!("cannot write the snapshot at shutdown: {e}"),
-        }
     }
 
     /// Reports the exit code to `report` at stop instead of stopping the
@@ -576,5 +433,6 @@ impl Handler<BeginShutdown> for Supervisor {
     }
 }
 
+mod persist;
 #[cfg(test)]
 mod tests;

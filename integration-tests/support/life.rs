@@ -144,4 +144,3 @@ impl Drop for Life {
 pub fn state_dir(env: &TestEnv) -> PathBuf {
     env.state_home().join("signaltty")
 }
-

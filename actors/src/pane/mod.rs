@@ -176,6 +176,12 @@ pub struct SetTab {
     pub tab_id: signaltty_protocol::TabId,
 }
 
+/// Replies with the pane's tail for the snapshot (spec/persistence.md §6.4):
+/// its newest ring lines, at most 64 KiB, oldest first.
+#[derive(Debug, Message)]
+#[rtype(result = "(signaltty_protocol::PaneId, String)")]
+pub struct ReadTail;
+
 /// Whether the pane's process still runs.
 #[derive(Debug, Message)]
 #[rtype(result = "bool")]
@@ -456,6 +462,18 @@ impl Handler<ChildExited> for Pane {
                 act.maybe_report_exit(true, ctx)
             });
         }
+    }
+}
+
+impl Handler<ReadTail> for Pane {
+    type Result = MessageResult<ReadTail>;
+
+    fn handle(&mut self, _msg: ReadTail, _ctx: &mut Self::Context) -> Self::Result {
+        let tail = self.term.tail(crate::term::RING_LINES);
+        MessageResult((
+            self.state().id.clone(),
+            crate::snapshot::tail_of(tail.text.lines()),
+        ))
     }
 }
 

@@ -81,10 +81,18 @@ fn an_exited_pane_stays_exited_with_its_code() {
 
 #[test]
 fn a_tombstone_of_an_earlier_restart_comes_back_as_it_was() {
-    let mut p = pane(LiveState::Exited { code: None }, RestoreState::Resumable, Some(vec!["claude".into()]));
+    let mut p = pane(
+        LiveState::Exited { code: None },
+        RestoreState::Resumable,
+        Some(vec!["claude".into()]),
+    );
     tombstone(&mut p);
     assert_eq!(p.restore_state, RestoreState::Resumable);
-    let mut p = pane(LiveState::Exited { code: None }, RestoreState::Restored, None);
+    let mut p = pane(
+        LiveState::Exited { code: None },
+        RestoreState::Restored,
+        None,
+    );
     tombstone(&mut p);
     assert_eq!(p.restore_state, RestoreState::Restored);
 }
@@ -101,9 +109,15 @@ fn a_native_permission_decision_becomes_read_only_and_an_explicit_one_stays() {
     let mut p = pane(LiveState::Live, RestoreState::Live, None);
     p.pending_decision = Some(decision("permission_0123"));
     tombstone(&mut p);
-    assert_eq!(p.pending_decision.as_ref().map(|d| d.answerable), Some(false));
+    assert_eq!(
+        p.pending_decision.as_ref().map(|d| d.answerable),
+        Some(false)
+    );
     let mut p = pane(LiveState::Live, RestoreState::Live, None);
     p.pending_decision = Some(decision("ask_1"));
     tombstone(&mut p);
-    assert_eq!(p.pending_decision.as_ref().map(|d| d.answerable), Some(true));
+    assert_eq!(
+        p.pending_decision.as_ref().map(|d| d.answerable),
+        Some(true)
+    );
 }

@@ -1,0 +1,179 @@
+//! Persistence on the Supervisor (spec/persistence.md §6–§8): adopting the
+//! world a restore rebuilt, and writing the snapshot — every 2 s when due,
+//! off the event loop, and once more when the server stops.
+
+use super::Supervisor;
+use crate::pane::Pane;
+use crate::registry::PaneEntry;
+use crate::restore::{RestoreReport, Restored};
+use crate::snapshot::{self, Snapshot};
+use crate::workspace::Workspace as WorkspaceActor;
+use actix::prelude::*;
+use signaltty_protocol::{PaneId, Seq, WorkspaceId};
+use std::collections::HashMap;
+
+/// When the snapshot is written (spec/persistence.md §6.1): every state event
+/// marks it due; a flusher writes a due one at most every
+/// `limits.snapshot_interval`, off the event loop, one at a time.
+#[derive(Debug, Default)]
+pub(super) struct Snapshots {
+    /// The state directory, when the server has one (not in some actor tests).
+    pub(super) dir: Option<std::path::PathBuf>,
+    /// The projection's seq when the last snapshot was taken.
+    pub(super) taken_at: Option<Seq>,
+    /// A write is in flight.
+    pub(super) writing: bool,
+}
+
+impl Supervisor {
+    /// Starts a Workspace actor per restored workspace and a tombstone Pane
+    /// actor per restored pane, registers them, and takes the restored world
+    /// as the read model.
+    pub(super) fn adopt(&mut self, restored: Restored, ctx: &mut Context<Self>) {
+        let Restored {
+            projection,
+            tails,
+            report,
+        } = restored;
+        let addr = ctx.address();
+        let mut panes_of: HashMap<WorkspaceId, HashMap<PaneId, Addr<Pane>>> = HashMap::new();
+        let mut entries = Vec::new();
+        for pane in projection.all_panes() {
+            let tail = tails.get(&pane.id).cloned();
+            let (events, pty_out) = (addr.clone().recipient(), addr.clone().recipient());
+            let config = self.config.clone();
+            let state = pane.clone();
+            let pane_addr = Pane::start_in_arbiter(&self.arbiters.next_arbiter(), move |_| {
+                Pane::tombstone(state, tail.as_deref(), events, pty_out, &config)
+            });
+            panes_of
+                .entry(pane.workspace_id.clone())
+                .or_default()
+                .insert(pane.id.clone(), pane_addr.clone());
+            entries.push((
+                pane.name.clone(),
+                PaneEntry {
+                    id: pane.id,
+                    addr: pane_addr,
+                    workspace: pane.workspace_id,
+                    tab: pane.tab_id,
+                    pid: 0,
+                },
+            ));
+        }
+        for ws in projection.workspaces() {
+            let tabs = projection.tabs_of(&ws);
+            let panes = panes_of.remove(&ws.id).unwrap_or_default();
+            let ws_addr =
+                WorkspaceActor::restored(ws.clone(), tabs.clone(), panes, addr.clone().recipient())
+                    .start();
+            if let Err(e) = self
+                .registry
+                .add_workspace(ws.id.clone(), ws.handle.clone(), ws_addr)
+            {
+                log::error!("restore: workspace {}: {e}", ws.id);
+                continue;
+            }
+            for tab in tabs {
+                self.registry.add_tab(tab.id, ws.id.clone());
+            }
+        }
+        for (name, entry) in entries {
+            let id = entry.id.clone();
+            self.registry.add_pane(entry);
+            if let Some(name) = name
+                && let Err(e) = self.registry.set_pane_name(&id, Some(&name))
+            {
+                log::warn!("restore: pane {id} keeps no name: {e}");
+            }
+        }
+        log::info!(
+            "restored {} workspace(s), {} pane(s) (snapshot at seq {}, {} journal event(s) after it)",
+            projection.workspace_count(),
+            projection.pane_count(),
+            report
+                .snapshot_seq
+                .map_or_else(|| "none".to_owned(), |s| s.to_string()),
+            report.journal_events
+        );
+        self.restore_report = report;
+        self.events.restore(projection);
+    }
+
+    /// How the restore at start went.
+    pub fn restore_report(&self) -> &RestoreReport {
+        &self.restore_report
+    }
+
+    /// Writes a snapshot if one is due and none is being written: the panes'
+    /// tails are asked for, then the files are written on a blocking thread.
+    pub(super) fn flush_snapshot(&mut self, ctx: &mut Context<Self>) {
+        let Some(dir) = self.snapshots.dir.clone() else {
+            return;
+        };
+        let seq = self.events.head();
+        if self.snapshots.writing || self.snapshots.taken_at == Some(seq) {
+            return;
+        }
+        self.snapshots.writing = true;
+        let snapshot = self.snapshot_now(seq);
+        let asks: Vec<_> = self
+            .registry
+            .panes()
+            .map(|e| e.addr.send(crate::pane::ReadTail))
+            .collect();
+        let write = async move {
+            // A pane that is gone (closed meanwhile) has no tail to keep.
+            let tails: Vec<(PaneId, String)> = futures_util::future::join_all(asks)
+                .await
+                .into_iter()
+                .filter_map(Result::ok)
+                .collect();
+            actix_rt::task::spawn_blocking(move || snapshot::save(&dir, &snapshot, &tails))
+                .await
+                .unwrap_or_else(|e| Err(std::io::Error::other(e.to_string())))
+        };
+        ctx.spawn(write.into_actor(self).map(move |written, sup, _| {
+            sup.snapshots.writing = false;
+            match written {
+                Ok(()) => sup.snapshots.taken_at = Some(seq),
+                Err(e) => log::warn!("cannot write the snapshot: {e}"),
+            }
+        }));
+    }
+
+    /// The snapshot of the read model at `seq`.
+    fn snapshot_now(&self, seq: Seq) -> Snapshot {
+        let projection = self.events.projection();
+        Snapshot::new(
+            seq,
+            projection.workspaces(),
+            projection.all_tabs(),
+            projection.all_panes(),
+        )
+    }
+
+    /// Writes the snapshot now, on this thread: the server is stopping.
+    pub(super) fn save_snapshot_now(&mut self) {
+        let Some(dir) = self.snapshots.dir.clone() else {
+            return;
+        };
+        let seq = self.events.head();
+        if self.snapshots.taken_at == Some(seq) {
+            return;
+        }
+        // The panes' tails are those of the last flush: asking the panes
+        // cannot wait here. Tails already on disk are kept (`save` prunes
+        // only the tails of panes that no longer exist).
+        let snapshot = self.snapshot_now(seq);
+        let kept: Vec<(PaneId, String)> = snapshot
+            .panes
+            .iter()
+            .filter_map(|p| snapshot::read_tail(&dir, &p.id).map(|t| (p.id.clone(), t)))
+            .collect();
+        match snapshot::save(&dir, &snapshot, &kept) {
+            Ok(()) => self.snapshots.taken_at = Some(seq),
+            Err(e) => log::warn!("cannot write the snapshot at shutdown: {e}"),
+        }
+    }
+}

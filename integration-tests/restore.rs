@@ -1,0 +1,243 @@
+//! The world after a restart (spec/persistence.md §6–§8, §11, §13.13–§13.14):
+//! workspaces, tabs, layouts and panes come back from the snapshot plus the
+//! journal's later events, whether the server stopped cleanly or was
+//! SIGKILLed right after a reply; panes come back as tombstones with their
+//! names, lineage, session ids and a restored tail, and no process starts.
+
+use crate::support::life::{Life, state_dir};
+use crate::support::{Client, DEADLINE, str_field, wait_until};
+use serde_json::{Value, json};
+
+/// A workspace with two tabs; the first holds `a` (renamed `web`, split
+/// right with `b`), `b` reports a Claude session. Returns (handle, a, b).
+fn build_world(c: &mut Client, cwd: &std::path::Path) -> (String, String, String) {
+    let ws = c.call_ok(
+        "workspace.create",
+        json!({"name": "Restore Me", "cwd": cwd}),
+    );
+    let handle = str_field(&ws["workspace"], "handle").to_owned();
+    let a = c.call_ok(
+        "pane.spawn",
+        json!({"workspace_id": handle, "argv": ["sh", "-c", "echo before-the-restart; exec cat"]}),
+    );
+    let a = str_field(&a["pane"], "id").to_owned();
+    let b = c.call_ok(
+        "pane.split",
+        json!({"pane_id": a, "argv": ["cat"], "direction": "right"}),
+    );
+    let b = str_field(&b["pane"], "id").to_owned();
+    c.call_ok("pane.rename", json!({"pane_id": a, "name": "web"}));
+    c.call_ok(
+        "report-session",
+        json!({"pane_id": b, "agent_session_id": "sess-restore-1", "agent": "claude"}),
+    );
+    c.call_ok(
+        "tab.create",
+        json!({"workspace_id": handle, "title": "second"}),
+    );
+    // The first pane's output is on its screen before the world is read.
+    wait_until("the first pane's output", DEADLINE, || {
+        let r = c.call_ok("pane.read", json!({"pane_id": a, "mode": "screen"}));
+        str_field(&r, "text")
+            .contains("before-the-restart")
+            .then_some(())
+    });
+    (handle, a, b)
+}
+
+/// What must come back: the workspace object, its tabs and its panes'
+/// persisted fields (everything but what a restart changes by design).
+fn world(c: &mut Client, handle: &str) -> Value {
+    let got = c.call_ok("workspace.get", json!({"workspace_id": handle}));
+    let mut panes: Vec<Value> = got["panes"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .into_iter()
+        .map(|p| {
+            json!({
+                "id": p["id"], "name": p["name"], "tab_id": p["tab_id"], "cwd": p["cwd"],
+                "argv": p["argv"], "pty_size": p["pty_size"], "title": p["title"],
+                "agent": {
+                    "kind": p["agent"]["kind"],
+                    "agent_session_id": p["agent"]["agent_session_id"],
+                    "resume_argv": p["agent"]["resume_argv"],
+                },
+                "lifecycle": p["lifecycle"], "attention": p["attention"],
+            })
+        })
+        .collect();
+    panes.sort_by(|x, y| x["id"].as_str().cmp(&y["id"].as_str()));
+    let ws = &got["workspace"];
+    json!({
+        "workspace": {"id": ws["id"], "name": ws["name"], "handle": ws["handle"], "cwd": ws["cwd"],
+                      "tabs": ws["tabs"], "active_tab_id": ws["active_tab_id"]},
+        "tabs": got["tabs"],
+        "panes": panes,
+    })
+}
+
+fn pane(c: &mut Client, id: &str) -> Value {
+    c.call_ok("pane.get", json!({"pane_id": id}))["pane"].clone()
+}
+
+/// Whether the last snapshot before the restart held the panes' tails.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Tails {
+    /// A snapshot with tails was written: the output comes back.
+    Saved,
+    /// Killed before any snapshot: the structure comes back from the journal,
+    /// the screens only with their restore marker.
+    NotYet,
+}
+
+#[track_caller]
+fn check_restored(c: &mut Client, before: &Value, handle: &str, a: &str, b: &str, tails: Tails) {
+    let after = world(c, handle);
+    assert_eq!(&after, before, "the world after the restart differs");
+    // No process started: both panes are tombstones with an unknown exit code.
+    let pa = pane(c, a);
+    let pb = pane(c, b);
+    assert_eq!(pa["live"], json!({"state": "exited", "code": null}), "{pa}");
+    assert_eq!(pb["live"], json!({"state": "exited", "code": null}), "{pb}");
+    // A reported session makes the pane resumable; a plain command restored.
+    assert_eq!(pa["restore_state"], "RESTORED", "{pa}");
+    assert_eq!(pb["restore_state"], "RESUMABLE", "{pb}");
+    // The name resolves as before.
+    assert_eq!(pane(c, "web")["id"], a);
+    // The terminal shows what the pane last showed, then a restore marker.
+    let screen = c.call_ok(
+        "pane.read",
+        json!({"pane_id": "web", "mode": "tail", "lines": 50}),
+    );
+    let text = str_field(&screen, "text");
+    if tails == Tails::Saved {
+        assert!(text.contains("before-the-restart"), "{text}");
+    }
+    assert!(text.contains("restored by signaltty at"), "{text}");
+}
+
+#[test]
+fn the_world_comes_back_after_a_sigkill_right_after_the_last_reply() {
+    let mut life = Life::new(&[]);
+    life.start();
+    let cwd = life.env.home();
+    let (handle, a, b, before) = {
+        let mut c = life.client();
+        let (handle, a, b) = build_world(&mut c, &cwd);
+        let before = world(&mut c, &handle);
+        (handle, a, b, before)
+    };
+    // No snapshot can have caught the last changes: the journal carries them.
+    life.kill9();
+    life.start();
+    let mut c = life.client();
+    check_restored(&mut c, &before, &handle, &a, &b, Tails::NotYet);
+}
+
+#[test]
+fn the_world_comes_back_after_a_clean_stop_through_its_snapshot() {
+    let mut life = Life::new(&[]);
+    life.start();
+    let cwd = life.env.home();
+    let mut c = life.client();
+    let (handle, a, b) = build_world(&mut c, &cwd);
+    // A snapshot with its tails is written every 2 s when due: wait for one
+    // that holds the first pane's tail, then stop cleanly.
+    let tail = state_dir(&life.env)
+        .join("history")
+        .join(format!("{a}.tail"));
+    wait_until("the snapshot's tail of the first pane", DEADLINE, || {
+        std::fs::read_to_string(&tail)
+            .ok()
+            .filter(|t| t.contains("before-the-restart"))
+    });
+    // Read last: the panes' states may have moved meanwhile (a screen rule).
+    let before = world(&mut c, &handle);
+    drop(c);
+    life.stop();
+    let snapshot = state_dir(&life.env).join("snapshot.json");
+    let saved: Value = serde_json::from_slice(&std::fs::read(&snapshot).unwrap()).unwrap();
+    assert_eq!(saved["version"], 1, "{saved}");
+    life.start();
+    let mut c = life.client();
+    check_restored(&mut c, &before, &handle, &a, &b, Tails::Saved);
+    // And again: a tombstone of a tombstone is the same tombstone.
+    drop(c);
+    life.kill9();
+    life.start();
+    let mut c = life.client();
+    assert_eq!(world(&mut c, &handle), before);
+    assert_eq!(pane(&mut c, &b)["restore_state"], "RESUMABLE");
+}
+
+#[test]
+fn a_pane_that_exited_before_the_restart_comes_back_exited_with_its_code() {
+    let mut life = Life::new(&[]);
+    life.start();
+    let id = {
+        let mut c = life.client();
+        let ws = c.call_ok("workspace.create", json!({"name": "exits"}));
+        let p = c.call_ok(
+            "pane.spawn",
+            json!({"workspace_id": ws["workspace"]["id"], "argv": ["sh", "-c", "exit 3"]}),
+        );
+        let id = str_field(&p["pane"], "id").to_owned();
+        wait_until("the pane's exit", DEADLINE, || {
+            let p = pane(&mut c, &id);
+            (p["live"]["state"] == "exited").then_some(())
+        });
+        id
+    };
+    life.kill9();
+    life.start();
+    let mut c = life.client();
+    let p = pane(&mut c, &id);
+    assert_eq!(p["live"], json!({"state": "exited", "code": 3}), "{p}");
+    assert_eq!(p["restore_state"], "EXITED", "{p}");
+}
+
+#[test]
+fn what_was_closed_stays_closed_and_names_and_handles_stay_unique() {
+    let mut life = Life::new(&[]);
+    life.start();
+    let cwd = life.env.home();
+    let (handle, a) = {
+        let mut c = life.client();
+        let (handle, a, _) = build_world(&mut c, &cwd);
+        let gone = c.call_ok("workspace.create", json!({"name": "Gone"}));
+        c.call_ok(
+            "workspace.close",
+            json!({"workspace_id": gone["workspace"]["id"]}),
+        );
+        (handle, a)
+    };
+    life.kill9();
+    life.start();
+    let mut c = life.client();
+    let list = c.call_ok("workspace.list", json!({}));
+    let names: Vec<&str> = list["workspaces"]
+        .as_array()
+        .map(|ws| ws.iter().filter_map(|w| w["name"].as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(names, vec!["Restore Me"], "{list}");
+    // The restored handle is taken, so a new workspace of that name gets the next one.
+    let again = c.call_ok("workspace.create", json!({"name": "Restore Me"}));
+    assert_ne!(str_field(&again["workspace"], "handle"), handle);
+    // The restored name is taken too.
+    let other = c.call_ok(
+        "pane.spawn",
+        json!({"workspace_id": handle, "argv": ["cat"]}),
+    );
+    let r = c.call(
+        "pane.rename",
+        json!({"pane_id": other["pane"]["id"], "name": "web"}),
+    );
+    assert!(!r.ok, "a restored pane's name must stay unique: {r:?}");
+    // A restored pane can be closed like any other, and its name is free then.
+    c.call_ok("pane.close", json!({"pane_id": a}));
+    c.call_ok(
+        "pane.rename",
+        json!({"pane_id": other["pane"]["id"], "name": "web"}),
+    );
+}
