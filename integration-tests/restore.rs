@@ -241,3 +241,77 @@ fn what_was_closed_stays_closed_and_names_and_handles_stay_unique() {
         json!({"pane_id": other["pane"]["id"], "name": "web"}),
     );
 }
+
+#[test]
+fn a_restored_plain_shell_resumes_in_its_cwd_on_request() {
+    let mut life = Life::new(&[]);
+    life.start();
+    let cwd = life.env.home().join("project");
+    std::fs::create_dir_all(&cwd).unwrap();
+    let id = {
+        let mut c = life.client();
+        let ws = c.call_ok("workspace.create", json!({"name": "shells", "cwd": cwd}));
+        let p = c.call_ok(
+            "pane.spawn",
+            json!({"workspace_id": ws["workspace"]["id"], "argv": ["bash"]}),
+        );
+        str_field(&p["pane"], "id").to_owned()
+    };
+    life.kill9();
+    life.start();
+    let mut c = life.client();
+    assert_eq!(pane(&mut c, &id)["restore_state"], "RESTORED");
+    let resumed = c.call_ok("pane.resume", json!({"pane_id": id}));
+    assert_eq!(resumed["pane"]["restore_state"], "LIVE", "{resumed}");
+    assert_eq!(resumed["pane"]["live"]["state"], "live", "{resumed}");
+    c.call_ok(
+        "pane.input",
+        json!({"pane_id": id, "data_b64": base64_of("echo \"here:$PWD\"\r")}),
+    );
+    let want = format!("here:{}", cwd.display());
+    wait_until("the resumed shell's answer", DEADLINE, || {
+        let r = c.call_ok("pane.read", json!({"pane_id": id, "mode": "tail", "lines": 50}));
+        str_field(&r, "text").contains(&want).then_some(())
+    });
+    // Resumed once is live: a second resume is refused.
+    let again = c.call("pane.resume", json!({"pane_id": id}));
+    assert!(!again.ok, "{again:?}");
+}
+
+#[test]
+fn a_session_live_in_another_pane_is_not_resumed_twice() {
+    let mut life = Life::new(&[]);
+    life.start();
+    let mut c = life.client();
+    let ws = c.call_ok("workspace.create", json!({"name": "twice"}));
+    let live = c.call_ok(
+        "pane.spawn",
+        json!({"workspace_id": ws["workspace"]["id"], "argv": ["cat"]}),
+    );
+    let live = str_field(&live["pane"], "id").to_owned();
+    let ended = c.call_ok(
+        "pane.split",
+        json!({"pane_id": live, "argv": ["sh", "-c", "exit 0"]}),
+    );
+    let ended = str_field(&ended["pane"], "id").to_owned();
+    wait_until("the second pane's exit", DEADLINE, || {
+        (pane(&mut c, &ended)["live"]["state"] == "exited").then_some(())
+    });
+    for p in [&live, &ended] {
+        c.call_ok(
+            "report-session",
+            json!({"pane_id": p, "agent_session_id": "sess-twice", "agent": "claude"}),
+        );
+    }
+    let r = c.call("pane.resume", json!({"pane_id": ended}));
+    let error = r.error.clone().expect("an error");
+    assert!(
+        error.message.contains("already live") && error.message.contains(&live),
+        "{r:?}"
+    );
+}
+
+fn base64_of(text: &str) -> String {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.encode(text)
+}

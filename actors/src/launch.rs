@@ -149,6 +149,53 @@ pub const ENV_ALLOWED_PREFIXES: &[&str] =
 /// The only request variables a pane remembers (re-applied by `pane.resume`).
 pub const CONFIG_ENV_KEYS: &[&str] = &["CLAUDE_CONFIG_DIR", "CODEX_HOME", "OPENCODE_CONFIG_DIR"];
 
+/// Shells a restored pane may be started again in (tmux-resurrect parity).
+pub const RESUMABLE_SHELLS: &[&str] = &["bash", "zsh", "fish", "sh", "dash"];
+
+/// The command a resume runs (spec/persistence.md §8.3 step 2): when the
+/// pane's original program is an absolute path whose basename is the resume
+/// command's bare program, the original path is kept (the user's chosen
+/// binary); anything else — a relative or bare original, a wrapper with
+/// another name, a resume program that is itself a path — keeps the resume
+/// command as it is. The original's launch options are never copied.
+pub fn resolve_resume_argv(original: &[String], resume: &[String]) -> Vec<String> {
+    let mut argv = resume.to_vec();
+    if let (Some(orig), Some(program)) = (original.first(), argv.first_mut())
+        && Path::new(orig).is_absolute()
+        && !program.is_empty()
+        && !program.contains('/')
+        && Path::new(orig).file_name().and_then(|n| n.to_str()) == Some(program.as_str())
+    {
+        *program = orig.clone();
+    }
+    argv
+}
+
+/// What `pane.resume` starts in a pane without a process: the adapter's
+/// exact-session command (resolved as above), or, for a `RESTORED` pane whose
+/// command is a plain interactive shell, that shell again in its cwd. `None`
+/// when the pane has neither.
+pub fn resume_command(pane: &Pane) -> Option<Vec<String>> {
+    if let Some(resume) = &pane.agent.resume_argv {
+        return Some(resolve_resume_argv(&pane.argv, resume));
+    }
+    let shell = pane
+        .argv
+        .first()
+        .and_then(|p| Path::new(p).file_name())
+        .and_then(|n| n.to_str())
+        .is_some_and(|name| RESUMABLE_SHELLS.contains(&name));
+    // Only an interactive shell: `sh -c …` ran a command, which is not ours to
+    // run again.
+    let interactive = pane
+        .argv
+        .iter()
+        .skip(1)
+        .all(|a| a == "-l" || a == "-i" || a == "--login");
+    (pane.restore_state == RestoreState::Restored && shell && interactive)
+        .then(|| pane.argv.clone())
+}
+
 /// Builds a child's environment: the server's minus the block list, then the
 /// allowed request overrides, `TERM=xterm-256color` when nobody set it, then
 /// `SIGNALTTY_PANE` and `SIGNALTTY_SOCKET`, which always win.
@@ -444,5 +491,69 @@ mod tests {
         );
         r.relationship = Some(Relationship::Fork);
         assert_eq!(build_pane(r).0.relationship, Some(Relationship::Fork));
+    }
+
+    fn v(args: &[&str]) -> Vec<String> {
+        args.iter().map(|a| (*a).to_owned()).collect()
+    }
+
+    #[test]
+    fn a_resume_keeps_an_absolute_original_with_the_same_basename_and_nothing_else() {
+        let resume = v(&["codex", "resume", "s1"]);
+        // Kept: the user's selected binary.
+        assert_eq!(
+            resolve_resume_argv(&v(&["/opt/ai/bin/codex", "--model", "x"]), &resume),
+            v(&["/opt/ai/bin/codex", "resume", "s1"])
+        );
+        // Not kept: relative, bare, a shell, another basename.
+        for original in [
+            v(&["./bin/codex"]),
+            v(&["codex", "--fast"]),
+            v(&["/bin/bash"]),
+            v(&["/usr/local/bin/codex-wrapper"]),
+        ] {
+            assert_eq!(
+                resolve_resume_argv(&original, &resume),
+                resume,
+                "{original:?}"
+            );
+        }
+        // An explicit path in the resume command stays authoritative.
+        let explicit = v(&["/srv/agents/codex", "resume", "s1"]);
+        assert_eq!(
+            resolve_resume_argv(&v(&["/opt/codex"]), &explicit),
+            explicit
+        );
+        // Launch flags of the original are never copied.
+        let kept = resolve_resume_argv(
+            &v(&["/opt/claude", "--dangerously"]),
+            &v(&["claude", "--resume", "s"]),
+        );
+        assert!(!kept.iter().any(|a| a == "--dangerously"), "{kept:?}");
+    }
+
+    #[test]
+    fn a_restored_plain_shell_resumes_as_itself_and_a_shell_command_does_not() {
+        let socket = PathBuf::from("/run/s.sock");
+        let mut r = recipe(&socket);
+        r.argv = v(&["/bin/bash"]);
+        let (mut pane, _) = build_pane(r);
+        pane.restore_state = RestoreState::Restored;
+        assert_eq!(resume_command(&pane), Some(v(&["/bin/bash"])));
+        pane.argv = v(&["zsh", "-l"]);
+        assert_eq!(resume_command(&pane), Some(v(&["zsh", "-l"])));
+        pane.argv = v(&["sh", "-c", "make test"]);
+        assert_eq!(resume_command(&pane), None);
+        // An exited shell (it ended by itself) is not started again.
+        pane.argv = v(&["bash"]);
+        pane.restore_state = RestoreState::Exited;
+        assert_eq!(resume_command(&pane), None);
+        // A session's command wins, resolved.
+        pane.agent.resume_argv = Some(v(&["claude", "--resume", "s9"]));
+        pane.argv = v(&["/home/me/bin/claude"]);
+        assert_eq!(
+            resume_command(&pane),
+            Some(v(&["/home/me/bin/claude", "--resume", "s9"]))
+        );
     }
 }

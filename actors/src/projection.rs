@@ -84,6 +84,20 @@ impl Projection {
         }
     }
 
+    /// The panes of `kind` that hold agent session `session`.
+    pub fn panes_with_session(
+        &self,
+        kind: signaltty_protocol::pane::AgentKind,
+        session: &str,
+    ) -> Vec<&Pane> {
+        self.panes
+            .values()
+            .filter(|p| {
+                p.agent.kind == kind && p.agent.agent_session_id.as_deref() == Some(session)
+            })
+            .collect()
+    }
+
     /// Every tab, in no particular order (for the snapshot).
     pub fn all_tabs(&self) -> Vec<Tab> {
         self.tabs.values().cloned().collect()

@@ -694,12 +694,27 @@ pub fn resume<H: Host>(cx: &mut Cx<'_>, p: PaneTarget) -> Routed<H> {
             pane.id
         ))));
     }
-    let Some(argv) = pane.agent.resume_argv.clone() else {
+    let Some(argv) = launch::resume_command(&pane) else {
         return fail(Err(Error::BadParams(format!(
             "pane {} is not resumable: its agent reported no session to resume",
             pane.id
         ))));
     };
+    // One conversation runs in one pane: a session already live elsewhere is
+    // not resumed a second time.
+    if let Some(session) = &pane.agent.agent_session_id
+        && let Some(other) = cx
+            .events
+            .projection()
+            .panes_with_session(pane.agent.kind, session)
+            .into_iter()
+            .find(|p| p.id != pane.id && p.live == LiveState::Live)
+    {
+        return fail(Err(Error::BadParams(format!(
+            "pane {} is not resumed: its session {session} is already live in pane {}",
+            pane.id, other.id
+        ))));
+    }
     // Only the retained config variables are passed again (CLAUDE_CONFIG_DIR, …).
     let config_env = pane.agent.config_env.clone().unwrap_or_default();
     let env = launch::child_env(
