@@ -270,7 +270,10 @@ fn a_restored_plain_shell_resumes_in_its_cwd_on_request() {
     );
     let want = format!("here:{}", cwd.display());
     wait_until("the resumed shell's answer", DEADLINE, || {
-        let r = c.call_ok("pane.read", json!({"pane_id": id, "mode": "tail", "lines": 50}));
+        let r = c.call_ok(
+            "pane.read",
+            json!({"pane_id": id, "mode": "tail", "lines": 50}),
+        );
         str_field(&r, "text").contains(&want).then_some(())
     });
     // Resumed once is live: a second resume is refused.
@@ -314,4 +317,255 @@ fn a_session_live_in_another_pane_is_not_resumed_twice() {
 fn base64_of(text: &str) -> String {
     use base64::Engine as _;
     base64::engine::general_purpose::STANDARD.encode(text)
+}
+
+#[test]
+fn a_corrupt_snapshot_is_moved_aside_said_loudly_and_the_journal_restores_the_world() {
+    let mut life = Life::new(&[]);
+    life.start();
+    let handle = {
+        let mut c = life.client();
+        let ws = c.call_ok("workspace.create", json!({"name": "Still Here"}));
+        c.call_ok(
+            "pane.spawn",
+            json!({"workspace_id": ws["workspace"]["id"], "argv": ["cat"]}),
+        );
+        str_field(&ws["workspace"], "handle").to_owned()
+    };
+    life.kill9();
+    let dir = state_dir(&life.env);
+    let garbage = b"{\"version\": 1, \"workspaces\": [ this is not json".to_vec();
+    std::fs::write(dir.join("snapshot.json"), &garbage).unwrap();
+    life.start();
+    let mut c = life.client();
+    // The world comes back from the journal alone.
+    let got = c.call_ok("workspace.get", json!({"workspace_id": handle}));
+    assert_eq!(got["panes"].as_array().map(Vec::len), Some(1), "{got}");
+    // The unreadable file was moved aside, byte for byte, never overwritten.
+    let moved: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with("snapshot.corrupt-")
+        })
+        .collect();
+    assert_eq!(
+        moved.len(),
+        1,
+        "{:?}",
+        std::fs::read_dir(&dir).unwrap().collect::<Vec<_>>()
+    );
+    assert_eq!(std::fs::read(moved[0].path()).unwrap(), garbage);
+    // It is said where a person looks: server.status and `signaltty status`.
+    let status = c.call_ok("server.status", json!({}));
+    let problem = str_field(&status["restore"], "problem");
+    assert!(problem.contains("snapshot.corrupt-"), "{status}");
+    assert_eq!(status["restore"]["restored"], 1, "{status}");
+    let out = life.env.cli(&["status"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("! restore: unreadable snapshot"), "{text}");
+    assert!(
+        text.contains("restored 1 pane(s) waiting: 0 resumable"),
+        "{text}"
+    );
+    let out = life.env.cli(&["pane", "list", &handle]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("[exited, restored]"), "{text}");
+}
+
+#[test]
+fn a_snapshot_of_an_unknown_version_is_moved_aside_not_overwritten() {
+    let mut life = Life::new(&[]);
+    life.start();
+    life.stop();
+    let dir = state_dir(&life.env);
+    let newer = br#"{"version": 2, "workspaces": [], "from_the_future": true}"#.to_vec();
+    std::fs::write(dir.join("snapshot.json"), &newer).unwrap();
+    life.start();
+    let mut c = life.client();
+    let status = c.call_ok("server.status", json!({}));
+    assert!(
+        str_field(&status["restore"], "problem").contains("unknown version 2"),
+        "{status}"
+    );
+    // A new snapshot is written beside it, and the newer file is kept intact.
+    c.call_ok("workspace.create", json!({"name": "after"}));
+    wait_until("a new snapshot", DEADLINE, || {
+        let s: Value =
+            serde_json::from_slice(&std::fs::read(dir.join("snapshot.json")).ok()?).ok()?;
+        (s["version"] == 1 && s["workspaces"].as_array().is_some_and(|w| !w.is_empty()))
+            .then_some(())
+    });
+    let kept: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with("snapshot.unsupported-")
+        })
+        .collect();
+    assert_eq!(kept.len(), 1);
+    assert_eq!(std::fs::read(kept[0].path()).unwrap(), newer);
+}
+
+/// A small seeded generator (xorshift64*), so a failing run can be repeated.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+}
+
+/// What the replies said the world is: workspace handles, and per pane its
+/// workspace, name and session.
+#[derive(Debug, Default)]
+struct Expected {
+    workspaces: std::collections::BTreeMap<String, String>,
+    panes: std::collections::BTreeMap<String, (String, Option<String>, Option<String>)>,
+}
+
+/// One random structural change; the model follows only a successful reply.
+fn random_change(c: &mut Client, rng: &mut Rng, model: &mut Expected, n: usize) {
+    let pane_ids: Vec<String> = model.panes.keys().cloned().collect();
+    let pick = |rng: &mut Rng| pane_ids[rng.below(pane_ids.len() as u64) as usize].clone();
+    match rng.below(6) {
+        0 => {
+            let ws = c.call_ok("workspace.create", json!({"name": format!("Random {n}")}));
+            let id = str_field(&ws["workspace"], "id").to_owned();
+            model
+                .workspaces
+                .insert(id, str_field(&ws["workspace"], "handle").to_owned());
+        },
+        1 if !model.workspaces.is_empty() => {
+            let ids: Vec<&String> = model.workspaces.keys().collect();
+            let ws = ids[rng.below(ids.len() as u64) as usize].clone();
+            let r = c.call("pane.spawn", json!({"workspace_id": ws, "argv": ["cat"]}));
+            if let Some(p) = r.result {
+                model
+                    .panes
+                    .insert(str_field(&p["pane"], "id").to_owned(), (ws, None, None));
+            }
+        },
+        2 if !pane_ids.is_empty() => {
+            let source = pick(rng);
+            let p = c.call_ok("pane.split", json!({"pane_id": source, "argv": ["cat"]}));
+            let ws = model.panes[&source].0.clone();
+            model
+                .panes
+                .insert(str_field(&p["pane"], "id").to_owned(), (ws, None, None));
+        },
+        3 if !pane_ids.is_empty() => {
+            let id = pick(rng);
+            let name = format!("p{n}");
+            c.call_ok("pane.rename", json!({"pane_id": id, "name": name}));
+            if let Some(entry) = model.panes.get_mut(&id) {
+                entry.1 = Some(name);
+            }
+        },
+        4 if !pane_ids.is_empty() => {
+            let id = pick(rng);
+            let session = format!("sess-{n}");
+            c.call_ok(
+                "report-session",
+                json!({"pane_id": id, "agent_session_id": session, "agent": "codex"}),
+            );
+            if let Some(entry) = model.panes.get_mut(&id) {
+                entry.2 = Some(session);
+            }
+        },
+        5 if pane_ids.len() > 2 => {
+            let id = pick(rng);
+            c.call_ok("pane.close", json!({"pane_id": id}));
+            model.panes.remove(&id);
+        },
+        _ => {
+            let ws = c.call_ok("workspace.create", json!({"name": format!("Random {n}")}));
+            let id = str_field(&ws["workspace"], "id").to_owned();
+            model
+                .workspaces
+                .insert(id, str_field(&ws["workspace"], "handle").to_owned());
+        },
+    }
+}
+
+#[track_caller]
+fn check_model(c: &mut Client, model: &Expected, round: usize, seed: u64) {
+    for (id, handle) in &model.workspaces {
+        let got = c.call("workspace.get", json!({"workspace_id": id}));
+        let Some(got) = got.result else {
+            panic!("round {round} (seed {seed}): workspace {id} ({handle}) is gone");
+        };
+        assert_eq!(
+            got["workspace"]["handle"],
+            handle.as_str(),
+            "round {round} seed {seed}"
+        );
+    }
+    for (id, (ws, name, session)) in &model.panes {
+        let p = c.call("pane.get", json!({"pane_id": id}));
+        let Some(p) = p.result else {
+            panic!("round {round} (seed {seed}): pane {id} is gone");
+        };
+        let p = &p["pane"];
+        assert_eq!(
+            p["workspace_id"],
+            ws.as_str(),
+            "round {round} seed {seed}: {p}"
+        );
+        assert_eq!(
+            p["name"].as_str(),
+            name.as_deref(),
+            "round {round} seed {seed}: {p}"
+        );
+        assert_eq!(
+            p["agent"]["agent_session_id"].as_str(),
+            session.as_deref(),
+            "round {round} seed {seed}: {p}"
+        );
+    }
+}
+
+#[test]
+fn every_change_that_had_a_reply_survives_sigkill_at_any_moment() {
+    let seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(7, |d| d.as_nanos() as u64)
+        | 1;
+    let mut rng = Rng(seed);
+    let mut life = Life::new(&[]);
+    let mut model = Expected::default();
+    let mut n = 0;
+    for round in 0..7 {
+        life.start();
+        let mut c = life.client();
+        check_model(&mut c, &model, round, seed);
+        let changes = 5 + rng.below(15) as usize;
+        for _ in 0..changes {
+            n += 1;
+            random_change(&mut c, &mut rng, &mut model, n);
+        }
+        // Killed at once, or within 50 ms of the last reply, or while a
+        // snapshot may be being written (after 2 s).
+        match round % 3 {
+            0 => {},
+            1 => std::thread::sleep(std::time::Duration::from_millis(rng.below(50))),
+            _ => std::thread::sleep(std::time::Duration::from_millis(1900 + rng.below(300))),
+        }
+        drop(c);
+        life.kill9();
+    }
+    life.start();
+    let mut c = life.client();
+    check_model(&mut c, &model, 7, seed);
 }

@@ -69,6 +69,18 @@ pub fn status(global: &Global) -> i32 {
                 s.live_panes
             );
             say!("  event seq {}", s.seq);
+            if let Some(r) = &s.restore {
+                if r.restored + r.resumable > 0 {
+                    say!(
+                        "  restored {} pane(s) waiting: {} resumable (signaltty restore)",
+                        r.restored + r.resumable,
+                        r.resumable
+                    );
+                }
+                if let Some(problem) = &r.problem {
+                    say!("  ! restore: {problem}");
+                }
+            }
         },
     )
 }

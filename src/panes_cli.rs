@@ -9,7 +9,7 @@ use base64::Engine as _;
 use signaltty_protocol::pane::{
     LiveState, Pane, PaneCloseParams, PaneGetResult, PaneInputParams, PaneInputResult,
     PaneLaunchResult, PaneReadParams, PaneReadResult, PaneResizeParams, PaneResult,
-    PaneSignalParams, PaneSpawnParams, PaneTarget, ReadMode, SentResult,
+    PaneSignalParams, PaneSpawnParams, PaneTarget, ReadMode, RestoreState, SentResult,
 };
 use signaltty_protocol::pane::{
     PaneClearResult, PaneMoveParams, PaneRenameParams, PaneSplitParams, PaneSwapParams,
@@ -81,6 +81,12 @@ fn print_pane(p: &Pane) {
         LiveState::Live => "live".to_owned(),
         LiveState::Exited { code: Some(c) } => format!("exited {c}"),
         LiveState::Exited { code: None } => "exited".to_owned(),
+    };
+    // A pane that came back from a restart says so, and whether it resumes.
+    let live = match p.restore_state {
+        RestoreState::Restored => format!("{live}, restored"),
+        RestoreState::Resumable => format!("{live}, resumable"),
+        RestoreState::Live | RestoreState::Exited => live,
     };
     say!(
         "{}  {}  [{live}]  {}/{}  {}x{}  {}",

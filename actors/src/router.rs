@@ -77,6 +77,8 @@ pub struct Cx<'a> {
     pub routes: &'a mut AnswerRoutes,
     /// Where new pane actors run.
     pub arbiters: &'a mut PaneArbiters,
+    /// How the restore at start went.
+    pub restore: &'a crate::restore::RestoreReport,
 }
 
 /// The actor routing runs on: it lends a [`Cx`], receives what panes publish,
@@ -193,6 +195,32 @@ fn status(cx: &Cx<'_>) -> ServerStatusResult {
         panes: cx.events.projection().pane_count(),
         live_panes: cx.events.projection().live_pane_count(),
         seq: cx.events.head().0,
+        restore: Some(restore_status(cx)),
+    }
+}
+
+/// The restore report with the panes still waiting for a resume, counted now.
+fn restore_status(cx: &Cx<'_>) -> signaltty_protocol::server::RestoreStatus {
+    use signaltty_protocol::pane::RestoreState;
+    let panes = cx.events.projection().all_panes();
+    let count = |state: RestoreState| panes.iter().filter(|p| p.restore_state == state).count();
+    let report = cx.restore;
+    let problem = [
+        report
+            .moved_aside
+            .as_ref()
+            .map(|(why, to)| format!("{why}: moved to {}", to.display())),
+        report.unproven.clone(),
+    ]
+    .into_iter()
+    .flatten()
+    .collect::<Vec<_>>();
+    signaltty_protocol::server::RestoreStatus {
+        restored: count(RestoreState::Restored),
+        resumable: count(RestoreState::Resumable),
+        snapshot_seq: report.snapshot_seq.map(|s| s.0),
+        journal_events: report.journal_events,
+        problem: (!problem.is_empty()).then(|| problem.join("; ")),
     }
 }
 

@@ -305,6 +305,7 @@ impl Host for Supervisor {
             launches: &mut self.launches,
             routes: &mut self.routes,
             arbiters: &mut self.arbiters,
+            restore: &self.restore_report,
         }
     }
 

@@ -25,6 +25,28 @@ pub struct ServerStatusResult {
     pub live_panes: usize,
     /// The head event sequence number.
     pub seq: u64,
+    /// What came back at start (spec/persistence.md §8); absent from older
+    /// servers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restore: Option<RestoreStatus>,
+}
+
+/// How the world came back at start, and what of it waits for a resume.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RestoreStatus {
+    /// Panes restored without a process and without a resume command, now.
+    pub restored: usize,
+    /// Panes restored with an adapter resume command, not resumed yet.
+    pub resumable: usize,
+    /// The seq of the snapshot the restore started from, if one was used.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snapshot_seq: Option<u64>,
+    /// Journal events applied after the snapshot.
+    pub journal_events: usize,
+    /// What went wrong, said loudly: a snapshot moved aside (and where) or a
+    /// history the journal could not prove.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub problem: Option<String>,
 }
 
 /// `server.shutdown` params.
