@@ -261,6 +261,22 @@ fn a_restored_plain_shell_resumes_in_its_cwd_on_request() {
     life.start();
     let mut c = life.client();
     assert_eq!(pane(&mut c, &id)["restore_state"], "RESTORED");
+    // `signaltty restore` says what came back and how to resume it.
+    let out = life.env.cli(&["restore"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("restored from the journal alone"), "{text}");
+    assert!(
+        text.contains(&format!(
+            "resume with its shell: signaltty pane resume {id}"
+        )),
+        "{text}"
+    );
+    let out = life.env.cli(&["--json", "restore"]);
+    let listed: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        listed["workspaces"][0]["panes"][0]["resumable_as"], "its shell",
+        "{listed}"
+    );
     let resumed = c.call_ok("pane.resume", json!({"pane_id": id}));
     assert_eq!(resumed["pane"]["restore_state"], "LIVE", "{resumed}");
     assert_eq!(resumed["pane"]["live"]["state"], "live", "{resumed}");

@@ -18,6 +18,7 @@ mod follow;
 mod integration_cli;
 mod logger;
 mod panes_cli;
+mod restore_cli;
 mod serve;
 mod state_cli;
 
@@ -206,6 +207,9 @@ enum Command {
         #[arg(long)]
         timeout: Option<u64>,
     },
+    /// What came back after the last start: per workspace and restore state,
+    /// what can be resumed and the commands to resume it.
+    Restore,
     /// List the panes that need a person, most urgent first (attention.pending).
     Attention {
         /// At most this many.
@@ -629,6 +633,7 @@ fn main() -> ExitCode {
             timeout,
         } => state_cli::wait(&cli.global, pane, until, after, timeout),
         Command::Attention { limit } => state_cli::attention(&cli.global, limit),
+        Command::Restore => restore_cli::restore(&cli.global),
         Command::MarkSeen { pane } => state_cli::mark_seen(&cli.global, pane),
         Command::Explain { pane } => state_cli::explain(&cli.global, pane),
         Command::Decisions => decisions_cli::list(&cli.global),
