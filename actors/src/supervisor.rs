@@ -156,6 +156,9 @@ impl Supervisor {
     pub fn restored(mut self, restored: Restored, state_dir: std::path::PathBuf) -> Supervisor {
         self.snapshots.dir = Some(state_dir);
         self.snapshots.taken_at = restored.report.snapshot_seq;
+        // A restored pane's tail on disk is what it shows: nothing to rewrite
+        // until it has output of its own (its offset starts at 0).
+        self.snapshots.tails_at = restored.tails.keys().map(|id| (id.clone(), 0)).collect();
         self.restored = Some(restored);
         self
     }

@@ -177,10 +177,15 @@ pub struct SetTab {
 }
 
 /// Replies with the pane's tail for the snapshot (spec/persistence.md §6.4):
-/// its newest ring lines, at most 64 KiB, oldest first.
+/// its newest ring lines, at most 64 KiB, oldest first, with the output
+/// offset it is taken at — or nothing when the offset is still `saved_at`
+/// (the tail on disk is current).
 #[derive(Debug, Message)]
-#[rtype(result = "(signaltty_protocol::PaneId, String)")]
-pub struct ReadTail;
+#[rtype(result = "Option<(signaltty_protocol::PaneId, u64, String)>")]
+pub struct ReadTail {
+    /// The output offset of the tail already saved, if any.
+    pub saved_at: Option<u64>,
+}
 
 /// Whether the pane's process still runs.
 #[derive(Debug, Message)]
@@ -468,12 +473,16 @@ impl Handler<ChildExited> for Pane {
 impl Handler<ReadTail> for Pane {
     type Result = MessageResult<ReadTail>;
 
-    fn handle(&mut self, _msg: ReadTail, _ctx: &mut Self::Context) -> Self::Result {
+    fn handle(&mut self, msg: ReadTail, _ctx: &mut Self::Context) -> Self::Result {
+        if msg.saved_at == Some(self.output_offset) {
+            return MessageResult(None);
+        }
         let tail = self.term.tail(crate::term::RING_LINES);
-        MessageResult((
+        MessageResult(Some((
             self.state().id.clone(),
+            self.output_offset,
             crate::snapshot::tail_of(tail.text.lines()),
-        ))
+        )))
     }
 }
 

@@ -217,6 +217,18 @@ pub(super) fn ensure_dir(dir: &Path) -> io::Result<()> {
     DirBuilder::new().recursive(true).mode(0o700).create(dir)
 }
 
+/// Writes `bytes` to `path` (created or truncated) with mode 0600, unsynced.
+pub(super) fn write_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let mut f = OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(path)?;
+    f.set_permissions(Permissions::from_mode(0o600))?;
+    f.write_all(bytes)
+}
+
 /// Writes `bytes` to `path` (created or truncated) with mode 0600 and fsyncs
 /// it.
 pub(super) fn write_synced(path: &Path, bytes: &[u8]) -> io::Result<()> {

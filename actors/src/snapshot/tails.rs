@@ -3,7 +3,7 @@
 //! pane shows some context. Best effort: a tail is never needed to restore.
 
 use super::Snapshot;
-use super::file::{ensure_dir, write_synced};
+use super::file::ensure_dir;
 use crate::journal::durable::sync_dir;
 use signaltty_protocol::PaneId;
 use std::collections::HashSet;
@@ -122,13 +122,15 @@ pub(super) fn write_tails(
     first_error.map_or(Ok(()), Err)
 }
 
-/// Replaces the tail at `path` through `<path>.tmp`, so a crash leaves either
-/// the old tail or the new one, never half of one.
+/// Replaces the tail at `path` through `<path>.tmp`, so a reader sees either
+/// the old tail or the new one, never half of one. Not synced file by file:
+/// tails are best-effort context, 200 fsyncs would cost a second on a slow
+/// disk, and the one directory sync of the save covers the renames.
 fn write_tail(path: &Path, text: &str) -> io::Result<()> {
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(".tmp");
     let tmp = PathBuf::from(tmp);
-    write_synced(&tmp, text.as_bytes())?;
+    super::file::write_private(&tmp, text.as_bytes())?;
     fs::rename(&tmp, path)
 }
 

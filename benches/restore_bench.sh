@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# 200 panes in 20 workspaces, each with ~full 64 KiB tails; snapshot timing; restart timing.
+set -euo pipefail
+B=${B:-target/release/signaltty}
+R=$(mktemp -d /tmp/rb.XXXX); mkdir -p $R/run $R/state $R/home; chmod 700 $R/run
+export XDG_RUNTIME_DIR=$R/run XDG_STATE_HOME=$R/state HOME=$R/home SIGNALTTY_LOG=debug
+$B server > $R/log1 2>&1 &
+for i in $(seq 100); do $B status >/dev/null 2>&1 && break; sleep 0.05; done
+python3 - "$B" <<'PY'
+import json, socket, os, sys
+s = socket.socket(socket.AF_UNIX); s.connect(os.environ["XDG_RUNTIME_DIR"] + "/signaltty/signaltty.sock")
+f = s.makefile("rw"); n = 0
+def call(m, p):
+    global n; n += 1
+    f.write(json.dumps({"protocol":"signaltty/1","id":str(n),"method":m,"params":p})+"\n"); f.flush()
+    while True:
+        r = json.loads(f.readline())
+        if r.get("id") == str(n): return r
+for w in range(20):
+    ws = call("workspace.create", {"name": f"bench {w}"})["result"]["workspace"]["id"]
+    first = None
+    for p in range(10):
+        argv = ["sh", "-c", "yes 0123456789abcdefghijklmnopqrstuvwxyz | head -n 5000; exec cat"]
+        if first is None:
+            r = call("pane.spawn", {"workspace_id": ws, "argv": argv}); first = r["result"]["pane"]["id"]
+        else:
+            r = call("pane.split", {"pane_id": first, "argv": argv})
+        assert r["ok"], r
+print("200 panes spawned")
+PY
+sleep 6; $B pane list bench-0 >/dev/null; sleep 4.5
+grep -h "snapshot at seq" $R/log1 | tail -4
+du -sh $R/state/signaltty/history $R/state/signaltty/snapshot.json
+kill -TERM $(pgrep -f "$B server" | head -1); sleep 1.5
+start=$(date +%s%N)
+$B server > $R/log2 2>&1 &
+until $B status >/dev/null 2>&1; do :; done
+end=$(date +%s%N)
+echo "start to answering with 200 restored panes: $(( (end-start)/1000000 )) ms (includes one CLI status process)"
+grep -h "restored" $R/log2 | head -2
+$B status | head -8
+$B stop --force >/dev/null 2>&1 || true; sleep 0.5; pkill -f "$B server" || true
+rm -rf $R
