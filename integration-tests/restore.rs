@@ -585,3 +585,95 @@ fn every_change_that_had_a_reply_survives_sigkill_at_any_moment() {
     let mut c = life.client();
     check_model(&mut c, &model, 7, seed);
 }
+
+/// The seq of `snapshot.json`, if there is one.
+fn snapshot_seq(life: &Life) -> Option<u64> {
+    let bytes = std::fs::read(state_dir(&life.env).join("snapshot.json")).ok()?;
+    serde_json::from_slice::<Value>(&bytes).ok()?["seq"].as_u64()
+}
+
+/// Renames `pane` `count` times (`{prefix}0` … ); returns the last name.
+fn renames(c: &mut Client, pane: &str, prefix: &str, count: usize) -> String {
+    let mut last = String::new();
+    for i in 0..count {
+        last = format!("{prefix}{i}");
+        c.call_ok("pane.rename", json!({"pane_id": pane, "name": last}));
+    }
+    last
+}
+
+#[test]
+fn the_journal_rotating_between_snapshots_loses_nothing_at_a_sigkill() {
+    // 16 KiB files: each phase of renames (about 1 KiB of journal each) wants
+    // a rotation, which waits for the snapshot that covers what it discards.
+    let mut life = Life::new(&["--journal-rotate-bytes", "16384"]);
+    life.start();
+    let cwd = life.env.home();
+    let mut c = life.client();
+    let (handle, a, _) = build_world(&mut c, &cwd);
+    for phase in 0..3 {
+        renames(&mut c, &a, &format!("r{phase}-"), 30);
+        let head = c.call_ok("server.status", json!({}))["seq"]
+            .as_u64()
+            .unwrap_or(0);
+        wait_until("a snapshot at the head", DEADLINE, || {
+            snapshot_seq(&life).filter(|s| *s >= head).map(|_| ())
+        });
+    }
+    let last = renames(&mut c, &a, "final-", 25);
+    let before = world(&mut c, &handle);
+    drop(c);
+    life.kill9();
+    let dir = state_dir(&life.env);
+    assert!(
+        dir.join("audit.jsonl.1").exists(),
+        "the journal never rotated"
+    );
+    life.start();
+    let mut c = life.client();
+    assert_eq!(world(&mut c, &handle), before);
+    assert_eq!(pane(&mut c, &a)["name"], last.as_str());
+    let status = c.call_ok("server.status", json!({}));
+    assert!(status["restore"]["problem"].is_null(), "{status}");
+}
+
+#[test]
+fn a_burst_past_the_hard_cap_says_exactly_what_the_restore_could_not_prove() {
+    // 4 KiB files, and no snapshot but the one a clean stop writes: a burst
+    // far past four files makes the rotation go ahead to keep the disk
+    // bounded, and the restore after a SIGKILL says what it could not prove.
+    let mut life = Life::new(&[
+        "--journal-rotate-bytes",
+        "4096",
+        "--snapshot-interval-ms",
+        "3600000",
+    ]);
+    life.start();
+    let cwd = life.env.home();
+    let (handle, a) = {
+        let mut c = life.client();
+        let (handle, a, _) = build_world(&mut c, &cwd);
+        (handle, a)
+    };
+    life.stop();
+    assert!(
+        snapshot_seq(&life).is_some(),
+        "a clean stop writes the snapshot"
+    );
+    life.start();
+    let mut c = life.client();
+    renames(&mut c, &a, "burst-", 80);
+    drop(c);
+    life.kill9();
+    life.start();
+    let mut c = life.client();
+    let status = c.call_ok("server.status", json!({}));
+    let problem = str_field(&status["restore"], "problem");
+    assert!(
+        problem.contains("the journal holds events only after seq"),
+        "{status}"
+    );
+    // What the snapshot holds is back all the same.
+    let got = c.call_ok("workspace.get", json!({"workspace_id": handle}));
+    assert_eq!(got["panes"].as_array().map(Vec::len), Some(2), "{got}");
+}

@@ -64,6 +64,9 @@ enum Command {
         /// Look at panes' processes this often (default 10 s; tests shorten it).
         #[arg(long, hide = true, value_name = "MS")]
         process_refresh_ms: Option<u64>,
+        /// Write a due snapshot this often (default 2 s; tests lengthen it).
+        #[arg(long, hide = true, value_name = "MS")]
+        snapshot_interval_ms: Option<u64>,
         /// Read agent manifests from this directory ($SIGNALTTY_AGENTS_DIR wins;
         /// default $XDG_CONFIG_HOME/signaltty/agents).
         #[arg(long, value_name = "DIR")]
@@ -551,6 +554,7 @@ fn main() -> ExitCode {
             detached,
             journal_rotate_bytes,
             process_refresh_ms,
+            snapshot_interval_ms,
             agents_dir,
             cursor_approval_ms,
         } => serve::server(
@@ -564,6 +568,7 @@ fn main() -> ExitCode {
                 },
                 journal_rotate_bytes,
                 process_refresh_ms,
+                snapshot_interval_ms,
                 agents_dir,
                 cursor_approval_ms,
             },

@@ -37,6 +37,8 @@ pub struct ServerArgs {
     pub journal_rotate_bytes: Option<u64>,
     /// The process refresh period, overriding the default.
     pub process_refresh_ms: Option<u64>,
+    /// The snapshot flusher's period, overriding the default.
+    pub snapshot_interval_ms: Option<u64>,
     /// The agent manifests directory (`--agents-dir`).
     pub agents_dir: Option<PathBuf>,
     /// Cursor's approval inference wait, overriding the default.
@@ -50,6 +52,7 @@ pub fn server(global: &Global, args: ServerArgs) -> i32 {
         session,
         journal_rotate_bytes,
         process_refresh_ms,
+        snapshot_interval_ms,
         agents_dir,
         cursor_approval_ms,
     } = args;
@@ -77,6 +80,8 @@ pub fn server(global: &Global, args: ServerArgs) -> i32 {
                 .unwrap_or(Limits::default().journal_rotate_bytes),
             process_refresh: process_refresh_ms
                 .map_or(Limits::default().process_refresh, Duration::from_millis),
+            snapshot_interval: snapshot_interval_ms
+                .map_or(Limits::default().snapshot_interval, Duration::from_millis),
             cursor_approval_wait: cursor_approval_ms.map_or(
                 Limits::default().cursor_approval_wait,
                 Duration::from_millis,

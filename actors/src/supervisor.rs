@@ -155,6 +155,13 @@ impl Supervisor {
     /// `state_dir`.
     pub fn restored(mut self, restored: Restored, state_dir: std::path::PathBuf) -> Supervisor {
         self.snapshots.dir = Some(state_dir);
+        // The journal keeps what no snapshot covers yet (journal/file.rs).
+        if let Some(disk) = self.events.disk() {
+            if let Some(seq) = restored.report.snapshot_seq {
+                disk.snapshot_saved(seq);
+            }
+            disk.gate_rotation();
+        }
         self.snapshots.taken_at = restored.report.snapshot_seq;
         // A restored pane's tail on disk is what it shows: nothing to rewrite
         // until it has output of its own (its offset starts at 0).

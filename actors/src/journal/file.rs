@@ -73,7 +73,30 @@ pub struct DiskHistory {
     /// sees half a rotation. Open descriptors stay valid across later renames.
     files: Mutex<()>,
     state: Mutex<DiskState>,
+    /// Rotation waits for the snapshot: see [`DiskHistory::gate_rotation`].
+    gate: Mutex<RotationGate>,
 }
+
+/// Whether a rotation may discard the predecessor yet. Discarding events no
+/// snapshot covers would leave a restart unable to prove the world, so while
+/// the server writes snapshots a rotation waits until the newest snapshot is
+/// at or past the last event it would discard — but never while the current
+/// file passes [`ROTATION_HARD_FACTOR`] times the cap: the disk stays bounded,
+/// and a restore after that says what it could not prove.
+#[derive(Debug, Clone, Copy, Default)]
+struct RotationGate {
+    /// Rotations wait for snapshots (off: they rotate at the cap, as a
+    /// journal without snapshots must).
+    enabled: bool,
+    /// The seq of the newest snapshot written.
+    snapshot_seq: u64,
+    /// A rotation is waiting for a snapshot.
+    waiting: bool,
+}
+
+/// How far past its cap the current file may grow while a rotation waits for
+/// a snapshot.
+pub const ROTATION_HARD_FACTOR: u64 = 4;
 
 #[derive(Debug, Clone, Copy)]
 struct DiskState {
@@ -138,6 +161,34 @@ impl DiskHistory {
 
     fn is_complete(&self) -> bool {
         self.state.lock().complete
+    }
+
+    /// From now on a rotation waits for a snapshot that covers what it would
+    /// discard (the server writes snapshots).
+    pub fn gate_rotation(&self) {
+        self.gate.lock().enabled = true;
+    }
+
+    /// A snapshot at `seq` is on disk: rotations up to it may go ahead.
+    pub fn snapshot_saved(&self, seq: Seq) {
+        let mut gate = self.gate.lock();
+        gate.snapshot_seq = gate.snapshot_seq.max(seq.0);
+    }
+
+    /// A rotation is waiting for a snapshot (the flusher writes one at once).
+    pub fn rotation_waiting(&self) -> bool {
+        self.gate.lock().waiting
+    }
+
+    /// May the predecessor, whose newest event is `discarded_max`, be
+    /// discarded now, with the current file at `len` of `cap` bytes?
+    fn may_rotate(&self, discarded_max: Option<u64>, len: u64, cap: u64) -> bool {
+        let mut gate = self.gate.lock();
+        let covered = discarded_max.is_none_or(|max| max <= gate.snapshot_seq);
+        let forced = len >= cap.saturating_mul(ROTATION_HARD_FACTOR);
+        let may = !gate.enabled || covered || forced;
+        gate.waiting = !may;
+        may
     }
 }
 
@@ -326,6 +377,7 @@ impl FileStore {
                 current_len: meta.len(),
                 predecessor_len,
             }),
+            gate: Mutex::new(RotationGate::default()),
         });
         let store = FileStore {
             shared: shared.clone(),
@@ -421,7 +473,11 @@ impl JournalStore for FileStore {
         let Some(last) = batch.last() else {
             return Ok(());
         };
-        if self.len >= self.rotate_bytes {
+        if self.len >= self.rotate_bytes
+            && self
+                .shared
+                .may_rotate(self.predecessor_max, self.len, self.rotate_bytes)
+        {
             self.rotate()?;
         }
         if last.seq.0 > self.reserved {

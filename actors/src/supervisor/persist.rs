@@ -168,6 +168,9 @@ impl Supervisor {
             sup.snapshots.writing = false;
             match written {
                 Ok(offsets) => {
+                    if let Some(disk) = sup.events.disk() {
+                        disk.snapshot_saved(seq);
+                    }
                     let panes = offsets.len();
                     sup.snapshots.tails_at.extend(offsets);
                     log::debug!(
@@ -211,7 +214,12 @@ impl Supervisor {
             .filter_map(|p| snapshot::read_tail(&dir, &p.id).map(|t| (p.id.clone(), t)))
             .collect();
         match snapshot::save(&dir, &snapshot, &kept) {
-            Ok(()) => self.snapshots.taken_at = Some(seq),
+            Ok(()) => {
+                if let Some(disk) = self.events.disk() {
+                    disk.snapshot_saved(seq);
+                }
+                self.snapshots.taken_at = Some(seq)
+            },
             Err(e) => log::warn!("cannot write the snapshot at shutdown: {e}"),
         }
     }
