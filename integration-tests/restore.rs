@@ -389,6 +389,20 @@ fn a_corrupt_snapshot_is_moved_aside_said_loudly_and_the_journal_restores_the_wo
     let out = life.env.cli(&["pane", "list", &handle]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("[exited, restored]"), "{text}");
+    // At the next start it is no news any more, but the kept file is still said.
+    drop(c);
+    life.stop();
+    life.start();
+    let mut c = life.client();
+    let status = c.call_ok("server.status", json!({}));
+    assert!(status["restore"]["problem"].is_null(), "{status}");
+    let kept = status["restore"]["set_aside"][0]
+        .as_str()
+        .unwrap_or_default();
+    assert!(kept.contains("snapshot.corrupt-"), "{status}");
+    let out = life.env.cli(&["status"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("! kept for you to look at:"), "{text}");
 }
 
 #[test]
@@ -676,4 +690,54 @@ fn a_burst_past_the_hard_cap_says_exactly_what_the_restore_could_not_prove() {
     // What the snapshot holds is back all the same.
     let got = c.call_ok("workspace.get", json!({"workspace_id": handle}));
     assert_eq!(got["panes"].as_array().map(Vec::len), Some(2), "{got}");
+}
+
+#[test]
+fn two_hundred_panes_in_twenty_workspaces_come_back_with_their_layouts_and_tails() {
+    let mut life = Life::new(&[]);
+    life.start();
+    let mut c = life.client();
+    let mut handles = Vec::new();
+    let mut last_pane = String::new();
+    for w in 0..20 {
+        let ws = c.call_ok("workspace.create", json!({"name": format!("fleet {w}")}));
+        handles.push(str_field(&ws["workspace"], "handle").to_owned());
+        let first = c.call_ok(
+            "pane.spawn",
+            json!({"workspace_id": ws["workspace"]["id"], "argv": ["sh", "-c", format!("echo pane-{w}-0; exec cat")]}),
+        );
+        let first = str_field(&first["pane"], "id").to_owned();
+        for p in 1..10 {
+            let dir = if p % 2 == 0 { "down" } else { "right" };
+            let next = c.call_ok(
+                "pane.split",
+                json!({"pane_id": first, "direction": dir, "argv": ["sh", "-c", format!("echo pane-{w}-{p}; exec cat")]}),
+            );
+            last_pane = str_field(&next["pane"], "id").to_owned();
+        }
+    }
+    // The last pane's output has reached a snapshot's tail.
+    let tail = state_dir(&life.env)
+        .join("history")
+        .join(format!("{last_pane}.tail"));
+    wait_until("the last pane's tail", DEADLINE, || {
+        std::fs::read_to_string(&tail)
+            .ok()
+            .filter(|t| t.contains("pane-19-9"))
+    });
+    let before: Vec<Value> = handles.iter().map(|h| world(&mut c, h)).collect();
+    drop(c);
+    life.kill9();
+    life.start();
+    let mut c = life.client();
+    let after: Vec<Value> = handles.iter().map(|h| world(&mut c, h)).collect();
+    assert_eq!(after, before);
+    let status = c.call_ok("server.status", json!({}));
+    assert_eq!(status["panes"], 200, "{status}");
+    assert_eq!(status["restore"]["restored"], 200, "{status}");
+    let r = c.call_ok(
+        "pane.read",
+        json!({"pane_id": last_pane, "mode": "tail", "lines": 20}),
+    );
+    assert!(str_field(&r, "text").contains("pane-19-9"), "{r}");
 }

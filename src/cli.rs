@@ -80,6 +80,9 @@ pub fn status(global: &Global) -> i32 {
                 if let Some(problem) = &r.problem {
                     say!("  ! restore: {problem}");
                 }
+                for path in &r.set_aside {
+                    say!("  ! kept for you to look at: {path}");
+                }
             }
         },
     )

@@ -47,6 +47,9 @@ pub struct RestoreReport {
     /// What could not be proven (the journal no longer holds every event
     /// after the snapshot, or it could not be read).
     pub unproven: Option<String>,
+    /// Snapshots moved aside by this or an earlier start, still in the state
+    /// directory for a person to look at (said at every start until removed).
+    pub set_aside: Vec<PathBuf>,
 }
 
 /// Rebuilds the world from `state_dir`'s snapshot and the journal behind
@@ -99,6 +102,13 @@ pub fn restore(state_dir: &Path, disk: &DiskHistory, head: Seq) -> Restored {
         },
     }
     projection.finish_restore(head, tombstone);
+    report.set_aside = set_aside(state_dir);
+    for path in &report.set_aside {
+        log::warn!(
+            "a snapshot this server could not use is kept at {} (remove it once looked at)",
+            path.display()
+        );
+    }
     let tails = projection
         .all_panes()
         .into_iter()
@@ -109,6 +119,26 @@ pub fn restore(state_dir: &Path, disk: &DiskHistory, head: Seq) -> Restored {
         tails,
         report,
     }
+}
+
+/// The snapshots moved aside in `state_dir`, oldest name first.
+fn set_aside(state_dir: &Path) -> Vec<PathBuf> {
+    let mut found: Vec<PathBuf> = std::fs::read_dir(state_dir)
+        .map(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .filter(|e| {
+                    let name = e.file_name();
+                    let name = name.to_string_lossy();
+                    name.starts_with("snapshot.corrupt-")
+                        || name.starts_with("snapshot.unsupported-")
+                })
+                .map(|e| e.path())
+                .collect()
+        })
+        .unwrap_or_default();
+    found.sort();
+    found
 }
 
 /// The journal's state events after `after`, in order, if the files prove

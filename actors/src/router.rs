@@ -221,6 +221,11 @@ fn restore_status(cx: &Cx<'_>) -> signaltty_protocol::server::RestoreStatus {
         snapshot_seq: report.snapshot_seq.map(|s| s.0),
         journal_events: report.journal_events,
         problem: (!problem.is_empty()).then(|| problem.join("; ")),
+        set_aside: report
+            .set_aside
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect(),
     }
 }
 

@@ -47,6 +47,10 @@ pub struct RestoreStatus {
     /// history the journal could not prove.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub problem: Option<String>,
+    /// Snapshots set aside (unreadable or of an unknown version), still kept
+    /// in the state directory.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub set_aside: Vec<String>,
 }
 
 /// `server.shutdown` params.
