@@ -741,3 +741,111 @@ fn two_hundred_panes_in_twenty_workspaces_come_back_with_their_layouts_and_tails
     );
     assert!(str_field(&r, "text").contains("pane-19-9"), "{r}");
 }
+
+/// A `claude` that resumes anything and waits: enough to be auto-resumed.
+fn fake_claude(life: &mut Life) -> std::path::PathBuf {
+    let bin = life.env.root().join("fake-bin");
+    let script = bin.join("claude");
+    let written = std::fs::create_dir_all(&bin)
+        .and_then(|()| std::fs::write(&script, "#!/bin/sh\necho \"resumed $*\"\nexec cat\n"));
+    if let Err(e) = written {
+        panic!("cannot write the fake claude: {e}");
+    }
+    crate::support::process::set_mode(&script, 0o755);
+    let path = std::env::var("PATH").unwrap_or_default();
+    life.env
+        .set_var("PATH", format!("{}:{path}", bin.display()));
+    bin
+}
+
+#[test]
+fn auto_resume_starts_an_opted_in_workspaces_agents_a_few_at_a_time() {
+    let mut life = Life::new(&[]);
+    fake_claude(&mut life);
+    life.start();
+    let (on, off, on_panes, off_pane) = {
+        let mut c = life.client();
+        let on = c.call_ok("workspace.create", json!({"name": "auto on"}));
+        let on = str_field(&on["workspace"], "id").to_owned();
+        let off = c.call_ok("workspace.create", json!({"name": "auto off"}));
+        let off = str_field(&off["workspace"], "id").to_owned();
+        let first = c.call_ok("pane.spawn", json!({"workspace_id": on, "argv": ["cat"]}));
+        let first = str_field(&first["pane"], "id").to_owned();
+        let mut on_panes = vec![first.clone()];
+        for _ in 0..5 {
+            let p = c.call_ok("pane.split", json!({"pane_id": first, "argv": ["cat"]}));
+            on_panes.push(str_field(&p["pane"], "id").to_owned());
+        }
+        let off_pane = c.call_ok("pane.spawn", json!({"workspace_id": off, "argv": ["cat"]}));
+        let off_pane = str_field(&off_pane["pane"], "id").to_owned();
+        for (i, p) in on_panes.iter().chain([&off_pane]).enumerate() {
+            c.call_ok(
+                "report-session",
+                json!({"pane_id": p, "agent_session_id": format!("auto-{i}"), "agent": "claude"}),
+            );
+        }
+        let set = c.call_ok(
+            "workspace.set_auto_resume",
+            json!({"workspace_id": on, "auto_resume": true}),
+        );
+        assert_eq!(set["workspace"]["auto_resume"], true, "{set}");
+        (on, off, on_panes, off_pane)
+    };
+    life.kill9();
+    life.start();
+    let mut c = life.client();
+    // Every pane of the opted-in workspace comes back live, with its session.
+    for p in &on_panes {
+        wait_until("an auto-resumed pane", DEADLINE, || {
+            let got = pane(&mut c, p);
+            (got["restore_state"] == "LIVE").then_some(())
+        });
+        // Its exact session was resumed: the command's words are on screen.
+        wait_until("the resumed agent's output", DEADLINE, || {
+            let r = c.call_ok(
+                "pane.read",
+                json!({"pane_id": p, "mode": "tail", "lines": 20}),
+            );
+            str_field(&r, "text")
+                .contains("resumed --resume auto-")
+                .then_some(())
+        });
+    }
+    // The other workspace's agent waits for a person.
+    assert_eq!(pane(&mut c, &off_pane)["restore_state"], "RESUMABLE");
+    let _ = (on, off);
+    // Never more than three were starting at once: from its resumed
+    // pane.created until its first prompt (or exit), in seq order.
+    let reply = c.call_ok(
+        "subscribe",
+        json!({"from_seq": 0, "events": ["pane.created", "agent.*"]}),
+    );
+    let returned = reply["replay"]["returned"].as_u64().unwrap_or(0);
+    let frames: Vec<_> = (0..returned).map(|_| c.next_event()).collect();
+    let mut starting = std::collections::BTreeSet::new();
+    let mut most = 0;
+    for f in &frames {
+        // `pane.created` names its pane inside the pane object.
+        let pane_id = f.payload["pane_id"]
+            .as_str()
+            .or_else(|| f.payload["pane"]["id"].as_str())
+            .unwrap_or_default()
+            .to_owned();
+        if f.event == "pane.created" && f.payload["resumed"] == true {
+            starting.insert(pane_id);
+            most = most.max(starting.len());
+        } else if [
+            "agent.idle",
+            "agent.blocked",
+            "agent.done",
+            "agent.failed",
+            "agent.exited",
+        ]
+        .contains(&f.event.as_str())
+        {
+            starting.remove(&pane_id);
+        }
+    }
+    eprintln!("auto-resume: at most {most} starting at once");
+    assert!((1..=3).contains(&most), "{most} were starting at once");
+}

@@ -175,6 +175,23 @@ pub fn workspace(global: &Global, cmd: WorkspaceCommand) -> i32 {
                 |r: WorkspaceResult| print_workspace(&r.workspace),
             )
         },
+        WorkspaceCommand::AutoResume { workspace, state } => {
+            let params = signaltty_protocol::workspace::WorkspaceSetAutoResumeParams {
+                workspace_id: WorkspaceRef(workspace),
+                auto_resume: state == "on",
+            };
+            call(
+                global,
+                Method::WorkspaceSetAutoResume(params),
+                |r: WorkspaceResult| {
+                    print_workspace(&r.workspace);
+                    say!(
+                        "  auto-resume {}",
+                        if r.workspace.auto_resume { "on" } else { "off" }
+                    );
+                },
+            )
+        },
         WorkspaceCommand::Close { workspace, signal } => {
             let Some(signal) = SignalName::parse(&signal) else {
                 return fail(&format!("BAD_PARAMS: unknown signal {signal:?}"));

@@ -536,6 +536,15 @@ enum WorkspaceCommand {
         /// The new name.
         name: String,
     },
+    /// Whether the workspace's resumable agents start again by themselves after
+    /// a restart, a few at a time (workspace.set_auto_resume; off by default).
+    AutoResume {
+        /// Workspace id or handle.
+        workspace: String,
+        /// on or off.
+        #[arg(value_parser = ["on", "off"])]
+        state: String,
+    },
     /// Close a workspace and everything in it (workspace.close).
     Close {
         /// Workspace id or handle.

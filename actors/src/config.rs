@@ -61,6 +61,10 @@ pub struct Limits {
     pub cursor_approval_wait: Duration,
     /// How often a due snapshot is written (spec persistence.md §6.1: 2 s).
     pub snapshot_interval: Duration,
+    /// Auto-resume starts at most this many agents at once (`restore.max_parallel`).
+    pub restore_max_parallel: usize,
+    /// An auto-resumed agent counts as started once it reaches a prompt, or after this.
+    pub restore_start_wait: Duration,
 }
 
 impl Default for Limits {
@@ -75,6 +79,8 @@ impl Default for Limits {
             process_refresh: Duration::from_secs(10),
             cursor_approval_wait: Duration::from_secs(10),
             snapshot_interval: Duration::from_secs(2),
+            restore_max_parallel: 3,
+            restore_start_wait: Duration::from_secs(10),
         }
     }
 }

@@ -129,6 +129,12 @@ pub fn route<H: Host>(
                 WorkspaceResult { workspace }
             })
         },
+        Method::WorkspaceSetAutoResume(p) => ask_workspace(
+            cx,
+            &p.workspace_id,
+            crate::workspace::SetAutoResume { on: p.auto_resume },
+            |workspace| WorkspaceResult { workspace },
+        ),
         Method::WorkspaceClose(p) => {
             let signal = p
                 .signal
@@ -169,6 +175,16 @@ pub fn route<H: Host>(
         Method::AgentsList(_) => ready(Ok(agents_result(&cx.config.agents.current()))),
         Method::AgentsReload(_) => agents_reload(cx),
     }
+}
+
+/// `pane.resume` of `pane` on the server's own initiative (auto-resume).
+pub fn resume<H: Host>(cx: &mut Cx<'_>, pane: &signaltty_protocol::PaneId) -> Routed<H> {
+    panes::resume(
+        cx,
+        signaltty_protocol::pane::PaneTarget {
+            pane_id: pane.into(),
+        },
+    )
 }
 
 /// A reply known at once.

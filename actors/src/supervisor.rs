@@ -113,6 +113,8 @@ pub struct Supervisor {
     restore_report: RestoreReport,
     /// Snapshots: where, whether one is due, whether one is being written.
     snapshots: persist::Snapshots,
+    /// The panes auto-resume starts after a restart.
+    auto: autoresume::AutoResume,
 }
 
 impl Supervisor {
@@ -148,6 +150,7 @@ impl Supervisor {
             restored: None,
             restore_report: RestoreReport::default(),
             snapshots: persist::Snapshots::default(),
+            auto: autoresume::AutoResume::default(),
         }
     }
 
@@ -342,6 +345,7 @@ impl Actor for Supervisor {
         }
         if let Some(restored) = self.restored.take() {
             self.adopt(restored, ctx);
+            self.begin_auto_resume(ctx);
         }
         ctx.run_interval(self.config.limits.process_refresh, |sup, ctx| {
             sup.refresh_processes(ctx);
@@ -444,6 +448,7 @@ impl Handler<BeginShutdown> for Supervisor {
     }
 }
 
+mod autoresume;
 mod persist;
 #[cfg(test)]
 mod tests;

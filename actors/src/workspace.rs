@@ -25,6 +25,15 @@ pub struct Rename {
     pub name: String,
 }
 
+/// Turns auto-resume on or off. Replies with the workspace after
+/// `workspace.updated` is published.
+#[derive(Debug, Message)]
+#[rtype(result = "Result<WorkspaceState, Error>")]
+pub struct SetAutoResume {
+    /// On or off.
+    pub on: bool,
+}
+
 /// Closes every pane and tab the workspace owns, then the workspace itself, and
 /// stops the actor. Replies after `tab.closed`… and `workspace.closed` are published.
 #[derive(Debug, Message)]
@@ -164,6 +173,25 @@ fn fail<T: Send + 'static>(e: Error) -> ResponseFuture<Result<T, Error>> {
 
 impl Actor for Workspace {
     type Context = Context<Self>;
+}
+
+impl Handler<SetAutoResume> for Workspace {
+    type Result = ResponseFuture<Result<WorkspaceState, Error>>;
+
+    fn handle(&mut self, msg: SetAutoResume, _ctx: &mut Self::Context) -> Self::Result {
+        if self.closing {
+            return fail(self.gone());
+        }
+        self.state.auto_resume = msg.on;
+        self.state.updated_at = Timestamp::now();
+        let workspace = self.state.clone();
+        self.publish(
+            vec![Event::WorkspaceUpdated {
+                workspace: workspace.clone(),
+            }],
+            workspace,
+        )
+    }
 }
 
 impl Handler<Rename> for Workspace {

@@ -17,7 +17,7 @@ use crate::subscribe::SubscribeParams;
 use crate::tab::{TabCloseParams, TabCreateParams, TabSetLayoutParams, TabSetRatioParams};
 use crate::workspace::{
     WorkspaceCloseParams, WorkspaceCreateParams, WorkspaceGetParams, WorkspaceListParams,
-    WorkspaceRenameParams,
+    WorkspaceRenameParams, WorkspaceSetAutoResumeParams,
 };
 use serde_json::Value;
 
@@ -78,6 +78,7 @@ methods! {
     WorkspaceList = "workspace.list" (WorkspaceListParams),
     WorkspaceGet = "workspace.get" (WorkspaceGetParams),
     WorkspaceRename = "workspace.rename" (WorkspaceRenameParams),
+    WorkspaceSetAutoResume = "workspace.set_auto_resume" (WorkspaceSetAutoResumeParams),
     WorkspaceClose = "workspace.close" (WorkspaceCloseParams),
     TabCreate = "tab.create" (TabCreateParams),
     TabClose = "tab.close" (TabCloseParams),
@@ -176,6 +177,7 @@ impl Method {
             | Method::WorkspaceList(_)
             | Method::WorkspaceGet(_)
             | Method::WorkspaceRename(_)
+            | Method::WorkspaceSetAutoResume(_)
             | Method::WorkspaceClose(_)
             | Method::TabCreate(_)
             | Method::TabClose(_)

@@ -134,6 +134,17 @@ pub struct WorkspaceRenameParams {
     pub name: String,
 }
 
+/// `workspace.set_auto_resume` params: whether the workspace's resumable
+/// agents start again by themselves when the server restarts
+/// (spec/persistence.md §8.4; off by default).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WorkspaceSetAutoResumeParams {
+    /// Id or handle.
+    pub workspace_id: WorkspaceRef,
+    /// On or off.
+    pub auto_resume: bool,
+}
+
 /// `workspace.close` params.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WorkspaceCloseParams {

@@ -222,10 +222,16 @@ impl AgentTracker {
     pub fn with_rules(pane: Pane, rules: AgentRules, approval_wait: Duration) -> AgentTracker {
         AgentTracker {
             process_name: crate::procfs::name_of(&pane.argv),
+            // A restored tombstone has no process: screen rules and timers
+            // never look at it until it is resumed.
+            process: if pane.live == LiveState::Live {
+                Process::Live
+            } else {
+                Process::Gone
+            },
             pane,
             rules,
             approval_wait,
-            process: Process::Live,
             output_offset: 0,
             hooked: false,
             screen_raised: false,
