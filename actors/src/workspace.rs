@@ -134,6 +134,26 @@ impl Workspace {
         }
     }
 
+    /// Changes the workspace object and replies with it once
+    /// `workspace.updated` is published.
+    fn update(
+        &mut self,
+        change: impl FnOnce(&mut WorkspaceState),
+    ) -> ResponseFuture<Result<WorkspaceState, Error>> {
+        if self.closing {
+            return fail(self.gone());
+        }
+        change(&mut self.state);
+        self.state.updated_at = Timestamp::now();
+        let workspace = self.state.clone();
+        self.publish(
+            vec![Event::WorkspaceUpdated {
+                workspace: workspace.clone(),
+            }],
+            workspace,
+        )
+    }
+
     fn gone(&self) -> Error {
         Error::NoSuchWorkspace(WorkspaceRef(self.state.id.0.clone()))
     }
@@ -179,18 +199,7 @@ impl Handler<SetAutoResume> for Workspace {
     type Result = ResponseFuture<Result<WorkspaceState, Error>>;
 
     fn handle(&mut self, msg: SetAutoResume, _ctx: &mut Self::Context) -> Self::Result {
-        if self.closing {
-            return fail(self.gone());
-        }
-        self.state.auto_resume = msg.on;
-        self.state.updated_at = Timestamp::now();
-        let workspace = self.state.clone();
-        self.publish(
-            vec![Event::WorkspaceUpdated {
-                workspace: workspace.clone(),
-            }],
-            workspace,
-        )
+        self.update(|state| state.auto_resume = msg.on)
     }
 }
 
@@ -198,18 +207,7 @@ impl Handler<Rename> for Workspace {
     type Result = ResponseFuture<Result<WorkspaceState, Error>>;
 
     fn handle(&mut self, msg: Rename, _ctx: &mut Self::Context) -> Self::Result {
-        if self.closing {
-            return fail(self.gone());
-        }
-        self.state.name = msg.name;
-        self.state.updated_at = Timestamp::now();
-        let workspace = self.state.clone();
-        self.publish(
-            vec![Event::WorkspaceUpdated {
-                workspace: workspace.clone(),
-            }],
-            workspace,
-        )
+        self.update(|state| state.name = msg.name)
     }
 }
 

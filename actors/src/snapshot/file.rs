@@ -7,7 +7,7 @@ use super::{SNAPSHOT_VERSION, Snapshot};
 use crate::journal::durable::sync_dir;
 use serde::Deserialize;
 use signaltty_protocol::{PaneId, Timestamp};
-use std::fs::{self, DirBuilder, OpenOptions, Permissions};
+use std::fs::{self, DirBuilder, File, OpenOptions, Permissions};
 use std::io::{self, Write};
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
@@ -217,21 +217,9 @@ pub(super) fn ensure_dir(dir: &Path) -> io::Result<()> {
     DirBuilder::new().recursive(true).mode(0o700).create(dir)
 }
 
-/// Writes `bytes` to `path` (created or truncated) with mode 0600, unsynced.
-pub(super) fn write_private(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    let mut f = OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(path)?;
-    f.set_permissions(Permissions::from_mode(0o600))?;
-    f.write_all(bytes)
-}
-
-/// Writes `bytes` to `path` (created or truncated) with mode 0600 and fsyncs
-/// it.
-pub(super) fn write_synced(path: &Path, bytes: &[u8]) -> io::Result<()> {
+/// Writes `bytes` to `path` (created or truncated) with mode 0600, unsynced,
+/// and returns the open file.
+pub(super) fn write_private(path: &Path, bytes: &[u8]) -> io::Result<File> {
     let mut f = OpenOptions::new()
         .write(true)
         .create(true)
@@ -242,5 +230,11 @@ pub(super) fn write_synced(path: &Path, bytes: &[u8]) -> io::Result<()> {
     // crash with other permissions is narrowed here, before it gets data.
     f.set_permissions(Permissions::from_mode(0o600))?;
     f.write_all(bytes)?;
-    f.sync_all()
+    Ok(f)
+}
+
+/// Writes `bytes` to `path` (created or truncated) with mode 0600 and fsyncs
+/// it.
+pub(super) fn write_synced(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    write_private(path, bytes)?.sync_all()
 }
