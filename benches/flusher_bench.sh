@@ -4,22 +4,14 @@
 set -euo pipefail
 B=${B:-target/release/signaltty}
 SECS=${SECS:-60}
-R=$(mktemp -d /tmp/fb.XXXX); mkdir -p $R/run $R/state $R/home; chmod 700 $R/run
-export XDG_RUNTIME_DIR=$R/run XDG_STATE_HOME=$R/state HOME=$R/home SIGNALTTY_LOG=debug
-$B server > $R/log 2>&1 &
-for i in $(seq 100); do $B status >/dev/null 2>&1 && break; sleep 0.05; done
+. "$(dirname "$0")/common/bench.sh"
+bench_dirs fb
+start_server $R/log
 PID=$(pgrep -f "$B server" | head -1)
 python3 - "$SECS" "$PID" "$R" <<'PY'
-import json, socket, os, sys, time
+import os, sys, time
 secs, pid, root = int(sys.argv[1]), sys.argv[2], sys.argv[3]
-s = socket.socket(socket.AF_UNIX); s.connect(os.environ["XDG_RUNTIME_DIR"] + "/signaltty/signaltty.sock")
-f = s.makefile("rw"); n = 0
-def call(m, p):
-    global n; n += 1
-    f.write(json.dumps({"protocol":"signaltty/1","id":str(n),"method":m,"params":p})+"\n"); f.flush()
-    while True:
-        r = json.loads(f.readline())
-        if r.get("id") == str(n): return r
+from client import call
 ws = call("workspace.create", {"name": "flusher"})["result"]["workspace"]["id"]
 first = call("pane.spawn", {"workspace_id": ws, "argv": ["cat"]})["result"]["pane"]["id"]
 panes = [first] + [call("pane.split", {"pane_id": first, "argv": ["cat"]})["result"]["pane"]["id"] for _ in range(49)]

@@ -2,20 +2,12 @@
 # 200 panes in 20 workspaces, each with ~full 64 KiB tails; snapshot timing; restart timing.
 set -euo pipefail
 B=${B:-target/release/signaltty}
-R=$(mktemp -d /tmp/rb.XXXX); mkdir -p $R/run $R/state $R/home; chmod 700 $R/run
-export XDG_RUNTIME_DIR=$R/run XDG_STATE_HOME=$R/state HOME=$R/home SIGNALTTY_LOG=debug
-$B server > $R/log1 2>&1 &
-for i in $(seq 100); do $B status >/dev/null 2>&1 && break; sleep 0.05; done
+. "$(dirname "$0")/common/bench.sh"
+bench_dirs rb
+start_server $R/log1
 python3 - "$B" <<'PY'
-import json, socket, os, sys
-s = socket.socket(socket.AF_UNIX); s.connect(os.environ["XDG_RUNTIME_DIR"] + "/signaltty/signaltty.sock")
-f = s.makefile("rw"); n = 0
-def call(m, p):
-    global n; n += 1
-    f.write(json.dumps({"protocol":"signaltty/1","id":str(n),"method":m,"params":p})+"\n"); f.flush()
-    while True:
-        r = json.loads(f.readline())
-        if r.get("id") == str(n): return r
+import os, sys
+from client import call
 for w in range(20):
     ws = call("workspace.create", {"name": f"bench {w}"})["result"]["workspace"]["id"]
     first = None

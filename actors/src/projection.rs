@@ -98,6 +98,15 @@ impl Projection {
             .collect()
     }
 
+    /// How many panes are in restore state `state` (no copy of them: this
+    /// answers every `server.status`).
+    pub fn count_restore_state(&self, state: RestoreState) -> usize {
+        self.panes
+            .values()
+            .filter(|p| p.restore_state == state)
+            .count()
+    }
+
     /// Every tab, in no particular order (for the snapshot).
     pub fn all_tabs(&self) -> Vec<Tab> {
         self.tabs.values().cloned().collect()

@@ -57,11 +57,11 @@ pub struct RestoreReport {
 pub fn restore(state_dir: &Path, disk: &DiskHistory, head: Seq) -> Restored {
     let mut report = RestoreReport::default();
     let loaded = snapshot::load(state_dir).unwrap_or_else(|e| {
-        log::error!("cannot read the snapshot in {}: {e}", state_dir.display());
-        Loaded::MovedAside {
-            problem: LoadProblem::Corrupt(e.to_string()),
-            to: state_dir.join("snapshot.json"),
-        }
+        // Nothing was moved: the file (if any) stays for the next start.
+        let why = format!("cannot read the snapshot in {}: {e}", state_dir.display());
+        log::error!("{why}, restoring from the journal alone");
+        report.unproven = Some(why);
+        Loaded::Missing
     });
     let (mut projection, after) = match loaded {
         Loaded::Snapshot(s) => {

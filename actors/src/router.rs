@@ -218,8 +218,7 @@ fn status(cx: &Cx<'_>) -> ServerStatusResult {
 /// The restore report with the panes still waiting for a resume, counted now.
 fn restore_status(cx: &Cx<'_>) -> signaltty_protocol::server::RestoreStatus {
     use signaltty_protocol::pane::RestoreState;
-    let panes = cx.events.projection().all_panes();
-    let count = |state: RestoreState| panes.iter().filter(|p| p.restore_state == state).count();
+    let count = |state: RestoreState| cx.events.projection().count_restore_state(state);
     let report = cx.restore;
     let problem = [
         report

@@ -417,9 +417,4 @@ impl Sequencer {
     pub fn wait(&mut self, conn: ConnId, wanted: Wanted) -> WaitAnswer {
         self.waits.register(&self.projection, conn, wanted)
     }
-
-    /// The pending waits (for tests and `server.status`-like reads).
-    pub fn pending_waits(&self) -> usize {
-        self.waits.len()
-    }
 }

@@ -83,16 +83,6 @@ impl Waits {
     pub fn drop_conn(&mut self, conn: ConnId) {
         self.pending.retain(|w| w.conn != conn);
     }
-
-    /// How many waits are pending.
-    pub fn len(&self) -> usize {
-        self.pending.len()
-    }
-
-    /// No wait is pending.
-    pub fn is_empty(&self) -> bool {
-        self.pending.is_empty()
-    }
 }
 
 /// The answer to a wait now, or `None` while it has to wait.

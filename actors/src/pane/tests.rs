@@ -55,6 +55,15 @@ fn hook(kind: AgentKind, event: &str, payload: serde_json::Value) -> Hook {
     }
 }
 
+/// Writes `bytes` through the pane and returns its answer.
+async fn write(pane: &Addr<Pane>, bytes: &[u8]) -> Result<usize, Error> {
+    pane.send(WriteInput {
+        bytes: bytes.to_vec(),
+    })
+    .await
+    .expect("the pane is running")
+}
+
 async fn read(pane: &Addr<Pane>, mode: ReadMode) -> PaneReadResult {
     pane.send(ReadPane {
         mode,
@@ -114,13 +123,7 @@ async fn a_title_sequence_publishes_pane_updated_with_the_title() {
 async fn input_is_written_to_the_pty_within_the_budget() {
     let f = start(AgentKind::None, &config());
     let before = Instant::now();
-    let written = f
-        .pane
-        .send(WriteInput {
-            bytes: b"ls\r".to_vec(),
-        })
-        .await
-        .expect("the pane is running");
+    let written = write(&f.pane, b"ls\r").await;
     assert_eq!(written.ok(), Some(3));
     assert_eq!(f.pty.written(), b"ls\r");
     let deadline = f.pty.deadlines()[0];
@@ -156,13 +159,7 @@ async fn a_failing_write_is_an_io_error() {
         .set_writes(FakeWrites::Fail(crate::pty::WriteErrorKind::Io(
             "EIO".into(),
         )));
-    let result = f
-        .pane
-        .send(WriteInput {
-            bytes: b"x".to_vec(),
-        })
-        .await
-        .expect("the pane is running");
+    let result = write(&f.pane, b"x").await;
     assert!(matches!(result, Err(Error::Io { .. })), "{result:?}");
 }
 
@@ -183,13 +180,7 @@ async fn input_after_the_exit_fails_with_pane_exited() {
     let f = start(AgentKind::None, &config());
     f.pty.exit(&f.pane, Some(1)).await;
     f.published.batch_with("pane.exited").await;
-    let result = f
-        .pane
-        .send(WriteInput {
-            bytes: b"x".to_vec(),
-        })
-        .await
-        .expect("the pane is running");
+    let result = write(&f.pane, b"x").await;
     assert!(
         matches!(result, Err(Error::PaneExited { written: None, .. })),
         "{result:?}"

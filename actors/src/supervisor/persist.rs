@@ -5,7 +5,7 @@
 use super::Supervisor;
 use crate::pane::Pane;
 use crate::registry::PaneEntry;
-use crate::restore::{RestoreReport, Restored};
+use crate::restore::Restored;
 use crate::snapshot::{self, Snapshot};
 use crate::workspace::Workspace as WorkspaceActor;
 use actix::prelude::*;
@@ -101,11 +101,6 @@ impl Supervisor {
         );
         self.restore_report = report;
         self.events.restore(projection);
-    }
-
-    /// How the restore at start went.
-    pub fn restore_report(&self) -> &RestoreReport {
-        &self.restore_report
     }
 
     /// Writes a snapshot if one is due and none is being written: the panes'
@@ -205,15 +200,10 @@ impl Supervisor {
             return;
         }
         // The panes' tails are those of the last flush: asking the panes
-        // cannot wait here. Tails already on disk are kept (`save` prunes
-        // only the tails of panes that no longer exist).
+        // cannot wait here, and `save` keeps the tail on disk of every pane
+        // in the snapshot (it prunes only those of panes that are gone).
         let snapshot = self.snapshot_now(seq);
-        let kept: Vec<(PaneId, String)> = snapshot
-            .panes
-            .iter()
-            .filter_map(|p| snapshot::read_tail(&dir, &p.id).map(|t| (p.id.clone(), t)))
-            .collect();
-        match snapshot::save(&dir, &snapshot, &kept) {
+        match snapshot::save(&dir, &snapshot, &[]) {
             Ok(()) => {
                 if let Some(disk) = self.events.disk() {
                     disk.snapshot_saved(seq);

@@ -1,0 +1,16 @@
+# Shell helpers of the script benchmarks (sourced): a private server directory
+# and a server started on it. The Python side's client is client.py beside it.
+
+# Makes private XDG dirs under a fresh $R (prefix $1) and exports them.
+bench_dirs() {
+  R=$(mktemp -d "/tmp/$1.XXXX"); mkdir -p "$R/run" "$R/state" "$R/home"; chmod 700 "$R/run"
+  export XDG_RUNTIME_DIR=$R/run XDG_STATE_HOME=$R/state HOME=$R/home SIGNALTTY_LOG=debug
+  export PYTHONPATH="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)${PYTHONPATH:+:$PYTHONPATH}"
+}
+
+# Starts "$B server" logging to $1 and waits until it answers.
+start_server() {
+  "$B" server > "$1" 2>&1 &
+  for _ in $(seq 200); do "$B" status >/dev/null 2>&1 && return 0; sleep 0.05; done
+  echo "the server did not answer; its log:" >&2; cat "$1" >&2; return 1
+}
