@@ -128,6 +128,36 @@ class Turn:
             return "tool_result"
         return "user" if last.get("role") == "user" else "other"
 
+    def user_texts(self):
+        """The text of every user message in the request, oldest first: a
+        resumed conversation carries the earlier turns' prompts."""
+        texts = []
+
+        def collect(content):
+            if isinstance(content, str):
+                texts.append(content)
+            elif isinstance(content, list):
+                for part in content:
+                    if isinstance(part, dict) and isinstance(part.get("text"), str):
+                        texts.append(part["text"])
+
+        if self.api == "responses":
+            items = self.body.get("input")
+            if isinstance(items, str):
+                return [items]
+            for item in items or []:
+                if item.get("type", "message") == "message" and item.get("role") == "user":
+                    collect(item.get("content"))
+        elif self.api == "gemini":
+            for content in self.body.get("contents") or []:
+                if content.get("role") == "user":
+                    collect(content.get("parts"))
+        else:
+            for message in self.body.get("messages") or []:
+                if message.get("role") == "user":
+                    collect(message.get("content"))
+        return texts
+
     def shell(self):
         """The shell tool's name and schema, if the request offers one."""
         for name in SHELL_NAMES:
@@ -275,7 +305,7 @@ class Handler(BaseHTTPRequestHandler):
         reply = Reply(turn, script())
         self.record({"method": "POST", "path": path, "api": api, "last": turn.last,
                      "tool": reply.tool, "args": reply.args, "text": reply.text,
-                     "error": reply.error})
+                     "error": reply.error, "users": turn.user_texts()})
         if reply.error:
             # 400 by default: clients retry 5xx (for a long while) but not 4xx.
             status = int(script().get("error_status", 400))

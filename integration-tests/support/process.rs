@@ -393,6 +393,10 @@ pub struct TestServer {
     // Declared before `env` so the process is stopped before its dirs are deleted.
     process: ServerProcess,
     socket: PathBuf,
+    /// The arguments it was started with, when known (for a restart).
+    args: Option<Vec<OsString>>,
+    /// How many times it was restarted.
+    restarts: usize,
     env: TestEnv,
 }
 
@@ -421,7 +425,9 @@ impl TestServer {
         socket: PathBuf,
     ) -> TestServer {
         let cmd = env.command(args);
-        TestServer::start_with_command(env, cmd, socket)
+        let mut server = TestServer::start_with_command(env, cmd, socket);
+        server.args = Some(args.iter().map(|a| a.as_ref().to_owned()).collect());
+        server
     }
 
     /// Runs `cmd` and waits until `socket` accepts a connection.
@@ -431,8 +437,30 @@ impl TestServer {
         TestServer {
             process,
             socket,
+            args: None,
+            restarts: 0,
             env,
         }
+    }
+
+    /// A crash and a restart: SIGKILLs the server, then starts it again with
+    /// the same arguments on the same env (its state dir carries over) and
+    /// waits until it answers a request. Each run logs to its own file.
+    #[track_caller]
+    pub fn crash_and_restart(&mut self) {
+        let Some(args) = self.args.clone() else {
+            panic!("this server was started from a command: it cannot be restarted");
+        };
+        self.process.signal(Signal::SIGKILL);
+        let status = self.process.wait_exit();
+        assert_eq!(status.signal(), Some(Signal::SIGKILL as i32), "{status}");
+        self.restarts += 1;
+        let log = format!("server-{}.stderr", self.restarts + 1);
+        let mut process = self.env.spawn_server_cmd(self.env.command(&args), &log);
+        wait_for_socket(&mut process, &self.socket);
+        self.process = process;
+        self.client()
+            .call_ok("server.status", serde_json::json!({}));
     }
 
     /// The socket the server listens on.
@@ -499,6 +527,17 @@ impl Drop for TestServer {
         // A failing test shows what the server logged; the harness captures this output
         // and prints it only for failed tests.
         if std::thread::panicking() {
+            for n in 1..=self.restarts {
+                let log = if n == 1 {
+                    "server.stderr".to_owned()
+                } else {
+                    format!("server-{n}.stderr")
+                };
+                let text = fs::read(self.env.root().join(log))
+                    .map(|b| String::from_utf8_lossy(&b).into_owned())
+                    .unwrap_or_default();
+                eprintln!("--- stderr of run #{n} (before a restart) ---\n{text}--- end ---");
+            }
             eprintln!(
                 "--- stderr of the server {} ---\n{}--- end of server stderr ---",
                 self.pid(),

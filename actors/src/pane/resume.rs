@@ -47,6 +47,9 @@ impl Handler<Resume> for Pane {
                 Err(e) => return failed(Error::SpawnFailed(format!("launch task failed: {e}"))),
             };
             let pid = pty.pid();
+            // The old screen goes into the scrollback: the new process starts
+            // on a clean one, and no screen rule reads the tail as its screen.
+            pane.term.push_screen_into_history();
             pane.pty = Some(Box::new(pty));
             pane.ended = false;
             pane.reaped = None;

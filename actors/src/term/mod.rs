@@ -342,6 +342,21 @@ impl Terminal {
         self.screen.state_formatted().into_bytes()
     }
 
+    /// Scrolls the rows of the screen down to the cursor's into the history
+    /// and homes the cursor, as if the program had printed that many newlines
+    /// at the bottom: a new process in the pane (a resume) starts on a clean
+    /// screen, the old one kept above it in the scrollback, so nothing the
+    /// previous process drew is read as the new one's screen.
+    pub fn push_screen_into_history(&mut self) {
+        let (row, col) = self.screen.cursor_position();
+        let used = row + usize::from(col > 0);
+        if used == 0 || self.alternate_screen() {
+            return;
+        }
+        let bytes = format!("\x1b[{};1H{}\x1b[H", self.rows, "\n".repeat(used));
+        let _ = self.feed(bytes.as_bytes());
+    }
+
     /// The second half of `pane.clear` (§6.8, §7.4), once its clear bytes were
     /// fed: drops the history and makes every earlier cursor read as dropped.
     pub fn clear_history(&mut self) {

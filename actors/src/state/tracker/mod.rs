@@ -518,6 +518,9 @@ impl AgentTracker {
         self.arm_screen(&mut effects);
         self.forget_approvals(&mut effects);
         self.process_name = crate::procfs::name_of(argv);
+        // The title was the old process's (a spinner read as working): the new
+        // one starts with the title of a fresh spawn until it sets its own.
+        self.pane.title = crate::launch::initial_title(argv);
         self.pane.live = LiveState::Live;
         self.pane.restore_state = RestoreState::Live;
         let events = self.with_axes("resume", |axes| {

@@ -436,8 +436,16 @@ fn a_resumed_process_starts_unhooked_and_unknown() {
     let mut h = Harness::new(AgentKind::Claude);
     h.hook("UserPromptSubmit", json!({}));
     h.tracker.on_exit(Some(0));
-    let effects = h.tracker.on_process_started(&["claude".to_owned()]);
+    h.tracker.pane_mut().title = "⠇ Create out.txt | work".into();
+    let effects = h
+        .tracker
+        .on_process_started(&["/opt/bin/claude".to_owned()]);
     assert_eq!(published(&effects), ["agent.unknown"]);
+    assert_eq!(
+        h.tracker.pane().title,
+        "claude",
+        "the old process's spinner title is not the new one's"
+    );
     assert_eq!(armed(&effects), [(Timer::ScreenTick, SCREEN_TICK)]);
     assert!(!h.tracker.hooked());
     assert_eq!(h.tracker.process(), Process::Live);

@@ -150,7 +150,6 @@ impl Screen {
     }
 
     /// `(row, col)` of the cursor; `col` may equal the width (see `Cursor`).
-    #[cfg(test)]
     pub fn cursor_position(&self) -> (usize, usize) {
         (self.cursor.row, self.cursor.col)
     }

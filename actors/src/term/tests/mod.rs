@@ -252,6 +252,27 @@ fn restore_marks_old_cursors_dropped_and_returns_the_text_from_zero() {
 }
 
 #[test]
+fn pushing_the_screen_into_history_leaves_a_clean_screen_and_keeps_the_text() {
+    let mut term = Terminal::new(5, 20);
+    term.feed(b"one\r\ntwo\r\n? for shortcuts\r\n");
+    term.push_screen_into_history();
+    assert_eq!(term.screen_text(), "");
+    assert_eq!(term.tail(10).text, "one\ntwo\n? for shortcuts");
+    term.feed(b"new process\r\n");
+    assert_eq!(term.screen_text(), "new process");
+    assert_eq!(term.tail(10).text, "one\ntwo\n? for shortcuts\nnew process");
+    // A cursor mid-row counts its row; an empty screen has nothing to push.
+    let mut half = Terminal::new(5, 20);
+    half.feed(b"prompt $ ");
+    half.push_screen_into_history();
+    assert_eq!(half.screen_text(), "");
+    assert_eq!(half.tail(10).text, "prompt $");
+    let mut blank = Terminal::new(5, 20);
+    blank.push_screen_into_history();
+    assert_eq!(blank.ring_len(), 0);
+}
+
+#[test]
 fn restore_keeps_the_newest_five_thousand_lines() {
     let saved: Vec<String> = (0..6000).map(|i| format!("saved {i}")).collect();
     let mut term = Terminal::new(24, 80);
