@@ -616,6 +616,54 @@ fn renames(c: &mut Client, pane: &str, prefix: &str, count: usize) -> String {
     last
 }
 
+/// The titles of the notifications in `snapshot.json`, oldest first, once a
+/// snapshot at or past `seq` is written.
+fn saved_notifications(life: &Life, seq: u64) -> Vec<String> {
+    wait_until("a snapshot at the head", DEADLINE, || {
+        snapshot_seq(life).filter(|s| *s >= seq).map(|_| ())
+    });
+    let bytes = std::fs::read(state_dir(&life.env).join("snapshot.json")).unwrap_or_default();
+    let saved: Value = serde_json::from_slice(&bytes).unwrap_or_default();
+    saved["notifications"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|n| str_field(n, "title").to_owned())
+        .collect()
+}
+
+#[test]
+fn notifications_survive_a_sigkill_and_a_clean_restart_in_order() {
+    let mut life = Life::new(&[]);
+    life.start();
+    let cwd = life.env.home();
+    let mut c = life.client();
+    let (_, a, _) = build_world(&mut c, &cwd);
+    for title in ["build failed", "tests pass", "review ready"] {
+        c.call_ok(
+            "notify",
+            json!({"pane_id": a, "title": title, "body": "details"}),
+        );
+    }
+    // No snapshot can have seen them yet: they come back from the journal.
+    drop(c);
+    life.kill9();
+    life.start();
+    let head = life.client().call_ok("server.status", json!({}))["seq"]
+        .as_u64()
+        .unwrap_or(0);
+    let expected = ["build failed", "tests pass", "review ready"];
+    assert_eq!(saved_notifications(&life, head), expected);
+    // And from the snapshot alone: a change after a clean restart makes the
+    // stop write a new snapshot, which still holds them.
+    life.stop();
+    life.start();
+    life.client()
+        .call_ok("pane.rename", json!({"pane_id": a, "name": "after"}));
+    life.stop();
+    assert_eq!(saved_notifications(&life, head + 1), expected);
+}
+
 #[test]
 fn the_journal_rotating_between_snapshots_loses_nothing_at_a_sigkill() {
     // 16 KiB files: each phase of renames (about 1 KiB of journal each) wants

@@ -6,10 +6,13 @@
 use crate::layout;
 use crate::state::Progress;
 use signaltty_protocol::pane::{Attention, LiveState, Pane, RestoreState};
-use signaltty_protocol::state::AttentionItem;
+use signaltty_protocol::state::{AttentionItem, Notification};
 use signaltty_protocol::workspace::{Layout, Tab, Workspace};
 use signaltty_protocol::{Event, PaneId, Seq, TabId, WorkspaceId};
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
+
+/// How many notifications the server keeps (spec/data-model.md §7).
+pub const KEPT_NOTIFICATIONS: usize = 200;
 
 /// The state as of `seq`.
 #[derive(Debug, Default)]
@@ -22,6 +25,8 @@ pub struct Projection {
     panes: HashMap<PaneId, Pane>,
     /// The progress record of each pane's process (spec/lifecycle.md §8.1).
     progress: HashMap<PaneId, Progress>,
+    /// The newest notifications, oldest first (at most `KEPT_NOTIFICATIONS`).
+    notifications: VecDeque<Notification>,
     /// Makes process instances unique across server runs.
     instance_prefix: String,
 }
@@ -141,6 +146,9 @@ impl Projection {
                 return;
             },
             _ => {},
+        }
+        if let Event::NotificationCreated { notification, .. } = &event {
+            self.keep_notification(notification.clone());
         }
         if let Some(pane) = event.carried_pane() {
             // State-engine events carry the pane as its actor has it after the
@@ -268,6 +276,26 @@ impl Projection {
             | Event::DecisionCleared { .. } => {},
             Event::ServerWillShutdown {} => {},
         }
+    }
+
+    /// Keeps `notification` as the newest, dropping the oldest past the cap.
+    fn keep_notification(&mut self, notification: Notification) {
+        if self.notifications.len() == KEPT_NOTIFICATIONS {
+            self.notifications.pop_front();
+        }
+        self.notifications.push_back(notification);
+    }
+
+    /// Takes a snapshot's notifications (oldest first) as the kept ones.
+    pub fn restore_notifications(&mut self, notifications: Vec<Notification>) {
+        for n in notifications {
+            self.keep_notification(n);
+        }
+    }
+
+    /// The kept notifications, oldest first.
+    pub fn notifications(&self) -> Vec<Notification> {
+        self.notifications.iter().cloned().collect()
     }
 
     /// Every workspace in creation order.
@@ -427,5 +455,38 @@ mod tests {
         assert_eq!(names, vec!["b2", "c"]);
         assert_eq!(p.seq(), Seq(5));
         assert_eq!(p.workspace_count(), 2);
+    }
+
+    fn notification(n: usize) -> Notification {
+        Notification {
+            id: format!("notif_{n}"),
+            pane_id: None,
+            workspace_id: None,
+            title: format!("n{n}"),
+            body: None,
+            severity: signaltty_protocol::state::Severity::Info,
+            source: "cli".into(),
+            created_at: Timestamp::from_unix_millis(0),
+        }
+    }
+
+    #[test]
+    fn the_newest_200_notifications_are_kept_oldest_first_across_a_restore() {
+        let mut p = Projection::new(Seq(0));
+        p.restore_notifications((0..150).map(notification).collect());
+        let pane = crate::state::tests::pane(signaltty_protocol::pane::AgentKind::Claude);
+        for n in 150..260 {
+            p.apply(
+                Seq(n as u64),
+                Event::NotificationCreated {
+                    notification: notification(n),
+                    pane: Box::new(pane.clone()),
+                },
+            );
+        }
+        let kept: Vec<String> = p.notifications().into_iter().map(|n| n.id).collect();
+        assert_eq!(kept.len(), KEPT_NOTIFICATIONS);
+        assert_eq!(kept.first().map(String::as_str), Some("notif_60"));
+        assert_eq!(kept.last().map(String::as_str), Some("notif_259"));
     }
 }

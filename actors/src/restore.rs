@@ -66,10 +66,9 @@ pub fn restore(state_dir: &Path, disk: &DiskHistory, head: Seq) -> Restored {
     let (mut projection, after) = match loaded {
         Loaded::Snapshot(s) => {
             report.snapshot_seq = Some(s.seq);
-            (
-                Projection::restored(s.seq, s.workspaces, s.tabs, s.panes),
-                s.seq,
-            )
+            let mut projection = Projection::restored(s.seq, s.workspaces, s.tabs, s.panes);
+            projection.restore_notifications(s.notifications);
+            (projection, s.seq)
         },
         Loaded::Missing => (Projection::new(Seq(0)), Seq(0)),
         Loaded::MovedAside { problem, to } => {

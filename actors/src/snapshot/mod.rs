@@ -15,6 +15,7 @@
 
 use serde::{Deserialize, Serialize};
 use signaltty_protocol::pane::Pane;
+use signaltty_protocol::state::Notification;
 use signaltty_protocol::workspace::{Tab, Workspace};
 use signaltty_protocol::{PROTOCOL, Seq, Timestamp};
 
@@ -55,6 +56,9 @@ pub struct Snapshot {
     /// Every pane (data-model.md §5), tombstones included.
     #[serde(default)]
     pub panes: Vec<Pane>,
+    /// The newest 200 notifications (data-model.md §7), oldest first.
+    #[serde(default)]
+    pub notifications: Vec<Notification>,
 }
 
 fn epoch() -> Timestamp {
@@ -72,6 +76,13 @@ impl Snapshot {
             workspaces,
             tabs,
             panes,
+            notifications: Vec::new(),
         }
+    }
+
+    /// The snapshot with `notifications` (oldest first).
+    pub fn with_notifications(mut self, notifications: Vec<Notification>) -> Snapshot {
+        self.notifications = notifications;
+        self
     }
 }

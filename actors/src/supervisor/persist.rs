@@ -188,6 +188,7 @@ impl Supervisor {
             projection.all_tabs(),
             projection.all_panes(),
         )
+        .with_notifications(projection.notifications())
     }
 
     /// Writes the snapshot now, on this thread: the server is stopping.
