@@ -406,6 +406,100 @@ fn a_corrupt_snapshot_is_moved_aside_said_loudly_and_the_journal_restores_the_wo
 }
 
 #[test]
+fn a_corrupt_snapshot_without_a_journal_that_proves_the_world_starts_empty_and_says_so() {
+    let mut life = Life::new(&[]);
+    life.start();
+    {
+        let mut c = life.client();
+        c.call_ok("workspace.create", json!({"name": "Lost"}));
+    }
+    life.stop();
+    let dir = state_dir(&life.env);
+    // Both generations unreadable, and the journal's files gone: nothing can
+    // prove the world (spec/persistence.md §13.14).
+    std::fs::write(dir.join("snapshot.json"), b"{ torn").unwrap();
+    let _ = std::fs::remove_file(dir.join("snapshot.json.1"));
+    for name in ["audit.jsonl", "audit.jsonl.1"] {
+        let _ = std::fs::remove_file(dir.join(name));
+    }
+    life.start();
+    let mut c = life.client();
+    let list = c.call_ok("workspace.list", json!({}));
+    assert_eq!(
+        list["workspaces"].as_array().map(Vec::len),
+        Some(0),
+        "{list}"
+    );
+    let status = c.call_ok("server.status", json!({}));
+    let problem = str_field(&status["restore"], "problem");
+    assert!(problem.contains("snapshot.corrupt-"), "{status}");
+    let kept = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with("snapshot.corrupt-")
+        })
+        .map(|e| std::fs::read(e.path()).unwrap())
+        .collect::<Vec<_>>();
+    assert_eq!(
+        kept,
+        vec![b"{ torn".to_vec()],
+        "the bad file is kept as it was"
+    );
+}
+
+#[test]
+fn a_missing_history_dir_or_a_stray_tail_costs_only_the_screens_and_old_cursors_read_dropped() {
+    let mut life = Life::new(&[]);
+    life.start();
+    let cwd = life.env.home();
+    let mut c = life.client();
+    let (handle, a, b) = build_world(&mut c, &cwd);
+    let tail = state_dir(&life.env)
+        .join("history")
+        .join(format!("{a}.tail"));
+    wait_until("the snapshot's tail of the first pane", DEADLINE, || {
+        std::fs::read_to_string(&tail)
+            .ok()
+            .filter(|t| t.contains("before-the-restart"))
+    });
+    let cursor = c.call_ok(
+        "pane.read",
+        json!({"pane_id": a, "mode": "rendered", "lines": 50}),
+    )["next_seq"]
+        .as_u64()
+        .unwrap_or(0);
+    let before = world(&mut c, &handle);
+    drop(c);
+    life.stop();
+    let history = state_dir(&life.env).join("history");
+    std::fs::remove_dir_all(&history).unwrap();
+    life.start();
+    let mut c = life.client();
+    check_restored(&mut c, &before, &handle, &a, &b, Tails::NotYet);
+    // A cursor handed out before the restart reads as dropped (§13.13).
+    let read = c.call_ok(
+        "pane.read",
+        json!({"pane_id": a, "mode": "rendered", "after_seq": cursor, "lines": 50}),
+    );
+    assert_eq!(read["dropped"], true, "{read}");
+    // A tail whose pane is gone is ignored at the next start.
+    drop(c);
+    life.stop();
+    std::fs::create_dir_all(&history).unwrap();
+    std::fs::write(
+        history.join("pane_0000000000000000000000000000dead.tail"),
+        "stray",
+    )
+    .unwrap();
+    life.start();
+    let mut c = life.client();
+    assert_eq!(world(&mut c, &handle), before);
+}
+
+#[test]
 fn a_snapshot_of_an_unknown_version_is_moved_aside_not_overwritten() {
     let mut life = Life::new(&[]);
     life.start();

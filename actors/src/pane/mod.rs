@@ -292,6 +292,7 @@ impl Pane {
         ));
         // Nothing is scanned for signals here: the restored text is history.
         let _ = term.feed(replay.as_bytes());
+        term.drop_earlier_cursors();
         Pane {
             tracker: AgentTracker::new(state, config),
             term,

@@ -363,6 +363,14 @@ impl Terminal {
         self.ring.clear_history();
     }
 
+    /// Makes every earlier cursor read as dropped, keeping the text: a
+    /// restored pane's terminal, rebuilt from its tail, numbers its lines
+    /// afresh, so a cursor from before the restart means nothing here
+    /// (spec/pty-terminal.md §6.8).
+    pub fn drop_earlier_cursors(&mut self) {
+        self.ring.drop_cursors();
+    }
+
     /// Restores saved scrollback after a server restart (§6.8); call it on a
     /// fresh terminal of the saved size. The newest 5000 lines are kept, ANSI and
     /// control characters removed, and numbered 1, 2, 3, …; the screen rows are

@@ -376,6 +376,12 @@ impl RenderedRing {
         self.dropped_floor = self.head;
     }
 
+    /// Makes every cursor handed out so far (or by an earlier server run)
+    /// read as dropped, keeping the lines.
+    pub fn drop_cursors(&mut self) {
+        self.dropped_floor = self.head;
+    }
+
     /// Restore after a server restart (§6.8): `lines` (already plain text) become
     /// the history with seqs 1, 2, 3, …, the screen rows are renumbered after
     /// them, and every earlier cursor reads as dropped.

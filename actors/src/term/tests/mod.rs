@@ -273,6 +273,23 @@ fn pushing_the_screen_into_history_leaves_a_clean_screen_and_keeps_the_text() {
 }
 
 #[test]
+fn dropping_earlier_cursors_keeps_the_text_readable_from_zero() {
+    let mut term = Terminal::new(5, 20);
+    term.feed(b"restored line\r\n");
+    let before = term.head();
+    term.drop_earlier_cursors();
+    assert!(term.rendered(before, 50).dropped);
+    assert!(term.rendered(before + 40, 50).dropped, "a cursor past the head");
+    assert_eq!(term.rendered(0, 50).text, "restored line");
+    term.feed(b"new\r\n");
+    let cursor = term.head();
+    term.feed(b"newer\r\n");
+    let next = term.rendered(cursor, 50);
+    assert!(!next.dropped);
+    assert_eq!(next.text, "newer");
+}
+
+#[test]
 fn restore_keeps_the_newest_five_thousand_lines() {
     let saved: Vec<String> = (0..6000).map(|i| format!("saved {i}")).collect();
     let mut term = Terminal::new(24, 80);
