@@ -901,6 +901,61 @@ fn fake_claude(life: &mut Life) -> std::path::PathBuf {
 }
 
 #[test]
+fn a_resume_that_cannot_launch_fails_and_leaves_the_tombstone_and_its_tail() {
+    let mut life = Life::new(&[]);
+    let bin = fake_claude(&mut life);
+    life.start();
+    let mut c = life.client();
+    let ws = c.call_ok("workspace.create", json!({"name": "gone agent"}));
+    let p = c.call_ok(
+        "pane.spawn",
+        json!({"workspace_id": ws["workspace"]["id"], "argv": [bin.join("claude")]}),
+    );
+    let p = str_field(&p["pane"], "id").to_owned();
+    c.call_ok(
+        "pane.input",
+        json!({"pane_id": p, "data_b64": base64_of("last words\r")}),
+    );
+    c.call_ok(
+        "report-session",
+        json!({"pane_id": p, "agent_session_id": "sess-gone", "agent": "claude"}),
+    );
+    let tail = state_dir(&life.env)
+        .join("history")
+        .join(format!("{p}.tail"));
+    wait_until("the pane's tail on disk", DEADLINE, || {
+        std::fs::read_to_string(&tail)
+            .ok()
+            .filter(|t| t.contains("last words"))
+    });
+    drop(c);
+    life.kill9();
+    // The agent was uninstalled meanwhile.
+    std::fs::remove_file(bin.join("claude")).unwrap();
+    life.start();
+    let mut c = life.client();
+    let r = c.call("pane.resume", json!({"pane_id": p}));
+    let error = r.error.clone().expect("the launch fails");
+    assert_eq!(
+        error.code,
+        signaltty_protocol::ErrorCode::SpawnFailed,
+        "{r:?}"
+    );
+    let after = pane(&mut c, &p);
+    assert_eq!(after["restore_state"], "RESUMABLE", "{after}");
+    assert_eq!(after["live"]["state"], "exited", "{after}");
+    let read = c.call_ok(
+        "pane.read",
+        json!({"pane_id": p, "mode": "tail", "lines": 50}),
+    );
+    let text = str_field(&read, "text");
+    assert!(
+        text.contains("last words") && text.contains("restored by signaltty"),
+        "{text}"
+    );
+}
+
+#[test]
 fn auto_resume_starts_an_opted_in_workspaces_agents_a_few_at_a_time() {
     let mut life = Life::new(&[]);
     fake_claude(&mut life);

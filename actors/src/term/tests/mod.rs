@@ -279,7 +279,10 @@ fn dropping_earlier_cursors_keeps_the_text_readable_from_zero() {
     let before = term.head();
     term.drop_earlier_cursors();
     assert!(term.rendered(before, 50).dropped);
-    assert!(term.rendered(before + 40, 50).dropped, "a cursor past the head");
+    assert!(
+        term.rendered(before + 40, 50).dropped,
+        "a cursor past the head"
+    );
     assert_eq!(term.rendered(0, 50).text, "restored line");
     term.feed(b"new\r\n");
     let cursor = term.head();
