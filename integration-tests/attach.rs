@@ -149,3 +149,51 @@ fn attach_to_an_unknown_pane_is_no_such_pane_and_mistyped_sizes_are_bad_params()
     );
     let _: Value = ok(c.call("pane.detach", json!({"pane_id": pane})));
 }
+
+/// A program that, once told to go, asks the terminal where its cursor is
+/// (DSR) and prints the answer it read.
+const ASKS_THE_TERMINAL: &str = r#"
+import os, sys, termios, tty
+sys.stdin.readline()
+tty.setraw(0)
+os.write(1, b"\x1b[6n")
+got = b""
+while not got.endswith(b"R"):
+    got += os.read(0, 1)
+termios.tcsetattr(0, termios.TCSANOW, termios.tcgetattr(0))
+os.write(1, b"\r\nGOT " + got[1:] + b"\r\n")
+os.read(0, 1)
+"#;
+
+/// A watch-only viewer (our `watch: true`, for a board's preview) gets the
+/// output but is not a terminal: the pane still answers the program's
+/// queries, so a previewed agent never waits for an answer nobody sends; and
+/// it does not mark the pane seen.
+#[test]
+fn a_watch_only_viewer_sees_the_output_and_the_pane_still_answers_queries() {
+    let server = TestServer::start();
+    let mut c = server.client();
+    let pane = spawn(&mut c, &["python3", "-c", ASKS_THE_TERMINAL]);
+    let mut watcher = server.client();
+    let attached = ok(watcher.call(
+        "pane.attach",
+        json!({"pane_id": pane, "watch": true, "mark_seen": false}),
+    ));
+    assert!(attached["snapshot_b64"].is_string(), "{attached}");
+    ok(c.call(
+        "pane.input",
+        json!({"pane_id": pane, "data_b64": base64::engine::general_purpose::STANDARD.encode("go\r")}),
+    ));
+    ok(c.call(
+        "pane.wait_for_output",
+        json!({"pane_id": pane, "match": "GOT \\[\\d+;\\d+R", "regex": true, "mode": "screen", "timeout_s": 10}),
+    ));
+    // The watcher saw that output in its stream.
+    let mut seen = Vec::new();
+    while !String::from_utf8_lossy(&seen).contains("GOT ") {
+        let e = watcher.next_event();
+        if e.event == "pty.data" {
+            seen.extend(decode(e.payload["data_b64"].as_str().unwrap_or_default()));
+        }
+    }
+}

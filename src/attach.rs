@@ -98,6 +98,7 @@ pub fn attach(global: &Global, pane: Option<String>) -> i32 {
         cols: size.map(|(_, c)| c),
         rows: size.map(|(r, _)| r),
         mark_seen: None,
+        watch: None,
     };
     if let Err(e) = send(&writer, "attach".into(), Method::PaneAttach(params)) {
         return fail(&format!("IO_ERROR: {e}"));

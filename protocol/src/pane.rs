@@ -583,6 +583,12 @@ pub struct PaneAttachParams {
     /// Acknowledge reading (default true).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mark_seen: Option<bool>,
+    /// Our extension: a watch-only viewer (a preview). It receives the
+    /// snapshot and `pty.data` like any viewer, but it is not a terminal the
+    /// program talks to: the pane keeps answering the program's terminal
+    /// queries itself while only watchers are attached (default false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub watch: Option<bool>,
 }
 
 /// `pane.attach` result: the screen to start from and the offset it covers.

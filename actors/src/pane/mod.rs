@@ -21,7 +21,7 @@ use signaltty_protocol::pane::{
     MAX_READ_LINES, Pane as PaneState, PaneAttachResult, PaneReadResult, PtySize, ReadMode,
 };
 use signaltty_protocol::signal::SignalName;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::mpsc::SyncSender;
 use std::time::{Duration, Instant};
 
@@ -141,6 +141,8 @@ pub struct Attach {
     pub size: Option<PtySize>,
     /// Acknowledge the pane (spec/lifecycle.md §6.5: attach marks it seen).
     pub mark_seen: bool,
+    /// A watch-only viewer: it never answers the program's queries.
+    pub watch: bool,
 }
 
 /// Removes a viewer; the process is untouched.
@@ -212,6 +214,9 @@ pub struct Pane {
     pty_out: Recipient<PtyData>,
     /// Attached connections.
     viewers: HashMap<ConnId, Recipient<DeliverPty>>,
+    /// The viewers that only watch (a board's preview): they get output but
+    /// answer no terminal query.
+    watchers: HashSet<ConnId>,
     /// The PTY reached EOF.
     ended: bool,
     /// The child was reaped (the exit may not be reported yet).
@@ -258,6 +263,7 @@ impl Pane {
             events,
             pty_out,
             viewers: HashMap::new(),
+            watchers: HashSet::new(),
             ended: false,
             reaped: None,
             exit_reported: false,
@@ -301,6 +307,7 @@ impl Pane {
             events,
             pty_out,
             viewers: HashMap::new(),
+            watchers: HashSet::new(),
             ended: true,
             reaped: Some(Reaped { code: None }),
             exit_reported: true,
@@ -364,7 +371,16 @@ impl Pane {
     /// The viewers still connected (closed connections are forgotten here).
     fn live_viewers(&mut self) -> Vec<Recipient<DeliverPty>> {
         self.viewers.retain(|_, v| v.connected());
+        let viewers = &self.viewers;
+        self.watchers.retain(|c| viewers.contains_key(c));
         self.viewers.values().cloned().collect()
+    }
+
+    /// Whether a viewer that is a terminal (not only a watcher) is attached:
+    /// that terminal answers the program's queries then.
+    fn terminal_attached(&mut self) -> bool {
+        self.live_viewers();
+        self.viewers.len() > self.watchers.len()
     }
 
     fn on_output(&mut self, chunk: &[u8], ctx: &mut Context<Self>) {
@@ -647,6 +663,11 @@ impl Handler<Attach> for Pane {
                 })
             });
         self.viewers.insert(msg.conn, msg.viewer);
+        if msg.watch {
+            self.watchers.insert(msg.conn);
+        } else {
+            self.watchers.remove(&msg.conn);
+        }
         let seen = if msg.mark_seen {
             let pending = self.tracker.decision_pending();
             let events = self.tracker.with_axes("attach", |axes| {
@@ -685,6 +706,7 @@ impl Handler<Detach> for Pane {
 
     fn handle(&mut self, msg: Detach, _ctx: &mut Self::Context) {
         self.viewers.remove(&msg.conn);
+        self.watchers.remove(&msg.conn);
     }
 }
 

@@ -149,7 +149,7 @@ impl Pane {
     /// terminal sees the raw output and answers them itself, so the pane
     /// answers only while nobody is attached (never twice).
     fn answer_queries(&mut self, bytes: Vec<u8>) {
-        if !self.live_viewers().is_empty() {
+        if self.terminal_attached() {
             return;
         }
         if let Some(pty) = &self.pty {

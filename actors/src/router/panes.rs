@@ -475,6 +475,7 @@ pub fn attach<H: Host>(cx: &mut Cx<'_>, conn: &ConnHandle, p: PaneAttachParams) 
         viewer: conn.pty.clone(),
         size,
         mark_seen: p.mark_seen.unwrap_or(true),
+        watch: p.watch.unwrap_or(false),
     };
     let conn_id = conn.id;
     let gone = closed(&p.pane_id);
