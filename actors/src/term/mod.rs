@@ -357,6 +357,43 @@ impl Terminal {
         let _ = self.feed(bytes.as_bytes());
     }
 
+    /// The cells of visible row `i` with their style, for a client that draws
+    /// the screen itself (the board's preview). Empty past the last row.
+    pub fn styled_row(&self, i: usize) -> Vec<StyledCell> {
+        let grid = self.screen.grid();
+        if i >= grid.rows() {
+            return Vec::new();
+        }
+        let row = grid.row(i);
+        row.cells
+            .iter()
+            .enumerate()
+            .map(|(col, cell)| StyledCell {
+                ch: cell.ch,
+                combining: if cell.flags & grid::flag::COMBINING != 0 {
+                    row.combining_at(col).to_owned()
+                } else {
+                    String::new()
+                },
+                fg: cell.fg.kind().into(),
+                bg: cell.bg.kind().into(),
+                attrs: CellAttrs(cell.attrs),
+                wide: cell.flags & grid::flag::WIDE != 0,
+                continuation: cell.flags & grid::flag::WIDE_CONT != 0,
+            })
+            .collect()
+    }
+
+    /// Where the cursor is drawn, `(row, col)`, or `None` when the program hid it.
+    pub fn cursor(&self) -> Option<(u16, u16)> {
+        if self.screen.cursor_hidden() {
+            return None;
+        }
+        let (row, col) = self.screen.cursor_position();
+        let col = col.min(usize::from(self.cols).saturating_sub(1));
+        Some((row as u16, col as u16))
+    }
+
     /// The second half of `pane.clear` (§6.8, §7.4), once its clear bytes were
     /// fed: drops the history and makes every earlier cursor read as dropped.
     pub fn clear_history(&mut self) {
@@ -391,6 +428,71 @@ impl Terminal {
         });
         self.ring.restore(plain);
     }
+}
+
+/// A colour as a cell holds it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CellColor {
+    /// The terminal's default.
+    Default,
+    /// One of the 256 indexed colours.
+    Indexed(u8),
+    /// 24-bit colour.
+    Rgb(u8, u8, u8),
+}
+
+impl From<grid::ColorKind> for CellColor {
+    fn from(kind: grid::ColorKind) -> CellColor {
+        match kind {
+            grid::ColorKind::Default => CellColor::Default,
+            grid::ColorKind::Indexed(i) => CellColor::Indexed(i),
+            grid::ColorKind::Rgb(r, g, b) => CellColor::Rgb(r, g, b),
+        }
+    }
+}
+
+/// The SGR attributes of a cell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CellAttrs(u8);
+
+impl CellAttrs {
+    pub fn bold(self) -> bool {
+        self.0 & grid::attr::BOLD != 0
+    }
+    pub fn dim(self) -> bool {
+        self.0 & grid::attr::DIM != 0
+    }
+    pub fn italic(self) -> bool {
+        self.0 & grid::attr::ITALIC != 0
+    }
+    pub fn underline(self) -> bool {
+        self.0 & grid::attr::UNDERLINE != 0
+    }
+    pub fn inverse(self) -> bool {
+        self.0 & grid::attr::INVERSE != 0
+    }
+    pub fn hidden(self) -> bool {
+        self.0 & grid::attr::HIDDEN != 0
+    }
+    pub fn strike(self) -> bool {
+        self.0 & grid::attr::STRIKE != 0
+    }
+}
+
+/// One visible cell with its style (`Terminal::styled_row`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StyledCell {
+    /// The character (a space when blank).
+    pub ch: char,
+    /// Combining characters after it, usually none.
+    pub combining: String,
+    pub fg: CellColor,
+    pub bg: CellColor,
+    pub attrs: CellAttrs,
+    /// The first half of a double-width character.
+    pub wide: bool,
+    /// The second half of one: nothing of its own to draw.
+    pub continuation: bool,
 }
 
 /// Where the batch starting at `start` ends (§6.2): after the first CR or LF, at

@@ -149,6 +149,11 @@ impl Screen {
         self.alt.as_mut().unwrap_or(&mut self.main)
     }
 
+    /// Whether the program hid the cursor (DECTCEM off).
+    pub fn cursor_hidden(&self) -> bool {
+        self.modes & mode::HIDE_CURSOR != 0
+    }
+
     /// `(row, col)` of the cursor; `col` may equal the width (see `Cursor`).
     pub fn cursor_position(&self) -> (usize, usize) {
         (self.cursor.row, self.cursor.col)

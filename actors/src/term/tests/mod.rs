@@ -293,6 +293,26 @@ fn dropping_earlier_cursors_keeps_the_text_readable_from_zero() {
 }
 
 #[test]
+fn styled_rows_carry_colours_attributes_and_wide_characters() {
+    let mut term = Terminal::new(3, 10);
+    term.feed("\x1b[1;31mA\x1b[0m\x1b[48;2;1;2;3m界\x1b[0m".as_bytes());
+    let row = term.styled_row(0);
+    assert_eq!(row.len(), 10);
+    assert_eq!(row[0].ch, 'A');
+    assert_eq!(row[0].fg, CellColor::Indexed(1));
+    assert!(row[0].attrs.bold() && !row[0].attrs.italic());
+    assert_eq!(row[1].ch, '界');
+    assert!(row[1].wide);
+    assert_eq!(row[1].bg, CellColor::Rgb(1, 2, 3));
+    assert!(row[2].continuation);
+    assert_eq!(row[3].fg, CellColor::Default);
+    assert!(term.styled_row(3).is_empty());
+    assert_eq!(term.cursor(), Some((0, 3)));
+    term.feed(b"\x1b[?25l");
+    assert_eq!(term.cursor(), None);
+}
+
+#[test]
 fn restore_keeps_the_newest_five_thousand_lines() {
     let saved: Vec<String> = (0..6000).map(|i| format!("saved {i}")).collect();
     let mut term = Terminal::new(24, 80);
