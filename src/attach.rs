@@ -17,6 +17,7 @@ use signaltty_protocol::pane::{
 use signaltty_protocol::{Method, PaneRef, Request, ServerLine};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::net::UnixStream;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -28,7 +29,7 @@ const SIZE_POLL: Duration = Duration::from_millis(250);
 const INPUT_CHUNK: usize = 4096;
 
 /// Restores the terminal when dropped.
-struct RawMode {
+pub struct RawMode {
     saved: Termios,
 }
 
@@ -67,24 +68,7 @@ pub fn attach(global: &Global, pane: Option<String>) -> i32 {
     }) else {
         return fail("BAD_PARAMS: name a pane to attach to");
     };
-    let pane = PaneRef(pane);
     let socket = resolve_socket(global);
-    let stream = match UnixStream::connect(&socket) {
-        Ok(s) => s,
-        Err(e) => {
-            return fail(&format!(
-                "NO_SUCH_SERVER: cannot connect to {}: {e}",
-                socket.display()
-            ));
-        },
-    };
-    let writer = match stream.try_clone() {
-        Ok(w) => Arc::new(Mutex::new(w)),
-        Err(e) => return fail(&format!("IO_ERROR: {e}")),
-    };
-    let mut reader = BufReader::new(stream);
-    let size = get_winsize(std::io::stdout()).ok();
-
     // Signals that would otherwise kill us with the terminal still raw are taken
     // by a thread that restores it first. Blocked before any thread starts.
     let mut caught = SigSet::empty();
@@ -92,46 +76,9 @@ pub fn attach(global: &Global, pane: Option<String>) -> i32 {
         caught.add(s);
     }
     let _ = caught.thread_block();
-
-    let params = PaneAttachParams {
-        pane_id: pane.clone(),
-        cols: size.map(|(_, c)| c),
-        rows: size.map(|(r, _)| r),
-        mark_seen: None,
-        watch: None,
-    };
-    if let Err(e) = send(&writer, "attach".into(), Method::PaneAttach(params)) {
-        return fail(&format!("IO_ERROR: {e}"));
-    }
-    let snapshot: PaneAttachResult = loop {
-        let mut line = String::new();
-        match reader.read_line(&mut line) {
-            Ok(0) | Err(_) => return fail("INTERNAL: the server closed the connection"),
-            Ok(_) => {},
-        }
-        match ServerLine::parse(line.trim_end()) {
-            Ok(ServerLine::Response(r)) if r.id == "attach" => match (r.result, r.error) {
-                (Some(v), None) => match serde_json::from_value(v) {
-                    Ok(s) => break s,
-                    Err(e) => return fail(&format!("INTERNAL: unexpected attach result: {e}")),
-                },
-                (_, Some(e)) => return fail(&format!("{}: {}", e.code, e.message)),
-                _ => return fail("INTERNAL: empty attach reply"),
-            },
-            _ => continue,
-        }
-    };
-
-    let raw = match RawMode::enter() {
-        Ok(r) => Arc::new(Mutex::new(Some(r))),
-        Err(e) => {
-            return fail(&format!(
-                "IO_ERROR: stdin is not a terminal ({e}); attach needs one"
-            ));
-        },
-    };
+    let raw_slot: Arc<Mutex<Option<RawMode>>> = Arc::new(Mutex::new(None));
     {
-        let raw = raw.clone();
+        let raw = raw_slot.clone();
         std::thread::spawn(move || {
             if let Ok(sig) = caught.wait() {
                 if let Ok(mut guard) = raw.lock() {
@@ -141,6 +88,79 @@ pub fn attach(global: &Global, pane: Option<String>) -> i32 {
                 std::process::exit(1);
             }
         });
+    }
+    match session(&socket, &pane, &raw_slot) {
+        Ok(ended) => {
+            let _ = writeln!(std::io::stdout(), "\r\n[signaltty: {ended}]");
+            0
+        },
+        Err(e) => fail(&e),
+    }
+}
+
+/// One attach to `pane` on this terminal, until the person detaches
+/// (Ctrl-\\), the pane's connection closes or output is lost. The terminal
+/// is raw meanwhile (the raw-mode guard lives in `raw`, so a signal handler
+/// can restore the terminal) and restored on return; no thread of it reads
+/// the terminal any more once it returned (the board attaches from its own
+/// screen and takes the terminal back). Returns how it ended, for a person.
+pub fn session(
+    socket: &std::path::Path,
+    pane: &str,
+    raw_slot: &Arc<Mutex<Option<RawMode>>>,
+) -> Result<&'static str, String> {
+    let pane = PaneRef(pane.to_owned());
+    let stream = UnixStream::connect(socket).map_err(|e| {
+        format!(
+            "NO_SUCH_SERVER: cannot connect to {}: {e}",
+            socket.display()
+        )
+    })?;
+    let writer = match stream.try_clone() {
+        Ok(w) => Arc::new(Mutex::new(w)),
+        Err(e) => return Err(format!("IO_ERROR: {e}")),
+    };
+    let mut reader = BufReader::new(stream);
+    let size = get_winsize(std::io::stdout()).ok();
+    let params = PaneAttachParams {
+        pane_id: pane.clone(),
+        cols: size.map(|(_, c)| c),
+        rows: size.map(|(r, _)| r),
+        mark_seen: None,
+        watch: None,
+    };
+    send(&writer, "attach".into(), Method::PaneAttach(params))
+        .map_err(|e| format!("IO_ERROR: {e}"))?;
+    let snapshot: PaneAttachResult = loop {
+        let mut line = String::new();
+        match reader.read_line(&mut line) {
+            Ok(0) | Err(_) => return Err("INTERNAL: the server closed the connection".into()),
+            Ok(_) => {},
+        }
+        match ServerLine::parse(line.trim_end()) {
+            Ok(ServerLine::Response(r)) if r.id == "attach" => match (r.result, r.error) {
+                (Some(v), None) => match serde_json::from_value(v) {
+                    Ok(s) => break s,
+                    Err(e) => return Err(format!("INTERNAL: unexpected attach result: {e}")),
+                },
+                (_, Some(e)) => return Err(format!("{}: {}", e.code, e.message)),
+                _ => return Err("INTERNAL: empty attach reply".into()),
+            },
+            _ => continue,
+        }
+    };
+
+    match RawMode::enter() {
+        Ok(r) => {
+            if let Ok(mut slot) = raw_slot.lock() {
+                *slot = Some(r);
+            }
+        },
+        Err(e) => {
+            return Err(format!(
+                "IO_ERROR: stdin is not a terminal ({e}); attach needs one"
+            ));
+        },
     }
 
     let mut out = std::io::stdout().lock();
@@ -152,66 +172,14 @@ pub fn attach(global: &Global, pane: Option<String>) -> i32 {
     let _ = out.flush();
     let mut covered = snapshot.output_offset;
 
-    // Keystrokes and size changes on their own thread.
-    {
+    // Keystrokes and size changes on their own thread, until `stop`.
+    let stop = Arc::new(AtomicBool::new(false));
+    let keys = {
         let writer = writer.clone();
         let pane = pane.clone();
-        let mut last_size = size;
-        std::thread::spawn(move || {
-            let stdin = std::io::stdin();
-            let mut buf = [0u8; INPUT_CHUNK];
-            let mut n_req = 0u64;
-            loop {
-                let ready = nix::poll::poll(
-                    &mut [nix::poll::PollFd::new(
-                        std::os::fd::AsFd::as_fd(&stdin),
-                        nix::poll::PollFlags::POLLIN,
-                    )],
-                    nix::poll::PollTimeout::try_from(SIZE_POLL.as_millis() as i32)
-                        .unwrap_or(nix::poll::PollTimeout::NONE),
-                );
-                let now = get_winsize(std::io::stdout()).ok();
-                if now != last_size
-                    && let Some((rows, cols)) = now
-                {
-                    last_size = now;
-                    let params = PaneResizeParams {
-                        pane_id: pane.clone(),
-                        cols,
-                        rows,
-                    };
-                    let _ = send(&writer, "resize".into(), Method::PaneResize(params));
-                }
-                if !matches!(ready, Ok(n) if n > 0) {
-                    continue;
-                }
-                let n = match stdin.lock().read(&mut buf) {
-                    Ok(0) | Err(_) => 0,
-                    Ok(n) => n,
-                };
-                let (data, detach) = match buf[..n].iter().position(|b| *b == DETACH_KEY) {
-                    Some(i) => (&buf[..i], true),
-                    None => (&buf[..n], n == 0),
-                };
-                if !data.is_empty() {
-                    n_req += 1;
-                    let params = PaneInputParams {
-                        pane_id: pane.clone(),
-                        data_b64: base64::engine::general_purpose::STANDARD.encode(data),
-                    };
-                    let _ = send(&writer, format!("in-{n_req}"), Method::PaneInput(params));
-                }
-                if detach {
-                    let _ = send(
-                        &writer,
-                        "detach".into(),
-                        Method::PaneDetach(PaneTarget { pane_id: pane }),
-                    );
-                    return;
-                }
-            }
-        });
-    }
+        let stop = stop.clone();
+        std::thread::spawn(move || forward_keys(&writer, pane, size, &stop))
+    };
 
     let mut ended = "the server closed the connection";
     loop {
@@ -255,9 +223,72 @@ pub fn attach(global: &Global, pane: Option<String>) -> i32 {
             _ => {},
         }
     }
-    if let Ok(mut guard) = raw.lock() {
+    stop.store(true, Ordering::Relaxed);
+    let _ = keys.join();
+    if let Ok(mut guard) = raw_slot.lock() {
         guard.take();
     }
-    let _ = writeln!(out, "\r\n[signaltty: {ended}]");
-    0
+    Ok(ended)
+}
+
+/// Sends what is typed as `pane.input` and the terminal's size changes as
+/// `pane.resize`, until the detach key, the end of input or `stop`.
+fn forward_keys(
+    writer: &Mutex<UnixStream>,
+    pane: PaneRef,
+    mut last_size: Option<(u16, u16)>,
+    stop: &AtomicBool,
+) {
+    let stdin = std::io::stdin();
+    let mut buf = [0u8; INPUT_CHUNK];
+    let mut n_req = 0u64;
+    while !stop.load(Ordering::Relaxed) {
+        let ready = nix::poll::poll(
+            &mut [nix::poll::PollFd::new(
+                std::os::fd::AsFd::as_fd(&stdin),
+                nix::poll::PollFlags::POLLIN,
+            )],
+            nix::poll::PollTimeout::try_from(SIZE_POLL.as_millis() as i32)
+                .unwrap_or(nix::poll::PollTimeout::NONE),
+        );
+        let now = get_winsize(std::io::stdout()).ok();
+        if now != last_size
+            && let Some((rows, cols)) = now
+        {
+            last_size = now;
+            let params = PaneResizeParams {
+                pane_id: pane.clone(),
+                cols,
+                rows,
+            };
+            let _ = send(writer, "resize".into(), Method::PaneResize(params));
+        }
+        if !matches!(ready, Ok(n) if n > 0) || stop.load(Ordering::Relaxed) {
+            continue;
+        }
+        let n = match stdin.lock().read(&mut buf) {
+            Ok(0) | Err(_) => 0,
+            Ok(n) => n,
+        };
+        let (data, detach) = match buf[..n].iter().position(|b| *b == DETACH_KEY) {
+            Some(i) => (&buf[..i], true),
+            None => (&buf[..n], n == 0),
+        };
+        if !data.is_empty() {
+            n_req += 1;
+            let params = PaneInputParams {
+                pane_id: pane.clone(),
+                data_b64: base64::engine::general_purpose::STANDARD.encode(data),
+            };
+            let _ = send(writer, format!("in-{n_req}"), Method::PaneInput(params));
+        }
+        if detach {
+            let _ = send(
+                writer,
+                "detach".into(),
+                Method::PaneDetach(PaneTarget { pane_id: pane }),
+            );
+            return;
+        }
+    }
 }

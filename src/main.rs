@@ -11,6 +11,7 @@ macro_rules! say {
 }
 
 mod attach;
+mod board;
 mod cli;
 mod client;
 mod decisions_cli;
@@ -108,6 +109,9 @@ enum Command {
         #[arg(last = true)]
         argv: Vec<String>,
     },
+    /// The live board: every agent's state, questions answered with one key,
+    /// any pane one keypress away (`?` shows the keys).
+    Board(board::BoardArgs),
     /// Attach this terminal to a pane: see its screen, type into it; Ctrl-\ detaches.
     Attach {
         /// Pane id or name (default: $SIGNALTTY_PANE).
@@ -596,6 +600,7 @@ fn main() -> ExitCode {
         } => panes_cli::new(&cli.global, workspace, name, tab, cwd, argv),
         Command::Pane(cmd) => panes_cli::pane(&cli.global, cmd),
         Command::Attach { pane } => attach::attach(&cli.global, pane),
+        Command::Board(args) => board::run(&cli.global, args),
         Command::Tab(cmd) => panes_cli::tab(&cli.global, cmd),
         Command::Events { from_seq, filters } => follow::events(&cli.global, from_seq, filters),
         Command::Journal(JournalCommand::Verify { state_dir }) => {

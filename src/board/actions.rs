@@ -1,0 +1,159 @@
+//! What the board asks the server to do, on a worker thread of its own: a
+//! call may take seconds (`pane.submit` waits for the agent to take the
+//! prompt), and the board keeps drawing meanwhile. Each job's outcome comes
+//! back as a line for the status area; the events it causes arrive through
+//! the subscription like anyone else's.
+
+use super::Input;
+use crate::client::{CallError, Client};
+use signaltty_protocol::pane::{PaneCloseParams, PaneTarget};
+use signaltty_protocol::state::{DecisionAnswerParams, FocusNextUnreadParams, PaneSubmitParams};
+use signaltty_protocol::{Method, PaneId, PaneRef};
+use std::path::PathBuf;
+use std::sync::mpsc::{Receiver, Sender, channel};
+
+/// One thing to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Job {
+    Answer {
+        pane: PaneId,
+        decision: String,
+        option: String,
+        label: String,
+    },
+    Submit {
+        pane: PaneId,
+        text: String,
+    },
+    Resume {
+        pane: PaneId,
+    },
+    Close {
+        pane: PaneId,
+    },
+    MarkSeen {
+        pane: PaneId,
+    },
+    NextUnread,
+}
+
+/// How a job ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Done {
+    pub text: String,
+    pub error: bool,
+    /// A pane to select (`focus.next_unread`).
+    pub select: Option<PaneId>,
+}
+
+/// The worker: jobs in, outcomes out, in order.
+pub struct Worker {
+    jobs: Sender<Job>,
+}
+
+impl Worker {
+    pub fn start(socket: PathBuf, out: Sender<Input>) -> Worker {
+        let (jobs, rx) = channel();
+        std::thread::spawn(move || work(socket, rx, out));
+        Worker { jobs }
+    }
+
+    pub fn run(&self, job: Job) {
+        let _ = self.jobs.send(job);
+    }
+}
+
+fn work(socket: PathBuf, jobs: Receiver<Job>, out: Sender<Input>) {
+    let mut client: Option<Client> = None;
+    while let Ok(job) = jobs.recv() {
+        // One connection, made again after a failure (the server restarted).
+        let done = match client.as_mut() {
+            Some(c) => perform(c, &job),
+            None => match Client::connect(&socket) {
+                Ok(c) => perform(client.insert(c), &job),
+                Err(e) => Err(e),
+            },
+        };
+        let done = done.unwrap_or_else(|e| {
+            client = None;
+            Done {
+                text: format!("{}: {}", e.code, e.message),
+                error: true,
+                select: None,
+            }
+        });
+        if out.send(Input::Done(done)).is_err() {
+            return;
+        }
+    }
+}
+
+fn target(pane: &PaneId) -> PaneRef {
+    PaneRef(pane.0.clone())
+}
+
+fn said(text: impl Into<String>) -> Done {
+    Done {
+        text: text.into(),
+        error: false,
+        select: None,
+    }
+}
+
+fn perform(c: &mut Client, job: &Job) -> Result<Done, CallError> {
+    match job {
+        Job::Answer {
+            pane,
+            decision,
+            option,
+            label,
+        } => {
+            c.call(Method::DecisionAnswer(DecisionAnswerParams {
+                pane_id: target(pane),
+                decision_id: decision.clone(),
+                option_id: option.clone(),
+            }))?;
+            Ok(said(format!("answered \"{label}\"")))
+        },
+        Job::Submit { pane, text } => {
+            c.call(Method::PaneSubmit(PaneSubmitParams {
+                pane_id: target(pane),
+                text: text.clone(),
+                submit_delay_ms: None,
+                stall_timeout_s: None,
+            }))?;
+            Ok(said("prompt submitted"))
+        },
+        Job::Resume { pane } => {
+            c.call(Method::PaneResume(PaneTarget {
+                pane_id: target(pane),
+            }))?;
+            Ok(said("resumed"))
+        },
+        Job::Close { pane } => {
+            c.call(Method::PaneClose(PaneCloseParams {
+                pane_id: target(pane),
+                signal: None,
+            }))?;
+            Ok(said("pane closed"))
+        },
+        Job::MarkSeen { pane } => {
+            c.call(Method::PaneMarkSeen(PaneTarget {
+                pane_id: target(pane),
+            }))?;
+            Ok(said("marked seen"))
+        },
+        Job::NextUnread => {
+            let r = c.call(Method::FocusNextUnread(FocusNextUnreadParams {}))?;
+            let next = r["pane_id"].as_str().map(|s| PaneId(s.to_owned()));
+            Ok(match next {
+                Some(pane) => Done {
+                    text: String::new(),
+                    error: false,
+                    select: Some(pane),
+                },
+                None => said("nothing needs you"),
+            })
+        },
+    }
+}

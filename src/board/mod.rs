@@ -1,0 +1,486 @@
+//! `signaltty board`: the live dashboard for people. A client like any
+//! other: one subscription (`feed`), one watch-only attach for the preview
+//! (`preview`), one connection for what the person asks (`actions`). The main
+//! loop owns the model and draws it when something changed, at most 30 times
+//! a second; nothing is polled. See docs/board.md.
+
+mod actions;
+mod alert;
+mod feed;
+mod input;
+mod keys;
+pub mod model;
+mod preview;
+mod view;
+
+use crate::Global;
+use crate::attach::RawMode;
+use crate::cli::{fail, resolve_socket};
+use actions::{Done, Job, Worker};
+use feed::FeedNews;
+use keys::Action;
+use model::{Board, Conn, Mode, Row};
+use preview::{Preview, PreviewConn, PreviewNews, PreviewState};
+use ratatui::crossterm::event::{Event, KeyEvent, MouseButton, MouseEventKind};
+use ratatui::crossterm::{execute, terminal};
+use signaltty_protocol::PaneId;
+use signaltty_protocol::pane::RestoreState;
+use signaltty_protocol::state::{Decision, DecisionOption};
+use std::io::IsTerminal as _;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{RecvTimeoutError, channel};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// The shortest time between two frames (≤ 30 frames a second).
+const FRAME: Duration = Duration::from_millis(33);
+/// With nothing happening, the clocks ("3m in state") still move.
+const TICK: Duration = Duration::from_secs(1);
+
+/// `signaltty board` options.
+#[derive(Debug, Clone, clap::Args)]
+pub struct BoardArgs {
+    /// Ring the terminal bell when a pane starts waiting for you or finishes
+    /// with a result you have not seen (`--bell=false` to keep quiet).
+    #[arg(long, default_value_t = true, num_args = 0..=1, default_missing_value = "true",
+          action = clap::ArgAction::Set, value_name = "BOOL")]
+    pub bell: bool,
+    /// Also send a desktop notification (`notify-send`, in a desktop session).
+    #[arg(long)]
+    pub notify: bool,
+}
+
+/// What reaches the main loop.
+#[derive(Debug)]
+pub enum Input {
+    Term(Event),
+    Feed(FeedNews),
+    Preview(PreviewNews),
+    Done(Done),
+}
+
+struct App {
+    board: Board,
+    preview: Preview,
+    preview_conn: PreviewConn,
+    worker: Worker,
+    alerts: alert::Alerts,
+    drawn: view::Drawn,
+    last_seq: Arc<AtomicU64>,
+    socket: PathBuf,
+    /// A pane to attach full-screen, asked by Enter.
+    attach: Option<PaneId>,
+    quit: bool,
+}
+
+/// Runs the board until `q`; returns the exit code.
+pub fn run(global: &Global, args: BoardArgs) -> i32 {
+    if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
+        return fail("BAD_PARAMS: the board needs a terminal");
+    }
+    let socket = resolve_socket(global);
+    let (tx, rx) = channel();
+    let last_seq = Arc::new(AtomicU64::new(0));
+    feed::spawn(socket.clone(), tx.clone(), last_seq.clone());
+    let keys = input::KeyReader::start(tx.clone());
+    let mut app = App {
+        board: Board::new(socket.display().to_string()),
+        preview: Preview::empty(),
+        preview_conn: PreviewConn::new(socket.clone(), tx.clone()),
+        worker: Worker::start(socket.clone(), tx),
+        alerts: alert::Alerts::new(args.bell, args.notify),
+        drawn: view::Drawn::default(),
+        last_seq,
+        socket,
+        attach: None,
+        quit: false,
+    };
+    install_panic_hook();
+    let mut term = match enter() {
+        Ok(t) => t,
+        Err(e) => return fail(&format!("IO_ERROR: cannot set up the terminal: {e}")),
+    };
+    let color = std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
+    let mut dirty = true;
+    let mut last_draw: Option<Instant> = None;
+    while !app.quit {
+        let wait = match (dirty, last_draw) {
+            (true, Some(at)) => FRAME.saturating_sub(at.elapsed()),
+            (true, None) => Duration::ZERO,
+            (false, _) => TICK,
+        };
+        match rx.recv_timeout(wait) {
+            Ok(input) => {
+                app.handle(input);
+                // Everything already queued joins this frame.
+                while let Ok(more) = rx.try_recv() {
+                    app.handle(more);
+                }
+                dirty = true;
+            },
+            Err(RecvTimeoutError::Timeout) => dirty = true,
+            Err(RecvTimeoutError::Disconnected) => break,
+        }
+        app.follow_selection();
+        if let Some(pane) = app.attach.take() {
+            keys.pause();
+            leave();
+            let ended = attach_here(&app.socket, &pane);
+            term = match enter() {
+                Ok(t) => t,
+                Err(e) => return fail(&format!("IO_ERROR: cannot set up the terminal: {e}")),
+            };
+            keys.resume();
+            match ended {
+                Ok(how) => app.board.say(format!("back from the pane ({how})"), false),
+                Err(e) => app.board.say(e, true),
+            }
+            last_draw = None;
+            continue;
+        }
+        if dirty && last_draw.is_none_or(|at| at.elapsed() >= FRAME) {
+            let opts = view::ViewOpts {
+                color,
+                now: Instant::now(),
+                now_ms: signaltty_protocol::Timestamp::now()
+                    .unix_millis()
+                    .unwrap_or_default(),
+            };
+            let mut drawn = None;
+            let result = term.draw(|frame| {
+                drawn = Some(view::draw(frame, &app.board, &app.preview, &opts));
+            });
+            if result.is_err() {
+                break;
+            }
+            app.drawn = drawn.unwrap_or_default();
+            last_draw = Some(Instant::now());
+            dirty = false;
+        }
+    }
+    leave();
+    0
+}
+
+type Term = ratatui::Terminal<ratatui::backend::CrosstermBackend<std::io::Stdout>>;
+
+/// Raw mode, the alternate screen and the mouse, and a terminal to draw on.
+fn enter() -> std::io::Result<Term> {
+    terminal::enable_raw_mode()?;
+    execute!(
+        std::io::stdout(),
+        terminal::EnterAlternateScreen,
+        ratatui::crossterm::event::EnableMouseCapture
+    )?;
+    let mut term = ratatui::Terminal::new(ratatui::backend::CrosstermBackend::new(
+        std::io::stdout(),
+    ))?;
+    term.clear()?;
+    Ok(term)
+}
+
+/// Gives the terminal back as it was.
+fn leave() {
+    let _ = execute!(
+        std::io::stdout(),
+        ratatui::crossterm::event::DisableMouseCapture,
+        terminal::LeaveAlternateScreen,
+        ratatui::crossterm::cursor::Show
+    );
+    let _ = terminal::disable_raw_mode();
+}
+
+fn install_panic_hook() {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        leave();
+        previous(info);
+    }));
+}
+
+/// Attaches the terminal to `pane` until the person detaches.
+fn attach_here(socket: &std::path::Path, pane: &PaneId) -> Result<&'static str, String> {
+    let raw: Arc<Mutex<Option<RawMode>>> = Arc::new(Mutex::new(None));
+    crate::attach::session(socket, &pane.0, &raw)
+}
+
+impl App {
+    fn handle(&mut self, input: Input) {
+        match input {
+            Input::Term(Event::Key(key)) => self.key(key),
+            Input::Term(Event::Mouse(m)) => match m.kind {
+                MouseEventKind::Down(MouseButton::Left) => {
+                    if let Some(Row::Pane(id)) = view::row_at(&self.drawn, m.column, m.row) {
+                        self.board.select(&id);
+                    }
+                },
+                MouseEventKind::ScrollDown => self.board.move_selection(3),
+                MouseEventKind::ScrollUp => self.board.move_selection(-3),
+                _ => {},
+            },
+            Input::Term(_) => {},
+            Input::Feed(news) => self.feed(news),
+            Input::Preview(news) => self.preview_news(news),
+            Input::Done(done) => {
+                if let Some(pane) = &done.select {
+                    self.board.select(pane);
+                }
+                if !done.text.is_empty() {
+                    self.board.say(done.text, done.error);
+                }
+            },
+        }
+    }
+
+    fn feed(&mut self, news: FeedNews) {
+        match news {
+            FeedNews::World {
+                world,
+                seq,
+                events,
+                replayed,
+            } => {
+                let was_lost = matches!(self.board.conn, Conn::Reconnecting { .. });
+                let began = self.board.load(world, seq);
+                for e in &events {
+                    self.event(e);
+                }
+                for episode in &began {
+                    self.alerts.episode(&self.board, episode);
+                }
+                if was_lost {
+                    let caught = if replayed > 0 {
+                        format!(" ({replayed} event(s) while away)")
+                    } else {
+                        String::new()
+                    };
+                    self.board.say(format!("reconnected{caught}"), false);
+                }
+            },
+            FeedNews::Event(e) => self.event(&e),
+            FeedNews::Lost(why) => {
+                if !matches!(self.board.conn, Conn::Reconnecting { .. }) {
+                    self.board.conn = Conn::Reconnecting {
+                        since: Instant::now(),
+                        why,
+                    };
+                }
+                self.preview_conn.reset();
+                self.preview.pane = None;
+                self.preview.term = None;
+                self.preview.state = PreviewState::Empty;
+            },
+        }
+        self.last_seq.store(self.board.seq, Ordering::Relaxed);
+    }
+
+    fn event(&mut self, e: &signaltty_protocol::EventFrame) {
+        if let Some(episode) = self.board.apply(e) {
+            self.alerts.episode(&self.board, &episode);
+        }
+        // The previewed pane's terminal follows its size.
+        if e.event == "pane.resized"
+            && let Some(followed) = &self.preview.pane
+            && let Some(pane) = self.board.panes.get(followed)
+            && let Some(term) = self.preview.term.as_mut()
+            && e.payload["pane"]["id"].as_str() == Some(followed.0.as_str())
+        {
+            term.resize(pane.pty_size.rows, pane.pty_size.cols);
+        }
+    }
+
+    fn preview_news(&mut self, news: PreviewNews) {
+        let ours = |p: &PaneId| self.preview.pane.as_ref() == Some(p);
+        match news {
+            PreviewNews::Attached { pane, term } if ours(&pane) => {
+                self.preview.term = Some(term);
+                self.preview.state = PreviewState::Live;
+            },
+            PreviewNews::Output { pane, bytes } if ours(&pane) => {
+                if let Some(term) = self.preview.term.as_mut() {
+                    let _ = term.feed(&bytes);
+                }
+            },
+            PreviewNews::Gap { pane } if ours(&pane) => {
+                self.preview.term = None;
+                self.preview.state = PreviewState::Attaching;
+                self.preview_conn.follow(Some(&pane));
+            },
+            PreviewNews::Failed { pane, why } if ours(&pane) => {
+                self.preview.state = PreviewState::Failed(why);
+            },
+            _ => {},
+        }
+    }
+
+    /// Points the preview at the selected pane.
+    fn follow_selection(&mut self) {
+        if self.board.conn != Conn::Live || self.preview.pane == self.board.selected {
+            return;
+        }
+        self.preview.pane = self.board.selected.clone();
+        self.preview.term = None;
+        self.preview.state = match self.preview.pane {
+            Some(_) => PreviewState::Attaching,
+            None => PreviewState::Empty,
+        };
+        self.preview_conn.follow(self.preview.pane.as_ref());
+    }
+
+    fn key(&mut self, key: KeyEvent) {
+        let action = keys::action(&self.board.mode, key);
+        match (&mut self.board.mode, action) {
+            (_, Action::Nothing) => {},
+            (Mode::Normal, action) => self.normal(action),
+            (Mode::Help, Action::Quit) => self.quit = true,
+            (Mode::Help, _) => self.board.mode = Mode::Normal,
+            (Mode::Filter, Action::Type(c)) => {
+                self.board.filter_text.push(c);
+                self.board.keep_selection();
+            },
+            (Mode::Filter, Action::Backspace) => {
+                self.board.filter_text.pop();
+                self.board.keep_selection();
+            },
+            (Mode::Filter, Action::Cancel) => {
+                self.board.filter_text.clear();
+                self.board.mode = Mode::Normal;
+                self.board.keep_selection();
+            },
+            (Mode::Filter, _) => self.board.mode = Mode::Normal,
+            (Mode::Prompt { text, .. }, Action::Type(c)) => text.push(c),
+            (Mode::Prompt { text, .. }, Action::Backspace) => {
+                text.pop();
+            },
+            (Mode::Prompt { pane, text }, Action::Accept) => {
+                let job = Job::Submit {
+                    pane: pane.clone(),
+                    text: std::mem::take(text),
+                };
+                self.board.mode = Mode::Normal;
+                if let Job::Submit { text, .. } = &job
+                    && text.trim().is_empty()
+                {
+                    self.board.say("nothing to submit", true);
+                    return;
+                }
+                self.board.say("submitting…", false);
+                self.worker.run(job);
+            },
+            (Mode::Prompt { .. }, _) => self.board.mode = Mode::Normal,
+            (Mode::ConfirmClose { pane }, Action::Accept) => {
+                let pane = pane.clone();
+                self.board.mode = Mode::Normal;
+                self.worker.run(Job::Close { pane });
+            },
+            (Mode::ConfirmClose { .. }, _) => self.board.mode = Mode::Normal,
+        }
+    }
+
+    fn normal(&mut self, action: Action) {
+        let selected = self.board.selected.clone();
+        match action {
+            Action::Quit => self.quit = true,
+            Action::Move(n) => self.board.move_selection(n),
+            Action::First => self.board.move_selection(isize::MIN / 2),
+            Action::Last => self.board.move_selection(isize::MAX / 2),
+            Action::Attach => match selected {
+                Some(pane) if self.board.conn == Conn::Live => self.attach = Some(pane),
+                Some(_) => self.board.say("not connected to the server", true),
+                None => self.board.say("no pane selected", true),
+            },
+            Action::Answer(n) => self.answer(|d| d.options.get(n - 1)),
+            Action::Yes => self.answer(|d| pick(d, &["once", "allow", "yes"])),
+            Action::No => self.answer(|d| pick(d, &["deny", "no", "reject"])),
+            Action::NextUnread => self.worker.run(Job::NextUnread),
+            Action::MarkSeen => {
+                if let Some(pane) = selected {
+                    self.worker.run(Job::MarkSeen { pane });
+                }
+            },
+            Action::StartPrompt => match selected {
+                Some(pane) => {
+                    self.board.mode = Mode::Prompt {
+                        pane,
+                        text: String::new(),
+                    }
+                },
+                None => self.board.say("no pane selected", true),
+            },
+            Action::Resume => match self.board.selected_pane() {
+                Some(p)
+                    if matches!(
+                        p.restore_state,
+                        RestoreState::Resumable | RestoreState::Restored
+                    ) =>
+                {
+                    let pane = p.id.clone();
+                    self.board.say("resuming…", false);
+                    self.worker.run(Job::Resume { pane });
+                },
+                Some(_) => self.board.say("this pane is not resumable", true),
+                None => self.board.say("no pane selected", true),
+            },
+            Action::StartClose => {
+                if let Some(pane) = selected {
+                    self.board.mode = Mode::ConfirmClose { pane };
+                }
+            },
+            Action::StartFilter => self.board.mode = Mode::Filter,
+            Action::ToggleState(f) => {
+                self.board.state_filter = (self.board.state_filter != Some(f)).then_some(f);
+                self.board.keep_selection();
+            },
+            Action::Help => self.board.mode = Mode::Help,
+            Action::ClearFilters => {
+                self.board.filter_text.clear();
+                self.board.state_filter = None;
+                self.board.keep_selection();
+            },
+            Action::Type(_) | Action::Backspace | Action::Accept | Action::Cancel => {},
+            Action::Nothing => {},
+        }
+    }
+
+    /// Answers the selected pane's question with the option `choose` picks.
+    fn answer(&mut self, choose: impl Fn(&Decision) -> Option<&DecisionOption>) {
+        let Some(pane) = self.board.selected_pane() else {
+            self.board.say("no pane selected", true);
+            return;
+        };
+        let Some(d) = &pane.pending_decision else {
+            self.board
+                .say("no question on this pane (Tab: the next one that needs you)", true);
+            return;
+        };
+        if !d.answerable {
+            self.board
+                .say("this question is answered in the terminal: Enter attaches", true);
+            return;
+        }
+        let Some(option) = choose(d) else {
+            self.board.say("the question has no such option", true);
+            return;
+        };
+        let job = Job::Answer {
+            pane: pane.id.clone(),
+            decision: d.id.clone(),
+            option: option.id.clone(),
+            label: option.label.clone(),
+        };
+        self.worker.run(job);
+    }
+}
+
+/// The option whose id or label starts with one of `words` (case
+/// insensitive), e.g. Allow once for `y`.
+fn pick<'d>(d: &'d Decision, words: &[&str]) -> Option<&'d DecisionOption> {
+    d.options.iter().find(|o| {
+        let id = o.id.to_lowercase();
+        let label = o.label.to_lowercase();
+        words
+            .iter()
+            .any(|w| id.starts_with(w) || label.starts_with(w))
+    })
+}

@@ -1,0 +1,449 @@
+//! What the board shows, as plain data: the world as the server last told it
+//! (workspaces, tabs, panes with their decisions), the connection's state, and
+//! the person's selection, filter and mode. It changes only through `load`
+//! (a fresh state read), `apply` (one event) and the selection and filter
+//! methods, so it is tested without a terminal or a server.
+
+use signaltty_protocol::pane::{Attention, Lifecycle, Pane, RestoreState};
+use signaltty_protocol::workspace::{Tab, Workspace, WorkspaceGetResult};
+use signaltty_protocol::{Event, EventFrame, PaneId, TabId, WorkspaceId};
+use std::collections::HashMap;
+use std::time::Instant;
+
+/// The connection to the server, as the board presents it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Conn {
+    /// First connect, nothing shown yet.
+    Connecting,
+    /// Subscribed and current.
+    Live,
+    /// Lost: what is shown is as of `since`, and says so.
+    Reconnecting { since: Instant, why: String },
+}
+
+/// A filter by state (`!`, `@`, `#`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StateFilter {
+    Blocked,
+    Working,
+    Done,
+}
+
+impl StateFilter {
+    fn keeps(self, pane: &Pane) -> bool {
+        match self {
+            StateFilter::Blocked => {
+                pane.lifecycle == Lifecycle::Blocked
+                    || pane.pending_decision.is_some()
+                    || matches!(
+                        pane.attention,
+                        Attention::InputRequired | Attention::PermissionRequired
+                    )
+            },
+            StateFilter::Working => pane.lifecycle == Lifecycle::Working,
+            StateFilter::Done => pane.lifecycle == Lifecycle::Done,
+        }
+    }
+
+    /// Its name in the status line.
+    pub fn name(self) -> &'static str {
+        match self {
+            StateFilter::Blocked => "blocked",
+            StateFilter::Working => "working",
+            StateFilter::Done => "done",
+        }
+    }
+}
+
+/// What keys mean right now.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Mode {
+    Normal,
+    /// The key table (`?`).
+    Help,
+    /// Typing the text filter (`/`).
+    Filter,
+    /// Typing a prompt for a pane (`s`).
+    Prompt { pane: PaneId, text: String },
+    /// Asking before closing a pane (`x`).
+    ConfirmClose { pane: PaneId },
+}
+
+/// One line of the pane list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Row {
+    Workspace(WorkspaceId),
+    Tab(TabId),
+    Pane(PaneId),
+}
+
+/// Something a person should hear about: a pane started waiting for them or
+/// finished with a result they have not seen. One per episode.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Episode {
+    pub pane: PaneId,
+    pub kind: EpisodeKind,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EpisodeKind {
+    Blocked,
+    Done,
+}
+
+/// How many panes are in each state (the status line).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub working: usize,
+    pub blocked: usize,
+    pub done: usize,
+    pub idle: usize,
+    pub failed: usize,
+    pub exited: usize,
+    pub unknown: usize,
+    pub unread: usize,
+}
+
+/// A message after an action (an answer sent, a refusal).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Flash {
+    pub text: String,
+    pub error: bool,
+    pub at: Instant,
+}
+
+/// Everything the board draws from.
+#[derive(Debug)]
+pub struct Board {
+    /// Workspaces in creation order.
+    pub workspaces: Vec<Workspace>,
+    pub tabs: HashMap<TabId, Tab>,
+    pub panes: HashMap<PaneId, Pane>,
+    /// The socket the board talks to.
+    pub socket: String,
+    pub conn: Conn,
+    /// The seq of the newest event applied (for the replay after a reconnect).
+    pub seq: u64,
+    pub selected: Option<PaneId>,
+    pub filter_text: String,
+    pub state_filter: Option<StateFilter>,
+    pub mode: Mode,
+    pub flash: Option<Flash>,
+    /// Per pane: whether it is in a blocked or a done+unread episode now.
+    episodes: HashMap<PaneId, Option<EpisodeKind>>,
+}
+
+/// The episode a pane is in: waiting for a person, or done and unseen.
+fn episode_of(pane: &Pane) -> Option<EpisodeKind> {
+    let waiting = pane.lifecycle == Lifecycle::Blocked
+        || pane.pending_decision.as_ref().is_some_and(|d| d.answerable)
+        || matches!(
+            pane.attention,
+            Attention::InputRequired | Attention::PermissionRequired
+        );
+    if waiting && pane.restore_state == RestoreState::Live {
+        Some(EpisodeKind::Blocked)
+    } else if pane.lifecycle == Lifecycle::Done && pane.attention == Attention::Unread {
+        Some(EpisodeKind::Done)
+    } else {
+        None
+    }
+}
+
+impl Board {
+    pub fn new(socket: String) -> Board {
+        Board {
+            workspaces: Vec::new(),
+            tabs: HashMap::new(),
+            panes: HashMap::new(),
+            socket,
+            conn: Conn::Connecting,
+            seq: 0,
+            selected: None,
+            filter_text: String::new(),
+            state_filter: None,
+            mode: Mode::Normal,
+            flash: None,
+            episodes: HashMap::new(),
+        }
+    }
+
+    /// Replaces the world with a fresh read (after a connect). Returns the
+    /// episodes that began while the board was not connected (none at the
+    /// first load: what was already waiting is not news). The selection stays
+    /// on its pane if that pane still exists.
+    pub fn load(&mut self, world: Vec<WorkspaceGetResult>, seq: u64) -> Vec<Episode> {
+        let first = self.conn == Conn::Connecting;
+        self.workspaces.clear();
+        self.tabs.clear();
+        self.panes.clear();
+        for got in world {
+            self.workspaces.push(got.workspace);
+            for tab in got.tabs {
+                self.tabs.insert(tab.id.clone(), tab);
+            }
+            for pane in got.panes {
+                self.panes.insert(pane.id.clone(), pane);
+            }
+        }
+        let mut began = Vec::new();
+        let mut episodes = HashMap::new();
+        let mut ids: Vec<&PaneId> = self.panes.keys().collect();
+        ids.sort();
+        for id in ids {
+            let now = self.panes.get(id).and_then(episode_of);
+            let before = self.episodes.get(id).copied().flatten();
+            if let Some(kind) = now
+                && before != now
+                && !first
+            {
+                began.push(Episode {
+                    pane: id.clone(),
+                    kind,
+                });
+            }
+            episodes.insert(id.clone(), now);
+        }
+        self.episodes = episodes;
+        self.seq = self.seq.max(seq);
+        self.conn = Conn::Live;
+        self.keep_selection();
+        began
+    }
+
+    /// Applies one event; returns the episode it started, if any.
+    pub fn apply(&mut self, frame: &EventFrame) -> Option<Episode> {
+        self.seq = self.seq.max(frame.seq);
+        let value = serde_json::json!({"event": frame.event, "payload": frame.payload});
+        // An event this board does not know (a newer server) changes nothing.
+        let event: Event = serde_json::from_value(value).ok()?;
+        let mut touched = None;
+        match event {
+            Event::WorkspaceCreated { workspace } | Event::WorkspaceUpdated { workspace } => {
+                match self.workspaces.iter_mut().find(|w| w.id == workspace.id) {
+                    Some(w) => *w = workspace,
+                    None => self.workspaces.push(workspace),
+                }
+            },
+            Event::WorkspaceClosed { workspace_id } => {
+                self.workspaces.retain(|w| w.id != workspace_id);
+                self.tabs.retain(|_, t| t.workspace_id != workspace_id);
+                self.panes.retain(|_, p| p.workspace_id != workspace_id);
+            },
+            Event::TabCreated { tab } | Event::TabUpdated { tab } => {
+                if let Some(w) = self.workspaces.iter_mut().find(|w| w.id == tab.workspace_id)
+                    && !w.tabs.contains(&tab.id)
+                {
+                    w.tabs.push(tab.id.clone());
+                }
+                self.tabs.insert(tab.id.clone(), tab);
+            },
+            Event::TabClosed { tab_id } => {
+                self.tabs.remove(&tab_id);
+                for w in &mut self.workspaces {
+                    w.tabs.retain(|t| *t != tab_id);
+                }
+                self.panes.retain(|_, p| p.tab_id != tab_id);
+            },
+            Event::PaneCreated { pane, .. }
+            | Event::PaneUpdated { pane, .. }
+            | Event::PaneResized { pane } => touched = Some(self.upsert(pane)),
+            Event::PaneClosed { pane_id } => {
+                self.panes.remove(&pane_id);
+                self.episodes.remove(&pane_id);
+            },
+            Event::PaneExited { .. } | Event::WorkspaceTurnStarted { .. } => {},
+            Event::PtyData { .. } | Event::ServerWillShutdown {} => {},
+            other => {
+                if let Some(pane) = other.carried_pane() {
+                    touched = Some(self.upsert(pane.clone()));
+                }
+            },
+        }
+        self.keep_selection();
+        let id = touched?;
+        let now = self.panes.get(&id).and_then(episode_of);
+        let before = self.episodes.insert(id.clone(), now);
+        match (before.flatten(), now) {
+            (before, Some(kind)) if before != Some(kind) => Some(Episode { pane: id, kind }),
+            _ => None,
+        }
+    }
+
+    /// Stores `pane` (a pane of a tab the board does not know yet is kept:
+    /// its tab's event may come next).
+    fn upsert(&mut self, pane: Pane) -> PaneId {
+        let id = pane.id.clone();
+        self.panes.insert(id.clone(), pane);
+        id
+    }
+
+    /// Whether `pane` passes the text and state filters.
+    fn passes(&self, pane: &Pane) -> bool {
+        if let Some(f) = self.state_filter
+            && !f.keeps(pane)
+        {
+            return false;
+        }
+        let needle = self.filter_text.trim().to_lowercase();
+        if needle.is_empty() {
+            return true;
+        }
+        let hay = [
+            pane.name.as_deref().unwrap_or_default(),
+            &pane.title,
+            pane.last_message.as_deref().unwrap_or_default(),
+            &pane.cwd,
+            &pane.id.0,
+        ];
+        hay.iter().any(|h| h.to_lowercase().contains(&needle))
+    }
+
+    /// The panes of `tab` in creation order.
+    fn panes_of_tab(&self, tab: &TabId) -> Vec<&Pane> {
+        let mut panes: Vec<&Pane> = self
+            .panes
+            .values()
+            .filter(|p| p.tab_id == *tab && self.passes(p))
+            .collect();
+        panes.sort_by(|a, b| (a.created_at.as_str(), &a.id.0).cmp(&(b.created_at.as_str(), &b.id.0)));
+        panes
+    }
+
+    /// The pane list as drawn: each workspace, its tabs (a heading only when it
+    /// has several), their panes. Groups without a pane that passes the filter
+    /// are left out while a filter is on.
+    pub fn rows(&self) -> Vec<Row> {
+        let filtering = self.state_filter.is_some() || !self.filter_text.trim().is_empty();
+        let mut rows = Vec::new();
+        for w in &self.workspaces {
+            let tabs: Vec<&TabId> = w.tabs.iter().filter(|t| self.tabs.contains_key(*t)).collect();
+            let mut body = Vec::new();
+            for tab in &tabs {
+                let panes = self.panes_of_tab(tab);
+                if panes.is_empty() && filtering {
+                    continue;
+                }
+                if tabs.len() > 1 {
+                    body.push(Row::Tab((*tab).clone()));
+                }
+                body.extend(panes.into_iter().map(|p| Row::Pane(p.id.clone())));
+            }
+            if body.is_empty() && filtering {
+                continue;
+            }
+            rows.push(Row::Workspace(w.id.clone()));
+            rows.extend(body);
+        }
+        rows
+    }
+
+    /// The pane ids in list order.
+    pub fn pane_order(&self) -> Vec<PaneId> {
+        self.rows()
+            .into_iter()
+            .filter_map(|r| match r {
+                Row::Pane(id) => Some(id),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The panes with a pending decision, oldest question first.
+    pub fn queue(&self) -> Vec<&Pane> {
+        let mut q: Vec<&Pane> = self
+            .panes
+            .values()
+            .filter(|p| p.pending_decision.is_some())
+            .collect();
+        q.sort_by(|a, b| {
+            let at = |p: &Pane| {
+                p.pending_decision
+                    .as_ref()
+                    .and_then(|d| d.received_at.unix_millis())
+                    .unwrap_or(i64::MAX)
+            };
+            (at(a), &a.id.0).cmp(&(at(b), &b.id.0))
+        });
+        q
+    }
+
+    pub fn counts(&self) -> Counts {
+        let mut c = Counts::default();
+        for p in self.panes.values() {
+            match p.lifecycle {
+                Lifecycle::Working => c.working += 1,
+                Lifecycle::Blocked => c.blocked += 1,
+                Lifecycle::Done => c.done += 1,
+                Lifecycle::Idle => c.idle += 1,
+                Lifecycle::Failed => c.failed += 1,
+                Lifecycle::Exited => c.exited += 1,
+                Lifecycle::Unknown => c.unknown += 1,
+            }
+            if p.attention == Attention::Unread {
+                c.unread += 1;
+            }
+        }
+        c
+    }
+
+    pub fn selected_pane(&self) -> Option<&Pane> {
+        self.selected.as_ref().and_then(|id| self.panes.get(id))
+    }
+
+    /// Moves the selection `delta` panes down (negative: up), clamped.
+    pub fn move_selection(&mut self, delta: isize) {
+        let order = self.pane_order();
+        if order.is_empty() {
+            self.selected = None;
+            return;
+        }
+        let at = self
+            .selected
+            .as_ref()
+            .and_then(|s| order.iter().position(|id| id == s))
+            .unwrap_or(0) as isize;
+        let to = (at + delta).clamp(0, order.len() as isize - 1) as usize;
+        self.selected = Some(order[to].clone());
+    }
+
+    /// Selects `pane` if the list shows it (a filter may hide it: then the
+    /// filters are cleared so the person sees where they jumped).
+    pub fn select(&mut self, pane: &PaneId) {
+        if !self.panes.contains_key(pane) {
+            return;
+        }
+        if !self.pane_order().contains(pane) {
+            self.filter_text.clear();
+            self.state_filter = None;
+        }
+        self.selected = Some(pane.clone());
+    }
+
+    /// Keeps the selection on a shown pane: the first one when it has none
+    /// or its pane went away or was filtered out.
+    pub fn keep_selection(&mut self) {
+        let order = self.pane_order();
+        let shown = self.selected.as_ref().is_some_and(|s| order.contains(s));
+        if !shown {
+            self.selected = order.first().cloned();
+        }
+    }
+
+    /// Shows `text` in the status area.
+    pub fn say(&mut self, text: impl Into<String>, error: bool) {
+        self.flash = Some(Flash {
+            text: text.into(),
+            error,
+            at: Instant::now(),
+        });
+    }
+
+    /// The workspace of `id`.
+    pub fn workspace(&self, id: &WorkspaceId) -> Option<&Workspace> {
+        self.workspaces.iter().find(|w| w.id == *id)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,1 @@
+//! The board's model without a terminal or a server.
