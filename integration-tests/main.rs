@@ -5,6 +5,7 @@ mod support;
 
 mod agents;
 mod attach;
+mod board;
 mod cli;
 mod decisions;
 mod differential;

@@ -8,6 +8,7 @@ pub mod agents;
 pub mod client;
 pub mod life;
 pub mod process;
+pub mod tmux;
 
 pub use client::{Client, RawLine, request_line};
 pub use process::{TestEnv, TestServer};

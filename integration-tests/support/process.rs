@@ -137,7 +137,9 @@ impl TestEnv {
         cmd
     }
 
-    fn apply_env(&self, cmd: &mut Command) {
+    /// Gives `cmd` this environment (for programs other than the binary,
+    /// such as tmux running the board).
+    pub fn apply_env(&self, cmd: &mut Command) {
         for key in &self.removed {
             cmd.env_remove(key);
         }

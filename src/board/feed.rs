@@ -37,8 +37,8 @@ pub enum FeedNews {
         events: Vec<EventFrame>,
         replayed: usize,
     },
-    /// One live event.
-    Event(EventFrame),
+    /// One live event, and when it was read off the socket.
+    Event(EventFrame, std::time::Instant),
     /// The connection is gone; reconnecting.
     Lost(String),
 }
@@ -175,10 +175,9 @@ fn session(socket: &PathBuf, from_seq: Option<u64>, news: &Sender<Input>) -> End
         Ok(w) => w,
         Err(e) => return Ended::Lost(e),
     };
-    let (replayed, events): (Vec<EventFrame>, Vec<EventFrame>) =
-        std::mem::take(&mut conn.events)
-            .into_iter()
-            .partition(|e| e.seq <= sub.seq);
+    let (replayed, events): (Vec<EventFrame>, Vec<EventFrame>) = std::mem::take(&mut conn.events)
+        .into_iter()
+        .partition(|e| e.seq <= sub.seq);
     let sent = news.send(Input::Feed(FeedNews::World {
         world,
         seq: sub.seq,
@@ -191,7 +190,8 @@ fn session(socket: &PathBuf, from_seq: Option<u64>, news: &Sender<Input>) -> End
     loop {
         match conn.next_line() {
             Ok(ServerLine::Event(e)) => {
-                if news.send(Input::Feed(FeedNews::Event(e))).is_err() {
+                let at = std::time::Instant::now();
+                if news.send(Input::Feed(FeedNews::Event(e, at))).is_err() {
                     return Ended::MainLoopGone;
                 }
             },

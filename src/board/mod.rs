@@ -11,6 +11,7 @@ mod input;
 mod keys;
 pub mod model;
 mod preview;
+mod trace;
 mod view;
 
 use crate::Global;
@@ -71,6 +72,8 @@ struct App {
     socket: PathBuf,
     /// A pane to attach full-screen, asked by Enter.
     attach: Option<PaneId>,
+    /// Frame and latency accounting for the benchmark.
+    trace: trace::Trace,
     quit: bool,
 }
 
@@ -94,6 +97,7 @@ pub fn run(global: &Global, args: BoardArgs) -> i32 {
         last_seq,
         socket,
         attach: None,
+        trace: trace::Trace::from_env(),
         quit: false,
     };
     install_panic_hook();
@@ -155,11 +159,13 @@ pub fn run(global: &Global, args: BoardArgs) -> i32 {
                 break;
             }
             app.drawn = drawn.unwrap_or_default();
+            app.trace.drawn();
             last_draw = Some(Instant::now());
             dirty = false;
         }
     }
     leave();
+    app.trace.write();
     0
 }
 
@@ -173,9 +179,8 @@ fn enter() -> std::io::Result<Term> {
         terminal::EnterAlternateScreen,
         ratatui::crossterm::event::EnableMouseCapture
     )?;
-    let mut term = ratatui::Terminal::new(ratatui::backend::CrosstermBackend::new(
-        std::io::stdout(),
-    ))?;
+    let mut term =
+        ratatui::Terminal::new(ratatui::backend::CrosstermBackend::new(std::io::stdout()))?;
     term.clear()?;
     Ok(term)
 }
@@ -258,7 +263,10 @@ impl App {
                     self.board.say(format!("reconnected{caught}"), false);
                 }
             },
-            FeedNews::Event(e) => self.event(&e),
+            FeedNews::Event(e, at) => {
+                self.trace.received(at);
+                self.event(&e);
+            },
             FeedNews::Lost(why) => {
                 if !matches!(self.board.conn, Conn::Reconnecting { .. }) {
                     self.board.conn = Conn::Reconnecting {
@@ -450,13 +458,17 @@ impl App {
             return;
         };
         let Some(d) = &pane.pending_decision else {
-            self.board
-                .say("no question on this pane (Tab: the next one that needs you)", true);
+            self.board.say(
+                "no question on this pane (Tab: the next one that needs you)",
+                true,
+            );
             return;
         };
         if !d.answerable {
-            self.board
-                .say("this question is answered in the terminal: Enter attaches", true);
+            self.board.say(
+                "this question is answered in the terminal: Enter attaches",
+                true,
+            );
             return;
         }
         let Some(option) = choose(d) else {

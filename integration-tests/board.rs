@@ -1,0 +1,190 @@
+//! `signaltty board` as a person uses it: the real binary in a tmux window,
+//! keys sent with `send-keys`, the screen read with `capture-pane`, against
+//! the real server with fake agents.
+
+use crate::support::agents::{fake, spawn_fake_with, type_line, wait_state, workspace};
+use crate::support::life::Life;
+use crate::support::tmux::Tmux;
+use crate::support::{Client, DEADLINE, TestServer, ok, str_field, wait_until};
+use serde_json::json;
+use signaltty_protocol::state::native_verdict_line;
+use std::time::{Duration, Instant};
+
+/// The board's own line: it is on the screen whenever the board is.
+const BOARD_HINT: &str = "? keys";
+
+fn board(env: &crate::support::TestEnv) -> Tmux {
+    Tmux::start(env, &["board", "--bell=false"], 110, 32)
+}
+
+/// A pane the board shows by a name no other text on the screen has.
+fn named(c: &mut Client, pane: &str, name: &str) {
+    ok(c.call("pane.rename", json!({"pane_id": pane, "name": name})));
+}
+
+/// The fake Claude asks for Bash with its waiting reporter: the board shows
+/// the question with its options in the queue, `1` answers Allow once, the
+/// reporter prints the allow verdict and the pane works again.
+#[test]
+fn a_question_shows_in_the_queue_and_1_allows_it() {
+    let server = TestServer::start();
+    let mut c = server.client();
+    let ws = workspace(&mut c, &server, "board");
+    let dir = server.env().root().join("agent");
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+    let pane = spawn_fake_with(
+        &mut c,
+        &ws,
+        "fake-claude",
+        json!({"SIGNALTTY_FAKE_DIR": dir.to_string_lossy()}),
+    );
+    named(&mut c, &pane, "asker-one");
+    wait_state(&mut c, &pane, "idle");
+    let mut sub = server.client();
+    ok(sub.call("subscribe", json!({"events": ["decision.created"]})));
+    let tmux = board(server.env());
+    tmux.wait_text("asker-one");
+    type_line(&mut c, &pane, "prompt tidy up");
+    wait_state(&mut c, &pane, "working");
+    type_line(&mut c, &pane, "ask Bash");
+    let created = sub.next_event();
+    let at = Instant::now();
+    assert_eq!(created.event, "decision.created");
+    let (screen, took) = tmux.wait_for("the question in the queue", DEADLINE, |s| {
+        s.contains("Allow Bash?")
+    });
+    eprintln!(
+        "the question was on the board {took:?} after decision.created reached a subscriber (budget 300 ms)"
+    );
+    let _ = at;
+    assert!(
+        screen.contains("Allow once") && screen.contains("Deny"),
+        "{screen}"
+    );
+    tmux.keys(&["1"]);
+    let verdict = dir.join("verdict.1");
+    let printed = wait_until("the reporter's verdict", DEADLINE, || {
+        std::fs::read_to_string(&verdict).ok()
+    });
+    assert_eq!(printed, format!("{}\n", native_verdict_line(true)));
+    wait_state(&mut c, &pane, "working");
+    tmux.wait_for("the queue to empty", DEADLINE, |s| {
+        !s.contains("Allow Bash?")
+    });
+}
+
+/// Enter attaches full-screen: what is typed reaches the pane; the detach
+/// key comes back to the board, not to a shell.
+#[test]
+fn enter_attaches_and_the_detach_key_comes_back_to_the_board() {
+    let server = TestServer::start();
+    let mut c = server.client();
+    let ws = workspace(&mut c, &server, "board");
+    let pane = ok(c.call(
+        "pane.spawn",
+        json!({"workspace_id": ws, "argv": ["cat"], "cols": 100, "rows": 20}),
+    ));
+    let pane = str_field(&pane["pane"], "id").to_owned();
+    named(&mut c, &pane, "echo-pane");
+    let tmux = board(server.env());
+    tmux.wait_text("echo-pane");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("the attached pane", DEADLINE, |s| !s.contains(BOARD_HINT));
+    tmux.type_text("typed through the board");
+    tmux.keys(&["Enter"]);
+    ok(c.call(
+        "pane.wait_for_output",
+        json!({"pane_id": pane, "match": "typed through the board", "mode": "screen", "timeout_s": 10}),
+    ));
+    tmux.wait_text("typed through the board");
+    tmux.keys(&["C-\\"]);
+    let screen = tmux.wait_text(BOARD_HINT);
+    assert!(screen.contains("echo-pane"), "{screen}");
+    assert!(!tmux.exited(), "the board is still running");
+    // And it still answers keys: q quits.
+    tmux.keys(&["q"]);
+    tmux.wait_exited();
+}
+
+/// How many screen lines name `name`.
+fn lines_naming(screen: &str, name: &str) -> usize {
+    screen.lines().filter(|l| l.contains(name)).count()
+}
+
+/// The server is SIGKILLed under the board: it says it is reconnecting, then
+/// shows the restored panes (no row doubled or missing); `r` resumes the
+/// RESUMABLE fake agent.
+#[test]
+fn the_board_reconnects_after_a_restart_and_r_resumes_an_agent() {
+    let mut life = Life::new(&[]);
+    // A `claude` on PATH that is the fake Claude: its resume command works.
+    let bin = life.env.root().join("fake-bin");
+    std::fs::create_dir_all(&bin).unwrap_or_else(|e| panic!("{e}"));
+    let claude = bin.join("claude");
+    std::fs::write(
+        &claude,
+        format!("#!/bin/sh\nexec bash {} \"$@\"\n", fake("fake-claude")),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    crate::support::process::set_mode(&claude, 0o755);
+    let path = std::env::var("PATH").unwrap_or_default();
+    life.env
+        .set_var("PATH", format!("{}:{path}", bin.display()));
+    life.env
+        .set_var("SIGNALTTY_BIN", crate::support::process::BIN);
+    life.start();
+    let mut c = life.client();
+    let ws = c.call_ok("workspace.create", json!({"name": "restart"}));
+    let ws = str_field(&ws["workspace"], "id").to_owned();
+    let plain = c.call_ok("pane.spawn", json!({"workspace_id": ws, "argv": ["cat"]}));
+    let plain = str_field(&plain["pane"], "id").to_owned();
+    named(&mut c, &plain, "plain-cat");
+    let agent = c.call_ok(
+        "pane.split",
+        json!({"pane_id": plain, "argv": [claude.to_string_lossy()]}),
+    );
+    let agent = str_field(&agent["pane"], "id").to_owned();
+    named(&mut c, &agent, "agent-two");
+    wait_until("the agent's session", DEADLINE, || {
+        let p = c.call_ok("pane.get", json!({"pane_id": agent}));
+        p["pane"]["agent"]["agent_session_id"]
+            .is_string()
+            .then_some(())
+    });
+    let tmux = board(&life.env);
+    let before = tmux.wait_for("both panes", DEADLINE, |s| {
+        s.contains("plain-cat") && s.contains("agent-two")
+    });
+    let rows = (
+        lines_naming(&before.0, "plain-cat"),
+        lines_naming(&before.0, "agent-two"),
+    );
+    drop(c);
+    life.kill9();
+    tmux.wait_text("reconnecting");
+    life.start();
+    let (after, _) = tmux.wait_for("the restored panes", Duration::from_secs(20), |s| {
+        s.contains("RESUMABLE") && !s.contains("reconnecting")
+    });
+    assert_eq!(
+        (
+            lines_naming(&after, "plain-cat"),
+            lines_naming(&after, "agent-two")
+        ),
+        rows,
+        "no row doubled or missing:\n{after}"
+    );
+    // Select the agent (a text filter), then resume it.
+    tmux.keys(&["/"]);
+    tmux.type_text("agent-two");
+    tmux.keys(&["Enter"]);
+    tmux.keys(&["r"]);
+    let mut c = life.client();
+    wait_until("the agent resumed", DEADLINE, || {
+        let p = c.call_ok("pane.get", json!({"pane_id": agent}));
+        (p["pane"]["restore_state"] == "LIVE" && p["pane"]["live"]["state"] == "live").then_some(())
+    });
+    tmux.wait_for("the RESUMABLE tag to go", DEADLINE, |s| {
+        !s.contains("RESUMABLE")
+    });
+}
