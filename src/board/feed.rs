@@ -175,10 +175,9 @@ fn session(socket: &PathBuf, from_seq: Option<u64>, news: &Sender<Input>) -> End
         Ok(w) => w,
         Err(e) => return Ended::Lost(e),
     };
-    let (replayed, events): (Vec<EventFrame>, Vec<EventFrame>) =
-        std::mem::take(&mut conn.events)
-            .into_iter()
-            .partition(|e| e.seq <= sub.seq);
+    let (replayed, events): (Vec<EventFrame>, Vec<EventFrame>) = std::mem::take(&mut conn.events)
+        .into_iter()
+        .partition(|e| e.seq <= sub.seq);
     let sent = news.send(Input::Feed(FeedNews::World {
         world,
         seq: sub.seq,

@@ -152,7 +152,10 @@ mod tests {
         assert_eq!(action(&prompt, key(KeyCode::Char('1'))), Action::Type('1'));
         assert_eq!(action(&prompt, key(KeyCode::Enter)), Action::Accept);
         assert_eq!(action(&prompt, key(KeyCode::Esc)), Action::Cancel);
-        assert_eq!(action(&Mode::Filter, key(KeyCode::Backspace)), Action::Backspace);
+        assert_eq!(
+            action(&Mode::Filter, key(KeyCode::Backspace)),
+            Action::Backspace
+        );
         let confirm = Mode::ConfirmClose {
             pane: PaneId("pane_1".into()),
         };

@@ -173,9 +173,8 @@ fn enter() -> std::io::Result<Term> {
         terminal::EnterAlternateScreen,
         ratatui::crossterm::event::EnableMouseCapture
     )?;
-    let mut term = ratatui::Terminal::new(ratatui::backend::CrosstermBackend::new(
-        std::io::stdout(),
-    ))?;
+    let mut term =
+        ratatui::Terminal::new(ratatui::backend::CrosstermBackend::new(std::io::stdout()))?;
     term.clear()?;
     Ok(term)
 }
@@ -450,13 +449,17 @@ impl App {
             return;
         };
         let Some(d) = &pane.pending_decision else {
-            self.board
-                .say("no question on this pane (Tab: the next one that needs you)", true);
+            self.board.say(
+                "no question on this pane (Tab: the next one that needs you)",
+                true,
+            );
             return;
         };
         if !d.answerable {
-            self.board
-                .say("this question is answered in the terminal: Enter attaches", true);
+            self.board.say(
+                "this question is answered in the terminal: Enter attaches",
+                true,
+            );
             return;
         }
         let Some(option) = choose(d) else {

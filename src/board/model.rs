@@ -64,9 +64,14 @@ pub enum Mode {
     /// Typing the text filter (`/`).
     Filter,
     /// Typing a prompt for a pane (`s`).
-    Prompt { pane: PaneId, text: String },
+    Prompt {
+        pane: PaneId,
+        text: String,
+    },
     /// Asking before closing a pane (`x`).
-    ConfirmClose { pane: PaneId },
+    ConfirmClose {
+        pane: PaneId,
+    },
 }
 
 /// One line of the pane list.
@@ -231,7 +236,10 @@ impl Board {
                 self.panes.retain(|_, p| p.workspace_id != workspace_id);
             },
             Event::TabCreated { tab } | Event::TabUpdated { tab } => {
-                if let Some(w) = self.workspaces.iter_mut().find(|w| w.id == tab.workspace_id)
+                if let Some(w) = self
+                    .workspaces
+                    .iter_mut()
+                    .find(|w| w.id == tab.workspace_id)
                     && !w.tabs.contains(&tab.id)
                 {
                     w.tabs.push(tab.id.clone());
@@ -306,7 +314,9 @@ impl Board {
             .values()
             .filter(|p| p.tab_id == *tab && self.passes(p))
             .collect();
-        panes.sort_by(|a, b| (a.created_at.as_str(), &a.id.0).cmp(&(b.created_at.as_str(), &b.id.0)));
+        panes.sort_by(|a, b| {
+            (a.created_at.as_str(), &a.id.0).cmp(&(b.created_at.as_str(), &b.id.0))
+        });
         panes
     }
 
@@ -317,7 +327,11 @@ impl Board {
         let filtering = self.state_filter.is_some() || !self.filter_text.trim().is_empty();
         let mut rows = Vec::new();
         for w in &self.workspaces {
-            let tabs: Vec<&TabId> = w.tabs.iter().filter(|t| self.tabs.contains_key(*t)).collect();
+            let tabs: Vec<&TabId> = w
+                .tabs
+                .iter()
+                .filter(|t| self.tabs.contains_key(*t))
+                .collect();
             let mut body = Vec::new();
             for tab in &tabs {
                 let panes = self.panes_of_tab(tab);
