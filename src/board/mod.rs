@@ -293,7 +293,7 @@ impl App {
         let ours = |p: &PaneId| self.preview.pane.as_ref() == Some(p);
         match news {
             PreviewNews::Attached { pane, term } if ours(&pane) => {
-                self.preview.term = Some(term);
+                self.preview.term = Some(*term);
                 self.preview.state = PreviewState::Live;
             },
             PreviewNews::Output { pane, bytes } if ours(&pane) => {
