@@ -146,6 +146,7 @@ pub fn run(global: &Global, args: BoardArgs) -> i32 {
                 now_ms: signaltty_protocol::Timestamp::now()
                     .unix_millis()
                     .unwrap_or_default(),
+                notify: app.alerts.notifies(),
             };
             let mut drawn = None;
             let result = term.draw(|frame| {
