@@ -207,3 +207,5 @@ pub fn row_at(drawn: &Drawn, x: u16, y: u16) -> Option<Row> {
     drawn.list_rows.get(usize::from(y - area.y)).cloned()
 }
 
+#[cfg(test)]
+mod tests;
