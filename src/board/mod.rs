@@ -150,6 +150,7 @@ pub fn run(global: &Global, args: BoardArgs) -> i32 {
                 now_ms: signaltty_protocol::Timestamp::now()
                     .unix_millis()
                     .unwrap_or_default(),
+                notify: app.alerts.notifies(),
             };
             let mut drawn = None;
             let result = term.draw(|frame| {
@@ -302,7 +303,7 @@ impl App {
         let ours = |p: &PaneId| self.preview.pane.as_ref() == Some(p);
         match news {
             PreviewNews::Attached { pane, term } if ours(&pane) => {
-                self.preview.term = Some(term);
+                self.preview.term = Some(*term);
                 self.preview.state = PreviewState::Live;
             },
             PreviewNews::Output { pane, bytes } if ours(&pane) => {

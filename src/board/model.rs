@@ -460,4 +460,4 @@ impl Board {
 }
 
 #[cfg(test)]
-mod tests;
+pub(super) mod tests;

@@ -54,7 +54,7 @@ impl Preview {
 #[derive(Debug)]
 pub enum PreviewNews {
     /// Attached to `pane`: its screen as of now.
-    Attached { pane: PaneId, term: Terminal },
+    Attached { pane: PaneId, term: Box<Terminal> },
     /// More output of `pane`, in order.
     Output { pane: PaneId, bytes: Vec<u8> },
     /// Output was lost (a gap in the stream): attach again to rebuild it.
@@ -197,7 +197,10 @@ fn read_preview(
                         let mut term = Terminal::new(snapshot.size.rows, snapshot.size.cols);
                         let _ = term.feed(&bytes);
                         covered = Some((pane.clone(), snapshot.output_offset));
-                        news.send(super::Input::Preview(PreviewNews::Attached { pane, term }))
+                        news.send(super::Input::Preview(PreviewNews::Attached {
+                            pane,
+                            term: Box::new(term),
+                        }))
                     },
                     // A detach reply, or another answer: nothing to show.
                     Err(_) => Ok(()),

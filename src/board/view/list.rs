@@ -1,0 +1,274 @@
+//! The pane list grouped by workspace and tab, scrolled so the selection
+//! stays in view.
+
+use super::ViewOpts;
+use super::glyphs::{self, Paint, one_line, pad, pane_name, rule, truncate, width};
+use crate::board::model::{Board, Conn, Row};
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use signaltty_protocol::pane::{Pane, RestoreState};
+
+/// Rows kept visible below the selection when the list scrolls.
+const SCROLL_MARGIN: usize = 2;
+
+/// The widths of the pane line's columns, the same for every line.
+struct Columns {
+    kind: usize,
+    name: usize,
+    tag: usize,
+}
+
+impl Columns {
+    fn of(panes: &[&Pane], width: usize) -> Columns {
+        let kind = panes
+            .iter()
+            .map(|p| p.agent.kind.name().len())
+            .max()
+            .unwrap_or(0);
+        let name = panes
+            .iter()
+            .map(|p| width_of_name(p))
+            .max()
+            .unwrap_or(0)
+            .clamp(4, (width / 4).clamp(8, 24));
+        let tag = if panes.iter().any(|p| restore_tag(p).is_some()) {
+            "RESUMABLE".len() + 1
+        } else {
+            0
+        };
+        Columns { kind, name, tag }
+    }
+}
+
+fn width_of_name(pane: &Pane) -> usize {
+    width(&pane_name(pane))
+}
+
+fn restore_tag(pane: &Pane) -> Option<(&'static str, Color)> {
+    match pane.restore_state {
+        RestoreState::Restored => Some(("RESTORED", Color::Magenta)),
+        RestoreState::Resumable => Some(("RESUMABLE", Color::LightBlue)),
+        RestoreState::Live | RestoreState::Exited => None,
+    }
+}
+
+/// One pane line: glyph, marker, agent kind, name, time in state, restore
+/// tag, last message.
+fn pane_line(
+    pane: &Pane,
+    indent: usize,
+    cols: &Columns,
+    width: usize,
+    opts: &ViewOpts,
+) -> Line<'static> {
+    let paint = Paint(opts.color);
+    let (glyph, color) = glyphs::lifecycle(pane.lifecycle);
+    let (marker, marker_color) = glyphs::attention(pane.attention);
+    let kind = pane.agent.kind;
+    let kind_style = if kind.is_agent() {
+        Style::new()
+    } else {
+        paint.dim()
+    };
+    let mut spans = vec![
+        Span::raw(" ".repeat(indent)),
+        Span::styled(glyph, paint.fg(color).add_modifier(Modifier::BOLD)),
+        Span::styled(marker, paint.alarm(marker_color)),
+        Span::raw(" "),
+        Span::styled(pad(kind.name(), cols.kind), kind_style),
+        Span::raw(" "),
+        Span::styled(
+            pad(&pane_name(pane), cols.name),
+            Style::new().add_modifier(Modifier::BOLD),
+        ),
+        Span::styled(
+            format!(" {:>4} ", glyphs::time_in_state(pane, opts.now_ms)),
+            paint.dim(),
+        ),
+    ];
+    if cols.tag > 0 {
+        match restore_tag(pane) {
+            Some((tag, c)) => spans.push(Span::styled(
+                pad(tag, cols.tag),
+                paint.fg(c).add_modifier(Modifier::BOLD),
+            )),
+            None => spans.push(Span::raw(" ".repeat(cols.tag))),
+        }
+    }
+    let used: usize = spans.iter().map(|s| s.width()).sum();
+    if let Some(message) = pane.last_message.as_deref() {
+        spans.push(Span::raw(truncate(
+            &one_line(message),
+            width.saturating_sub(used),
+        )));
+    }
+    Line::from(spans)
+}
+
+/// The first row to draw so that the row `at` (and a few after it) is in
+/// view: 0 until the selection nears the bottom.
+fn offset(at: Option<usize>, rows: usize, height: usize) -> usize {
+    let Some(at) = at else {
+        return 0;
+    };
+    let margin = SCROLL_MARGIN.min(height / 4);
+    (at + 1 + margin)
+        .saturating_sub(height)
+        .min(rows.saturating_sub(height))
+}
+
+/// Draws the list in `area` (its title rule included); returns the area of
+/// its rows and the rows drawn there, top to bottom.
+pub(super) fn draw_list(
+    buf: &mut Buffer,
+    area: Rect,
+    board: &Board,
+    opts: &ViewOpts,
+) -> (Rect, Vec<Row>) {
+    if area.height == 0 || area.width == 0 {
+        return (Rect::default(), Vec::new());
+    }
+    let paint = Paint(opts.color);
+    let rows = board.rows();
+    let filtering = board.state_filter.is_some() || !board.filter_text.trim().is_empty();
+    let shown: Vec<&Pane> = rows
+        .iter()
+        .filter_map(|r| match r {
+            Row::Pane(id) => board.panes.get(id),
+            _ => None,
+        })
+        .collect();
+    let mut body = Rect::new(area.x, area.y + 1, area.width, area.height - 1);
+    // The banner that keeps a stale list from passing for the current one.
+    if let Conn::Reconnecting { since, .. } = &board.conn
+        && body.height > 0
+    {
+        let ago = opts.now.saturating_duration_since(*since).as_secs();
+        let banner = format!(" ⟳ showing the state as of {ago}s ago — reconnecting…");
+        let style = if opts.color {
+            Style::new()
+                .fg(Color::Black)
+                .bg(Color::Yellow)
+                .add_modifier(Modifier::BOLD)
+        } else {
+            Style::new().add_modifier(Modifier::REVERSED | Modifier::BOLD)
+        };
+        let line = Rect::new(body.x, body.y, body.width, 1);
+        buf.set_style(line, style);
+        buf.set_line(body.x, body.y, &Line::styled(banner, style), body.width);
+        body.y += 1;
+        body.height -= 1;
+    }
+    let height = usize::from(body.height);
+    let at = board
+        .selected
+        .as_ref()
+        .and_then(|s| rows.iter().position(|r| *r == Row::Pane(s.clone())));
+    let from = offset(at, rows.len(), height);
+    let drawn: Vec<Row> = rows.iter().skip(from).take(height).cloned().collect();
+
+    let mut title = vec![Span::styled(
+        "panes",
+        Style::new().add_modifier(Modifier::BOLD),
+    )];
+    let count = if filtering {
+        format!(" {} of {} (filtered)", shown.len(), board.panes.len())
+    } else {
+        format!(" {}", board.panes.len())
+    };
+    title.push(Span::styled(count, paint.dim()));
+    if rows.len() > height && height > 0 {
+        title.push(Span::styled(
+            format!(
+                " · lines {}–{} of {}",
+                from + 1,
+                from + drawn.len(),
+                rows.len()
+            ),
+            paint.dim(),
+        ));
+    }
+    buf.set_line(area.x, area.y, &rule(title, area.width, paint), area.width);
+
+    if shown.is_empty() {
+        let hint = if board.conn == Conn::Connecting {
+            format!("connecting to {}…", board.socket)
+        } else if board.conn != Conn::Live && board.panes.is_empty() {
+            // Never "no panes yet" about a server the board cannot reach.
+            format!("cannot reach {} — retrying…", board.socket)
+        } else if filtering {
+            "no pane matches the filter — Esc clears it".to_owned()
+        } else if board.panes.is_empty() {
+            "no panes yet — start one with `signaltty new -- claude`".to_owned()
+        } else {
+            "no panes to show".to_owned()
+        };
+        if body.height > 0 {
+            let line = Line::styled(
+                format!("  {hint}"),
+                paint.dim().add_modifier(Modifier::ITALIC),
+            );
+            buf.set_line(body.x, body.y, &line, body.width);
+        }
+        return (body, Vec::new());
+    }
+
+    let width = usize::from(body.width);
+    let cols = Columns::of(&shown, width);
+    // Panes under a tab heading are indented one step more.
+    let mut indent = 2;
+    for r in rows.iter().take(from) {
+        match r {
+            Row::Workspace(_) => indent = 2,
+            Row::Tab(_) => indent = 4,
+            Row::Pane(_) => {},
+        }
+    }
+    for (i, row) in drawn.iter().enumerate() {
+        let y = body.y + i as u16;
+        let line = match row {
+            Row::Workspace(id) => {
+                indent = 2;
+                match board.workspace(id) {
+                    Some(w) => Line::from(vec![
+                        Span::styled(
+                            one_line(&w.name),
+                            paint.fg(Color::LightBlue).add_modifier(Modifier::BOLD),
+                        ),
+                        Span::styled(format!("  ({})", w.handle), paint.dim()),
+                    ]),
+                    None => Line::raw(id.0.clone()),
+                }
+            },
+            Row::Tab(id) => {
+                indent = 4;
+                let title = board
+                    .tabs
+                    .get(id)
+                    .map(|t| one_line(&t.title))
+                    .unwrap_or_default();
+                Line::from(vec![
+                    Span::styled("  ▸ ", paint.dim()),
+                    Span::styled(title, Style::new().add_modifier(Modifier::BOLD)),
+                ])
+            },
+            Row::Pane(id) => match board.panes.get(id) {
+                Some(p) => pane_line(p, indent, &cols, width, opts),
+                None => Line::raw(id.0.clone()),
+            },
+        };
+        buf.set_line(body.x, y, &line, body.width);
+        let line_area = Rect::new(body.x, y, body.width, 1);
+        if board.conn != Conn::Live {
+            buf.set_style(line_area, Style::new().add_modifier(Modifier::DIM));
+        }
+        if let Row::Pane(id) = row
+            && board.selected.as_ref() == Some(id)
+        {
+            buf.set_style(line_area, Style::new().add_modifier(Modifier::REVERSED));
+        }
+    }
+    (body, drawn)
+}
