@@ -72,15 +72,13 @@ impl Tmux {
         ok: impl Fn(&str) -> bool,
     ) -> (String, Duration) {
         let start = Instant::now();
-        let mut last = String::new();
         loop {
             let screen = self.screen();
             if ok(&screen) {
                 return (screen, start.elapsed());
             }
-            last = screen;
             if start.elapsed() > deadline {
-                panic!("waiting for {what}: the screen is\n{last}");
+                panic!("waiting for {what}: the screen is\n{screen}");
             }
             std::thread::sleep(Duration::from_millis(5));
         }

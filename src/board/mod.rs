@@ -400,8 +400,8 @@ impl App {
                 None => self.board.say("no pane selected", true),
             },
             Action::Answer(n) => self.answer(|d| d.options.get(n - 1)),
-            Action::Yes => self.answer(|d| pick(d, &["once", "allow", "yes"])),
-            Action::No => self.answer(|d| pick(d, &["deny", "no", "reject"])),
+            Action::Yes => self.answer(model::allowing),
+            Action::No => self.answer(model::denying),
             Action::NextUnread => self.worker.run(Job::NextUnread),
             Action::MarkSeen => {
                 if let Some(pane) = selected {
@@ -484,16 +484,4 @@ impl App {
         };
         self.worker.run(job);
     }
-}
-
-/// The option whose id or label starts with one of `words` (case
-/// insensitive), e.g. Allow once for `y`.
-fn pick<'d>(d: &'d Decision, words: &[&str]) -> Option<&'d DecisionOption> {
-    d.options.iter().find(|o| {
-        let id = o.id.to_lowercase();
-        let label = o.label.to_lowercase();
-        words
-            .iter()
-            .any(|w| id.starts_with(w) || label.starts_with(w))
-    })
 }

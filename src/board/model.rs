@@ -5,6 +5,7 @@
 //! methods, so it is tested without a terminal or a server.
 
 use signaltty_protocol::pane::{Attention, Lifecycle, Pane, RestoreState};
+use signaltty_protocol::state::{Decision, DecisionOption};
 use signaltty_protocol::workspace::{Tab, Workspace, WorkspaceGetResult};
 use signaltty_protocol::{Event, EventFrame, PaneId, TabId, WorkspaceId};
 use std::collections::HashMap;
@@ -457,6 +458,27 @@ impl Board {
     pub fn workspace(&self, id: &WorkspaceId) -> Option<&Workspace> {
         self.workspaces.iter().find(|w| w.id == *id)
     }
+}
+
+/// The option `y` picks: the first whose id or label starts like an allow.
+pub fn allowing(d: &Decision) -> Option<&DecisionOption> {
+    pick(d, &["once", "allow", "yes"])
+}
+
+/// The option `n` picks: the first whose id or label starts like a deny.
+pub fn denying(d: &Decision) -> Option<&DecisionOption> {
+    pick(d, &["deny", "no", "reject"])
+}
+
+/// The option whose id or label starts with one of `words` (case insensitive).
+fn pick<'d>(d: &'d Decision, words: &[&str]) -> Option<&'d DecisionOption> {
+    d.options.iter().find(|o| {
+        let id = o.id.to_lowercase();
+        let label = o.label.to_lowercase();
+        words
+            .iter()
+            .any(|w| id.starts_with(w) || label.starts_with(w))
+    })
 }
 
 #[cfg(test)]

@@ -5,7 +5,6 @@
 use super::ViewOpts;
 use super::glyphs::{self, Paint, pane_name, truncate, truncate_left};
 use crate::board::model::{Board, Conn, Mode, StateFilter};
-use crate::board::pick;
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
@@ -89,8 +88,8 @@ fn hint(board: &Board, paint: Paint) -> Line<'static> {
                     n => key(&format!("1-{n}"), "answer"),
                 }
                 // The words `y` and `n` look for (see `board::pick`).
-                let yes = pick(d, &["once", "allow", "yes"]).is_some();
-                let no = pick(d, &["deny", "no", "reject"]).is_some();
+                let yes = crate::board::model::allowing(d).is_some();
+                let no = crate::board::model::denying(d).is_some();
                 match (yes, no) {
                     (true, true) => key("y/n", "allow/deny"),
                     (true, false) => key("y", "allow"),
