@@ -23,7 +23,7 @@ TRACE=$R/trace.json
 tmux -S $R/tmux.sock -f /dev/null new-session -d -s b -x 200 -y 50 -- \
   env SIGNALTTY_BOARD_TRACE=$TRACE "$B" board --bell=false
 until tmux -S $R/tmux.sock capture-pane -p -t b | grep -q "? keys"; do sleep 0.1; done
-BPID=$(pgrep -f "$B board" | head -1)
+BPID=$(tmux -S $R/tmux.sock display -p -t b "#{pane_pid}")
 ticks() { awk '{print $14 + $15}' /proc/$BPID/stat; }
 python3 - "$SECS" "$BPID" <<'PY' &
 import sys, time
@@ -51,6 +51,6 @@ echo "board CPU: $(echo "($t1 - $t0) / $HZ / ($s1 - $s0) * 100" | bc -l | cut -c
 tmux -S $R/tmux.sock send-keys -t b q
 for _ in $(seq 50); do [ -s $TRACE ] && break; sleep 0.1; done
 echo "trace: $(cat $TRACE)"
-tmux -S $R/tmux.sock kill-server || true
+tmux -S $R/tmux.sock kill-server 2>/dev/null || true
 $B stop --force >/dev/null 2>&1 || true; sleep 0.5
 rm -rf $R

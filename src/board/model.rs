@@ -308,25 +308,28 @@ impl Board {
         hay.iter().any(|h| h.to_lowercase().contains(&needle))
     }
 
-    /// The panes of `tab` in creation order.
-    fn panes_of_tab(&self, tab: &TabId) -> Vec<&Pane> {
-        let mut panes: Vec<&Pane> = self
-            .panes
-            .values()
-            .filter(|p| p.tab_id == *tab && self.passes(p))
-            .collect();
-        panes.sort_by(|a, b| {
-            (a.created_at.as_str(), &a.id.0).cmp(&(b.created_at.as_str(), &b.id.0))
-        });
-        panes
+    /// The panes that pass the filters, by tab, each tab's in creation order:
+    /// one pass over the panes, however many tabs there are.
+    fn panes_by_tab(&self) -> HashMap<&TabId, Vec<&Pane>> {
+        let mut by_tab: HashMap<&TabId, Vec<&Pane>> = HashMap::new();
+        for p in self.panes.values().filter(|p| self.passes(p)) {
+            by_tab.entry(&p.tab_id).or_default().push(p);
+        }
+        for panes in by_tab.values_mut() {
+            panes.sort_by(|a, b| {
+                (a.created_at.as_str(), &a.id.0).cmp(&(b.created_at.as_str(), &b.id.0))
+            });
+        }
+        by_tab
     }
 
     /// The pane list as drawn: each workspace, its tabs (a heading only when it
     /// has several), their panes. Groups without a pane that passes the filter
     /// are left out while a filter is on.
     pub fn rows(&self) -> Vec<Row> {
-        let filtering = self.state_filter.is_some() || !self.filter_text.trim().is_empty();
-        let mut rows = Vec::new();
+        let filtering = self.filtering();
+        let mut by_tab = self.panes_by_tab();
+        let mut rows = Vec::with_capacity(self.panes.len() + self.workspaces.len());
         for w in &self.workspaces {
             let tabs: Vec<&TabId> = w
                 .tabs
@@ -335,7 +338,7 @@ impl Board {
                 .collect();
             let mut body = Vec::new();
             for tab in &tabs {
-                let panes = self.panes_of_tab(tab);
+                let panes = by_tab.remove(*tab).unwrap_or_default();
                 if panes.is_empty() && filtering {
                     continue;
                 }
@@ -351,6 +354,11 @@ impl Board {
             rows.extend(body);
         }
         rows
+    }
+
+    /// Whether a text or state filter is on.
+    fn filtering(&self) -> bool {
+        self.state_filter.is_some() || !self.filter_text.trim().is_empty()
     }
 
     /// The pane ids in list order.
@@ -438,6 +446,13 @@ impl Board {
     /// Keeps the selection on a shown pane: the first one when it has none
     /// or its pane went away or was filtered out.
     pub fn keep_selection(&mut self) {
+        // Without a filter every pane of a known tab is shown: no list needed.
+        if !self.filtering()
+            && let Some(p) = self.selected.as_ref().and_then(|s| self.panes.get(s))
+            && self.tabs.contains_key(&p.tab_id)
+        {
+            return;
+        }
         let order = self.pane_order();
         let shown = self.selected.as_ref().is_some_and(|s| order.contains(s));
         if !shown {
