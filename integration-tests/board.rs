@@ -188,3 +188,55 @@ fn the_board_reconnects_after_a_restart_and_r_resumes_an_agent() {
         !s.contains("RESUMABLE")
     });
 }
+
+/// `s` types a prompt and submits it to the selected agent; `Tab` jumps to
+/// the pane that needs you; `x` asks before it closes a pane.
+#[test]
+fn s_submits_a_prompt_tab_jumps_to_the_waiting_pane_and_x_asks_before_closing() {
+    let server = TestServer::start();
+    let mut c = server.client();
+    let ws = workspace(&mut c, &server, "board");
+    let first = spawn_fake_with(&mut c, &ws, "fake-claude", json!({}));
+    named(&mut c, &first, "first-agent");
+    let second = spawn_fake_with(&mut c, &ws, "fake-claude", json!({}));
+    named(&mut c, &second, "second-agent");
+    wait_state(&mut c, &first, "idle");
+    wait_state(&mut c, &second, "idle");
+    let tmux = board(server.env());
+    tmux.wait_text("second-agent");
+    // The second agent finishes a turn: done + unread, it needs a look.
+    type_line(&mut c, &second, "prompt go");
+    wait_state(&mut c, &second, "working");
+    type_line(&mut c, &second, "stop finished the thing");
+    wait_state(&mut c, &second, "done");
+    tmux.wait_text("finished the thing");
+    // Tab selects it (the preview follows the selection).
+    tmux.keys(&["Tab"]);
+    tmux.wait_text("preview · second-agent");
+    // s: a prompt for it, submitted with Enter.
+    tmux.keys(&["s"]);
+    tmux.wait_text("prompt for second-agent");
+    tmux.type_text("prompt from the board");
+    tmux.keys(&["Enter"]);
+    ok(c.call(
+        "pane.wait_for_output",
+        json!({"pane_id": second, "match": "prompt from the board", "mode": "screen", "timeout_s": 10}),
+    ));
+    wait_state(&mut c, &second, "working");
+    // x asks first; anything but y keeps the pane.
+    tmux.keys(&["x"]);
+    tmux.wait_text("close second-agent? y/N");
+    tmux.keys(&["n"]);
+    tmux.wait_for("the question gone", DEADLINE, |s| !s.contains("y/N"));
+    assert!(
+        c.call("pane.get", json!({"pane_id": second})).ok,
+        "the pane stays"
+    );
+    tmux.keys(&["x"]);
+    tmux.wait_text("close second-agent? y/N");
+    tmux.keys(&["y"]);
+    wait_until("the pane closed", DEADLINE, || {
+        (!c.call("pane.get", json!({"pane_id": second})).ok).then_some(())
+    });
+    tmux.wait_for("its row gone", DEADLINE, |s| !s.contains("second-agent"));
+}

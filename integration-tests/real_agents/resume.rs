@@ -70,6 +70,31 @@ fn turn(rig: &Rig, c: &mut Client, pane: &str, prompt: &str, allow: Allow) {
     wait_state(c, pane, "done");
 }
 
+/// Presses `keys` until `text` is on the pane's screen (`shown`) or gone
+/// (`!shown`), at most 20 times, 3 s apart.
+fn press_until(c: &mut Client, pane: &str, keys: &str, text: &str, shown: bool) {
+    for _ in 0..20 {
+        super::press(c, pane, keys);
+        let on_screen = |c: &mut Client| {
+            let r = ok(c.call("pane.read", json!({"pane_id": pane, "mode": "screen"})));
+            str_field(&r, "text").contains(text)
+        };
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(3);
+        while std::time::Instant::now() < deadline {
+            if on_screen(c) == shown {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+    }
+    let screen = ok(c.call("pane.read", json!({"pane_id": pane, "mode": "screen"})));
+    panic!(
+        "pressing {keys:?} never made {text:?} {}:\n{}",
+        if shown { "appear" } else { "go" },
+        str_field(&screen, "text")
+    );
+}
+
 /// The model's requests that carry `prompt` as a user message.
 fn requests_with(rig: &Rig, prompt: &str) -> Vec<Value> {
     rig.model
