@@ -1032,6 +1032,13 @@ fn codex_interrupted_while_its_question_waits_leaves_blocked() {
     assert!(!rig.work.join("out.txt").exists());
     rig.watch
         .expect_lifecycle(&pane, &["idle", "working", "blocked", "idle"]);
+    // The installed `Interrupt` hook ended the turn, not a screen reading.
+    let life = rig.watch.lifecycle(&pane);
+    assert_eq!(
+        life.last().map(|(_, _, source)| source.as_str()),
+        Some("hook:codex:Interrupt"),
+        "{life:?}"
+    );
 }
 
 /// Esc at OpenCode's permission prompt rejects the tool: its plugin reports
@@ -1048,12 +1055,10 @@ fn opencode_question_dismissed_with_esc_leaves_blocked() {
     // OpenCode tells the model the tool was rejected; the turn then ends.
     let done = wait_state(&mut c, &pane, "done");
     assert!(!rig.work.join("out.txt").exists());
-    // `permission.replied` leaves attention alone (spec agents.md §10.3) and a
-    // turn end never lowers it: the question stays raised until the pane is
-    // seen (a person answering in the terminal is attached, which sees it).
-    assert_eq!(done["attention"], "permission_required");
-    let seen = ok(c.call("pane.mark_seen", json!({"pane_id": pane})));
-    assert_eq!(seen["pane"]["attention"], "none", "{seen}");
+    // `permission.replied` took the pane out of `blocked`: the question's
+    // attention was withdrawn then (issue 16: whoever answered in the agent's
+    // own UI needs no reminder), and the turn end raises unread.
+    assert_eq!(done["attention"], "unread");
     rig.watch
         .expect_lifecycle(&pane, &["idle", "working", "blocked", "working", "done"]);
     // The turn resumed on the reply: the state after `blocked` came from it.

@@ -223,9 +223,14 @@ fn codex_resumed_after_a_server_crash_continues_the_same_conversation() {
         Allow::FromSignaltty,
         |c, pane| {
             wait_screen(c, pane, "Trust all and continue");
-            super::press(c, pane, "2");
-            wait_screen(c, pane, "› 2. Trust all and continue");
-            super::press(c, pane, "\r");
+            // The gate is a question for the person (issue 16): blocked, input.
+            let gate = wait_state(c, pane, "blocked");
+            assert_eq!(gate["attention"], "input_required", "{gate}");
+            super::capture(c, pane, "codex", "blocked-hook-trust", Some("Trust all"));
+            // A key pressed while the menu is still being drawn can be lost
+            // (as for a person, who presses again).
+            press_until(c, pane, "2", "› 2. Trust all and continue", true);
+            press_until(c, pane, "\r", "Trust all and continue", false);
         },
     );
 }

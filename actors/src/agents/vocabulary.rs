@@ -155,8 +155,9 @@ const CODEX: &[NativeHook] = &[
     hook("SessionEnd", SessionEnd, report(3)),
     // Codex's legacy `notify` program reports the turn end under this name.
     hook("agent-turn-complete", TurnEnd, No),
-    // Some versions report an interruption (agents.md §10.1, phase 2).
-    hook("Interrupt", Interrupt, No),
+    // Esc at a turn or its approval: `idle`, the question withdrawn (issue
+    // 16; agents.md §10.1 left it to a phase 2). Codex clamps its timeout to 3 s.
+    hook("Interrupt", Interrupt, report(3)),
     // Not installed (§11.5): the mapping is for user-added entries.
     hook("PreToolUse", Tool, No),
     hook("PostToolUse", Tool, No),

@@ -9,7 +9,7 @@ use super::hooks::{
 };
 use super::{Axes, Draft, NewNotification};
 use serde_json::Value;
-use signaltty_protocol::pane::{AgentKind, Lifecycle, Pane};
+use signaltty_protocol::pane::{AgentKind, Attention, Lifecycle, Pane};
 use signaltty_protocol::state::Severity;
 use signaltty_protocol::{Event, Timestamp};
 
@@ -174,7 +174,27 @@ pub fn apply_checked(pane: &mut Pane, checked: CheckedHook<'_, '_>, now: Timesta
         axes.set_message(message);
     }
     if let Some(lifecycle) = class.lifecycle {
+        let left_question = axes.pane.lifecycle == Lifecycle::Blocked
+            && lifecycle != Lifecycle::Blocked
+            && input.decision.is_none();
         axes.set_lifecycle(lifecycle, &source);
+        // The agent left its question: answered in its own UI (OpenCode's
+        // `permission.replied`, a dialog answered by keys) or interrupted.
+        // The question's attention is withdrawn, as a screen rule's is
+        // (lifecycle.md §5.4): whoever answered needs no reminder to look.
+        // A question still pending as a decision keeps it (a turn end never
+        // drops an unanswered decision, H8), unless the agent works again.
+        let decision_stays =
+            axes.pane.pending_decision.is_some() && lifecycle != Lifecycle::Working;
+        if left_question
+            && !decision_stays
+            && matches!(
+                axes.pane.attention,
+                Attention::PermissionRequired | Attention::InputRequired
+            )
+        {
+            axes.clear("question_left");
+        }
     }
     match class.attention {
         Some(AttentionEffect::Clear) => {

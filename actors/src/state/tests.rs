@@ -560,13 +560,32 @@ mod master_table {
                 (L::Failed, A::Error),
                 (L::Failed, A::Error),
             ),
+            // Issue 16 (beyond the spec's row, which kept the question's
+            // attention): the agent left its question, answered in its own
+            // UI or dropped, so it is withdrawn; the turn end raises unread.
             row(
-                "a turn end never lowers attention",
+                "a turn end after the question was left withdraws it",
                 "claude",
                 "Stop",
                 s.clone(),
                 (L::Blocked, A::PermissionRequired),
-                (L::Done, A::PermissionRequired),
+                (L::Done, A::Unread),
+            ),
+            row(
+                "an interrupt at the question ends idle with the question withdrawn",
+                "codex",
+                "Interrupt",
+                json!({"session_id": "c"}),
+                (L::Blocked, A::PermissionRequired),
+                (L::Idle, A::None),
+            ),
+            row(
+                "opencode's permission.replied: answered in its own UI",
+                "opencode",
+                "permission.replied",
+                json!({"sessionID": "o"}),
+                (L::Blocked, A::PermissionRequired),
+                (L::Working, A::None),
             ),
             row(
                 "pi's extension: a turn starts",
@@ -1006,6 +1025,41 @@ mod decisions {
 
     fn pending(p: &Pane) -> Option<&str> {
         p.pending_decision.as_ref().map(|d| d.id.as_str())
+    }
+
+    /// Issue 16: leaving a question withdraws its attention, except while the
+    /// question is still pending as a decision and the agent does not work
+    /// again (a turn end never drops an unanswered decision).
+    #[test]
+    fn a_turn_end_keeps_the_attention_of_a_still_pending_decision() {
+        let mut p = pane(AgentKind::Claude);
+        let d = decision("ask_1");
+        hook(
+            &mut p,
+            "claude",
+            "PermissionRequest",
+            &json!({"session_id": "s"}),
+            Some(&d),
+        );
+        assert_eq!(p.attention, Attention::PermissionRequired);
+        hook(&mut p, "claude", "Stop", &json!({"session_id": "s"}), None);
+        assert_eq!(
+            (p.lifecycle, p.attention, pending(&p)),
+            (
+                Lifecycle::Done,
+                Attention::PermissionRequired,
+                Some("ask_1")
+            )
+        );
+        // Working again: the agent moved on, decision and attention both go.
+        hook(
+            &mut p,
+            "claude",
+            "UserPromptSubmit",
+            &json!({"session_id": "s"}),
+            None,
+        );
+        assert_eq!((p.attention, pending(&p)), (Attention::None, None));
     }
 
     #[test]
