@@ -15,6 +15,8 @@ pin() {
     opencode) pkg=opencode-ai version=1.18.33 bin=opencode ;;
     pi) pkg=@mariozechner/pi-coding-agent version=0.73.1 bin=pi ;;
     gemini) pkg=@google/gemini-cli version=0.61.0 bin=gemini ;;
+    crush) pkg=@charmland/crush version=0.96.1 bin=crush ;; # postinstall fetches its binary from GitHub: fails offline
+    grok) pkg=@vibe-kit/grok-cli version=0.0.34 bin=grok ;;
     *) echo "unknown agent $1" >&2; exit 2 ;;
     esac
 }
@@ -22,7 +24,7 @@ pin() {
 # `install.sh outdated`: each pin beside the registry's latest release, so a
 # new agent version gets a run of the suite (and fresh screen fixtures).
 if [ "${1:-}" = outdated ]; then
-    for a in claude codex opencode pi gemini; do
+    for a in claude codex opencode pi gemini crush grok; do
         pin "$a"
         latest=$(npm view "$pkg" version 2>/dev/null || echo "?")
         mark=$([ "$latest" = "$version" ] && echo "" || echo "  <- newer")

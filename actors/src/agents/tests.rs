@@ -424,13 +424,21 @@ fn every_generic_rule_set_tells_working_blocked_and_idle() {
             Blocked,
         ),
         ("hermes", "> ", Idle),
-        ("grok", "⠙ Read src/main.rs [stop]", Working),
         (
             "grok",
-            "Proceed?\n:select  ctrl+o:yolo  ctrl+c:cancel",
+            "  / Thinking... (3s · ↑ 1.2k tokens · esc to interrupt)",
+            Working,
+        ),
+        (
+            "grok",
+            "  Do you want to proceed with this operation?\n   1. Yes\n   3. No\n  ↑↓ navigate • Enter select • Esc cancel",
             Blocked,
         ),
-        ("grok", "> ask anything\nctrl+.:shortcuts", Idle),
+        (
+            "grok",
+            "  │ ❯ Ask me anything... │\n  ⏸ auto-edit: off",
+            Idle,
+        ),
     ];
     for (program, screen, expected) in cases {
         // Gemini CLI has a kind of its own; its rules apply to that kind.
@@ -475,6 +483,16 @@ fn every_bundled_file_is_embedded_valid_and_ends_with_the_idle_fallback() {
     }
 }
 
+/// The kind a fixture directory's agent name stands for: a kind of its own,
+/// else that of the bundled manifest naming it as a binary (a generic agent
+/// such as `grok`, whose rules are scoped to that program).
+fn fixture_kind(agent: &str) -> Option<AgentKind> {
+    AgentKind::parse(agent).or_else(|| {
+        let set = AgentSet::bundled_only();
+        set.bundled.iter().find(|m| m.names(agent)).map(|m| m.kind)
+    })
+}
+
 /// Screens captured from the real agents at pinned versions by the real-agent
 /// suite (`SIGNALTTY_CAPTURE_SCREENS=DIR`), one directory per agent and
 /// version: the bundled rules must tell each state. A new agent release that
@@ -495,7 +513,7 @@ fn the_real_agents_screens_are_classified_by_the_bundled_rules() {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         let agent = name.split('-').next().unwrap_or_default();
-        let kind = AgentKind::parse(agent).unwrap_or_else(|| panic!("{name}: unknown agent"));
+        let kind = fixture_kind(agent).unwrap_or_else(|| panic!("{name}: unknown agent"));
         let mut files: Vec<_> = std::fs::read_dir(&dir)
             .map(|d| d.flatten().map(|e| e.path()).collect())
             .unwrap_or_default();

@@ -7,7 +7,8 @@ use crate::error::Error;
 use actix::prelude::*;
 use signaltty_protocol::pane::{Attention, Lifecycle, LiveState};
 
-/// The readiness gate, then the bracketed paste of `text`.
+/// The readiness gate, then the paste of `text` (bracketed when the program
+/// asked for it).
 #[derive(Debug, Message)]
 #[rtype(result = "Result<(), Error>")]
 pub struct SubmitPaste {
@@ -91,10 +92,18 @@ impl Handler<SubmitPaste> for Pane {
         let Some(pty) = self.pty.as_ref() else {
             return refused(self.pane_exited(None));
         };
+        // Bracketed only for a program that asked for it (DECSET 2004), as a
+        // terminal pastes: one that did not (Grok CLI, an Ink app) takes the
+        // markers for typed text, and its prompt began with "[200~".
+        let bracketed = self.term.bracketed_paste();
         let mut bytes = Vec::with_capacity(msg.text.len() + 12);
-        bytes.extend_from_slice(b"\x1b[200~");
+        if bracketed {
+            bytes.extend_from_slice(b"\x1b[200~");
+        }
         bytes.extend_from_slice(msg.text.as_bytes());
-        bytes.extend_from_slice(b"\x1b[201~");
+        if bracketed {
+            bytes.extend_from_slice(b"\x1b[201~");
+        }
         let written = self.write_bound(pty.as_ref(), bytes);
         Box::pin(async move { written.await.map(drop) })
     }

@@ -328,6 +328,11 @@ impl Terminal {
         self.ring.len()
     }
 
+    /// Whether the program asked for its pastes bracketed (DECSET 2004).
+    pub fn bracketed_paste(&self) -> bool {
+        self.screen.bracketed_paste()
+    }
+
     /// Whether the alternate screen is shown.
     pub fn alternate_screen(&self) -> bool {
         self.screen.alternate_screen()

@@ -149,6 +149,11 @@ impl Screen {
         self.alt.as_mut().unwrap_or(&mut self.main)
     }
 
+    /// Whether the program asked for bracketed paste (DECSET 2004).
+    pub fn bracketed_paste(&self) -> bool {
+        self.modes & mode::BRACKETED_PASTE != 0
+    }
+
     /// Whether the program hid the cursor (DECTCEM off).
     pub fn cursor_hidden(&self) -> bool {
         self.modes & mode::HIDE_CURSOR != 0

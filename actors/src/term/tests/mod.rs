@@ -623,3 +623,14 @@ fn terminal_queries_are_answered_in_order() {
     assert!(replies(term.feed(b"hello")).is_empty());
     assert!(term.screen_text().contains("hello"));
 }
+
+/// `pane.submit` brackets a paste only for a program that asked for it.
+#[test]
+fn bracketed_paste_is_the_programs_to_ask_for() {
+    let mut term = Terminal::new(24, 80);
+    assert!(!term.bracketed_paste(), "off until asked");
+    term.feed(b"\x1b[?2004h");
+    assert!(term.bracketed_paste());
+    term.feed(b"\x1b[?2004l");
+    assert!(!term.bracketed_paste());
+}
