@@ -231,10 +231,13 @@ mod tests {
             .expect("sh");
         let pid = child.id();
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        // Both children are forked, then exec `sleep`, at their own pace: wait
+        // until the newest one shows its command (the scan may run between).
         let found = loop {
             let table = ProcessTable::scan();
             let deepest = table.deepest(pid);
-            if deepest != pid || std::time::Instant::now() > deadline {
+            let newest = cmdline(deepest).is_some_and(|a| a == ["sleep", "31"]);
+            if newest || std::time::Instant::now() > deadline {
                 break deepest;
             }
             std::thread::sleep(std::time::Duration::from_millis(20));
