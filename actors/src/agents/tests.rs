@@ -495,7 +495,17 @@ fn the_real_agents_screens_are_classified_by_the_bundled_rules() {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         let agent = name.split('-').next().unwrap_or_default();
-        let kind = AgentKind::parse(agent).unwrap_or_else(|| panic!("{name}: unknown agent"));
+        // A builtin kind's name, or a program a bundled generic manifest names.
+        let generic = || {
+            let set = AgentSet::bundled_only();
+            set.bundled
+                .iter()
+                .any(|m| m.kind == AgentKind::Generic && m.names(agent))
+                .then_some(AgentKind::Generic)
+        };
+        let kind = AgentKind::parse(agent)
+            .or_else(generic)
+            .unwrap_or_else(|| panic!("{name}: unknown agent"));
         let mut files: Vec<_> = std::fs::read_dir(&dir)
             .map(|d| d.flatten().map(|e| e.path()).collect())
             .unwrap_or_default();
@@ -528,4 +538,28 @@ fn the_real_agents_screens_are_classified_by_the_bundled_rules() {
         "only {checked} real screens found under {}",
         root.display()
     );
+}
+
+/// Qwen Code's title states its turn, but a terminal that drops titles (or a
+/// session name without the prefix) still reads the same from its screen.
+#[test]
+fn qwen_codes_real_screens_read_the_same_without_their_title() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../integration-tests/fixtures/real-screens/qwen-0.24.4");
+    for (file, expected, rule) in [
+        ("idle", ScreenState::Idle, "idle_fallback"),
+        ("working", ScreenState::Working, "esc_to_cancel_working"),
+        (
+            "hook-running",
+            ScreenState::Working,
+            "esc_to_cancel_working",
+        ),
+        ("blocked", ScreenState::Blocked, "confirmation_prompt"),
+        ("done", ScreenState::Idle, "idle_fallback"),
+    ] {
+        let text = std::fs::read_to_string(dir.join(format!("{file}.txt"))).unwrap_or_default();
+        let screen = text.split_once('\n').map_or("", |(_, s)| s);
+        let got = state_of(AgentKind::Generic, "qwen", screen, "");
+        assert_eq!(got, Some((expected, rule.to_owned())), "{file}");
+    }
 }
