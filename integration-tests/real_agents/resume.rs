@@ -223,9 +223,8 @@ fn codex_resumed_after_a_server_crash_continues_the_same_conversation() {
         Allow::FromSignaltty,
         |c, pane| {
             wait_screen(c, pane, "Trust all and continue");
-            super::press(c, pane, "2");
-            wait_screen(c, pane, "› 2. Trust all and continue");
-            super::press(c, pane, "\r");
+            press_until(c, pane, "2", "› 2. Trust all and continue", true);
+            press_until(c, pane, "\r", "Trust all and continue", false);
         },
     );
 }
