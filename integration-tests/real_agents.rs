@@ -17,6 +17,8 @@ use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+mod kilo;
+mod qwen;
 mod resume;
 
 const LONG: Duration = Duration::from_secs(60);
