@@ -230,7 +230,9 @@ fn the_cli_installs_reports_and_removes_hooks_without_a_server() {
             ("opencode", true),
             ("cursor", true),
             ("gemini", true),
-            ("pi", true)
+            ("pi", true),
+            ("qwen", true),
+            ("kilo", true)
         ]
     );
     assert!(

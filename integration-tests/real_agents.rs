@@ -18,6 +18,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 mod grok;
+mod kilo;
+mod qwen;
 mod resume;
 
 const LONG: Duration = Duration::from_secs(60);

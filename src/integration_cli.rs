@@ -5,7 +5,8 @@
 use crate::Global;
 use crate::cli::fail;
 use serde_json::{Value, json};
-use signaltty_actors::integration::{self, INSTALLABLE, Roots, Status};
+use signaltty_actors::integration::program::{self, PROGRAMS, Program};
+use signaltty_actors::integration::{self, INSTALLABLE, Report, Roots, Status};
 use signaltty_protocol::pane::AgentKind;
 use std::path::{Path, PathBuf};
 
@@ -17,15 +18,68 @@ pub enum Action {
     Status,
 }
 
+/// An agent the command configures: an agent kind, or a generic program
+/// whose hooks are a builtin agent's (Qwen Code, Kilo Code).
+#[derive(Debug, Clone, Copy)]
+enum Agent {
+    Kind(AgentKind),
+    Program(Program),
+}
+
+impl Agent {
+    fn name(self) -> &'static str {
+        match self {
+            Agent::Kind(k) => k.name(),
+            Agent::Program(p) => p.name,
+        }
+    }
+
+    fn file(self, roots: &Roots) -> Option<PathBuf> {
+        match self {
+            Agent::Kind(k) => roots.file(k).ok(),
+            Agent::Program(p) => Some(p.file(roots)),
+        }
+    }
+
+    fn install(self, roots: &Roots, reporter: &Path) -> Result<Report, String> {
+        match self {
+            Agent::Kind(k) => integration::install(k, roots, reporter),
+            Agent::Program(p) => p.install(roots, reporter),
+        }
+    }
+
+    fn uninstall(self, roots: &Roots) -> Result<Report, String> {
+        match self {
+            Agent::Kind(k) => integration::uninstall(k, roots),
+            Agent::Program(p) => p.uninstall(roots),
+        }
+    }
+
+    fn status(self, roots: &Roots, reporter: &Path) -> Result<(PathBuf, Status), String> {
+        match self {
+            Agent::Kind(k) => integration::status(k, roots, reporter),
+            Agent::Program(p) => Ok(p.status(roots, reporter)),
+        }
+    }
+}
+
 /// The agents named: one, or every one for `all` / `--all` / none given.
-fn agents(name: Option<&str>, all: bool) -> Result<Vec<AgentKind>, String> {
+fn agents(name: Option<&str>, all: bool) -> Result<Vec<Agent>, String> {
     match name {
-        None | Some("all") => Ok(INSTALLABLE.to_vec()),
+        None | Some("all") => Ok(INSTALLABLE
+            .into_iter()
+            .map(Agent::Kind)
+            .chain(PROGRAMS.into_iter().map(Agent::Program))
+            .collect()),
         Some(_) if all => Err("give an agent or --all, not both".into()),
         Some(n) => integration::parse_installable(n)
+            .map(Agent::Kind)
+            .or_else(|| program::parse(n).map(Agent::Program))
             .map(|a| vec![a])
             .ok_or_else(|| {
-                format!("unknown agent {n:?} (claude, codex, opencode, cursor, gemini, pi or all)")
+                format!(
+                    "unknown agent {n:?} (claude, codex, opencode, cursor, gemini, pi, qwen, kilo or all)"
+                )
             }),
     }
 }
@@ -44,7 +98,7 @@ pub fn run(
     };
     if action != Action::Status && agent.is_none() && !all {
         return fail(
-            "BAD_PARAMS: name an agent (claude, codex, opencode, cursor, gemini, pi) or --all",
+            "BAD_PARAMS: name an agent (claude, codex, opencode, cursor, gemini, pi, qwen, kilo) or --all",
         );
     }
     let roots = match Roots::new(home.as_deref(), |k| std::env::var(k).ok()) {
@@ -58,27 +112,15 @@ pub fn run(
     for agent in chosen {
         let item = match action {
             Action::Install => match &reporter {
-                Ok(r) => report(
-                    agent,
-                    integration::install(agent, &roots, r),
-                    &roots,
-                    "installed",
-                    text,
-                ),
+                Ok(r) => report(agent, agent.install(&roots, r), &roots, "installed", text),
                 Err(e) => report(agent, Err(e.clone()), &roots, "installed", text),
             },
-            Action::Uninstall => report(
-                agent,
-                integration::uninstall(agent, &roots),
-                &roots,
-                "removed",
-                text,
-            ),
+            Action::Uninstall => report(agent, agent.uninstall(&roots), &roots, "removed", text),
             Action::Status => {
                 let path = reporter
                     .clone()
                     .unwrap_or_else(|_| PathBuf::from("signaltty"));
-                match integration::status(agent, &roots, &path) {
+                match agent.status(&roots, &path) {
                     Ok((file, status)) => status_item(agent, &file, &status, text),
                     // Only for a kind that is not installable, which
                     // `agents` never returns.
@@ -101,8 +143,8 @@ pub fn run(
 
 /// One install/uninstall result, printed in text mode as it is made.
 fn report(
-    agent: AgentKind,
-    done: Result<integration::Report, String>,
+    agent: Agent,
+    done: Result<Report, String>,
     roots: &Roots,
     verb: &str,
     text: bool,
@@ -125,12 +167,12 @@ fn report(
         },
         Err(e) => {
             eprintln!("signaltty: {name}: {e}");
-            json!({"agent": name, "file": roots.file(agent).ok(), "changed": false, "error": e})
+            json!({"agent": name, "file": agent.file(roots), "changed": false, "error": e})
         },
     }
 }
 
-fn status_item(agent: AgentKind, file: &Path, status: &Status, text: bool) -> Value {
+fn status_item(agent: Agent, file: &Path, status: &Status, text: bool) -> Value {
     let name = agent.name();
     let mut v = json!({
         "agent": name,

@@ -257,7 +257,7 @@ enum Command {
 
 #[derive(Debug, Subcommand)]
 enum IntegrationCommand {
-    /// Write the managed hooks into an agent's config (claude, codex, opencode, cursor, gemini, pi, all).
+    /// Write the managed hooks into an agent's config (claude, codex, opencode, cursor, gemini, pi, qwen, kilo, all).
     Install(IntegrationArgs),
     /// Remove the managed hooks, and nothing else.
     Uninstall(IntegrationArgs),
@@ -267,7 +267,7 @@ enum IntegrationCommand {
 
 #[derive(Debug, clap::Args)]
 struct IntegrationArgs {
-    /// claude, codex, opencode, cursor, gemini, pi or all.
+    /// claude, codex, opencode, cursor, gemini, pi, qwen, kilo or all.
     agent: Option<String>,
     /// Every agent.
     #[arg(long)]

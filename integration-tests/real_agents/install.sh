@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs one real agent CLI at its pinned version into the agent cache (outside
 # the clone, reused across runs) and prints the path of its executable.
-#   install.sh claude|codex|opencode|pi|gemini
+#   install.sh claude|codex|opencode|pi|gemini|qwen|kilo
 #   install.sh outdated      (the pins beside the registry's latest versions)
 # The cache is $SIGNALTTY_AGENT_CACHE, else ~/.cache/signaltty-agents; each
 # agent@version has its own directory, so changing a pin installs afresh.
@@ -17,6 +17,8 @@ pin() {
     gemini) pkg=@google/gemini-cli version=0.61.0 bin=gemini ;;
     crush) pkg=@charmland/crush version=0.96.1 bin=crush ;; # postinstall fetches its binary from GitHub: fails offline
     grok) pkg=@vibe-kit/grok-cli version=0.0.34 bin=grok ;;
+    qwen) pkg=@qwen-code/qwen-code version=0.24.4 bin=qwen ;;
+    kilo) pkg=@kilocode/cli version=7.7.7 bin=kilo ;;
     *) echo "unknown agent $1" >&2; exit 2 ;;
     esac
 }
@@ -24,7 +26,7 @@ pin() {
 # `install.sh outdated`: each pin beside the registry's latest release, so a
 # new agent version gets a run of the suite (and fresh screen fixtures).
 if [ "${1:-}" = outdated ]; then
-    for a in claude codex opencode pi gemini crush grok; do
+    for a in claude codex opencode pi gemini crush grok qwen kilo; do
         pin "$a"
         latest=$(npm view "$pkg" version 2>/dev/null || echo "?")
         mark=$([ "$latest" = "$version" ] && echo "" || echo "  <- newer")

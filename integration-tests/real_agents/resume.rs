@@ -35,7 +35,7 @@ fn processes_of(pane: &str) -> Vec<u32> {
 
 /// How the tool's permission is given in a turn.
 #[derive(Clone, Copy)]
-enum Allow {
+pub(super) enum Allow {
     /// Allow once from signaltty (the agent's hook waits for it).
     FromSignaltty,
     /// In the agent's own prompt: wait for this text, then press Enter.
@@ -111,7 +111,7 @@ fn requests_with(rig: &Rig, prompt: &str) -> Vec<Value> {
 
 /// The whole walk for one agent. `before_ready` handles what the resumed
 /// agent shows before its prompt (Codex's hook-trust menu).
-fn resumed_agent_continues(
+pub(super) fn resumed_agent_continues(
     mut rig: Rig,
     agent: &str,
     argv: Value,

@@ -24,6 +24,9 @@ pub struct Manifest {
     pub display_name: Option<String>,
     /// Extra detection names; an entry ending in `*` matches by prefix.
     pub binaries: Vec<String>,
+    /// For a generic program whose hooks are a builtin agent's (Qwen Code's
+    /// are Claude Code's): the kind whose hook table reads them.
+    pub vocabulary: Option<AgentKind>,
     /// The payload key of the session id.
     pub session_key: Option<String>,
     /// The resume command, `{session_id}` replaced.
@@ -51,6 +54,7 @@ struct RawAgent {
     display_name: Option<String>,
     #[serde(default)]
     binaries: Vec<String>,
+    vocabulary: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -77,6 +81,11 @@ impl Manifest {
         if agent.binaries.iter().any(|b| b.is_empty() || b == "*") {
             return Err("agent.binaries must not contain an empty name".into());
         }
+        let vocabulary = agent
+            .vocabulary
+            .as_deref()
+            .map(|v| vocabulary_of(kind, &agent.binaries, v))
+            .transpose()?;
         let mut lifecycle = BTreeMap::new();
         for (hook, o) in raw.lifecycle {
             let l = o
@@ -118,6 +127,7 @@ impl Manifest {
             kind,
             display_name: agent.display_name,
             binaries: agent.binaries,
+            vocabulary,
             session_key,
             resume,
             lifecycle,
@@ -142,6 +152,17 @@ impl Manifest {
                 .collect()
         })
     }
+}
+
+/// Checks `agent.vocabulary`: only a generic manifest scoped to its programs
+/// may name one, and only a kind that has a hook table.
+fn vocabulary_of(kind: AgentKind, binaries: &[String], name: &str) -> Result<AgentKind, String> {
+    if kind != AgentKind::Generic || binaries.is_empty() {
+        return Err("agent.vocabulary needs kind = \"generic\" and agent.binaries".into());
+    }
+    AgentKind::parse(name)
+        .filter(|k| !super::vocabulary::hooks(*k).is_empty())
+        .ok_or_else(|| format!("agent.vocabulary {name:?} is not an agent with hooks"))
 }
 
 #[cfg(test)]
@@ -183,6 +204,10 @@ regex = ['Allow\? \[y/n\]']
             Some(Lifecycle::Working)
         );
         assert_eq!(m.screen[0].id, "approval");
+        assert_eq!(m.vocabulary, None);
+        let qwen = "[agent]\nkind = \"generic\"\nbinaries = [\"qwen\"]\nvocabulary = \"claude\"";
+        let m = Manifest::parse("qwen.toml", qwen, false).expect("valid");
+        assert_eq!(m.vocabulary, Some(AgentKind::Claude));
 
         for (bad, why) in [
             ("[agent]\nkind = \"martian\"", "unknown agent kind"),
@@ -200,6 +225,18 @@ regex = ['Allow\? \[y/n\]']
                 "'r1'",
             ),
             ("not toml [", "TOML"),
+            (
+                "[agent]\nkind = \"pi\"\nbinaries = [\"p\"]\nvocabulary = \"claude\"",
+                "generic",
+            ),
+            (
+                "[agent]\nkind = \"generic\"\nvocabulary = \"claude\"",
+                "binaries",
+            ),
+            (
+                "[agent]\nkind = \"generic\"\nbinaries = [\"q\"]\nvocabulary = \"generic\"",
+                "not an agent with hooks",
+            ),
             ("[session]\nkey = \"x\"", "[agent]"),
         ] {
             let e = Manifest::parse("bad.toml", bad, false).expect_err(bad);

@@ -55,6 +55,7 @@ const BUNDLED: &[(&str, &str)] = &[
         "qodercli.toml",
         include_str!("../../../manifests/qodercli.toml"),
     ),
+    ("qwen.toml", include_str!("../../../manifests/qwen.toml")),
 ];
 
 /// A manifest file that could not be used.
@@ -192,12 +193,22 @@ impl AgentSet {
     }
 
     /// The first user overlay of `kind` (hook overrides, session key, resume);
-    /// for `generic`, the first one scoped to `process` (or unscoped).
+    /// for `generic`, the first one scoped to `process` (or unscoped), else
+    /// the bundled manifest of `process` that names the vocabulary its hooks
+    /// speak (a bundled file overlays nothing else: it has no hook overrides).
     pub fn overlay(&self, kind: AgentKind, process: &str) -> Option<&Manifest> {
-        self.user.iter().find(|m| {
-            m.kind == kind
-                && (kind != AgentKind::Generic || m.binaries.is_empty() || m.names(process))
-        })
+        self.user
+            .iter()
+            .find(|m| {
+                m.kind == kind
+                    && (kind != AgentKind::Generic || m.binaries.is_empty() || m.names(process))
+            })
+            .or_else(|| {
+                (kind == AgentKind::Generic).then_some(())?;
+                self.bundled
+                    .iter()
+                    .find(|m| m.kind == kind && m.vocabulary.is_some() && m.names(process))
+            })
     }
 }
 

@@ -550,3 +550,27 @@ fn the_real_agents_screens_are_classified_by_the_bundled_rules() {
         root.display()
     );
 }
+
+/// Qwen Code's title states its turn, but a terminal that drops titles (or a
+/// session name without the prefix) still reads the same from its screen.
+#[test]
+fn qwen_codes_real_screens_read_the_same_without_their_title() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../integration-tests/fixtures/real-screens/qwen-0.24.4");
+    for (file, expected, rule) in [
+        ("idle", ScreenState::Idle, "idle_fallback"),
+        ("working", ScreenState::Working, "esc_to_cancel_working"),
+        (
+            "hook-running",
+            ScreenState::Working,
+            "esc_to_cancel_working",
+        ),
+        ("blocked", ScreenState::Blocked, "confirmation_prompt"),
+        ("done", ScreenState::Idle, "idle_fallback"),
+    ] {
+        let text = std::fs::read_to_string(dir.join(format!("{file}.txt"))).unwrap_or_default();
+        let screen = text.split_once('\n').map_or("", |(_, s)| s);
+        let got = state_of(AgentKind::Generic, "qwen", screen, "");
+        assert_eq!(got, Some((expected, rule.to_owned())), "{file}");
+    }
+}

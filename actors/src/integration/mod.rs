@@ -11,6 +11,9 @@
 //! | opencode | `<opencode root>/plugins/signaltty.js` | whole file |
 //! | gemini | `<home>/.gemini/settings.json` | grouped JSON (timeouts in ms) |
 //! | pi | `<pi agent dir>/extensions/signaltty.ts` | whole file |
+//!
+//! Generic agents whose hooks are a builtin agent's (Qwen Code, Kilo Code)
+//! are configured by `program.rs`.
 
 pub mod command;
 pub mod file;
@@ -18,6 +21,7 @@ pub mod hooks_json;
 pub mod launch;
 pub mod opencode;
 pub mod pi;
+pub mod program;
 
 use crate::agents::vocabulary::{self, Install};
 use file::Edit;
@@ -72,24 +76,25 @@ fn target(kind: AgentKind, reporter: &Path) -> Result<Target, String> {
         AgentKind::Pi => return Ok(Target::Owned(pi::HEADER, pi::extension(&r))),
         AgentKind::Generic | AgentKind::None => return Err(unsupported(kind)),
     };
-    Ok(Target::Json(plan(kind, shape, reporter)))
+    Ok(Target::Json(plan(kind, kind.name(), shape, reporter)))
 }
 
-/// What the agent's JSON hook file should hold: a managed command for each
-/// of its hooks the vocabulary installs as a command (spec/agents.md §11.5).
-fn plan(kind: AgentKind, shape: Shape, reporter: &Path) -> Plan {
+/// What a JSON hook file should hold: a managed command reporting as `agent`
+/// for each hook `kind`'s vocabulary installs as a command (spec/agents.md
+/// §11.5).
+fn plan(kind: AgentKind, agent: &'static str, shape: Shape, reporter: &Path) -> Plan {
     let entries = vocabulary::installed(kind)
         .filter_map(|hook| match hook.install {
             Install::Command { timeout, mode } => Some(Entry {
                 event: hook.name,
-                command: command::managed(reporter, kind.name(), hook.name, mode),
+                command: command::managed(reporter, agent, hook.name, mode),
                 timeout,
             }),
             Install::Shim | Install::No => None,
         })
         .collect();
     Plan {
-        agent: kind.name(),
+        agent,
         shape,
         entries,
     }
@@ -104,6 +109,10 @@ pub struct Roots {
     pub opencode: PathBuf,
     /// Pi's agent directory (`$PI_CODING_AGENT_DIR`, else `~/.pi/agent`).
     pub pi: PathBuf,
+    /// Qwen Code's directory (`$QWEN_HOME`, else `~/.qwen`).
+    pub qwen: PathBuf,
+    /// Kilo Code's config directory (`$KILO_CONFIG_DIR`, else `<config>/kilo`).
+    pub kilo: PathBuf,
 }
 
 impl Roots {
@@ -131,6 +140,8 @@ impl Roots {
             codex: provider("CODEX_HOME").unwrap_or_else(|| home.join(".codex")),
             opencode: provider("OPENCODE_CONFIG_DIR").unwrap_or_else(|| config.join("opencode")),
             pi: provider("PI_CODING_AGENT_DIR").unwrap_or_else(|| home.join(".pi").join("agent")),
+            qwen: provider("QWEN_HOME").unwrap_or_else(|| home.join(".qwen")),
+            kilo: provider("KILO_CONFIG_DIR").unwrap_or_else(|| config.join("kilo")),
             home,
         })
     }
@@ -251,31 +262,7 @@ const CODEX_NOTICE: &str = "Codex: review and trust the signaltty hooks in /hook
 /// command. Repeating it changes nothing; a stale reporter path is refreshed.
 pub fn install(agent: AgentKind, roots: &Roots, reporter: &Path) -> Result<Report, String> {
     check_reporter(reporter)?;
-    let target = target(agent, reporter)?;
-    let path = roots.file(agent)?;
-    let (file, changed) = match target {
-        Target::Json(plan) => file::update(&path, |bytes| {
-            let mut value = parse(bytes, &plan, &path)?;
-            let before = value.clone();
-            hooks_json::merge(&mut value, &plan);
-            Ok(if value == before && bytes.is_some() {
-                Edit::Keep
-            } else {
-                Edit::Write(to_bytes(&value))
-            })
-        })?,
-        Target::Owned(header, text) => file::update(&path, |bytes| {
-            if let Some(b) = bytes
-                && !b.starts_with(header.as_bytes())
-            {
-                return Err(format!(
-                    "{} is not signaltty's file; left unchanged",
-                    path.display()
-                ));
-            }
-            Ok(Edit::Write(text.into_bytes()))
-        })?,
-    };
+    let (file, changed) = write(target(agent, reporter)?, &roots.file(agent)?)?;
     let notice = (agent == AgentKind::Codex && changed).then(|| CODEX_NOTICE.to_owned());
     Ok(Report {
         agent,
@@ -285,35 +272,67 @@ pub fn install(agent: AgentKind, roots: &Roots, reporter: &Path) -> Result<Repor
     })
 }
 
+/// Brings `path` to what `target` says it holds: the file and whether it
+/// changed.
+fn write(target: Target, path: &Path) -> Result<(PathBuf, bool), String> {
+    match target {
+        Target::Json(plan) => file::update(path, |bytes| {
+            let mut value = parse(bytes, &plan, path)?;
+            let before = value.clone();
+            hooks_json::merge(&mut value, &plan);
+            Ok(if value == before && bytes.is_some() {
+                Edit::Keep
+            } else {
+                Edit::Write(to_bytes(&value))
+            })
+        }),
+        Target::Owned(header, text) => file::update(path, |bytes| {
+            if let Some(b) = bytes
+                && !b.starts_with(header.as_bytes())
+            {
+                return Err(format!(
+                    "{} is not signaltty's file; left unchanged",
+                    path.display()
+                ));
+            }
+            Ok(Edit::Write(text.into_bytes()))
+        }),
+    }
+}
+
 /// Removes the agent's managed hooks, and only those.
 pub fn uninstall(agent: AgentKind, roots: &Roots) -> Result<Report, String> {
     let target = target(agent, Path::new("/signaltty"))?;
-    let path = roots.file(agent)?;
-    let (file, changed) = match target {
-        Target::Json(plan) => file::update(&path, |bytes| {
-            if bytes.is_none() {
-                return Ok(Edit::Keep);
-            }
-            let mut value = parse(bytes, &plan, &path)?;
-            Ok(if hooks_json::prune(&mut value, &plan) {
-                Edit::Write(to_bytes(&value))
-            } else {
-                Edit::Keep
-            })
-        })?,
-        Target::Owned(header, _) => file::update(&path, |bytes| {
-            Ok(match bytes {
-                Some(b) if b.starts_with(header.as_bytes()) => Edit::Remove,
-                _ => Edit::Keep,
-            })
-        })?,
-    };
+    let (file, changed) = remove(target, &roots.file(agent)?)?;
     Ok(Report {
         agent,
         file,
         changed,
         notice: None,
     })
+}
+
+/// Takes what `target` writes out of `path` again.
+fn remove(target: Target, path: &Path) -> Result<(PathBuf, bool), String> {
+    match target {
+        Target::Json(plan) => file::update(path, |bytes| {
+            if bytes.is_none() {
+                return Ok(Edit::Keep);
+            }
+            let mut value = parse(bytes, &plan, path)?;
+            Ok(if hooks_json::prune(&mut value, &plan) {
+                Edit::Write(to_bytes(&value))
+            } else {
+                Edit::Keep
+            })
+        }),
+        Target::Owned(header, _) => file::update(path, |bytes| {
+            Ok(match bytes {
+                Some(b) if b.starts_with(header.as_bytes()) => Edit::Remove,
+                _ => Edit::Keep,
+            })
+        }),
+    }
 }
 
 /// What the agent's file holds, read from the file (never from memory); an
@@ -323,31 +342,37 @@ pub fn status(
     roots: &Roots,
     reporter: &Path,
 ) -> Result<(PathBuf, Status), String> {
-    let target = target(agent, reporter)?;
     let path = roots.file(agent)?;
-    let bytes = match file::read(&path) {
+    let codex_off = agent == AgentKind::Codex && codex_hooks_off(&roots.codex);
+    let status = read_status(target(agent, reporter)?, &path, codex_off);
+    Ok((path, status))
+}
+
+/// What `path` holds of `target`; `off`: the agent's own config turns the
+/// hooks off.
+fn read_status(target: Target, path: &Path, off: bool) -> Status {
+    let bytes = match file::read(path) {
         Ok(b) => b,
-        Err(e) => return Ok((path, Status::Invalid(e))),
+        Err(e) => return Status::Invalid(e),
     };
-    let status = match target {
+    match target {
         Target::Owned(header, text) => match bytes {
             None => Status::NotInstalled,
             Some(b) if !b.starts_with(header.as_bytes()) => Status::NotInstalled,
             Some(b) if b == text.as_bytes() => Status::Installed,
             Some(_) => Status::NeedsRepair,
         },
-        Target::Json(plan) => match parse(bytes.as_deref(), &plan, &path) {
+        Target::Json(plan) => match parse(bytes.as_deref(), &plan, path) {
             Err(e) => Status::Invalid(e),
             Ok(value) => match hooks_json::holding(&value, &plan) {
                 _ if value.get("disableAllHooks") == Some(&Value::Bool(true)) => Status::Disabled,
-                _ if agent == AgentKind::Codex && codex_hooks_off(&roots.codex) => Status::Disabled,
+                _ if off => Status::Disabled,
                 Holding::Installed => Status::Installed,
                 Holding::NeedsRepair => Status::NeedsRepair,
                 Holding::NotInstalled => Status::NotInstalled,
             },
         },
-    };
-    Ok((path, status))
+    }
 }
 
 /// Codex's `config.toml` turns hooks off (`[features] hooks = false`).

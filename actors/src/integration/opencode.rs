@@ -14,11 +14,23 @@ pub fn is_owned(text: &[u8]) -> bool {
 /// The plugin, reporting through `reporter` (an absolute path, embedded as a
 /// JSON string literal).
 pub fn plugin(reporter: &str) -> String {
-    let cli = serde_json::to_string(reporter).unwrap_or_else(|_| "\"signaltty\"".to_owned());
-    format!("{HEADER}\n{}", BODY.replace("__SIGNALTTY_CLI__", &cli))
+    plugin_for(HEADER, "opencode", "opencode", reporter)
 }
 
-const BODY: &str = r#"// Rewritten by `signaltty integration install opencode`; removed by uninstall.
+/// The plugin as a descendant of OpenCode that loads the same plugins (Kilo
+/// Code) gets it: its own first line, the name `signaltty integration install`
+/// knows it by, and the `--agent` its events report as.
+pub fn plugin_for(header: &str, name: &str, agent: &str, reporter: &str) -> String {
+    let cli = serde_json::to_string(reporter).unwrap_or_else(|_| "\"signaltty\"".to_owned());
+    // The reporter's path last: nothing in it is taken for a placeholder.
+    let body = BODY
+        .replace("__SIGNALTTY_NAME__", name)
+        .replace("__SIGNALTTY_AGENT__", agent)
+        .replace("__SIGNALTTY_CLI__", &cli);
+    format!("{header}\n{body}")
+}
+
+const BODY: &str = r#"// Rewritten by `signaltty integration install __SIGNALTTY_NAME__`; removed by uninstall.
 // It reports only inside a signaltty pane ($SIGNALTTY_PANE) and never lets an
 // error reach OpenCode.
 import { spawnSync } from "node:child_process";
@@ -32,7 +44,7 @@ const FORWARDED = new Set([
 function report(event, payload) {
   if (!process.env.SIGNALTTY_PANE) return;
   try {
-    spawnSync(CLI, ["hook-event", "--agent", "opencode", "--event", event, "--payload-stdin"], {
+    spawnSync(CLI, ["hook-event", "--agent", "__SIGNALTTY_AGENT__", "--event", event, "--payload-stdin"], {
       input: JSON.stringify(payload),
       timeout: 8000,
       stdio: ["pipe", "ignore", "ignore"],

@@ -54,15 +54,17 @@ fn check_waiting(p: &HookEventParams) -> Result<(AgentKind, String, Duration), E
             "wait_timeout_s must be 1..={MAX_WAIT_S}, not {secs}"
         )));
     }
+    // `generic`: a program whose hooks are Claude Code's (Qwen Code): its
+    // payload is read, and its verdict written, as Claude's.
     let kind = AgentKind::parse(&p.agent)
-        .filter(|k| matches!(k, AgentKind::Claude | AgentKind::Codex))
+        .filter(|k| matches!(k, AgentKind::Claude | AgentKind::Codex | AgentKind::Generic))
         .ok_or_else(|| {
             Error::BadParams(format!(
-                "wait_for_answer is for claude and codex, not {:?}",
+                "wait_for_answer is for claude, codex and generic, not {:?}",
                 p.agent
             ))
         })?;
-    let Some(request) = NativeRequest::parse(kind, &p.payload) else {
+    let Some(request) = NativeRequest::parse(waiting_dialect(kind), &p.payload) else {
         return Err(Error::BadParams(
             "the payload is not a permission request: it needs a session_id, a tool_name and an object tool_input".into(),
         ));
@@ -72,6 +74,15 @@ fn check_waiting(p: &HookEventParams) -> Result<(AgentKind, String, Duration), E
         request.session_id.to_owned(),
         Duration::from_secs(secs),
     ))
+}
+
+/// The kind whose payload a waiting reporter of `kind` sends: a generic
+/// program's is Claude Code's.
+pub(super) fn waiting_dialect(kind: AgentKind) -> AgentKind {
+    match kind {
+        AgentKind::Generic => AgentKind::Claude,
+        kind => kind,
+    }
 }
 
 /// `hook-event` with `wait_for_answer: true`.

@@ -170,11 +170,14 @@ pub(super) fn validate(p: &HookEventParams, native: Option<String>) -> Result<Ho
                 && answer_channel(kind).is_some(),
             received_at: now,
         }),
-        (None, native) if p.event == "PermissionRequest" => NativeRequest::parse(kind, &p.payload)
-            .map(|request| match native {
-                Some(id) => request.decision(id, true, now),
-                None => request.decision(native_id(), false, now),
-            }),
+        // A waiting reporter's (its route is live); a generic one's payload
+        // is Claude Code's.
+        (None, Some(id)) if p.event == "PermissionRequest" => {
+            NativeRequest::parse(super::decisions::waiting_dialect(kind), &p.payload)
+                .map(|request| request.decision(id, true, now))
+        },
+        (None, None) if p.event == "PermissionRequest" => NativeRequest::parse(kind, &p.payload)
+            .map(|request| request.decision(native_id(), false, now)),
         (None, _) => None,
     };
     let non_empty = |s: &Option<String>| s.clone().filter(|s| !s.trim().is_empty());

@@ -31,11 +31,19 @@ pub struct HookInput<'a> {
     pub decision: Option<&'a signaltty_protocol::state::Decision>,
     /// The id a notification made from this hook gets.
     pub notification_id: String,
-    /// The user manifest overlaying this kind's adapter (agents.md §12.3).
+    /// The user manifest overlaying this kind's adapter (agents.md §12.3),
+    /// or the bundled manifest of a generic program that names its vocabulary.
     pub overlay: Option<&'a crate::agents::manifest::Manifest>,
 }
 
 impl HookInput<'_> {
+    /// The kind whose hook table reads this hook: the hook's own, or the
+    /// vocabulary a generic program's manifest names (Qwen Code speaks
+    /// Claude Code's hooks).
+    fn adapter(&self) -> AgentKind {
+        self.overlay.and_then(|m| m.vocabulary).unwrap_or(self.kind)
+    }
+
     /// The session id: the overlay's payload key, else the adapter's.
     fn session(&self) -> Option<String> {
         let from_key = self
@@ -48,13 +56,13 @@ impl HookInput<'_> {
                     .filter(|s| !s.trim().is_empty())
                     .map(str::to_owned)
             });
-        from_key.or_else(|| session_id(self.kind, self.payload))
+        from_key.or_else(|| session_id(self.adapter(), self.payload))
     }
 
     /// The adapter's classification with the overlay's fields for this hook
     /// laid over it; unmapped hooks and absent fields fall through.
     fn classify(&self, lifecycle: Lifecycle) -> Classification {
-        let mut class = classify(self.kind, self.event, self.payload, lifecycle);
+        let mut class = classify(self.adapter(), self.event, self.payload, lifecycle);
         if let Some(o) = self.overlay.and_then(|m| m.lifecycle.get(self.event)) {
             if o.lifecycle.is_some() {
                 class.lifecycle = o.lifecycle;
@@ -268,6 +276,13 @@ fn notification(
     source: &str,
     now: &Timestamp,
 ) -> Option<NewNotification> {
+    // A borrowed vocabulary's titles name its agent ("Claude needs
+    // approval"): they name the program that sent the hook instead.
+    let retitled = class.draft.as_ref().and_then(|d| {
+        let name = input.overlay.filter(|m| m.vocabulary.is_some())?;
+        let (_, rest) = d.title.split_once(' ')?;
+        Some(format!("{} {rest}", name.display_name.as_deref()?))
+    });
     let draft = match (input.message, &class.draft) {
         (Some(message), _) => Draft {
             title: input.title,
@@ -278,7 +293,7 @@ fn notification(
         },
         (None, Some(d)) => Draft {
             title: input.title,
-            draft_title: Some(d.title),
+            draft_title: Some(retitled.as_deref().unwrap_or(d.title)),
             body: &d.body,
             severity: d.severity,
             source: source.to_owned(),

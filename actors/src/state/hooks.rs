@@ -153,6 +153,8 @@ const GENERIC_RESUME: &[(&str, &[&str])] = &[
     ("qoderclicn", &["--resume"]),
     ("kilo", &["--session"]),
     ("kilo-code", &["--session"]),
+    ("kilocode", &["--session"]),
+    ("qwen", &["--resume"]),
     ("grok", &["--resume"]),
     ("grok-build", &["--resume"]),
     ("hermes", &["--resume"]),
@@ -527,6 +529,10 @@ mod tests {
         assert_eq!(
             resume_argv(AgentKind::Generic, "d", &argv(&["droid"])),
             Some(argv(&["droid", "--resume", "d"]))
+        );
+        assert_eq!(
+            resume_argv(AgentKind::Generic, "q", &argv(&["/opt/bin/qwen"])),
+            Some(argv(&["/opt/bin/qwen", "--resume", "q"]))
         );
         assert_eq!(resume_argv(AgentKind::Generic, "x", &argv(&["bash"])), None);
         assert_eq!(resume_argv(AgentKind::None, "x", &argv(&["claude"])), None);

@@ -18,6 +18,8 @@ mod cursor;
 mod screen;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod vocabulary_tests;
 
 pub use screen::{DISMISS_SETTLE, Evaluation, SCREEN_TICK, Winner};
 
