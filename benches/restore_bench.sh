@@ -21,15 +21,17 @@ for w in range(20):
 print("200 panes spawned")
 PY
 sleep 6; $B pane list bench-0 >/dev/null; sleep 4.5
-grep -h "snapshot at seq" $R/log1 | tail -4
+grep -h "snapshot at seq" $R/log1
 du -sh $R/state/signaltty/history $R/state/signaltty/snapshot.json
-kill -TERM $(pgrep -f "$B server" | head -1); sleep 1.5
+kill -TERM "$SERVER_PID"; sleep 1.5
 start=$(date +%s%N)
 $B server > $R/log2 2>&1 &
+SERVER_PID=$!
 until $B status >/dev/null 2>&1; do :; done
 end=$(date +%s%N)
 echo "start to answering with 200 restored panes: $(( (end-start)/1000000 )) ms (includes one CLI status process)"
 grep -h "restored" $R/log2 | head -2
 $B status | head -8
-$B stop --force >/dev/null 2>&1 || true; sleep 0.5; pkill -f "$B server" || true
+$B stop --force >/dev/null 2>&1 || true; sleep 0.5; kill "$SERVER_PID" 2>/dev/null || true
+if [ -n "${KEEP_LOG:-}" ]; then cp $R/log1 "$KEEP_LOG"; fi   # the first server's log, to look at
 rm -rf $R
