@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 use signaltty_protocol::pane::Pane;
 use signaltty_protocol::workspace::{Tab, Workspace};
 use signaltty_protocol::{PROTOCOL, Seq, Timestamp};
+use std::sync::Arc;
 
 mod file;
 mod tails;
@@ -31,7 +32,8 @@ pub const SNAPSHOT_VERSION: u32 = 1;
 
 /// The snapshot's content (version 1). Every field but `version` is
 /// defaulted, so an older or smaller snapshot still loads; unknown fields are
-/// ignored.
+/// ignored. The objects are the projection's own, shared (`Arc`, written as
+/// the object itself): taking a snapshot copies pointers, not objects.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Snapshot {
     /// The format version.
@@ -48,13 +50,13 @@ pub struct Snapshot {
     pub seq: Seq,
     /// The workspaces (data-model.md §3), in creation order.
     #[serde(default)]
-    pub workspaces: Vec<Workspace>,
+    pub workspaces: Vec<Arc<Workspace>>,
     /// Every tab with its layout (data-model.md §4).
     #[serde(default)]
-    pub tabs: Vec<Tab>,
+    pub tabs: Vec<Arc<Tab>>,
     /// Every pane (data-model.md §5), tombstones included.
     #[serde(default)]
-    pub panes: Vec<Pane>,
+    pub panes: Vec<Arc<Pane>>,
 }
 
 fn epoch() -> Timestamp {
@@ -63,7 +65,12 @@ fn epoch() -> Timestamp {
 
 impl Snapshot {
     /// A snapshot of the given state at `seq`, taken now.
-    pub fn new(seq: Seq, workspaces: Vec<Workspace>, tabs: Vec<Tab>, panes: Vec<Pane>) -> Snapshot {
+    pub fn new(
+        seq: Seq,
+        workspaces: Vec<Arc<Workspace>>,
+        tabs: Vec<Arc<Tab>>,
+        panes: Vec<Arc<Pane>>,
+    ) -> Snapshot {
         Snapshot {
             version: SNAPSHOT_VERSION,
             saved_at: Timestamp::now(),

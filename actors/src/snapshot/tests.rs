@@ -28,7 +28,10 @@ fn snapshot(seq: u64, panes: &[&str]) -> Snapshot {
         Seq(seq),
         vec![],
         vec![],
-        panes.iter().map(|id| pane(id)).collect(),
+        panes
+            .iter()
+            .map(|id| std::sync::Arc::new(pane(id)))
+            .collect(),
     )
 }
 
@@ -90,6 +93,15 @@ fn a_snapshot_is_written_as_pretty_json() {
     save(dir.path(), &snapshot(1, &[]), &[]).unwrap();
     let text = fs::read_to_string(dir.path().join("snapshot.json")).unwrap();
     assert!(text.starts_with("{\n  \"version\": 1,"), "{text}");
+}
+
+#[test]
+fn shared_objects_are_written_as_the_objects_themselves() {
+    let snap = snapshot(3, &["pane_a"]);
+    let written: serde_json::Value =
+        serde_json::from_slice(&serde_json::to_vec_pretty(&snap).unwrap()).unwrap();
+    let pane = serde_json::to_value(&*snap.panes[0]).unwrap();
+    assert_eq!(written["panes"], serde_json::json!([pane]));
 }
 
 #[test]

@@ -45,7 +45,7 @@ impl Supervisor {
             let tail = tails.get(&pane.id).cloned();
             let (events, pty_out) = (addr.clone().recipient(), addr.clone().recipient());
             let config = self.config.clone();
-            let state = pane.clone();
+            let state = signaltty_protocol::pane::Pane::clone(&pane);
             let pane_addr = Pane::start_in_arbiter(&self.arbiters.next_arbiter(), move |_| {
                 Pane::tombstone(state, tail.as_deref(), events, pty_out, &config)
             });
@@ -56,10 +56,10 @@ impl Supervisor {
             entries.push((
                 pane.name.clone(),
                 PaneEntry {
-                    id: pane.id,
+                    id: pane.id.clone(),
                     addr: pane_addr,
-                    workspace: pane.workspace_id,
-                    tab: pane.tab_id,
+                    workspace: pane.workspace_id.clone(),
+                    tab: pane.tab_id.clone(),
                     pid: 0,
                 },
             ));
@@ -184,7 +184,7 @@ impl Supervisor {
         let projection = self.events.projection();
         Snapshot::new(
             seq,
-            projection.workspaces(),
+            projection.shared_workspaces(),
             projection.all_tabs(),
             projection.all_panes(),
         )
