@@ -10,7 +10,8 @@
 //!     snapshot.json.1    the one before it
 //!     snapshot.corrupt-<UTC>      one that could not be parsed, moved aside
 //!     snapshot.unsupported-<UTC>  one of an unknown version, moved aside
-//!     history/<pane>.tail         each pane's last 64 KiB of lines (0600)
+//!     history/<pane>.tail         each pane's last 64 KiB of lines (0600),
+//!                                 appended to between rewrites (tail_format.rs)
 //! ```
 
 use serde::{Deserialize, Serialize};
@@ -20,12 +21,15 @@ use signaltty_protocol::{PROTOCOL, Seq, Timestamp};
 use std::sync::Arc;
 
 mod file;
+mod tail_format;
+#[cfg(test)]
+mod tail_tests;
 mod tails;
 #[cfg(test)]
 mod tests;
 
-pub use file::{LoadProblem, Loaded, load, save};
-pub use tails::{MAX_TAIL_BYTES, read_tail, tail_of, tail_path};
+pub use file::{LoadProblem, Loaded, SaveReport, load, save};
+pub use tails::{COMPACT_AT, MAX_TAIL_BYTES, TailFiles, TailReport, read_tail, tail_of, tail_path};
 
 /// The snapshot format this server writes and reads.
 pub const SNAPSHOT_VERSION: u32 = 1;
