@@ -211,11 +211,15 @@ pub(super) fn write_tails(
     let TailFiles { files, scratch } = files;
     let mut first_error: Option<io::Error> = None;
     let mut renamed = false;
-    for (pane, slot) in panes {
-        // A pane not built yet has nothing to say; its file stays.
-        let Some((source, built)) = slot.get() else {
-            continue;
-        };
+    // A pane not built yet has nothing to say; its file stays. One whose
+    // ring is locked just now (its thread may have been preempted in a
+    // reconcile on a busy machine) is visited after the others rather than
+    // waited for first.
+    let (free, busy): (Vec<_>, Vec<_>) = panes
+        .iter()
+        .filter_map(|(pane, slot)| slot.get().map(|(source, built)| (pane, source, built)))
+        .partition(|(_, source, _)| !source.busy());
+    for (pane, source, built) in free.into_iter().chain(busy) {
         let known = match files.get(pane) {
             None => None,
             Some(Known::Restored) => Some((built, None)),

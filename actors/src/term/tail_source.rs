@@ -48,6 +48,13 @@ impl TailSource {
         let ring = self.0.lock();
         read(&RingView { ring: &ring })
     }
+
+    /// Whether the pane holds the lock right now (it is reconciling, or was
+    /// preempted while it did): a reader may come back to it later rather
+    /// than wait.
+    pub fn busy(&self) -> bool {
+        self.0.is_locked()
+    }
 }
 
 /// Where a pane leaves its terminal's [`TailSource`] once the terminal is
