@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# 200 panes in 20 workspaces, each with ~full 64 KiB tails; snapshot timing; restart timing.
+# 200 panes in 20 workspaces, each with ~full 64 KiB tails; snapshot timing (the first ones,
+# then a steady state of a few new lines per flush); restart timing.
 set -euo pipefail
 B=${B:-target/release/signaltty}
 . "$(dirname "$0")/common/bench.sh"
@@ -21,6 +22,19 @@ for w in range(20):
 print("200 panes spawned")
 PY
 sleep 6; $B pane list bench-0 >/dev/null; sleep 4.5
+# Steady state: 20 panes each echo a line and one pane is renamed, per flush.
+python3 - <<'PY'
+import base64, time
+from client import call
+panes = [p["id"] for w in call("workspace.list", {})["result"]["workspaces"]
+         for p in call("workspace.get", {"workspace_id": w["id"]})["result"]["panes"]]
+for i in range(3):
+    line = base64.b64encode(f"line {i} of the steady state\n".encode()).decode()
+    for p in panes[20 * i:20 * i + 20]:
+        call("pane.input", {"pane_id": p, "data_b64": line})
+    call("pane.rename", {"pane_id": panes[i], "name": f"steady-{i}"})
+    time.sleep(2.5)
+PY
 grep -h "snapshot at seq" $R/log1
 du -sh $R/state/signaltty/history $R/state/signaltty/snapshot.json
 kill -TERM "$SERVER_PID"; sleep 1.5
