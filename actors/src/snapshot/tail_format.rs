@@ -190,14 +190,14 @@ struct Parsed<'a> {
 /// A payload, if it is well formed: `h` lines, one `=` line, `s` lines,
 /// each ended by a newline.
 fn parse_payload(payload: &[u8]) -> Option<Parsed<'_>> {
+    // A NUL is never in a ring line: a block a crash left zeroed.
+    if memchr::memchr(0, payload).is_some() {
+        return None;
+    }
     let text = std::str::from_utf8(payload).ok()?;
     let body = text.strip_suffix('\n')?;
     let (mut history, mut screen, mut shown) = (Vec::new(), Vec::new(), None);
     for line in body.split('\n') {
-        // A NUL is never in a ring line: a block a crash left zeroed.
-        if line.contains('\0') {
-            return None;
-        }
         match (line.as_bytes().first(), shown) {
             (Some(b'h'), None) => history.push(&line[1..]),
             (Some(b'='), None) => {
