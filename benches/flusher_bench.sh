@@ -7,7 +7,7 @@ SECS=${SECS:-60}
 . "$(dirname "$0")/common/bench.sh"
 bench_dirs fb
 start_server $R/log
-PID=$(pgrep -f "$B server" | head -1)
+PID=$SERVER_PID
 python3 - "$SECS" "$PID" "$R" <<'PY'
 import os, sys, time
 secs, pid, root = int(sys.argv[1]), sys.argv[2], sys.argv[3]

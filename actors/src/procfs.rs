@@ -1,5 +1,6 @@
 //! What the server reads from `/proc` about processes (spec/pty-terminal.md
-//! §10, §11). Blocking file reads: callers run them off the actors' threads.
+//! §10, §11), and about its own threads' scheduling (for the snapshot's
+//! timings). Blocking file reads: callers run them off the actors' threads.
 
 use crate::pty::reap::parse_stat;
 use signaltty_protocol::PaneId;
@@ -217,6 +218,39 @@ pub fn pane_of_process(pid: u32, panes: &HashMap<u32, PaneId>) -> Option<PaneId>
         }
     }
     None
+}
+
+/// The calling thread's time on a CPU and time runnable but waiting for one
+/// (`/proc/thread-self/schedstat`), to tell a slow piece of work from a
+/// starved one. Zero where it cannot be read.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct ThreadTimes {
+    /// Time on a CPU.
+    pub on_cpu: std::time::Duration,
+    /// Time runnable, waiting for a CPU.
+    pub waiting: std::time::Duration,
+}
+
+impl ThreadTimes {
+    /// The calling thread's totals so far.
+    pub fn now() -> ThreadTimes {
+        let text = std::fs::read_to_string("/proc/thread-self/schedstat").unwrap_or_default();
+        let mut ns = text
+            .split_whitespace()
+            .map(|v| std::time::Duration::from_nanos(v.parse().unwrap_or(0)));
+        ThreadTimes {
+            on_cpu: ns.next().unwrap_or_default(),
+            waiting: ns.next().unwrap_or_default(),
+        }
+    }
+
+    /// The times from `earlier` to these.
+    pub fn since(self, earlier: ThreadTimes) -> ThreadTimes {
+        ThreadTimes {
+            on_cpu: self.on_cpu.saturating_sub(earlier.on_cpu),
+            waiting: self.waiting.saturating_sub(earlier.waiting),
+        }
+    }
 }
 
 #[cfg(test)]

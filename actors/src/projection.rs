@@ -2,6 +2,12 @@
 //! `server.status`) answers from. It changes only by applying published events in
 //! seq order, so it is always "the state at seq N", and replaying the journal
 //! rebuilds it.
+//!
+//! Workspaces, tabs and panes are held behind `Arc`: a snapshot copies
+//! pointers (spec/persistence.md §6.2 "under one store read") in a few
+//! microseconds, whatever the objects hold; an event replaces an object
+//! whole, and the few changes made in place copy it first only while a
+//! snapshot still holds the old one (`Arc::make_mut`).
 
 use crate::layout;
 use crate::state::Progress;
@@ -10,6 +16,7 @@ use signaltty_protocol::state::{AttentionItem, Notification};
 use signaltty_protocol::workspace::{Layout, Tab, Workspace};
 use signaltty_protocol::{Event, PaneId, Seq, TabId, WorkspaceId};
 use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
 
 /// How many notifications the server keeps (spec/data-model.md §7).
 pub const KEPT_NOTIFICATIONS: usize = 200;
@@ -18,11 +25,11 @@ pub const KEPT_NOTIFICATIONS: usize = 200;
 #[derive(Debug, Default)]
 pub struct Projection {
     seq: Seq,
-    workspaces: HashMap<WorkspaceId, Workspace>,
+    workspaces: HashMap<WorkspaceId, Arc<Workspace>>,
     /// Workspace ids in creation order.
     order: Vec<WorkspaceId>,
-    tabs: HashMap<TabId, Tab>,
-    panes: HashMap<PaneId, Pane>,
+    tabs: HashMap<TabId, Arc<Tab>>,
+    panes: HashMap<PaneId, Arc<Pane>>,
     /// The progress record of each pane's process (spec/lifecycle.md §8.1).
     progress: HashMap<PaneId, Progress>,
     /// The newest notifications, oldest first (at most `KEPT_NOTIFICATIONS`).
@@ -50,9 +57,9 @@ impl Projection {
     /// spec/persistence.md §8.1); the journal's later events are applied on top.
     pub fn restored(
         seq: Seq,
-        workspaces: Vec<Workspace>,
-        tabs: Vec<Tab>,
-        panes: Vec<Pane>,
+        workspaces: Vec<Arc<Workspace>>,
+        tabs: Vec<Arc<Tab>>,
+        panes: Vec<Arc<Pane>>,
     ) -> Projection {
         let mut p = Projection::new(seq);
         for w in workspaces {
@@ -82,6 +89,7 @@ impl Projection {
         self.seq = self.seq.max(head);
         self.progress.clear();
         for (id, pane) in &mut self.panes {
+            let pane = Arc::make_mut(pane);
             tombstone(pane);
             let instance = format!("{}-restored-{}", self.instance_prefix, self.seq.0);
             self.progress
@@ -95,8 +103,7 @@ impl Projection {
         kind: signaltty_protocol::pane::AgentKind,
         session: &str,
     ) -> Vec<&Pane> {
-        self.panes
-            .values()
+        self.panes()
             .filter(|p| {
                 p.agent.kind == kind && p.agent.agent_session_id.as_deref() == Some(session)
             })
@@ -112,14 +119,29 @@ impl Projection {
             .count()
     }
 
-    /// Every tab, in no particular order (for the snapshot).
-    pub fn all_tabs(&self) -> Vec<Tab> {
+    /// Every workspace in creation order, shared (for the snapshot: no
+    /// object is copied).
+    pub fn shared_workspaces(&self) -> Vec<Arc<Workspace>> {
+        self.order
+            .iter()
+            .filter_map(|id| self.workspaces.get(id))
+            .cloned()
+            .collect()
+    }
+
+    /// Every tab, in no particular order, shared (for the snapshot).
+    pub fn all_tabs(&self) -> Vec<Arc<Tab>> {
         self.tabs.values().cloned().collect()
     }
 
-    /// Every pane, in no particular order (for the snapshot).
-    pub fn all_panes(&self) -> Vec<Pane> {
+    /// Every pane, in no particular order, shared (for the snapshot).
+    pub fn all_panes(&self) -> Vec<Arc<Pane>> {
         self.panes.values().cloned().collect()
+    }
+
+    /// Every pane, in no particular order.
+    pub fn panes(&self) -> impl Iterator<Item = &Pane> {
+        self.panes.values().map(Arc::as_ref)
     }
 
     /// Applies one published event, taking ownership so objects move in uncopied.
@@ -131,18 +153,19 @@ impl Projection {
                 if !self.workspaces.contains_key(&workspace.id) {
                     self.order.push(workspace.id.clone());
                 }
-                self.workspaces.insert(workspace.id.clone(), workspace);
+                self.workspaces
+                    .insert(workspace.id.clone(), Arc::new(workspace));
                 return;
             },
             Event::TabUpdated { tab } => {
-                self.tabs.insert(tab.id.clone(), tab);
+                self.tabs.insert(tab.id.clone(), Arc::new(tab));
                 return;
             },
             Event::PaneUpdated { pane, .. } | Event::PaneResized { pane } => {
                 if let Some(progress) = self.progress.get_mut(&pane.id) {
                     progress.session(pane.agent.agent_session_id.as_deref());
                 }
-                self.panes.insert(pane.id.clone(), pane);
+                self.panes.insert(pane.id.clone(), Arc::new(pane));
                 return;
             },
             _ => {},
@@ -171,8 +194,8 @@ impl Projection {
                     _ => {},
                 }
             }
-            if self.panes.contains_key(&id) {
-                self.panes.insert(id, pane.clone());
+            if let Some(stored) = self.panes.get_mut(&id) {
+                *stored = Arc::new(pane.clone());
             }
             return;
         }
@@ -194,18 +217,25 @@ impl Projection {
             Event::TabCreated { tab } => {
                 // The workspace's tab list and active tab change without a
                 // `workspace.updated` (spec/ipc.md §8.4); the projection follows.
-                if let Some(w) = self.workspaces.get_mut(&tab.workspace_id) {
+                if let Some(w) = self
+                    .workspaces
+                    .get_mut(&tab.workspace_id)
+                    .map(Arc::make_mut)
+                {
                     w.tabs.push(tab.id.clone());
                     w.active_tab_id = Some(tab.id.clone());
                 }
-                self.tabs.insert(tab.id.clone(), tab.clone());
+                self.tabs.insert(tab.id.clone(), Arc::new(tab.clone()));
             },
             Event::TabClosed { tab_id } => {
                 self.panes.retain(|_, p| p.tab_id != *tab_id);
                 let panes = &self.panes;
                 self.progress.retain(|id, _| panes.contains_key(id));
                 if let Some(tab) = self.tabs.remove(tab_id)
-                    && let Some(w) = self.workspaces.get_mut(&tab.workspace_id)
+                    && let Some(w) = self
+                        .workspaces
+                        .get_mut(&tab.workspace_id)
+                        .map(Arc::make_mut)
                 {
                     w.tabs.retain(|id| id != tab_id);
                     if w.active_tab_id.as_ref() == Some(tab_id) {
@@ -218,7 +248,7 @@ impl Projection {
                 // already arrived as `tab.updated` with the new layout. A resumed
                 // pane keeps its place; only its process (and record) is new.
                 if resumed.is_none()
-                    && let Some(tab) = self.tabs.get_mut(&pane.tab_id)
+                    && let Some(tab) = self.tabs.get_mut(&pane.tab_id).map(Arc::make_mut)
                 {
                     if tab.layout.is_none() {
                         tab.layout = Some(Layout::Pane {
@@ -230,13 +260,13 @@ impl Projection {
                 let instance = format!("{}-{}", self.instance_prefix, seq.0);
                 self.progress
                     .insert(pane.id.clone(), Progress::start(instance, seq.0, pane));
-                self.panes.insert(pane.id.clone(), pane.clone());
+                self.panes.insert(pane.id.clone(), Arc::new(pane.clone()));
             },
             Event::PaneExited { pane_id, code } => {
                 if let Some(progress) = self.progress.get_mut(pane_id) {
                     progress.exited(seq.0);
                 }
-                if let Some(p) = self.panes.get_mut(pane_id) {
+                if let Some(p) = self.panes.get_mut(pane_id).map(Arc::make_mut) {
                     p.live = LiveState::Exited { code: *code };
                     p.restore_state = RestoreState::Exited;
                 }
@@ -246,7 +276,7 @@ impl Projection {
                 // `tab.updated` (spec/pty-terminal.md §9).
                 self.progress.remove(pane_id);
                 if let Some(p) = self.panes.remove(pane_id)
-                    && let Some(tab) = self.tabs.get_mut(&p.tab_id)
+                    && let Some(tab) = self.tabs.get_mut(&p.tab_id).map(Arc::make_mut)
                 {
                     tab.layout = tab.layout.take().and_then(|l| layout::remove(l, pane_id));
                     if tab.active_pane_id.as_ref() == Some(pane_id) {
@@ -303,13 +333,13 @@ impl Projection {
         self.order
             .iter()
             .filter_map(|id| self.workspaces.get(id))
-            .cloned()
+            .map(|w| Workspace::clone(w))
             .collect()
     }
 
     /// One workspace.
     pub fn workspace(&self, id: &WorkspaceId) -> Option<&Workspace> {
-        self.workspaces.get(id)
+        self.workspaces.get(id).map(Arc::as_ref)
     }
 
     /// Number of workspaces.
@@ -324,14 +354,12 @@ impl Projection {
 
     /// One pane.
     pub fn pane(&self, id: &PaneId) -> Option<&Pane> {
-        self.panes.get(id)
+        self.panes.get(id).map(Arc::as_ref)
     }
 
     /// The pane holding a name.
     pub fn pane_by_name(&self, name: &str) -> Option<&Pane> {
-        self.panes
-            .values()
-            .find(|p| p.name.as_deref() == Some(name))
+        self.panes().find(|p| p.name.as_deref() == Some(name))
     }
 
     /// The progress record of a pane's process.
@@ -343,8 +371,7 @@ impl Projection {
     /// highest severity, then most recent activity (spec/ipc.md §8.9).
     pub fn attention_ranked(&self) -> Vec<&Pane> {
         let mut panes: Vec<&Pane> = self
-            .panes
-            .values()
+            .panes()
             .filter(|p| p.attention != Attention::None)
             .collect();
         panes.sort_by(|a, b| {
@@ -392,7 +419,7 @@ impl Projection {
             .iter()
             .filter_map(|t| t.layout.as_ref())
             .flat_map(layout::leaves)
-            .filter_map(|id| self.panes.get(&id).cloned())
+            .filter_map(|id| self.panes.get(&id).map(|p| Pane::clone(p)))
             .collect()
     }
 
@@ -402,7 +429,7 @@ impl Projection {
             .tabs
             .iter()
             .filter_map(|id| self.tabs.get(id))
-            .cloned()
+            .map(|t| Tab::clone(t))
             .collect()
     }
 }
@@ -488,5 +515,51 @@ mod tests {
         assert_eq!(kept.len(), KEPT_NOTIFICATIONS);
         assert_eq!(kept.first().map(String::as_str), Some("notif_60"));
         assert_eq!(kept.last().map(String::as_str), Some("notif_259"));
+    }
+
+    #[test]
+    fn a_snapshot_taken_before_a_change_keeps_the_objects_as_they_were() {
+        let mut pane = crate::state::tests::pane(signaltty_protocol::pane::AgentKind::Claude);
+        pane.live = LiveState::Live;
+        let mut p = Projection::new(Seq(0));
+        p.apply(
+            Seq(1),
+            Event::WorkspaceCreated {
+                workspace: ws(pane.workspace_id.as_str(), "a"),
+            },
+        );
+        p.apply(
+            Seq(2),
+            Event::PaneCreated {
+                pane: pane.clone(),
+                resumed: None,
+            },
+        );
+        let (workspaces, panes) = (p.shared_workspaces(), p.all_panes());
+        // Changed in place in the projection: copied first, the snapshot's
+        // objects stay as they were.
+        p.apply(
+            Seq(3),
+            Event::PaneExited {
+                pane_id: pane.id.clone(),
+                code: Some(0),
+            },
+        );
+        let tab = Tab {
+            id: TabId("tab_new".into()),
+            workspace_id: pane.workspace_id.clone(),
+            title: "new".into(),
+            layout: None,
+            active_pane_id: None,
+            created_at: Timestamp::from_unix_millis(0),
+        };
+        p.apply(Seq(4), Event::TabCreated { tab });
+        assert_eq!(panes[0].live, LiveState::Live);
+        assert_eq!(
+            p.pane(&pane.id).map(|p| p.live),
+            Some(LiveState::Exited { code: Some(0) })
+        );
+        assert!(workspaces[0].tabs.is_empty());
+        assert_eq!(p.workspaces()[0].tabs, vec![TabId("tab_new".into())]);
     }
 }

@@ -111,7 +111,7 @@ pub fn restore(state_dir: &Path, disk: &DiskHistory, head: Seq) -> Restored {
     let tails = projection
         .all_panes()
         .into_iter()
-        .filter_map(|p| snapshot::read_tail(state_dir, &p.id).map(|t| (p.id, t)))
+        .filter_map(|p| snapshot::read_tail(state_dir, &p.id).map(|t| (p.id.clone(), t)))
         .collect();
     Restored {
         projection,

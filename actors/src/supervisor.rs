@@ -29,6 +29,7 @@ use crate::registry::{Launches, ServerRegistry};
 use crate::restore::{RestoreReport, Restored};
 use crate::router::{Cx, Host};
 use crate::sequencer::{Sequencer, TurnStart};
+use crate::snapshot::TailFiles;
 use crate::turns::{TurnBaseline, TurnBaselines};
 use actix::prelude::*;
 use signaltty_protocol::pane::LiveState;
@@ -167,8 +168,8 @@ impl Supervisor {
         }
         self.snapshots.taken_at = restored.report.snapshot_seq;
         // A restored pane's tail on disk is what it shows: nothing to rewrite
-        // until it has output of its own (its offset starts at 0).
-        self.snapshots.tails_at = restored.tails.keys().map(|id| (id.clone(), 0)).collect();
+        // until its screen changes.
+        *self.snapshots.tails.lock() = TailFiles::restored(restored.tails.keys().cloned());
         self.restored = Some(restored);
         self
     }

@@ -8,9 +8,12 @@ bench_dirs() {
   export PYTHONPATH="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)${PYTHONPATH:+:$PYTHONPATH}"
 }
 
-# Starts "$B server" logging to $1 and waits until it answers.
+# Starts "$B server" logging to $1 and waits until it answers; its pid is
+# left in $SERVER_PID (stop it by that, never by a name pattern: another
+# checkout's server may match).
 start_server() {
   "$B" server > "$1" 2>&1 &
+  SERVER_PID=$!
   for _ in $(seq 200); do "$B" status >/dev/null 2>&1 && return 0; sleep 0.05; done
   echo "the server did not answer; its log:" >&2; cat "$1" >&2; return 1
 }

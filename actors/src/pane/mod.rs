@@ -178,17 +178,6 @@ pub struct SetTab {
     pub tab_id: signaltty_protocol::TabId,
 }
 
-/// Replies with the pane's tail for the snapshot (spec/persistence.md §6.4):
-/// its newest ring lines, at most 64 KiB, oldest first, with the output
-/// offset it is taken at — or nothing when the offset is still `saved_at`
-/// (the tail on disk is current).
-#[derive(Debug, Message)]
-#[rtype(result = "Option<(signaltty_protocol::PaneId, u64, String)>")]
-pub struct ReadTail {
-    /// The output offset of the tail already saved, if any.
-    pub saved_at: Option<u64>,
-}
-
 /// Whether the pane's process still runs.
 #[derive(Debug, Message)]
 #[rtype(result = "bool")]
@@ -315,6 +304,13 @@ impl Pane {
             route: None,
             timers: HashMap::new(),
         }
+    }
+
+    /// Leaves this pane's ring in `slot`, where the snapshot writer reads its
+    /// tail (spec/persistence.md §6.4) without a message to the pane.
+    pub fn with_tail_slot(self, slot: &crate::term::TailSlot) -> Pane {
+        slot.fill(self.term.tail_source());
+        self
     }
 
     /// The pane object.
@@ -484,22 +480,6 @@ impl Handler<ChildExited> for Pane {
                 act.maybe_report_exit(true, ctx)
             });
         }
-    }
-}
-
-impl Handler<ReadTail> for Pane {
-    type Result = MessageResult<ReadTail>;
-
-    fn handle(&mut self, msg: ReadTail, _ctx: &mut Self::Context) -> Self::Result {
-        if msg.saved_at == Some(self.output_offset) {
-            return MessageResult(None);
-        }
-        let tail = self.term.tail(crate::term::RING_LINES);
-        MessageResult(Some((
-            self.state().id.clone(),
-            self.output_offset,
-            crate::snapshot::tail_of(tail.text.lines()),
-        )))
     }
 }
 

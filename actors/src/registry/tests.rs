@@ -28,6 +28,7 @@ fn entry(n: u128, workspace: &WorkspaceId, t: &TabId) -> PaneEntry<u32> {
         workspace: workspace.clone(),
         tab: t.clone(),
         pid: 1000 + n as u32,
+        tail: Default::default(),
     }
 }
 

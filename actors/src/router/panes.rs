@@ -217,6 +217,7 @@ fn launch<H: Host>(cx: &mut Cx<'_>, prepared: Prepared, ctx: &mut Context<H>) ->
     let config_env = pane.agent.config_env.clone().unwrap_or_default();
     with_integration(cx, spec, config_env, move |cx, spec, integration| {
         let arbiter = cx.arbiters.next_arbiter();
+        let tail = crate::term::TailSlot::default();
         let sent = addr.send(SpawnPane {
             pane,
             tab,
@@ -225,6 +226,7 @@ fn launch<H: Host>(cx: &mut Cx<'_>, prepared: Prepared, ctx: &mut Context<H>) ->
             pty_out,
             split,
             config: cx.config.clone(),
+            tail: tail.clone(),
         });
         Box::pin(sent.on_host::<H>().map(move |r, act, _| {
             let placed = r.map_err(Error::from).and_then(|inner| inner);
@@ -239,6 +241,7 @@ fn launch<H: Host>(cx: &mut Cx<'_>, prepared: Prepared, ctx: &mut Context<H>) ->
                     workspace: workspace.clone(),
                     tab: pane.tab_id.clone(),
                     pid,
+                    tail,
                 });
                 PaneLaunchResult { pane, integration }
             }))

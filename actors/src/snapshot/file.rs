@@ -2,16 +2,18 @@
 //! generations kept by rename, and a file that cannot be used moved aside
 //! under a new name, never overwritten or deleted.
 
-use super::tails::write_tails;
+use super::tails::{TailFiles, TailReport, write_tails};
 use super::{SNAPSHOT_VERSION, Snapshot};
 use crate::journal::durable::sync_dir;
+use crate::procfs::ThreadTimes;
+use crate::term::TailSlot;
 use serde::Deserialize;
 use signaltty_protocol::{PaneId, Timestamp};
 use std::fs::{self, DirBuilder, File, OpenOptions, Permissions};
 use std::io::{self, Write};
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
-use std::time::SystemTime;
+use std::time::{Duration, Instant, SystemTime};
 
 /// The newest generation.
 pub(super) const CURRENT: &str = "snapshot.json";
@@ -148,10 +150,24 @@ pub(super) fn utc_basic(t: SystemTime) -> String {
         .collect()
 }
 
-/// Saves the panes' tails, then `snapshot`, keeping the previous snapshot as
-/// `snapshot.json.1` (spec/persistence.md §6.2). Blocking: run it on a
-/// blocking thread. Creates the state dir and `history/` (0700) if missing;
-/// every file is 0600.
+/// What a save did, and where its time went.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct SaveReport {
+    /// The tails.
+    pub tails: TailReport,
+    /// Reading the rings and writing the tails.
+    pub tails_took: Duration,
+    /// Writing `snapshot.json`.
+    pub snapshot_took: Duration,
+    /// The saving thread's time on a CPU and waiting for one, meanwhile.
+    pub thread: ThreadTimes,
+}
+
+/// Brings the panes' tails up to date (`panes`: the registered panes and
+/// their rings, `tails`: what this run wrote before), then saves `snapshot`,
+/// keeping the previous snapshot as `snapshot.json.1` (spec/persistence.md
+/// §6.2). Blocking: run it on a blocking thread. Creates the state dir and
+/// `history/` (0700) if missing; every file is 0600.
 ///
 /// Stronger than §6.2 on purpose: the spec does not fsync a snapshot, but a
 /// snapshot renamed into place before its data reaches the disk can be empty
@@ -161,11 +177,25 @@ pub(super) fn utc_basic(t: SystemTime) -> String {
 /// A failing tail does not stop the snapshot (tails are best-effort
 /// context). The first error is returned; the caller logs it and keeps
 /// running, and `snapshot.json` is left as it was or replaced whole.
-pub fn save(state_dir: &Path, snapshot: &Snapshot, tails: &[(PaneId, String)]) -> io::Result<()> {
+pub fn save(
+    state_dir: &Path,
+    snapshot: &Snapshot,
+    tails: &mut TailFiles,
+    panes: &[(PaneId, TailSlot)],
+) -> io::Result<SaveReport> {
     ensure_dir(state_dir)?;
-    let tails_written = write_tails(state_dir, snapshot, tails);
+    let times = ThreadTimes::now();
+    let started = Instant::now();
+    let (report, tails_written) = write_tails(state_dir, snapshot, tails, panes);
+    let tails_took = started.elapsed();
     save_snapshot(state_dir, snapshot)?;
-    tails_written
+    tails_written?;
+    Ok(SaveReport {
+        tails: report,
+        tails_took,
+        snapshot_took: started.elapsed() - tails_took,
+        thread: ThreadTimes::now().since(times),
+    })
 }
 
 /// Writes `snapshot.tmp` and rotates it in.

@@ -10,7 +10,8 @@
 //!     snapshot.json.1    the one before it
 //!     snapshot.corrupt-<UTC>      one that could not be parsed, moved aside
 //!     snapshot.unsupported-<UTC>  one of an unknown version, moved aside
-//!     history/<pane>.tail         each pane's last 64 KiB of lines (0600)
+//!     history/<pane>.tail         each pane's last 64 KiB of lines (0600),
+//!                                 appended to between rewrites (tail_format.rs)
 //! ```
 
 use serde::{Deserialize, Serialize};
@@ -18,21 +19,26 @@ use signaltty_protocol::pane::Pane;
 use signaltty_protocol::state::Notification;
 use signaltty_protocol::workspace::{Tab, Workspace};
 use signaltty_protocol::{PROTOCOL, Seq, Timestamp};
+use std::sync::Arc;
 
 mod file;
+mod tail_format;
+#[cfg(test)]
+mod tail_tests;
 mod tails;
 #[cfg(test)]
 mod tests;
 
-pub use file::{LoadProblem, Loaded, load, save};
-pub use tails::{MAX_TAIL_BYTES, read_tail, tail_of, tail_path};
+pub use file::{LoadProblem, Loaded, SaveReport, load, save};
+pub use tails::{COMPACT_AT, MAX_TAIL_BYTES, TailFiles, TailReport, read_tail, tail_of, tail_path};
 
 /// The snapshot format this server writes and reads.
 pub const SNAPSHOT_VERSION: u32 = 1;
 
 /// The snapshot's content (version 1). Every field but `version` is
 /// defaulted, so an older or smaller snapshot still loads; unknown fields are
-/// ignored.
+/// ignored. The objects are the projection's own, shared (`Arc`, written as
+/// the object itself): taking a snapshot copies pointers, not objects.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Snapshot {
     /// The format version.
@@ -49,13 +55,13 @@ pub struct Snapshot {
     pub seq: Seq,
     /// The workspaces (data-model.md §3), in creation order.
     #[serde(default)]
-    pub workspaces: Vec<Workspace>,
+    pub workspaces: Vec<Arc<Workspace>>,
     /// Every tab with its layout (data-model.md §4).
     #[serde(default)]
-    pub tabs: Vec<Tab>,
+    pub tabs: Vec<Arc<Tab>>,
     /// Every pane (data-model.md §5), tombstones included.
     #[serde(default)]
-    pub panes: Vec<Pane>,
+    pub panes: Vec<Arc<Pane>>,
     /// The newest 200 notifications (data-model.md §7), oldest first.
     #[serde(default)]
     pub notifications: Vec<Notification>,
@@ -67,7 +73,12 @@ fn epoch() -> Timestamp {
 
 impl Snapshot {
     /// A snapshot of the given state at `seq`, taken now.
-    pub fn new(seq: Seq, workspaces: Vec<Workspace>, tabs: Vec<Tab>, panes: Vec<Pane>) -> Snapshot {
+    pub fn new(
+        seq: Seq,
+        workspaces: Vec<Arc<Workspace>>,
+        tabs: Vec<Arc<Tab>>,
+        panes: Vec<Arc<Pane>>,
+    ) -> Snapshot {
         Snapshot {
             version: SNAPSHOT_VERSION,
             saved_at: Timestamp::now(),

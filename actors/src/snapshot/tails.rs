@@ -1,18 +1,40 @@
 //! Scrollback tails (`history/<pane>.tail`, spec/persistence.md §6.4): the
 //! last 64 KiB of each pane's lines, written beside the snapshot so a restored
 //! pane shows some context. Best effort: a tail is never needed to restore.
+//!
+//! Each save reads every pane's ring directly ([`TailSource`], no message to
+//! the pane) and writes only what changed since the last save: the lines new
+//! since then and the screen, appended as one record (`tail_format.rs`); a
+//! file is rewritten whole (temp file, rename) the first time this run writes
+//! it, when the history was cleared, or when it would grow past
+//! [`COMPACT_AT`].
+//!
+//! ```text
+//!   save N:    ring ── mark unchanged? ──► nothing
+//!                   └─ new lines + screen ≤ room left ──► append a record
+//!                   └─ otherwise ──► whole file: its newest 64 KiB of
+//!                                    history, the screen (temp + rename)
+//! ```
 
 use super::Snapshot;
 use super::file::ensure_dir;
+use super::tail_format::{self, Decoded, Record};
 use crate::journal::durable::sync_dir;
+use crate::term::{RingView, TailMark, TailSlot, TailSource};
 use signaltty_protocol::PaneId;
-use std::collections::HashSet;
-use std::fs;
-use std::io;
+use std::collections::{HashMap, HashSet};
+use std::fs::{self, OpenOptions};
+use std::io::{self, Write};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
 
 /// The most bytes of a tail (each line counted with its newline).
 pub const MAX_TAIL_BYTES: usize = 65_536;
+
+/// A tail file that an append would make longer than this is rewritten
+/// whole instead: a file holds at most about two tails' worth.
+pub const COMPACT_AT: usize = 2 * MAX_TAIL_BYTES;
 
 /// The directory of the tails, inside the state dir.
 pub(super) const HISTORY_DIR: &str = "history";
@@ -75,68 +97,392 @@ fn safe_id(pane: &PaneId) -> String {
 }
 
 /// A pane's saved tail, if there is one: `None` when the file (or `history/`)
-/// is missing or cannot be read as UTF-8 text.
+/// is missing, holds no whole record, or (version 1) is not text: not UTF-8,
+/// or with a NUL (never in a ring line: blocks a power loss left zeroed).
 pub fn read_tail(state_dir: &Path, pane: &PaneId) -> Option<String> {
-    fs::read_to_string(tail_path(state_dir, pane)).ok()
+    let bytes = fs::read(tail_path(state_dir, pane)).ok()?;
+    match tail_format::decode(&bytes) {
+        Some(decoded) if decoded.records == 0 => None,
+        Some(decoded) => Some(text_of(&decoded)),
+        None if memchr::memchr(0, &bytes).is_some() => None,
+        None => String::from_utf8(bytes).ok(),
+    }
 }
 
-/// Writes every non-empty tail (temp file, fsync, rename), removes the file of
-/// an empty one, and prunes the tails of panes that are neither in `tails` nor
-/// in `snapshot.panes`. Keeps going past a failing pane so one bad file does
-/// not cost the others, and returns the first error.
+/// The tail a decoded file holds: what [`tail_of`] made of the ring's lines
+/// when the last record was written.
+fn text_of(decoded: &Decoded<'_>) -> String {
+    let history: &[&str] = if decoded.alt { &[] } else { &decoded.history };
+    tail_of(history.iter().chain(&decoded.screen).copied())
+}
+
+/// What this run knows of each pane's tail file, so that a save writes only
+/// what changed. Saves take it in turn (the caller holds it locked).
+#[derive(Debug, Default)]
+pub struct TailFiles {
+    files: HashMap<PaneId, Known>,
+    /// The buffer every record is built in, one pane after the other.
+    scratch: Vec<u8>,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Known {
+    /// Restored at start: the file holds what the pane's ring had when it
+    /// was built (the mark in its [`TailSlot`]). Rewritten whole on change.
+    Restored,
+    /// The file holds the ring as of `mark`. `len` is its length when this
+    /// run last wrote it, and only then may a record be appended.
+    At { mark: TailMark, len: Option<u64> },
+}
+
+impl TailFiles {
+    /// After a restore: the tails on disk of these panes are what their
+    /// rebuilt screens show.
+    pub fn restored(panes: impl IntoIterator<Item = PaneId>) -> TailFiles {
+        TailFiles {
+            files: panes.into_iter().map(|id| (id, Known::Restored)).collect(),
+            scratch: Vec::new(),
+        }
+    }
+}
+
+/// What one save did with the tails.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct TailReport {
+    /// Files written whole.
+    pub whole: usize,
+    /// Files appended to.
+    pub appended: usize,
+    /// Files removed (an empty tail, or a pane that is gone).
+    pub removed: usize,
+    /// Bytes written.
+    pub bytes: u64,
+    /// Time spent reading the rings (their locks held).
+    pub read: Duration,
+}
+
+impl TailReport {
+    /// Files written or appended to.
+    pub fn changed(&self) -> usize {
+        self.whole + self.appended
+    }
+}
+
+/// How a tail is to be brought up to date.
+enum Export<'a> {
+    Unchanged,
+    /// A record of what is new, to append.
+    Append(Record<'a>),
+    Rewrite(Rewrite<'a>),
+}
+
+/// A tail file written anew.
+enum Rewrite<'a> {
+    /// The tail has no line: its file goes.
+    Empty,
+    /// A file of one record.
+    Whole(Record<'a>),
+}
+
+/// What [`update`] did to a file.
+struct Updated {
+    mark: TailMark,
+    /// The file's length, when a record may be appended to it.
+    len: Option<u64>,
+    /// A directory entry changed (rename, removal).
+    entry: bool,
+}
+
+/// Brings every pane's tail file up to date (see the module header), then
+/// prunes the tails of panes that are neither in `panes` nor in
+/// `snapshot.panes`. Keeps going past a failing pane so one bad file does
+/// not cost the others, and returns the first error with the report.
 pub(super) fn write_tails(
     state_dir: &Path,
     snapshot: &Snapshot,
-    tails: &[(PaneId, String)],
-) -> io::Result<()> {
+    files: &mut TailFiles,
+    panes: &[(PaneId, TailSlot)],
+) -> (TailReport, io::Result<()>) {
+    let mut report = TailReport::default();
     let history = state_dir.join(HISTORY_DIR);
-    ensure_dir(&history)?;
+    if let Err(e) = ensure_dir(&history) {
+        return (report, Err(e));
+    }
+    let TailFiles { files, scratch } = files;
     let mut first_error: Option<io::Error> = None;
-    let mut note = |r: io::Result<()>| {
-        if let Err(e) = r {
-            first_error.get_or_insert(e);
-        }
-    };
-
-    for (pane, text) in tails {
+    let mut renamed = false;
+    // A pane not built yet has nothing to say; its file stays. One whose
+    // ring is locked just now (its thread may have been preempted in a
+    // reconcile on a busy machine) is visited after the others rather than
+    // waited for first.
+    let (free, busy): (Vec<_>, Vec<_>) = panes
+        .iter()
+        .filter_map(|(pane, slot)| slot.get().map(|(source, built)| (pane, source, built)))
+        .partition(|(_, source, _)| !source.busy());
+    for (pane, source, built) in free.into_iter().chain(busy) {
+        let known = match files.get(pane) {
+            None => None,
+            Some(Known::Restored) => Some((built, None)),
+            Some(Known::At { mark, len }) => Some((*mark, *len)),
+        };
         let path = tail_path(state_dir, pane);
-        if text.is_empty() {
-            note(remove_if_present(&path));
-        } else {
-            note(write_tail(&path, text));
+        match update(&path, source, known, scratch, &mut report) {
+            Ok(None) => {},
+            Ok(Some(Updated { mark, len, entry })) => {
+                renamed |= entry;
+                files.insert(pane.clone(), Known::At { mark, len });
+            },
+            Err(e) => {
+                // Whatever is on disk now, only a whole rewrite may follow.
+                if let Some(Known::At { len, .. }) = files.get_mut(pane) {
+                    *len = None;
+                }
+                first_error.get_or_insert(e);
+            },
         }
     }
 
-    // A pane in the snapshot without a tail this time (a restored tombstone,
-    // say) keeps the tail it had: it is still the newest context we have.
-    let keep: HashSet<String> = tails
+    // A pane in the snapshot without a source (not registered any more, or
+    // not yet) keeps the tail it had: it is still the newest context we have.
+    let keep: HashSet<&PaneId> = panes
         .iter()
-        .map(|(pane, _)| safe_id(pane))
-        .chain(snapshot.panes.iter().map(|p| safe_id(&p.id)))
+        .map(|(pane, _)| pane)
+        .chain(snapshot.panes.iter().map(|p| &p.id))
         .collect();
-    note(prune(&history, &keep));
+    files.retain(|pane, _| keep.contains(pane));
+    let keep: HashSet<String> = keep.into_iter().map(safe_id).collect();
+    match prune(&history, &keep) {
+        Ok(removed) => report.removed += removed,
+        Err(e) => {
+            first_error.get_or_insert(e);
+        },
+    }
 
     // Beyond the spec (no fsync there): one directory sync per save makes the
     // renames and removals above durable together, for the cost of one call.
-    note(sync_dir(&history));
-    first_error.map_or(Ok(()), Err)
+    // Appends change no directory entry.
+    if renamed || report.removed > 0 {
+        let synced = sync_dir(&history);
+        if let Err(e) = synced {
+            first_error.get_or_insert(e);
+        }
+    }
+    (report, first_error.map_or(Ok(()), Err))
+}
+
+/// Brings one tail file up to date from `source`, given what is known of it
+/// (`(mark, appendable length)`), building the bytes in `scratch`. `None`:
+/// it was current.
+fn update(
+    path: &Path,
+    source: &TailSource,
+    mut known: Option<(TailMark, Option<u64>)>,
+    scratch: &mut Vec<u8>,
+    report: &mut TailReport,
+) -> io::Result<Option<Updated>> {
+    // Twice at most: an append to a file that is not as this run left it
+    // becomes a whole rewrite.
+    loop {
+        let since = known.map(|(mark, _)| mark);
+        let len = known.and_then(|(_, len)| len);
+        let room =
+            len.map(|len| COMPACT_AT.saturating_sub(usize::try_from(len).unwrap_or(usize::MAX)));
+        let buf = &mut *scratch;
+        let (mark, exported) = timed(source, report, move |view| {
+            export(view, since.as_ref(), room, buf)
+        });
+        let rewrite = match exported {
+            Export::Unchanged => return Ok(None),
+            Export::Append(record) => {
+                let len = len.unwrap_or(0);
+                match append(path, len, record.framed())? {
+                    Some(new_len) => {
+                        report.appended += 1;
+                        report.bytes += new_len - len;
+                        return Ok(Some(Updated {
+                            mark,
+                            len: Some(new_len),
+                            entry: false,
+                        }));
+                    },
+                    None => {
+                        known = None;
+                        continue;
+                    },
+                }
+            },
+            Export::Rewrite(rewrite) => rewrite,
+        };
+        let len = match rewrite {
+            Rewrite::Empty => {
+                remove_if_present(path)?;
+                None
+            },
+            Rewrite::Whole(record) => {
+                let bytes = record.whole_file();
+                write_whole(path, bytes, since.is_none())?;
+                report.whole += 1;
+                report.bytes += bytes.len() as u64;
+                Some(bytes.len() as u64)
+            },
+        };
+        return Ok(Some(Updated {
+            mark,
+            len,
+            entry: true,
+        }));
+    }
+}
+
+/// Runs `read` on the ring of `source`, counting the time in `report`.
+fn timed<R>(
+    source: &TailSource,
+    report: &mut TailReport,
+    read: impl FnOnce(&RingView<'_>) -> R,
+) -> R {
+    let started = Instant::now();
+    let result = source.read(read);
+    report.read += started.elapsed();
+    result
+}
+
+/// What to write for a ring read now, after a file that holds it as of
+/// `since` (none: nothing known) and may grow by `room` bytes (none: it may
+/// not be appended to). Runs under the ring's lock: it only copies lines.
+fn export<'a>(
+    view: &RingView<'_>,
+    since: Option<&TailMark>,
+    room: Option<usize>,
+    buf: &'a mut Vec<u8>,
+) -> (TailMark, Export<'a>) {
+    let mark = view.mark();
+    if since == Some(&mark) {
+        return (mark, Export::Unchanged);
+    }
+    if let (Some(since), Some(room)) = (since, room)
+        && let Some(new) = view.history_since(since)
+        && readable(view) > 0
+    {
+        let held = view.history().len();
+        let cost = screen_cost(view)
+            + view
+                .history_from(held - new)
+                .map(|line| line.len() + 2)
+                .sum::<usize>();
+        // More than a tail's worth of new lines is cheaper rewritten.
+        if cost <= room.min(MAX_TAIL_BYTES) {
+            let mut record = Record::new_in(buf, cost);
+            view.history_from(held - new)
+                .for_each(|line| record.history(line));
+            screen_into(view, &mut record);
+            return (mark, Export::Append(record));
+        }
+    }
+    (mark, Export::Rewrite(rewrite(view, buf)))
+}
+
+/// The whole file for a ring: the newest history lines within a tail's
+/// worth, whatever the screen holds (so that records appended later still
+/// find enough history before them), then the screen.
+fn rewrite<'a>(view: &RingView<'_>, buf: &'a mut Vec<u8>) -> Rewrite<'a> {
+    if readable(view) == 0 {
+        return Rewrite::Empty;
+    }
+    let held = view.history().len();
+    let (mut kept, mut used) = (0, 0);
+    let mut cut_newest = None;
+    for line in view.history().rev() {
+        if used + line.len() + 1 > MAX_TAIL_BYTES {
+            // As in `tail_of`: a newest line over the cap keeps its end. It
+            // then costs the whole cap, so no older line joins it on reading.
+            if kept == 0 {
+                cut_newest = Some(last_bytes(line, MAX_TAIL_BYTES - 1));
+            }
+            break;
+        }
+        used += line.len() + 1;
+        kept += 1;
+    }
+    let mut record = Record::new_in(buf, used + kept + screen_cost(view));
+    match cut_newest {
+        Some(cut) => record.history(cut),
+        None => view
+            .history_from(held - kept)
+            .for_each(|line| record.history(line)),
+    }
+    screen_into(view, &mut record);
+    Rewrite::Whole(record)
+}
+
+/// How many lines a read of the ring sees (only the screen's on the
+/// alternate screen).
+fn readable(view: &RingView<'_>) -> usize {
+    let history = if view.alt() { 0 } else { view.history().len() };
+    history + view.content_rows().len()
+}
+
+/// The bytes of a record's screen block, near enough (its first line is
+/// counted as 24).
+fn screen_cost(view: &RingView<'_>) -> usize {
+    24 + view.content_rows().map(|row| row.len() + 2).sum::<usize>()
+}
+
+/// The screen block of a record: which screen, the history held, the rows.
+fn screen_into(view: &RingView<'_>, record: &mut Record) {
+    record.screen(view.alt(), view.history().len());
+    view.content_rows().for_each(|row| record.row(row));
+}
+
+/// Appends `bytes` to the tail at `path` if it is still `len` bytes long, as
+/// this run left it; returns its new length, or `None` when it is missing or
+/// has another length (it is then to be rewritten whole).
+fn append(path: &Path, len: u64, bytes: &[u8]) -> io::Result<Option<u64>> {
+    let mut file = match OpenOptions::new().append(true).open(path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    if file.metadata()?.len() != len {
+        return Ok(None);
+    }
+    file.write_all(bytes)?;
+    Ok(Some(len + bytes.len() as u64))
 }
 
 /// Replaces the tail at `path` through `<path>.tmp`, so a reader sees either
 /// the old tail or the new one, never half of one. Not synced file by file:
 /// tails are best-effort context, 200 fsyncs would cost a second on a slow
 /// disk, and the one directory sync of the save covers the renames.
-fn write_tail(path: &Path, text: &str) -> io::Result<()> {
+///
+/// A `fresh` tail (one this run knows nothing of) is written in place when
+/// no file is there yet: there is no older tail to keep, and a new file cut
+/// short by a crash reads as no tail (`tail_format::decode`), so the
+/// rename is saved.
+fn write_whole(path: &Path, bytes: &[u8], fresh: bool) -> io::Result<()> {
+    if fresh {
+        match OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(path)
+        {
+            Ok(mut file) => return file.write_all(bytes),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {},
+            Err(e) => return Err(e),
+        }
+    }
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(".tmp");
     let tmp = PathBuf::from(tmp);
-    super::file::write_private(&tmp, text.as_bytes())?;
+    super::file::write_private(&tmp, bytes)?;
     fs::rename(&tmp, path)
 }
 
 /// Removes `history/<id>.tail` (and a `.tail.tmp` left by a crashed save)
-/// for every id not in `keep`. Other files are not ours and stay.
-fn prune(history: &Path, keep: &HashSet<String>) -> io::Result<()> {
+/// for every id not in `keep`, and returns how many went. Other files are
+/// not ours and stay.
+fn prune(history: &Path, keep: &HashSet<String>) -> io::Result<usize> {
+    let mut removed = 0;
     for entry in fs::read_dir(history)? {
         let entry = entry?;
         let name = entry.file_name();
@@ -150,9 +496,10 @@ fn prune(history: &Path, keep: &HashSet<String>) -> io::Result<()> {
             && !keep.contains(id)
         {
             remove_if_present(&entry.path())?;
+            removed += 1;
         }
     }
-    Ok(())
+    Ok(removed)
 }
 
 fn remove_if_present(path: &Path) -> io::Result<()> {

@@ -29,9 +29,12 @@ pub(super) struct AutoResume {
 
 /// The auto-resume order of `panes`: those of opted-in workspaces that are
 /// `RESUMABLE`, blocked and working ones first, then in creation order.
-pub fn order(panes: &[Pane], opted_in: impl Fn(&Pane) -> bool) -> Vec<PaneId> {
+pub fn order<'a>(
+    panes: impl IntoIterator<Item = &'a Pane>,
+    opted_in: impl Fn(&Pane) -> bool,
+) -> Vec<PaneId> {
     let mut chosen: Vec<&Pane> = panes
-        .iter()
+        .into_iter()
         .filter(|p| p.restore_state == RestoreState::Resumable && p.agent.resume_argv.is_some())
         .filter(|p| opted_in(p))
         .collect();
@@ -53,8 +56,7 @@ impl Supervisor {
     /// Queues the restored panes to auto-resume and starts the first ones.
     pub(super) fn begin_auto_resume(&mut self, ctx: &mut Context<Self>) {
         let projection = self.events.projection();
-        let panes = projection.all_panes();
-        let queue = order(&panes, |p| {
+        let queue = order(projection.panes(), |p| {
             projection
                 .workspace(&p.workspace_id)
                 .is_some_and(|w| w.auto_resume)

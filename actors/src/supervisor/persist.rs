@@ -6,7 +6,8 @@ use super::Supervisor;
 use crate::pane::Pane;
 use crate::registry::PaneEntry;
 use crate::restore::Restored;
-use crate::snapshot::{self, Snapshot};
+use crate::snapshot::{self, SaveReport, Snapshot, TailFiles};
+use crate::term::TailSlot;
 use crate::workspace::Workspace as WorkspaceActor;
 use actix::prelude::*;
 use signaltty_protocol::{PaneId, Seq, WorkspaceId};
@@ -23,9 +24,9 @@ pub(super) struct Snapshots {
     pub(super) taken_at: Option<Seq>,
     /// A write is in flight.
     pub(super) writing: bool,
-    /// The output offset of each pane's tail on disk: an unchanged pane's
-    /// tail is not written again.
-    pub(super) tails_at: HashMap<PaneId, u64>,
+    /// What is on disk of each pane's tail, so that a save writes only what
+    /// changed; locked by the save that uses it.
+    pub(super) tails: std::sync::Arc<parking_lot::Mutex<TailFiles>>,
 }
 
 impl Supervisor {
@@ -45,9 +46,12 @@ impl Supervisor {
             let tail = tails.get(&pane.id).cloned();
             let (events, pty_out) = (addr.clone().recipient(), addr.clone().recipient());
             let config = self.config.clone();
-            let state = pane.clone();
+            let state = signaltty_protocol::pane::Pane::clone(&pane);
+            let slot = TailSlot::default();
+            let filled = slot.clone();
             let pane_addr = Pane::start_in_arbiter(&self.arbiters.next_arbiter(), move |_| {
                 Pane::tombstone(state, tail.as_deref(), events, pty_out, &config)
+                    .with_tail_slot(&filled)
             });
             panes_of
                 .entry(pane.workspace_id.clone())
@@ -56,11 +60,12 @@ impl Supervisor {
             entries.push((
                 pane.name.clone(),
                 PaneEntry {
-                    id: pane.id,
+                    id: pane.id.clone(),
                     addr: pane_addr,
-                    workspace: pane.workspace_id,
-                    tab: pane.tab_id,
+                    workspace: pane.workspace_id.clone(),
+                    tab: pane.tab_id.clone(),
                     pid: 0,
+                    tail: slot,
                 },
             ));
         }
@@ -103,8 +108,10 @@ impl Supervisor {
         self.events.restore(projection);
     }
 
-    /// Writes a snapshot if one is due and none is being written: the panes'
-    /// tails are asked for, then the files are written on a blocking thread.
+    /// Writes a snapshot if one is due and none is being written: the state
+    /// is taken here (pointers to the projection's objects), and the tails
+    /// and files are written on a blocking thread, which reads every pane's
+    /// ring itself.
     pub(super) fn flush_snapshot(&mut self, ctx: &mut Context<Self>) {
         let Some(dir) = self.snapshots.dir.clone() else {
             return;
@@ -114,64 +121,33 @@ impl Supervisor {
             return;
         }
         self.snapshots.writing = true;
-        let on_loop = std::time::Instant::now();
-        let snapshot = self.snapshot_now(seq);
-        let built = on_loop.elapsed();
-        let panes: Vec<(Addr<Pane>, Option<u64>)> = self
-            .registry
-            .panes()
-            .map(|e| (e.addr.clone(), self.snapshots.tails_at.get(&e.id).copied()))
-            .collect();
-        log::debug!(
-            "snapshot at seq {seq}: {} µs on the event loop ({} µs to copy the state)",
-            on_loop.elapsed().as_micros(),
-            built.as_micros()
-        );
         let started = std::time::Instant::now();
-        // Asking 200 panes is itself work: it runs on a pane arbiter, so the
-        // Supervisor's turn ends with the copy above.
-        let gather = async move {
-            let asks = panes
-                .into_iter()
-                .map(|(addr, saved_at)| addr.send(crate::pane::ReadTail { saved_at }));
-            // A pane that is gone (closed meanwhile) has no tail to keep; an
-            // unchanged one answers nothing and keeps the tail on disk.
-            let fresh: Vec<(PaneId, u64, String)> = futures_util::future::join_all(asks)
-                .await
-                .into_iter()
-                .filter_map(|r| r.ok().flatten())
-                .collect();
-            let offsets: Vec<(PaneId, u64)> =
-                fresh.iter().map(|(id, at, _)| (id.clone(), *at)).collect();
-            let tails: Vec<(PaneId, String)> =
-                fresh.into_iter().map(|(id, _, text)| (id, text)).collect();
-            actix_rt::task::spawn_blocking(move || snapshot::save(&dir, &snapshot, &tails))
-                .await
-                .unwrap_or_else(|e| Err(std::io::Error::other(e.to_string())))
-                .map(|()| offsets)
-        };
-        let (done_tx, done_rx) = tokio::sync::oneshot::channel();
-        self.arbiters.next_arbiter().spawn(async move {
-            let _ = done_tx.send(gather.await);
+        let snapshot = self.snapshot_now(seq);
+        let taken = started.elapsed();
+        let panes = self.tail_slots();
+        let tails = std::sync::Arc::clone(&self.snapshots.tails);
+        log::debug!(
+            "snapshot at seq {seq}: {} µs on the event loop ({} µs to take the state)",
+            started.elapsed().as_micros(),
+            taken.as_micros()
+        );
+        let write = actix_rt::task::spawn_blocking(move || {
+            let mut tails = tails.lock();
+            snapshot::save(&dir, &snapshot, &mut tails, &panes)
         });
         let write = async move {
-            done_rx
+            write
                 .await
-                .unwrap_or_else(|_| Err(std::io::Error::other("the snapshot task was dropped")))
+                .unwrap_or_else(|e| Err(std::io::Error::other(e.to_string())))
         };
         ctx.spawn(write.into_actor(self).map(move |written, sup, _| {
             sup.snapshots.writing = false;
             match written {
-                Ok(offsets) => {
+                Ok(report) => {
                     if let Some(disk) = sup.events.disk() {
                         disk.snapshot_saved(seq);
                     }
-                    let panes = offsets.len();
-                    sup.snapshots.tails_at.extend(offsets);
-                    log::debug!(
-                        "snapshot at seq {seq} written in {} µs with {panes} changed tail(s)",
-                        started.elapsed().as_micros()
-                    );
+                    log_saved(seq, started.elapsed(), &report);
                     sup.snapshots.taken_at = Some(seq)
                 },
                 Err(e) => log::warn!("cannot write the snapshot: {e}"),
@@ -184,14 +160,24 @@ impl Supervisor {
         let projection = self.events.projection();
         Snapshot::new(
             seq,
-            projection.workspaces(),
+            projection.shared_workspaces(),
             projection.all_tabs(),
             projection.all_panes(),
         )
         .with_notifications(projection.notifications())
     }
 
-    /// Writes the snapshot now, on this thread: the server is stopping.
+    /// Every registered pane with the slot its ring is read from.
+    fn tail_slots(&self) -> Vec<(PaneId, TailSlot)> {
+        self.registry
+            .panes()
+            .map(|e| (e.id.clone(), e.tail.clone()))
+            .collect()
+    }
+
+    /// Writes the snapshot now, on this thread: the server is stopping. The
+    /// tails are read as they are now; a save still in flight finishes
+    /// first (they take the tails' lock in turn).
     pub(super) fn save_snapshot_now(&mut self) {
         let Some(dir) = self.snapshots.dir.clone() else {
             return;
@@ -200,12 +186,11 @@ impl Supervisor {
         if self.snapshots.taken_at == Some(seq) {
             return;
         }
-        // The panes' tails are those of the last flush: asking the panes
-        // cannot wait here, and `save` keeps the tail on disk of every pane
-        // in the snapshot (it prunes only those of panes that are gone).
         let snapshot = self.snapshot_now(seq);
-        match snapshot::save(&dir, &snapshot, &[]) {
-            Ok(()) => {
+        let panes = self.tail_slots();
+        let mut tails = self.snapshots.tails.lock();
+        match snapshot::save(&dir, &snapshot, &mut tails, &panes) {
+            Ok(_) => {
                 if let Some(disk) = self.events.disk() {
                     disk.snapshot_saved(seq);
                 }
@@ -214,4 +199,28 @@ impl Supervisor {
             Err(e) => log::warn!("cannot write the snapshot at shutdown: {e}"),
         }
     }
+}
+
+/// The debug line of a written snapshot: from the flusher's start to the
+/// files written, and what of it went to the tails.
+fn log_saved(seq: Seq, took: std::time::Duration, report: &SaveReport) {
+    let tails = &report.tails;
+    log::debug!(
+        "snapshot at seq {seq} written in {} µs with {} changed tail(s) \
+         ({} whole, {} appended, {} bytes; {} µs outside the save: queued, reporting back; \
+         rings read in {} µs, tails written in {} µs, snapshot.json in {} µs; \
+         the writer {} µs on a CPU, {} µs waiting for one)",
+        took.as_micros(),
+        tails.changed(),
+        tails.whole,
+        tails.appended,
+        tails.bytes,
+        took.saturating_sub(report.tails_took + report.snapshot_took)
+            .as_micros(),
+        tails.read.as_micros(),
+        report.tails_took.as_micros(),
+        report.snapshot_took.as_micros(),
+        report.thread.on_cpu.as_micros(),
+        report.thread.waiting.as_micros(),
+    );
 }

@@ -50,21 +50,29 @@
 //! Memory is bounded whatever a program prints: the grid's parser caps an OSC at
 //! 1 KiB (vte without its `std` feature), the scanner carries at most 8 KiB, and
 //! the ring holds 5000 lines.
+//!
+//! The ring sits behind a lock that only this terminal writes through; the
+//! snapshot writer reads a pane's tail through a [`TailSource`] without waiting
+//! for the pane (`tail_source.rs`).
 
 mod grid;
 mod ring;
 mod sanitize;
 mod scanner;
 mod screen;
+mod tail_source;
 #[cfg(test)]
 mod tests;
 
 pub use ring::{RING_LINES, Rendered, Tail};
 pub use sanitize::{MAX_BODY_CHARS, MAX_TITLE_CHARS, sanitize, strip_ansi};
 pub use scanner::{MAX_OSC_CARRY_BYTES, NotificationSource, OscScanner, TermEvent};
+pub use tail_source::{RingView, TailMark, TailSlot, TailSource};
 
+use parking_lot::Mutex;
 use ring::{GridView, Reconcile, RenderedRing};
 use screen::Screen;
+use std::sync::Arc;
 
 const ESC: u8 = 0x1b;
 
@@ -73,7 +81,8 @@ pub struct Terminal {
     /// The grid: cells, cursor, modes, and what changed since the last reconcile.
     screen: Screen,
     parser: vte::Parser,
-    ring: RenderedRing,
+    /// Shared with the snapshot writer's [`TailSource`]; written only here.
+    ring: Arc<Mutex<RenderedRing>>,
     scanner: OscScanner,
     rows: u16,
     cols: u16,
@@ -93,8 +102,8 @@ impl std::fmt::Debug for Terminal {
         f.debug_struct("Terminal")
             .field("rows", &self.rows)
             .field("cols", &self.cols)
-            .field("head", &self.ring.head())
-            .field("ring_len", &self.ring.len())
+            .field("head", &self.head())
+            .field("ring_len", &self.ring_len())
             .finish_non_exhaustive()
     }
 }
@@ -107,7 +116,7 @@ impl Terminal {
         Terminal {
             screen: Screen::new(usize::from(rows), usize::from(cols)),
             parser: vte::Parser::new(),
-            ring: RenderedRing::new(usize::from(rows)),
+            ring: Arc::new(Mutex::new(RenderedRing::new(usize::from(rows)))),
             scanner: OscScanner::new(),
             rows,
             cols,
@@ -206,7 +215,7 @@ impl Terminal {
         let track = self.screen.take_track();
         let (line_feeds, printable) = count_bound_bytes(bytes, after_esc);
         let bound = 1 + line_feeds + track.csi_scroll + printable / u64::from(self.cols);
-        let transitioned = alt != self.ring.is_alt();
+        let transitioned = alt != self.ring.lock().is_alt();
         let full = track.all || transitioned;
         #[cfg(test)]
         let full = full || self.checks.force_full;
@@ -225,7 +234,7 @@ impl Terminal {
             } else {
                 Reconcile::Scroll { bound }
             };
-            self.ring.reconcile(&mut grid, alt, mode);
+            self.ring.lock().reconcile(&mut grid, alt, mode);
         }
         self.scratch = grid;
         #[cfg(test)]
@@ -270,12 +279,17 @@ impl Terminal {
         self.screen.take_track();
         self.rows = rows;
         self.cols = cols;
-        self.ring.fit(pushed, usize::from(rows));
         let mut grid = std::mem::take(&mut self.scratch);
         grid.reset(usize::from(rows));
         self.full_view(&mut grid);
         let alt = self.screen.alternate_screen();
-        self.ring.reconcile(&mut grid, alt, Reconcile::RefreshOnly);
+        {
+            // One turn of the lock: a reader never sees the ring fitted but
+            // not yet refreshed.
+            let mut ring = self.ring.lock();
+            ring.fit(pushed, usize::from(rows));
+            ring.reconcile(&mut grid, alt, Reconcile::RefreshOnly);
+        }
         self.scratch = grid;
     }
 
@@ -288,14 +302,15 @@ impl Terminal {
     /// line), trailing spaces and trailing blank rows trimmed.
     pub fn screen_text(&self) -> String {
         let mut text = String::new();
-        let rows = (0..self.ring.screen_len())
-            .rposition(|i| !self.ring.screen_row(i).is_empty())
+        let ring = self.ring.lock();
+        let rows = (0..ring.screen_len())
+            .rposition(|i| !ring.screen_row(i).is_empty())
             .map_or(0, |last| last + 1);
         for i in 0..rows {
             if i > 0 {
                 text.push('\n');
             }
-            text.push_str(self.ring.screen_row(i));
+            text.push_str(ring.screen_row(i));
         }
         text
     }
@@ -309,23 +324,29 @@ impl Terminal {
 
     /// The last `lines` content lines (capped at 5000), oldest first (§7.1 `tail`).
     pub fn tail(&self, lines: usize) -> Tail {
-        self.ring.tail(lines.min(RING_LINES))
+        self.ring.lock().tail(lines.min(RING_LINES))
     }
 
     /// The content lines newer than `after_seq`, at most `lines` (capped at 5000)
     /// of the newest (§6.7, §7.1 `rendered`).
     pub fn rendered(&self, after_seq: u64, lines: usize) -> Rendered {
-        self.ring.rendered(after_seq, lines.min(RING_LINES))
+        self.ring.lock().rendered(after_seq, lines.min(RING_LINES))
     }
 
     /// The last seq handed out (0 only before the ring has any line).
     pub fn head(&self) -> u64 {
-        self.ring.head()
+        self.ring.lock().head()
     }
 
     /// History plus the screen's content rows.
     pub fn ring_len(&self) -> usize {
-        self.ring.len()
+        self.ring.lock().len()
+    }
+
+    /// A handle that reads the ring from another thread (the snapshot's
+    /// tails), whatever this terminal is doing.
+    pub fn tail_source(&self) -> TailSource {
+        TailSource(Arc::clone(&self.ring))
     }
 
     /// Whether the program asked for its pastes bracketed (DECSET 2004).
@@ -402,7 +423,7 @@ impl Terminal {
     /// The second half of `pane.clear` (§6.8, §7.4), once its clear bytes were
     /// fed: drops the history and makes every earlier cursor read as dropped.
     pub fn clear_history(&mut self) {
-        self.ring.clear_history();
+        self.ring.lock().clear_history();
     }
 
     /// Makes every earlier cursor read as dropped, keeping the text: a
@@ -410,7 +431,7 @@ impl Terminal {
     /// afresh, so a cursor from before the restart means nothing here
     /// (spec/pty-terminal.md §6.8).
     pub fn drop_earlier_cursors(&mut self) {
-        self.ring.drop_cursors();
+        self.ring.lock().drop_cursors();
     }
 
     /// Restores saved scrollback after a server restart (§6.8); call it on a
@@ -431,7 +452,7 @@ impl Terminal {
                 })
                 .collect::<Vec<_>>()
         });
-        self.ring.restore(plain);
+        self.ring.lock().restore(plain);
     }
 }
 

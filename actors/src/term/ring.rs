@@ -92,6 +92,13 @@ pub(crate) struct RenderedRing {
     evicted_max: u64,
     /// Whether the screen rows mirror the alternate screen.
     alt: bool,
+    /// How many lines ever moved into history (none is ever taken back out
+    /// but by eviction, a clear or a restore): what an exported tail has
+    /// seen of the history (`tail_source`).
+    pushed: u64,
+    /// Counts the clears and restores: the history since is not a
+    /// continuation of the one before.
+    generation: u64,
 }
 
 impl RenderedRing {
@@ -104,6 +111,8 @@ impl RenderedRing {
             dropped_floor: 0,
             evicted_max: 0,
             alt: false,
+            pushed: 0,
+            generation: 0,
         };
         for _ in 0..rows {
             let seq = ring.next_seq();
@@ -197,6 +206,7 @@ impl RenderedRing {
                     // Trailing blank rows are padding, not content: they never
                     // reach history.
                     self.history.push_back(line);
+                    self.pushed += 1;
                 }
             }
             // `first ≤ n - k` (those rows came from below) and nothing follows
@@ -296,6 +306,7 @@ impl RenderedRing {
                 && !self.alt
             {
                 self.history.push_back(line);
+                self.pushed += 1;
             }
         }
         self.screen.truncate(rows);
@@ -331,6 +342,36 @@ impl RenderedRing {
                 .min()
                 .unwrap_or(self.head + 1),
         }
+    }
+
+    /// Every history line, oldest first, also while the alternate screen
+    /// hides them from reads.
+    pub fn history_lines(&self) -> impl DoubleEndedIterator<Item = &str> + ExactSizeIterator {
+        self.history.iter().map(|l| l.text.as_str())
+    }
+
+    /// The history lines from index `start` on (none past the end).
+    pub fn history_lines_from(&self, start: usize) -> impl Iterator<Item = &str> {
+        self.history
+            .range(start.min(self.history.len())..)
+            .map(|l| l.text.as_str())
+    }
+
+    /// The screen's content rows, top first (§6.1).
+    pub fn content_lines(&self) -> impl DoubleEndedIterator<Item = &str> + ExactSizeIterator {
+        self.screen
+            .range(..self.content_rows())
+            .map(|l| l.text.as_str())
+    }
+
+    /// Lines ever moved into history.
+    pub fn pushed(&self) -> u64 {
+        self.pushed
+    }
+
+    /// Clears and restores so far.
+    pub fn generation(&self) -> u64 {
+        self.generation
     }
 
     /// The last `lines` content lines, oldest first (§6.7).
@@ -374,6 +415,7 @@ impl RenderedRing {
     pub fn clear_history(&mut self) {
         self.history.clear();
         self.dropped_floor = self.head;
+        self.generation += 1;
     }
 
     /// Makes every cursor handed out so far (or by an earlier server run)
@@ -387,6 +429,7 @@ impl RenderedRing {
     /// them, and every earlier cursor reads as dropped.
     pub fn restore(&mut self, lines: impl IntoIterator<Item = String>) {
         self.history.clear();
+        self.generation += 1;
         self.head = 0;
         self.evicted_max = 0;
         for text in lines {

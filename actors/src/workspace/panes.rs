@@ -33,6 +33,8 @@ pub struct SpawnPane {
     pub arbiter: ArbiterHandle,
     /// Where the pane sends `pty.data` to be numbered.
     pub pty_out: Recipient<crate::sequencer::PtyData>,
+    /// Where the pane leaves its ring for the snapshot's tail.
+    pub tail: crate::term::TailSlot,
     /// `pane.split`: the pane to split and the direction, instead of an empty tab.
     pub split: Option<(PaneId, SplitDir)>,
     /// The server's configuration: the pane reads its agent rules and limits.
@@ -125,6 +127,7 @@ impl Handler<SpawnPane> for Workspace {
             pty_out,
             split,
             config,
+            tail,
         } = msg;
         let target = if self.closing {
             Err(self.gone())
@@ -155,6 +158,7 @@ impl Handler<SpawnPane> for Workspace {
                     let state = pane.clone();
                     let addr = Pane::start_in_arbiter(&arbiter, move |_| {
                         Pane::new(state, Box::new(pty), events, pty_out, &config)
+                            .with_tail_slot(&tail)
                     });
                     act.panes.insert(pane.id.clone(), addr.clone());
                     let mut published = Vec::new();

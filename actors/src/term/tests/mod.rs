@@ -44,17 +44,19 @@ impl Terminal {
         let grid: Vec<String> = (0..usize::from(self.rows))
             .map(|i| self.screen.row_text(i))
             .collect();
-        let ring: Vec<&str> = (0..self.ring.screen_len())
-            .map(|i| self.ring.screen_row(i))
-            .collect();
-        assert_eq!(ring, grid, "the ring's screen differs from the grid");
-        if self.ring.len() < 200 || self.ring.head().is_multiple_of(64) {
+        let check = {
+            let ring = self.ring.lock();
+            let rows: Vec<&str> = (0..ring.screen_len()).map(|i| ring.screen_row(i)).collect();
+            assert_eq!(rows, grid, "the ring's screen differs from the grid");
+            ring.len() < 200 || ring.head().is_multiple_of(64)
+        };
+        if check {
             self.check_ring();
         }
     }
 
     pub(super) fn check_ring(&self) {
-        if let Err(broken) = self.ring.check_invariants() {
+        if let Err(broken) = self.ring.lock().check_invariants() {
             panic!("ring invariant broken: {broken}");
         }
     }

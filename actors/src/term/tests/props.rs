@@ -296,8 +296,8 @@ fn reading_only_the_cursor_path_matches_reading_the_whole_grid() {
             fast.feed(&bytes[start..end]);
             full.feed(&bytes[start..end]);
             assert_eq!(
-                fast.ring.lines(),
-                full.ring.lines(),
+                fast.ring.lock().lines(),
+                full.ring.lock().lines(),
                 "seed {seed}: the rings differ after byte {end}"
             );
             assert_eq!(fast.head(), full.head(), "seed {seed}");
