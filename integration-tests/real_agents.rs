@@ -18,6 +18,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 mod resume;
+mod screen_only;
 
 const LONG: Duration = Duration::from_secs(60);
 
