@@ -634,7 +634,9 @@ fn the_hook_reporter_keeps_stdout_clean_and_never_fails_without_a_server() {
         "no server is not a hook failure: {out:?}"
     );
     assert!(out.stdout.is_empty());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("not reported"));
+    // Run by an agent (stderr not a terminal), it says nothing: Gemini CLI
+    // would show the line in its transcript on every hook.
+    assert!(out.stderr.is_empty(), "{out:?}");
     assert!(
         !env.default_socket().exists(),
         "the reporter never starts a server"

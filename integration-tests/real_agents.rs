@@ -21,6 +21,7 @@ mod grok;
 mod kilo;
 mod qwen;
 mod resume;
+mod screen_only;
 
 const LONG: Duration = Duration::from_secs(60);
 

@@ -187,10 +187,14 @@ pub fn hook_event(global: &Global, args: HookArgs) -> i32 {
             code: ErrorCode::NoSuchServer,
             message,
         }) => {
-            eprintln!(
-                "signaltty: hook {}:{} not reported: {message}",
-                args.agent, args.event
-            );
+            // Silent for an agent as the summary is: Gemini CLI shows a hook's
+            // stderr in its transcript, once per hook of every turn.
+            if std::io::stderr().is_terminal() {
+                eprintln!(
+                    "signaltty: hook {}:{} not reported: {message}",
+                    args.agent, args.event
+                );
+            }
             0
         },
         Err(CallError { code, message }) => fail(&format!("{code}: {message}")),

@@ -10,7 +10,7 @@ set -euo pipefail
 
 pin() {
     case $1 in
-    claude) pkg=@anthropic-ai/claude-code version=2.1.197 bin=claude ;;
+    claude) pkg=@anthropic-ai/claude-code version=2.1.332 bin=claude ;;
     codex) pkg=@openai/codex version=0.171.0 bin=codex ;;
     opencode) pkg=opencode-ai version=1.18.33 bin=opencode ;;
     pi) pkg=@mariozechner/pi-coding-agent version=0.73.1 bin=pi ;;
