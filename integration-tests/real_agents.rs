@@ -250,6 +250,22 @@ fn capture(c: &mut Client, pane: &str, agent: &str, state: &str, sign: Option<&s
     .unwrap_or_else(|e| panic!("{e}"));
 }
 
+/// Allow once from signaltty for decision `d`: the pane works again, the
+/// tool writes out.txt, and the turn ends done + unread.
+fn allow_once_and_finish(rig: &Rig, c: &mut Client, pane: &str, d: &Value) {
+    let answered = ok(c.call(
+        "decision.answer",
+        json!({"pane_id": pane, "decision_id": d["id"], "option_id": "once"}),
+    ));
+    assert_eq!(answered["lifecycle"], "working");
+    let out = rig.work.join("out.txt");
+    wait_until("the tool to write out.txt", LONG, || {
+        out.exists().then_some(())
+    });
+    let done = wait_state(c, pane, "done");
+    assert_eq!(done["attention"], "unread");
+}
+
 fn pending_decision(c: &mut Client, pane: &str) -> Value {
     wait_until("a pending decision", LONG, || {
         let p = ok(c.call("pane.get", json!({"pane_id": pane})));
@@ -583,17 +599,7 @@ fn claude_asks_permission_and_an_allow_once_from_signaltty_runs_the_tool() {
     let p = ok(c.call("pane.get", json!({"pane_id": pane})));
     assert_eq!(p["pane"]["lifecycle"], "blocked");
     assert_eq!(p["pane"]["attention"], "permission_required");
-    let answered = ok(c.call(
-        "decision.answer",
-        json!({"pane_id": pane, "decision_id": d["id"], "option_id": "once"}),
-    ));
-    assert_eq!(answered["lifecycle"], "working");
-    let out = rig.work.join("out.txt");
-    wait_until("the tool to write out.txt", LONG, || {
-        out.exists().then_some(())
-    });
-    let done = wait_state(&mut c, &pane, "done");
-    assert_eq!(done["attention"], "unread");
+    allow_once_and_finish(&rig, &mut c, &pane, &d);
     wait_screen(&mut c, &pane, "done: wrote out.txt");
     capture(&mut c, &pane, "claude", "done", None);
     assert!(
@@ -671,17 +677,7 @@ fn codex_asks_permission_and_an_allow_once_from_signaltty_runs_the_tool() {
     // prompt: while signaltty holds the question, its screen says working.
     capture(&mut c, &pane, "codex", "hook-running", Some("Running hook"));
     assert!(str_field(&d, "id").starts_with("permission_"), "{d}");
-    let answered = ok(c.call(
-        "decision.answer",
-        json!({"pane_id": pane, "decision_id": d["id"], "option_id": "once"}),
-    ));
-    assert_eq!(answered["lifecycle"], "working");
-    let out = rig.work.join("out.txt");
-    wait_until("the tool to write out.txt", LONG, || {
-        out.exists().then_some(())
-    });
-    let done = wait_state(&mut c, &pane, "done");
-    assert_eq!(done["attention"], "unread");
+    allow_once_and_finish(&rig, &mut c, &pane, &d);
     capture(&mut c, &pane, "codex", "done", Some("done: wrote out.txt"));
     rig.watch
         .expect_lifecycle(&pane, &["idle", "working", "blocked", "working", "done"]);
@@ -849,9 +845,17 @@ fn gemini_blocks_on_its_permission_prompt_and_finishes_the_turn() {
 }
 
 fn opencode_rig() -> Rig {
+    opencode_family_rig("opencode", "OPENCODE")
+}
+
+/// OpenCode, or a descendant keeping its config (Kilo Code): `<name>.json`
+/// under `$XDG_CONFIG_HOME/<name>` pointing at the fake model, data and
+/// cache in the test's HOME, and the `<PREFIX>_DISABLE_*` switches for
+/// updates, model lists, LSP downloads, sharing and default plugins.
+fn opencode_family_rig(name: &'static str, prefix: &'static str) -> Rig {
     Rig::new(
-        |env, model, home| {
-            let config = env.root().join("config").join("opencode");
+        move |env, model, home| {
+            let config = env.root().join("config").join(name);
             std::fs::create_dir_all(&config).unwrap_or_else(|e| panic!("{e}"));
             let settings = json!({
                 "provider": {"fake": {"npm": "@ai-sdk/openai-compatible", "name": "Fake loopback",
@@ -862,7 +866,7 @@ fn opencode_rig() -> Rig {
                 "autoupdate": false, "share": "disabled",
                 "permission": {"bash": "ask", "edit": "ask"}
             });
-            std::fs::write(config.join("opencode.json"), settings.to_string())
+            std::fs::write(config.join(format!("{name}.json")), settings.to_string())
                 .unwrap_or_else(|e| panic!("{e}"));
             for (k, v) in [
                 ("XDG_DATA_HOME", home.join(".local/share")),
@@ -870,14 +874,14 @@ fn opencode_rig() -> Rig {
             ] {
                 env.set_var(k, v);
             }
-            for k in [
-                "OPENCODE_DISABLE_AUTOUPDATE",
-                "OPENCODE_DISABLE_MODELS_FETCH",
-                "OPENCODE_DISABLE_LSP_DOWNLOAD",
-                "OPENCODE_DISABLE_SHARE",
-                "OPENCODE_DISABLE_DEFAULT_PLUGINS",
+            for switch in [
+                "AUTOUPDATE",
+                "MODELS_FETCH",
+                "LSP_DOWNLOAD",
+                "SHARE",
+                "DEFAULT_PLUGINS",
             ] {
-                env.set_var(k, "1");
+                env.set_var(format!("{prefix}_DISABLE_{switch}"), "1");
             }
         },
         json!({"delay": 2.0, "final_delay": 0.3}),

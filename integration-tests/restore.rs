@@ -45,6 +45,23 @@ fn build_world(c: &mut Client, cwd: &std::path::Path) -> (String, String, String
     (handle, a, b)
 }
 
+/// Waits until a snapshot has written `pane`'s tail holding `text`.
+#[track_caller]
+fn wait_saved_tail(life: &Life, pane: &str, text: &str) {
+    let tail = state_dir(&life.env)
+        .join("history")
+        .join(format!("{pane}.tail"));
+    wait_until(
+        &format!("{pane}'s saved tail to hold {text:?}"),
+        DEADLINE,
+        || {
+            std::fs::read_to_string(&tail)
+                .ok()
+                .filter(|t| t.contains(text))
+        },
+    );
+}
+
 /// What must come back: the workspace object, its tabs and its panes'
 /// persisted fields (everything but what a restart changes by design).
 fn world(c: &mut Client, handle: &str) -> Value {
@@ -144,14 +161,7 @@ fn the_world_comes_back_after_a_clean_stop_through_its_snapshot() {
     let (handle, a, b) = build_world(&mut c, &cwd);
     // A snapshot with its tails is written every 2 s when due: wait for one
     // that holds the first pane's tail, then stop cleanly.
-    let tail = state_dir(&life.env)
-        .join("history")
-        .join(format!("{a}.tail"));
-    wait_until("the snapshot's tail of the first pane", DEADLINE, || {
-        std::fs::read_to_string(&tail)
-            .ok()
-            .filter(|t| t.contains("before-the-restart"))
-    });
+    wait_saved_tail(&life, &a, "before-the-restart");
     // Read last: the panes' states may have moved meanwhile (a screen rule).
     let before = world(&mut c, &handle);
     drop(c);
@@ -457,14 +467,7 @@ fn a_missing_history_dir_or_a_stray_tail_costs_only_the_screens_and_old_cursors_
     let cwd = life.env.home();
     let mut c = life.client();
     let (handle, a, b) = build_world(&mut c, &cwd);
-    let tail = state_dir(&life.env)
-        .join("history")
-        .join(format!("{a}.tail"));
-    wait_until("the snapshot's tail of the first pane", DEADLINE, || {
-        std::fs::read_to_string(&tail)
-            .ok()
-            .filter(|t| t.contains("before-the-restart"))
-    });
+    wait_saved_tail(&life, &a, "before-the-restart");
     let cursor = c.call_ok(
         "pane.read",
         json!({"pane_id": a, "mode": "rendered", "lines": 50}),
@@ -859,14 +862,7 @@ fn two_hundred_panes_in_twenty_workspaces_come_back_with_their_layouts_and_tails
         }
     }
     // The last pane's output has reached a snapshot's tail.
-    let tail = state_dir(&life.env)
-        .join("history")
-        .join(format!("{last_pane}.tail"));
-    wait_until("the last pane's tail", DEADLINE, || {
-        std::fs::read_to_string(&tail)
-            .ok()
-            .filter(|t| t.contains("pane-19-9"))
-    });
+    wait_saved_tail(&life, &last_pane, "pane-19-9");
     let before: Vec<Value> = handles.iter().map(|h| world(&mut c, h)).collect();
     drop(c);
     life.kill9();
@@ -920,14 +916,7 @@ fn a_resume_that_cannot_launch_fails_and_leaves_the_tombstone_and_its_tail() {
         "report-session",
         json!({"pane_id": p, "agent_session_id": "sess-gone", "agent": "claude"}),
     );
-    let tail = state_dir(&life.env)
-        .join("history")
-        .join(format!("{p}.tail"));
-    wait_until("the pane's tail on disk", DEADLINE, || {
-        std::fs::read_to_string(&tail)
-            .ok()
-            .filter(|t| t.contains("last words"))
-    });
+    wait_saved_tail(&life, &p, "last words");
     drop(c);
     life.kill9();
     // The agent was uninstalled meanwhile.

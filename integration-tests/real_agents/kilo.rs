@@ -17,39 +17,7 @@ use serde_json::{Value, json};
 const HINT: &str = "Ask anything";
 
 pub(super) fn kilo_rig() -> Rig {
-    Rig::new(
-        |env, model, home| {
-            let config = env.root().join("config").join("kilo");
-            std::fs::create_dir_all(&config).unwrap_or_else(|e| panic!("{e}"));
-            let settings = json!({
-                "provider": {"fake": {"npm": "@ai-sdk/openai-compatible", "name": "Fake loopback",
-                    "options": {"baseURL": format!("{}/v1", model.url()), "apiKey": "sk-fake"},
-                    "models": {"fake-model": {"name": "Fake Model", "tool_call": true,
-                        "limit": {"context": 128000, "output": 4096}}}}},
-                "model": "fake/fake-model", "small_model": "fake/fake-model",
-                "autoupdate": false, "share": "disabled",
-                "permission": {"bash": "ask", "edit": "ask"}
-            });
-            std::fs::write(config.join("kilo.json"), settings.to_string())
-                .unwrap_or_else(|e| panic!("{e}"));
-            for (k, v) in [
-                ("XDG_DATA_HOME", home.join(".local/share")),
-                ("XDG_CACHE_HOME", home.join(".cache")),
-            ] {
-                env.set_var(k, v);
-            }
-            for k in [
-                "KILO_DISABLE_AUTOUPDATE",
-                "KILO_DISABLE_MODELS_FETCH",
-                "KILO_DISABLE_LSP_DOWNLOAD",
-                "KILO_DISABLE_SHARE",
-                "KILO_DISABLE_DEFAULT_PLUGINS",
-            ] {
-                env.set_var(k, "1");
-            }
-        },
-        json!({"delay": 2.0, "final_delay": 0.3}),
-    )
+    super::opencode_family_rig("kilo", "KILO")
 }
 
 /// Waits (up to a minute) until no line of the pane's screen contains `text`.

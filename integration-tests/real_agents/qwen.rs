@@ -72,17 +72,7 @@ fn qwen_asks_permission_and_an_allow_once_from_signaltty_runs_the_tool() {
     assert_eq!(p["pane"]["lifecycle"], "blocked");
     assert_eq!(p["pane"]["attention"], "permission_required");
     assert_eq!(p["pane"]["agent"]["kind"], "generic", "{p}");
-    let answered = ok(c.call(
-        "decision.answer",
-        json!({"pane_id": pane, "decision_id": d["id"], "option_id": "once"}),
-    ));
-    assert_eq!(answered["lifecycle"], "working");
-    let out = rig.work.join("out.txt");
-    wait_until("the tool to write out.txt", LONG, || {
-        out.exists().then_some(())
-    });
-    let done = wait_state(&mut c, &pane, "done");
-    assert_eq!(done["attention"], "unread");
+    super::allow_once_and_finish(&rig, &mut c, &pane, &d);
     capture(&mut c, &pane, "qwen", "done", Some("done: wrote out.txt"));
     let p = ok(c.call("pane.get", json!({"pane_id": pane})));
     assert_eq!(p["pane"]["last_message"], "done: wrote out.txt");

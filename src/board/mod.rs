@@ -363,19 +363,14 @@ impl App {
                 text.pop();
             },
             (Mode::Prompt { pane, text }, Action::Accept) => {
-                let job = Job::Submit {
-                    pane: pane.clone(),
-                    text: std::mem::take(text),
-                };
+                let (pane, text) = (pane.clone(), std::mem::take(text));
                 self.board.mode = Mode::Normal;
-                if let Job::Submit { text, .. } = &job
-                    && text.trim().is_empty()
-                {
+                if text.trim().is_empty() {
                     self.board.say("nothing to submit", true);
                     return;
                 }
                 self.board.say("submitting…", false);
-                self.worker.run(job);
+                self.worker.run(Job::Submit { pane, text });
             },
             (Mode::Prompt { .. }, _) => self.board.mode = Mode::Normal,
             (Mode::ConfirmClose { pane }, Action::Accept) => {
