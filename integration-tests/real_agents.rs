@@ -365,6 +365,53 @@ impl Watch {
     }
 }
 
+impl Watch {
+    /// Waits until the subscriber has seen `expected` as the lifecycle of a
+    /// pane that sends no hook, from its first `idle` on (repeats folded),
+    /// every state from a screen rule. A `working` between `blocked` and
+    /// `done` may be missing: when the answered tool and the model's reply
+    /// both finish between two screen ticks, the screen shows the question
+    /// and then the finished turn (`blocked` → `done`, docs/agents.md).
+    fn expect_screen_lifecycle(&self, pane: &str, expected: &[&str]) {
+        let names = || -> Vec<String> {
+            let all = self.lifecycle(pane);
+            let ready = all.iter().position(|(_, n, _)| n == "idle").unwrap_or(0);
+            let mut seen: Vec<String> = Vec::new();
+            for (_, name, _) in all.iter().skip(ready) {
+                if seen.last() != Some(name) {
+                    seen.push(name.clone());
+                }
+            }
+            seen
+        };
+        let quick: Vec<&str> = expected
+            .iter()
+            .enumerate()
+            .filter(|&(i, name)| {
+                let between =
+                    i > 0 && expected[i - 1] == "blocked" && expected.get(i + 1) == Some(&"done");
+                !(between && *name == "working")
+            })
+            .map(|(_, name)| *name)
+            .collect();
+        let matches = |seen: &[String]| seen == expected || seen == quick.as_slice();
+        let reached = crate::support::poll_until(LONG, || {
+            let seen = names();
+            matches(&seen) || seen.len() > expected.len()
+        });
+        let all = self.lifecycle(pane);
+        assert!(
+            reached && matches(&names()),
+            "the subscriber saw {all:?}, expected {expected:?}"
+        );
+        assert!(
+            all.iter()
+                .all(|(_, _, source)| source.starts_with("screen:")),
+            "{all:?}"
+        );
+    }
+}
+
 /// An isolated home for one agent, with its model server.
 struct Rig {
     server: TestServer,

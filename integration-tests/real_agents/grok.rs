@@ -4,7 +4,7 @@
 //! `binaries`) and reads every state from its screen with that manifest's
 //! rules. Its permission prompt is answered in its own terminal.
 
-use super::{LONG, Rig, Watch, agent_bin, capture, now_us, press, submit, wait_ready};
+use super::{LONG, Rig, agent_bin, capture, now_us, press, submit, wait_ready};
 use super::{wait_screen, wait_state};
 use crate::support::client::Client;
 use crate::support::{ok, str_field, wait_until};
@@ -40,34 +40,6 @@ fn start(rig: &Rig) -> (Client, String) {
     wait_screen(&mut c, &pane, LOGO);
     wait_ready(&mut c, &pane, READY);
     (c, pane)
-}
-
-/// Waits until the subscriber has seen exactly `expected` as the pane's
-/// lifecycle from its first `idle` on (repeats folded), every state from the
-/// screen rules: Grok sends no hook.
-fn expect_screen_lifecycle(watch: &Watch, pane: &str, expected: &[&str]) {
-    let names = || -> Vec<String> {
-        let all = watch.lifecycle(pane);
-        let ready = all.iter().position(|(_, n, _)| n == "idle").unwrap_or(0);
-        let mut seen: Vec<String> = Vec::new();
-        for (_, name, _) in all.iter().skip(ready) {
-            if seen.last() != Some(name) {
-                seen.push(name.clone());
-            }
-        }
-        seen
-    };
-    let reached = crate::support::poll_until(LONG, || names().len() >= expected.len());
-    let all = watch.lifecycle(pane);
-    assert!(
-        reached && names() == expected,
-        "the subscriber saw {all:?}, expected {expected:?}"
-    );
-    assert!(
-        all.iter()
-            .all(|(_, _, source)| source.starts_with("screen:")),
-        "{all:?}"
-    );
 }
 
 /// The pane is a generic one known by its program, read by the bundled
@@ -134,11 +106,8 @@ fn grok_blocks_on_its_confirmation_and_finishes_the_turn_by_the_screen() {
     let p = ok(c.call("pane.get", json!({"pane_id": pane})));
     assert!(p["pane"]["agent"]["agent_session_id"].is_null(), "{p}");
     assert!(p["pane"]["agent"]["resume_argv"].is_null(), "{p}");
-    expect_screen_lifecycle(
-        &rig.watch,
-        &pane,
-        &["idle", "working", "blocked", "working", "done"],
-    );
+    rig.watch
+        .expect_screen_lifecycle(&pane, &["idle", "working", "blocked", "working", "done"]);
 }
 
 /// Esc at Grok's confirmation rejects the command: the dialog goes, the
@@ -161,7 +130,8 @@ fn grok_question_dismissed_with_esc_leaves_blocked_by_the_screen() {
         "{explain}"
     );
     assert!(!rig.work.join("out.txt").exists());
-    expect_screen_lifecycle(&rig.watch, &pane, &["idle", "working", "blocked", "idle"]);
+    rig.watch
+        .expect_screen_lifecycle(&pane, &["idle", "working", "blocked", "idle"]);
     let idle_at = rig
         .watch
         .lifecycle(&pane)

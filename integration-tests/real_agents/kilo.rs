@@ -110,11 +110,8 @@ fn kilo_without_its_plugin_is_read_from_its_screen() {
     });
     let done = wait_state(&mut c, &pane, "done");
     assert_eq!(done["attention"], "unread");
-    super::qwen::screen_lifecycle(
-        &rig,
-        &pane,
-        &["idle", "working", "blocked", "working", "done"],
-    );
+    rig.watch
+        .expect_screen_lifecycle(&pane, &["idle", "working", "blocked", "working", "done"]);
 }
 
 /// `kilo --session <id>` after a server crash continues the conversation. A

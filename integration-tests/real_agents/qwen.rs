@@ -131,34 +131,8 @@ fn qwen_without_hooks_is_read_from_its_screen() {
     });
     let done = wait_state(&mut c, &pane, "done");
     assert_eq!(done["attention"], "unread");
-    screen_lifecycle(
-        &rig,
-        &pane,
-        &["idle", "working", "blocked", "working", "done"],
-    );
-}
-
-/// Waits until the subscriber has seen `expected` as the lifecycle of a pane
-/// that sent no hook (the `wait` reply may overtake the last event), each
-/// state from a screen rule.
-pub(super) fn screen_lifecycle(rig: &Rig, pane: &str, expected: &[&str]) {
-    let names = || {
-        let mut names: Vec<String> = Vec::new();
-        for (_, name, _) in rig.watch.lifecycle(pane) {
-            if names.last() != Some(&name) {
-                names.push(name);
-            }
-        }
-        names
-    };
-    crate::support::poll_until(LONG, || names().len() >= expected.len());
-    let life = rig.watch.lifecycle(pane);
-    assert_eq!(names(), expected, "{life:?}");
-    assert!(
-        life.iter()
-            .all(|(_, _, source)| source.starts_with("screen:")),
-        "{life:?}"
-    );
+    rig.watch
+        .expect_screen_lifecycle(&pane, &["idle", "working", "blocked", "working", "done"]);
 }
 
 /// `qwen --resume <id>` after a server crash continues the conversation.

@@ -320,6 +320,24 @@ pub fn apply_screen(
     prompted: bool,
     now: Timestamp,
 ) -> Vec<Event> {
+    apply_screen_seen(pane, state, rule, screen_raised, prompted, false, now)
+}
+
+/// `apply_screen` for a pane whose screen, between two ticks, read working
+/// while it was blocked (`worked_since_blocked`). Departure from §5.3 ("idle
+/// after blocked: idle"): the question was answered and the whole turn ran
+/// between two ticks (a fast tool and a fast model), so the idle screen ends
+/// a turn, `done` with its result `unread`, rather than reading as a dismissed
+/// question (docs/agents.md).
+pub fn apply_screen_seen(
+    pane: &mut Pane,
+    state: crate::agents::screen::ScreenState,
+    rule: &str,
+    screen_raised: &mut bool,
+    prompted: bool,
+    worked_since_blocked: bool,
+    now: Timestamp,
+) -> Vec<Event> {
     use crate::agents::screen::ScreenState;
     use signaltty_protocol::pane::Attention;
     let source = format!("screen:{rule}");
@@ -354,6 +372,11 @@ pub fn apply_screen(
             axes.set_lifecycle(Lifecycle::Idle, &source);
         },
         (ScreenState::Idle, Lifecycle::Working) => {
+            axes.set_lifecycle(Lifecycle::Done, &source);
+            axes.raise(Attention::Unread);
+        },
+        (ScreenState::Idle, Lifecycle::Blocked) if worked_since_blocked => {
+            withdraw(&mut axes, screen_raised);
             axes.set_lifecycle(Lifecycle::Done, &source);
             axes.raise(Attention::Unread);
         },

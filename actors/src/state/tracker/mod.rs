@@ -195,6 +195,9 @@ pub struct AgentTracker {
     screen_raised: bool,
     /// Input was written to this process since it started (`pane.input`).
     typed: bool,
+    /// Unhooked and blocked: a screen change read working since the screen
+    /// last showed the question (`watch_blocked_turn`).
+    worked_since_blocked: bool,
     /// What last moved lifecycle and attention.
     evidence: Evidence,
     /// What the last screen tick looked at.
@@ -238,6 +241,7 @@ impl AgentTracker {
             hooked: false,
             screen_raised: false,
             typed: false,
+            worked_since_blocked: false,
             evidence: Evidence::default(),
             screen_seen: None,
             screen_armed: false,
@@ -332,6 +336,7 @@ impl AgentTracker {
     pub fn on_screen(&mut self, screen: &dyn Screen) -> Vec<Effect> {
         let mut effects = Vec::new();
         self.look_for_question(screen);
+        self.watch_blocked_turn(screen);
         self.arm_screen(&mut effects);
         effects
     }
@@ -514,6 +519,7 @@ impl AgentTracker {
         self.process = Process::Live;
         self.hooked = false;
         self.screen_raised = false;
+        self.worked_since_blocked = false;
         self.screen_seen = None;
         self.question.reset();
         self.typed = false;

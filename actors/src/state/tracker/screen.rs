@@ -10,7 +10,7 @@
 use super::{AgentTracker, Effect, PendingSettle, Screen, ScreenSeen, Timer};
 use crate::agents::RuleSource;
 use crate::agents::screen::{ScreenState, View, classify};
-use crate::state::apply::apply_screen;
+use crate::state::apply::apply_screen_seen;
 use crate::state::question::{SettleStep, TickStep};
 use serde_json::json;
 use signaltty_protocol::Timestamp;
@@ -174,14 +174,18 @@ impl AgentTracker {
             self.hooked_blocked_tick(winner.state, &winner.id, effects);
             return;
         }
-        let events = apply_screen(
+        let events = apply_screen_seen(
             &mut self.pane,
             winner.state,
             &winner.id,
             &mut self.screen_raised,
             self.typed,
+            self.worked_since_blocked,
             Timestamp::now(),
         );
+        if self.pane.lifecycle != Lifecycle::Blocked {
+            self.worked_since_blocked = false;
+        }
         if !events.is_empty() {
             self.note_evidence(&format!("screen:{}", winner.id), &events);
             effects.push(Effect::Publish(events));
@@ -198,6 +202,23 @@ impl AgentTracker {
         }
         let reading = self.reading(screen);
         self.question.output_reading(reading);
+    }
+
+    /// An unhooked pane the screen left blocked: every screen change is read
+    /// (not only the tick's), and a working reading is remembered until the
+    /// screen shows a question again. An answered question whose turn ends
+    /// before the next tick then reads as a finished turn, not as a dismissed
+    /// question (`apply_screen_seen`). A blocked pane draws little: this costs
+    /// one evaluation per output batch only while it waits.
+    pub(super) fn watch_blocked_turn(&mut self, screen: &dyn Screen) {
+        if self.hooked || !self.live() || self.pane.lifecycle != Lifecycle::Blocked {
+            return;
+        }
+        match self.reading(screen) {
+            Some(ScreenState::Working) => self.worked_since_blocked = true,
+            Some(ScreenState::Blocked) => self.worked_since_blocked = false,
+            _ => {},
+        }
     }
 
     /// A tick on a pane that a hook left blocked: the question watch decides;

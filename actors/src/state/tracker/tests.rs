@@ -308,6 +308,53 @@ fn a_prompted_agent_that_stops_working_is_done_and_unread() {
     assert_eq!(h.attention(), Attention::Unread);
 }
 
+/// An unhooked pane blocked by its screen, after a prompt was typed.
+fn blocked_on_screen() -> Harness {
+    let mut h = Harness::new(AgentKind::Claude);
+    h.tracker.on_input(6);
+    h.show_and_tick(SPINNER);
+    h.show_and_tick(QUESTION);
+    assert_eq!(h.lifecycle(), Lifecycle::Blocked);
+    assert_eq!(h.attention(), Attention::InputRequired);
+    h
+}
+
+#[test]
+fn an_answered_question_whose_turn_ends_between_two_ticks_is_a_finished_turn() {
+    let mut h = blocked_on_screen();
+    // Answered: the agent works and finishes before the next tick.
+    h.show(SPINNER);
+    let effects = h.show_and_tick(PROMPT);
+    assert_eq!(
+        published(&effects),
+        ["attention.cleared", "agent.done", "attention.created"]
+    );
+    assert_eq!(h.lifecycle(), Lifecycle::Done);
+    assert_eq!(h.attention(), Attention::Unread);
+    // The next question starts afresh: dismissed, it reads idle.
+    h.show_and_tick(SPINNER);
+    h.show_and_tick(QUESTION);
+    let effects = h.show_and_tick(PROMPT);
+    assert_eq!(published(&effects), ["attention.cleared", "agent.idle"]);
+}
+
+#[test]
+fn a_question_dismissed_on_screen_reads_idle_even_after_it_was_asked_again() {
+    let mut h = blocked_on_screen();
+    assert_eq!(
+        published(&h.show_and_tick(PROMPT)),
+        ["attention.cleared", "agent.idle"],
+        "dismissed: nothing ran, nothing to read"
+    );
+    // Answered, worked, and asked a second question, all between ticks:
+    // dismissing that one is not a finished turn.
+    let mut h = blocked_on_screen();
+    h.show(SPINNER);
+    h.show(QUESTION);
+    let effects = h.show_and_tick(PROMPT);
+    assert_eq!(published(&effects), ["attention.cleared", "agent.idle"]);
+}
+
 #[test]
 fn the_same_screen_is_not_judged_twice() {
     let mut h = Harness::new(AgentKind::Claude);
