@@ -15,6 +15,7 @@ FIX=${FIX:-$(cd "$(dirname "$0")/.." && pwd)/integration-tests/fixtures/real-scr
 AGENTS=${AGENTS:-claude-2.1.332 codex-0.171.0 gemini-0.61.0 opencode-1.18.33 pi-0.73.1}
 . "$(dirname "$0")/common/bench.sh"
 bench_dirs sl
+trap '"$B" stop --force >/dev/null 2>&1 || true; rm -rf "$R"' EXIT
 start_server $R/log
 # The pane's program: reads a screen name per line (echo off), writes that
 # fixture in one write and logs "<name> <ns after the write>".
@@ -117,5 +118,3 @@ for agent in agents:
               f"       {parts[0]:>8.0f} {parts[1]:>8.0f}")
     call("pane.close", {"pane_id": pane})
 PY
-$B stop --force >/dev/null 2>&1 || true; sleep 0.3
-rm -rf $R
