@@ -17,29 +17,13 @@ AGENTS=${AGENTS:-claude-2.1.332 codex-0.171.0 gemini-0.61.0 opencode-1.18.33 pi-
 bench_dirs sl
 trap '"$B" stop --force >/dev/null 2>&1 || true; rm -rf "$R"' EXIT
 start_server $R/log
-# The pane's program: reads a screen name per line (echo off), writes that
-# fixture in one write and logs "<name> <ns after the write>".
-cat > $R/player.py <<'PY'
-import os, sys, termios, time
-fixtures, log = sys.argv[1], open(sys.argv[2], "a", buffering=1)
-attrs = termios.tcgetattr(0)
-attrs[3] &= ~termios.ECHO
-termios.tcsetattr(0, termios.TCSANOW, attrs)
-for line in sys.stdin:
-    name = line.strip()
-    text = open(os.path.join(fixtures, name + ".txt"), encoding="utf-8").read()
-    first, _, screen = text.partition("\n")
-    title = first.removeprefix("# title: ")
-    lines = screen.rstrip("\n").split("\n")
-    data = ("\x1b]0;" + title + "\x07\x1b[H\x1b[2J" + "\r\n".join(lines)).encode()
-    while data:
-        data = data[os.write(1, data):]
-    log.write(f"{name} {time.time_ns()}\n")
-PY
-python3 - "$R" "$FIX" "$RUNS" $AGENTS <<'PY'
+# The pane's program draws each screen named to it in one write and logs
+# "<name> <ns after the write>".
+PLAYER=$(cd "$(dirname "$0")/.." && pwd)/integration-tests/fixtures/agents/screen-player
+python3 - "$R" "$FIX" "$RUNS" "$PLAYER" $AGENTS <<'PY'
 import base64, datetime, json, os, socket, statistics, sys, threading, time
 from client import call
-root, fix, runs, agents = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4:]
+root, fix, runs, player, agents = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5:]
 events, lock = [], threading.Lock()
 
 def subscriber():
@@ -85,7 +69,7 @@ for agent in agents:
     log = f"{root}/{agent}.log"
     open(log, "w").close()
     pane = call("pane.spawn", {"workspace_id": ws, "cols": 120, "rows": 40, "agent_hint": kind,
-                               "argv": ["python3", f"{root}/player.py", f"{fix}/{agent}", log]})
+                               "argv": ["python3", player, f"{fix}/{agent}", log]})
     pane = pane["result"]["pane"]["id"]
 
     def show(name):

@@ -240,3 +240,67 @@ fn s_submits_a_prompt_tab_jumps_to_the_waiting_pane_and_x_asks_before_closing() 
     });
     tmux.wait_for("its row gone", DEADLINE, |s| !s.contains("second-agent"));
 }
+
+/// The line of `screen` naming `name`, or "" (for the failure message).
+fn line_naming<'s>(screen: &'s str, name: &str) -> &'s str {
+    screen.lines().find(|l| l.contains(name)).unwrap_or("")
+}
+
+/// Codex's "Hooks need review" gate, its real screen replayed into a pane
+/// that sends no hook: the board queues it as a question to answer in the
+/// terminal (a number key says so), the preview shows the question itself,
+/// and once the gate is gone the queue empties and the row's attention with
+/// it (withdrawn by the screen, lifecycle.md §5.4).
+#[test]
+fn a_question_only_the_terminal_shows_is_queued_and_withdrawn_when_it_goes() {
+    let server = TestServer::start();
+    let mut c = server.client();
+    let ws = workspace(&mut c, &server, "board");
+    let screens = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("integration-tests/fixtures/real-screens/codex-0.171.0");
+    let pane = ok(c.call(
+        "pane.spawn",
+        json!({"workspace_id": ws, "agent_hint": "codex", "cols": 120, "rows": 40,
+               "argv": ["python3", fake("screen-player"), screens.to_string_lossy()]}),
+    ));
+    let pane = str_field(&pane["pane"], "id").to_owned();
+    named(&mut c, &pane, "gatekeeper");
+    type_line(&mut c, &pane, "idle");
+    wait_state(&mut c, &pane, "idle");
+    let tmux = board(server.env());
+    tmux.wait_text("gatekeeper");
+
+    type_line(&mut c, &pane, "blocked-hook-trust");
+    let blocked = wait_state(&mut c, &pane, "blocked");
+    assert_eq!(blocked["attention"], "input_required", "{blocked}");
+    let (screen, _) = tmux.wait_for("the gate in the queue", DEADLINE, |s| {
+        s.contains("1 question waiting") && s.contains("a question on its screen")
+    });
+    assert!(
+        line_naming(&screen, "a question on its screen").contains("answer in the terminal"),
+        "{screen}"
+    );
+    // Its row: blocked (◆), input required (»).
+    let row = screen
+        .lines()
+        .filter(|l| l.contains("gatekeeper"))
+        .find(|l| !l.contains("a question on its screen"))
+        .unwrap_or_else(|| panic!("no row for the pane:\n{screen}"));
+    assert!(row.contains('◆') && row.contains('»'), "{row}");
+    // Selected, the preview shows the question itself.
+    tmux.keys(&["Tab"]);
+    tmux.wait_text("preview · gatekeeper");
+    tmux.wait_text("Hooks need review");
+    tmux.keys(&["1"]);
+    tmux.wait_text("answered in the terminal: Enter attaches");
+
+    // Answered there: the gate goes, the agent's prompt is back.
+    type_line(&mut c, &pane, "idle");
+    let idle = wait_state(&mut c, &pane, "idle");
+    assert_eq!(idle["attention"], "none", "{idle}");
+    let (screen, _) = tmux.wait_for("the queue to empty", DEADLINE, |s| {
+        !s.contains("question waiting") && !s.contains("Hooks need review")
+    });
+    let row = line_naming(&screen, "gatekeeper");
+    assert!(row.contains('○') && !row.contains('»'), "{row}");
+}

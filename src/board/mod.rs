@@ -454,10 +454,12 @@ impl App {
             return;
         };
         let Some(d) = &pane.pending_decision else {
-            self.board.say(
-                "no question on this pane (Tab: the next one that needs you)",
-                true,
-            );
+            let why = if model::asks_in_terminal(pane) {
+                "this question is answered in the terminal: Enter attaches"
+            } else {
+                "no question on this pane (Tab: the next one that needs you)"
+            };
+            self.board.say(why, true);
             return;
         };
         if !d.answerable {

@@ -4,10 +4,10 @@
 //! (a fresh state read), `apply` (one event) and the selection and filter
 //! methods, so it is tested without a terminal or a server.
 
-use signaltty_protocol::pane::{Attention, Lifecycle, Pane, RestoreState};
+use signaltty_protocol::pane::{Attention, Lifecycle, LiveState, Pane, RestoreState};
 use signaltty_protocol::state::{Decision, DecisionOption};
 use signaltty_protocol::workspace::{Tab, Workspace, WorkspaceGetResult};
-use signaltty_protocol::{Event, EventFrame, PaneId, TabId, WorkspaceId};
+use signaltty_protocol::{Event, EventFrame, PaneId, TabId, Timestamp, WorkspaceId};
 use std::collections::HashMap;
 use std::time::Instant;
 
@@ -372,18 +372,25 @@ impl Board {
             .collect()
     }
 
-    /// The panes with a pending decision, oldest question first.
+    /// The panes with a question, oldest first: a pending decision, or a
+    /// pane blocked on a question only its terminal shows (a screen rule's
+    /// `input_required`, Codex's hook trust gate, a hook's question without
+    /// a decision). Those have no prompt to show: the entry says so, and the
+    /// preview shows the question itself.
     pub fn queue(&self) -> Vec<&Pane> {
         let mut q: Vec<&Pane> = self
             .panes
             .values()
-            .filter(|p| p.pending_decision.is_some())
+            .filter(|p| p.pending_decision.is_some() || asks_in_terminal(p))
             .collect();
         q.sort_by(|a, b| {
             let at = |p: &Pane| {
                 p.pending_decision
                     .as_ref()
-                    .and_then(|d| d.received_at.unix_millis())
+                    .map(|d| &d.received_at)
+                    .or(p.attention_since.as_ref())
+                    .or(p.lifecycle_since.as_ref())
+                    .and_then(Timestamp::unix_millis)
                     .unwrap_or(i64::MAX)
             };
             (at(a), &a.id.0).cmp(&(at(b), &b.id.0))
@@ -473,6 +480,18 @@ impl Board {
     pub fn workspace(&self, id: &WorkspaceId) -> Option<&Workspace> {
         self.workspaces.iter().find(|w| w.id == *id)
     }
+}
+
+/// Whether `pane` waits on a question it has no decision for: live,
+/// blocked, and asking for input or permission.
+pub fn asks_in_terminal(pane: &Pane) -> bool {
+    pane.pending_decision.is_none()
+        && pane.live == LiveState::Live
+        && pane.lifecycle == Lifecycle::Blocked
+        && matches!(
+            pane.attention,
+            Attention::InputRequired | Attention::PermissionRequired
+        )
 }
 
 /// The option `y` picks: the first whose id or label starts like an allow.

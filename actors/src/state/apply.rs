@@ -328,7 +328,8 @@ pub fn apply_screen(
 /// after blocked: idle"): the question was answered and the whole turn ran
 /// between two ticks (a fast tool and a fast model), so the idle screen ends
 /// a turn, `done` with its result `unread`, rather than reading as a dismissed
-/// question (docs/agents.md).
+/// question (docs/agents.md) — unless the question came before the agent was
+/// ever ready (a startup gate), when no turn ran.
 pub fn apply_screen_seen(
     pane: &mut Pane,
     state: crate::agents::screen::ScreenState,
@@ -375,7 +376,12 @@ pub fn apply_screen_seen(
             axes.set_lifecycle(Lifecycle::Done, &source);
             axes.raise(Attention::Unread);
         },
-        (ScreenState::Idle, Lifecycle::Blocked) if worked_since_blocked => {
+        // A question before the agent was ever ready (Codex's hook trust
+        // gate on start) was not asked in a turn: the loading that follows
+        // its answer ends `idle`, as a boot spinner does.
+        (ScreenState::Idle, Lifecycle::Blocked)
+            if worked_since_blocked && axes.pane.last_lifecycle != Lifecycle::Unknown =>
+        {
             withdraw(&mut axes, screen_raised);
             axes.set_lifecycle(Lifecycle::Done, &source);
             axes.raise(Attention::Unread);

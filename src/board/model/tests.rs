@@ -583,6 +583,30 @@ fn the_queue_lists_decisions_oldest_first() {
 }
 
 #[test]
+fn a_pane_blocked_on_a_question_only_its_terminal_shows_is_queued_too() {
+    let mut world = two_workspaces();
+    world[0].panes[0] = asking(world[0].panes[0].clone(), decision("d1", "a?", T0 + 30_000));
+    // Blocked by its screen (Codex's hook trust gate): no decision.
+    let gate = &mut world[0].panes[1];
+    gate.lifecycle = Lifecycle::Blocked;
+    gate.attention = Attention::InputRequired;
+    gate.attention_since = Some(ts(T0 + 10_000));
+    // Blocked, but its question's attention was withdrawn, or it exited.
+    world[0].panes[2].lifecycle = Lifecycle::Blocked;
+    world[1].panes[0].lifecycle = Lifecycle::Blocked;
+    world[1].panes[0].attention = Attention::InputRequired;
+    world[1].panes[0].live = LiveState::Exited { code: Some(0) };
+    let b = loaded(world);
+    let ids: Vec<&PaneId> = b.queue().iter().map(|p| &p.id).collect();
+    assert_eq!(ids, vec![&pane_id(2), &pane_id(1)]);
+    assert!(asks_in_terminal(&b.panes[&pane_id(2)]));
+    assert!(
+        !asks_in_terminal(&b.panes[&pane_id(1)]),
+        "it has a decision"
+    );
+}
+
+#[test]
 fn counts_per_state_and_unread() {
     let mut world = two_workspaces();
     world[0].panes[1].lifecycle = Lifecycle::Blocked;

@@ -1,5 +1,6 @@
 //! The decision queue, pinned at the top: each pending decision with its
-//! pane, agent, question and options, oldest first.
+//! pane, agent, question and options, oldest first, and each pane blocked on
+//! a question only its terminal shows.
 
 use super::ViewOpts;
 use super::glyphs::{self, Paint, one_line, pad, pane_name, rule, truncate};
@@ -136,7 +137,10 @@ struct Asked {
 
 impl Asked {
     fn of(pane: &Pane, selected: bool, opts: &ViewOpts) -> Option<Asked> {
-        let d = pane.pending_decision.as_ref()?;
+        let d = pane.pending_decision.as_ref();
+        if d.is_none() && !crate::board::model::asks_in_terminal(pane) {
+            return None;
+        }
         let paint = Paint(opts.color);
         let (glyph, color) = match pane.attention {
             Attention::InputRequired | Attention::PermissionRequired => {
@@ -144,9 +148,12 @@ impl Asked {
             },
             _ => glyphs::lifecycle(Lifecycle::Blocked),
         };
-        let waited = d
-            .received_at
-            .unix_millis()
+        let asked_at = d
+            .map(|d| &d.received_at)
+            .or(pane.attention_since.as_ref())
+            .or(pane.lifecycle_since.as_ref());
+        let waited = asked_at
+            .and_then(|at| at.unix_millis())
             .map(|at| format!(" · {}", glyphs::age(at, opts.now_ms)))
             .unwrap_or_default();
         let head = vec![
@@ -160,27 +167,40 @@ impl Asked {
                 paint.dim(),
             ),
         ];
-        let mut choices = Vec::new();
-        if d.answerable {
-            for (i, o) in d.options.iter().enumerate() {
-                if i > 0 {
-                    choices.push(Span::raw("  "));
-                }
-                choices.push(Span::styled(
-                    format!("{}", i + 1),
-                    paint.alarm(Color::LightYellow),
-                ));
-                choices.push(Span::raw(format!(" {}", one_line(&o.label))));
-            }
-        } else {
+        let in_terminal = |choices: &mut Vec<Span<'static>>| {
             choices.push(Span::styled(
                 "answer in the terminal",
                 paint.dim().add_modifier(Modifier::ITALIC),
             ));
-        }
+        };
+        let mut choices = Vec::new();
+        let prompt = match d {
+            Some(d) if d.answerable => {
+                for (i, o) in d.options.iter().enumerate() {
+                    if i > 0 {
+                        choices.push(Span::raw("  "));
+                    }
+                    choices.push(Span::styled(
+                        format!("{}", i + 1),
+                        paint.alarm(Color::LightYellow),
+                    ));
+                    choices.push(Span::raw(format!(" {}", one_line(&o.label))));
+                }
+                one_line(&d.prompt)
+            },
+            Some(d) => {
+                in_terminal(&mut choices);
+                one_line(&d.prompt)
+            },
+            // The question is on its screen only (the preview shows it).
+            None => {
+                in_terminal(&mut choices);
+                "a question on its screen".to_owned()
+            },
+        };
         Some(Asked {
             head,
-            prompt: one_line(&d.prompt),
+            prompt,
             choices,
             selected,
         })

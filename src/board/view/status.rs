@@ -99,6 +99,9 @@ fn hint(board: &Board, paint: Paint) -> Line<'static> {
                 key("Enter", "attach");
             },
             Some(_) => key("Enter", "answer in the terminal"),
+            None if crate::board::model::asks_in_terminal(p) => {
+                key("Enter", "answer in the terminal");
+            },
             None => key("Enter", "attach"),
         }
         key("s", "prompt");

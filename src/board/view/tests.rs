@@ -210,6 +210,37 @@ fn the_selected_panes_question_is_highlighted() {
 }
 
 #[test]
+fn a_question_only_the_terminal_shows_is_queued_to_answer_there() {
+    let mut world = two_workspaces();
+    let gate = &mut world[0].panes[1];
+    gate.lifecycle = Lifecycle::Blocked;
+    gate.attention = Attention::InputRequired;
+    gate.attention_since = Some(ts(T0 + 60_000));
+    gate.agent.kind = AgentKind::Codex;
+    let mut board = loaded(world);
+    board.select(&pane_id(2));
+    let (buf, _) = render(&board, &Preview::empty(), 100, 30, &opts(false));
+    assert_shows(
+        &buf,
+        &[
+            "1 question waiting",
+            "a question on its screen",
+            "answer in the terminal",
+        ],
+    );
+    let q = row_with(&buf, "a question on its screen").unwrap();
+    let entry = &lines(&buf)[usize::from(q)];
+    assert!(
+        entry.contains("back") && entry.contains("codex · 2m"),
+        "{entry}"
+    );
+    assert!(
+        text(&buf).contains("Enter answer in the terminal"),
+        "the hint"
+    );
+}
+
+#[test]
 fn many_questions_are_cut_at_a_third_of_the_height_with_a_count() {
     let world = vec![got(
         workspace(1, "web", &[1]),

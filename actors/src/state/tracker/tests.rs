@@ -339,6 +339,20 @@ fn an_answered_question_whose_turn_ends_between_two_ticks_is_a_finished_turn() {
 }
 
 #[test]
+fn a_startup_question_answered_before_the_agent_was_ready_is_no_turn() {
+    // Codex's hook trust gate on a resumed process: unknown → blocked, the
+    // answer typed, the session loads (spinner), then the prompt.
+    let mut h = Harness::new(AgentKind::Claude);
+    h.show_and_tick(QUESTION);
+    assert_eq!(h.lifecycle(), Lifecycle::Blocked);
+    h.tracker.on_input(1);
+    h.show(SPINNER);
+    let effects = h.show_and_tick(PROMPT);
+    assert_eq!(published(&effects), ["attention.cleared", "agent.idle"]);
+    assert_eq!(h.attention(), Attention::None);
+}
+
+#[test]
 fn a_question_dismissed_on_screen_reads_idle_even_after_it_was_asked_again() {
     let mut h = blocked_on_screen();
     assert_eq!(
