@@ -1035,3 +1035,54 @@ fn auto_resume_starts_an_opted_in_workspaces_agents_a_few_at_a_time() {
     eprintln!("auto-resume: at most {most} starting at once");
     assert!((1..=3).contains(&most), "{most} were starting at once");
 }
+
+/// Forty panes print a full tail each (3 MB, past one save's 2 MiB budget
+/// for whole files) and then nothing happens: the saves that follow the
+/// first one at once still write every tail (docs/persistence.md), so after
+/// a SIGKILL each pane comes back showing its last line.
+#[test]
+fn a_burst_of_full_tails_past_one_saves_budget_is_saved_by_the_next_ones() {
+    let mut life = Life::new(&[]);
+    life.env.set_var("SIGNALTTY_LOG", "debug");
+    life.start();
+    let mut c = life.client();
+    let ws = c.call_ok("workspace.create", json!({"name": "burst"}));
+    let mut panes = Vec::new();
+    for n in 0..40 {
+        let script = format!(
+            "seq -f 'pane {n} line %06g of a full tail' 1 2500; echo burst-{n}-end; exec cat"
+        );
+        let tab = c.call_ok("tab.create", json!({"workspace_id": ws["workspace"]["id"]}));
+        let pane = c.call_ok(
+            "pane.spawn",
+            json!({"workspace_id": ws["workspace"]["id"], "tab_id": tab["tab"]["id"],
+                   "argv": ["sh", "-c", script]}),
+        );
+        panes.push(str_field(&pane["pane"], "id").to_owned());
+    }
+    for (n, pane) in panes.iter().enumerate() {
+        wait_saved_tail(&life, pane, &format!("burst-{n}-end"));
+    }
+    let log = std::fs::read_to_string(life.env.root().join("server-1.stderr"))
+        .unwrap_or_else(|e| panic!("the server's log: {e}"));
+    assert!(
+        log.lines().any(|l| l.contains("snapshot at seq")
+            && !l.contains(" 0 deferred")
+            && l.contains(" deferred")),
+        "no save left tails to the next one:\n{log}"
+    );
+    drop(c);
+    life.kill9();
+    life.start();
+    let mut c = life.client();
+    for (n, pane) in panes.iter().enumerate() {
+        let r = c.call_ok(
+            "pane.read",
+            json!({"pane_id": pane, "mode": "tail", "lines": 5}),
+        );
+        assert!(
+            str_field(&r, "text").contains(&format!("burst-{n}-end")),
+            "{pane}: {r}"
+        );
+    }
+}

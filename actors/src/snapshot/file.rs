@@ -2,7 +2,7 @@
 //! generations kept by rename, and a file that cannot be used moved aside
 //! under a new name, never overwritten or deleted.
 
-use super::tails::{TailFiles, TailReport, write_tails};
+use super::tails::{TailBudget, TailFiles, TailReport, write_tails};
 use super::{SNAPSHOT_VERSION, Snapshot};
 use crate::journal::durable::sync_dir;
 use crate::procfs::ThreadTimes;
@@ -163,8 +163,9 @@ pub struct SaveReport {
     pub thread: ThreadTimes,
 }
 
-/// Brings the panes' tails up to date (`panes`: the registered panes and
-/// their rings, `tails`: what this run wrote before), then saves `snapshot`,
+/// Brings the panes' tails up to date within `budget` (`panes`: the
+/// registered panes and their rings, `tails`: what this run wrote before),
+/// then saves `snapshot`,
 /// keeping the previous snapshot as `snapshot.json.1` (spec/persistence.md
 /// §6.2). Blocking: run it on a blocking thread. Creates the state dir and
 /// `history/` (0700) if missing; every file is 0600.
@@ -182,11 +183,12 @@ pub fn save(
     snapshot: &Snapshot,
     tails: &mut TailFiles,
     panes: &[(PaneId, TailSlot)],
+    budget: TailBudget,
 ) -> io::Result<SaveReport> {
     ensure_dir(state_dir)?;
     let times = ThreadTimes::now();
     let started = Instant::now();
-    let (report, tails_written) = write_tails(state_dir, snapshot, tails, panes);
+    let (report, tails_written) = write_tails(state_dir, snapshot, tails, panes, budget);
     let tails_took = started.elapsed();
     save_snapshot(state_dir, snapshot)?;
     tails_written?;

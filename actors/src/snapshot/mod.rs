@@ -30,7 +30,10 @@ mod tails;
 mod tests;
 
 pub use file::{LoadProblem, Loaded, SaveReport, load, save};
-pub use tails::{COMPACT_AT, MAX_TAIL_BYTES, TailFiles, TailReport, read_tail, tail_of, tail_path};
+pub use tails::{
+    COMPACT_AT, MAX_TAIL_BYTES, TAILS_TIME_BUDGET, TailBudget, TailFiles, TailReport, WHOLE_BUDGET,
+    read_tail, tail_of, tail_path,
+};
 
 /// The snapshot format this server writes and reads.
 pub const SNAPSHOT_VERSION: u32 = 1;

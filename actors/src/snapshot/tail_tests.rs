@@ -54,12 +54,14 @@ impl Screen {
 /// A run's saves: what is known of the files, and the panes.
 struct Saves {
     files: TailFiles,
+    budget: TailBudget,
 }
 
 impl Saves {
     fn new() -> Saves {
         Saves {
             files: TailFiles::default(),
+            budget: TailBudget::Everything,
         }
     }
 
@@ -69,9 +71,15 @@ impl Saves {
             .iter()
             .map(|(id, screen)| (pid(id), screen.slot.clone()))
             .collect();
-        save(dir, &snapshot(seq, &ids), &mut self.files, &slots)
-            .unwrap()
-            .tails
+        save(
+            dir,
+            &snapshot(seq, &ids),
+            &mut self.files,
+            &slots,
+            self.budget,
+        )
+        .unwrap()
+        .tails
     }
 }
 
@@ -155,9 +163,15 @@ fn a_saved_snapshot_loads_back_equal_with_its_tails() {
         (pid("pane_a"), a.slot.clone()),
         (pid("pane_b"), b.slot.clone()),
     ];
-    let report = save(dir.path(), &snap, &mut TailFiles::default(), &slots)
-        .unwrap()
-        .tails;
+    let report = save(
+        dir.path(),
+        &snap,
+        &mut TailFiles::default(),
+        &slots,
+        TailBudget::Everything,
+    )
+    .unwrap()
+    .tails;
 
     assert_eq!(load(dir.path()).unwrap(), Loaded::Snapshot(snap));
     assert_eq!(
@@ -305,6 +319,7 @@ fn a_restored_panes_tail_is_kept_until_its_screen_changes() {
     let mut a = Screen::restored("old\ntail\n-- restored --");
     let mut saves = Saves {
         files: TailFiles::restored([pid("pane_a")]),
+        budget: TailBudget::Everything,
     };
     let report = saves.save(dir.path(), 1, &[("pane_a", &a)]);
     assert_eq!((report.changed(), report.removed), (0, 0));
@@ -331,9 +346,91 @@ fn a_pane_not_built_yet_keeps_its_file() {
         &snapshot(2, &["pane_a"]),
         &mut saves.files,
         &slots,
+        TailBudget::Everything,
     )
     .unwrap();
     assert_eq!(read(dir.path(), "pane_a"), "kept");
+}
+
+#[test]
+fn past_its_budget_a_save_leaves_whole_files_to_the_next_and_never_an_append() {
+    let dir = tempfile::tempdir().unwrap();
+    let full = numbered(0, 2000); // 74 kB: a full tail each
+    let (a, b, c) = (
+        Screen::printed(&full),
+        Screen::printed(&full),
+        Screen::printed(&full),
+    );
+    let mut saves = Saves::new();
+    // Room for about one and a half tails: two are written, one waits.
+    saves.budget = TailBudget::Within {
+        bytes: 100_000,
+        time: std::time::Duration::from_secs(60),
+    };
+    let panes = [("pane_a", &a), ("pane_b", &b), ("pane_c", &c)];
+    let first = saves.save(dir.path(), 1, &panes);
+    assert_eq!((first.whole, first.deferred), (2, 1), "{first:?}");
+    assert_eq!(read(dir.path(), "pane_a"), a.expected());
+    assert_eq!(read(dir.path(), "pane_b"), b.expected());
+    assert_eq!(read(dir.path(), "pane_c"), "", "not written yet");
+    // The next save writes the deferred one; new lines of the others are
+    // appended, whatever the budget.
+    let (mut a, mut b) = (a, b);
+    a.print("one more line\n");
+    b.print("and another\n");
+    let panes = [("pane_a", &a), ("pane_b", &b), ("pane_c", &c)];
+    let second = saves.save(dir.path(), 2, &panes);
+    assert_eq!(
+        (second.whole, second.appended, second.deferred),
+        (1, 2, 0),
+        "{second:?}"
+    );
+    for (pane, screen) in panes {
+        assert_eq!(read(dir.path(), pane), screen.expected(), "{pane}");
+    }
+}
+
+#[test]
+fn past_its_time_a_save_writes_appends_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut old = Screen::printed("first\n");
+    let mut saves = Saves::new();
+    saves.save(dir.path(), 1, &[("pane_a", &old)]);
+    old.print("second\n");
+    let new = Screen::printed("fresh\n");
+    saves.budget = TailBudget::Within {
+        bytes: u64::MAX,
+        time: std::time::Duration::ZERO,
+    };
+    let report = saves.save(dir.path(), 2, &[("pane_a", &old), ("pane_b", &new)]);
+    assert_eq!(
+        (report.whole, report.appended, report.deferred),
+        (0, 1, 1),
+        "{report:?}"
+    );
+    assert_eq!(read(dir.path(), "pane_a"), old.expected());
+    saves.budget = TailBudget::Everything;
+    saves.save(dir.path(), 3, &[("pane_a", &old), ("pane_b", &new)]);
+    assert_eq!(read(dir.path(), "pane_b"), new.expected());
+}
+
+#[test]
+fn under_a_budget_a_pane_with_no_file_goes_before_a_compaction() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut old = Screen::printed(&numbered(0, 2000));
+    let mut saves = Saves::new();
+    saves.save(dir.path(), 1, &[("pane_a", &old)]);
+    // The old pane floods past its file's room: it needs a rewrite, as does
+    // the new pane; the budget allows one, and the new pane gets it.
+    old.print(&numbered(2000, 1800));
+    let new = Screen::printed(&numbered(0, 2000));
+    saves.budget = TailBudget::Within {
+        bytes: 1,
+        time: std::time::Duration::from_secs(60),
+    };
+    let report = saves.save(dir.path(), 2, &[("pane_a", &old), ("pane_b", &new)]);
+    assert_eq!((report.whole, report.deferred), (1, 1), "{report:?}");
+    assert_eq!(read(dir.path(), "pane_b"), new.expected());
 }
 
 #[test]
@@ -363,6 +460,7 @@ fn tails_of_panes_that_no_longer_exist_are_pruned_and_other_files_kept() {
         &snapshot(2, &["pane_a", "pane_b"]),
         &mut saves.files,
         &slots,
+        TailBudget::Everything,
     )
     .unwrap();
 

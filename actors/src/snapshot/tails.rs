@@ -14,7 +14,18 @@
 //!                   └─ new lines + screen ≤ room left ──► append a record
 //!                   └─ otherwise ──► whole file: its newest 64 KiB of
 //!                                    history, the screen (temp + rename)
+//!                                    — or, past the save's budget, next save
 //! ```
+//!
+//! A periodic save writes whole files for at most [`WHOLE_BUDGET`] bytes or
+//! [`TAILS_TIME_BUDGET`] ([`TailBudget`]): a burst of new panes (200 fresh
+//! 64 KiB tails, 13 MB) would otherwise make one save cost 30–160 ms on two
+//! busy CPUs. What is left over is counted as deferred and written by the
+//! next save, which the Supervisor schedules at once; past the budget only
+//! appends are written (and a pane whose ring is locked just then is left
+//! for the next save rather than waited for), and tails with no file yet go
+//! before compactions, so a flooding pane cannot starve a new one. The save
+//! at shutdown writes everything.
 
 use super::Snapshot;
 use super::file::ensure_dir;
@@ -35,6 +46,35 @@ pub const MAX_TAIL_BYTES: usize = 65_536;
 /// A tail file that an append would make longer than this is rewritten
 /// whole instead: a file holds at most about two tails' worth.
 pub const COMPACT_AT: usize = 2 * MAX_TAIL_BYTES;
+
+/// The bytes of whole tail files one periodic save writes at most (about
+/// 32 full tails; 5–8 ms of writing once the CPUs are free).
+pub const WHOLE_BUDGET: u64 = 2 * 1024 * 1024;
+
+/// How long one periodic save spends on the tails before it leaves the
+/// rest to the next: on CPUs saturated by 200 terminals parsing their
+/// floods, the writer waits for a CPU longer than it runs, and 2 MiB can
+/// take 30–80 ms.
+pub const TAILS_TIME_BUDGET: Duration = Duration::from_millis(8);
+
+/// How much of the tails a save writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TailBudget {
+    /// Every tail that changed (the save at shutdown, tests).
+    Everything,
+    /// Whole files until `bytes` are written or `time` has passed; after
+    /// that, appends only, and a pane whose ring is locked just then is not
+    /// waited for. The rest waits for the next save.
+    Within { bytes: u64, time: Duration },
+}
+
+impl TailBudget {
+    /// The budget of a periodic save.
+    pub const PERIODIC: TailBudget = TailBudget::Within {
+        bytes: WHOLE_BUDGET,
+        time: TAILS_TIME_BUDGET,
+    };
+}
 
 /// The directory of the tails, inside the state dir.
 pub(super) const HISTORY_DIR: &str = "history";
@@ -155,6 +195,9 @@ pub struct TailReport {
     pub appended: usize,
     /// Files removed (an empty tail, or a pane that is gone).
     pub removed: usize,
+    /// Files that needed writing whole past the save's budget: the next
+    /// save writes them.
+    pub deferred: usize,
     /// Bytes written.
     pub bytes: u64,
     /// Time spent reading the rings (their locks held).
@@ -171,6 +214,8 @@ impl TailReport {
 /// How a tail is to be brought up to date.
 enum Export<'a> {
     Unchanged,
+    /// It needs writing whole, which this save may not do any more.
+    Deferred,
     /// A record of what is new, to append.
     Append(Record<'a>),
     Rewrite(Rewrite<'a>),
@@ -185,6 +230,16 @@ enum Rewrite<'a> {
 }
 
 /// What [`update`] did to a file.
+enum Outcome {
+    /// The file was current.
+    Current,
+    /// Left for the next save (past the budget).
+    Deferred,
+    /// Written.
+    Updated(Updated),
+}
+
+/// A file written by [`update`].
 struct Updated {
     mark: TailMark,
     /// The file's length, when a record may be appended to it.
@@ -193,15 +248,16 @@ struct Updated {
     entry: bool,
 }
 
-/// Brings every pane's tail file up to date (see the module header), then
-/// prunes the tails of panes that are neither in `panes` nor in
-/// `snapshot.panes`. Keeps going past a failing pane so one bad file does
+/// Brings every pane's tail file up to date (see the module header) within
+/// `budget`, then prunes the tails of panes that are neither in `panes` nor
+/// in `snapshot.panes`. Keeps going past a failing pane so one bad file does
 /// not cost the others, and returns the first error with the report.
 pub(super) fn write_tails(
     state_dir: &Path,
     snapshot: &Snapshot,
     files: &mut TailFiles,
     panes: &[(PaneId, TailSlot)],
+    budget: TailBudget,
 ) -> (TailReport, io::Result<()>) {
     let mut report = TailReport::default();
     let history = state_dir.join(HISTORY_DIR);
@@ -215,20 +271,43 @@ pub(super) fn write_tails(
     // ring is locked just now (its thread may have been preempted in a
     // reconcile on a busy machine) is visited after the others rather than
     // waited for first.
-    let (free, busy): (Vec<_>, Vec<_>) = panes
+    let (mut free, mut busy): (Vec<_>, Vec<_>) = panes
         .iter()
         .filter_map(|(pane, slot)| slot.get().map(|(source, built)| (pane, source, built)))
         .partition(|(_, source, _)| !source.busy());
+    // Tails with no file first: under a budget, new panes get theirs before
+    // a flooding pane's compaction does (a stable sort keeps the order).
+    free.sort_by_key(|(pane, _, _)| files.contains_key(*pane));
+    busy.sort_by_key(|(pane, _, _)| files.contains_key(*pane));
+    let started = Instant::now();
+    let mut whole_bytes = 0;
     for (pane, source, built) in free.into_iter().chain(busy) {
         let known = match files.get(pane) {
             None => None,
             Some(Known::Restored) => Some((built, None)),
             Some(Known::At { mark, len }) => Some((*mark, *len)),
         };
+        let may_rewrite = match budget {
+            TailBudget::Everything => true,
+            TailBudget::Within { bytes, time } => {
+                let within = whole_bytes < bytes && started.elapsed() < time;
+                if !within && source.busy() {
+                    report.deferred += 1;
+                    continue;
+                }
+                within
+            },
+        };
         let path = tail_path(state_dir, pane);
-        match update(&path, source, known, scratch, &mut report) {
-            Ok(None) => {},
-            Ok(Some(Updated { mark, len, entry })) => {
+        let before = report.bytes;
+        let updated = update(&path, source, known, may_rewrite, scratch, &mut report);
+        match updated {
+            Ok(Outcome::Current) => {},
+            Ok(Outcome::Deferred) => report.deferred += 1,
+            Ok(Outcome::Updated(Updated { mark, len, entry })) => {
+                if entry {
+                    whole_bytes += report.bytes - before;
+                }
                 renamed |= entry;
                 files.insert(pane.clone(), Known::At { mark, len });
             },
@@ -271,15 +350,16 @@ pub(super) fn write_tails(
 }
 
 /// Brings one tail file up to date from `source`, given what is known of it
-/// (`(mark, appendable length)`), building the bytes in `scratch`. `None`:
-/// it was current.
+/// (`(mark, appendable length)`), building the bytes in `scratch`; a file
+/// that needs writing whole is left as it is unless `may_rewrite`.
 fn update(
     path: &Path,
     source: &TailSource,
     mut known: Option<(TailMark, Option<u64>)>,
+    may_rewrite: bool,
     scratch: &mut Vec<u8>,
     report: &mut TailReport,
-) -> io::Result<Option<Updated>> {
+) -> io::Result<Outcome> {
     // Twice at most: an append to a file that is not as this run left it
     // becomes a whole rewrite.
     loop {
@@ -289,17 +369,18 @@ fn update(
             len.map(|len| COMPACT_AT.saturating_sub(usize::try_from(len).unwrap_or(usize::MAX)));
         let buf = &mut *scratch;
         let (mark, exported) = timed(source, report, move |view| {
-            export(view, since.as_ref(), room, buf)
+            export(view, since.as_ref(), room, may_rewrite, buf)
         });
         let rewrite = match exported {
-            Export::Unchanged => return Ok(None),
+            Export::Unchanged => return Ok(Outcome::Current),
+            Export::Deferred => return Ok(Outcome::Deferred),
             Export::Append(record) => {
                 let len = len.unwrap_or(0);
                 match append(path, len, record.framed())? {
                     Some(new_len) => {
                         report.appended += 1;
                         report.bytes += new_len - len;
-                        return Ok(Some(Updated {
+                        return Ok(Outcome::Updated(Updated {
                             mark,
                             len: Some(new_len),
                             entry: false,
@@ -326,7 +407,7 @@ fn update(
                 Some(bytes.len() as u64)
             },
         };
-        return Ok(Some(Updated {
+        return Ok(Outcome::Updated(Updated {
             mark,
             len,
             entry: true,
@@ -348,11 +429,13 @@ fn timed<R>(
 
 /// What to write for a ring read now, after a file that holds it as of
 /// `since` (none: nothing known) and may grow by `room` bytes (none: it may
-/// not be appended to). Runs under the ring's lock: it only copies lines.
+/// not be appended to); a whole file only if `may_rewrite`. Runs under the
+/// ring's lock: it only copies lines.
 fn export<'a>(
     view: &RingView<'_>,
     since: Option<&TailMark>,
     room: Option<usize>,
+    may_rewrite: bool,
     buf: &'a mut Vec<u8>,
 ) -> (TailMark, Export<'a>) {
     let mark = view.mark();
@@ -377,6 +460,9 @@ fn export<'a>(
             screen_into(view, &mut record);
             return (mark, Export::Append(record));
         }
+    }
+    if !may_rewrite {
+        return (mark, Export::Deferred);
     }
     (mark, Export::Rewrite(rewrite(view, buf)))
 }

@@ -71,7 +71,14 @@ fn loaded_seq(loaded: Loaded) -> u64 {
 
 /// Saves `snapshot` without any pane's tail.
 pub(super) fn save_plain(dir: &Path, snapshot: &Snapshot) -> std::io::Result<()> {
-    save(dir, snapshot, &mut TailFiles::default(), &[]).map(|_| ())
+    save(
+        dir,
+        snapshot,
+        &mut TailFiles::default(),
+        &[],
+        TailBudget::Everything,
+    )
+    .map(|_| ())
 }
 
 // ---- save and load --------------------------------------------------------

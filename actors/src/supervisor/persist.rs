@@ -13,6 +13,10 @@ use actix::prelude::*;
 use signaltty_protocol::{PaneId, Seq, WorkspaceId};
 use std::collections::HashMap;
 
+/// How soon after a save that left tails past its budget the next one runs:
+/// the rest of a burst follows at once, in short saves with a pause between.
+const DEFERRED_TAILS_AFTER: std::time::Duration = std::time::Duration::from_millis(50);
+
 /// When the snapshot is written (spec/persistence.md §6.1): every state event
 /// marks it due; a flusher writes a due one at most every
 /// `limits.snapshot_interval`, off the event loop, one at a time.
@@ -24,6 +28,9 @@ pub(super) struct Snapshots {
     pub(super) taken_at: Option<Seq>,
     /// A write is in flight.
     pub(super) writing: bool,
+    /// The last save left tails past its budget: the next one is due even
+    /// with no new event.
+    pub(super) tails_deferred: bool,
     /// What is on disk of each pane's tail, so that a save writes only what
     /// changed; locked by the save that uses it.
     pub(super) tails: std::sync::Arc<parking_lot::Mutex<TailFiles>>,
@@ -117,10 +124,12 @@ impl Supervisor {
             return;
         };
         let seq = self.events.head();
-        if self.snapshots.writing || self.snapshots.taken_at == Some(seq) {
+        let due = self.snapshots.taken_at != Some(seq) || self.snapshots.tails_deferred;
+        if self.snapshots.writing || !due {
             return;
         }
         self.snapshots.writing = true;
+        self.snapshots.tails_deferred = false;
         let started = std::time::Instant::now();
         let snapshot = self.snapshot_now(seq);
         let taken = started.elapsed();
@@ -133,14 +142,20 @@ impl Supervisor {
         );
         let write = actix_rt::task::spawn_blocking(move || {
             let mut tails = tails.lock();
-            snapshot::save(&dir, &snapshot, &mut tails, &panes)
+            snapshot::save(
+                &dir,
+                &snapshot,
+                &mut tails,
+                &panes,
+                snapshot::TailBudget::PERIODIC,
+            )
         });
         let write = async move {
             write
                 .await
                 .unwrap_or_else(|e| Err(std::io::Error::other(e.to_string())))
         };
-        ctx.spawn(write.into_actor(self).map(move |written, sup, _| {
+        ctx.spawn(write.into_actor(self).map(move |written, sup, ctx| {
             sup.snapshots.writing = false;
             match written {
                 Ok(report) => {
@@ -148,7 +163,13 @@ impl Supervisor {
                         disk.snapshot_saved(seq);
                     }
                     log_saved(seq, started.elapsed(), &report);
-                    sup.snapshots.taken_at = Some(seq)
+                    sup.snapshots.taken_at = Some(seq);
+                    // A burst of new tails is written over several short
+                    // saves, one right after the other.
+                    if report.tails.deferred > 0 {
+                        sup.snapshots.tails_deferred = true;
+                        ctx.run_later(DEFERRED_TAILS_AFTER, |sup, ctx| sup.flush_snapshot(ctx));
+                    }
                 },
                 Err(e) => log::warn!("cannot write the snapshot: {e}"),
             }
@@ -183,13 +204,19 @@ impl Supervisor {
             return;
         };
         let seq = self.events.head();
-        if self.snapshots.taken_at == Some(seq) {
+        if self.snapshots.taken_at == Some(seq) && !self.snapshots.tails_deferred {
             return;
         }
         let snapshot = self.snapshot_now(seq);
         let panes = self.tail_slots();
         let mut tails = self.snapshots.tails.lock();
-        match snapshot::save(&dir, &snapshot, &mut tails, &panes) {
+        match snapshot::save(
+            &dir,
+            &snapshot,
+            &mut tails,
+            &panes,
+            snapshot::TailBudget::Everything,
+        ) {
             Ok(_) => {
                 if let Some(disk) = self.events.disk() {
                     disk.snapshot_saved(seq);
@@ -207,13 +234,14 @@ fn log_saved(seq: Seq, took: std::time::Duration, report: &SaveReport) {
     let tails = &report.tails;
     log::debug!(
         "snapshot at seq {seq} written in {} µs with {} changed tail(s) \
-         ({} whole, {} appended, {} bytes; {} µs outside the save: queued, reporting back; \
+         ({} whole, {} appended, {} deferred, {} bytes; {} µs outside the save: queued, reporting back; \
          rings read in {} µs, tails written in {} µs, snapshot.json in {} µs; \
          the writer {} µs on a CPU, {} µs waiting for one)",
         took.as_micros(),
         tails.changed(),
         tails.whole,
         tails.appended,
+        tails.deferred,
         tails.bytes,
         took.saturating_sub(report.tails_took + report.snapshot_took)
             .as_micros(),
