@@ -3,9 +3,7 @@
 //! diff "what this turn changed". Only objects are written: no ref, commit,
 //! index, HEAD or worktree change. Blocking (runs git): call it off the actors.
 
-use std::io::Read as _;
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// The longest a capture may take.
@@ -46,47 +44,14 @@ fn git(
     index: Option<&Path>,
     deadline: Instant,
 ) -> Result<String, String> {
-    let mut cmd = Command::new("git");
-    cmd.arg("-C").arg(dir).args(args);
-    cmd.env_remove("GIT_DIR").env_remove("GIT_WORK_TREE");
+    let left = deadline.saturating_duration_since(Instant::now());
+    let mut git = crate::git::Git::new(dir).deadline(left);
     if let Some(index) = index {
-        cmd.env("GIT_INDEX_FILE", index);
+        git = git.env("GIT_INDEX_FILE", index);
     }
-    let mut child = cmd
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("cannot run git: {e}"))?;
-    loop {
-        match child.try_wait() {
-            Ok(Some(status)) => {
-                let mut out = String::new();
-                let mut err = String::new();
-                if let Some(mut o) = child.stdout.take() {
-                    let _ = o.read_to_string(&mut out);
-                }
-                if let Some(mut e) = child.stderr.take() {
-                    let _ = e.read_to_string(&mut err);
-                }
-                return if status.success() {
-                    Ok(out)
-                } else {
-                    Err(format!("git {}: {}", args.join(" "), err.trim()))
-                };
-            },
-            Ok(None) if Instant::now() >= deadline => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(format!(
-                    "git {} took longer than {CAPTURE_DEADLINE:?}",
-                    args.join(" ")
-                ));
-            },
-            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
-            Err(e) => return Err(format!("git {}: {e}", args.join(" "))),
-        }
-    }
+    git.ok(args)
+        .map(|out| out.stdout_text())
+        .map_err(|e| format!("git {}: {e}", args.join(" ")))
 }
 
 /// The baseline of a workspace's latest turn (runtime only).
@@ -181,15 +146,9 @@ mod tests {
     use super::*;
 
     fn run(dir: &Path, args: &[&str]) {
-        let ok = Command::new("git")
-            .arg("-C")
-            .arg(dir)
-            .args(args)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success());
-        assert!(ok, "git {args:?}");
+        if let Err(e) = crate::git::Git::new(dir).ok(args) {
+            panic!("git {args:?}: {e}");
+        }
     }
 
     #[test]
