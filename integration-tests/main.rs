@@ -21,6 +21,7 @@ mod restore;
 mod security;
 mod states;
 mod tabs;
+mod tasks;
 mod transport;
 mod wait;
 mod workspace;

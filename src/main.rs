@@ -22,6 +22,7 @@ mod panes_cli;
 mod restore_cli;
 mod serve;
 mod state_cli;
+mod tasks_cli;
 
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
@@ -75,6 +76,10 @@ enum Command {
         /// Cursor approval inference wait (default 10 s; tests shorten it).
         #[arg(long, hide = true, value_name = "MS")]
         cursor_approval_ms: Option<u64>,
+        /// Tasks running at once at most (default 4, or $SIGNALTTY_MAX_PARALLEL_TASKS;
+        /// 0 refuses every start).
+        #[arg(long, value_name = "N")]
+        max_tasks: Option<usize>,
     },
     /// Start a background server unless one already answers; returns once it does.
     Start,
@@ -238,6 +243,11 @@ enum Command {
     },
     /// List the pending decisions of every pane, with their prompts and options.
     Decisions,
+    /// Tasks: worker agents in their own git worktrees (task.*).
+    #[command(subcommand)]
+    Task(tasks_cli::TaskCommand),
+    /// Report a task's result from inside its worker (task.report).
+    Report(tasks_cli::ReportArgs),
     /// The agents' hook configuration: install, remove or check the managed
     /// hooks that report to signaltty (works without a server).
     #[command(subcommand)]
@@ -570,6 +580,7 @@ fn main() -> ExitCode {
             snapshot_interval_ms,
             agents_dir,
             cursor_approval_ms,
+            max_tasks,
         } => serve::server(
             &cli.global,
             serve::ServerArgs {
@@ -584,6 +595,7 @@ fn main() -> ExitCode {
                 snapshot_interval_ms,
                 agents_dir,
                 cursor_approval_ms,
+                max_tasks,
             },
         ),
         Command::Start => serve::start(&cli.global),
@@ -656,6 +668,8 @@ fn main() -> ExitCode {
         Command::MarkSeen { pane } => state_cli::mark_seen(&cli.global, pane),
         Command::Explain { pane } => state_cli::explain(&cli.global, pane),
         Command::Decisions => decisions_cli::list(&cli.global),
+        Command::Task(cmd) => tasks_cli::run(&cli.global, cmd),
+        Command::Report(args) => tasks_cli::report(&cli.global, args),
         Command::Integration(cmd) => {
             use integration_cli::Action;
             let (action, args) = match cmd {

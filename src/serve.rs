@@ -43,6 +43,8 @@ pub struct ServerArgs {
     pub agents_dir: Option<PathBuf>,
     /// Cursor's approval inference wait, overriding the default.
     pub cursor_approval_ms: Option<u64>,
+    /// The task cap (`--max-tasks`).
+    pub max_tasks: Option<usize>,
 }
 
 /// Runs the server in the foreground until it stops; returns its exit code.
@@ -55,6 +57,7 @@ pub fn server(global: &Global, args: ServerArgs) -> i32 {
         snapshot_interval_ms,
         agents_dir,
         cursor_approval_ms,
+        max_tasks,
     } = args;
     if session == Session::Detach {
         // Leave the starting terminal's session so its hangup never reaches us.
@@ -70,6 +73,7 @@ pub fn server(global: &Global, args: ServerArgs) -> i32 {
         socket,
         socket_origin,
         state_dir: env.state_dir(),
+        data_dir: env.data_dir(),
         home: env.home_dir(),
         version: env!("CARGO_PKG_VERSION").to_owned(),
         agents_dir: agents_dir.clone(),
@@ -86,6 +90,7 @@ pub fn server(global: &Global, args: ServerArgs) -> i32 {
                 Limits::default().cursor_approval_wait,
                 Duration::from_millis,
             ),
+            max_parallel_tasks: env.max_parallel_tasks(max_tasks),
             ..Limits::default()
         },
     };

@@ -25,6 +25,8 @@ pub struct Config {
     pub socket_origin: SocketOrigin,
     /// The state directory (journal, snapshot, logs).
     pub state_dir: PathBuf,
+    /// The data directory (task worktrees, spec/persistence.md §1).
+    pub data_dir: PathBuf,
     /// The user's home, the default cwd of new workspaces.
     pub home: Option<PathBuf>,
     /// The server's package version, reported by `server.status`.
@@ -65,6 +67,9 @@ pub struct Limits {
     pub restore_max_parallel: usize,
     /// An auto-resumed agent counts as started once it reaches a prompt, or after this.
     pub restore_start_wait: Duration,
+    /// Tasks not yet terminal (and starts under way) at most (tasks.md §15:
+    /// `SIGNALTTY_MAX_PARALLEL_TASKS`, `--max-tasks`; 0 refuses every start).
+    pub max_parallel_tasks: usize,
 }
 
 impl Default for Limits {
@@ -81,6 +86,7 @@ impl Default for Limits {
             snapshot_interval: Duration::from_secs(2),
             restore_max_parallel: 3,
             restore_start_wait: Duration::from_secs(10),
+            max_parallel_tasks: 4,
         }
     }
 }
@@ -100,6 +106,10 @@ pub struct Env {
     pub xdg_config_home: Option<OsString>,
     /// `SIGNALTTY_AGENTS_DIR`.
     pub signaltty_agents_dir: Option<OsString>,
+    /// `XDG_DATA_HOME`.
+    pub xdg_data_home: Option<OsString>,
+    /// `SIGNALTTY_MAX_PARALLEL_TASKS`.
+    pub max_parallel_tasks: Option<OsString>,
     /// The real user id.
     pub uid: u32,
 }
@@ -115,6 +125,8 @@ impl Env {
             home: var("HOME"),
             xdg_config_home: var("XDG_CONFIG_HOME"),
             signaltty_agents_dir: var("SIGNALTTY_AGENTS_DIR"),
+            xdg_data_home: var("XDG_DATA_HOME"),
+            max_parallel_tasks: var("SIGNALTTY_MAX_PARALLEL_TASKS"),
             uid: nix::unistd::getuid().as_raw(),
         }
     }
@@ -167,6 +179,30 @@ impl Env {
         }
     }
 
+    /// The data directory: `$XDG_DATA_HOME/signaltty`, else
+    /// `$HOME/.local/share/signaltty`, else `/tmp/signaltty-data`.
+    pub fn data_dir(&self) -> PathBuf {
+        match (&self.xdg_data_home, &self.home) {
+            (Some(d), _) if Path::new(d).is_absolute() => PathBuf::from(d).join("signaltty"),
+            (_, Some(h)) if Path::new(h).is_absolute() => {
+                PathBuf::from(h).join(".local/share/signaltty")
+            },
+            _ => PathBuf::from("/tmp/signaltty-data"),
+        }
+    }
+
+    /// The task cap: `flag` > `SIGNALTTY_MAX_PARALLEL_TASKS` > 4; a value
+    /// that is not a number counts as unset (tasks.md §15).
+    pub fn max_parallel_tasks(&self, flag: Option<usize>) -> usize {
+        flag.or_else(|| {
+            self.max_parallel_tasks
+                .as_ref()
+                .and_then(|v| v.to_str())
+                .and_then(|v| v.trim().parse().ok())
+        })
+        .unwrap_or(Limits::default().max_parallel_tasks)
+    }
+
     /// The home directory, when set and absolute.
     pub fn home_dir(&self) -> Option<PathBuf> {
         self.home
@@ -209,6 +245,25 @@ mod tests {
         );
         let flag = PathBuf::from("/x/flag.sock");
         assert_eq!(e.socket_path(Some(&flag)).0, flag);
+    }
+
+    #[test]
+    fn data_dir_and_task_cap_follow_their_rules() {
+        let mut e = env();
+        assert_eq!(e.data_dir(), PathBuf::from("/tmp/signaltty-data"));
+        e.home = Some("/home/u".into());
+        assert_eq!(
+            e.data_dir(),
+            PathBuf::from("/home/u/.local/share/signaltty")
+        );
+        e.xdg_data_home = Some("/d".into());
+        assert_eq!(e.data_dir(), PathBuf::from("/d/signaltty"));
+        assert_eq!(e.max_parallel_tasks(None), 4);
+        e.max_parallel_tasks = Some("zero".into());
+        assert_eq!(e.max_parallel_tasks(None), 4, "invalid → default");
+        e.max_parallel_tasks = Some("0".into());
+        assert_eq!(e.max_parallel_tasks(None), 0);
+        assert_eq!(e.max_parallel_tasks(Some(7)), 7, "the flag wins");
     }
 
     #[test]

@@ -63,6 +63,26 @@ pub enum Error {
     AgentNotReady(String),
     /// A gate ran out of time at `stage` (`pane.submit`'s activity gate).
     Stalled { what: String, stage: &'static str },
+    /// No task has this id.
+    NoSuchTask(String),
+    /// An error with a code and structured details (`RATE_LIMITED {active_tasks,
+    /// max_parallel_tasks}`, a failed start's `{task_id, stage}`).
+    Detailed {
+        code: ErrorCode,
+        message: String,
+        details: serde_json::Value,
+    },
+}
+
+impl Error {
+    /// This error with `details`, keeping its code and message.
+    pub fn with_details(self, details: serde_json::Value) -> Error {
+        Error::Detailed {
+            code: self.code(),
+            message: self.to_string(),
+            details,
+        }
+    }
 }
 
 impl Error {
@@ -88,6 +108,8 @@ impl Error {
             Error::AgentBusy { .. } => ErrorCode::AgentBusy,
             Error::AgentNotReady(_) => ErrorCode::AgentNotReady,
             Error::Stalled { .. } => ErrorCode::Timeout,
+            Error::NoSuchTask(_) => ErrorCode::NoSuchTask,
+            Error::Detailed { code, .. } => *code,
         }
     }
 
@@ -103,6 +125,7 @@ impl Error {
             } => Some(serde_json::json!({ "written_bytes": n })),
             Error::AgentBusy { details, .. } => details.clone(),
             Error::Stalled { stage, .. } => Some(serde_json::json!({ "stage": stage })),
+            Error::Detailed { details, .. } => Some(details.clone()),
             _ => None,
         }
     }
@@ -135,6 +158,8 @@ impl fmt::Display for Error {
             Error::AgentBusy { why, .. } => f.write_str(why),
             Error::AgentNotReady(why) => f.write_str(why),
             Error::Stalled { what, stage } => write!(f, "{stage}: {what}"),
+            Error::NoSuchTask(id) => write!(f, "no such task {id}"),
+            Error::Detailed { message, .. } => f.write_str(message),
         }
     }
 }

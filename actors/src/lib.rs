@@ -38,6 +38,7 @@ pub mod subscriber;
 pub mod supervisor;
 #[cfg(test)]
 mod system_tests;
+pub mod task;
 pub mod term;
 #[cfg(test)]
 pub mod testkit;

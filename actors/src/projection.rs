@@ -13,8 +13,9 @@ use crate::layout;
 use crate::state::Progress;
 use signaltty_protocol::pane::{Attention, LiveState, Pane, RestoreState};
 use signaltty_protocol::state::{AttentionItem, Notification};
+use signaltty_protocol::task::Task;
 use signaltty_protocol::workspace::{Layout, Tab, Workspace};
-use signaltty_protocol::{Event, PaneId, Seq, TabId, WorkspaceId};
+use signaltty_protocol::{Event, PaneId, Seq, TabId, TaskId, WorkspaceId};
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
@@ -34,6 +35,8 @@ pub struct Projection {
     progress: HashMap<PaneId, Progress>,
     /// The newest notifications, oldest first (at most `KEPT_NOTIFICATIONS`).
     notifications: VecDeque<Notification>,
+    /// Every task, terminal ones included (they are finished, not forgotten).
+    tasks: HashMap<TaskId, Arc<Task>>,
     /// Makes process instances unique across server runs.
     instance_prefix: String,
 }
@@ -168,6 +171,11 @@ impl Projection {
                 self.panes.insert(pane.id.clone(), Arc::new(pane));
                 return;
             },
+            Event::TaskCreated { task } | Event::TaskUpdated { task, .. } => {
+                self.tasks.insert(task.id.clone(), Arc::new(*task));
+                return;
+            },
+            Event::TaskResult { .. } => return,
             _ => {},
         }
         if let Event::NotificationCreated { notification, .. } = &event {
@@ -304,6 +312,7 @@ impl Projection {
             | Event::DecisionCreated { .. }
             | Event::DecisionAnswered { .. }
             | Event::DecisionCleared { .. } => {},
+            Event::TaskCreated { .. } | Event::TaskUpdated { .. } | Event::TaskResult { .. } => {},
             Event::ServerWillShutdown {} => {},
         }
     }
@@ -350,6 +359,42 @@ impl Projection {
     /// Number of tabs across all workspaces.
     pub fn tab_count(&self) -> usize {
         self.tabs.len()
+    }
+
+    /// Takes a snapshot's tasks (restore).
+    pub fn restore_tasks(&mut self, tasks: Vec<Arc<Task>>) {
+        self.tasks = tasks.into_iter().map(|t| (t.id.clone(), t)).collect();
+    }
+
+    /// One tab.
+    pub fn tab(&self, id: &TabId) -> Option<&Tab> {
+        self.tabs.get(id).map(Arc::as_ref)
+    }
+
+    /// One task.
+    pub fn task(&self, id: &TaskId) -> Option<&Task> {
+        self.tasks.get(id).map(Arc::as_ref)
+    }
+
+    /// Every task, ordered by creation (then id).
+    pub fn tasks(&self) -> Vec<&Task> {
+        let mut tasks: Vec<&Task> = self.tasks.values().map(Arc::as_ref).collect();
+        tasks.sort_by(|a, b| (&a.created_at, &a.id.0).cmp(&(&b.created_at, &b.id.0)));
+        tasks
+    }
+
+    /// Every task, shared (for the snapshot), ordered by creation.
+    pub fn shared_tasks(&self) -> Vec<Arc<Task>> {
+        let mut tasks: Vec<Arc<Task>> = self.tasks.values().cloned().collect();
+        tasks.sort_by(|a, b| (&a.created_at, &a.id.0).cmp(&(&b.created_at, &b.id.0)));
+        tasks
+    }
+
+    /// The task whose worker is `pane`.
+    pub fn task_of_pane(&self, pane: &PaneId) -> Option<&Task> {
+        let pane = self.panes.get(pane)?;
+        let id = TaskId(pane.task_id.clone()?);
+        self.task(&id)
     }
 
     /// One pane.

@@ -68,6 +68,7 @@ pub fn restore(state_dir: &Path, disk: &DiskHistory, head: Seq) -> Restored {
             report.snapshot_seq = Some(s.seq);
             let mut projection = Projection::restored(s.seq, s.workspaces, s.tabs, s.panes);
             projection.restore_notifications(s.notifications);
+            projection.restore_tasks(s.tasks);
             (projection, s.seq)
         },
         Loaded::Missing => (Projection::new(Seq(0)), Seq(0)),

@@ -56,6 +56,7 @@ mod hooks;
 mod panes;
 mod submit;
 mod tabs;
+mod tasks;
 pub mod wait;
 
 /// What routing may see and change of the server: borrowed from the host for
@@ -79,6 +80,8 @@ pub struct Cx<'a> {
     pub arbiters: &'a mut PaneArbiters,
     /// How the restore at start went.
     pub restore: &'a crate::restore::RestoreReport,
+    /// The tasks' actors and the starts under way.
+    pub tasks: &'a mut crate::task::ServerTaskBook,
 }
 
 /// The actor routing runs on: it lends a [`Cx`], receives what panes publish,
@@ -174,6 +177,11 @@ pub fn route<H: Host>(
         Method::AttentionPending(p) => attention::pending(cx, p),
         Method::AgentsList(_) => ready(Ok(agents_result(&cx.config.agents.current()))),
         Method::AgentsReload(_) => agents_reload(cx),
+        Method::TaskStart(p) => tasks::start(cx, p),
+        Method::TaskGet(p) => ready(tasks::get(cx, &p.task_id)),
+        Method::TaskList(p) => ready(tasks::list(cx, &p)),
+        Method::TaskReport(p) => tasks::report(cx, p),
+        Method::TaskCancel(p) => tasks::cancel(cx, p),
     }
 }
 

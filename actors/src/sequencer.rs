@@ -84,6 +84,8 @@ pub struct Applied {
     pub state_events: usize,
     /// The turns those events started.
     pub turn_starts: Vec<TurnStart>,
+    /// The events of task workers' panes, with the task of each.
+    pub worker_events: Vec<(signaltty_protocol::TaskId, Arc<Event>)>,
 }
 
 /// A sequenced item waiting for the journal's acknowledgement.
@@ -277,6 +279,14 @@ impl Sequencer {
                             started_at: Timestamp::now(),
                         });
                     }
+                    // Looked up before the event applies: a closed pane
+                    // leaves the projection with it.
+                    let worker = worker_task(&self.projection, &event);
+                    if let Some(task) = worker {
+                        applied
+                            .worker_events
+                            .push((task, Arc::new((*event).clone())));
+                    }
                     self.projection.apply(seq, *event);
                     self.ring.push(published.clone());
                     self.fan_out(&published);
@@ -417,4 +427,29 @@ impl Sequencer {
     pub fn wait(&mut self, conn: ConnId, wanted: Wanted) -> WaitAnswer {
         self.waits.register(&self.projection, conn, wanted)
     }
+}
+
+/// The task whose worker pane `event` is about, if any (tasks.md §6): agent
+/// and decision events carry the pane; an exit or a close names it.
+fn worker_task(projection: &Projection, event: &Event) -> Option<signaltty_protocol::TaskId> {
+    let pane = match event {
+        Event::AgentWorking { pane, .. }
+        | Event::AgentBlocked { pane, .. }
+        | Event::AgentDone { pane, .. }
+        | Event::AgentFailed { pane, .. }
+        | Event::AgentIdle { pane, .. }
+        | Event::AgentUnknown { pane, .. }
+        | Event::AgentExited { pane, .. }
+        | Event::DecisionCreated { pane, .. }
+        | Event::DecisionAnswered { pane, .. }
+        | Event::DecisionCleared { pane, .. } => {
+            return pane.task_id.clone().map(signaltty_protocol::TaskId);
+        },
+        Event::PaneExited { pane_id, .. } | Event::PaneClosed { pane_id } => pane_id,
+        _ => return None,
+    };
+    projection
+        .pane(pane)
+        .and_then(|p| p.task_id.clone())
+        .map(signaltty_protocol::TaskId)
 }

@@ -116,6 +116,8 @@ pub struct Supervisor {
     snapshots: persist::Snapshots,
     /// The panes auto-resume starts after a restart.
     auto: autoresume::AutoResume,
+    /// The tasks' actors and the starts under way.
+    tasks: crate::task::ServerTaskBook,
 }
 
 impl Supervisor {
@@ -152,6 +154,7 @@ impl Supervisor {
             restore_report: RestoreReport::default(),
             snapshots: persist::Snapshots::default(),
             auto: autoresume::AutoResume::default(),
+            tasks: crate::task::ServerTaskBook::default(),
         }
     }
 
@@ -320,6 +323,7 @@ impl Host for Supervisor {
             routes: &mut self.routes,
             arbiters: &mut self.arbiters,
             restore: &self.restore_report,
+            tasks: &mut self.tasks,
         }
     }
 
@@ -392,6 +396,12 @@ impl Handler<JournalAck> for Supervisor {
         let applied = self.events.publish_through(msg.through);
         for turn in applied.turn_starts {
             self.capture_turn(turn, ctx);
+        }
+        // A worker pane's events, once durable, drive its task (tasks.md §6).
+        for (task, event) in applied.worker_events {
+            if let Some(actor) = self.tasks.get(&task) {
+                actor.do_send(crate::task::actor::WorkerEvent(event));
+            }
         }
     }
 }

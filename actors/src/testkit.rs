@@ -21,6 +21,7 @@ pub fn config(dir: &std::path::Path) -> Config {
         socket: dir.join("test.sock"),
         socket_origin: SocketOrigin::Explicit,
         state_dir: dir.join("state"),
+        data_dir: dir.join("data"),
         home: Some(dir.to_path_buf()),
         version: "test".into(),
         limits: Limits::default(),

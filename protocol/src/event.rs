@@ -66,6 +66,15 @@ events! {
     AttentionUpdated = "attention.updated" { pane_id: PaneId, attention: Attention, prev: Attention, pane: Box<Pane> },
     AttentionCleared = "attention.cleared" { pane_id: PaneId, reason: String, pane: Box<Pane> },
     NotificationCreated = "notification.created" { notification: Notification, pane: Box<Pane> },
+    TaskCreated = "task.created" { task: Box<crate::task::Task> },
+    TaskUpdated = "task.updated" {
+        task_id: crate::ids::TaskId,
+        context_id: crate::ids::ContextId,
+        task: Box<crate::task::Task>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        prev_state: Option<crate::task::TaskState>,
+    },
+    TaskResult = "task.result" { task_id: crate::ids::TaskId, context_id: crate::ids::ContextId, result: crate::task::TaskResult },
     ServerWillShutdown = "server.will_shutdown" {},
 }
 

@@ -53,6 +53,18 @@ hex_id!(
     "pane_"
 );
 
+hex_id!(
+    /// A task id: `task_` + 32 lowercase hex digits (spec/data-model.md §8.1).
+    TaskId,
+    "task_"
+);
+hex_id!(
+    /// A task context id: `tctx_` + 32 lowercase hex digits; refinements of
+    /// one piece of work are new tasks in the same context.
+    ContextId,
+    "tctx_"
+);
+
 /// A reference to a workspace as a client writes it: its id or its handle
 /// (spec/ipc.md §5). Resolution tries ids first, then handles.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -16,13 +16,14 @@ pub mod signal;
 pub mod state;
 pub mod subscribe;
 pub mod tab;
+pub mod task;
 pub mod time;
 pub mod workspace;
 
 pub use envelope::{ErrorBody, EventFrame, Request, RequestError, Response, ServerLine};
 pub use error::ErrorCode;
 pub use event::Event;
-pub use ids::{PaneId, PaneRef, Seq, TabId, WorkspaceId, WorkspaceRef};
+pub use ids::{ContextId, PaneId, PaneRef, Seq, TabId, TaskId, WorkspaceId, WorkspaceRef};
 pub use method::Method;
 pub use time::Timestamp;
 

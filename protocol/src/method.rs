@@ -15,6 +15,7 @@ use crate::state::{
 };
 use crate::subscribe::SubscribeParams;
 use crate::tab::{TabCloseParams, TabCreateParams, TabSetLayoutParams, TabSetRatioParams};
+use crate::task::{TaskListParams, TaskReportParams, TaskStartParams, TaskTarget};
 use crate::workspace::{
     WorkspaceCloseParams, WorkspaceCreateParams, WorkspaceGetParams, WorkspaceListParams,
     WorkspaceRenameParams, WorkspaceSetAutoResumeParams,
@@ -113,6 +114,11 @@ methods! {
     AttentionPending = "attention.pending" (AttentionPendingParams),
     AgentsList = "agents.list" (AgentsParams),
     AgentsReload = "agents.reload" (AgentsParams),
+    TaskStart = "task.start" (TaskStartParams),
+    TaskGet = "task.get" (TaskTarget),
+    TaskList = "task.list" (TaskListParams),
+    TaskReport = "task.report" (TaskReportParams),
+    TaskCancel = "task.cancel" (TaskTarget),
 }
 
 /// How a connection serves a request (spec/ipc.md §1): whether live events wait
@@ -206,6 +212,11 @@ impl Method {
             | Method::ReportSession(_)
             | Method::FocusNextUnread(_)
             | Method::AttentionPending(_)
+            | Method::TaskStart(_)
+            | Method::TaskGet(_)
+            | Method::TaskList(_)
+            | Method::TaskReport(_)
+            | Method::TaskCancel(_)
             | Method::AgentsList(_)
             | Method::AgentsReload(_) => RequestFlow::Plain,
         }

@@ -17,6 +17,7 @@
 use serde::{Deserialize, Serialize};
 use signaltty_protocol::pane::Pane;
 use signaltty_protocol::state::Notification;
+use signaltty_protocol::task::Task;
 use signaltty_protocol::workspace::{Tab, Workspace};
 use signaltty_protocol::{PROTOCOL, Seq, Timestamp};
 use std::sync::Arc;
@@ -68,6 +69,9 @@ pub struct Snapshot {
     /// The newest 200 notifications (data-model.md §7), oldest first.
     #[serde(default)]
     pub notifications: Vec<Notification>,
+    /// Every task (data-model.md §8), in creation order.
+    #[serde(default)]
+    pub tasks: Vec<Arc<Task>>,
 }
 
 fn epoch() -> Timestamp {
@@ -91,7 +95,14 @@ impl Snapshot {
             tabs,
             panes,
             notifications: Vec::new(),
+            tasks: Vec::new(),
         }
+    }
+
+    /// The snapshot with `tasks` (in creation order).
+    pub fn with_tasks(mut self, tasks: Vec<Arc<Task>>) -> Snapshot {
+        self.tasks = tasks;
+        self
     }
 
     /// The snapshot with `notifications` (oldest first).

@@ -113,6 +113,33 @@ impl Supervisor {
         );
         self.restore_report = report;
         self.events.restore(projection);
+        self.adopt_tasks(ctx);
+    }
+
+    /// Starts an actor per restored task; a task that was not terminal when
+    /// the server stopped fails with `{stage: "restart"}` through the normal
+    /// transition (persistence.md §8.1, tasks.md §6.4): its worker is gone.
+    /// Completed tasks and their checkouts stay as they are.
+    fn adopt_tasks(&mut self, ctx: &mut Context<Self>) {
+        let tasks: Vec<_> = self
+            .events
+            .projection()
+            .tasks()
+            .into_iter()
+            .cloned()
+            .collect();
+        for task in tasks {
+            let live = !task.state.is_terminal();
+            let id = task.id.clone();
+            let actor = crate::task::actor::TaskActor::new(task, ctx.address().recipient()).start();
+            if live {
+                actor.do_send(crate::task::actor::Transition {
+                    to: signaltty_protocol::task::TaskState::Failed,
+                    reason: Some(serde_json::json!({"stage": "restart"})),
+                });
+            }
+            self.tasks.insert(id, actor);
+        }
     }
 
     /// Writes a snapshot if one is due and none is being written: the state
@@ -186,6 +213,7 @@ impl Supervisor {
             projection.all_panes(),
         )
         .with_notifications(projection.notifications())
+        .with_tasks(projection.shared_tasks())
     }
 
     /// Every registered pane with the slot its ring is read from.

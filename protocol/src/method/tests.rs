@@ -23,14 +23,20 @@ fn code_of(line: &str) -> (String, ErrorCode) {
 fn every_method_name_parses_to_the_variant_that_reports_it() {
     for name in Method::NAMES {
         // Fill the required params every method of this table has.
-        let params = json!({
+        let mut params = json!({
             "workspace_id": "ws_x", "name": "n", "tab_id": "tab_x", "path": [],
             "ratio": 0.5, "layout": {"type": "pane", "pane_id": "pane_x"},
             "pane_id": "pane_x", "argv": ["sh"], "data_b64": "", "cols": 80, "rows": 24,
             "signal": "TERM", "match": "x", "target_pane_id": "pane_y", "title": "t",
             "until": "done", "agent": "claude", "event": "Stop", "agent_session_id": "s",
-            "text": "hi", "decision_id": "d", "option_id": "o", "auto_resume": true
+            "text": "hi", "decision_id": "d", "option_id": "o", "auto_resume": true,
+            "repo": "/r", "contract": {"objective": "o"}, "task_id": "task_x",
+            "status": "completed", "summary": "s"
         });
+        // Methods whose `path` is a filesystem path, not a layout path.
+        if name.starts_with("task.") || name.starts_with("worktree.") || name.contains("diff") {
+            params["path"] = json!("/p");
+        }
         let m = Method::parse(name, params).unwrap_or_else(|e| panic!("{name}: {e:?}"));
         assert_eq!(m.name(), *name);
     }

@@ -1,0 +1,236 @@
+//! A task's contract and result (tasks.md §1.3–§1.4): their bounds, and the
+//! worker prompt composed from the contract. Pure.
+
+use signaltty_protocol::TaskId;
+use signaltty_protocol::task::{
+    Contract, MAX_ARTIFACTS, MAX_OBJECTIVE_BYTES, MAX_SUMMARY_BYTES, TaskReportParams,
+};
+
+/// Checks a contract's bounds: a non-blank objective of at most 32 KiB.
+pub fn check_contract(contract: &Contract) -> Result<(), String> {
+    if contract.objective.trim().is_empty() {
+        return Err("contract.objective must not be blank".into());
+    }
+    if contract.objective.len() > MAX_OBJECTIVE_BYTES {
+        return Err(format!(
+            "contract.objective is {} bytes; at most {MAX_OBJECTIVE_BYTES}",
+            contract.objective.len()
+        ));
+    }
+    Ok(())
+}
+
+/// Checks a report's result: a summary of 1 byte to 8 KiB, at most 32
+/// artifacts.
+pub fn check_report(report: &TaskReportParams) -> Result<(), String> {
+    if report.summary.is_empty() {
+        return Err("summary must not be empty".into());
+    }
+    if report.summary.len() > MAX_SUMMARY_BYTES {
+        return Err(format!(
+            "summary is {} bytes; at most {MAX_SUMMARY_BYTES}",
+            report.summary.len()
+        ));
+    }
+    let artifacts = report.artifacts.as_ref().map_or(0, Vec::len);
+    if artifacts > MAX_ARTIFACTS {
+        return Err(format!("{artifacts} artifacts; at most {MAX_ARTIFACTS}"));
+    }
+    Ok(())
+}
+
+/// What the prompt's preamble names.
+#[derive(Debug, Clone, Copy)]
+pub struct PromptFacts<'a> {
+    /// The task.
+    pub task: &'a TaskId,
+    /// Its branch.
+    pub branch: &'a str,
+    /// Its base commit.
+    pub base_sha: &'a str,
+}
+
+/// The worker prompt (tasks.md §1.3): the preamble naming the task, its
+/// branch and base and how to report, then the objective and each optional
+/// section that is present and not blank.
+pub fn compose_prompt(facts: PromptFacts<'_>, contract: &Contract) -> String {
+    let mut prompt = preamble(facts);
+    prompt.push_str(contract.objective.trim());
+    prompt.push('\n');
+    if let Some(c) = contract
+        .constraints
+        .as_deref()
+        .filter(|c| !c.trim().is_empty())
+    {
+        prompt.push_str("\n## Constraints\n");
+        prompt.push_str(c.trim());
+        prompt.push('\n');
+    }
+    let criteria: Vec<&str> = contract
+        .acceptance_criteria
+        .iter()
+        .flatten()
+        .map(|c| c.trim())
+        .filter(|c| !c.is_empty())
+        .collect();
+    if !criteria.is_empty() {
+        prompt.push_str("\n## Acceptance Criteria\n");
+        for c in criteria {
+            prompt.push_str("- ");
+            prompt.push_str(c);
+            prompt.push('\n');
+        }
+    }
+    if let Some(f) = contract
+        .output_format
+        .as_deref()
+        .filter(|f| !f.trim().is_empty())
+    {
+        prompt.push_str("\n## Expected Output Format\n");
+        prompt.push_str(f.trim());
+        prompt.push('\n');
+    }
+    prompt
+}
+
+/// The fixed part before the objective: a prompt composed with an empty
+/// objective and no optional section.
+pub fn preamble(facts: PromptFacts<'_>) -> String {
+    format!(
+        "You are a worker for task {} in an isolated git worktree on branch {} \
+         from base {}. Stay inside this worktree and commit your work there. When \
+         you are done or blocked, run `signaltty report --status \
+         completed|failed|rejected --summary \"…\"` with your evidence; it reads \
+         $SIGNALTTY_TASK.\n\n## Objective\n",
+        facts.task, facts.branch, facts.base_sha
+    )
+}
+
+/// The most bytes a worker prompt may have (tasks.md §2.2 step 7): 32 KiB
+/// plus this task's fixed part, the prompt composed with an empty objective
+/// and no optional section. A maximum objective alone always fits.
+pub fn prompt_budget(facts: PromptFacts<'_>) -> usize {
+    MAX_OBJECTIVE_BYTES
+        + compose_prompt(
+            facts,
+            &Contract {
+                objective: String::new(),
+                constraints: None,
+                acceptance_criteria: None,
+                output_format: None,
+            },
+        )
+        .len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use signaltty_protocol::task::ResultStatus;
+
+    fn contract(objective: &str) -> Contract {
+        Contract {
+            objective: objective.into(),
+            constraints: None,
+            acceptance_criteria: None,
+            output_format: None,
+        }
+    }
+
+    fn report(summary: &str, artifacts: usize) -> TaskReportParams {
+        TaskReportParams {
+            task_id: None,
+            pane_id: None,
+            status: ResultStatus::Completed,
+            summary: summary.into(),
+            artifacts: Some(
+                (0..artifacts)
+                    .map(|i| signaltty_protocol::task::Artifact {
+                        name: format!("a{i}"),
+                        path: format!("/p/{i}"),
+                        version: None,
+                    })
+                    .collect(),
+            ),
+            evidence: None,
+        }
+    }
+
+    /// tasks.md §17 item 1.
+    #[test]
+    fn contract_and_result_bounds() {
+        assert!(check_contract(&contract("")).is_err());
+        assert!(check_contract(&contract(" \n\t")).is_err());
+        assert!(check_contract(&contract(&"x".repeat(MAX_OBJECTIVE_BYTES))).is_ok());
+        assert!(check_contract(&contract(&"x".repeat(MAX_OBJECTIVE_BYTES + 1))).is_err());
+        assert!(check_report(&report(&"s".repeat(MAX_SUMMARY_BYTES), 0)).is_ok());
+        assert!(check_report(&report(&"s".repeat(MAX_SUMMARY_BYTES + 1), 0)).is_err());
+        assert!(check_report(&report("", 0)).is_err());
+        assert!(check_report(&report("ok", MAX_ARTIFACTS)).is_ok());
+        assert!(check_report(&report("ok", MAX_ARTIFACTS + 1)).is_err());
+    }
+
+    fn facts(task: &TaskId) -> PromptFacts<'_> {
+        PromptFacts {
+            task,
+            branch: "signaltty/fix-1",
+            base_sha: "0123456789012345678901234567890123456789",
+        }
+    }
+
+    /// tasks.md §17 item 2.
+    #[test]
+    fn the_prompt_has_the_preamble_the_objective_and_each_section_given() {
+        let id = TaskId("task_1".into());
+        let only = compose_prompt(facts(&id), &contract("  Fix the parser  "));
+        assert!(
+            only.starts_with("You are a worker for task task_1 "),
+            "{only}"
+        );
+        for fact in [
+            "signaltty/fix-1",
+            "0123456789012345678901234567890123456789",
+            "signaltty report",
+            "$SIGNALTTY_TASK",
+        ] {
+            assert!(only.contains(fact), "{fact}: {only}");
+        }
+        assert!(only.ends_with("## Objective\nFix the parser\n"), "{only:?}");
+        assert!(!only.contains("## Constraints"));
+
+        let all = Contract {
+            objective: "Fix the parser".into(),
+            constraints: Some(" no new deps ".into()),
+            acceptance_criteria: Some(vec![" tests pass ".into(), "  ".into(), "docs".into()]),
+            output_format: Some("a summary".into()),
+        };
+        let full = compose_prompt(facts(&id), &all);
+        assert!(
+            full.ends_with(
+                "## Objective\nFix the parser\n\n## Constraints\nno new deps\n\n\
+                 ## Acceptance Criteria\n- tests pass\n- docs\n\n\
+                 ## Expected Output Format\na summary\n"
+            ),
+            "{full:?}"
+        );
+        // Blank optional sections and an empty list are left out.
+        let blank = Contract {
+            objective: "x".into(),
+            constraints: Some(" ".into()),
+            acceptance_criteria: Some(vec![]),
+            output_format: Some("".into()),
+        };
+        assert_eq!(
+            compose_prompt(facts(&id), &blank),
+            format!("{}x\n", preamble(facts(&id)))
+        );
+        // A maximum objective alone always fits the budget.
+        let max = compose_prompt(facts(&id), &contract(&"x".repeat(MAX_OBJECTIVE_BYTES)));
+        assert_eq!(max.len(), prompt_budget(facts(&id)));
+        let over = Contract {
+            constraints: Some("c".into()),
+            ..contract(&"x".repeat(MAX_OBJECTIVE_BYTES))
+        };
+        assert!(compose_prompt(facts(&id), &over).len() > prompt_budget(facts(&id)));
+    }
+}

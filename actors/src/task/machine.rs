@@ -1,0 +1,187 @@
+//! A task's state machine (data-model.md §8.3, lifecycle.md §10, tasks.md
+//! §6): the record, every transition checked against the table and stamped,
+//! each one a `task.updated`; and what the worker pane's events do to it.
+//! Pure: the Task actor owns one and publishes what it returns.
+
+use serde_json::{Value, json};
+use signaltty_protocol::task::{Task, TaskReportParams, TaskResult, TaskState};
+use signaltty_protocol::{Event, PaneId, Timestamp};
+
+/// Why a transition was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refused {
+    /// The task is terminal: it never changes again.
+    Terminal(TaskState),
+    /// The table does not allow it.
+    NotAllowed { from: TaskState, to: TaskState },
+}
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Refused::Terminal(s) => write!(f, "the task is {} already", s.as_str()),
+            Refused::NotAllowed { from, to } => {
+                write!(
+                    f,
+                    "a task cannot go from {} to {}",
+                    from.as_str(),
+                    to.as_str()
+                )
+            },
+        }
+    }
+}
+
+/// One task's record and the rules that change it.
+#[derive(Debug, Clone)]
+pub struct TaskMachine {
+    task: Task,
+}
+
+impl TaskMachine {
+    /// The machine of `task` as it is.
+    pub fn new(task: Task) -> TaskMachine {
+        TaskMachine { task }
+    }
+
+    /// The record now.
+    pub fn task(&self) -> &Task {
+        &self.task
+    }
+
+    /// `task.created` for the record as it is.
+    pub fn created(&self) -> Event {
+        Event::TaskCreated {
+            task: Box::new(self.task.clone()),
+        }
+    }
+
+    fn updated(&self, prev_state: Option<TaskState>) -> Event {
+        Event::TaskUpdated {
+            task_id: self.task.id.clone(),
+            context_id: self.task.context_id.clone(),
+            task: Box::new(self.task.clone()),
+            prev_state,
+        }
+    }
+
+    /// Moves the task to `to` with `reason` as its `status_reason` (none
+    /// clears it), if the table allows: the `task.updated` that records it.
+    pub fn transition(
+        &mut self,
+        to: TaskState,
+        reason: Option<Value>,
+        now: Timestamp,
+    ) -> Result<Event, Refused> {
+        let from = self.task.state;
+        if from.is_terminal() {
+            return Err(Refused::Terminal(from));
+        }
+        if !from.may_become(to) {
+            return Err(Refused::NotAllowed { from, to });
+        }
+        self.task.state = to;
+        self.task.status_reason = reason;
+        self.task.updated_at = now;
+        Ok(self.updated(Some(from)))
+    }
+
+    /// Records the worker pane and its pid (no state change).
+    pub fn set_worker(&mut self, pane: PaneId, pid: Option<u32>, now: Timestamp) -> Event {
+        self.task.pane_id = Some(pane);
+        self.task.worker_pid = pid;
+        self.task.updated_at = now;
+        self.updated(None)
+    }
+
+    /// `task.report` (tasks.md §8): the result stored and the reported
+    /// state taken, `task.result` then `task.updated`. The caller has
+    /// checked the result's bounds.
+    pub fn report(&mut self, p: &TaskReportParams, now: Timestamp) -> Result<Vec<Event>, Refused> {
+        let from = self.task.state;
+        let to = p.status.state();
+        if from.is_terminal() {
+            return Err(Refused::Terminal(from));
+        }
+        if !from.may_become(to) {
+            return Err(Refused::NotAllowed { from, to });
+        }
+        let result = TaskResult {
+            status: p.status,
+            summary: p.summary.clone(),
+            artifacts: p.artifacts.clone().unwrap_or_default(),
+            evidence: p.evidence.clone(),
+            reported_at: now.clone(),
+        };
+        self.task.result = Some(result.clone());
+        let updated = self.transition(to, None, now)?;
+        Ok(vec![
+            Event::TaskResult {
+                task_id: self.task.id.clone(),
+                context_id: self.task.context_id.clone(),
+                result,
+            },
+            updated,
+        ])
+    }
+
+    /// The reason string of the current `status_reason`, if it has one.
+    fn reason(&self) -> Option<&str> {
+        self.task.status_reason.as_ref()?.get("reason")?.as_str()
+    }
+
+    /// What an event of the worker pane does to the task (tasks.md §3.4,
+    /// §6.1, §6.3, §6.4): at most one transition.
+    pub fn on_pane_event(&mut self, event: &Event, now: Timestamp) -> Option<Event> {
+        let state = self.task.state;
+        let (to, reason) = match event {
+            // §6.1: a turn ended without a report.
+            Event::AgentDone { pane, .. }
+                if state == TaskState::Working && self.task.result.is_none() =>
+            {
+                (
+                    TaskState::InputRequired,
+                    json!({"reason": "turn_ended_without_report", "last_message": pane.last_message}),
+                )
+            },
+            // §3.4: an unconfirmed first prompt that the worker took after all.
+            Event::AgentWorking { .. }
+                if state == TaskState::InputRequired
+                    && self.reason() == Some("submit_unconfirmed") =>
+            {
+                return self.transition(TaskState::Working, None, now).ok();
+            },
+            // §6.3: a decision stops the work until it is answered.
+            Event::DecisionCreated { decision, .. } if state == TaskState::Working => (
+                TaskState::InputRequired,
+                json!({"reason": "decision_required", "decision_id": decision.id}),
+            ),
+            Event::DecisionAnswered { decision_id, .. }
+                if state == TaskState::InputRequired
+                    && self.reason() == Some("decision_required")
+                    && self
+                        .task
+                        .status_reason
+                        .as_ref()
+                        .and_then(|r| r.get("decision_id"))
+                        .and_then(Value::as_str)
+                        == Some(decision_id.as_str()) =>
+            {
+                return self.transition(TaskState::Working, None, now).ok();
+            },
+            // §6.4: the worker died or its pane went.
+            Event::PaneExited { code, .. } if !state.is_terminal() => (
+                TaskState::Failed,
+                json!({"reason": "pane_exited", "exit_code": code}),
+            ),
+            Event::PaneClosed { .. } if !state.is_terminal() => {
+                (TaskState::Failed, json!({"reason": "pane_closed"}))
+            },
+            _ => return None,
+        };
+        self.transition(to, Some(reason), now).ok()
+    }
+}
+
+#[cfg(test)]
+mod tests;

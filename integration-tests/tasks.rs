@@ -1,0 +1,408 @@
+//! Tasks through the real server (spec/tasks.md §17): `task.start` into real
+//! git repositories in temporary directories, the cap, idempotency, a worker
+//! reporting through `signaltty report`, the worker's death, cancel, and a
+//! restart failing what was still running.
+
+use crate::support::life::Life;
+use crate::support::process::BIN;
+use crate::support::{Client, DEADLINE, TestServer, expect_code, ok, str_field, wait_until};
+use serde_json::{Value, json};
+use signaltty_protocol::ErrorCode;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .output()
+        .unwrap_or_else(|e| panic!("git {args:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+/// A repository with one commit on `main`, under the test's temp dir.
+fn repo(root: &Path) -> PathBuf {
+    let r = root.join("repo");
+    std::fs::create_dir_all(&r).unwrap_or_else(|e| panic!("{e}"));
+    git(&r, &["init", "-q", "-b", "main"]);
+    git(&r, &["config", "user.email", "t@example.com"]);
+    git(&r, &["config", "user.name", "T"]);
+    std::fs::write(r.join("README"), "hello\n").unwrap_or_else(|e| panic!("{e}"));
+    git(&r, &["add", "README"]);
+    git(&r, &["commit", "-q", "-m", "first"]);
+    r
+}
+
+/// A worker that prints its task id and waits.
+fn waiting_worker() -> Value {
+    json!(["sh", "-c", "echo task=$SIGNALTTY_TASK; exec cat"])
+}
+
+fn start(c: &mut Client, repo: &Path, extra: Value) -> Value {
+    let mut params = json!({
+        "repo": repo.to_string_lossy(),
+        "contract": {"objective": "Write the file the test asks for"},
+        "argv": waiting_worker(),
+    });
+    for (k, v) in extra.as_object().into_iter().flatten() {
+        params[k] = v.clone();
+    }
+    ok(c.call("task.start", params))
+}
+
+fn task_get(c: &mut Client, id: &str) -> Value {
+    ok(c.call("task.get", json!({"task_id": id})))["task"].clone()
+}
+
+fn wait_task_state(c: &mut Client, id: &str, state: &str) -> Value {
+    wait_until(&format!("task {id} to be {state}"), DEADLINE, || {
+        let t = task_get(c, id);
+        (t["state"] == state).then_some(t)
+    })
+}
+
+fn worktrees(repo: &Path) -> usize {
+    git(repo, &["worktree", "list", "--porcelain"])
+        .lines()
+        .filter(|l| l.starts_with("worktree "))
+        .count()
+}
+
+/// A task starts pending with its checkout, branch, workspace and worker;
+/// the worker sees `$SIGNALTTY_TASK` and reports through `signaltty report`.
+#[test]
+fn a_started_task_has_its_checkout_and_worker_and_a_report_completes_it() {
+    let server = TestServer::start();
+    let mut c = server.client();
+    let mut sub = server.client();
+    ok(sub.call("subscribe", json!({"events": ["task.*"]})));
+    let repo = repo(server.env().root());
+    let reply = start(&mut c, &repo, json!({"label": "writer"}));
+    let task = &reply["task"];
+    let id = str_field(task, "id").to_owned();
+    assert!(id.starts_with("task_"), "{task}");
+    assert_eq!(task["state"], "pending", "{task}");
+    assert!(str_field(task, "context_id").starts_with("tctx_"));
+    let short = &id[id.len() - 8..];
+    assert_eq!(task["branch"], format!("signaltty/writer-{short}"));
+    assert_eq!(task["base_sha"], git(&repo, &["rev-parse", "HEAD"]));
+    assert_eq!(task["target_branch"], "main");
+    assert_eq!(task["preexisting_branch"], false);
+    assert_eq!(task["label"], "writer");
+    let path = PathBuf::from(str_field(task, "worktree_path"));
+    let data = server.env().home().join(".local/share/signaltty/worktrees");
+    assert!(
+        path.starts_with(&data),
+        "{} under {}",
+        path.display(),
+        data.display()
+    );
+    assert_eq!(
+        git(&path, &["branch", "--show-current"]),
+        str_field(task, "branch")
+    );
+    // The worker pane runs in the checkout, tagged with the task.
+    let pane = &reply["pane"];
+    assert_eq!(pane["task_id"], id.as_str(), "{pane}");
+    assert_eq!(pane["cwd"], path.to_string_lossy().as_ref());
+    assert_eq!(task["pane_id"], pane["id"]);
+    assert!(task["worker_pid"].is_u64(), "{task}");
+    let pane_id = str_field(pane, "id").to_owned();
+    ok(c.call(
+        "pane.wait_for_output",
+        json!({"pane_id": pane_id, "match": format!("task={id}"), "mode": "screen", "timeout_s": 10}),
+    ));
+    // Its workspace is rooted at the checkout and named after the label.
+    let ws = ok(c.call(
+        "workspace.get",
+        json!({"workspace_id": pane["workspace_id"]}),
+    ));
+    assert_eq!(ws["workspace"]["cwd"], path.to_string_lossy().as_ref());
+    assert_eq!(ws["workspace"]["name"], "writer");
+
+    // The worker reports (as `signaltty report` inside it would).
+    let out = std::process::Command::new(BIN)
+        .args([
+            "report",
+            "--status",
+            "completed",
+            "--summary",
+            "wrote it",
+            "--json",
+        ])
+        .env("SIGNALTTY_TASK", &id)
+        .env("XDG_RUNTIME_DIR", server.env().runtime_dir())
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let done = task_get(&mut c, &id);
+    assert_eq!(done["state"], "completed", "{done}");
+    assert_eq!(done["result"]["summary"], "wrote it");
+    // A terminal task takes no second report.
+    let again = c.call(
+        "task.report",
+        json!({"task_id": id, "status": "failed", "summary": "no"}),
+    );
+    expect_code(again, ErrorCode::BadParams);
+    // The subscriber saw the whole story, in order.
+    let names: Vec<String> = (0..4).map(|_| sub.next_event().event).collect();
+    assert_eq!(
+        names,
+        [
+            "task.created",
+            "task.updated",
+            "task.result",
+            "task.updated"
+        ]
+    );
+}
+
+/// tasks.md §17 item 3: over the cap → RATE_LIMITED with details, nothing
+/// on disk; a canceled task frees its slot.
+#[test]
+fn a_start_over_the_cap_is_refused_with_details_and_leaves_nothing_on_disk() {
+    let env = crate::support::TestEnv::new();
+    let socket = env.default_socket();
+    let server = TestServer::start_with_args(env, &["server", "--max-tasks", "2"], socket);
+    let mut c = server.client();
+    let repo = repo(server.env().root());
+    let a = start(&mut c, &repo, json!({}));
+    start(&mut c, &repo, json!({}));
+    let refused = c.call(
+        "task.start",
+        json!({"repo": repo.to_string_lossy(), "contract": {"objective": "x"}, "argv": waiting_worker()}),
+    );
+    let e = expect_code(refused, ErrorCode::RateLimited);
+    assert_eq!(
+        e.details,
+        Some(json!({"active_tasks": 2, "max_parallel_tasks": 2}))
+    );
+    assert_eq!(worktrees(&repo), 3, "main and two tasks");
+    let listed = ok(c.call("task.list", json!({})));
+    assert_eq!(listed["tasks"].as_array().map(Vec::len), Some(2));
+    // Cancel one: canceled, its worker stopped, its checkout kept.
+    let id = str_field(&a["task"], "id").to_owned();
+    let canceled = ok(c.call("task.cancel", json!({"task_id": id})));
+    assert_eq!(canceled["task"]["state"], "canceled");
+    let pane = str_field(&a["pane"], "id").to_owned();
+    ok(c.call(
+        "wait",
+        json!({"pane_id": pane, "until": "exited", "timeout_s": 10}),
+    ));
+    assert_eq!(
+        task_get(&mut c, &id)["state"],
+        "canceled",
+        "the exit does not fail it"
+    );
+    assert!(Path::new(str_field(&a["task"], "worktree_path")).is_dir());
+    expect_code(
+        c.call("task.cancel", json!({"task_id": id})),
+        ErrorCode::BadParams,
+    );
+    start(&mut c, &repo, json!({}));
+}
+
+/// tasks.md §17 items 1 and 4: bad params refused, no task, no checkout.
+#[test]
+fn bad_starts_are_refused_with_no_task_and_nothing_on_disk() {
+    let server = TestServer::start();
+    let mut c = server.client();
+    let repo = repo(server.env().root());
+    let r = repo.to_string_lossy().into_owned();
+    let base = |extra: Value| {
+        let mut p = json!({"repo": r, "contract": {"objective": "x"}, "argv": ["cat"]});
+        for (k, v) in extra.as_object().into_iter().flatten() {
+            p[k] = v.clone();
+        }
+        p
+    };
+    let cases = [
+        json!({"repo": "relative/repo"}),
+        json!({"contract": {"objective": "   "}}),
+        json!({"contract": {"objective": "x".repeat(32 * 1024 + 1)}}),
+        json!({"argv": null}),
+        json!({"argv": []}),
+        json!({"argv": null, "agent": "no-such-agent"}),
+        json!({"argv": null, "agent": "generic"}),
+        json!({"base_ref": "-x"}),
+        json!({"base_ref": "no-such-ref"}),
+        json!({"branch": "-x"}),
+        json!({"branch": "refs/heads/main"}),
+        json!({"branch": "@{-1}"}),
+        json!({"path": "relative/path"}),
+        json!({"repo": server.env().root().join("nothing-here").to_string_lossy()}),
+    ];
+    for extra in cases {
+        let mut p = base(extra.clone());
+        if p["argv"].is_null() {
+            p.as_object_mut().map(|o| o.remove("argv"));
+        }
+        let e = expect_code(c.call("task.start", p), ErrorCode::BadParams);
+        assert!(!e.message.is_empty(), "{extra}");
+    }
+    // An empty repository has no base.
+    let empty = server.env().root().join("empty");
+    std::fs::create_dir_all(&empty).unwrap_or_else(|e| panic!("{e}"));
+    git(&empty, &["init", "-q"]);
+    let mut p = base(json!({}));
+    p["repo"] = json!(empty.to_string_lossy());
+    expect_code(c.call("task.start", p), ErrorCode::BadParams);
+    // Exactly 32 KiB is accepted.
+    start(
+        &mut c,
+        &repo,
+        json!({"contract": {"objective": "x".repeat(32 * 1024)}}),
+    );
+    let listed = ok(c.call("task.list", json!({})));
+    assert_eq!(
+        listed["tasks"].as_array().map(Vec::len),
+        Some(1),
+        "{listed}"
+    );
+    assert_eq!(worktrees(&repo), 2);
+}
+
+/// tasks.md §17 item 6: the same key gives one task, also concurrently and
+/// after a restart.
+#[test]
+fn one_client_request_id_makes_one_task_even_concurrently_and_across_a_restart() {
+    let mut life = Life::new(&[]);
+    life.start();
+    let repo = repo(life.env.root());
+    let params = json!({
+        "repo": repo.to_string_lossy(), "contract": {"objective": "x"},
+        "argv": waiting_worker(), "client_request_id": "req-1",
+    });
+    let threads: Vec<_> = (0..3)
+        .map(|_| {
+            let mut c = life.client();
+            let p = params.clone();
+            std::thread::spawn(move || ok(c.call("task.start", p)))
+        })
+        .collect();
+    let ids: Vec<String> = threads
+        .into_iter()
+        .map(|t| t.join().unwrap_or_else(|_| panic!("a start panicked")))
+        .map(|r| str_field(&r["task"], "id").to_owned())
+        .collect();
+    assert!(ids.iter().all(|id| *id == ids[0]), "{ids:?}");
+    let mut c = life.client();
+    assert_eq!(
+        ok(c.call("task.list", json!({})))["tasks"]
+            .as_array()
+            .map(Vec::len),
+        Some(1)
+    );
+    assert_eq!(worktrees(&repo), 2);
+    drop(c);
+    life.kill9();
+    life.start();
+    let mut c = life.client();
+    let again = ok(c.call("task.start", params));
+    assert_eq!(str_field(&again["task"], "id"), ids[0]);
+    // The restart failed it (it was pending); the key still names it.
+    assert_eq!(again["task"]["state"], "failed");
+    assert_eq!(again["task"]["status_reason"], json!({"stage": "restart"}));
+}
+
+/// tasks.md §17 item 11: a restart fails non-terminal tasks with
+/// `{stage: restart}` and leaves completed ones and their checkouts intact.
+#[test]
+fn a_restart_fails_running_tasks_and_keeps_completed_ones() {
+    let mut life = Life::new(&[]);
+    life.start();
+    let repo = repo(life.env.root());
+    let mut c = life.client();
+    let running = start(&mut c, &repo, json!({}));
+    let finished = start(&mut c, &repo, json!({}));
+    let running = str_field(&running["task"], "id").to_owned();
+    let done_id = str_field(&finished["task"], "id").to_owned();
+    ok(c.call(
+        "task.report",
+        json!({"task_id": done_id, "status": "completed", "summary": "ok"}),
+    ));
+    drop(c);
+    life.stop();
+    life.start();
+    let mut c = life.client();
+    let failed = wait_task_state(&mut c, &running, "failed");
+    assert_eq!(failed["status_reason"], json!({"stage": "restart"}));
+    let kept = task_get(&mut c, &done_id);
+    assert_eq!(kept["state"], "completed");
+    assert_eq!(kept["result"]["summary"], "ok");
+    assert!(Path::new(str_field(&kept, "worktree_path")).is_dir());
+}
+
+/// tasks.md §17 item 5: a spawn that fails after the checkout exists leaves
+/// a failed task `{stage: spawn}`, the error's details naming it, and the
+/// checkout kept and unlocked.
+#[test]
+fn a_spawn_failure_after_the_checkout_persists_a_failed_task_and_unlocks_the_checkout() {
+    let server = TestServer::start();
+    let mut c = server.client();
+    let repo = repo(server.env().root());
+    let r = c.call(
+        "task.start",
+        json!({"repo": repo.to_string_lossy(), "contract": {"objective": "x"},
+               "argv": [server.env().root().join("no-such-program").to_string_lossy()]}),
+    );
+    let e = r
+        .error
+        .clone()
+        .unwrap_or_else(|| panic!("the start succeeded: {r:?}"));
+    let details = e
+        .details
+        .clone()
+        .unwrap_or_else(|| panic!("no details: {e:?}"));
+    assert_eq!(details["stage"], "spawn", "{e:?}");
+    let id = str_field(&details, "task_id").to_owned();
+    let task = task_get(&mut c, &id);
+    assert_eq!(task["state"], "failed");
+    assert_eq!(task["status_reason"]["stage"], "spawn");
+    assert!(task["status_reason"]["error"].is_string());
+    let path = str_field(&task, "worktree_path");
+    assert!(Path::new(path).is_dir(), "kept for inspection");
+    let list = git(&repo, &["worktree", "list", "--porcelain"]);
+    assert!(!list.contains("locked"), "unlocked: {list}");
+}
+
+/// tasks.md §17 item 11: the worker's exit fails a working task once.
+#[test]
+fn the_workers_exit_fails_its_task_once_with_the_exit_code() {
+    let server = TestServer::start();
+    let mut c = server.client();
+    let repo = repo(server.env().root());
+    let reply = start(
+        &mut c,
+        &repo,
+        json!({"argv": ["sh", "-c", "read line; exit 3"]}),
+    );
+    let id = str_field(&reply["task"], "id").to_owned();
+    let pane = str_field(&reply["pane"], "id").to_owned();
+    let data = base64::Engine::encode(&base64::engine::general_purpose::STANDARD, "go\n");
+    ok(c.call("pane.input", json!({"pane_id": pane, "data_b64": data})));
+    let failed = wait_task_state(&mut c, &id, "failed");
+    assert_eq!(
+        failed["status_reason"],
+        json!({"reason": "pane_exited", "exit_code": 3})
+    );
+    // Closing the tombstone afterwards changes nothing.
+    ok(c.call("pane.close", json!({"pane_id": pane})));
+    let after = task_get(&mut c, &id);
+    assert_eq!(after["status_reason"], failed["status_reason"]);
+    expect_code(
+        c.call("task.get", json!({"task_id": "task_nope"})),
+        ErrorCode::NoSuchTask,
+    );
+}
