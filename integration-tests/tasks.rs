@@ -309,6 +309,8 @@ fn one_client_request_id_makes_one_task_even_concurrently_and_across_a_restart()
     life.kill9();
     life.start();
     let mut c = life.client();
+    // The restart fails the task as the server starts (it was pending).
+    wait_task_state(&mut c, &ids[0], "failed");
     let again = ok(c.call("task.start", params));
     assert_eq!(str_field(&again["task"], "id"), ids[0]);
     // The restart failed it (it was pending); the key still names it.
@@ -405,4 +407,174 @@ fn the_workers_exit_fails_its_task_once_with_the_exit_code() {
         c.call("task.get", json!({"task_id": "task_nope"})),
         ErrorCode::NoSuchTask,
     );
+}
+
+// ---- the first prompt (tasks.md §3, §17 item 7) ------------------------------
+
+/// A task whose worker is the fake worker in `mode`, with `objective`.
+fn start_worker(
+    c: &mut Client,
+    repo: &Path,
+    mode: &str,
+    objective: &str,
+    extra: Value,
+) -> (String, String) {
+    let argv = json!([
+        "bash",
+        crate::support::agents::fake("fake-worker"),
+        BIN,
+        mode
+    ]);
+    let mut params = json!({
+        "repo": repo.to_string_lossy(),
+        "contract": {"objective": objective, "acceptance_criteria": ["the file exists"]},
+        "agent": "claude",
+        "argv": argv,
+        "submit_delay_ms": 100,
+    });
+    for (k, v) in extra.as_object().into_iter().flatten() {
+        params[k] = v.clone();
+    }
+    let reply = ok(c.call("task.start", params));
+    (
+        str_field(&reply["task"], "id").to_owned(),
+        str_field(&reply["pane"], "id").to_owned(),
+    )
+}
+
+/// The server waits for the worker, types the composed prompt and Enter; the
+/// worker commits a file and reports: completed, the commit on its branch.
+#[test]
+fn the_server_gives_a_ready_worker_its_prompt_and_the_worker_reports() {
+    let server = TestServer::start();
+    let mut c = server.client();
+    let repo = repo(server.env().root());
+    let (id, pane) = start_worker(&mut c, &repo, "normal", "commit: out.txt", json!({}));
+    let done = wait_task_state(&mut c, &id, "completed");
+    assert_eq!(done["result"]["summary"], "committed out.txt");
+    let screen = ok(c.call(
+        "pane.read",
+        json!({"pane_id": pane, "mode": "tail", "lines": 100}),
+    ));
+    let text = str_field(&screen, "text");
+    assert!(
+        text.contains("got the task") && text.contains("objective: commit: out.txt"),
+        "{text}"
+    );
+    let path = PathBuf::from(str_field(&done, "worktree_path"));
+    assert_eq!(git(&path, &["log", "-1", "--format=%s"]), "add out.txt");
+    // The base is unchanged: the work is on the task's branch only.
+    assert!(!repo.join("out.txt").exists());
+}
+
+/// A turn that ends without a report needs input; a follow-up prompt that
+/// the worker takes resumes the task, and its report completes it.
+#[test]
+fn a_turn_without_a_report_needs_input_until_a_follow_up_prompt() {
+    let server = TestServer::start();
+    let mut c = server.client();
+    let repo = repo(server.env().root());
+    let (id, pane) = start_worker(&mut c, &repo, "normal", "stop", json!({}));
+    let waiting = wait_task_state(&mut c, &id, "input_required");
+    assert_eq!(
+        waiting["status_reason"],
+        json!({"reason": "turn_ended_without_report", "last_message": "finished without a report"})
+    );
+    ok(c.call(
+        "pane.submit",
+        json!({"pane_id": pane, "text": "report: done after all", "submit_delay_ms": 50}),
+    ));
+    let done = wait_task_state(&mut c, &id, "completed");
+    assert_eq!(done["result"]["summary"], "done after all");
+}
+
+/// A worker that takes the prompt without showing it: after the activity
+/// gate the task waits `submit_unconfirmed`, and the worker's next turn
+/// resumes it.
+#[test]
+fn an_unconfirmed_first_prompt_parks_the_task_and_the_next_turn_resumes_it() {
+    let server = TestServer::start();
+    let mut c = server.client();
+    let repo = repo(server.env().root());
+    let (id, pane) = start_worker(
+        &mut c,
+        &repo,
+        "silent",
+        "nothing",
+        json!({"stall_timeout_s": 1}),
+    );
+    let parked = wait_task_state(&mut c, &id, "input_required");
+    assert_eq!(
+        parked["status_reason"],
+        json!({"reason": "submit_unconfirmed", "stage": "activity_gate"})
+    );
+    let out = server.cli_with_stdin(
+        &[
+            "hook-event",
+            "--agent",
+            "claude",
+            "--event",
+            "UserPromptSubmit",
+            "--pane",
+            &pane,
+        ],
+        br#"{"session_id":"s","hook_event_name":"UserPromptSubmit","prompt":"x"}"#,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let resumed = wait_task_state(&mut c, &id, "working");
+    assert!(resumed["status_reason"].is_null(), "{resumed}");
+}
+
+/// A worker that never gets ready fails the task with its screen's last
+/// lines; meanwhile a prompt typed into the pending task's pane is refused.
+#[test]
+fn a_worker_that_is_never_ready_fails_with_its_screen_and_refuses_other_prompts() {
+    let server = TestServer::start();
+    let mut c = server.client();
+    let repo = repo(server.env().root());
+    // No agent named: a generic pane that no screen rule reads, and the
+    // worker sends no hook, so it stays `unknown`.
+    let (id, pane) = start_worker(
+        &mut c,
+        &repo,
+        "never-ready",
+        "x",
+        json!({"ready_timeout_s": 2, "agent": null}),
+    );
+    let refused = c.call("pane.submit", json!({"pane_id": pane, "text": "hello"}));
+    expect_code(refused, ErrorCode::AgentNotReady);
+    let failed = wait_task_state(&mut c, &id, "failed");
+    assert_eq!(
+        failed["status_reason"]["stage"], "ready_timeout",
+        "{failed}"
+    );
+    assert!(
+        str_field(&failed["status_reason"], "screen_tail").contains("fake worker ready"),
+        "{failed}"
+    );
+}
+
+/// A decision on the worker's pane needs input; only an answer resumes it.
+#[test]
+fn a_decision_on_the_worker_needs_input_and_its_answer_resumes_the_task() {
+    let server = TestServer::start();
+    let mut c = server.client();
+    let repo = repo(server.env().root());
+    let (id, pane) = start_worker(&mut c, &repo, "normal", "ask", json!({}));
+    let asked = wait_task_state(&mut c, &id, "input_required");
+    assert_eq!(
+        asked["status_reason"]["reason"], "decision_required",
+        "{asked}"
+    );
+    let decision = str_field(&asked["status_reason"], "decision_id").to_owned();
+    ok(c.call(
+        "decision.answer",
+        json!({"pane_id": pane, "decision_id": decision, "option_id": "once"}),
+    ));
+    let resumed = wait_task_state(&mut c, &id, "working");
+    assert!(resumed["status_reason"].is_null(), "{resumed}");
 }

@@ -56,6 +56,7 @@ mod hooks;
 mod panes;
 mod submit;
 mod tabs;
+mod task_prompt;
 mod tasks;
 pub mod wait;
 

@@ -13,6 +13,7 @@ use actix::prelude::*;
 use signaltty_protocol::PaneId;
 use signaltty_protocol::pane::Lifecycle;
 use signaltty_protocol::state::{PaneSubmitParams, PaneSubmitResult, WaitBaseline, WaitResult};
+use signaltty_protocol::task::{Task, TaskState};
 use std::time::{Duration, Instant};
 
 /// The largest prompt, in bytes.
@@ -46,6 +47,11 @@ fn check(p: &PaneSubmitParams) -> Result<(Duration, Duration), Error> {
     Ok((delay, stall))
 }
 
+/// The task whose worker `pane` is.
+pub(super) fn pane_task<'c>(cx: &'c Cx<'_>, pane: &PaneId) -> Option<&'c Task> {
+    cx.events.projection().task_of_pane(pane)
+}
+
 /// `pane.submit`.
 pub fn submit<H: Host>(cx: &mut Cx<'_>, conn: ConnId, p: PaneSubmitParams) -> Routed<H> {
     let (delay, stall) = match check(&p) {
@@ -56,6 +62,13 @@ pub fn submit<H: Host>(cx: &mut Cx<'_>, conn: ConnId, p: PaneSubmitParams) -> Ro
         Ok(entry) => (entry.id.clone(), entry.addr.clone()),
         Err(e) => return fail(Err(e)),
     };
+    // A pending task's worker gets its first prompt from the server (tasks.md
+    // §3); a prompt typed over it would race it.
+    if pane_task(cx, &id).is_some_and(|t| t.state == TaskState::Pending) {
+        return fail(Err(Error::AgentNotReady(
+            "the pane's task is pending: the server is giving the worker its first prompt".into(),
+        )));
+    }
     // Step 3: the baseline, before the paste.
     let baseline = cx.events.projection().pane(&id).and_then(|pane| {
         cx.events
@@ -76,8 +89,37 @@ pub fn submit<H: Host>(cx: &mut Cx<'_>, conn: ConnId, p: PaneSubmitParams) -> Ro
     };
     Box::pin(typed.on_host::<H>().then(move |typed, act, _| match typed {
         Err(e) => fail(Err(e)),
-        Ok(()) => activity_gate(&mut act.cx(), conn, id, addr, baseline, stall),
+        Ok(()) => {
+            let gated = activity_gate::<H>(&mut act.cx(), conn, id.clone(), addr, baseline, stall);
+            Box::pin(
+                gated
+                    .then(move |reply, act: &mut H, _| resume_task::<H>(&mut act.cx(), &id, reply)),
+            )
+        },
     }))
+}
+
+/// An accepted follow-up prompt resumes the worker's task from
+/// `input_required` (tasks.md §3.4, ipc.md §8.5), then the reply goes out.
+fn resume_task<H: Host>(cx: &mut Cx<'_>, pane: &PaneId, reply: Reply) -> Routed<H> {
+    let actor = pane_task(cx, pane)
+        .filter(|t| t.state == TaskState::InputRequired && reply.result.is_ok())
+        .and_then(|t| cx.tasks.get(&t.id).cloned());
+    let Some(actor) = actor else {
+        return Box::pin(actix::fut::ready(reply));
+    };
+    let resumed = async move {
+        let moved = actor
+            .send(crate::task::actor::Transition {
+                to: TaskState::Working,
+                reason: None,
+            })
+            .await;
+        if let Ok(Err(e)) | Err(e) = moved.map_err(Error::from) {
+            log::debug!("a follow-up prompt did not resume its task: {e}");
+        }
+    };
+    Box::pin(resumed.on_host::<H>().map(move |(), _, _| reply))
 }
 
 /// The outcomes that show the prompt was taken (or that it never can be).
@@ -90,7 +132,7 @@ fn taken() -> Vec<(String, Outcome)> {
 
 /// Step 7: a `working` or `blocked` transition newer than the baseline, with
 /// one Enter retry halfway into an untouched input box.
-fn activity_gate<H: Host>(
+pub(super) fn activity_gate<H: Host>(
     cx: &mut Cx<'_>,
     conn: ConnId,
     id: PaneId,

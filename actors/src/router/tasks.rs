@@ -530,6 +530,24 @@ fn place<H: Host>(cx: &mut Cx<'_>, go: Go, task: Task, checkout: Checkout) -> Ro
     }))
 }
 
+/// The background first prompt of a started task (tasks.md §3).
+fn first_prompt(go: &Go, task: &Task, pane: &PaneId) -> super::task_prompt::FirstPrompt {
+    use crate::task::contract::{PromptFacts, compose_prompt};
+    let facts = PromptFacts {
+        task: &task.id,
+        branch: &task.branch,
+        base_sha: &task.base_sha,
+    };
+    super::task_prompt::FirstPrompt {
+        task: task.id.clone(),
+        pane: pane.clone(),
+        text: compose_prompt(facts, &task.contract),
+        ready_timeout: Duration::from_secs(go.p.ready_timeout_s.unwrap_or(30)),
+        stall: Duration::from_secs(go.p.stall_timeout_s.unwrap_or(5)),
+        delay: Duration::from_millis(go.p.submit_delay_ms.unwrap_or(300)),
+    }
+}
+
 /// Steps 13–14: the worker pane, then `pane_id` and `worker_pid` recorded.
 fn spawn_worker<H: Host>(
     cx: &mut Cx<'_>,
@@ -569,7 +587,10 @@ fn spawn_worker<H: Host>(
         };
         let id = pane.id.clone();
         let set = async move { actor.send(SetWorker { pane: id, pid }).await? };
-        Box::pin(set.on_host::<H>().map(move |r, _, _| {
+        Box::pin(set.on_host::<H>().map(move |r, _, ctx| {
+            if r.is_ok() {
+                super::task_prompt::begin::<H>(ctx, first_prompt(&go, &task, &pane.id));
+            }
             Reply::of(r.map(|task| TaskStartResult {
                 task,
                 pane: Some(pane),
