@@ -578,3 +578,83 @@ fn a_decision_on_the_worker_needs_input_and_its_answer_resumes_the_task() {
     let resumed = wait_task_state(&mut c, &id, "working");
     assert!(resumed["status_reason"].is_null(), "{resumed}");
 }
+
+/// tasks.md §17 item 12: `task.wait`'s checks, an empty context at once,
+/// the default `settled`, and EOF cancelling the waiter.
+#[test]
+fn task_wait_checks_its_params_settles_and_ends_with_its_connection() {
+    let server = TestServer::start();
+    let mut c = server.client();
+    let repo = repo(server.env().root());
+    for bad in [
+        json!({}),
+        json!({"task_id": "task_x", "context_id": "tctx_x"}),
+        json!({"task_id": "task_x", "until": "done"}),
+        json!({"task_id": "task_x", "until": []}),
+        json!({"task_id": "task_x", "until": [1]}),
+    ] {
+        expect_code(c.call("task.wait", bad.clone()), ErrorCode::BadParams);
+    }
+    expect_code(
+        c.call("task.wait", json!({"task_id": "task_nope"})),
+        ErrorCode::NoSuchTask,
+    );
+    let empty = ok(c.call("task.wait", json!({"context_id": "tctx_none"})));
+    assert_eq!(empty, json!({"satisfied": true, "tasks": []}));
+    // The default `settled` returns on input_required.
+    let (id, _pane) = start_worker(&mut c, &repo, "normal", "stop", json!({}));
+    let settled = ok(c.call("task.wait", json!({"task_id": id, "timeout_s": 20})));
+    assert_eq!(settled["tasks"][0]["state"], "input_required", "{settled}");
+    // A context wait until terminal times out while the task still waits.
+    let ctx = str_field(&settled["tasks"][0], "context_id").to_owned();
+    let timed = c.call(
+        "task.wait",
+        json!({"context_id": ctx, "until": "terminal", "timeout_s": 1}),
+    );
+    expect_code(timed, ErrorCode::Timeout);
+    // A waiter whose client goes away stops: the server stays fine.
+    let mut gone = server.client();
+    let line = json!({"protocol": "signaltty/1", "id": "w", "method": "task.wait",
+                      "params": {"task_id": id, "until": "completed"}});
+    gone.send_raw(format!("{line}\n").as_bytes());
+    drop(gone);
+    ok(c.call(
+        "task.report",
+        json!({"task_id": id, "status": "completed", "summary": "ok"}),
+    ));
+    let done = ok(c.call(
+        "task.wait",
+        json!({"task_id": id, "until": ["terminal"], "timeout_s": 10}),
+    ));
+    assert_eq!(done["tasks"][0]["state"], "completed");
+}
+
+/// tasks.md §17 item 9: the silent-worker watchdog fires after its timeout,
+/// and never with 0.
+#[test]
+fn a_silent_worker_needs_input_after_the_timeout_and_never_with_zero() {
+    for (timeout, fires) in [("1", true), ("0", false)] {
+        let env = crate::support::TestEnv::new();
+        let socket = env.default_socket();
+        let args = ["server", "--worker-silent-timeout", timeout];
+        let server = TestServer::start_with_args(env, &args, socket);
+        let mut c = server.client();
+        let repo = repo(server.env().root());
+        let (id, _) = start_worker(&mut c, &repo, "normal", "nothing to do", json!({}));
+        wait_task_state(&mut c, &id, "working");
+        let waited = c.call(
+            "task.wait",
+            json!({"task_id": id, "until": "input_required", "timeout_s": 3}),
+        );
+        if fires {
+            let t = ok(waited);
+            assert_eq!(
+                t["tasks"][0]["status_reason"],
+                json!({"reason": "worker_silent", "timeout_s": 1})
+            );
+        } else {
+            expect_code(waited, ErrorCode::Timeout);
+            assert_eq!(task_get(&mut c, &id)["state"], "working");
+        }
+    }
+}

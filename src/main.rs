@@ -80,6 +80,10 @@ enum Command {
         /// 0 refuses every start).
         #[arg(long, value_name = "N")]
         max_tasks: Option<usize>,
+        /// A working task whose worker prints and reports nothing this long
+        /// needs input (default 600, or $SIGNALTTY_WORKER_SILENT_TIMEOUT_S; 0: never).
+        #[arg(long, value_name = "S")]
+        worker_silent_timeout: Option<u64>,
     },
     /// Start a background server unless one already answers; returns once it does.
     Start,
@@ -581,6 +585,7 @@ fn main() -> ExitCode {
             agents_dir,
             cursor_approval_ms,
             max_tasks,
+            worker_silent_timeout,
         } => serve::server(
             &cli.global,
             serve::ServerArgs {
@@ -596,6 +601,7 @@ fn main() -> ExitCode {
                 agents_dir,
                 cursor_approval_ms,
                 max_tasks,
+                worker_silent_timeout,
             },
         ),
         Command::Start => serve::start(&cli.global),

@@ -45,6 +45,8 @@ pub struct ServerArgs {
     pub cursor_approval_ms: Option<u64>,
     /// The task cap (`--max-tasks`).
     pub max_tasks: Option<usize>,
+    /// The silent-worker timeout in seconds (`--worker-silent-timeout`).
+    pub worker_silent_timeout: Option<u64>,
 }
 
 /// Runs the server in the foreground until it stops; returns its exit code.
@@ -58,6 +60,7 @@ pub fn server(global: &Global, args: ServerArgs) -> i32 {
         agents_dir,
         cursor_approval_ms,
         max_tasks,
+        worker_silent_timeout,
     } = args;
     if session == Session::Detach {
         // Leave the starting terminal's session so its hangup never reaches us.
@@ -91,6 +94,7 @@ pub fn server(global: &Global, args: ServerArgs) -> i32 {
                 Duration::from_millis,
             ),
             max_parallel_tasks: env.max_parallel_tasks(max_tasks),
+            worker_silent_timeout: env.worker_silent_timeout(worker_silent_timeout),
             ..Limits::default()
         },
     };

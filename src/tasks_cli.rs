@@ -7,7 +7,8 @@ use crate::cli::{call, fail};
 use clap::{Args, Subcommand};
 use signaltty_protocol::task::{
     Artifact, Contract, ResultStatus, Task, TaskListParams, TaskListResult, TaskReportParams,
-    TaskResultReply, TaskStartParams, TaskStartResult, TaskState, TaskTarget,
+    TaskResultReply, TaskStartParams, TaskStartResult, TaskState, TaskTarget, TaskWaitParams,
+    TaskWaitResult,
 };
 use signaltty_protocol::{ContextId, Method, PaneRef, TaskId};
 use std::path::PathBuf;
@@ -34,6 +35,22 @@ pub enum TaskCommand {
         /// At most this many (default 100, max 1000).
         #[arg(long)]
         limit: Option<usize>,
+    },
+    /// Wait until a task (or every task of a context) is settled, terminal or
+    /// in a state (task.wait).
+    Wait {
+        /// Task id (or --context).
+        #[arg(required_unless_present = "context", conflicts_with = "context")]
+        task: Option<String>,
+        /// Every task of this context.
+        #[arg(long)]
+        context: Option<String>,
+        /// A task state, terminal or settled (repeatable; default settled).
+        #[arg(long)]
+        until: Vec<String>,
+        /// Give up after this many seconds (default 3600).
+        #[arg(long, value_name = "S")]
+        timeout: Option<u64>,
     },
     /// Cancel a task: its worker is stopped, its checkout kept (task.cancel).
     Cancel {
@@ -180,6 +197,32 @@ pub fn run(global: &Global, cmd: TaskCommand) -> i32 {
                     }
                     for t in &r.tasks {
                         say!("{}", line(t));
+                    }
+                },
+            )
+        },
+        TaskCommand::Wait {
+            task,
+            context,
+            until,
+            timeout,
+        } => {
+            let until = match until.len() {
+                0 => None,
+                1 => Some(serde_json::json!(until[0])),
+                _ => Some(serde_json::json!(until)),
+            };
+            call(
+                global,
+                Method::TaskWait(TaskWaitParams {
+                    task_id: task.map(TaskId),
+                    context_id: context.map(ContextId),
+                    until,
+                    timeout_s: timeout,
+                }),
+                |r: TaskWaitResult| {
+                    for t in &r.tasks {
+                        show(t);
                     }
                 },
             )

@@ -70,6 +70,10 @@ pub struct Limits {
     /// Tasks not yet terminal (and starts under way) at most (tasks.md §15:
     /// `SIGNALTTY_MAX_PARALLEL_TASKS`, `--max-tasks`; 0 refuses every start).
     pub max_parallel_tasks: usize,
+    /// A working task whose worker is silent this long needs input
+    /// (tasks.md §6.2: 600 s; `SIGNALTTY_WORKER_SILENT_TIMEOUT_S`,
+    /// `--worker-silent-timeout`); zero disables the watchdog.
+    pub worker_silent_timeout: Duration,
 }
 
 impl Default for Limits {
@@ -87,6 +91,7 @@ impl Default for Limits {
             restore_max_parallel: 3,
             restore_start_wait: Duration::from_secs(10),
             max_parallel_tasks: 4,
+            worker_silent_timeout: Duration::from_secs(600),
         }
     }
 }
@@ -110,6 +115,8 @@ pub struct Env {
     pub xdg_data_home: Option<OsString>,
     /// `SIGNALTTY_MAX_PARALLEL_TASKS`.
     pub max_parallel_tasks: Option<OsString>,
+    /// `SIGNALTTY_WORKER_SILENT_TIMEOUT_S`.
+    pub worker_silent_timeout: Option<OsString>,
     /// The real user id.
     pub uid: u32,
 }
@@ -127,6 +134,7 @@ impl Env {
             signaltty_agents_dir: var("SIGNALTTY_AGENTS_DIR"),
             xdg_data_home: var("XDG_DATA_HOME"),
             max_parallel_tasks: var("SIGNALTTY_MAX_PARALLEL_TASKS"),
+            worker_silent_timeout: var("SIGNALTTY_WORKER_SILENT_TIMEOUT_S"),
             uid: nix::unistd::getuid().as_raw(),
         }
     }
@@ -201,6 +209,18 @@ impl Env {
                 .and_then(|v| v.trim().parse().ok())
         })
         .unwrap_or(Limits::default().max_parallel_tasks)
+    }
+
+    /// The silent-worker timeout: `flag` > `SIGNALTTY_WORKER_SILENT_TIMEOUT_S`
+    /// > 600 s, in seconds; 0 disables it.
+    pub fn worker_silent_timeout(&self, flag: Option<u64>) -> Duration {
+        flag.or_else(|| {
+            self.worker_silent_timeout
+                .as_ref()
+                .and_then(|v| v.to_str())
+                .and_then(|v| v.trim().parse().ok())
+        })
+        .map_or(Limits::default().worker_silent_timeout, Duration::from_secs)
     }
 
     /// The home directory, when set and absolute.

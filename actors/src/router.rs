@@ -42,6 +42,7 @@ use signaltty_protocol::workspace::{
 use signaltty_protocol::{
     Event, Method, PROTOCOL, Request, Seq, Timestamp, WorkspaceId, WorkspaceRef,
 };
+use std::collections::HashMap;
 use std::convert::Infallible;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -57,6 +58,7 @@ mod panes;
 mod submit;
 mod tabs;
 mod task_prompt;
+mod task_wait;
 mod tasks;
 pub mod wait;
 
@@ -83,6 +85,8 @@ pub struct Cx<'a> {
     pub restore: &'a crate::restore::RestoreReport,
     /// The tasks' actors and the starts under way.
     pub tasks: &'a mut crate::task::ServerTaskBook,
+    /// The connections open now (a connection-bound wait ends with its own).
+    pub connections: &'a HashMap<crate::connection::ConnId, Recipient<crate::connection::Drain>>,
 }
 
 /// The actor routing runs on: it lends a [`Cx`], receives what panes publish,
@@ -181,6 +185,7 @@ pub fn route<H: Host>(
         Method::TaskStart(p) => tasks::start(cx, p),
         Method::TaskGet(p) => ready(tasks::get(cx, &p.task_id)),
         Method::TaskList(p) => ready(tasks::list(cx, &p)),
+        Method::TaskWait(p) => task_wait::wait(cx, conn.id, p),
         Method::TaskReport(p) => tasks::report(cx, p),
         Method::TaskCancel(p) => tasks::cancel(cx, p),
     }

@@ -324,6 +324,7 @@ impl Host for Supervisor {
             arbiters: &mut self.arbiters,
             restore: &self.restore_report,
             tasks: &mut self.tasks,
+            connections: &self.connections,
         }
     }
 
@@ -358,6 +359,53 @@ impl Actor for Supervisor {
         ctx.run_interval(self.config.limits.snapshot_interval, |sup, ctx| {
             sup.flush_snapshot(ctx);
         });
+        if !self.config.limits.worker_silent_timeout.is_zero() {
+            ctx.run_interval(WATCHDOG_EVERY, |sup, _| sup.watch_silent_workers());
+        }
+    }
+}
+
+/// How often working tasks' workers are checked for silence (tasks.md §6.2).
+const WATCHDOG_EVERY: std::time::Duration = std::time::Duration::from_millis(250);
+
+impl Supervisor {
+    /// The silent-worker watchdog (tasks.md §6.2): a `working` task whose
+    /// worker pane has had no output and no hook for the timeout needs input.
+    fn watch_silent_workers(&mut self) {
+        let timeout = self.config.limits.worker_silent_timeout;
+        let now = signaltty_protocol::Timestamp::now().unix_millis();
+        let projection = self.events.projection();
+        let silent: Vec<_> = projection
+            .tasks()
+            .into_iter()
+            .filter(|t| t.state == signaltty_protocol::task::TaskState::Working)
+            .filter(|t| {
+                let last = t
+                    .pane_id
+                    .as_ref()
+                    .and_then(|p| projection.pane(p))
+                    .and_then(|p| p.last_activity_at.unix_millis());
+                match (last, now) {
+                    (Some(last), Some(now)) => {
+                        now.saturating_sub(last)
+                            >= i64::try_from(timeout.as_millis()).unwrap_or(i64::MAX)
+                    },
+                    _ => false,
+                }
+            })
+            .map(|t| t.id.clone())
+            .collect();
+        for id in silent {
+            if let Some(actor) = self.tasks.get(&id) {
+                actor.do_send(crate::task::actor::Transition {
+                    to: signaltty_protocol::task::TaskState::InputRequired,
+                    reason: Some(serde_json::json!({
+                        "reason": "worker_silent",
+                        "timeout_s": timeout.as_secs(),
+                    })),
+                });
+            }
+        }
     }
 }
 

@@ -15,7 +15,7 @@ use crate::state::{
 };
 use crate::subscribe::SubscribeParams;
 use crate::tab::{TabCloseParams, TabCreateParams, TabSetLayoutParams, TabSetRatioParams};
-use crate::task::{TaskListParams, TaskReportParams, TaskStartParams, TaskTarget};
+use crate::task::{TaskListParams, TaskReportParams, TaskStartParams, TaskTarget, TaskWaitParams};
 use crate::workspace::{
     WorkspaceCloseParams, WorkspaceCreateParams, WorkspaceGetParams, WorkspaceListParams,
     WorkspaceRenameParams, WorkspaceSetAutoResumeParams,
@@ -117,6 +117,7 @@ methods! {
     TaskStart = "task.start" (TaskStartParams),
     TaskGet = "task.get" (TaskTarget),
     TaskList = "task.list" (TaskListParams),
+    TaskWait = "task.wait" (TaskWaitParams),
     TaskReport = "task.report" (TaskReportParams),
     TaskCancel = "task.cancel" (TaskTarget),
 }
@@ -173,7 +174,7 @@ impl Method {
         match self {
             Method::Subscribe(_) => RequestFlow::Subscribe,
             Method::PaneAttach(_) => RequestFlow::HoldsEvents,
-            Method::Wait(_) => RequestFlow::SingleFlight,
+            Method::Wait(_) | Method::TaskWait(_) => RequestFlow::SingleFlight,
             Method::HookEvent(p) if p.wait_for_answer == Some(true) => RequestFlow::WaitForAnswer,
             Method::HookEvent(_)
             | Method::ServerStatus(_)

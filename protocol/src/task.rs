@@ -360,6 +360,32 @@ pub struct TaskListResult {
     pub tasks: Vec<Task>,
 }
 
+/// `task.wait` params (tasks.md §7): exactly one of `task_id`/`context_id`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TaskWaitParams {
+    /// One task.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task_id: Option<TaskId>,
+    /// Every task of a context.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_id: Option<ContextId>,
+    /// Task states, `terminal` or `settled` (the default); one or a list.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub until: Option<Value>,
+    /// Default 3600.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_s: Option<u64>,
+}
+
+/// `task.wait`'s result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TaskWaitResult {
+    /// Always true (a wait that is not satisfied fails).
+    pub satisfied: bool,
+    /// The task, or every task of the context.
+    pub tasks: Vec<Task>,
+}
+
 /// `task.report` params (tasks.md §8).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TaskReportParams {
