@@ -52,6 +52,7 @@ pub const MAX_NAME_BYTES: usize = 256;
 
 mod attention;
 mod decisions;
+mod diff;
 mod hooks;
 mod panes;
 mod submit;
@@ -79,6 +80,8 @@ pub struct Cx<'a> {
     pub arbiters: &'a mut PaneArbiters,
     /// How the restore at start went.
     pub restore: &'a crate::restore::RestoreReport,
+    /// The newest turn baseline of each workspace (turn-scoped diffs).
+    pub turns: &'a crate::turns::TurnBaselines,
 }
 
 /// The actor routing runs on: it lends a [`Cx`], receives what panes publish,
@@ -141,6 +144,9 @@ pub fn route<H: Host>(
                 .unwrap_or(signaltty_protocol::signal::SignalName::Term);
             workspace_close(cx, &p.workspace_id, signal)
         },
+        Method::WorkspaceRefreshGit(p) => diff::refresh_git(cx, p),
+        Method::WorkspaceDiff(p) => diff::summary(cx, p),
+        Method::WorkspaceFileDiff(p) => diff::file(cx, p),
         Method::TabCreate(p) => tabs::create(cx, p),
         Method::TabClose(p) => tabs::close(cx, p),
         Method::TabSetLayout(p) => tabs::set_layout(cx, p),
@@ -370,7 +376,7 @@ fn check_cwd(cwd: PathBuf) -> Result<(String, GitInfo), Error> {
         .to_str()
         .ok_or_else(|| Error::BadParams(format!("cwd {} is not valid UTF-8", cwd.display())))?
         .to_owned();
-    Ok((text, crate::git::probe(&cwd)))
+    Ok((text, crate::git::status::git_info(&cwd)))
 }
 
 fn workspace_get(cx: &Cx<'_>, r: &WorkspaceRef) -> Result<WorkspaceGetResult, Error> {

@@ -84,6 +84,9 @@ pub struct Applied {
     pub state_events: usize,
     /// The turns those events started.
     pub turn_starts: Vec<TurnStart>,
+    /// The workspaces where an agent finished a turn (`agent.done`): their git
+    /// cache is refreshed.
+    pub turn_ends: Vec<WorkspaceId>,
 }
 
 /// A sequenced item waiting for the journal's acknowledgement.
@@ -276,6 +279,11 @@ impl Sequencer {
                             pane: pane.id.clone(),
                             started_at: Timestamp::now(),
                         });
+                    }
+                    if let Event::AgentDone { pane, .. } = &*event
+                        && !applied.turn_ends.contains(&pane.workspace_id)
+                    {
+                        applied.turn_ends.push(pane.workspace_id.clone());
                     }
                     self.projection.apply(seq, *event);
                     self.ring.push(published.clone());

@@ -276,6 +276,37 @@ impl Supervisor {
         }));
     }
 
+    /// Recomputes a workspace's git cache (`dirty`, branch) after a turn ended,
+    /// on a blocking thread; the Workspace actor publishes `workspace.updated`
+    /// only when it changed (docs/diffs.md).
+    fn refresh_git(&mut self, workspace: signaltty_protocol::WorkspaceId, ctx: &mut Context<Self>) {
+        let Some(cwd) = self
+            .events
+            .projection()
+            .workspace(&workspace)
+            .map(|w| std::path::PathBuf::from(&w.cwd))
+        else {
+            return;
+        };
+        let Some(addr) = self.registry.workspace_addr(&workspace) else {
+            return;
+        };
+        let work = async move {
+            let git = actix_rt::task::spawn_blocking(move || crate::git::status::git_info(&cwd))
+                .await
+                .ok()?;
+            addr.send(crate::workspace::SetGit {
+                git,
+                announce: crate::workspace::Announce::IfChanged,
+            })
+            .await
+            .ok()
+        };
+        ctx.spawn(actix::fut::wrap_future(async move {
+            drop(work.await);
+        }));
+    }
+
     /// The process refresh (spec/lifecycle.md §6.2): reads `/proc` once on a
     /// blocking thread and tells each live pane what it runs now; the panes
     /// decide whether that changes anything.
@@ -320,6 +351,7 @@ impl Host for Supervisor {
             routes: &mut self.routes,
             arbiters: &mut self.arbiters,
             restore: &self.restore_report,
+            turns: &self.turns,
         }
     }
 
@@ -392,6 +424,9 @@ impl Handler<JournalAck> for Supervisor {
         let applied = self.events.publish_through(msg.through);
         for turn in applied.turn_starts {
             self.capture_turn(turn, ctx);
+        }
+        for workspace in applied.turn_ends {
+            self.refresh_git(workspace, ctx);
         }
     }
 }

@@ -66,6 +66,7 @@ events! {
     AttentionUpdated = "attention.updated" { pane_id: PaneId, attention: Attention, prev: Attention, pane: Box<Pane> },
     AttentionCleared = "attention.cleared" { pane_id: PaneId, reason: String, pane: Box<Pane> },
     NotificationCreated = "notification.created" { notification: Notification, pane: Box<Pane> },
+    GitBranchChanged = "git.branch_changed" { workspace_id: WorkspaceId, branch: Option<String> },
     ServerWillShutdown = "server.will_shutdown" {},
 }
 
