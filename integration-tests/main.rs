@@ -8,6 +8,7 @@ mod attach;
 mod board;
 mod cli;
 mod decisions;
+mod diff;
 mod differential;
 mod flood;
 mod hooks;

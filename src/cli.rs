@@ -204,10 +204,22 @@ pub fn workspace(global: &Global, cmd: WorkspaceCommand) -> i32 {
                 say!("closed {workspace}")
             })
         },
+        WorkspaceCommand::RefreshGit { workspace } => {
+            crate::diff_cli::refresh_git(global, workspace)
+        },
+        WorkspaceCommand::Diff { workspace, turn } => {
+            crate::diff_cli::diff(global, workspace, turn)
+        },
+        WorkspaceCommand::FileDiff {
+            workspace,
+            path,
+            turn,
+        } => crate::diff_cli::file_diff(global, workspace, path, turn),
     }
 }
 
-fn print_workspace(w: &Workspace) {
+/// Prints a workspace's id line and cwd.
+pub fn print_workspace(w: &Workspace) {
     say!("{}  {}  ({})", w.handle, w.name, w.id);
     match (&w.git.root, &w.git.branch) {
         (Some(_), Some(branch)) => say!("  cwd {}  [git: {branch}]", w.cwd),

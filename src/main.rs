@@ -15,6 +15,7 @@ mod board;
 mod cli;
 mod client;
 mod decisions_cli;
+mod diff_cli;
 mod follow;
 mod integration_cli;
 mod logger;
@@ -570,6 +571,29 @@ enum WorkspaceCommand {
         /// Signal for each live child (INT TERM KILL HUP QUIT WINCH USR1 USR2).
         #[arg(long, default_value = "TERM")]
         signal: String,
+    },
+    /// Recompute the workspace's git cache: branch and dirty (workspace.refresh_git).
+    RefreshGit {
+        /// Workspace id or handle.
+        workspace: String,
+    },
+    /// Changed files with line counts, against HEAD or the turn's start (workspace.diff).
+    Diff {
+        /// Workspace id or handle.
+        workspace: String,
+        /// Compare with the checkout when the latest agent turn started.
+        #[arg(long)]
+        turn: bool,
+    },
+    /// One file's diff, against HEAD or the turn's start (workspace.file_diff).
+    FileDiff {
+        /// Workspace id or handle.
+        workspace: String,
+        /// The file, relative to the checkout root.
+        path: String,
+        /// Compare with the checkout when the latest agent turn started.
+        #[arg(long)]
+        turn: bool,
     },
 }
 

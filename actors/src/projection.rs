@@ -208,7 +208,7 @@ impl Projection {
             return;
         }
         match &event {
-            Event::WorkspaceTurnStarted { .. } => {},
+            Event::WorkspaceTurnStarted { .. } | Event::GitBranchChanged { .. } => {},
             Event::WorkspaceCreated { .. }
             | Event::WorkspaceUpdated { .. }
             | Event::TabUpdated { .. }

@@ -53,6 +53,7 @@ pub const MAX_NAME_BYTES: usize = 256;
 
 mod attention;
 mod decisions;
+mod diff;
 mod hooks;
 mod panes;
 mod submit;
@@ -87,6 +88,8 @@ pub struct Cx<'a> {
     pub tasks: &'a mut crate::task::ServerTaskBook,
     /// The connections open now (a connection-bound wait ends with its own).
     pub connections: &'a HashMap<crate::connection::ConnId, Recipient<crate::connection::Drain>>,
+    /// The newest turn baseline of each workspace (turn-scoped diffs).
+    pub turns: &'a crate::turns::TurnBaselines,
 }
 
 /// The actor routing runs on: it lends a [`Cx`], receives what panes publish,
@@ -149,6 +152,9 @@ pub fn route<H: Host>(
                 .unwrap_or(signaltty_protocol::signal::SignalName::Term);
             workspace_close(cx, &p.workspace_id, signal)
         },
+        Method::WorkspaceRefreshGit(p) => diff::refresh_git(cx, p),
+        Method::WorkspaceDiff(p) => diff::summary(cx, p),
+        Method::WorkspaceFileDiff(p) => diff::file(cx, p),
         Method::TabCreate(p) => tabs::create(cx, p),
         Method::TabClose(p) => tabs::close(cx, p),
         Method::TabSetLayout(p) => tabs::set_layout(cx, p),
@@ -384,7 +390,7 @@ fn check_cwd(cwd: PathBuf) -> Result<(String, GitInfo), Error> {
         .to_str()
         .ok_or_else(|| Error::BadParams(format!("cwd {} is not valid UTF-8", cwd.display())))?
         .to_owned();
-    Ok((text, crate::git::probe(&cwd)))
+    Ok((text, crate::git::status::git_info(&cwd)))
 }
 
 fn workspace_get(cx: &Cx<'_>, r: &WorkspaceRef) -> Result<WorkspaceGetResult, Error> {

@@ -86,6 +86,9 @@ pub struct Applied {
     pub turn_starts: Vec<TurnStart>,
     /// The events of task workers' panes, with the task of each.
     pub worker_events: Vec<(signaltty_protocol::TaskId, Arc<Event>)>,
+    /// The workspaces where an agent finished a turn (`agent.done`): their git
+    /// cache is refreshed.
+    pub turn_ends: Vec<WorkspaceId>,
 }
 
 /// A sequenced item waiting for the journal's acknowledgement.
@@ -286,6 +289,11 @@ impl Sequencer {
                         applied
                             .worker_events
                             .push((task, Arc::new((*event).clone())));
+                    }
+                    if let Event::AgentDone { pane, .. } = &*event
+                        && !applied.turn_ends.contains(&pane.workspace_id)
+                    {
+                        applied.turn_ends.push(pane.workspace_id.clone());
                     }
                     self.projection.apply(seq, *event);
                     self.ring.push(published.clone());

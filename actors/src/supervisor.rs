@@ -279,6 +279,37 @@ impl Supervisor {
         }));
     }
 
+    /// Recomputes a workspace's git cache (`dirty`, branch) after a turn ended,
+    /// on a blocking thread; the Workspace actor publishes `workspace.updated`
+    /// only when it changed (docs/diffs.md).
+    fn refresh_git(&mut self, workspace: signaltty_protocol::WorkspaceId, ctx: &mut Context<Self>) {
+        let Some(cwd) = self
+            .events
+            .projection()
+            .workspace(&workspace)
+            .map(|w| std::path::PathBuf::from(&w.cwd))
+        else {
+            return;
+        };
+        let Some(addr) = self.registry.workspace_addr(&workspace) else {
+            return;
+        };
+        let work = async move {
+            let git = actix_rt::task::spawn_blocking(move || crate::git::status::git_info(&cwd))
+                .await
+                .ok()?;
+            addr.send(crate::workspace::SetGit {
+                git,
+                announce: crate::workspace::Announce::IfChanged,
+            })
+            .await
+            .ok()
+        };
+        ctx.spawn(actix::fut::wrap_future(async move {
+            drop(work.await);
+        }));
+    }
+
     /// The process refresh (spec/lifecycle.md §6.2): reads `/proc` once on a
     /// blocking thread and tells each live pane what it runs now; the panes
     /// decide whether that changes anything.
@@ -325,6 +356,7 @@ impl Host for Supervisor {
             restore: &self.restore_report,
             tasks: &mut self.tasks,
             connections: &self.connections,
+            turns: &self.turns,
         }
     }
 
@@ -450,6 +482,9 @@ impl Handler<JournalAck> for Supervisor {
             if let Some(actor) = self.tasks.get(&task) {
                 actor.do_send(crate::task::actor::WorkerEvent(event));
             }
+        }
+        for workspace in applied.turn_ends {
+            self.refresh_git(workspace, ctx);
         }
     }
 }

@@ -34,6 +34,28 @@ pub struct SetAutoResume {
     pub on: bool,
 }
 
+/// Replaces the workspace's git cache (`workspace.refresh_git`, a turn's end).
+/// Publishes `workspace.updated`, and `git.branch_changed` first when the
+/// branch differs; with `Announce::IfChanged` an unchanged cache publishes
+/// nothing. Replies with the workspace.
+#[derive(Debug, Message)]
+#[rtype(result = "Result<WorkspaceState, Error>")]
+pub struct SetGit {
+    /// The recomputed cache.
+    pub git: signaltty_protocol::workspace::GitInfo,
+    /// Whether an unchanged cache is announced.
+    pub announce: Announce,
+}
+
+/// When [`SetGit`] publishes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Announce {
+    /// Always (`workspace.refresh_git`).
+    Always,
+    /// Only when the cache changed (the refresh at a turn's end).
+    IfChanged,
+}
+
 /// Closes every pane and tab the workspace owns, then the workspace itself, and
 /// stops the actor. Replies after `tab.closed`… and `workspace.closed` are published.
 #[derive(Debug, Message)]
@@ -200,6 +222,34 @@ impl Handler<SetAutoResume> for Workspace {
 
     fn handle(&mut self, msg: SetAutoResume, _ctx: &mut Self::Context) -> Self::Result {
         self.update(|state| state.auto_resume = msg.on)
+    }
+}
+
+impl Handler<SetGit> for Workspace {
+    type Result = ResponseFuture<Result<WorkspaceState, Error>>;
+
+    fn handle(&mut self, msg: SetGit, _ctx: &mut Self::Context) -> Self::Result {
+        if self.closing {
+            return fail(self.gone());
+        }
+        if self.state.git == msg.git && msg.announce == Announce::IfChanged {
+            let workspace = self.state.clone();
+            return Box::pin(async move { Ok(workspace) });
+        }
+        let branch_changed = self.state.git.branch != msg.git.branch;
+        self.state.git = msg.git;
+        self.state.updated_at = Timestamp::now();
+        let workspace = self.state.clone();
+        let mut events = vec![Event::WorkspaceUpdated {
+            workspace: workspace.clone(),
+        }];
+        if branch_changed {
+            events.push(Event::GitBranchChanged {
+                workspace_id: workspace.id.clone(),
+                branch: workspace.git.branch.clone(),
+            });
+        }
+        self.publish(events, workspace)
     }
 }
 

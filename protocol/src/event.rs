@@ -75,6 +75,7 @@ events! {
         prev_state: Option<crate::task::TaskState>,
     },
     TaskResult = "task.result" { task_id: crate::ids::TaskId, context_id: crate::ids::ContextId, result: crate::task::TaskResult },
+    GitBranchChanged = "git.branch_changed" { workspace_id: WorkspaceId, branch: Option<String> },
     ServerWillShutdown = "server.will_shutdown" {},
 }
 

@@ -5,6 +5,7 @@
 //! The contract these types follow is `spec/ipc.md` (envelopes §2, validation §4,
 //! methods §8, events §9, error codes §10) and `spec/data-model.md` (object shapes).
 
+pub mod diff;
 pub mod envelope;
 pub mod error;
 pub mod event;

@@ -3,6 +3,7 @@
 //! serialization all derive from it. A method that is not implemented yet is not in
 //! the table, so the server answers `UNKNOWN_METHOD` for it (spec/ipc.md §0).
 
+use crate::diff::{WorkspaceDiffParams, WorkspaceFileDiffParams, WorkspaceRefreshGitParams};
 use crate::pane::{
     PaneAttachParams, PaneCloseParams, PaneInputParams, PaneMoveParams, PaneReadParams,
     PaneRenameParams, PaneResizeParams, PaneSignalParams, PaneSpawnParams, PaneSplitParams,
@@ -81,6 +82,9 @@ methods! {
     WorkspaceRename = "workspace.rename" (WorkspaceRenameParams),
     WorkspaceSetAutoResume = "workspace.set_auto_resume" (WorkspaceSetAutoResumeParams),
     WorkspaceClose = "workspace.close" (WorkspaceCloseParams),
+    WorkspaceRefreshGit = "workspace.refresh_git" (WorkspaceRefreshGitParams),
+    WorkspaceDiff = "workspace.diff" (WorkspaceDiffParams),
+    WorkspaceFileDiff = "workspace.file_diff" (WorkspaceFileDiffParams),
     TabCreate = "tab.create" (TabCreateParams),
     TabClose = "tab.close" (TabCloseParams),
     TabSetLayout = "tab.set_layout" (TabSetLayoutParams),
@@ -186,6 +190,9 @@ impl Method {
             | Method::WorkspaceRename(_)
             | Method::WorkspaceSetAutoResume(_)
             | Method::WorkspaceClose(_)
+            | Method::WorkspaceRefreshGit(_)
+            | Method::WorkspaceDiff(_)
+            | Method::WorkspaceFileDiff(_)
             | Method::TabCreate(_)
             | Method::TabClose(_)
             | Method::TabSetLayout(_)

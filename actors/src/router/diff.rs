@@ -1,0 +1,215 @@
+//! `workspace.diff`, `workspace.file_diff` (spec/tasks.md §12) and
+//! `workspace.refresh_git` (spec/ipc.md §8.2). The reads run git on a
+//! blocking thread (`git/diff/`) and publish nothing; the refresh recomputes
+//! the git cache off the event loop and hands it to the Workspace actor, which
+//! publishes `workspace.updated` (and `git.branch_changed`).
+
+use super::{Cx, Host, OnHost, Reply, Routed, fail};
+use crate::error::Error;
+use crate::git::diff::{self, Base, DiffError};
+use crate::workspace::{Announce, SetGit};
+use actix::prelude::*;
+use signaltty_protocol::diff::{
+    DiffScope, TurnRef, WorkspaceDiffParams, WorkspaceDiffResult, WorkspaceFileDiffParams,
+    WorkspaceFileDiffResult, WorkspaceRefreshGitParams,
+};
+use signaltty_protocol::workspace::WorkspaceResult;
+use signaltty_protocol::{WorkspaceId, WorkspaceRef};
+use std::path::{Path, PathBuf};
+
+/// The wire error of a diff read.
+pub fn diff_error(e: DiffError) -> Error {
+    match e {
+        DiffError::BadParams(why) => Error::BadParams(why),
+        DiffError::Io(why) => Error::Io {
+            what: "diff".to_owned(),
+            source: std::io::Error::other(why),
+        },
+        DiffError::Timeout(why) => Error::Timeout {
+            what: why,
+            written: None,
+        },
+    }
+}
+
+/// The id and cwd of a workspace.
+fn resolve(cx: &Cx<'_>, r: &WorkspaceRef) -> Result<(WorkspaceId, PathBuf), Error> {
+    let (id, _) = cx.registry.workspace(r)?;
+    let cwd = cx
+        .events
+        .projection()
+        .workspace(&id)
+        .map(|w| PathBuf::from(&w.cwd))
+        .ok_or_else(|| Error::NoSuchWorkspace(r.clone()))?;
+    Ok((id, cwd))
+}
+
+/// A turn read's baseline: `Ok(None)` without one, the tree, or the error of
+/// the capture that failed when the turn started.
+type Baseline = Option<(TurnRef, Result<String, String>)>;
+
+fn baseline(cx: &Cx<'_>, id: &WorkspaceId) -> Baseline {
+    cx.turns.get(id).map(|b| {
+        (
+            TurnRef {
+                pane_id: b.pane.clone(),
+                started_at: b.started_at.clone(),
+            },
+            b.tree.clone(),
+        )
+    })
+}
+
+/// The baseline tree, or the read's error when its capture failed.
+fn baseline_tree(tree: Result<String, String>) -> Result<String, DiffError> {
+    tree.map_err(|why| DiffError::Io(format!("the turn baseline could not be captured: {why}")))
+}
+
+/// Runs `work` on a blocking thread; a thread that could not run is `IO_ERROR`.
+async fn off_loop<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, DiffError> + Send + 'static,
+) -> Result<T, Error> {
+    match actix_rt::task::spawn_blocking(work).await {
+        Ok(result) => result.map_err(diff_error),
+        Err(e) => Err(Error::Io {
+            what: "diff".to_owned(),
+            source: std::io::Error::other(e.to_string()),
+        }),
+    }
+}
+
+/// `workspace.diff`.
+pub fn summary<H: Host>(cx: &mut Cx<'_>, p: WorkspaceDiffParams) -> Routed<H> {
+    let (id, cwd) = match resolve(cx, &p.workspace_id) {
+        Ok(found) => found,
+        Err(e) => return fail(Err(e)),
+    };
+    let scope = p.scope.unwrap_or_default();
+    let turn = match scope {
+        DiffScope::Head => None,
+        DiffScope::Turn => Some(baseline(cx, &id)),
+    };
+    let work = move || -> Result<WorkspaceDiffResult, DiffError> {
+        let branch = crate::git::probe(&cwd).branch;
+        let (summary, turn) = match turn {
+            None => (diff::head_summary(&cwd)?, None),
+            Some(None) => {
+                check_checkout(&cwd)?;
+                (diff::Summary::default(), Some(None))
+            },
+            Some(Some((turn, tree))) => (
+                diff::turn_summary(&cwd, &baseline_tree(tree)?)?,
+                Some(Some(turn)),
+            ),
+        };
+        Ok(WorkspaceDiffResult {
+            workspace_id: id,
+            scope,
+            branch,
+            files: summary.files,
+            dirs: summary.dirs,
+            added: summary.added,
+            removed: summary.removed,
+            turn,
+        })
+    };
+    Box::pin(
+        off_loop(work)
+            .on_host::<H>()
+            .map(|result, _, _| Reply::of(result)),
+    )
+}
+
+/// Not a checkout is `BAD_PARAMS` even when there is nothing to compare.
+fn check_checkout(cwd: &Path) -> Result<(), DiffError> {
+    match crate::git::probe(cwd).root {
+        Some(_) => Ok(()),
+        None => Err(DiffError::BadParams(format!(
+            "{} is not in a git checkout",
+            cwd.display()
+        ))),
+    }
+}
+
+/// `workspace.file_diff`: bounded by the 8 s server deadline as a whole, the
+/// capture of a turn's fresh tree included.
+pub fn file<H: Host>(cx: &mut Cx<'_>, p: WorkspaceFileDiffParams) -> Routed<H> {
+    // A bad path is refused before anything runs.
+    if let Err(e) = diff::validate_path(&p.path) {
+        return fail(Err(diff_error(e)));
+    }
+    let (id, cwd) = match resolve(cx, &p.workspace_id) {
+        Ok(found) => found,
+        Err(e) => return fail(Err(e)),
+    };
+    let base = match p.scope.unwrap_or_default() {
+        DiffScope::Head => Ok(Base::Head),
+        DiffScope::Turn => match baseline(cx, &id) {
+            Some((_, tree)) => Err(tree),
+            None => {
+                return fail(Err(Error::BadParams(
+                    "the workspace has no turn baseline (no turn started since the server started)"
+                        .to_owned(),
+                )));
+            },
+        },
+    };
+    let path = p.path;
+    let work = {
+        let path = path.clone();
+        move || -> Result<diff::FileDiff, DiffError> {
+            let base = match base {
+                Ok(base) => base,
+                Err(tree) => Base::Turn(baseline_tree(tree)?),
+            };
+            diff::file_diff(&cwd, &path, &base)
+        }
+    };
+    let bounded = async move {
+        match tokio::time::timeout(diff::FILE_DIFF_DEADLINE, off_loop(work)).await {
+            Ok(result) => result,
+            Err(_) => Err(diff_error(DiffError::Timeout(format!(
+                "the file diff took longer than {} s",
+                diff::FILE_DIFF_DEADLINE.as_secs()
+            )))),
+        }
+    };
+    Box::pin(bounded.on_host::<H>().map(move |result, _, _| {
+        Reply::of(result.map(|d| WorkspaceFileDiffResult {
+            workspace_id: id,
+            path,
+            untracked: d.untracked,
+            content: d.content,
+        }))
+    }))
+}
+
+/// `workspace.refresh_git`: recomputes the git cache (branch, `dirty`) and
+/// publishes `workspace.updated`, plus `git.branch_changed` when the branch
+/// moved.
+pub fn refresh_git<H: Host>(cx: &mut Cx<'_>, p: WorkspaceRefreshGitParams) -> Routed<H> {
+    let (id, cwd) = match resolve(cx, &p.workspace_id) {
+        Ok(found) => found,
+        Err(e) => return fail(Err(e)),
+    };
+    let Some(addr) = cx.registry.workspace_addr(&id) else {
+        return fail(Err(Error::NoSuchWorkspace(p.workspace_id)));
+    };
+    let work = async move {
+        let git = actix_rt::task::spawn_blocking(move || crate::git::status::git_info(&cwd))
+            .await
+            .map_err(|e| Error::Io {
+                what: "git status".to_owned(),
+                source: std::io::Error::other(e.to_string()),
+            })?;
+        addr.send(SetGit {
+            git,
+            announce: Announce::Always,
+        })
+        .await?
+    };
+    Box::pin(
+        work.on_host::<H>()
+            .map(|r, _, _| Reply::of(r.map(|workspace| WorkspaceResult { workspace }))),
+    )
+}
