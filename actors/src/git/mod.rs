@@ -4,6 +4,7 @@
 
 mod probe;
 pub mod run;
+pub mod worktree;
 
 pub use probe::probe;
 pub use run::{Git, GitError, GitOutput};
