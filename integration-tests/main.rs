@@ -24,3 +24,4 @@ mod tabs;
 mod transport;
 mod wait;
 mod workspace;
+mod worktrees;

@@ -65,6 +65,9 @@ pub struct Limits {
     pub restore_max_parallel: usize,
     /// An auto-resumed agent counts as started once it reaches a prompt, or after this.
     pub restore_start_wait: Duration,
+    /// The deadline of each git a `worktree.*` method runs (spec/tasks.md §11:
+    /// 20 s; `SIGNALTTY_WORKTREE_TIMEOUT_MS` shortens it for tests).
+    pub worktree_git_deadline: Duration,
 }
 
 impl Default for Limits {
@@ -81,6 +84,7 @@ impl Default for Limits {
             snapshot_interval: Duration::from_secs(2),
             restore_max_parallel: 3,
             restore_start_wait: Duration::from_secs(10),
+            worktree_git_deadline: crate::git::run::WORKTREE_DEADLINE,
         }
     }
 }

@@ -63,6 +63,12 @@ pub enum Error {
     AgentNotReady(String),
     /// A gate ran out of time at `stage` (`pane.submit`'s activity gate).
     Stalled { what: String, stage: &'static str },
+    /// Live panes, or their processes, work inside a checkout that is to be
+    /// removed (`worktree.remove`, `task.finish`).
+    PanesInside { path: String, panes: Vec<String> },
+    /// A step after a checkout was made failed; the checkout stays at `path`
+    /// (`worktree.create` binding a workspace). The code is `error`'s.
+    CheckoutRetained { error: Box<Error>, path: String },
 }
 
 impl Error {
@@ -88,6 +94,8 @@ impl Error {
             Error::AgentBusy { .. } => ErrorCode::AgentBusy,
             Error::AgentNotReady(_) => ErrorCode::AgentNotReady,
             Error::Stalled { .. } => ErrorCode::Timeout,
+            Error::PanesInside { .. } => ErrorCode::PanesAlive,
+            Error::CheckoutRetained { error, .. } => error.code(),
         }
     }
 
@@ -103,6 +111,8 @@ impl Error {
             } => Some(serde_json::json!({ "written_bytes": n })),
             Error::AgentBusy { details, .. } => details.clone(),
             Error::Stalled { stage, .. } => Some(serde_json::json!({ "stage": stage })),
+            Error::PanesInside { panes, .. } => Some(serde_json::json!({ "panes": panes })),
+            Error::CheckoutRetained { error, .. } => error.details(),
             _ => None,
         }
     }
@@ -135,6 +145,15 @@ impl fmt::Display for Error {
             Error::AgentBusy { why, .. } => f.write_str(why),
             Error::AgentNotReady(why) => f.write_str(why),
             Error::Stalled { what, stage } => write!(f, "{stage}: {what}"),
+            Error::PanesInside { path, panes } => write!(
+                f,
+                "{} live pane(s) inside {path}: {}; close them first",
+                panes.len(),
+                panes.join(", ")
+            ),
+            Error::CheckoutRetained { error, path } => {
+                write!(f, "{error}; checkout retained at {path}")
+            },
         }
     }
 }

@@ -304,7 +304,7 @@ impl Projection {
             | Event::DecisionCreated { .. }
             | Event::DecisionAnswered { .. }
             | Event::DecisionCleared { .. } => {},
-            Event::ServerWillShutdown {} => {},
+            Event::ServerWillShutdown {} | Event::WorktreeChanged { .. } => {},
         }
     }
 

@@ -18,6 +18,7 @@ pub mod subscribe;
 pub mod tab;
 pub mod time;
 pub mod workspace;
+pub mod worktree;
 
 pub use envelope::{ErrorBody, EventFrame, Request, RequestError, Response, ServerLine};
 pub use error::ErrorCode;

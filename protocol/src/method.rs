@@ -19,6 +19,9 @@ use crate::workspace::{
     WorkspaceCloseParams, WorkspaceCreateParams, WorkspaceGetParams, WorkspaceListParams,
     WorkspaceRenameParams, WorkspaceSetAutoResumeParams,
 };
+use crate::worktree::{
+    WorktreeCreateParams, WorktreeListParams, WorktreeOpenParams, WorktreeRemoveParams,
+};
 use serde_json::Value;
 
 /// Why a method call could not be parsed.
@@ -80,6 +83,10 @@ methods! {
     WorkspaceRename = "workspace.rename" (WorkspaceRenameParams),
     WorkspaceSetAutoResume = "workspace.set_auto_resume" (WorkspaceSetAutoResumeParams),
     WorkspaceClose = "workspace.close" (WorkspaceCloseParams),
+    WorktreeList = "worktree.list" (WorktreeListParams),
+    WorktreeCreate = "worktree.create" (WorktreeCreateParams),
+    WorktreeOpen = "worktree.open" (WorktreeOpenParams),
+    WorktreeRemove = "worktree.remove" (WorktreeRemoveParams),
     TabCreate = "tab.create" (TabCreateParams),
     TabClose = "tab.close" (TabCloseParams),
     TabSetLayout = "tab.set_layout" (TabSetLayoutParams),
@@ -179,6 +186,10 @@ impl Method {
             | Method::WorkspaceRename(_)
             | Method::WorkspaceSetAutoResume(_)
             | Method::WorkspaceClose(_)
+            | Method::WorktreeList(_)
+            | Method::WorktreeCreate(_)
+            | Method::WorktreeOpen(_)
+            | Method::WorktreeRemove(_)
             | Method::TabCreate(_)
             | Method::TabClose(_)
             | Method::TabSetLayout(_)
