@@ -23,7 +23,7 @@ fn code_of(line: &str) -> (String, ErrorCode) {
 fn every_method_name_parses_to_the_variant_that_reports_it() {
     for name in Method::NAMES {
         // Fill the required params every method of this table has.
-        let params = json!({
+        let mut params = json!({
             "workspace_id": "ws_x", "name": "n", "tab_id": "tab_x", "path": [],
             "ratio": 0.5, "layout": {"type": "pane", "pane_id": "pane_x"},
             "pane_id": "pane_x", "argv": ["sh"], "data_b64": "", "cols": 80, "rows": 24,
@@ -31,6 +31,11 @@ fn every_method_name_parses_to_the_variant_that_reports_it() {
             "until": "done", "agent": "claude", "event": "Stop", "agent_session_id": "s",
             "text": "hi", "decision_id": "d", "option_id": "o", "auto_resume": true
         });
+        // `worktree.*` takes a path string where `tab.set_ratio` takes a list.
+        if name.starts_with("worktree.") {
+            params["path"] = json!("/w/x");
+            params["branch"] = json!("b");
+        }
         let m = Method::parse(name, params).unwrap_or_else(|e| panic!("{name}: {e:?}"));
         assert_eq!(m.name(), *name);
     }
