@@ -26,3 +26,4 @@ mod tasks;
 mod transport;
 mod wait;
 mod workspace;
+mod worktrees;

@@ -24,6 +24,7 @@ mod restore_cli;
 mod serve;
 mod state_cli;
 mod tasks_cli;
+mod worktree_cli;
 
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
@@ -133,6 +134,9 @@ enum Command {
     /// Manage tabs (tab.*).
     #[command(subcommand)]
     Tab(TabCommand),
+    /// Git checkouts of a workspace's repository (worktree.*).
+    #[command(subcommand)]
+    Worktree(worktree_cli::WorktreeCommand),
     /// Print state events as JSON lines and keep following them (subscribe).
     Events {
         /// Replay every matching event after this seq first.
@@ -644,6 +648,7 @@ fn main() -> ExitCode {
         Command::Attach { pane } => attach::attach(&cli.global, pane),
         Command::Board(args) => board::run(&cli.global, args),
         Command::Tab(cmd) => panes_cli::tab(&cli.global, cmd),
+        Command::Worktree(cmd) => worktree_cli::worktree(&cli.global, cmd),
         Command::Events { from_seq, filters } => follow::events(&cli.global, from_seq, filters),
         Command::Journal(JournalCommand::Verify { state_dir }) => {
             follow::verify(&cli.global, state_dir)

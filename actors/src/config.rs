@@ -74,6 +74,9 @@ pub struct Limits {
     /// (tasks.md §6.2: 600 s; `SIGNALTTY_WORKER_SILENT_TIMEOUT_S`,
     /// `--worker-silent-timeout`); zero disables the watchdog.
     pub worker_silent_timeout: Duration,
+    /// The deadline of each git a `worktree.*` method runs (spec/tasks.md §11:
+    /// 20 s; `SIGNALTTY_WORKTREE_TIMEOUT_MS` shortens it for tests).
+    pub worktree_git_deadline: Duration,
 }
 
 impl Default for Limits {
@@ -92,6 +95,7 @@ impl Default for Limits {
             restore_start_wait: Duration::from_secs(10),
             max_parallel_tasks: 4,
             worker_silent_timeout: Duration::from_secs(600),
+            worktree_git_deadline: crate::git::run::WORKTREE_DEADLINE,
         }
     }
 }

@@ -72,6 +72,12 @@ pub enum Error {
         message: String,
         details: serde_json::Value,
     },
+    /// Live panes, or their processes, work inside a checkout that is to be
+    /// removed (`worktree.remove`, `task.finish`).
+    PanesInside { path: String, panes: Vec<String> },
+    /// A step after a checkout was made failed; the checkout stays at `path`
+    /// (`worktree.create` binding a workspace). The code is `error`'s.
+    CheckoutRetained { error: Box<Error>, path: String },
 }
 
 impl Error {
@@ -110,6 +116,8 @@ impl Error {
             Error::Stalled { .. } => ErrorCode::Timeout,
             Error::NoSuchTask(_) => ErrorCode::NoSuchTask,
             Error::Detailed { code, .. } => *code,
+            Error::PanesInside { .. } => ErrorCode::PanesAlive,
+            Error::CheckoutRetained { error, .. } => error.code(),
         }
     }
 
@@ -126,6 +134,8 @@ impl Error {
             Error::AgentBusy { details, .. } => details.clone(),
             Error::Stalled { stage, .. } => Some(serde_json::json!({ "stage": stage })),
             Error::Detailed { details, .. } => Some(details.clone()),
+            Error::PanesInside { panes, .. } => Some(serde_json::json!({ "panes": panes })),
+            Error::CheckoutRetained { error, .. } => error.details(),
             _ => None,
         }
     }
@@ -160,6 +170,15 @@ impl fmt::Display for Error {
             Error::Stalled { what, stage } => write!(f, "{stage}: {what}"),
             Error::NoSuchTask(id) => write!(f, "no such task {id}"),
             Error::Detailed { message, .. } => f.write_str(message),
+            Error::PanesInside { path, panes } => write!(
+                f,
+                "{} live pane(s) inside {path}: {}; close them first",
+                panes.len(),
+                panes.join(", ")
+            ),
+            Error::CheckoutRetained { error, path } => {
+                write!(f, "{error}; checkout retained at {path}")
+            },
         }
     }
 }

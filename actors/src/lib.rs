@@ -45,6 +45,7 @@ pub mod testkit;
 pub mod turns;
 pub mod waits;
 pub mod workspace;
+pub mod worktrees;
 
 pub use config::{Config, Env, Limits, SocketOrigin};
 pub use error::Error;

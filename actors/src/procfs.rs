@@ -65,6 +65,26 @@ impl ProcessTable {
             .max_by_key(|c| (self.procs.get(c).map_or(0, |p| p.start), *c))
     }
 
+    /// Every process below `pid` (children, their children, …), at most
+    /// 4096 of them, each once.
+    pub fn descendants(&self, pid: u32) -> Vec<u32> {
+        let mut found = Vec::new();
+        let mut seen = std::collections::HashSet::from([pid]);
+        let mut next = vec![pid];
+        while let Some(p) = next.pop() {
+            for &child in self.children.get(&p).into_iter().flatten() {
+                if found.len() >= 4096 {
+                    return found;
+                }
+                if seen.insert(child) {
+                    found.push(child);
+                    next.push(child);
+                }
+            }
+        }
+        found
+    }
+
     /// The process a pane is running (spec/lifecycle.md §6.2): from the pane's
     /// own process, down through shells to their newest child, at most 8 levels.
     pub fn deepest(&self, pid: u32) -> u32 {

@@ -313,7 +313,7 @@ impl Projection {
             | Event::DecisionAnswered { .. }
             | Event::DecisionCleared { .. } => {},
             Event::TaskCreated { .. } | Event::TaskUpdated { .. } | Event::TaskResult { .. } => {},
-            Event::ServerWillShutdown {} => {},
+            Event::ServerWillShutdown {} | Event::WorktreeChanged { .. } => {},
         }
     }
 

@@ -62,6 +62,7 @@ mod task_prompt;
 mod task_wait;
 mod tasks;
 pub mod wait;
+mod worktrees;
 
 /// What routing may see and change of the server: borrowed from the host for
 /// one routing step.
@@ -78,6 +79,8 @@ pub struct Cx<'a> {
     pub events: &'a mut Sequencer,
     /// Pane launches under way.
     pub launches: &'a mut Launches,
+    /// Checkout reservations and locks (`worktree.*`, tasks).
+    pub checkouts: &'a crate::worktrees::Checkouts,
     /// Waiting permission reporters' answer routes.
     pub routes: &'a mut AnswerRoutes,
     /// Where new pane actors run.
@@ -155,6 +158,10 @@ pub fn route<H: Host>(
         Method::WorkspaceRefreshGit(p) => diff::refresh_git(cx, p),
         Method::WorkspaceDiff(p) => diff::summary(cx, p),
         Method::WorkspaceFileDiff(p) => diff::file(cx, p),
+        Method::WorktreeList(p) => worktrees::list(cx, p),
+        Method::WorktreeCreate(p) => worktrees::create(cx, p),
+        Method::WorktreeOpen(p) => worktrees::open(cx, p),
+        Method::WorktreeRemove(p) => worktrees::remove(cx, p),
         Method::TabCreate(p) => tabs::create(cx, p),
         Method::TabClose(p) => tabs::close(cx, p),
         Method::TabSetLayout(p) => tabs::set_layout(cx, p),
@@ -319,7 +326,13 @@ fn workspace_create<H: Host>(cx: &mut Cx<'_>, p: WorkspaceCreateParams) -> Route
             .unwrap_or_else(|| PathBuf::from("/tmp")),
     };
     // The directory check and git probe touch the filesystem: off the event loop.
-    let probe = actix_rt::task::spawn_blocking(move || check_cwd(cwd));
+    // The entering reference keeps a worktree.remove out until it is registered.
+    let checkouts = cx.checkouts.clone();
+    let probe = actix_rt::task::spawn_blocking(move || {
+        let checked = check_cwd(cwd.clone())?;
+        let entering = checkouts.enter_dir(&cwd)?;
+        Ok((checked, entering))
+    });
     Box::pin(probe.on_host::<H>().then(move |probed, act, ctx| {
         let checked = match probed {
             Ok(r) => r,
@@ -328,32 +341,9 @@ fn workspace_create<H: Host>(cx: &mut Cx<'_>, p: WorkspaceCreateParams) -> Route
                 source: std::io::Error::other(e.to_string()),
             }),
         };
-        let cx = act.cx();
-        let created = checked.and_then(|(cwd, git)| {
-            if cx.shutting_down {
-                return Err(Error::ShuttingDown);
-            }
-            // Chosen and registered with no await in between, so two concurrent
-            // creates can never take the same handle.
-            let id = WorkspaceId::from_random(random_u128());
-            let handle = cx.registry.free_handle(&name);
-            let now = Timestamp::now();
-            let workspace = Workspace {
-                id: id.clone(),
-                name,
-                handle: handle.clone(),
-                cwd,
-                git,
-                tabs: Vec::new(),
-                active_tab_id: None,
-                auto_resume: false,
-                created_at: now.clone(),
-                updated_at: now,
-            };
-            let addr = WorkspaceActor::new(workspace.clone(), ctx.address().recipient()).start();
-            cx.registry.add_workspace(id, handle, addr)?;
-            Ok(workspace)
-        });
+        let mut cx = act.cx();
+        let created = checked
+            .and_then(|((cwd, git), _entering)| register_workspace(&mut cx, ctx, name, cwd, git));
         let fut = match created {
             Ok(workspace) => {
                 let rx = cx.events.publish(vec![Event::WorkspaceCreated {
@@ -367,6 +357,39 @@ fn workspace_create<H: Host>(cx: &mut Cx<'_>, p: WorkspaceCreateParams) -> Route
         };
         fut.on_host::<H>().map(|r, _, _| Reply::of(r))
     }))
+}
+
+/// Starts and registers a new workspace (not published yet). Its handle is
+/// chosen and registered with no await in between, so two concurrent creates
+/// can never take the same handle.
+fn register_workspace<H: Host>(
+    cx: &mut Cx<'_>,
+    ctx: &mut Context<H>,
+    name: String,
+    cwd: String,
+    git: GitInfo,
+) -> Result<Workspace, Error> {
+    if cx.shutting_down {
+        return Err(Error::ShuttingDown);
+    }
+    let id = WorkspaceId::from_random(random_u128());
+    let handle = cx.registry.free_handle(&name);
+    let now = Timestamp::now();
+    let workspace = Workspace {
+        id: id.clone(),
+        name,
+        handle: handle.clone(),
+        cwd,
+        git,
+        tabs: Vec::new(),
+        active_tab_id: None,
+        auto_resume: false,
+        created_at: now.clone(),
+        updated_at: now,
+    };
+    let addr = WorkspaceActor::new(workspace.clone(), ctx.address().recipient()).start();
+    cx.registry.add_workspace(id, handle, addr)?;
+    Ok(workspace)
 }
 
 fn check_cwd(cwd: PathBuf) -> Result<(String, GitInfo), Error> {

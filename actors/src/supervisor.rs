@@ -95,6 +95,7 @@ pub struct Supervisor {
     events: Sequencer,
     registry: ServerRegistry,
     launches: Launches,
+    checkouts: crate::worktrees::Checkouts,
     routes: AnswerRoutes,
     arbiters: PaneArbiters,
     /// The newest turn baseline of each workspace.
@@ -141,6 +142,7 @@ impl Supervisor {
             store: Some(Box::new(store)),
             registry: ServerRegistry::new(),
             launches: Launches::default(),
+            checkouts: crate::worktrees::Checkouts::new(),
             routes: AnswerRoutes::default(),
             arbiters: PaneArbiters::default(),
             turns: TurnBaselines::default(),
@@ -351,6 +353,7 @@ impl Host for Supervisor {
             registry: &mut self.registry,
             events: &mut self.events,
             launches: &mut self.launches,
+            checkouts: &self.checkouts,
             routes: &mut self.routes,
             arbiters: &mut self.arbiters,
             restore: &self.restore_report,

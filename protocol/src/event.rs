@@ -38,6 +38,7 @@ events! {
     WorkspaceCreated = "workspace.created" { workspace: Workspace },
     WorkspaceUpdated = "workspace.updated" { workspace: Workspace },
     WorkspaceClosed = "workspace.closed" { workspace_id: WorkspaceId },
+    WorktreeChanged = "worktree.changed" { operation: crate::worktree::WorktreeOperation, path: String, workspace_id: WorkspaceId },
     WorkspaceTurnStarted = "workspace.turn_started" { workspace_id: WorkspaceId, pane_id: PaneId, started_at: crate::time::Timestamp },
     TabCreated = "tab.created" { tab: Tab },
     TabUpdated = "tab.updated" { tab: Tab },

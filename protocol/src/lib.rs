@@ -20,6 +20,7 @@ pub mod tab;
 pub mod task;
 pub mod time;
 pub mod workspace;
+pub mod worktree;
 
 pub use envelope::{ErrorBody, EventFrame, Request, RequestError, Response, ServerLine};
 pub use error::ErrorCode;

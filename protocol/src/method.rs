@@ -21,6 +21,9 @@ use crate::workspace::{
     WorkspaceCloseParams, WorkspaceCreateParams, WorkspaceGetParams, WorkspaceListParams,
     WorkspaceRenameParams, WorkspaceSetAutoResumeParams,
 };
+use crate::worktree::{
+    WorktreeCreateParams, WorktreeListParams, WorktreeOpenParams, WorktreeRemoveParams,
+};
 use serde_json::Value;
 
 /// Why a method call could not be parsed.
@@ -85,6 +88,10 @@ methods! {
     WorkspaceRefreshGit = "workspace.refresh_git" (WorkspaceRefreshGitParams),
     WorkspaceDiff = "workspace.diff" (WorkspaceDiffParams),
     WorkspaceFileDiff = "workspace.file_diff" (WorkspaceFileDiffParams),
+    WorktreeList = "worktree.list" (WorktreeListParams),
+    WorktreeCreate = "worktree.create" (WorktreeCreateParams),
+    WorktreeOpen = "worktree.open" (WorktreeOpenParams),
+    WorktreeRemove = "worktree.remove" (WorktreeRemoveParams),
     TabCreate = "tab.create" (TabCreateParams),
     TabClose = "tab.close" (TabCloseParams),
     TabSetLayout = "tab.set_layout" (TabSetLayoutParams),
@@ -193,6 +200,10 @@ impl Method {
             | Method::WorkspaceRefreshGit(_)
             | Method::WorkspaceDiff(_)
             | Method::WorkspaceFileDiff(_)
+            | Method::WorktreeList(_)
+            | Method::WorktreeCreate(_)
+            | Method::WorktreeOpen(_)
+            | Method::WorktreeRemove(_)
             | Method::TabCreate(_)
             | Method::TabClose(_)
             | Method::TabSetLayout(_)

@@ -262,7 +262,9 @@ impl Board {
                 self.episodes.remove(&pane_id);
             },
             Event::PaneExited { .. } | Event::WorkspaceTurnStarted { .. } => {},
-            Event::PtyData { .. } | Event::ServerWillShutdown {} => {},
+            Event::PtyData { .. }
+            | Event::ServerWillShutdown {}
+            | Event::WorktreeChanged { .. } => {},
             other => {
                 if let Some(pane) = other.carried_pane() {
                     touched = Some(self.upsert(pane.clone()));

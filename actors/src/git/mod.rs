@@ -7,6 +7,7 @@ pub mod diff;
 mod probe;
 pub mod run;
 pub mod status;
+pub mod worktree;
 
 pub use probe::probe;
 pub use run::{Git, GitError, GitOutput};

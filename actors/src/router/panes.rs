@@ -59,6 +59,7 @@ struct Checked {
     relationship: Option<Relationship>,
     label: Option<String>,
     task_id: Option<String>,
+    checkouts: crate::worktrees::Checkouts,
 }
 
 /// Everything a launch needs: the pane object and its process's spawn.
@@ -69,6 +70,8 @@ struct Prepared {
     pane: PaneObject,
     spec: SpawnSpec,
     split: Option<(PaneId, SplitDir)>,
+    /// Keeps a `worktree.remove` of the cwd out until the pane is registered.
+    entering: Option<crate::worktrees::Reservation>,
 }
 
 fn check_spawn(cx: &mut Cx<'_>, p: PaneSpawnParams) -> Result<Checked, Error> {
@@ -129,6 +132,7 @@ fn check_spawn(cx: &mut Cx<'_>, p: PaneSpawnParams) -> Result<Checked, Error> {
         relationship: p.relationship,
         label: p.label,
         task_id: p.task_id,
+        checkouts: cx.checkouts.clone(),
     })
 }
 
@@ -137,12 +141,19 @@ fn check_spawn(cx: &mut Cx<'_>, p: PaneSpawnParams) -> Result<Checked, Error> {
 /// pane and launches it.
 fn spawn_checked<H: Host>(checked: Checked, split: Option<(PaneId, SplitDir)>) -> Routed<H> {
     let cwd = checked.cwd.clone();
-    let is_dir = actix_rt::task::spawn_blocking(move || cwd.is_dir());
+    let checkouts = checked.checkouts.clone();
+    let is_dir = actix_rt::task::spawn_blocking(move || {
+        if !cwd.is_dir() {
+            return Ok(None);
+        }
+        checkouts.enter_dir(&cwd).map(Some)
+    });
     Box::pin(is_dir.on_host::<H>().then(move |is_dir, act, ctx| {
         let cx = &mut act.cx();
         let prepared = match is_dir {
-            Ok(true) => finish_spawn(cx, checked, split),
-            Ok(false) => Err(Error::BadParams(format!(
+            Ok(Ok(Some(entering))) => finish_spawn(cx, checked, split, entering),
+            Ok(Err(e)) => Err(e),
+            Ok(Ok(None)) => Err(Error::BadParams(format!(
                 "cwd {} is not a directory",
                 checked.cwd.display()
             ))),
@@ -163,6 +174,7 @@ fn finish_spawn(
     cx: &mut Cx<'_>,
     checked: Checked,
     split: Option<(PaneId, SplitDir)>,
+    entering: Option<crate::worktrees::Reservation>,
 ) -> Result<Prepared, Error> {
     let (workspace_id, addr) = cx.registry.workspace(&checked.workspace_ref)?;
     if let Some(tab) = &checked.tab {
@@ -199,6 +211,7 @@ fn finish_spawn(
         pane,
         spec,
         split,
+        entering,
     })
 }
 
@@ -210,6 +223,7 @@ fn launch<H: Host>(cx: &mut Cx<'_>, prepared: Prepared, ctx: &mut Context<H>) ->
         pane,
         spec,
         split,
+        entering,
     } = prepared;
     let pty_out = ctx.address().recipient();
     // Counted from now: a hook of the new process may arrive before it is placed.
@@ -233,7 +247,7 @@ fn launch<H: Host>(cx: &mut Cx<'_>, prepared: Prepared, ctx: &mut Context<H>) ->
             let cx = act.cx();
             // Hooks from the new process that arrived too early retry now.
             cx.launches.end();
-            Reply::of(placed.map(|(pane, pane_addr, pid)| {
+            let reply = Reply::of(placed.map(|(pane, pane_addr, pid)| {
                 // A tab the spawn created is addressable like any other.
                 cx.registry.add_pane(PaneEntry {
                     id: pane.id.clone(),
@@ -244,7 +258,10 @@ fn launch<H: Host>(cx: &mut Cx<'_>, prepared: Prepared, ctx: &mut Context<H>) ->
                     tail,
                 });
                 PaneLaunchResult { pane, integration }
-            }))
+            }));
+            // Registered (or failed): a removal now sees the pane itself.
+            drop(entering);
+            reply
         }))
     })
 }

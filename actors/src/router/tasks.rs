@@ -320,7 +320,7 @@ pub fn start<H: Host>(cx: &mut Cx<'_>, p: TaskStartParams) -> Routed<H> {
         branch: go.p.branch.clone(),
         label: go.p.label.clone(),
         path: go.p.path.as_ref().map(PathBuf::from),
-        worktrees_dir: cx.config.data_dir.join("worktrees"),
+        data_dir: cx.config.data_dir.clone(),
         contract: go.p.contract.clone(),
     };
     let prepared = actix_rt::task::spawn_blocking(move || start::prepare(&plan));

@@ -5,6 +5,7 @@
 
 use super::contract::{PromptFacts, compose_prompt, prompt_budget};
 use crate::error::Error;
+use crate::git::worktree::{self, TaskBranch, git_error};
 use crate::git::{Git, GitError};
 use signaltty_protocol::TaskId;
 use signaltty_protocol::task::Contract;
@@ -31,8 +32,8 @@ pub struct Plan {
     pub label: Option<String>,
     /// The checkout path asked for, else the default.
     pub path: Option<PathBuf>,
-    /// Where default checkouts go (`<data dir>/worktrees`).
-    pub worktrees_dir: PathBuf,
+    /// The data directory (default checkouts go in its `worktrees/`).
+    pub data_dir: PathBuf,
     /// The contract, for the prompt's size.
     pub contract: Contract,
 }
@@ -60,24 +61,10 @@ pub fn short_id(task: &TaskId) -> String {
     s[s.len().saturating_sub(8)..].to_owned()
 }
 
-/// `<label or "task">` with every character outside `[A-Za-z0-9._-]`
-/// replaced by `-`.
-pub fn sanitize(text: &str) -> String {
-    text.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
-                c
-            } else {
-                '-'
-            }
-        })
-        .collect()
-}
-
 /// The default branch: `signaltty/<sanitized label or "task">-<short>`.
 pub fn default_branch(label: Option<&str>, task: &TaskId) -> String {
     let label = label
-        .map(sanitize)
+        .map(worktree::sanitize_branch)
         .filter(|l| !l.trim_matches('-').is_empty());
     format!(
         "signaltty/{}-{}",
@@ -86,40 +73,8 @@ pub fn default_branch(label: Option<&str>, task: &TaskId) -> String {
     )
 }
 
-/// The default checkout path (tasks.md §2.6):
-/// `<worktrees>/<repo dirname>-<hash8>/<sanitized branch>`, hash8 the first
-/// 8 hex digits of the SHA-256 of the canonical repo path.
-pub fn default_path(worktrees: &Path, canonical_repo: &Path, branch: &str) -> PathBuf {
-    use sha2::Digest as _;
-    let digest = sha2::Sha256::digest(canonical_repo.as_os_str().as_encoded_bytes());
-    let hash8: String = digest.iter().take(4).map(|b| format!("{b:02x}")).collect();
-    let name = canonical_repo
-        .file_name()
-        .map_or_else(|| "repo".to_owned(), |n| n.to_string_lossy().into_owned());
-    worktrees
-        .join(format!("{name}-{hash8}"))
-        .join(sanitize(branch))
-}
-
 fn bad(why: impl Into<String>) -> Error {
     Error::BadParams(why.into())
-}
-
-/// A git failure as the wire sees it: its message as `BAD_PARAMS` when git
-/// refused, `TIMEOUT` when it ran out of time, `IO_ERROR` when it could not
-/// run.
-fn git_error(what: &str, e: GitError) -> Error {
-    match e {
-        GitError::Timeout(_) => Error::Timeout {
-            what: what.to_owned(),
-            written: None,
-        },
-        GitError::Failed { stderr, .. } => bad(format!("{what}: {stderr}")),
-        other => Error::Io {
-            what: what.to_owned(),
-            source: std::io::Error::other(other.to_string()),
-        },
-    }
 }
 
 /// Whether `text` is a full 40-hex commit id.
@@ -139,22 +94,6 @@ fn check_base_ref(git: &Git, base_ref: &str) -> Result<(), Error> {
     git.ok(&["check-ref-format", "--allow-onelevel", base_ref])
         .map(|_| ())
         .map_err(|_| bad(format!("base_ref {base_ref:?} is not a valid ref name")))
-}
-
-/// Checks a branch name (step 6): non-empty, no leading `-`, no `refs/` or
-/// `@{`, and git's expansion of it is the name itself.
-fn check_branch(git: &Git, branch: &str) -> Result<(), Error> {
-    if branch.is_empty()
-        || branch.starts_with('-')
-        || branch.contains("refs/")
-        || branch.contains("@{")
-    {
-        return Err(bad(format!("branch {branch:?} is not allowed")));
-    }
-    match git.text(&["check-ref-format", "--branch", branch]) {
-        Ok(expanded) if expanded == branch => Ok(()),
-        _ => Err(bad(format!("branch {branch:?} is not a valid branch name"))),
-    }
 }
 
 /// Steps 5–8: the checkout exists when this returns `Ok`.
@@ -219,7 +158,7 @@ pub fn prepare(plan: &Plan) -> Result<Checkout, Error> {
         .branch
         .clone()
         .unwrap_or_else(|| default_branch(plan.label.as_deref(), &plan.task));
-    check_branch(&git, &branch)?;
+    worktree::check_branch_name(&git, &branch)?;
     let preexisting_branch = git
         .run(&[
             "rev-parse",
@@ -247,10 +186,17 @@ pub fn prepare(plan: &Plan) -> Result<Checkout, Error> {
                 what: format!("canonicalize {}", repo.display()),
                 source: e,
             })?;
-            default_path(&plan.worktrees_dir, &canonical, &branch)
+            worktree::default_task_path(&plan.data_dir, &canonical, &branch)
         },
     };
-    create_checkout(&git, &path, &branch, &base_sha, preexisting_branch)?;
+    let from = if preexisting_branch {
+        TaskBranch::Existing
+    } else {
+        TaskBranch::New {
+            base_sha: base_sha.clone(),
+        }
+    };
+    worktree::add_task_checkout(&git, &path, &branch, &from)?;
     Ok(Checkout {
         repo,
         base_sha,
@@ -259,43 +205,6 @@ pub fn prepare(plan: &Plan) -> Result<Checkout, Error> {
         preexisting_branch,
         path,
     })
-}
-
-/// Step 8 (tasks.md §2.7): a locked checkout at `path` (which must not
-/// exist; its parent is created) on a new branch at `base_sha`, or on the
-/// existing branch.
-fn create_checkout(
-    git: &Git,
-    path: &Path,
-    branch: &str,
-    base_sha: &str,
-    preexisting: bool,
-) -> Result<(), Error> {
-    if path.symlink_metadata().is_ok() {
-        return Err(bad(format!("path {} exists already", path.display())));
-    }
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| Error::Io {
-            what: format!("create {}", parent.display()),
-            source: e,
-        })?;
-    }
-    let path_arg = path.as_os_str().to_owned();
-    let mut args: Vec<std::ffi::OsString> = vec!["worktree".into(), "add".into(), "--lock".into()];
-    if preexisting {
-        args.extend(["--".into(), path_arg, branch.into()]);
-    } else {
-        args.extend([
-            "-b".into(),
-            branch.into(),
-            "--".into(),
-            path_arg,
-            base_sha.into(),
-        ]);
-    }
-    git.ok(&args)
-        .map(|_| ())
-        .map_err(|e| git_error("git worktree add", e))
 }
 
 /// After a start failed with the checkout made (tasks.md §2.5): unlock it,

@@ -36,6 +36,7 @@ fn every_method_name_parses_to_the_variant_that_reports_it() {
         // Methods whose `path` is a filesystem path, not a layout path.
         if name.starts_with("task.") || name.starts_with("worktree.") || name.contains("diff") {
             params["path"] = json!("/p");
+            params["branch"] = json!("b");
         }
         let m = Method::parse(name, params).unwrap_or_else(|e| panic!("{name}: {e:?}"));
         assert_eq!(m.name(), *name);

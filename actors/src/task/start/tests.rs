@@ -31,7 +31,7 @@ fn plan(repo: &Path, worktrees: &Path) -> Plan {
         branch: None,
         label: Some("fix parser".into()),
         path: None,
-        worktrees_dir: worktrees.to_path_buf(),
+        data_dir: worktrees.to_path_buf(),
         contract: Contract {
             objective: "fix it".into(),
             constraints: None,
@@ -51,7 +51,10 @@ fn a_checkout_is_cut_locked_on_a_new_branch_at_the_base() {
     assert_eq!(c.target_branch.as_deref(), Some("main"));
     assert!(!c.preexisting_branch);
     let canonical = r.path().canonicalize().unwrap();
-    assert_eq!(c.path, default_path(data.path(), &canonical, &c.branch));
+    assert_eq!(
+        c.path,
+        worktree::default_task_path(data.path(), &canonical, &c.branch)
+    );
     let dir = c
         .path
         .parent()
