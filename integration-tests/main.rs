@@ -22,6 +22,7 @@ mod restore;
 mod security;
 mod states;
 mod tabs;
+mod task_finish;
 mod tasks;
 mod transport;
 mod wait;

@@ -96,6 +96,8 @@ pub fn server(global: &Global, args: ServerArgs) -> i32 {
             max_parallel_tasks: env.max_parallel_tasks(max_tasks),
             worker_silent_timeout: env.worker_silent_timeout(worker_silent_timeout),
             worktree_git_deadline: worktree_git_deadline(),
+            merge_timeout: millis_var("SIGNALTTY_MERGE_TIMEOUT_MS")
+                .unwrap_or(Limits::default().merge_timeout),
             ..Limits::default()
         },
     };
@@ -105,14 +107,16 @@ pub fn server(global: &Global, args: ServerArgs) -> i32 {
 /// The `worktree.*` git deadline: `SIGNALTTY_WORKTREE_TIMEOUT_MS`, read once
 /// at start (tests shorten it to see a hook killed), else 20 s.
 fn worktree_git_deadline() -> Duration {
-    std::env::var("SIGNALTTY_WORKTREE_TIMEOUT_MS")
+    millis_var("SIGNALTTY_WORKTREE_TIMEOUT_MS").unwrap_or(Limits::default().worktree_git_deadline)
+}
+
+/// A positive number of milliseconds from the environment variable `name`.
+fn millis_var(name: &str) -> Option<Duration> {
+    std::env::var(name)
         .ok()
         .and_then(|v| v.trim().parse::<u64>().ok())
         .filter(|&ms| ms > 0)
-        .map_or(
-            Limits::default().worktree_git_deadline,
-            Duration::from_millis,
-        )
+        .map(Duration::from_millis)
 }
 
 /// Starts a detached server unless one already answers, and waits until it does.

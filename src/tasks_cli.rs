@@ -6,9 +6,9 @@ use crate::Global;
 use crate::cli::{call, fail};
 use clap::{Args, Subcommand};
 use signaltty_protocol::task::{
-    Artifact, Contract, ResultStatus, Task, TaskListParams, TaskListResult, TaskReportParams,
-    TaskResultReply, TaskStartParams, TaskStartResult, TaskState, TaskTarget, TaskWaitParams,
-    TaskWaitResult,
+    Artifact, Contract, ResultStatus, Task, TaskFinishParams, TaskFinishResult, TaskListParams,
+    TaskListResult, TaskReportParams, TaskResultReply, TaskStartParams, TaskStartResult, TaskState,
+    TaskTarget, TaskWaitParams, TaskWaitResult,
 };
 use signaltty_protocol::{ContextId, Method, PaneRef, TaskId};
 use std::path::PathBuf;
@@ -51,6 +51,30 @@ pub enum TaskCommand {
         /// Give up after this many seconds (default 3600).
         #[arg(long, value_name = "S")]
         timeout: Option<u64>,
+    },
+    /// Finish a task: merge its branch into the target, or discard it; the
+    /// checkout is removed (task.finish).
+    Finish {
+        /// Task id.
+        task: String,
+        /// Merge the task branch into the target (the task must be completed).
+        #[arg(long, conflicts_with = "discard", required_unless_present = "discard")]
+        merge: bool,
+        /// Throw the work away.
+        #[arg(long)]
+        discard: bool,
+        /// The branch to merge into (default: the branch checked out at start).
+        #[arg(long)]
+        target: Option<String>,
+        /// Delete the task branch (the default for --merge).
+        #[arg(long, conflicts_with = "keep_branch")]
+        delete_branch: bool,
+        /// Keep the task branch (the default for --discard).
+        #[arg(long)]
+        keep_branch: bool,
+        /// Merge even with uncommitted changes in the checkout (they are lost).
+        #[arg(long)]
+        ignore_dirty: bool,
     },
     /// Cancel a task: its worker is stopped, its checkout kept (task.cancel).
     Cancel {
@@ -227,6 +251,39 @@ pub fn run(global: &Global, cmd: TaskCommand) -> i32 {
                 },
             )
         },
+        TaskCommand::Finish {
+            task,
+            merge,
+            discard: _,
+            target,
+            delete_branch,
+            keep_branch,
+            ignore_dirty,
+        } => call(
+            global,
+            Method::TaskFinish(TaskFinishParams {
+                task_id: TaskId(task),
+                mode: if merge { "merge" } else { "discard" }.to_owned(),
+                target_ref: target,
+                delete_branch: if delete_branch {
+                    Some(true)
+                } else if keep_branch {
+                    Some(false)
+                } else {
+                    None
+                },
+                ignore_dirty: ignore_dirty.then_some(true),
+            }),
+            |r: TaskFinishResult| {
+                show(&r.task);
+                if let Some(m) = &r.merge {
+                    say!("  merged into {} at {}", m.target, m.sha);
+                }
+                if let Some(e) = &r.cleanup_error {
+                    say!("  cleanup: {e}");
+                }
+            },
+        ),
         TaskCommand::Cancel { task } => call(
             global,
             Method::TaskCancel(TaskTarget {

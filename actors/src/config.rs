@@ -77,6 +77,9 @@ pub struct Limits {
     /// The deadline of each git a `worktree.*` method runs (spec/tasks.md §11:
     /// 20 s; `SIGNALTTY_WORKTREE_TIMEOUT_MS` shortens it for tests).
     pub worktree_git_deadline: Duration,
+    /// How long `task.finish`'s merge may take (tasks.md §15: 120 s;
+    /// `SIGNALTTY_MERGE_TIMEOUT_MS`).
+    pub merge_timeout: Duration,
 }
 
 impl Default for Limits {
@@ -96,6 +99,7 @@ impl Default for Limits {
             max_parallel_tasks: 4,
             worker_silent_timeout: Duration::from_secs(600),
             worktree_git_deadline: crate::git::run::WORKTREE_DEADLINE,
+            merge_timeout: crate::task::finish::MERGE_DEADLINE,
         }
     }
 }

@@ -58,6 +58,7 @@ mod hooks;
 mod panes;
 mod submit;
 mod tabs;
+mod task_finish;
 mod task_prompt;
 mod task_wait;
 mod tasks;
@@ -200,6 +201,7 @@ pub fn route<H: Host>(
         Method::TaskList(p) => ready(tasks::list(cx, &p)),
         Method::TaskWait(p) => task_wait::wait(cx, conn.id, p),
         Method::TaskReport(p) => tasks::report(cx, p),
+        Method::TaskFinish(p) => task_finish::finish(cx, p),
         Method::TaskCancel(p) => tasks::cancel(cx, p),
     }
 }

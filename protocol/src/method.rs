@@ -16,7 +16,9 @@ use crate::state::{
 };
 use crate::subscribe::SubscribeParams;
 use crate::tab::{TabCloseParams, TabCreateParams, TabSetLayoutParams, TabSetRatioParams};
-use crate::task::{TaskListParams, TaskReportParams, TaskStartParams, TaskTarget, TaskWaitParams};
+use crate::task::{
+    TaskFinishParams, TaskListParams, TaskReportParams, TaskStartParams, TaskTarget, TaskWaitParams,
+};
 use crate::workspace::{
     WorkspaceCloseParams, WorkspaceCreateParams, WorkspaceGetParams, WorkspaceListParams,
     WorkspaceRenameParams, WorkspaceSetAutoResumeParams,
@@ -130,6 +132,7 @@ methods! {
     TaskList = "task.list" (TaskListParams),
     TaskWait = "task.wait" (TaskWaitParams),
     TaskReport = "task.report" (TaskReportParams),
+    TaskFinish = "task.finish" (TaskFinishParams),
     TaskCancel = "task.cancel" (TaskTarget),
 }
 
@@ -235,6 +238,7 @@ impl Method {
             | Method::TaskGet(_)
             | Method::TaskList(_)
             | Method::TaskReport(_)
+            | Method::TaskFinish(_)
             | Method::TaskCancel(_)
             | Method::AgentsList(_)
             | Method::AgentsReload(_) => RequestFlow::Plain,

@@ -386,6 +386,47 @@ pub struct TaskWaitResult {
     pub tasks: Vec<Task>,
 }
 
+/// `task.finish` params (tasks.md §10).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaskFinishParams {
+    /// The task.
+    pub task_id: TaskId,
+    /// `merge` or `discard`.
+    pub mode: String,
+    /// The branch to merge into; default the task's `target_branch`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_ref: Option<String>,
+    /// Delete the task branch (merge default true, discard default false;
+    /// a pre-existing branch never).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delete_branch: Option<bool>,
+    /// Merge even with uncommitted changes in the checkout (they are lost).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ignore_dirty: Option<bool>,
+}
+
+/// A merge's target and commit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MergeDone {
+    /// The branch merged into.
+    pub target: String,
+    /// The merge commit.
+    pub sha: String,
+}
+
+/// `task.finish`'s result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TaskFinishResult {
+    /// The task, with its disposition.
+    pub task: Task,
+    /// The merge, for a merged task.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub merge: Option<MergeDone>,
+    /// What the cleanup could not do (the finish still succeeded).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cleanup_error: Option<String>,
+}
+
 /// `task.report` params (tasks.md §8).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TaskReportParams {

@@ -117,16 +117,9 @@ impl Handler<SubmitEnter> for Pane {
             return refused(self.pane_exited(None));
         };
         if self.asks_since_paste() {
-            let mut details =
-                serde_json::json!({"stage": "delayed_enter", "paste_delivered": true});
-            // Beyond the spec: which decision took the box, as the pane knows
-            // it now (the projection may not have it yet).
-            if let Some(d) = &self.state().pending_decision {
-                details["decision_id"] = serde_json::json!(d.id);
-            }
             return refused(busy(
                 "agent requires a decision after paste; Enter was not sent",
-                Some(details),
+                Some(serde_json::json!({"stage": "delayed_enter", "paste_delivered": true})),
             ));
         }
         // Checked and written in one turn: a hook that sets a decision is

@@ -183,24 +183,28 @@ fn submit<H: Host>(cx: &mut Cx<'_>, p: FirstPrompt) -> Step<H> {
                 settle::<H>(cx, &p.task, TaskState::Failed, reason)
             },
             Err(Typed::After(e)) => {
-                // The paste is in, the Enter withheld: a decision took the box.
-                let named = match &e {
-                    Error::AgentBusy { details: Some(d), .. } => {
-                        d.get("decision_id").and_then(Value::as_str).map(str::to_owned)
-                    },
-                    _ => None,
-                };
-                let reason = match named.or_else(|| pending_decision(cx, &p.pane)) {
-                    Some(id) => json!({"reason": "decision_required", "decision_id": id}),
-                    None if matches!(e, Error::AgentBusy { .. }) => {
-                        json!({"reason": "submit_unconfirmed", "stage": "delayed_enter"})
-                    },
-                    None => {
-                        let reason = json!({"stage": "submit_refused", "error": e.to_string(), "code": e.code()});
-                        return settle::<H>(cx, &p.task, TaskState::Failed, reason);
-                    },
-                };
-                settle::<H>(cx, &p.task, TaskState::InputRequired, reason)
+                // The paste is in, the Enter withheld: a decision took the
+                // box. Asked of the pane itself: the projection may not have
+                // the decision yet.
+                let busy = matches!(e, Error::AgentBusy { .. });
+                let asked = async move { addr.send(crate::pane::GetPane).await.ok() };
+                Box::pin(asked.on_host::<H>().then(move |state, act, _| -> Step<H> {
+                    let cx = &mut act.cx();
+                    let decision = state
+                        .and_then(|s| s.pending_decision.map(|d| d.id))
+                        .or_else(|| pending_decision(cx, &p.pane));
+                    let reason = match decision {
+                        Some(id) => json!({"reason": "decision_required", "decision_id": id}),
+                        None if busy => {
+                            json!({"reason": "submit_unconfirmed", "stage": "delayed_enter"})
+                        },
+                        None => {
+                            let reason = json!({"stage": "submit_refused", "error": e.to_string(), "code": e.code()});
+                            return settle::<H>(cx, &p.task, TaskState::Failed, reason);
+                        },
+                    };
+                    settle::<H>(cx, &p.task, TaskState::InputRequired, reason)
+                }))
             },
             Ok(()) => {
                 let gate = activity_gate::<H>(cx, SERVER_CONN, p.pane.clone(), addr, baseline, p.stall);

@@ -136,3 +136,41 @@ impl Handler<Get> for TaskActor {
         MessageResult(self.machine.task().clone())
     }
 }
+
+/// Records the disposition of a finished task (and its cleanup error).
+#[derive(Message)]
+#[rtype(result = "Result<Task, Error>")]
+pub struct Finish {
+    /// How it ended.
+    pub disposition: signaltty_protocol::task::Disposition,
+    /// The cleanup error, if any.
+    pub finish_error: Option<Value>,
+}
+
+impl Handler<Finish> for TaskActor {
+    type Result = ResponseFuture<Result<Task, Error>>;
+
+    fn handle(&mut self, msg: Finish, _ctx: &mut Self::Context) -> Self::Result {
+        match self
+            .machine
+            .finish(msg.disposition, msg.finish_error, Timestamp::now())
+        {
+            Ok(event) => self.publish_then_reply(vec![event]),
+            Err(r) => Box::pin(std::future::ready(Err(refused(r)))),
+        }
+    }
+}
+
+/// Replaces the finish error.
+#[derive(Message)]
+#[rtype(result = "Result<Task, Error>")]
+pub struct SetFinishError(pub Option<Value>);
+
+impl Handler<SetFinishError> for TaskActor {
+    type Result = ResponseFuture<Result<Task, Error>>;
+
+    fn handle(&mut self, msg: SetFinishError, _ctx: &mut Self::Context) -> Self::Result {
+        let event = self.machine.set_finish_error(msg.0, Timestamp::now());
+        self.publish_then_reply(vec![event])
+    }
+}

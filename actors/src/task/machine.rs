@@ -4,7 +4,9 @@
 //! Pure: the Task actor owns one and publishes what it returns.
 
 use serde_json::{Value, json};
-use signaltty_protocol::task::{Task, TaskReportParams, TaskResult, TaskState};
+use signaltty_protocol::task::{
+    Disposition, Outcome, Task, TaskReportParams, TaskResult, TaskState,
+};
 use signaltty_protocol::{Event, PaneId, Timestamp};
 
 /// Why a transition was refused.
@@ -14,6 +16,8 @@ pub enum Refused {
     Terminal(TaskState),
     /// The table does not allow it.
     NotAllowed { from: TaskState, to: TaskState },
+    /// The task was finished already.
+    Finished,
 }
 
 impl std::fmt::Display for Refused {
@@ -28,6 +32,7 @@ impl std::fmt::Display for Refused {
                     to.as_str()
                 )
             },
+            Refused::Finished => f.write_str("the task was finished already"),
         }
     }
 }
@@ -123,6 +128,31 @@ impl TaskMachine {
             },
             updated,
         ])
+    }
+
+    /// Records how `task.finish` ended the task (once: a recorded
+    /// disposition stays), with its cleanup error if any.
+    pub fn finish(
+        &mut self,
+        disposition: Disposition,
+        finish_error: Option<Value>,
+        now: Timestamp,
+    ) -> Result<Event, Refused> {
+        if self.task.disposition.outcome != Outcome::None {
+            return Err(Refused::Finished);
+        }
+        self.task.disposition = disposition;
+        self.task.finish_error = finish_error;
+        self.task.updated_at = now;
+        Ok(self.updated(None))
+    }
+
+    /// Replaces the finish error (a conflict's files, a cleanup error; none
+    /// clears it).
+    pub fn set_finish_error(&mut self, finish_error: Option<Value>, now: Timestamp) -> Event {
+        self.task.finish_error = finish_error;
+        self.task.updated_at = now;
+        self.updated(None)
     }
 
     /// The reason string of the current `status_reason`, if it has one.

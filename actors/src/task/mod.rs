@@ -8,6 +8,7 @@
 pub mod actor;
 pub mod book;
 pub mod contract;
+pub mod finish;
 pub mod machine;
 pub mod start;
 
