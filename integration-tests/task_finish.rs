@@ -310,3 +310,48 @@ fn a_merge_past_its_deadline_is_stopped_and_the_target_restored() {
     let after = ok(c.call("task.get", json!({"task_id": id})))["task"].clone();
     assert_eq!(after["disposition"]["outcome"], "none");
 }
+
+/// tasks.md §12.3: `task.diff` counts the committed work and untracked
+/// lines against the base and previews the merge; `task.file_diff` shows a
+/// file against the base.
+#[test]
+fn a_tasks_diff_includes_its_commits_and_previews_the_merge() {
+    let server = TestServer::start();
+    let mut c = server.client();
+    let repo = repo(server.env().root());
+    let task = completed_task(&mut c, &repo, "out.txt");
+    let id = str_field(&task, "id").to_owned();
+    let path = PathBuf::from(str_field(&task, "worktree_path"));
+    std::fs::write(path.join("notes.md"), "one\ntwo\n").unwrap_or_else(|e| panic!("{e}"));
+    let d = ok(c.call("task.diff", json!({"task_id": id})));
+    assert_eq!(d["base_sha"], task["base_sha"]);
+    assert_eq!(d["branch"], task["branch"]);
+    let files = d["files"].as_array().cloned().unwrap_or_default();
+    let find = |p: &str| files.iter().find(|f| f["path"] == p).cloned();
+    let out = find("out.txt").unwrap_or_else(|| panic!("{d}"));
+    assert_eq!(
+        (out["added"].clone(), out["untracked"].clone()),
+        (json!(1), json!(false))
+    );
+    let notes = find("notes.md").unwrap_or_else(|| panic!("{d}"));
+    assert_eq!(
+        (notes["added"].clone(), notes["untracked"].clone()),
+        (json!(2), json!(true))
+    );
+    assert_eq!(d["added"], 3, "untracked lines count in a task's totals");
+    assert_eq!(
+        d["merge_preview"],
+        json!({"target": "main", "clean": true, "conflicted": []})
+    );
+    let f = ok(c.call("task.file_diff", json!({"task_id": id, "path": "out.txt"})));
+    assert_eq!(f["content"]["kind"], "text", "{f}");
+    assert!(f.to_string().contains("written by the worker"), "{f}");
+    expect_code(
+        c.call("task.file_diff", json!({"task_id": id, "path": "../x"})),
+        ErrorCode::BadParams,
+    );
+    expect_code(
+        c.call("task.diff", json!({"task_id": "task_nope"})),
+        ErrorCode::NoSuchTask,
+    );
+}

@@ -6,9 +6,9 @@ use crate::Global;
 use crate::cli::{call, fail};
 use clap::{Args, Subcommand};
 use signaltty_protocol::task::{
-    Artifact, Contract, ResultStatus, Task, TaskFinishParams, TaskFinishResult, TaskListParams,
-    TaskListResult, TaskReportParams, TaskResultReply, TaskStartParams, TaskStartResult, TaskState,
-    TaskTarget, TaskWaitParams, TaskWaitResult,
+    Artifact, Contract, ResultStatus, Task, TaskDiffResult, TaskFileDiffParams, TaskFinishParams,
+    TaskFinishResult, TaskListParams, TaskListResult, TaskReportParams, TaskResultReply,
+    TaskStartParams, TaskStartResult, TaskState, TaskTarget, TaskWaitParams, TaskWaitResult,
 };
 use signaltty_protocol::{ContextId, Method, PaneRef, TaskId};
 use std::path::PathBuf;
@@ -75,6 +75,19 @@ pub enum TaskCommand {
         /// Merge even with uncommitted changes in the checkout (they are lost).
         #[arg(long)]
         ignore_dirty: bool,
+    },
+    /// What the task changed against its base, committed work included
+    /// (task.diff).
+    Diff {
+        /// Task id.
+        task: String,
+    },
+    /// One file of the task's change (task.file_diff).
+    FileDiff {
+        /// Task id.
+        task: String,
+        /// The path, relative to the checkout.
+        path: String,
     },
     /// Cancel a task: its worker is stopped, its checkout kept (task.cancel).
     Cancel {
@@ -282,6 +295,52 @@ pub fn run(global: &Global, cmd: TaskCommand) -> i32 {
                 if let Some(e) = &r.cleanup_error {
                     say!("  cleanup: {e}");
                 }
+            },
+        ),
+        TaskCommand::Diff { task } => call(
+            global,
+            Method::TaskDiff(TaskTarget {
+                task_id: TaskId(task),
+            }),
+            |r: TaskDiffResult| {
+                for f in &r.files {
+                    let counts = if f.binary {
+                        "binary".to_owned()
+                    } else {
+                        format!("+{} -{}", f.added, f.removed)
+                    };
+                    let new = if f.untracked { "  (untracked)" } else { "" };
+                    say!("{counts:>12}  {}{new}", f.path);
+                }
+                say!(
+                    "{} file(s), +{} -{} since {}",
+                    r.files.len(),
+                    r.added,
+                    r.removed,
+                    &r.base_sha[..r.base_sha.len().min(12)]
+                );
+                match &r.merge_preview {
+                    Some(m) if m.clean => say!("merges cleanly into {}", m.target),
+                    Some(m) => say!(
+                        "conflicts with {} in: {}",
+                        m.target,
+                        m.conflicted.join(", ")
+                    ),
+                    None => say!("merge preview unavailable"),
+                }
+            },
+        ),
+        TaskCommand::FileDiff { task, path } => call(
+            global,
+            Method::TaskFileDiff(TaskFileDiffParams {
+                task_id: TaskId(task),
+                path,
+            }),
+            |r: serde_json::Value| {
+                say!(
+                    "{}",
+                    serde_json::to_string_pretty(&r["content"]).unwrap_or_default()
+                )
             },
         ),
         TaskCommand::Cancel { task } => call(

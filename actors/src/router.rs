@@ -202,6 +202,8 @@ pub fn route<H: Host>(
         Method::TaskWait(p) => task_wait::wait(cx, conn.id, p),
         Method::TaskReport(p) => tasks::report(cx, p),
         Method::TaskFinish(p) => task_finish::finish(cx, p),
+        Method::TaskDiff(p) => diff::task_summary(cx, p),
+        Method::TaskFileDiff(p) => diff::task_file(cx, p),
         Method::TaskCancel(p) => tasks::cancel(cx, p),
     }
 }

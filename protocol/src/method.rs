@@ -17,7 +17,8 @@ use crate::state::{
 use crate::subscribe::SubscribeParams;
 use crate::tab::{TabCloseParams, TabCreateParams, TabSetLayoutParams, TabSetRatioParams};
 use crate::task::{
-    TaskFinishParams, TaskListParams, TaskReportParams, TaskStartParams, TaskTarget, TaskWaitParams,
+    TaskFileDiffParams, TaskFinishParams, TaskListParams, TaskReportParams, TaskStartParams,
+    TaskTarget, TaskWaitParams,
 };
 use crate::workspace::{
     WorkspaceCloseParams, WorkspaceCreateParams, WorkspaceGetParams, WorkspaceListParams,
@@ -132,6 +133,8 @@ methods! {
     TaskList = "task.list" (TaskListParams),
     TaskWait = "task.wait" (TaskWaitParams),
     TaskReport = "task.report" (TaskReportParams),
+    TaskDiff = "task.diff" (TaskTarget),
+    TaskFileDiff = "task.file_diff" (TaskFileDiffParams),
     TaskFinish = "task.finish" (TaskFinishParams),
     TaskCancel = "task.cancel" (TaskTarget),
 }
@@ -239,6 +242,8 @@ impl Method {
             | Method::TaskList(_)
             | Method::TaskReport(_)
             | Method::TaskFinish(_)
+            | Method::TaskDiff(_)
+            | Method::TaskFileDiff(_)
             | Method::TaskCancel(_)
             | Method::AgentsList(_)
             | Method::AgentsReload(_) => RequestFlow::Plain,

@@ -427,6 +427,50 @@ pub struct TaskFinishResult {
     pub cleanup_error: Option<String>,
 }
 
+/// `task.file_diff` params.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TaskFileDiffParams {
+    /// The task.
+    pub task_id: TaskId,
+    /// One literal path relative to the checkout root.
+    pub path: String,
+}
+
+/// `task.diff`'s result (tasks.md §12.3): the task's checkout against its
+/// recorded base, committed work included.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TaskDiffResult {
+    /// The task.
+    pub task_id: TaskId,
+    /// Its base.
+    pub base_sha: String,
+    /// Its branch.
+    pub branch: String,
+    /// Every changed file (untracked ones counted as additions).
+    pub files: Vec<crate::diff::FileStat>,
+    /// Totals per directory.
+    pub dirs: Vec<crate::diff::DirStat>,
+    /// Lines added.
+    pub added: u64,
+    /// Lines removed.
+    pub removed: u64,
+    /// Merging the branch tip into the target; `null` when git cannot tell.
+    pub merge_preview: Option<crate::diff::MergePreview>,
+}
+
+/// `task.file_diff`'s result.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TaskFileDiffResult {
+    /// The task.
+    pub task_id: TaskId,
+    /// Echo of the path.
+    pub path: String,
+    /// The file is untracked.
+    pub untracked: bool,
+    /// What the diff shows.
+    pub content: crate::diff::FileContent,
+}
+
 /// `task.report` params (tasks.md §8).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TaskReportParams {

@@ -213,3 +213,68 @@ pub fn refresh_git<H: Host>(cx: &mut Cx<'_>, p: WorkspaceRefreshGitParams) -> Ro
             .map(|r, _, _| Reply::of(r.map(|workspace| WorkspaceResult { workspace }))),
     )
 }
+
+/// `task.diff` (tasks.md §12.3): the task's checkout against its base, with
+/// the merge preview into its target.
+pub fn task_summary<H: Host>(
+    cx: &mut Cx<'_>,
+    p: signaltty_protocol::task::TaskTarget,
+) -> Routed<H> {
+    let Some(task) = cx.events.projection().task(&p.task_id).cloned() else {
+        return fail(Err(Error::NoSuchTask(p.task_id.0)));
+    };
+    let target = task
+        .disposition
+        .target_ref
+        .clone()
+        .or_else(|| task.target_branch.clone())
+        .unwrap_or_else(|| task.base_sha.clone());
+    let read = actix_rt::task::spawn_blocking(move || {
+        let worktree = Path::new(&task.worktree_path);
+        diff::task_summary(worktree, &task.base_sha, &task.branch, &target)
+            .map(|s| signaltty_protocol::task::TaskDiffResult {
+                task_id: task.id.clone(),
+                base_sha: task.base_sha.clone(),
+                branch: task.branch.clone(),
+                files: s.summary.files,
+                dirs: s.summary.dirs,
+                added: s.summary.added,
+                removed: s.summary.removed,
+                merge_preview: s.merge_preview,
+            })
+            .map_err(diff_error)
+    });
+    Box::pin(read.on_host::<H>().map(|r, _, _| {
+        Reply::of(
+            r.map_err(|e| Error::Internal(format!("the diff stopped: {e}")))
+                .and_then(|r| r),
+        )
+    }))
+}
+
+/// `task.file_diff`: one file of the task's checkout against its base.
+pub fn task_file<H: Host>(
+    cx: &mut Cx<'_>,
+    p: signaltty_protocol::task::TaskFileDiffParams,
+) -> Routed<H> {
+    let Some(task) = cx.events.projection().task(&p.task_id).cloned() else {
+        return fail(Err(Error::NoSuchTask(p.task_id.0)));
+    };
+    let read = actix_rt::task::spawn_blocking(move || {
+        let worktree = Path::new(&task.worktree_path);
+        diff::file_diff(worktree, &p.path, &Base::Rev(task.base_sha.clone()))
+            .map(|d| signaltty_protocol::task::TaskFileDiffResult {
+                task_id: task.id.clone(),
+                path: p.path.clone(),
+                untracked: d.untracked,
+                content: d.content,
+            })
+            .map_err(diff_error)
+    });
+    Box::pin(read.on_host::<H>().map(|r, _, _| {
+        Reply::of(
+            r.map_err(|e| Error::Internal(format!("the diff stopped: {e}")))
+                .and_then(|r| r),
+        )
+    }))
+}
