@@ -658,3 +658,35 @@ fn a_silent_worker_needs_input_after_the_timeout_and_never_with_zero() {
         }
     }
 }
+
+/// Cancel closes the worker: the task `canceled`, the pane's question and
+/// attention cleared (`task_closed`), its decision dropped, the pane exited
+/// but kept as a tombstone.
+#[test]
+fn cancel_stops_the_worker_and_clears_what_it_was_asking() {
+    let server = TestServer::start();
+    let mut c = server.client();
+    let repo = repo(server.env().root());
+    let (id, pane) = start_worker(&mut c, &repo, "normal", "ask", json!({}));
+    wait_task_state(&mut c, &id, "input_required");
+    let p = ok(c.call("pane.get", json!({"pane_id": pane})));
+    assert!(p["pane"]["pending_decision"].is_object(), "{p}");
+    let mut sub = server.client();
+    ok(sub.call("subscribe", json!({"events": ["attention.cleared"]})));
+    let canceled = ok(c.call("task.cancel", json!({"task_id": id})));
+    assert_eq!(canceled["task"]["state"], "canceled");
+    let cleared = sub.next_event();
+    assert_eq!(
+        cleared.payload["reason"], "task_closed",
+        "{:?}",
+        cleared.payload
+    );
+    ok(c.call(
+        "wait",
+        json!({"pane_id": pane, "until": "exited", "timeout_s": 10}),
+    ));
+    let p = ok(c.call("pane.get", json!({"pane_id": pane})));
+    assert!(p["pane"]["pending_decision"].is_null(), "{p}");
+    assert_eq!(p["pane"]["attention"], "none", "{p}");
+    assert_eq!(task_get(&mut c, &id)["state"], "canceled");
+}

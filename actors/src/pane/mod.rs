@@ -40,7 +40,7 @@ pub use hooks::{Hook, ReportSession};
 pub use pty_handle::{PtyHandle, SignalTarget};
 pub use resume::Resume;
 pub use screen::RulesChanged;
-pub use signals::{Explain, MarkSeen, Notify, NotifyGate, ProcessSeen};
+pub use signals::{Explain, MarkSeen, Notify, NotifyGate, ProcessSeen, TaskClosed};
 pub use sink::{OUTPUT_WINDOW, PaneSink};
 pub use submit::{SubmitEnter, SubmitPaste, SubmitRetry};
 

@@ -235,6 +235,22 @@ impl Handler<MarkSeen> for Pane {
     }
 }
 
+/// The pane's task closed it (`task.cancel`, `task.finish`): its attention is
+/// cleared (`task_closed`) and a pending decision dropped (`pane_exited`),
+/// so a stopped worker does not keep asking for a person (seed 004).
+#[derive(Debug, Message)]
+#[rtype(result = "Result<PaneState, Error>")]
+pub struct TaskClosed;
+
+impl Handler<TaskClosed> for Pane {
+    type Result = ResponseFuture<Result<PaneState, Error>>;
+
+    fn handle(&mut self, _msg: TaskClosed, _ctx: &mut Self::Context) -> Self::Result {
+        let events = self.tracker.on_task_closed();
+        self.publish_then(events, self.state().clone())
+    }
+}
+
 /// What the 10-second process refresh saw of this pane's process (spec
 /// lifecycle.md §6.2): its name, which may identify an agent, and its cwd.
 #[derive(Debug, Message)]

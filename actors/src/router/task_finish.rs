@@ -185,6 +185,7 @@ fn stop_worker<H: Host>(cx: &mut Cx<'_>, pane: Option<PaneId>) -> Step<H> {
     let Some(pane) = pane else {
         return Box::pin(actix::fut::ready(()));
     };
+    super::tasks::close_worker(cx, &pane);
     let live = cx
         .events
         .projection()

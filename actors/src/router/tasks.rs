@@ -126,6 +126,7 @@ pub fn cancel<H: Host>(cx: &mut Cx<'_>, p: TaskTarget) -> Routed<H> {
             return ready(Ok(TaskResultReply { task }));
         };
         let cx = &mut act.cx();
+        close_worker(cx, &pane);
         let live = cx
             .events
             .projection()
@@ -149,6 +150,14 @@ pub fn cancel<H: Host>(cx: &mut Cx<'_>, p: TaskTarget) -> Routed<H> {
             Reply::of(Ok(TaskResultReply { task }))
         }))
     }))
+}
+
+/// A worker closed by its task (cancel, finish): its attention cleared
+/// (`task_closed`) and its decision dropped; the pane stays as a tombstone.
+pub(super) fn close_worker(cx: &Cx<'_>, pane: &PaneId) {
+    if let Some(entry) = cx.registry.pane_by_id(pane) {
+        entry.addr.do_send(crate::pane::TaskClosed);
+    }
 }
 
 /// A start that passed the checks needing no filesystem.

@@ -187,6 +187,13 @@ impl<'a> Axes<'a> {
     /// longer be answered lower to `unread`; a turn already reviewed stays quiet;
     /// anything else raises `unread`.
     pub fn exit(&mut self, code: Option<i32>) {
+        self.exit_as(code, false);
+    }
+
+    /// `exit`, for a process its task stopped (`quiet`: `task.cancel` or
+    /// `task.finish` cleared its attention first): the exit raises nothing,
+    /// since whoever closed it needs no reminder to look.
+    pub fn exit_as(&mut self, code: Option<i32>, quiet: bool) {
         let before = self.pane.lifecycle;
         let to = if self.pane.agent.kind.is_agent() {
             Lifecycle::Exited
@@ -207,10 +214,10 @@ impl<'a> Axes<'a> {
                 to: Attention::Unread,
                 prev: attention,
             });
-        } else if matches!(before, Lifecycle::Done | Lifecycle::Failed)
+        } else if (quiet || matches!(before, Lifecycle::Done | Lifecycle::Failed))
             && attention == Attention::None
         {
-            // Reviewed already: the exit is not news.
+            // Reviewed already, or closed on purpose: the exit is not news.
         } else {
             self.raise(Attention::Unread);
         }

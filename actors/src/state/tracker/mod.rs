@@ -195,6 +195,8 @@ pub struct AgentTracker {
     screen_raised: bool,
     /// Input was written to this process since it started (`pane.input`).
     typed: bool,
+    /// The pane's task closed it (cancel, finish): its exit raises nothing.
+    task_closed: bool,
     /// Unhooked and blocked: a screen change read working since the screen
     /// last showed the question (`watch_blocked_turn`).
     worked_since_blocked: bool,
@@ -242,6 +244,7 @@ impl AgentTracker {
             screen_raised: false,
             typed: false,
             worked_since_blocked: false,
+            task_closed: false,
             evidence: Evidence::default(),
             screen_seen: None,
             screen_armed: false,
@@ -457,8 +460,19 @@ impl AgentTracker {
             pane_id: self.pane.id.clone(),
             code,
         }];
-        events.extend(self.with_axes("exit", |axes| axes.exit(code)));
+        let quiet = self.task_closed;
+        events.extend(self.with_axes("exit", |axes| axes.exit_as(code, quiet)));
         vec![Effect::Publish(events), Effect::CheckRoute]
+    }
+
+    /// The pane's task closes it: its attention and decision go now, and the
+    /// exit that follows raises nothing.
+    pub fn on_task_closed(&mut self) -> Vec<Event> {
+        self.task_closed = true;
+        self.with_axes("task_closed", |axes| {
+            axes.clear_decision("pane_exited");
+            axes.clear("task_closed");
+        })
     }
 
     /// The pane was closed: its process is gone and nothing is judged again.
@@ -520,6 +534,7 @@ impl AgentTracker {
         self.hooked = false;
         self.screen_raised = false;
         self.worked_since_blocked = false;
+        self.task_closed = false;
         self.screen_seen = None;
         self.question.reset();
         self.typed = false;

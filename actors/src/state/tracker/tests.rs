@@ -473,6 +473,20 @@ fn a_session_end_after_a_reviewed_turn_changes_nothing() {
 }
 
 #[test]
+fn a_worker_its_task_closed_exits_without_asking_for_a_look() {
+    let mut h = blocked_on_a_question();
+    let names: Vec<&str> = h.tracker.on_task_closed().iter().map(Event::name).collect();
+    assert_eq!(names, ["attention.cleared"]);
+    assert_eq!(h.attention(), Attention::None);
+    assert_eq!(
+        published(&h.tracker.on_exit(Some(143))),
+        ["pane.exited", "agent.exited"],
+        "no attention raised by the exit"
+    );
+    assert_eq!(h.attention(), Attention::None);
+}
+
+#[test]
 fn the_exit_publishes_pane_exited_then_the_state_events_in_one_batch() {
     let mut h = Harness::new(AgentKind::Claude);
     h.hook("UserPromptSubmit", json!({}));
