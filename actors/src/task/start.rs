@@ -197,6 +197,7 @@ pub fn prepare(plan: &Plan) -> Result<Checkout, Error> {
         }
     };
     worktree::add_task_checkout(&git, &path, &branch, &from)?;
+    copy_included(&repo, &path);
     Ok(Checkout {
         repo,
         base_sha,
@@ -205,6 +206,54 @@ pub fn prepare(plan: &Plan) -> Result<Checkout, Error> {
         preexisting_branch,
         path,
     })
+}
+
+/// The file naming what a new checkout gets copied from the repository.
+pub const WORKTREE_INCLUDE: &str = ".worktreeinclude";
+
+/// Beyond the spec, as Claude Code does: the untracked files of the source
+/// repository that `.worktreeinclude` names (gitignore syntax, matched by git
+/// itself: `git ls-files --others --ignored --exclude-from`) — an `.env`, a
+/// local config — are copied into the new checkout at the same place. Only
+/// regular files are copied (a symlink or a device is skipped); a file that
+/// cannot be copied is logged and skipped: the checkout is usable without it.
+pub fn copy_included(repo: &Path, checkout: &Path) -> usize {
+    let list = repo.join(WORKTREE_INCLUDE);
+    if !list.is_file() {
+        return 0;
+    }
+    let exclude = format!("--exclude-from={}", list.display());
+    let listed = Git::new(repo).ok(&["ls-files", "-z", "--others", "--ignored", &exclude]);
+    let out = match listed {
+        Ok(out) => out,
+        Err(e) => {
+            log::warn!("{}: cannot list what it names: {e}", list.display());
+            return 0;
+        },
+    };
+    let mut copied = 0;
+    for rel in out.stdout.split(|b| *b == 0).filter(|r| !r.is_empty()) {
+        let Ok(rel) = std::str::from_utf8(rel) else {
+            continue;
+        };
+        let from = repo.join(rel);
+        let to = checkout.join(rel);
+        let regular = from
+            .symlink_metadata()
+            .is_ok_and(|m| m.file_type().is_file());
+        if !regular || to.symlink_metadata().is_ok() {
+            continue;
+        }
+        let made = to
+            .parent()
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|()| std::fs::copy(&from, &to).map(drop));
+        match made {
+            Ok(()) => copied += 1,
+            Err(e) => log::warn!("{WORKTREE_INCLUDE}: cannot copy {rel}: {e}"),
+        }
+    }
+    copied
 }
 
 /// After a start failed with the checkout made (tasks.md §2.5): unlock it,

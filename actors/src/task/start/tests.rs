@@ -147,3 +147,40 @@ fn a_contract_over_the_prompt_budget_is_refused_before_any_checkout() {
     assert!(matches!(prepare(&p), Err(Error::BadParams(_))));
     assert_eq!(std::fs::read_dir(data.path()).unwrap().count(), 0);
 }
+
+#[test]
+fn files_named_by_worktreeinclude_are_copied_into_a_new_checkout() {
+    let r = repo();
+    std::fs::write(r.path().join(".gitignore"), ".env\nlocal/\nbuild/\n").unwrap();
+    std::fs::write(r.path().join(".worktreeinclude"), ".env\nlocal/\n").unwrap();
+    git(r.path(), &["add", ".gitignore"]);
+    git(r.path(), &["commit", "-q", "-m", "ignore"]);
+    std::fs::write(r.path().join(".env"), "TOKEN=1\n").unwrap();
+    std::fs::create_dir_all(r.path().join("local/deep")).unwrap();
+    std::fs::write(r.path().join("local/deep/conf.toml"), "x = 1\n").unwrap();
+    std::fs::create_dir_all(r.path().join("build")).unwrap();
+    std::fs::write(r.path().join("build/out.o"), "obj").unwrap();
+    std::os::unix::fs::symlink("/etc/passwd", r.path().join("local/link")).unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let c = prepare(&plan(r.path(), data.path())).expect("prepared");
+    assert_eq!(
+        std::fs::read_to_string(c.path.join(".env")).unwrap(),
+        "TOKEN=1\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(c.path.join("local/deep/conf.toml")).unwrap(),
+        "x = 1\n"
+    );
+    assert!(
+        !c.path.join("build/out.o").exists(),
+        "not named: not copied"
+    );
+    assert!(
+        c.path.join("local/link").symlink_metadata().is_err(),
+        "symlinks are skipped"
+    );
+    assert!(
+        !c.path.join(".worktreeinclude").exists(),
+        "untracked itself and not named"
+    );
+}
