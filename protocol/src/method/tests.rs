@@ -31,8 +31,11 @@ fn every_method_name_parses_to_the_variant_that_reports_it() {
             "until": "done", "agent": "claude", "event": "Stop", "agent_session_id": "s",
             "text": "hi", "decision_id": "d", "option_id": "o", "auto_resume": true,
             "repo": "/r", "contract": {"objective": "o"}, "task_id": "task_x",
-            "status": "completed", "summary": "s", "mode": "merge"
+            "status": "completed", "summary": "s"
         });
+        if *name == "task.finish" {
+            params["mode"] = json!("merge");
+        }
         // Methods whose `path` is a filesystem path, not a layout path.
         if name.starts_with("task.") || name.starts_with("worktree.") || name.contains("diff") {
             params["path"] = json!("/p");
