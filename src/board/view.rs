@@ -104,7 +104,18 @@ fn draw_in(
     queue.draw(buf, Rect::new(body.x, body.y, body.width, queue_h), opts);
     let rest = Rect::new(body.x, body.y + queue_h, body.width, body.height - queue_h);
 
-    let (list_area, preview_area) = split(rest);
+    let (mut list_area, mut preview_area) = split(rest);
+    // Below a short task list, the task's details get the rows it leaves.
+    if board.view == View::Tasks
+        && let Some(p) = preview_area.as_mut()
+        && p.y > list_area.y
+    {
+        let want = (board.tasks.len() as u16 + 2).max(4);
+        let spare = list_area.height.saturating_sub(want);
+        list_area.height -= spare;
+        p.y -= spare;
+        p.height += spare;
+    }
     let mut drawn = Drawn::default();
     match board.view {
         View::Panes => (drawn.list, drawn.list_rows) = list::draw_list(buf, list_area, board, opts),

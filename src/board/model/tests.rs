@@ -4,8 +4,8 @@
 use super::*;
 use signaltty_protocol::pane::{AgentInfo, AgentKind, LiveState, PtySize};
 use signaltty_protocol::state::{Decision, DecisionOption};
-use signaltty_protocol::workspace::GitInfo;
 use signaltty_protocol::task::TaskState;
+use signaltty_protocol::workspace::GitInfo;
 use signaltty_protocol::{Event, Timestamp};
 
 /// 2026-01-01T00:00:00Z, the fixtures' "now" region.
@@ -802,7 +802,10 @@ fn the_task_note_is_the_summary_else_the_reason_else_the_finish_error() {
         TaskNote::Reason("turn_ended_without_report".into())
     );
     t2.status_reason = Some(serde_json::json!({"stage": "spawn", "error": "no such file"}));
-    assert_eq!(task_note(&t2), TaskNote::Reason("spawn: no such file".into()));
+    assert_eq!(
+        task_note(&t2),
+        TaskNote::Reason("spawn: no such file".into())
+    );
     let mut t3 = reported(t.clone(), "done");
     t3.status_reason = Some(serde_json::json!({"reason": "x"}));
     assert_eq!(task_note(&t3), TaskNote::Summary("done".into()));

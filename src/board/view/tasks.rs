@@ -357,14 +357,22 @@ pub(super) fn draw_task_detail(buf: &mut Buffer, area: Rect, board: &Board, opts
     ];
     buf.set_line(area.x, area.y, &rule(title, area.width, paint), area.width);
     let w = usize::from(area.width);
-    let mut lines = about(task, paint);
-    match board.selected_diff() {
-        Some(diff) => lines.extend(diff_lines(diff, w, paint)),
-        None => lines.push(Line::styled(
-            "d: the diff stat and the merge preview",
-            paint.dim().add_modifier(Modifier::ITALIC),
-        )),
-    }
+    // The diff stat, once asked for, first: it is what `d` wanted to see.
+    let lines = match board.selected_diff() {
+        Some(diff) => {
+            let mut lines = diff_lines(diff, w, paint);
+            lines.extend(about(task, paint));
+            lines
+        },
+        None => {
+            let mut lines = about(task, paint);
+            lines.push(Line::styled(
+                "d: the diff stat and the merge preview",
+                paint.dim().add_modifier(Modifier::ITALIC),
+            ));
+            lines
+        },
+    };
     for (i, line) in lines.iter().take(usize::from(area.height - 1)).enumerate() {
         let y = area.y + 1 + i as u16;
         buf.set_line(area.x, y, line, area.width);
