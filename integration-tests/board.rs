@@ -304,3 +304,42 @@ fn a_question_only_the_terminal_shows_is_queued_and_withdrawn_when_it_goes() {
     let row = line_naming(&screen, "gatekeeper");
     assert!(row.contains('○') && !row.contains('»'), "{row}");
 }
+
+/// The tasks view: a task whose fake worker committed a file shows with
+/// its state and summary after `t`; `m` asks, `y` merges it through
+/// `task.finish`, and the line says merged — the commit is on the target.
+#[test]
+fn t_shows_the_tasks_and_m_then_y_merges_a_completed_one() {
+    use crate::task_finish::{completed_task, git, repo};
+    let server = TestServer::start();
+    let mut c = server.client();
+    let repo = repo(server.env().root());
+    let task = completed_task(&mut c, &repo, "from-board.txt");
+    let id = str_field(&task, "id").to_owned();
+    let label = str_field(&task, "label").to_owned();
+    let tmux = board(server.env());
+    tmux.wait_text(BOARD_HINT);
+    tmux.keys(&["t"]);
+    let (screen, _) = tmux.wait_for("the task's line", DEADLINE, |s| {
+        s.lines().any(|l| {
+            l.contains("✓") && l.contains(&label) && l.contains("committed from-board.txt")
+        })
+    });
+    assert!(screen.contains("✓ completed"), "{screen}");
+    tmux.keys(&["m"]);
+    tmux.wait_text(&format!("merge {label} into main? y/N"));
+    tmux.keys(&["y"]);
+    let (screen, _) = tmux.wait_for("the task merged", DEADLINE, |s| {
+        s.lines()
+            .any(|l| l.contains(&label) && l.contains("merged") && l.contains("committed"))
+    });
+    assert!(screen.contains("merged into main"), "{screen}");
+    let got = ok(c.call("task.get", json!({"task_id": id})));
+    assert_eq!(got["task"]["disposition"]["outcome"], "merged");
+    let sha = str_field(&got["task"]["disposition"], "merged_sha").to_owned();
+    assert_eq!(git(&repo, &["rev-parse", "HEAD"]), sha);
+    assert!(
+        repo.join("from-board.txt").is_file(),
+        "the commit is on main"
+    );
+}

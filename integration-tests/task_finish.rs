@@ -12,7 +12,7 @@ use signaltty_protocol::ErrorCode;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn git(dir: &Path, args: &[&str]) -> String {
+pub(crate) fn git(dir: &Path, args: &[&str]) -> String {
     let out = Command::new("git")
         .arg("-C")
         .arg(dir)
@@ -28,7 +28,7 @@ fn git(dir: &Path, args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).trim().to_owned()
 }
 
-fn repo(root: &Path) -> PathBuf {
+pub(crate) fn repo(root: &Path) -> PathBuf {
     let r = root.join("repo");
     std::fs::create_dir_all(&r).unwrap_or_else(|e| panic!("{e}"));
     git(&r, &["init", "-q", "-b", "main"]);
@@ -42,7 +42,7 @@ fn repo(root: &Path) -> PathBuf {
 
 /// A task whose fake worker commits `file` and reports completed; returns
 /// the completed task.
-fn completed_task(c: &mut Client, repo: &Path, file: &str) -> Value {
+pub(crate) fn completed_task(c: &mut Client, repo: &Path, file: &str) -> Value {
     let argv = json!(["bash", crate::support::agents::fake("fake-worker"), BIN]);
     let reply = ok(c.call(
         "task.start",

@@ -8,7 +8,8 @@ use super::Input;
 use crate::client::{CallError, Client};
 use signaltty_protocol::pane::{PaneCloseParams, PaneTarget};
 use signaltty_protocol::state::{DecisionAnswerParams, FocusNextUnreadParams, PaneSubmitParams};
-use signaltty_protocol::{Method, PaneId, PaneRef};
+use signaltty_protocol::task::{TaskDiffResult, TaskFinishParams, TaskFinishResult, TaskTarget};
+use signaltty_protocol::{Method, PaneId, PaneRef, TaskId};
 use std::path::PathBuf;
 use std::sync::mpsc::{Receiver, Sender, channel};
 
@@ -35,15 +36,27 @@ pub enum Job {
         pane: PaneId,
     },
     NextUnread,
+    /// `task.diff`: the diff stat shown for the task.
+    TaskDiff {
+        task: TaskId,
+    },
+    /// `task.finish`: merge, else discard.
+    Finish {
+        task: TaskId,
+        label: String,
+        merge: bool,
+    },
 }
 
 /// How a job ended.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Done {
     pub text: String,
     pub error: bool,
     /// A pane to select (`focus.next_unread`).
     pub select: Option<PaneId>,
+    /// A task's diff stat to show (`task.diff`).
+    pub diff: Option<Box<TaskDiffResult>>,
 }
 
 /// The worker: jobs in, outcomes out, in order.
@@ -80,6 +93,7 @@ fn work(socket: PathBuf, jobs: Receiver<Job>, out: Sender<Input>) {
                 text: format!("{}: {}", e.code, e.message),
                 error: true,
                 select: None,
+                diff: None,
             }
         });
         if out.send(Input::Done(done)).is_err() {
@@ -97,6 +111,7 @@ fn said(text: impl Into<String>) -> Done {
         text: text.into(),
         error: false,
         select: None,
+        diff: None,
     }
 }
 
@@ -148,12 +163,60 @@ fn perform(c: &mut Client, job: &Job) -> Result<Done, CallError> {
             let next = r["pane_id"].as_str().map(|s| PaneId(s.to_owned()));
             Ok(match next {
                 Some(pane) => Done {
-                    text: String::new(),
-                    error: false,
                     select: Some(pane),
+                    ..said("")
                 },
                 None => said("nothing needs you"),
             })
         },
+        Job::TaskDiff { task } => {
+            let r = c.call(Method::TaskDiff(TaskTarget {
+                task_id: task.clone(),
+            }))?;
+            let diff: TaskDiffResult = parse(r, "task.diff")?;
+            let text = format!(
+                "{} file(s) changed, +{} -{}",
+                diff.files.len(),
+                diff.added,
+                diff.removed
+            );
+            Ok(Done {
+                diff: Some(Box::new(diff)),
+                ..said(text)
+            })
+        },
+        Job::Finish { task, label, merge } => {
+            let r = c.call(Method::TaskFinish(TaskFinishParams {
+                task_id: task.clone(),
+                mode: if *merge { "merge" } else { "discard" }.into(),
+                target_ref: None,
+                delete_branch: None,
+                ignore_dirty: None,
+            }))?;
+            let done: TaskFinishResult = parse(r, "task.finish")?;
+            let mut text = match &done.merge {
+                Some(m) => format!(
+                    "merged {label} into {} at {}",
+                    m.target,
+                    m.sha.get(..10).unwrap_or(&m.sha)
+                ),
+                None => format!("discarded {label}"),
+            };
+            if let Some(e) = &done.cleanup_error {
+                text.push_str(&format!(" (cleanup: {e})"));
+            }
+            Ok(said(text))
+        },
     }
+}
+
+/// A reply's result as `T`; an unexpected shape is an error like any other.
+fn parse<T: serde::de::DeserializeOwned>(
+    value: serde_json::Value,
+    what: &str,
+) -> Result<T, CallError> {
+    serde_json::from_value(value).map_err(|e| CallError {
+        code: signaltty_protocol::ErrorCode::BadProtocol,
+        message: format!("unexpected {what} reply: {e}"),
+    })
 }

@@ -11,6 +11,7 @@
 
 use super::Input;
 use signaltty_protocol::subscribe::{ReplayStatus, SubscribeParams, SubscribeResult};
+use signaltty_protocol::task::{Task, TaskListParams, TaskListResult};
 use signaltty_protocol::workspace::{
     WorkspaceGetParams, WorkspaceGetResult, WorkspaceListParams, WorkspaceListResult,
 };
@@ -33,6 +34,8 @@ pub enum FeedNews {
     /// applied, only reported.
     World {
         world: Vec<WorkspaceGetResult>,
+        /// Every task (`task.list`, at most 1000).
+        tasks: Vec<Task>,
         seq: u64,
         events: Vec<EventFrame>,
         replayed: usize,
@@ -155,6 +158,7 @@ fn session(socket: &PathBuf, from_seq: Option<u64>, news: &Sender<Input>) -> End
         events: Vec::new(),
         next_id: 0,
     };
+    // Every event (`*`): the world's and the tasks' (`task.*`) alike.
     let subscribed = conn
         .call(Method::Subscribe(SubscribeParams {
             events: None,
@@ -175,11 +179,16 @@ fn session(socket: &PathBuf, from_seq: Option<u64>, news: &Sender<Input>) -> End
         Ok(w) => w,
         Err(e) => return Ended::Lost(e),
     };
+    let tasks = match read_tasks(&mut conn) {
+        Ok(t) => t,
+        Err(e) => return Ended::Lost(e),
+    };
     let (replayed, events): (Vec<EventFrame>, Vec<EventFrame>) = std::mem::take(&mut conn.events)
         .into_iter()
         .partition(|e| e.seq <= sub.seq);
     let sent = news.send(Input::Feed(FeedNews::World {
         world,
+        tasks,
         seq: sub.seq,
         events,
         replayed: replayed.len(),
@@ -217,4 +226,17 @@ fn read_world(conn: &mut Conn) -> Result<Vec<WorkspaceGetResult>, String> {
         }
     }
     Ok(world)
+}
+
+/// Every task, oldest first. A server that refuses `task.list` (one without
+/// tasks) has none to show; only a broken connection is an error.
+fn read_tasks(conn: &mut Conn) -> Result<Vec<Task>, String> {
+    let reply = conn.call(Method::TaskList(TaskListParams {
+        context_id: None,
+        state: None,
+        limit: Some(1000),
+    }))?;
+    Ok(result::<TaskListResult>(reply, "task.list")
+        .map(|r| r.tasks)
+        .unwrap_or_default())
 }

@@ -26,6 +26,12 @@ pub enum Action {
     StartFilter,
     ToggleState(StateFilter),
     Help,
+    /// `t`: the tasks view, or back to the panes.
+    ToggleTasks,
+    /// In the tasks view: `d` the diff stat, `m` merge, `D` discard.
+    TaskDiff,
+    Merge,
+    Discard,
     /// Esc in normal mode: clear the filters.
     ClearFilters,
     /// In a text field.
@@ -50,6 +56,11 @@ pub const HELP: &[(&str, &str)] = &[
     ("x", "close the selected pane (asks first)"),
     ("/", "filter by text; Esc clears"),
     ("! @ #", "only blocked / working / done (again: all)"),
+    (
+        "t",
+        "the tasks (again: the panes); Enter attaches its worker",
+    ),
+    ("d  m  D", "tasks: diff stat / merge / discard (asks first)"),
     ("?", "this help"),
     ("q", "quit the board (the agents keep running)"),
 ];
@@ -79,7 +90,7 @@ pub fn action(mode: &Mode, key: KeyEvent) -> Action {
             KeyCode::Char(c) if !ctrl => Action::Type(c),
             _ => Action::Nothing,
         },
-        Mode::ConfirmClose { .. } => match key.code {
+        Mode::ConfirmClose { .. } | Mode::ConfirmFinish { .. } => match key.code {
             KeyCode::Char('y') | KeyCode::Char('Y') | KeyCode::Enter => Action::Accept,
             _ => Action::Cancel,
         },
@@ -109,7 +120,39 @@ fn normal(key: KeyEvent) -> Action {
         KeyCode::Char('@') => Action::ToggleState(StateFilter::Working),
         KeyCode::Char('#') => Action::ToggleState(StateFilter::Done),
         KeyCode::Char('?') => Action::Help,
+        KeyCode::Char('t') => Action::ToggleTasks,
         KeyCode::Esc => Action::ClearFilters,
+        _ => Action::Nothing,
+    }
+}
+
+/// The action of `key` in the tasks view (normal mode): moving, attaching
+/// the worker, the diff, merge and discard; the rest of the panes' keys
+/// mean nothing here.
+pub fn tasks_action(key: KeyEvent) -> Action {
+    if key.kind == KeyEventKind::Release {
+        return Action::Nothing;
+    }
+    if key.modifiers.contains(KeyModifiers::CONTROL) {
+        return match key.code {
+            KeyCode::Char('c') => Action::Quit,
+            _ => Action::Nothing,
+        };
+    }
+    match key.code {
+        KeyCode::Char('d') => Action::TaskDiff,
+        KeyCode::Char('m') => Action::Merge,
+        KeyCode::Char('D') => Action::Discard,
+        KeyCode::Esc => Action::ToggleTasks,
+        KeyCode::Char('q' | 'j' | 'k' | 'g' | 'G' | 't' | '?')
+        | KeyCode::Down
+        | KeyCode::Up
+        | KeyCode::PageDown
+        | KeyCode::PageUp
+        | KeyCode::Home
+        | KeyCode::End
+        | KeyCode::Enter
+        | KeyCode::Tab => normal(key),
         _ => Action::Nothing,
     }
 }
@@ -162,5 +205,36 @@ mod tests {
         assert_eq!(action(&confirm, key(KeyCode::Char('y'))), Action::Accept);
         assert_eq!(action(&confirm, key(KeyCode::Char('x'))), Action::Cancel);
         assert_eq!(action(&Mode::Help, key(KeyCode::Char('j'))), Action::Cancel);
+        let finish = Mode::ConfirmFinish {
+            task: signaltty_protocol::TaskId("task_1".into()),
+            merge: true,
+        };
+        assert_eq!(action(&finish, key(KeyCode::Char('y'))), Action::Accept);
+        assert_eq!(action(&finish, key(KeyCode::Char('n'))), Action::Cancel);
+    }
+
+    #[test]
+    fn the_tasks_view_keys() {
+        assert_eq!(
+            action(&Mode::Normal, key(KeyCode::Char('t'))),
+            Action::ToggleTasks
+        );
+        assert_eq!(tasks_action(key(KeyCode::Char('t'))), Action::ToggleTasks);
+        assert_eq!(tasks_action(key(KeyCode::Esc)), Action::ToggleTasks);
+        assert_eq!(tasks_action(key(KeyCode::Char('j'))), Action::Move(1));
+        assert_eq!(tasks_action(key(KeyCode::End)), Action::Last);
+        assert_eq!(tasks_action(key(KeyCode::Enter)), Action::Attach);
+        assert_eq!(tasks_action(key(KeyCode::Char('d'))), Action::TaskDiff);
+        assert_eq!(tasks_action(key(KeyCode::Char('m'))), Action::Merge);
+        assert_eq!(tasks_action(key(KeyCode::Char('D'))), Action::Discard);
+        assert_eq!(tasks_action(key(KeyCode::Char('q'))), Action::Quit);
+        // The panes' actions do nothing here.
+        assert_eq!(tasks_action(key(KeyCode::Char('x'))), Action::Nothing);
+        assert_eq!(tasks_action(key(KeyCode::Char('1'))), Action::Nothing);
+        assert_eq!(tasks_action(key(KeyCode::Char('y'))), Action::Nothing);
+        assert_eq!(
+            tasks_action(KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL)),
+            Action::Quit
+        );
     }
 }

@@ -20,7 +20,7 @@ use crate::cli::{fail, resolve_socket};
 use actions::{Done, Job, Worker};
 use feed::FeedNews;
 use keys::Action;
-use model::{Board, Conn, Mode, Row};
+use model::{Board, Conn, Mode, Row, View};
 use preview::{Preview, PreviewConn, PreviewNews, PreviewState};
 use ratatui::crossterm::event::{Event, KeyEvent, MouseButton, MouseEventKind};
 use ratatui::crossterm::{execute, terminal};
@@ -220,9 +220,12 @@ impl App {
                     if let Some(Row::Pane(id)) = view::row_at(&self.drawn, m.column, m.row) {
                         self.board.select(&id);
                     }
+                    if let Some(id) = view::task_at(&self.drawn, m.column, m.row) {
+                        self.board.task_selected = Some(id);
+                    }
                 },
-                MouseEventKind::ScrollDown => self.board.move_selection(3),
-                MouseEventKind::ScrollUp => self.board.move_selection(-3),
+                MouseEventKind::ScrollDown => self.scroll(3),
+                MouseEventKind::ScrollUp => self.scroll(-3),
                 _ => {},
             },
             Input::Term(_) => {},
@@ -231,6 +234,9 @@ impl App {
             Input::Done(done) => {
                 if let Some(pane) = &done.select {
                     self.board.select(pane);
+                }
+                if let Some(diff) = done.diff {
+                    self.board.task_diff = Some(*diff);
                 }
                 if !done.text.is_empty() {
                     self.board.say(done.text, done.error);
@@ -243,12 +249,14 @@ impl App {
         match news {
             FeedNews::World {
                 world,
+                tasks,
                 seq,
                 events,
                 replayed,
             } => {
                 let was_lost = matches!(self.board.conn, Conn::Reconnecting { .. });
                 let began = self.board.load(world, seq);
+                self.board.load_tasks(tasks);
                 for e in &events {
                     self.event(e);
                 }
@@ -337,10 +345,24 @@ impl App {
         self.preview_conn.follow(self.preview.pane.as_ref());
     }
 
+    /// The wheel moves the selection of the list shown.
+    fn scroll(&mut self, delta: isize) {
+        match self.board.view {
+            View::Panes => self.board.move_selection(delta),
+            View::Tasks => self.board.move_task_selection(delta),
+        }
+    }
+
     fn key(&mut self, key: KeyEvent) {
-        let action = keys::action(&self.board.mode, key);
+        let tasks = self.board.mode == Mode::Normal && self.board.view == View::Tasks;
+        let action = if tasks {
+            keys::tasks_action(key)
+        } else {
+            keys::action(&self.board.mode, key)
+        };
         match (&mut self.board.mode, action) {
             (_, Action::Nothing) => {},
+            (Mode::Normal, action) if tasks => self.tasks(action),
             (Mode::Normal, action) => self.normal(action),
             (Mode::Help, Action::Quit) => self.quit = true,
             (Mode::Help, _) => self.board.mode = Mode::Normal,
@@ -379,6 +401,61 @@ impl App {
                 self.worker.run(Job::Close { pane });
             },
             (Mode::ConfirmClose { .. }, _) => self.board.mode = Mode::Normal,
+            (Mode::ConfirmFinish { task, merge }, Action::Accept) => {
+                let (task, merge) = (task.clone(), *merge);
+                self.board.mode = Mode::Normal;
+                let label = self
+                    .board
+                    .task(&task)
+                    .map(|t| t.label.clone())
+                    .unwrap_or_else(|| task.0.clone());
+                let doing = if merge { "merging" } else { "discarding" };
+                self.board.say(format!("{doing} {label}…"), false);
+                self.worker.run(Job::Finish { task, label, merge });
+            },
+            (Mode::ConfirmFinish { .. }, _) => self.board.mode = Mode::Normal,
+        }
+    }
+
+    /// A key of the tasks view.
+    fn tasks(&mut self, action: Action) {
+        let selected = self.board.task_selected.clone();
+        match action {
+            Action::Quit => self.quit = true,
+            Action::Move(n) => self.board.move_task_selection(n),
+            Action::First => self.board.move_task_selection(isize::MIN / 2),
+            Action::Last => self.board.move_task_selection(isize::MAX / 2),
+            Action::ToggleTasks => self.board.view = View::Panes,
+            Action::Help => self.board.mode = Mode::Help,
+            Action::NextUnread => self.worker.run(Job::NextUnread),
+            Action::Attach => match (&selected, self.board.selected_worker().cloned()) {
+                (None, _) => self.board.say("no task selected", true),
+                (Some(_), None) => self.board.say("the task's worker pane is gone", true),
+                (Some(_), Some(_)) if self.board.conn != Conn::Live => {
+                    self.board.say("not connected to the server", true)
+                },
+                (Some(_), Some(pane)) => {
+                    self.board.select(&pane);
+                    self.attach = Some(pane);
+                },
+            },
+            Action::TaskDiff => match selected {
+                Some(task) => {
+                    self.board.say("reading the diff…", false);
+                    self.worker.run(Job::TaskDiff { task });
+                },
+                None => self.board.say("no task selected", true),
+            },
+            Action::Merge | Action::Discard => match selected {
+                Some(task) => {
+                    self.board.mode = Mode::ConfirmFinish {
+                        task,
+                        merge: action == Action::Merge,
+                    }
+                },
+                None => self.board.say("no task selected", true),
+            },
+            _ => {},
         }
     }
 
@@ -437,12 +514,14 @@ impl App {
                 self.board.keep_selection();
             },
             Action::Help => self.board.mode = Mode::Help,
+            Action::ToggleTasks => self.board.view = View::Tasks,
             Action::ClearFilters => {
                 self.board.filter_text.clear();
                 self.board.state_filter = None;
                 self.board.keep_selection();
             },
             Action::Type(_) | Action::Backspace | Action::Accept | Action::Cancel => {},
+            Action::TaskDiff | Action::Merge | Action::Discard => {},
             Action::Nothing => {},
         }
     }

@@ -1,13 +1,14 @@
 //! What the board shows, as plain data: the world as the server last told it
-//! (workspaces, tabs, panes with their decisions), the connection's state, and
-//! the person's selection, filter and mode. It changes only through `load`
+//! (workspaces, tabs, panes with their decisions, tasks), the connection's
+//! state, and the person's selection, filter, view and mode. It changes only through `load`
 //! (a fresh state read), `apply` (one event) and the selection and filter
 //! methods, so it is tested without a terminal or a server.
 
 use signaltty_protocol::pane::{Attention, Lifecycle, LiveState, Pane, RestoreState};
 use signaltty_protocol::state::{Decision, DecisionOption};
+use signaltty_protocol::task::{Task, TaskDiffResult};
 use signaltty_protocol::workspace::{Tab, Workspace, WorkspaceGetResult};
-use signaltty_protocol::{Event, EventFrame, PaneId, TabId, Timestamp, WorkspaceId};
+use signaltty_protocol::{Event, EventFrame, PaneId, TabId, TaskId, Timestamp, WorkspaceId};
 use std::collections::HashMap;
 use std::time::Instant;
 
@@ -73,6 +74,19 @@ pub enum Mode {
     ConfirmClose {
         pane: PaneId,
     },
+    /// Asking before merging (`m`) or discarding (`D`) a task.
+    ConfirmFinish {
+        task: TaskId,
+        merge: bool,
+    },
+}
+
+/// Which list the board shows (`t` toggles).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum View {
+    #[default]
+    Panes,
+    Tasks,
 }
 
 /// One line of the pane list.
@@ -135,6 +149,13 @@ pub struct Board {
     pub state_filter: Option<StateFilter>,
     pub mode: Mode,
     pub flash: Option<Flash>,
+    /// The panes or the tasks.
+    pub view: View,
+    /// Tasks, in creation order (`task.list` at connect, then events).
+    pub tasks: Vec<Task>,
+    pub task_selected: Option<TaskId>,
+    /// The last `task.diff` asked for (`d`), shown while its task is selected.
+    pub task_diff: Option<TaskDiffResult>,
     /// Per pane: whether it is in a blocked or a done+unread episode now.
     episodes: HashMap<PaneId, Option<EpisodeKind>>,
 }
@@ -170,6 +191,10 @@ impl Board {
             state_filter: None,
             mode: Mode::Normal,
             flash: None,
+            view: View::Panes,
+            tasks: Vec::new(),
+            task_selected: None,
+            task_diff: None,
             episodes: HashMap::new(),
         }
     }
@@ -260,6 +285,9 @@ impl Board {
             Event::PaneClosed { pane_id } => {
                 self.panes.remove(&pane_id);
                 self.episodes.remove(&pane_id);
+            },
+            Event::TaskCreated { task } | Event::TaskUpdated { task, .. } => {
+                self.upsert_task(*task);
             },
             Event::PaneExited { .. } | Event::WorkspaceTurnStarted { .. } => {},
             Event::PtyData { .. }
@@ -516,6 +544,9 @@ fn pick<'d>(d: &'d Decision, words: &[&str]) -> Option<&'d DecisionOption> {
             .any(|w| id.starts_with(w) || label.starts_with(w))
     })
 }
+
+mod tasks;
+pub use tasks::{TaskNote, disposition, task_note};
 
 #[cfg(test)]
 pub(super) mod tests;

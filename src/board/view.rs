@@ -24,9 +24,10 @@ mod list;
 mod queue;
 mod screen;
 mod status;
+mod tasks;
 
 use super::keys::HELP;
-use super::model::{Board, Mode, Row};
+use super::model::{Board, Mode, Row, View};
 use super::preview::Preview;
 use ratatui::Frame;
 use ratatui::buffer::Buffer;
@@ -34,9 +35,10 @@ use ratatui::layout::Rect;
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Widget as _};
+use signaltty_protocol::TaskId;
 use std::time::Instant;
 
-pub use glyphs::GLYPHS;
+pub use glyphs::{GLYPHS, TASK_GLYPHS};
 
 /// From this width the preview sits right of the list.
 const WIDE: u16 = 120;
@@ -66,6 +68,8 @@ pub struct Drawn {
     pub list: Rect,
     /// The rows drawn in it, top to bottom.
     pub list_rows: Vec<Row>,
+    /// In the tasks view: the tasks drawn in the list's area, top to bottom.
+    pub task_rows: Vec<TaskId>,
 }
 
 /// Draws the whole board.
@@ -100,18 +104,42 @@ fn draw_in(
     queue.draw(buf, Rect::new(body.x, body.y, body.width, queue_h), opts);
     let rest = Rect::new(body.x, body.y + queue_h, body.width, body.height - queue_h);
 
-    let (list_area, preview_area) = split(rest);
-    let (list, list_rows) = list::draw_list(buf, list_area, board, opts);
+    let (mut list_area, mut preview_area) = split(rest);
+    // Below a short task list, the task's details get the rows it leaves.
+    if board.view == View::Tasks
+        && let Some(p) = preview_area.as_mut()
+        && p.y > list_area.y
+    {
+        let want = (board.tasks.len() as u16 + 2).max(4);
+        let spare = list_area.height.saturating_sub(want);
+        list_area.height -= spare;
+        p.y -= spare;
+        p.height += spare;
+    }
+    let mut drawn = Drawn::default();
+    match board.view {
+        View::Panes => (drawn.list, drawn.list_rows) = list::draw_list(buf, list_area, board, opts),
+        View::Tasks => {
+            (drawn.list, drawn.task_rows) = tasks::draw_tasks(buf, list_area, board, opts)
+        },
+    }
     if let Some(p) = preview_area {
-        screen::draw_preview(buf, p, board, preview, opts);
+        match board.view {
+            View::Panes => screen::draw_preview(buf, p, board, preview, opts),
+            View::Tasks => tasks::draw_task_detail(buf, p, board, opts),
+        }
         if p.x > list_area.x {
             separator(buf, Rect::new(p.x - 1, p.y, 1, p.height), opts);
         }
     }
     if board.mode == Mode::Help {
-        help(buf, area, opts);
+        let legend = match board.view {
+            View::Panes => GLYPHS,
+            View::Tasks => TASK_GLYPHS,
+        };
+        help(buf, area, legend, opts);
     }
-    Drawn { list, list_rows }
+    drawn
 }
 
 /// The list's area and the preview's, if it fits: on the right when wide,
@@ -146,8 +174,8 @@ fn separator(buf: &mut Buffer, area: Rect, opts: &ViewOpts) {
     }
 }
 
-/// The key table and the glyph legend, in a centred popup.
-fn help(buf: &mut Buffer, area: Rect, opts: &ViewOpts) {
+/// The key table and the legend of the view's glyphs, in a centred popup.
+fn help(buf: &mut Buffer, area: Rect, legend: &[(&str, &str)], opts: &ViewOpts) {
     let paint = glyphs::Paint(opts.color);
     let bold = Style::new().add_modifier(Modifier::BOLD);
     let key_w = HELP
@@ -166,12 +194,12 @@ fn help(buf: &mut Buffer, area: Rect, opts: &ViewOpts) {
         .collect();
     lines.push(Line::raw(""));
     // The legend, two glyphs a line.
-    let legend_w = GLYPHS
+    let legend_w = legend
         .iter()
         .map(|(_, what)| glyphs::width(what))
         .max()
         .unwrap_or(0);
-    for pair in GLYPHS.chunks(2) {
+    for pair in legend.chunks(2) {
         let mut spans = Vec::new();
         for (glyph, what) in pair {
             spans.push(Span::styled(format!("{glyph} "), bold));
@@ -205,6 +233,15 @@ pub fn row_at(drawn: &Drawn, x: u16, y: u16) -> Option<Row> {
         return None;
     }
     drawn.list_rows.get(usize::from(y - area.y)).cloned()
+}
+
+/// The task line under the screen position (`x`, `y`), if any.
+pub fn task_at(drawn: &Drawn, x: u16, y: u16) -> Option<TaskId> {
+    let area = drawn.list;
+    if x < area.x || x >= area.x + area.width || y < area.y || y >= area.y + area.height {
+        return None;
+    }
+    drawn.task_rows.get(usize::from(y - area.y)).cloned()
 }
 
 #[cfg(test)]

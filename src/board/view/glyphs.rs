@@ -5,6 +5,7 @@
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use signaltty_protocol::pane::{Attention, Lifecycle, Pane};
+use signaltty_protocol::task::TaskState;
 
 /// The legend (the help popup shows it): the lifecycle glyph, first column of
 /// a pane line, then the attention marker, second column. All distinct.
@@ -22,6 +23,30 @@ pub const GLYPHS: &[(&str, &str)] = &[
     ("△", "warning"),
     ("▲", "error"),
 ];
+
+/// The tasks view's legend: one glyph per task state, all distinct.
+pub const TASK_GLYPHS: &[(&str, &str)] = &[
+    ("◌", "pending"),
+    ("●", "working"),
+    ("◆", "input required: waiting for you"),
+    ("✓", "completed"),
+    ("✗", "failed"),
+    ("■", "canceled"),
+    ("⊘", "rejected"),
+];
+
+/// The glyph of a task state and its colour.
+pub fn task_state(s: TaskState) -> (&'static str, Color) {
+    match s {
+        TaskState::Pending => ("◌", Color::Gray),
+        TaskState::Working => ("●", Color::Cyan),
+        TaskState::InputRequired => ("◆", Color::Yellow),
+        TaskState::Completed => ("✓", Color::Green),
+        TaskState::Failed => ("✗", Color::Red),
+        TaskState::Canceled => ("■", Color::DarkGray),
+        TaskState::Rejected => ("⊘", Color::LightRed),
+    }
+}
 
 /// The glyph of a lifecycle and its colour.
 pub fn lifecycle(l: Lifecycle) -> (&'static str, Color) {

@@ -4,7 +4,7 @@
 
 use super::ViewOpts;
 use super::glyphs::{self, Paint, pane_name, truncate, truncate_left};
-use crate::board::model::{Board, Conn, Mode, StateFilter};
+use crate::board::model::{Board, Conn, Mode, StateFilter, View};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
@@ -61,6 +61,23 @@ pub(super) fn draw_message(buf: &mut Buffer, area: Rect, board: &Board, opts: &V
             ),
             Span::styled("y/N", Style::new().add_modifier(Modifier::BOLD)),
         ]),
+        Mode::ConfirmFinish { task, merge } => {
+            let t = board.task(task);
+            let label = t.map(|t| t.label.clone()).unwrap_or_else(|| task.0.clone());
+            let question = if *merge {
+                let into = t
+                    .and_then(|t| t.target_branch.clone())
+                    .map(|b| format!(" into {b}"))
+                    .unwrap_or_default();
+                format!("merge {label}{into}? ")
+            } else {
+                format!("discard {label} (its checkout goes)? ")
+            };
+            Line::from(vec![
+                Span::styled(question, paint.alarm(Color::LightRed)),
+                Span::styled("y/N", Style::new().add_modifier(Modifier::BOLD)),
+            ])
+        },
         Mode::Normal | Mode::Help => match &board.flash {
             Some(f) if opts.now.saturating_duration_since(f.at) < FLASH_FOR => {
                 if f.error {
@@ -75,8 +92,44 @@ pub(super) fn draw_message(buf: &mut Buffer, area: Rect, board: &Board, opts: &V
     buf.set_line(area.x, area.y, &line, area.width);
 }
 
-/// What the keys do for the selected pane.
+/// The hint's keys, laid out.
+fn keys_line(keys: Vec<(String, &str)>, paint: Paint) -> Line<'static> {
+    let mut spans = vec![Span::raw("  ")];
+    for (i, (k, what)) in keys.into_iter().enumerate() {
+        if i > 0 {
+            spans.push(Span::styled(" · ", paint.dim()));
+        }
+        spans.push(Span::styled(k, Style::new().add_modifier(Modifier::BOLD)));
+        spans.push(Span::styled(format!(" {what}"), paint.dim()));
+    }
+    Line::from(spans)
+}
+
+/// What the keys do for the selected task.
+fn tasks_hint(board: &Board, paint: Paint) -> Line<'static> {
+    let mut keys: Vec<(String, &str)> = Vec::new();
+    let mut key = |k: &str, what: &'static str| keys.push((k.to_owned(), what));
+    if let Some(t) = board.selected_task() {
+        if board.selected_worker().is_some() {
+            key("Enter", "attach the worker");
+        }
+        key("d", "diff");
+        if t.disposition.outcome == signaltty_protocol::task::Outcome::None {
+            if t.state == signaltty_protocol::task::TaskState::Completed {
+                key("m", "merge");
+            }
+            key("D", "discard");
+        }
+    }
+    key("t", "panes");
+    keys_line(keys, paint)
+}
+
+/// What the keys do for the selected pane (or task).
 fn hint(board: &Board, paint: Paint) -> Line<'static> {
+    if board.view == View::Tasks {
+        return tasks_hint(board, paint);
+    }
     let mut keys: Vec<(String, &str)> = Vec::new();
     let mut key = |k: &str, what: &'static str| keys.push((k.to_owned(), what));
     if let Some(p) = board.selected_pane() {
@@ -118,15 +171,8 @@ fn hint(board: &Board, paint: Paint) -> Line<'static> {
     } else {
         key("/", "filter");
     }
-    let mut spans = vec![Span::raw("  ")];
-    for (i, (k, what)) in keys.into_iter().enumerate() {
-        if i > 0 {
-            spans.push(Span::styled(" · ", paint.dim()));
-        }
-        spans.push(Span::styled(k, Style::new().add_modifier(Modifier::BOLD)));
-        spans.push(Span::styled(format!(" {what}"), paint.dim()));
-    }
-    Line::from(spans)
+    key("t", "tasks");
+    keys_line(keys, paint)
 }
 
 /// The connection, as the status line says it.

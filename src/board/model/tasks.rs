@@ -1,0 +1,126 @@
+//! The tasks the board shows: loaded with `task.list` at every (re)connect,
+//! kept current by `task.created` and `task.updated` (each carries the whole
+//! task), with a selection of their own.
+
+use super::Board;
+use signaltty_protocol::task::{Outcome, Task};
+use signaltty_protocol::{PaneId, TaskId};
+
+/// What a task line says after its columns: the worker's summary, else why
+/// the task is in its state.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TaskNote {
+    Summary(String),
+    Reason(String),
+    Nothing,
+}
+
+/// The task's result summary, else its `status_reason` (`reason`, or a
+/// start failure's `stage: error`), else its last finish's error.
+pub fn task_note(task: &Task) -> TaskNote {
+    if let Some(r) = &task.result {
+        return TaskNote::Summary(r.summary.clone());
+    }
+    let text = |v: &serde_json::Value, key: &str| v[key].as_str().map(str::to_owned);
+    if let Some(why) = &task.status_reason {
+        if let Some(reason) = text(why, "reason") {
+            return TaskNote::Reason(reason);
+        }
+        match (text(why, "stage"), text(why, "error")) {
+            (Some(stage), Some(error)) => return TaskNote::Reason(format!("{stage}: {error}")),
+            (Some(stage), None) => return TaskNote::Reason(stage),
+            (None, Some(error)) => return TaskNote::Reason(error),
+            (None, None) => {},
+        }
+    }
+    if let Some(e) = &task.finish_error {
+        let what = text(e, "code")
+            .or_else(|| text(e, "message"))
+            .unwrap_or_else(|| e.to_string());
+        return TaskNote::Reason(format!("finish failed: {what}"));
+    }
+    TaskNote::Nothing
+}
+
+/// Creation order, then id: the order of `task.list`.
+fn order(a: &Task, b: &Task) -> std::cmp::Ordering {
+    (a.created_at.as_str(), &a.id.0).cmp(&(b.created_at.as_str(), &b.id.0))
+}
+
+impl Board {
+    /// Replaces the tasks with a fresh `task.list` (after a connect).
+    pub fn load_tasks(&mut self, mut tasks: Vec<Task>) {
+        tasks.sort_by(order);
+        self.tasks = tasks;
+        self.keep_task_selection();
+    }
+
+    /// Stores `task` (a `task.created` or `task.updated`), in its place.
+    pub(super) fn upsert_task(&mut self, task: Task) {
+        match self.tasks.iter_mut().find(|t| t.id == task.id) {
+            Some(t) => *t = task,
+            None => {
+                let at = self
+                    .tasks
+                    .partition_point(|t| order(t, &task) == std::cmp::Ordering::Less);
+                self.tasks.insert(at, task);
+            },
+        }
+        self.keep_task_selection();
+    }
+
+    pub fn task(&self, id: &TaskId) -> Option<&Task> {
+        self.tasks.iter().find(|t| t.id == *id)
+    }
+
+    pub fn selected_task(&self) -> Option<&Task> {
+        self.task_selected.as_ref().and_then(|id| self.task(id))
+    }
+
+    /// Moves the task selection `delta` tasks down (negative: up), clamped.
+    pub fn move_task_selection(&mut self, delta: isize) {
+        if self.tasks.is_empty() {
+            self.task_selected = None;
+            return;
+        }
+        let at = self
+            .task_selected
+            .as_ref()
+            .and_then(|s| self.tasks.iter().position(|t| t.id == *s))
+            .unwrap_or(0) as isize;
+        let to = (at + delta).clamp(0, self.tasks.len() as isize - 1) as usize;
+        self.task_selected = Some(self.tasks[to].id.clone());
+    }
+
+    /// Keeps the selection on a task that exists: the first one otherwise.
+    fn keep_task_selection(&mut self) {
+        let kept = self
+            .task_selected
+            .as_ref()
+            .is_some_and(|s| self.tasks.iter().any(|t| t.id == *s));
+        if !kept {
+            self.task_selected = self.tasks.first().map(|t| t.id.clone());
+        }
+    }
+
+    /// The selected task's worker pane, if the board knows it.
+    pub fn selected_worker(&self) -> Option<&PaneId> {
+        let pane = self.selected_task()?.pane_id.as_ref()?;
+        self.panes.contains_key(pane).then_some(pane)
+    }
+
+    /// The shown diff stat, if it is the selected task's.
+    pub fn selected_diff(&self) -> Option<&signaltty_protocol::task::TaskDiffResult> {
+        let selected = self.task_selected.as_ref()?;
+        self.task_diff.as_ref().filter(|d| d.task_id == *selected)
+    }
+}
+
+/// `merged` or `discarded`, once finished.
+pub fn disposition(task: &Task) -> Option<&'static str> {
+    match task.disposition.outcome {
+        Outcome::None => None,
+        Outcome::Merged => Some("merged"),
+        Outcome::Discarded => Some("discarded"),
+    }
+}
