@@ -72,7 +72,7 @@ def report(name, xs, ys, yname):
     print(f"{'':26} ratio {mx / my:.2f}x  difference {mx - my:+.1f} ms")
 
 # (a) start
-starts, adds = [], []
+starts, adds, seqs = [], [], []
 for run in range(runs + 1):  # the first of each is a warm-up
     t = time.perf_counter()
     r = start(f"a{run}")
@@ -85,10 +85,24 @@ for run in range(runs + 1):  # the first of each is a warm-up
     plain = ms(t)
     git("worktree", "remove", "--force", "--force", path)
     git("branch", "-D", f"plain/a{run}")
+    # Every git of the start pipeline (task/start.rs), by hand.
+    path = os.path.join(root, "plain", f"s{run}")
+    t = time.perf_counter()
+    for args in (["rev-parse", "--show-toplevel"], ["check-ref-format", "--allow-onelevel", "HEAD"],
+                 ["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], ["branch", "--show-current"],
+                 ["check-ref-format", "--branch", f"plain/s{run}"]):
+        git(*args)
+    subprocess.run(["git", "-C", repo, "rev-parse", "--verify", "--quiet",
+                    f"refs/heads/plain/s{run}"], stdout=subprocess.DEVNULL)
+    git("worktree", "add", "-q", "--lock", "-b", f"plain/s{run}", "--", path, base)
+    seq = ms(t)
+    git("worktree", "remove", "--force", "--force", path)
+    git("branch", "-D", f"plain/s{run}")
     if run:
-        starts.append(took); adds.append(plain)
+        starts.append(took); adds.append(plain); seqs.append(seq)
 print(f"(a) task.start on {repo} (10 000 files), {runs} runs")
 report("task.start (reply, pane)", starts, adds, "git worktree add --lock -b")
+report("task.start (reply, pane)", starts, seqs, "the pipeline's git by hand")
 
 # (b) finish --merge
 finishes, merges, fulls = [], [], []
