@@ -22,6 +22,7 @@ mod kilo;
 mod qwen;
 mod resume;
 mod screen_only;
+mod workers;
 
 const LONG: Duration = Duration::from_secs(60);
 

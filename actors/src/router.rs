@@ -317,6 +317,25 @@ fn validate_name(name: &str) -> Result<String, Error> {
 }
 
 fn workspace_create<H: Host>(cx: &mut Cx<'_>, p: WorkspaceCreateParams) -> Routed<H> {
+    workspace_create_with(cx, p, DirtyCheck::Now)
+}
+
+/// When a new workspace's `dirty` flag is computed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum DirtyCheck {
+    /// Before the reply (`workspace.create`).
+    Now,
+    /// After it, on a blocking thread, announced when known: a task's fresh
+    /// checkout, whose `git status` over a large tree would hold the worker's
+    /// start back (docs/performance.md, tasks). Until then it is unknown.
+    Later,
+}
+
+pub(crate) fn workspace_create_with<H: Host>(
+    cx: &mut Cx<'_>,
+    p: WorkspaceCreateParams,
+    dirty: DirtyCheck,
+) -> Routed<H> {
     let name = match p.name.as_deref().map(validate_name).transpose() {
         Ok(n) => n.unwrap_or_else(|| "workspace".to_owned()),
         Err(e) => return fail(Err(e)),
@@ -333,7 +352,7 @@ fn workspace_create<H: Host>(cx: &mut Cx<'_>, p: WorkspaceCreateParams) -> Route
     // The entering reference keeps a worktree.remove out until it is registered.
     let checkouts = cx.checkouts.clone();
     let probe = actix_rt::task::spawn_blocking(move || {
-        let checked = check_cwd(cwd.clone())?;
+        let checked = check_cwd(cwd.clone(), dirty)?;
         let entering = checkouts.enter_dir(&cwd)?;
         Ok((checked, entering))
     });
@@ -348,6 +367,9 @@ fn workspace_create<H: Host>(cx: &mut Cx<'_>, p: WorkspaceCreateParams) -> Route
         let mut cx = act.cx();
         let created = checked
             .and_then(|((cwd, git), _entering)| register_workspace(&mut cx, ctx, name, cwd, git));
+        if let (Ok(w), DirtyCheck::Later) = (&created, dirty) {
+            refresh_dirty_later(&cx, ctx, w);
+        }
         let fut = match created {
             Ok(workspace) => {
                 let rx = cx.events.publish(vec![Event::WorkspaceCreated {
@@ -396,7 +418,31 @@ fn register_workspace<H: Host>(
     Ok(workspace)
 }
 
-fn check_cwd(cwd: PathBuf) -> Result<(String, GitInfo), Error> {
+/// The deferred dirty check of a new workspace: `git status` on a blocking
+/// thread, then the cache set and announced (`workspace.updated`) if it
+/// changed.
+fn refresh_dirty_later<H: Host>(cx: &Cx<'_>, ctx: &mut Context<H>, workspace: &Workspace) {
+    let Some(addr) = cx.registry.workspace_addr(&workspace.id) else {
+        return;
+    };
+    let cwd = PathBuf::from(&workspace.cwd);
+    let work = async move {
+        let git = actix_rt::task::spawn_blocking(move || crate::git::status::git_info(&cwd))
+            .await
+            .ok()?;
+        addr.send(crate::workspace::SetGit {
+            git,
+            announce: crate::workspace::Announce::IfChanged,
+        })
+        .await
+        .ok()
+    };
+    ctx.spawn(actix::fut::wrap_future(async move {
+        drop(work.await);
+    }));
+}
+
+fn check_cwd(cwd: PathBuf, dirty: DirtyCheck) -> Result<(String, GitInfo), Error> {
     if !cwd.is_absolute() {
         return Err(Error::BadParams(format!(
             "cwd {} is not an absolute path",
@@ -417,7 +463,11 @@ fn check_cwd(cwd: PathBuf) -> Result<(String, GitInfo), Error> {
         .to_str()
         .ok_or_else(|| Error::BadParams(format!("cwd {} is not valid UTF-8", cwd.display())))?
         .to_owned();
-    Ok((text, crate::git::status::git_info(&cwd)))
+    let git = match dirty {
+        DirtyCheck::Now => crate::git::status::git_info(&cwd),
+        DirtyCheck::Later => crate::git::probe(&cwd),
+    };
+    Ok((text, git))
 }
 
 fn workspace_get(cx: &Cx<'_>, r: &WorkspaceRef) -> Result<WorkspaceGetResult, Error> {

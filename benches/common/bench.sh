@@ -1,9 +1,10 @@
 # Shell helpers of the script benchmarks (sourced): a private server directory
 # and a server started on it. The Python side's client is client.py beside it.
 
-# Makes private XDG dirs under a fresh $R (prefix $1) and exports them.
+# Makes private XDG dirs under a fresh $R (prefix $1, in $BENCH_TMPDIR,
+# default /tmp) and exports them.
 bench_dirs() {
-  R=$(mktemp -d "/tmp/$1.XXXX"); mkdir -p "$R/run" "$R/state" "$R/home"; chmod 700 "$R/run"
+  R=$(mktemp -d "${BENCH_TMPDIR:-/tmp}/$1.XXXX"); mkdir -p "$R/run" "$R/state" "$R/home"; chmod 700 "$R/run"
   export XDG_RUNTIME_DIR=$R/run XDG_STATE_HOME=$R/state HOME=$R/home SIGNALTTY_LOG=debug
   export PYTHONPATH="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)${PYTHONPATH:+:$PYTHONPATH}"
 }

@@ -19,6 +19,12 @@ runs:
 
 `mode: "error"` answers the next main turn with an HTTP error instead (400, or
 `error_status`; clients retry a 5xx for a long time).
+
+A turn of several tool calls is scripted with `steps`, a list of commands (a
+string, or `{"command": ..., "escalate": ...}` overriding the script's keys):
+a request whose conversation holds n tool results gets the shell call of
+`steps[n]` while there is one, then the `final` text. Without `steps` it is
+the one `command`, as before.
 Every request is appended to `--log` as one JSON line. The first line on stdout
 is the port the server listens on (pass `--port 0` for any free port).
 """
@@ -158,6 +164,25 @@ class Turn:
                     collect(message.get("content"))
         return texts
 
+    def tool_results(self):
+        """How many tool results the conversation holds."""
+        if self.api == "responses":
+            items = self.body.get("input")
+            if not isinstance(items, list):
+                return 0
+            return sum(1 for i in items if str(i.get("type", "")).endswith("_output"))
+        if self.api == "gemini":
+            return sum(1 for c in self.body.get("contents") or []
+                       for p in c.get("parts") or [] if "functionResponse" in p)
+        count = 0
+        for m in self.body.get("messages") or []:
+            if m.get("role") == "tool":
+                count += 1
+            elif isinstance(m.get("content"), list):
+                count += sum(1 for p in m["content"]
+                             if isinstance(p, dict) and p.get("type") == "tool_result")
+        return count
+
     def shell(self):
         """The shell tool's name and schema, if the request offers one."""
         for name in SHELL_NAMES:
@@ -198,6 +223,19 @@ class Reply:
         self.error = False
         self.delay = 0.0
         name, schema = turn.shell()
+        steps = plan.get("steps")
+        if steps and name and turn.last in ("user", "tool_result"):
+            done = turn.tool_results()
+            if done < len(steps):
+                if turn.last == "user" and plan.get("mode") == "error":
+                    self.error = True
+                    return
+                step = steps[done]
+                step = step if isinstance(step, dict) else {"command": step}
+                self.tool = name
+                self.args = turn.call_args(name, schema, dict(plan, **step))
+                self.delay = float(plan["delay"] if turn.last == "user" else plan["final_delay"])
+                return
         if turn.last == "tool_result":
             self.text = plan["final"]
             self.delay = float(plan["final_delay"])

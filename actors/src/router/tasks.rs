@@ -494,12 +494,14 @@ fn place<H: Host>(cx: &mut Cx<'_>, go: Go, task: Task, checkout: Checkout) -> Ro
         Some(w) => ready(Ok(signaltty_protocol::workspace::WorkspaceResult {
             workspace: w,
         })),
-        None => super::workspace_create::<H>(
+        // The checkout was just cut: its dirty check comes after the reply.
+        None => super::workspace_create_with::<H>(
             cx,
             WorkspaceCreateParams {
                 name: Some(task.label.clone()),
                 cwd: Some(path),
             },
+            super::DirtyCheck::Later,
         ),
     };
     Box::pin(workspace.then(move |reply, act, _| {
