@@ -70,9 +70,38 @@ fn ready_state(cx: &Cx<'_>, p: &FirstPrompt) -> Ready {
         Some(pane) if pane.live != LiveState::Live || pane.lifecycle == Lifecycle::Exited => {
             Ready::Fail(json!({"stage": "ready_timeout", "error": "pane exited"}))
         },
-        Some(pane) if matches!(pane.lifecycle, Lifecycle::Idle | Lifecycle::Done) => Ready::Go,
+        Some(pane)
+            if matches!(pane.lifecycle, Lifecycle::Idle | Lifecycle::Done) && settled(pane) =>
+        {
+            Ready::Go
+        },
         Some(_) => Ready::Again,
     }
+}
+
+/// How long an idle worker's screen must have been quiet before the prompt
+/// is typed into it.
+const QUIET: i64 = 500;
+
+/// How long an idle worker is waited for to go quiet at most: an agent whose
+/// idle screen animates is typed into after this.
+const IDLE_AT_MOST: i64 = 3000;
+
+/// Whether an idle worker is ready to be typed into: its screen quiet for
+/// `QUIET` (no output, no hook), or idle for `IDLE_AT_MOST` whatever it
+/// draws. A screen rule can read a booting agent as idle before its input
+/// box reads keys (Codex's idle fallback matches any screen); a prompt pasted
+/// then is lost.
+fn settled(pane: &signaltty_protocol::pane::Pane) -> bool {
+    let Some(now) = signaltty_protocol::Timestamp::now().unix_millis() else {
+        return true;
+    };
+    let since = |t: Option<&signaltty_protocol::Timestamp>| {
+        t.and_then(|t| t.unix_millis())
+            .map_or(i64::MAX, |t| now.saturating_sub(t))
+    };
+    since(Some(&pane.last_activity_at)) >= QUIET
+        || since(pane.lifecycle_since.as_ref()) >= IDLE_AT_MOST
 }
 
 /// Starts the first prompt of a task on the host.
