@@ -690,3 +690,79 @@ fn cancel_stops_the_worker_and_clears_what_it_was_asking() {
     assert_eq!(p["pane"]["attention"], "none", "{p}");
     assert_eq!(task_get(&mut c, &id)["state"], "canceled");
 }
+
+/// The issue's cap test: eight starts at once with the cap at 4 make four
+/// tasks; the other four are refused `RATE_LIMITED` with nothing on disk.
+#[test]
+fn eight_starts_at_once_with_a_cap_of_four_make_four_tasks() {
+    let env = crate::support::TestEnv::new();
+    let socket = env.default_socket();
+    let server = TestServer::start_with_args(env, &["server", "--max-tasks", "4"], socket);
+    let repo = repo(server.env().root());
+    let starts: Vec<_> = (0..8)
+        .map(|_| {
+            let mut c = server.client();
+            let p = json!({"repo": repo.to_string_lossy(), "contract": {"objective": "x"},
+                           "argv": waiting_worker()});
+            std::thread::spawn(move || c.call("task.start", p))
+        })
+        .collect();
+    let replies: Vec<_> = starts
+        .into_iter()
+        .map(|t| t.join().unwrap_or_else(|_| panic!("a start panicked")))
+        .collect();
+    let started = replies.iter().filter(|r| r.ok).count();
+    let refused = replies
+        .iter()
+        .filter(|r| {
+            r.error
+                .as_ref()
+                .is_some_and(|e| e.code == ErrorCode::RateLimited)
+        })
+        .count();
+    assert_eq!((started, refused), (4, 4), "{replies:?}");
+    let mut c = server.client();
+    let listed = ok(c.call("task.list", json!({})));
+    assert_eq!(listed["tasks"].as_array().map(Vec::len), Some(4));
+    assert_eq!(worktrees(&repo), 5, "main and four checkouts");
+}
+
+/// tasks.md §17 item 7: an idle that follows the submit (a late session
+/// start) is not a turn end: the task stays `working`.
+#[test]
+fn an_idle_after_the_first_prompt_is_not_a_turn_end() {
+    let server = TestServer::start();
+    let mut c = server.client();
+    let repo = repo(server.env().root());
+    let (id, pane) = start_worker(&mut c, &repo, "normal", "nothing to do", json!({}));
+    wait_task_state(&mut c, &id, "working");
+    let out = server.cli_with_stdin(
+        &[
+            "hook-event",
+            "--agent",
+            "claude",
+            "--event",
+            "SessionStart",
+            "--pane",
+            &pane,
+        ],
+        br#"{"session_id":"late","hook_event_name":"SessionStart","source":"startup"}"#,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let idle = ok(c.call(
+        "wait",
+        json!({"pane_id": pane, "until": "idle", "timeout_s": 10}),
+    ));
+    assert_eq!(idle["lifecycle"], "idle", "{idle}");
+    // The task's state as of after the idle event: a wait that must time out.
+    let waited = c.call(
+        "task.wait",
+        json!({"task_id": id, "until": "settled", "timeout_s": 1}),
+    );
+    expect_code(waited, ErrorCode::Timeout);
+    assert_eq!(task_get(&mut c, &id)["state"], "working");
+}

@@ -331,6 +331,7 @@ pub fn start<H: Host>(cx: &mut Cx<'_>, p: TaskStartParams) -> Routed<H> {
         path: go.p.path.as_ref().map(PathBuf::from),
         data_dir: cx.config.data_dir.clone(),
         contract: go.p.contract.clone(),
+        checkouts: Some(cx.checkouts.clone()),
     };
     let prepared = actix_rt::task::spawn_blocking(move || start::prepare(&plan));
     Box::pin(prepared.on_host::<H>().then(move |prepared, act, ctx| {

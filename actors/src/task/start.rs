@@ -36,6 +36,9 @@ pub struct Plan {
     pub data_dir: PathBuf,
     /// The contract, for the prompt's size.
     pub contract: Contract,
+    /// The server's checkout locks: the path is locked while its checkout
+    /// is made (tasks.md §2.2 step 8), as a finish or a removal locks it.
+    pub checkouts: Option<crate::worktrees::Checkouts>,
 }
 
 /// A created checkout.
@@ -189,6 +192,12 @@ pub fn prepare(plan: &Plan) -> Result<Checkout, Error> {
             worktree::default_task_path(&plan.data_dir, &canonical, &branch)
         },
     };
+    // Blocking here is this thread's job: it waits for a finish or another
+    // start on the same path to be done with it.
+    let _held = plan
+        .checkouts
+        .as_ref()
+        .map(|c| tokio::runtime::Handle::current().block_on(c.lock_path(path.clone())));
     let from = if preexisting_branch {
         TaskBranch::Existing
     } else {

@@ -38,6 +38,7 @@ fn plan(repo: &Path, worktrees: &Path) -> Plan {
             acceptance_criteria: None,
             output_format: None,
         },
+        checkouts: None,
     }
 }
 
