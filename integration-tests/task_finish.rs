@@ -172,6 +172,19 @@ fn a_merge_is_refused_when_the_task_the_target_or_either_checkout_is_not_ready()
         "{e:?}"
     );
     ok(c.call("pane.close", json!({"pane_id": inside["pane"]["id"]})));
+    // A pane whose cwd is a symlink to the checkout is inside it too.
+    let link = server.env().root().join("link-to-checkout");
+    std::os::unix::fs::symlink(&path, &link).unwrap_or_else(|e| panic!("{e}"));
+    let tab = ok(c.call("tab.create", json!({"workspace_id": ws["workspace"]["id"]})));
+    let linked = ok(c.call(
+        "pane.spawn",
+        json!({"workspace_id": ws["workspace"]["id"], "tab_id": tab["tab"]["id"], "cwd": link.to_string_lossy(), "argv": ["cat"]}),
+    ));
+    expect_code(
+        finish(&mut c, &id, json!({"ignore_dirty": true})),
+        ErrorCode::PanesAlive,
+    );
+    ok(c.call("pane.close", json!({"pane_id": linked["pane"]["id"]})));
     // Now it merges, the untracked scratch file dropped with the checkout.
     let done = ok(finish(&mut c, &id, json!({"ignore_dirty": true})));
     assert_eq!(done["task"]["disposition"]["outcome"], "merged");
