@@ -139,14 +139,19 @@ fn locked<H: Host>(cx: &mut Cx<'_>, job: Job) -> Routed<H> {
     } else {
         None
     };
-    let inside = foreign(&path, &panes, task.pane_id.as_ref());
-    if let Some(e) = inside {
-        return fail(Err(e));
-    }
     // Discard: canceled first, so the worker's exit cannot fail it.
     let cancel =
         (job.mode == Mode::Discard && !task.state.is_terminal()).then(|| job.actor.clone());
+    let worker = task.pane_id.clone();
     let canceled = async move {
+        // The foreign-pane check reads the filesystem: off the event loop.
+        let inside =
+            actix_rt::task::spawn_blocking(move || foreign(&path, &panes, worker.as_ref()))
+                .await
+                .map_err(|e| Error::Internal(format!("the pane check stopped: {e}")))?;
+        if let Some(e) = inside {
+            return Err(e);
+        }
         if let Some(actor) = cancel {
             actor
                 .send(Transition {
@@ -359,26 +364,34 @@ fn record<H: Host>(job: Job, merged: Option<MergeDone>, cleaned: finish::Cleaned
 /// A finished task asked again: while its checkout exists, only the cleanup
 /// is retried (never a second merge); once it is gone, `BAD_PARAMS`.
 fn cleanup_only<H: Host>(job: Job, task: Task, path: PathBuf, panes: Vec<LivePane>) -> Routed<H> {
-    if !path.exists() {
-        return fail(Err(Error::BadParams(format!(
-            "the task was {} already and its checkout is gone",
-            if task.disposition.outcome == Finished::Merged {
-                "merged"
-            } else {
-                "discarded"
-            }
-        ))));
-    }
-    if let Some(e) = foreign(&path, &panes, task.pane_id.as_ref()) {
-        return fail(Err(e));
-    }
+    let outcome = if task.disposition.outcome == Finished::Merged {
+        "merged"
+    } else {
+        "discarded"
+    };
     let repo = PathBuf::from(&task.source_repo);
-    let work = actix_rt::task::spawn_blocking(move || finish::cleanup(&repo, &path, None));
+    let worker = task.pane_id.clone();
+    // The checks and the cleanup read the filesystem: off the event loop.
+    let work = actix_rt::task::spawn_blocking(move || {
+        if !path.exists() {
+            return Err(Error::BadParams(format!(
+                "the task was {outcome} already and its checkout is gone"
+            )));
+        }
+        if let Some(e) = foreign(&path, &panes, worker.as_ref()) {
+            return Err(e);
+        }
+        Ok(finish::cleanup(&repo, &path, None))
+    });
     Box::pin(work.on_host::<H>().then(move |cleaned, _, _| {
-        let cleaned = cleaned.unwrap_or_else(|e| finish::Cleaned {
-            branch_deleted: false,
-            error: Some(format!("the cleanup stopped: {e}")),
-        });
+        let cleaned = match cleaned {
+            Ok(Ok(cleaned)) => cleaned,
+            Ok(Err(e)) => return fail::<H>(Err(e)),
+            Err(e) => finish::Cleaned {
+                branch_deleted: false,
+                error: Some(format!("the cleanup stopped: {e}")),
+            },
+        };
         let finish_error = cleaned.error.as_ref().map(|e| json!({"cleanup_error": e}));
         let merge = match (&task.disposition.target_ref, &task.disposition.merged_sha) {
             (Some(target), Some(sha)) => Some(MergeDone {
@@ -388,15 +401,17 @@ fn cleanup_only<H: Host>(job: Job, task: Task, path: PathBuf, panes: Vec<LivePan
             _ => None,
         };
         let actor = job.actor.clone();
-        async move { actor.send(SetFinishError(finish_error)).await? }
-            .on_host::<H>()
-            .map(move |r, _, _| {
-                let _job = job;
-                Reply::of(r.map(|task| TaskFinishResult {
-                    task,
-                    merge,
-                    cleanup_error: cleaned.error,
-                }))
-            })
+        Box::pin(
+            async move { actor.send(SetFinishError(finish_error)).await? }
+                .on_host::<H>()
+                .map(move |r, _, _| {
+                    let _job = job;
+                    Reply::of(r.map(|task| TaskFinishResult {
+                        task,
+                        merge,
+                        cleanup_error: cleaned.error,
+                    }))
+                }),
+        )
     }))
 }
