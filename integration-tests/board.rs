@@ -310,7 +310,8 @@ fn a_question_only_the_terminal_shows_is_queued_and_withdrawn_when_it_goes() {
 /// `task.finish`, and the line says merged — the commit is on the target.
 #[test]
 fn t_shows_the_tasks_and_m_then_y_merges_a_completed_one() {
-    use crate::task_finish::{completed_task, git, repo};
+    use crate::support::git::git;
+    use crate::task_finish::{completed_task, repo};
     let server = TestServer::start();
     let mut c = server.client();
     let repo = repo(server.env().root());

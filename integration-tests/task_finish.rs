@@ -4,39 +4,17 @@
 //! and the recorded disposition that the next finish completes without a
 //! second merge.
 
+use crate::support::git::{git, init_repo};
 use crate::support::life::Life;
 use crate::support::process::BIN;
 use crate::support::{Client, DEADLINE, TestServer, expect_code, ok, str_field, wait_until};
 use serde_json::{Value, json};
 use signaltty_protocol::ErrorCode;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-
-pub(crate) fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .env("GIT_TERMINAL_PROMPT", "0")
-        .output()
-        .unwrap_or_else(|e| panic!("git {args:?}: {e}"));
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_owned()
-}
 
 pub(crate) fn repo(root: &Path) -> PathBuf {
     let r = root.join("repo");
-    std::fs::create_dir_all(&r).unwrap_or_else(|e| panic!("{e}"));
-    git(&r, &["init", "-q", "-b", "main"]);
-    git(&r, &["config", "user.email", "t@example.com"]);
-    git(&r, &["config", "user.name", "T"]);
-    std::fs::write(r.join("shared.txt"), "base\n").unwrap_or_else(|e| panic!("{e}"));
-    git(&r, &["add", "shared.txt"]);
-    git(&r, &["commit", "-q", "-m", "first"]);
+    init_repo(&r, "shared.txt", "base\n");
     r
 }
 

@@ -3,41 +3,38 @@
 //! reporting through `signaltty report`, the worker's death, cancel, and a
 //! restart failing what was still running.
 
+use crate::support::git::{git, init_repo};
 use crate::support::life::Life;
 use crate::support::process::BIN;
 use crate::support::{Client, DEADLINE, TestServer, expect_code, ok, str_field, wait_until};
 use serde_json::{Value, json};
 use signaltty_protocol::ErrorCode;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .env("GIT_TERMINAL_PROMPT", "0")
-        .output()
-        .unwrap_or_else(|e| panic!("git {args:?}: {e}"));
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_owned()
-}
 
 /// A repository with one commit on `main`, under the test's temp dir.
 fn repo(root: &Path) -> PathBuf {
     let r = root.join("repo");
-    std::fs::create_dir_all(&r).unwrap_or_else(|e| panic!("{e}"));
-    git(&r, &["init", "-q", "-b", "main"]);
-    git(&r, &["config", "user.email", "t@example.com"]);
-    git(&r, &["config", "user.name", "T"]);
-    std::fs::write(r.join("README"), "hello\n").unwrap_or_else(|e| panic!("{e}"));
-    git(&r, &["add", "README"]);
-    git(&r, &["commit", "-q", "-m", "first"]);
+    init_repo(&r, "README", "hello\n");
     r
+}
+
+/// Sends a Claude hook for `pane` as its agent would.
+fn claude_hook(server: &TestServer, pane: &str, event: &str, payload: &[u8]) {
+    let args = [
+        "hook-event",
+        "--agent",
+        "claude",
+        "--event",
+        event,
+        "--pane",
+        pane,
+    ];
+    let out = server.cli_with_stdin(&args, payload);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// A worker that prints its task id and waits.
@@ -508,22 +505,11 @@ fn an_unconfirmed_first_prompt_parks_the_task_and_the_next_turn_resumes_it() {
         parked["status_reason"],
         json!({"reason": "submit_unconfirmed", "stage": "activity_gate"})
     );
-    let out = server.cli_with_stdin(
-        &[
-            "hook-event",
-            "--agent",
-            "claude",
-            "--event",
-            "UserPromptSubmit",
-            "--pane",
-            &pane,
-        ],
+    claude_hook(
+        &server,
+        &pane,
+        "UserPromptSubmit",
         br#"{"session_id":"s","hook_event_name":"UserPromptSubmit","prompt":"x"}"#,
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
     );
     let resumed = wait_task_state(&mut c, &id, "working");
     assert!(resumed["status_reason"].is_null(), "{resumed}");
@@ -736,22 +722,11 @@ fn an_idle_after_the_first_prompt_is_not_a_turn_end() {
     let repo = repo(server.env().root());
     let (id, pane) = start_worker(&mut c, &repo, "normal", "nothing to do", json!({}));
     wait_task_state(&mut c, &id, "working");
-    let out = server.cli_with_stdin(
-        &[
-            "hook-event",
-            "--agent",
-            "claude",
-            "--event",
-            "SessionStart",
-            "--pane",
-            &pane,
-        ],
+    claude_hook(
+        &server,
+        &pane,
+        "SessionStart",
         br#"{"session_id":"late","hook_event_name":"SessionStart","source":"startup"}"#,
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
     );
     let idle = ok(c.call(
         "wait",

@@ -12,42 +12,20 @@
 //! its sandbox's writable roots), so the task needs input twice.
 
 use super::{LONG, Rig, agent_bin, claude_rig, codex_argv, codex_rig};
+use crate::support::git::{git, init_repo};
 use crate::support::process::BIN;
 use crate::support::{Client, ok, str_field, wait_until};
 use serde_json::{Value, json};
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
 use std::time::Duration;
 
 const SUMMARY: &str = "wrote and committed work.txt";
 
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .env("GIT_TERMINAL_PROMPT", "0")
-        .output()
-        .unwrap_or_else(|e| panic!("git {args:?}: {e}"));
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_owned()
-}
-
 /// The rig's work directory made a repository: one commit on `main`. The
 /// agents already trust it; the task's checkout is cut from it.
 fn make_repo(rig: &Rig) -> PathBuf {
-    let r = rig.work.clone();
-    git(&r, &["init", "-q", "-b", "main"]);
-    git(&r, &["config", "user.email", "t@example.com"]);
-    git(&r, &["config", "user.name", "T"]);
-    std::fs::write(r.join("README"), "hello\n").unwrap_or_else(|e| panic!("{e}"));
-    git(&r, &["add", "README"]);
-    git(&r, &["commit", "-q", "-m", "first"]);
-    r
+    init_repo(&rig.work, "README", "hello\n");
+    rig.work.clone()
 }
 
 /// Where the server cuts task checkouts (tasks.md §2.6), under the rig's HOME.

@@ -6,6 +6,7 @@
 
 pub mod agents;
 pub mod client;
+pub mod git;
 pub mod life;
 pub mod process;
 pub mod tmux;
