@@ -413,6 +413,21 @@ impl Watch {
     }
 }
 
+/// Enter on a hook-less agent's preselected "allow once": the tool writes
+/// `out.txt`, the turn ends `done` + `unread`, and every state of it came
+/// from the screen.
+fn enter_allows_and_the_turn_ends_done(rig: &Rig, c: &mut Client, pane: &str) {
+    press(c, pane, "\r");
+    let out = rig.work.join("out.txt");
+    wait_until("the tool to write out.txt", LONG, || {
+        out.exists().then_some(())
+    });
+    let done = wait_state(c, pane, "done");
+    assert_eq!(done["attention"], "unread");
+    rig.watch
+        .expect_screen_lifecycle(pane, &["idle", "working", "blocked", "working", "done"]);
+}
+
 /// An isolated home for one agent, with its model server.
 struct Rig {
     server: TestServer,

@@ -103,15 +103,7 @@ fn kilo_without_its_plugin_is_read_from_its_screen() {
     let blocked = wait_state(&mut c, &pane, "blocked");
     assert_eq!(blocked["attention"], "input_required");
     wait_screen(&mut c, &pane, "Allow once");
-    press(&mut c, &pane, "\r");
-    let out = rig.work.join("out.txt");
-    wait_until("the tool to write out.txt", LONG, || {
-        out.exists().then_some(())
-    });
-    let done = wait_state(&mut c, &pane, "done");
-    assert_eq!(done["attention"], "unread");
-    rig.watch
-        .expect_screen_lifecycle(&pane, &["idle", "working", "blocked", "working", "done"]);
+    super::enter_allows_and_the_turn_ends_done(&rig, &mut c, &pane);
 }
 
 /// `kilo --session <id>` after a server crash continues the conversation. A

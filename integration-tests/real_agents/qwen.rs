@@ -7,9 +7,9 @@
 //! verdict, so its permission is answered from signaltty.
 
 use super::resume::{Allow, resumed_agent_continues};
-use super::{LONG, Rig, agent_bin, capture, pending_decision, press, submit};
+use super::{Rig, agent_bin, capture, pending_decision, submit};
 use super::{denied_tool_does_not_run, wait_ready, wait_screen, wait_state};
-use crate::support::{ok, str_field, wait_until};
+use crate::support::{ok, str_field};
 use serde_json::{Value, json};
 
 /// What Qwen Code draws in its input box when it can take a prompt.
@@ -124,15 +124,7 @@ fn qwen_without_hooks_is_read_from_its_screen() {
     // "1. Yes, allow once" is preselected.
     wait_screen(&mut c, &pane, "Yes, allow once");
     capture(&mut c, &pane, "qwen", "blocked", Some("Waiting for user"));
-    press(&mut c, &pane, "\r");
-    let out = rig.work.join("out.txt");
-    wait_until("the tool to write out.txt", LONG, || {
-        out.exists().then_some(())
-    });
-    let done = wait_state(&mut c, &pane, "done");
-    assert_eq!(done["attention"], "unread");
-    rig.watch
-        .expect_screen_lifecycle(&pane, &["idle", "working", "blocked", "working", "done"]);
+    super::enter_allows_and_the_turn_ends_done(&rig, &mut c, &pane);
 }
 
 /// `qwen --resume <id>` after a server crash continues the conversation.
