@@ -108,8 +108,9 @@ fn pane_line(
 }
 
 /// The first row to draw so that the row `at` (and a few after it) is in
-/// view: 0 until the selection nears the bottom.
-fn offset(at: Option<usize>, rows: usize, height: usize) -> usize {
+/// view: 0 until the selection nears the bottom (the panes list and the
+/// tasks list alike).
+pub(super) fn offset(at: Option<usize>, rows: usize, height: usize) -> usize {
     let Some(at) = at else {
         return 0;
     };

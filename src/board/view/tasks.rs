@@ -12,6 +12,7 @@
 
 use super::ViewOpts;
 use super::glyphs::{self, Paint, one_line, pad, rule, truncate};
+use super::list::offset;
 use crate::board::model::{Board, Conn, TaskNote, disposition, task_note};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -20,8 +21,6 @@ use ratatui::text::{Line, Span};
 use signaltty_protocol::TaskId;
 use signaltty_protocol::task::{Task, TaskDiffResult};
 
-/// Rows kept visible below the selection when the list scrolls.
-const SCROLL_MARGIN: usize = 2;
 /// The disposition column, when some task has one: "discarded ".
 const DISPOSITION_W: usize = 10;
 
@@ -123,17 +122,6 @@ fn task_line(task: &Task, cols: &Columns, width: usize, opts: &ViewOpts) -> Line
         TaskNote::Nothing => {},
     }
     Line::from(spans)
-}
-
-/// The first line to draw so that the line `at` (and a few after it) shows.
-fn offset(at: Option<usize>, rows: usize, height: usize) -> usize {
-    let Some(at) = at else {
-        return 0;
-    };
-    let margin = SCROLL_MARGIN.min(height / 4);
-    (at + 1 + margin)
-        .saturating_sub(height)
-        .min(rows.saturating_sub(height))
 }
 
 /// Draws the task list in `area` (its title rule included); returns the
