@@ -1,0 +1,370 @@
+//! The command line: every command and flag, as clap derives them. `main.rs`
+//! dispatches; completions and man pages are generated from the same tree.
+
+mod pane;
+
+pub use pane::{PaneCommand, TabCommand};
+
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+/// signaltty: one background server that owns your agents' terminals and knows
+/// which one is working, blocked, done or failed.
+#[derive(Debug, Parser)]
+#[command(name = "signaltty", version, about, propagate_version = true)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: Global,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Flags every command takes.
+#[derive(Debug, Clone, Args)]
+pub struct Global {
+    /// Socket path (default: $SIGNALTTY_SOCKET, else $XDG_RUNTIME_DIR/signaltty/signaltty.sock).
+    #[arg(long, global = true, value_name = "PATH")]
+    pub socket: Option<PathBuf>,
+    /// Print the raw JSON result instead of text.
+    #[arg(long, global = true)]
+    pub json: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the server in the foreground.
+    Server {
+        /// Also write the log to this file.
+        #[arg(long, value_name = "PATH")]
+        log_file: Option<PathBuf>,
+        /// Leave the terminal's session (used by `signaltty start`).
+        #[arg(long, hide = true)]
+        detached: bool,
+        /// Rotate the journal past this many bytes (tests shrink it).
+        #[arg(long, hide = true, value_name = "BYTES")]
+        journal_rotate_bytes: Option<u64>,
+        /// Look at panes' processes this often (default 10 s; tests shorten it).
+        #[arg(long, hide = true, value_name = "MS")]
+        process_refresh_ms: Option<u64>,
+        /// Write a due snapshot this often (default 2 s; tests lengthen it).
+        #[arg(long, hide = true, value_name = "MS")]
+        snapshot_interval_ms: Option<u64>,
+        /// Read agent manifests from this directory ($SIGNALTTY_AGENTS_DIR wins;
+        /// default $XDG_CONFIG_HOME/signaltty/agents).
+        #[arg(long, value_name = "DIR")]
+        agents_dir: Option<PathBuf>,
+        /// Cursor approval inference wait (default 10 s; tests shorten it).
+        #[arg(long, hide = true, value_name = "MS")]
+        cursor_approval_ms: Option<u64>,
+        /// Tasks running at once at most (default 4, or $SIGNALTTY_MAX_PARALLEL_TASKS;
+        /// 0 refuses every start).
+        #[arg(long, value_name = "N")]
+        max_tasks: Option<usize>,
+        /// A working task whose worker prints and reports nothing this long
+        /// needs input (default 600, or $SIGNALTTY_WORKER_SILENT_TIMEOUT_S; 0: never).
+        #[arg(long, value_name = "S")]
+        worker_silent_timeout: Option<u64>,
+    },
+    /// Start a background server unless one already answers; returns once it does.
+    Start,
+    /// Stop the server (server.shutdown).
+    Stop {
+        /// Stop even while panes are live.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Show the server's status (server.status).
+    Status,
+    /// Show the live protocol contract (server.schema).
+    Schema,
+    /// Manage workspaces (workspace.*).
+    #[command(subcommand)]
+    Workspace(WorkspaceCommand),
+    /// Create a workspace (unless --workspace names one) and start a pane in it.
+    New {
+        /// An existing workspace (id or handle) instead of a new one.
+        #[arg(long)]
+        workspace: Option<String>,
+        /// Name of the new workspace.
+        #[arg(long)]
+        name: Option<String>,
+        /// Title of the new tab (with --workspace).
+        #[arg(long)]
+        tab: Option<String>,
+        /// Directory of the new workspace and pane (default: $HOME for the workspace).
+        #[arg(long, value_name = "DIR")]
+        cwd: Option<PathBuf>,
+        /// The command (default: $SHELL).
+        #[arg(last = true)]
+        argv: Vec<String>,
+    },
+    /// The live board: every agent's state, questions answered with one key,
+    /// any pane one keypress away (`?` shows the keys).
+    Board(crate::board::BoardArgs),
+    /// Attach this terminal to a pane: see its screen, type into it; Ctrl-\ detaches.
+    Attach {
+        /// Pane id or name (default: $SIGNALTTY_PANE).
+        pane: Option<String>,
+    },
+    /// Drive panes (pane.*).
+    #[command(subcommand)]
+    Pane(PaneCommand),
+    /// Manage tabs (tab.*).
+    #[command(subcommand)]
+    Tab(TabCommand),
+    /// Git checkouts of a workspace's repository (worktree.*).
+    #[command(subcommand)]
+    Worktree(crate::worktree_cli::WorktreeCommand),
+    /// Print state events as JSON lines and keep following them (subscribe).
+    Events {
+        /// Replay every matching event after this seq first.
+        #[arg(long, value_name = "SEQ")]
+        from_seq: Option<u64>,
+        /// Event globs (`*`, `workspace.*`, `agent.done`); repeatable. Default: every event.
+        #[arg(long = "filter", value_name = "GLOB")]
+        filters: Vec<String>,
+    },
+    /// Inspect the event journal offline.
+    #[command(subcommand)]
+    Journal(JournalCommand),
+    /// Report an agent hook (what installed hooks run; hook-event). Reads the hook's
+    /// JSON from stdin when piped. Prints nothing on stdout unless --json, and
+    /// exits 0 when no server runs: a hook never breaks its agent.
+    HookEvent {
+        /// claude, codex, opencode, cursor, pi, gemini, generic or none.
+        #[arg(long)]
+        agent: String,
+        /// The native hook name (Stop, PermissionRequest, session.idle, …).
+        #[arg(long)]
+        event: String,
+        /// Pane id or name (default: $SIGNALTTY_PANE, else found from this process's parents).
+        #[arg(long)]
+        pane: Option<String>,
+        /// Read the payload from stdin even when it is a terminal.
+        #[arg(long)]
+        payload_stdin: bool,
+        /// An explicit notification body.
+        #[arg(long)]
+        message: Option<String>,
+        /// The notification title.
+        #[arg(long)]
+        title: Option<String>,
+        /// info, warning or error.
+        #[arg(long)]
+        severity: Option<String>,
+        /// A decision: {"id", "prompt", "options": [{"id", "label"}]}.
+        #[arg(long)]
+        decision: Option<String>,
+        /// Permission reporter: wait for Allow once / Deny from a person and print
+        /// the provider's verdict JSON; print nothing when nobody answers.
+        #[arg(long, visible_alias = "wait-for-answer")]
+        wait: bool,
+        /// With --wait: seconds the server waits for an answer (1-120, default 120).
+        #[arg(long, value_name = "S")]
+        wait_timeout: Option<u64>,
+        /// The payload JSON as an argument (what Codex's `notify` appends).
+        payload: Option<String>,
+    },
+    /// Store a notification on a pane and raise its attention (notify).
+    Notify {
+        /// Pane id or name (default: $SIGNALTTY_PANE).
+        #[arg(long)]
+        pane: Option<String>,
+        /// Title.
+        #[arg(long)]
+        title: String,
+        /// Body.
+        #[arg(long)]
+        body: Option<String>,
+        /// info, warning or error.
+        #[arg(long)]
+        severity: Option<String>,
+    },
+    /// Record a pane's agent session (report-session).
+    ReportSession {
+        /// Pane id or name (default: $SIGNALTTY_PANE).
+        #[arg(long)]
+        pane: Option<String>,
+        /// The agent's session id.
+        #[arg(long)]
+        session: String,
+        /// The agent kind (default: the pane's).
+        #[arg(long)]
+        agent: Option<String>,
+    },
+    /// Wait until a pane reaches a state (wait).
+    Wait {
+        /// Pane id or name (default: $SIGNALTTY_PANE).
+        pane: Option<String>,
+        /// A lifecycle, an attention, seen, attention_cleared or exited; repeatable.
+        #[arg(long, required = true)]
+        until: Vec<String>,
+        /// A wait_baseline (JSON, from `pane get --json`): only newer transitions count.
+        #[arg(long)]
+        after: Option<String>,
+        /// Give up after this many seconds.
+        #[arg(long)]
+        timeout: Option<u64>,
+    },
+    /// What came back after the last start: per workspace and restore state,
+    /// what can be resumed and the commands to resume it.
+    Restore,
+    /// List the panes that need a person, most urgent first (attention.pending).
+    Attention {
+        /// At most this many.
+        #[arg(long)]
+        limit: Option<u64>,
+    },
+    /// Acknowledge a pane: clears its attention unless a decision is pending (pane.mark_seen).
+    MarkSeen {
+        /// Pane id or name (default: $SIGNALTTY_PANE).
+        pane: Option<String>,
+    },
+    /// Agent manifests: list, reload, or check a file (agents.*).
+    #[command(subcommand)]
+    Agents(AgentsCommand),
+    /// Say why a pane is in its state and what would change it (pane.explain).
+    Explain {
+        /// Pane id or name (default: $SIGNALTTY_PANE).
+        pane: Option<String>,
+    },
+    /// List the pending decisions of every pane, with their prompts and options.
+    Decisions,
+    /// Tasks: worker agents in their own git worktrees (task.*).
+    #[command(subcommand)]
+    Task(crate::tasks_cli::TaskCommand),
+    /// Report a task's result from inside its worker (task.report).
+    Report(crate::tasks_cli::ReportArgs),
+    /// The agents' hook configuration: install, remove or check the managed
+    /// hooks that report to signaltty (works without a server).
+    #[command(subcommand)]
+    Integration(IntegrationCommand),
+    /// Answer a pane's pending decision (decision.answer): once or deny for a
+    /// permission request, else an option id or its number.
+    Answer {
+        /// Pane id or name.
+        pane: String,
+        /// The option: its id (once, deny, …) or its 1-based number.
+        option: String,
+        /// Answer only if this is still the pending decision (default: whichever is).
+        #[arg(long, value_name = "ID")]
+        decision: Option<String>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum IntegrationCommand {
+    /// Write the managed hooks into an agent's config (claude, codex, opencode, cursor, gemini, pi, qwen, kilo, all).
+    Install(IntegrationArgs),
+    /// Remove the managed hooks, and nothing else.
+    Uninstall(IntegrationArgs),
+    /// What each agent's config holds: installed, needs repair, not installed, disabled, invalid.
+    Status(IntegrationArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct IntegrationArgs {
+    /// claude, codex, opencode, cursor, gemini, pi, qwen, kilo or all.
+    pub agent: Option<String>,
+    /// Every agent.
+    #[arg(long)]
+    pub all: bool,
+    /// Use this home instead of $HOME (and ignore CLAUDE_CONFIG_DIR, CODEX_HOME, OPENCODE_CONFIG_DIR).
+    #[arg(long, value_name = "DIR")]
+    pub home: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum AgentsCommand {
+    /// The active manifests and the files skipped (agents.list).
+    List,
+    /// Re-read the agents directory and swap the whole set (agents.reload).
+    Reload,
+    /// Validate a manifest (no server needed); with a screen text on stdin, show
+    /// which of its rules match it.
+    Check {
+        /// The manifest file.
+        file: PathBuf,
+        /// The pane title to match `title` rules against.
+        #[arg(long)]
+        title: Option<String>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum JournalCommand {
+    /// Check the journal files: records parse, seqs increase, retention and
+    /// reservation agree. Exits 1 when something is wrong.
+    Verify {
+        /// The state directory (default: $XDG_STATE_HOME/signaltty).
+        #[arg(long, value_name = "DIR")]
+        state_dir: Option<PathBuf>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum WorkspaceCommand {
+    /// Create a workspace (workspace.create).
+    Create {
+        /// Label; the handle is derived from it.
+        #[arg(long)]
+        name: Option<String>,
+        /// Default directory for new panes (default: $HOME).
+        #[arg(long, value_name = "DIR")]
+        cwd: Option<PathBuf>,
+    },
+    /// List workspaces (workspace.list).
+    List,
+    /// Show one workspace with its tabs and panes (workspace.get).
+    Get {
+        /// Workspace id or handle.
+        workspace: String,
+    },
+    /// Rename a workspace; its handle stays (workspace.rename).
+    Rename {
+        /// Workspace id or handle.
+        workspace: String,
+        /// The new name.
+        name: String,
+    },
+    /// Whether the workspace's resumable agents start again by themselves after
+    /// a restart, a few at a time (workspace.set_auto_resume; off by default).
+    AutoResume {
+        /// Workspace id or handle.
+        workspace: String,
+        /// on or off.
+        #[arg(value_parser = ["on", "off"])]
+        state: String,
+    },
+    /// Close a workspace and everything in it (workspace.close).
+    Close {
+        /// Workspace id or handle.
+        workspace: String,
+        /// Signal for each live child (INT TERM KILL HUP QUIT WINCH USR1 USR2).
+        #[arg(long, default_value = "TERM")]
+        signal: String,
+    },
+    /// Recompute the workspace's git cache: branch and dirty (workspace.refresh_git).
+    RefreshGit {
+        /// Workspace id or handle.
+        workspace: String,
+    },
+    /// Changed files with line counts, against HEAD or the turn's start (workspace.diff).
+    Diff {
+        /// Workspace id or handle.
+        workspace: String,
+        /// Compare with the checkout when the latest agent turn started.
+        #[arg(long)]
+        turn: bool,
+    },
+    /// One file's diff, against HEAD or the turn's start (workspace.file_diff).
+    FileDiff {
+        /// Workspace id or handle.
+        workspace: String,
+        /// The file, relative to the checkout root.
+        path: String,
+        /// Compare with the checkout when the latest agent turn started.
+        #[arg(long)]
+        turn: bool,
+    },
+}
