@@ -15,6 +15,7 @@ mod hooks;
 mod integration;
 mod journal;
 mod journal_faults;
+mod manual;
 mod pane_ops;
 mod panes;
 mod real_agents;
