@@ -16,6 +16,7 @@ mod integration;
 mod journal;
 mod journal_faults;
 mod layouts;
+mod notifications;
 mod pane_ops;
 mod panes;
 mod real_agents;
