@@ -896,6 +896,9 @@ const SPEC_METHODS: &[&str] = &[
 const EXTENSIONS: &[&str] = &[
     // Issue 14: the per-workspace auto-resume opt-in (persistence.md §8.4).
     "workspace.set_auto_resume",
+    // Issue 18: the kept notifications listed and marked read.
+    "notification.list",
+    "notification.mark_read",
 ];
 
 #[test]

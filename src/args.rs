@@ -97,6 +97,9 @@ pub enum Command {
         /// Directory of the new workspace and pane (default: $HOME for the workspace).
         #[arg(long, value_name = "DIR")]
         cwd: Option<PathBuf>,
+        /// An environment variable for the pane's process; repeatable.
+        #[arg(long = "env", value_name = "KEY=VALUE", value_parser = crate::mapping_cli::parse_env)]
+        env: Vec<(String, String)>,
         /// The command (default: $SHELL).
         #[arg(last = true)]
         argv: Vec<String>,
@@ -199,11 +202,15 @@ pub enum Command {
     Wait {
         /// Pane id or name (default: $SIGNALTTY_PANE).
         pane: Option<String>,
-        /// A lifecycle, an attention, seen, attention_cleared or exited; repeatable.
-        #[arg(long, required = true)]
+        /// The pane, as a flag (the same as the argument).
+        #[arg(long = "pane", value_name = "PANE", conflicts_with = "pane")]
+        pane_flag: Option<String>,
+        /// A lifecycle, an attention, seen, attention_cleared or exited;
+        /// repeatable or comma-separated (`--until done,failed`).
+        #[arg(long, required = true, value_delimiter = ',')]
         until: Vec<String>,
         /// A wait_baseline (JSON, from `pane get --json`): only newer transitions count.
-        #[arg(long)]
+        #[arg(long, visible_alias = "after-baseline")]
         after: Option<String>,
         /// Give up after this many seconds.
         #[arg(long)]
@@ -267,6 +274,18 @@ pub enum Command {
         #[arg(long, value_name = "DIR")]
         dir: Option<PathBuf>,
     },
+    /// Pending decisions (decision.*): `decision answer` is `answer`.
+    #[command(subcommand)]
+    Decision(crate::mapping_cli::DecisionCommand),
+    /// Jump to the pane that needs a person most (focus.*).
+    #[command(subcommand)]
+    Focus(crate::mapping_cli::FocusCommand),
+    /// Layouts as launch trees: export a tab, start one in a new tab (layout.*).
+    #[command(subcommand)]
+    Layout(crate::layout_cli::LayoutCommand),
+    /// The kept notifications, newest first (notification.list); `read` marks
+    /// them read (notification.mark_read).
+    Notifications(crate::notifications_cli::NotificationsArgs),
 }
 
 #[derive(Debug, Subcommand)]

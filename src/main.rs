@@ -19,9 +19,12 @@ mod decisions_cli;
 mod diff_cli;
 mod follow;
 mod integration_cli;
+mod layout_cli;
 mod logger;
 mod manual;
 mod paint;
+mod mapping_cli;
+mod notifications_cli;
 mod panes_cli;
 mod restore_cli;
 mod serve;
@@ -78,8 +81,17 @@ fn main() -> ExitCode {
             name,
             tab,
             cwd,
+            env,
             argv,
-        } => panes_cli::new(&cli.global, workspace, name, tab, cwd, argv),
+        } => panes_cli::new(
+            &cli.global,
+            workspace,
+            name,
+            tab,
+            cwd,
+            mapping_cli::env_param(env),
+            argv,
+        ),
         Command::Pane(cmd) => panes_cli::pane(&cli.global, cmd),
         Command::Attach { pane } => attach::attach(&cli.global, pane),
         Command::Board(args) => board::run(&cli.global, args),
@@ -130,10 +142,11 @@ fn main() -> ExitCode {
         } => state_cli::report_session(&cli.global, pane, session, agent),
         Command::Wait {
             pane,
+            pane_flag,
             until,
             after,
             timeout,
-        } => state_cli::wait(&cli.global, pane, until, after, timeout),
+        } => state_cli::wait(&cli.global, pane.or(pane_flag), until, after, timeout),
         Command::Attention { limit } => state_cli::attention(&cli.global, limit),
         Command::Restore => restore_cli::restore(&cli.global),
         Command::MarkSeen { pane } => state_cli::mark_seen(&cli.global, pane),
@@ -160,6 +173,10 @@ fn main() -> ExitCode {
         Command::Agents(AgentsCommand::Check { file, title }) => {
             state_cli::agents_check(&file, title)
         },
+        Command::Decision(cmd) => mapping_cli::decision(&cli.global, cmd),
+        Command::Focus(cmd) => mapping_cli::focus(&cli.global, cmd),
+        Command::Layout(cmd) => layout_cli::run(&cli.global, cmd),
+        Command::Notifications(args) => notifications_cli::run(&cli.global, args),
     };
     ExitCode::from(u8::try_from(code).unwrap_or(1))
 }

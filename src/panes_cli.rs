@@ -148,6 +148,7 @@ pub fn new(
     name: Option<String>,
     tab: Option<String>,
     cwd: Option<PathBuf>,
+    env: Option<std::collections::BTreeMap<String, String>>,
     argv: Vec<String>,
 ) -> i32 {
     let cwd = match absolute(cwd) {
@@ -194,6 +195,7 @@ pub fn new(
     let params = PaneSpawnParams {
         tab_id,
         cwd,
+        env,
         ..PaneSpawnParams::new(workspace, argv)
     };
     match client.call(Method::PaneSpawn(params)) {
@@ -236,6 +238,11 @@ fn run_pane(global: &Global, cmd: PaneCommand) -> Result<i32, i32> {
             workspace,
             tab,
             cwd,
+            env,
+            parent_pane,
+            label,
+            relationship,
+            agent_hint,
             argv,
         } => {
             let argv = if argv.is_empty() {
@@ -243,9 +250,18 @@ fn run_pane(global: &Global, cmd: PaneCommand) -> Result<i32, i32> {
             } else {
                 argv
             };
+            let relationship = relationship.map(|r| match r.as_str() {
+                "fork" => signaltty_protocol::pane::Relationship::Fork,
+                _ => signaltty_protocol::pane::Relationship::Subagent,
+            });
             let params = PaneSpawnParams {
                 tab_id: tab.map(TabId),
                 cwd: absolute(cwd)?,
+                env: crate::mapping_cli::env_param(env),
+                parent_pane_id: parent_pane.map(PaneRef),
+                label,
+                relationship,
+                agent_hint,
                 ..PaneSpawnParams::new(WorkspaceRef(workspace), argv)
             };
             call(global, Method::PaneSpawn(params), |r: PaneLaunchResult| {
@@ -256,6 +272,7 @@ fn run_pane(global: &Global, cmd: PaneCommand) -> Result<i32, i32> {
             pane,
             direction,
             cwd,
+            env,
             argv,
         } => {
             let params = PaneSplitParams {
@@ -263,6 +280,7 @@ fn run_pane(global: &Global, cmd: PaneCommand) -> Result<i32, i32> {
                 direction: Some(split_dir(&direction)?),
                 argv: (!argv.is_empty()).then_some(argv),
                 cwd: absolute(cwd)?,
+                env: crate::mapping_cli::env_param(env),
             };
             call(global, Method::PaneSplit(params), |r: PaneLaunchResult| {
                 print_launched(&r)
@@ -332,6 +350,8 @@ fn run_pane(global: &Global, cmd: PaneCommand) -> Result<i32, i32> {
             regex,
             mode,
             after_seq,
+            raw,
+            lines,
             timeout,
         } => {
             let params = PaneWaitForOutputParams {
@@ -339,8 +359,8 @@ fn run_pane(global: &Global, cmd: PaneCommand) -> Result<i32, i32> {
                 pattern,
                 regex: Some(regex),
                 mode: Some(read_mode(&mode)?),
-                lines: None,
-                strip_ansi: None,
+                lines,
+                strip_ansi: raw.then_some(false),
                 after_seq,
                 timeout_s: Some(timeout),
             };
@@ -386,6 +406,8 @@ fn run_pane(global: &Global, cmd: PaneCommand) -> Result<i32, i32> {
                 },
             )
         },
+        PaneCommand::Attach { pane } => crate::attach::attach(global, pane),
+        PaneCommand::MarkSeen { pane } => crate::state_cli::mark_seen(global, pane),
         PaneCommand::Resume { pane } => {
             let params = PaneTarget {
                 pane_id: pane_ref(pane)?,

@@ -77,8 +77,12 @@ pub fn build_pane(recipe: PaneRecipe<'_>) -> (Pane, SpawnSpec) {
     } = recipe;
     let argv = anchor_argv(argv, &cwd);
     let mut env_in = request_env.clone();
+    // The server's own context wins over the request's overrides.
     if let Some(lineage) = &parent {
         env_in.insert("SIGNALTTY_PARENT_PANE".into(), lineage.parent.0.clone());
+    }
+    if let Some(task) = &task_id {
+        env_in.insert("SIGNALTTY_TASK".into(), task.clone());
     }
     let env = child_env(server_env, &env_in, id.as_str(), socket);
     let pane = Pane {
@@ -128,24 +132,55 @@ pub fn build_pane(recipe: PaneRecipe<'_>) -> (Pane, SpawnSpec) {
     (pane, spec)
 }
 
-/// Server variables never passed to a child.
+/// Variables never passed to a child: removed from the server's environment,
+/// and refused (`BAD_PARAMS`) as request overrides. The server sets its own
+/// `SIGNALTTY_SOCKET`.
 pub const ENV_BLOCKED: &[&str] = &["LD_PRELOAD", "LD_LIBRARY_PATH", "SIGNALTTY_SOCKET"];
-/// Request overrides accepted by exact name.
-pub const ENV_ALLOWED: &[&str] = &[
-    "TERM",
-    "COLORTERM",
-    "LANG",
-    "LC_ALL",
-    "LC_CTYPE",
-    "EDITOR",
-    "VISUAL",
-    "PAGER",
-    "SHELL",
-    "SIGNALTTY_PANE",
-];
-/// Request overrides accepted by prefix.
-pub const ENV_ALLOWED_PREFIXES: &[&str] =
-    &["SIGNALTTY_", "CLAUDE_", "CODEX_", "OPENCODE_", "CURSOR_"];
+
+/// Checks a request's `env` overrides (docs/panes.md): every override is
+/// passed to the child except the blocked names, and each key must be an
+/// environment name (not empty, no `=` or NUL) with a value without NUL.
+/// The error names every offending key, so nothing is ever dropped silently.
+pub fn check_overrides(request: &BTreeMap<String, String>) -> Result<(), String> {
+    let mut refused = Vec::new();
+    let mut bad_keys = Vec::new();
+    let mut bad_values = Vec::new();
+    for (k, v) in request {
+        if k.is_empty() || k.contains('=') || k.contains('\0') {
+            bad_keys.push(format!("{k:?}"));
+        } else if ENV_BLOCKED.contains(&k.as_str()) {
+            refused.push(k.clone());
+        }
+        if v.contains('\0') {
+            bad_values.push(format!("{k:?}"));
+        }
+    }
+    let mut why = Vec::new();
+    if !refused.is_empty() {
+        why.push(format!(
+            "env {} cannot be overridden (always removed; the server sets its own SIGNALTTY_SOCKET)",
+            refused.join(", ")
+        ));
+    }
+    if !bad_keys.is_empty() {
+        why.push(format!(
+            "env keys {} are not environment names (empty, or containing = or NUL)",
+            bad_keys.join(", ")
+        ));
+    }
+    if !bad_values.is_empty() {
+        why.push(format!(
+            "env values of {} contain NUL",
+            bad_values.join(", ")
+        ));
+    }
+    if why.is_empty() {
+        Ok(())
+    } else {
+        Err(why.join("; "))
+    }
+}
+
 /// The only request variables a pane remembers (re-applied by `pane.resume`).
 pub const CONFIG_ENV_KEYS: &[&str] = &["CLAUDE_CONFIG_DIR", "CODEX_HOME", "OPENCODE_CONFIG_DIR"];
 
@@ -197,8 +232,9 @@ pub fn resume_command(pane: &Pane) -> Option<Vec<String>> {
 }
 
 /// Builds a child's environment: the server's minus the block list, then the
-/// allowed request overrides, `TERM=xterm-256color` when nobody set it, then
-/// `SIGNALTTY_PANE` and `SIGNALTTY_SOCKET`, which always win.
+/// request overrides (checked by [`check_overrides`]; a blocked name is skipped
+/// here too), `TERM=xterm-256color` when nobody set it, then `SIGNALTTY_PANE`
+/// and `SIGNALTTY_SOCKET`, which always win.
 pub fn child_env(
     server: impl IntoIterator<Item = (String, String)>,
     request: &BTreeMap<String, String>,
@@ -210,9 +246,7 @@ pub fn child_env(
         .filter(|(k, _)| !ENV_BLOCKED.contains(&k.as_str()))
         .collect();
     for (k, v) in request {
-        let allowed = ENV_ALLOWED.contains(&k.as_str())
-            || ENV_ALLOWED_PREFIXES.iter().any(|p| k.starts_with(p));
-        if allowed && !ENV_BLOCKED.contains(&k.as_str()) {
+        if !ENV_BLOCKED.contains(&k.as_str()) {
             env.insert(k.clone(), v.clone());
         }
     }
@@ -336,7 +370,7 @@ mod tests {
             .collect();
         assert_eq!(env.get("PATH").map(String::as_str), Some("/bin"));
         assert!(!env.contains_key("LD_PRELOAD") && !env.contains_key("LD_LIBRARY_PATH"));
-        assert!(!env.contains_key("HOME"), "HOME is not an allowed override");
+        assert_eq!(env["HOME"], "/elsewhere", "every other override is passed");
         assert_eq!(env["LANG"], "C.UTF-8");
         assert_eq!(env["CODEX_HOME"], "/c");
         assert_eq!(env["TERM"], "xterm-256color");
@@ -352,6 +386,55 @@ mod tests {
             Path::new("/s"),
         );
         assert!(with_term.contains(&("TERM".to_owned(), "screen".to_owned())));
+    }
+
+    #[test]
+    fn overrides_name_every_refused_or_malformed_key_and_accept_the_rest() {
+        assert_eq!(
+            check_overrides(&map(&[
+                ("ANTHROPIC_API_KEY", "secret"),
+                ("PATH", "/x"),
+                ("SIGNALTTY_PANE", "forged")
+            ])),
+            Ok(())
+        );
+        let why = check_overrides(&map(&[
+            ("LD_PRELOAD", "a.so"),
+            ("SIGNALTTY_SOCKET", "/s"),
+            ("OK", "fine"),
+        ]))
+        .unwrap_err();
+        assert!(why.contains("LD_PRELOAD, SIGNALTTY_SOCKET"), "{why}");
+        assert!(!why.contains("OK"), "{why}");
+        let why = check_overrides(&map(&[("", "v"), ("A=B", "v"), ("N\0UL", "v")])).unwrap_err();
+        assert!(
+            why.contains("\"\"") && why.contains("\"A=B\"") && why.contains("N\\0UL"),
+            "{why}"
+        );
+        let why = check_overrides(&map(&[("GOOD_KEY", "bad\0value")])).unwrap_err();
+        assert!(why.contains("values of \"GOOD_KEY\""), "{why}");
+        assert!(check_overrides(&map(&[("LD_LIBRARY_PATH", "/x")])).is_err());
+    }
+
+    #[test]
+    fn a_task_worker_and_a_child_get_the_servers_context_over_the_overrides() {
+        let socket = PathBuf::from("/run/s.sock");
+        let mut r = recipe(&socket);
+        r.request_env = map(&[
+            ("SIGNALTTY_TASK", "forged"),
+            ("SIGNALTTY_PARENT_PANE", "forged"),
+        ]);
+        r.task_id = Some("task_1".into());
+        r.parent = Some(Lineage {
+            parent: PaneId::from_random(7),
+            root: PaneId::from_random(7),
+        });
+        let (_, spec) = build_pane(r);
+        assert_eq!(env_of(&spec, "SIGNALTTY_TASK"), Some("task_1"));
+        assert_eq!(
+            env_of(&spec, "SIGNALTTY_PARENT_PANE"),
+            Some(PaneId::from_random(7).as_str())
+        );
     }
 
     #[test]
@@ -463,7 +546,7 @@ mod tests {
         assert_eq!(env_of(&spec, "SIGNALTTY_SOCKET"), Some("/run/s.sock"));
         assert_eq!(env_of(&spec, "PATH"), Some("/usr/bin"));
         assert_eq!(env_of(&spec, "LD_PRELOAD"), None, "blocked both ways");
-        assert_eq!(env_of(&spec, "RANDOM_VAR"), None, "not an allowed override");
+        assert_eq!(env_of(&spec, "RANDOM_VAR"), Some("x"), "passed through");
         assert_eq!(env_of(&spec, "CLAUDE_CONFIG_DIR"), Some("conf"));
         assert_eq!(env_of(&spec, "TERM"), Some("xterm-256color"));
         assert_eq!(env_of(&spec, "SIGNALTTY_PARENT_PANE"), None);

@@ -20,6 +20,7 @@ pub mod ids;
 pub mod integration;
 pub mod journal;
 pub mod launch;
+pub mod launch_tree;
 pub mod layout;
 pub mod listener;
 pub mod pane;

@@ -176,6 +176,10 @@ impl Projection {
                 return;
             },
             Event::TaskResult { .. } => return,
+            Event::NotificationRead { ids, read_at } => {
+                self.mark_notifications_read(&ids, &read_at);
+                return;
+            },
             _ => {},
         }
         if let Event::NotificationCreated { notification, .. } = &event {
@@ -313,7 +317,9 @@ impl Projection {
             | Event::DecisionAnswered { .. }
             | Event::DecisionCleared { .. } => {},
             Event::TaskCreated { .. } | Event::TaskUpdated { .. } | Event::TaskResult { .. } => {},
-            Event::ServerWillShutdown {} | Event::WorktreeChanged { .. } => {},
+            Event::ServerWillShutdown {}
+            | Event::WorktreeChanged { .. }
+            | Event::NotificationRead { .. } => {},
         }
     }
 
@@ -335,6 +341,32 @@ impl Projection {
     /// The kept notifications, oldest first.
     pub fn notifications(&self) -> Vec<Notification> {
         self.notifications.iter().cloned().collect()
+    }
+
+    /// Sets `read_at` on the kept notifications among `ids` that are unread;
+    /// one already read keeps its first `read_at`.
+    fn mark_notifications_read(&mut self, ids: &[String], read_at: &signaltty_protocol::Timestamp) {
+        let ids: std::collections::HashSet<&str> = ids.iter().map(String::as_str).collect();
+        for n in &mut self.notifications {
+            if n.read_at.is_none() && ids.contains(n.id.as_str()) {
+                n.read_at = Some(read_at.clone());
+            }
+        }
+    }
+
+    /// The kept notifications that pass `keep`, newest first, at most `limit`.
+    pub fn notifications_newest(
+        &self,
+        keep: impl Fn(&Notification) -> bool,
+        limit: usize,
+    ) -> Vec<Notification> {
+        self.notifications
+            .iter()
+            .rev()
+            .filter(|n| keep(n))
+            .take(limit)
+            .cloned()
+            .collect()
     }
 
     /// Every workspace in creation order.
@@ -539,6 +571,7 @@ mod tests {
             severity: signaltty_protocol::state::Severity::Info,
             source: "cli".into(),
             created_at: Timestamp::from_unix_millis(0),
+            read_at: None,
         }
     }
 
@@ -560,6 +593,38 @@ mod tests {
         assert_eq!(kept.len(), KEPT_NOTIFICATIONS);
         assert_eq!(kept.first().map(String::as_str), Some("notif_60"));
         assert_eq!(kept.last().map(String::as_str), Some("notif_259"));
+    }
+
+    #[test]
+    fn notification_read_sets_read_at_once_and_only_on_the_named_ones() {
+        let mut p = Projection::new(Seq(0));
+        p.restore_notifications((0..3).map(notification).collect());
+        let first = Timestamp::from_unix_millis(1000);
+        p.apply(
+            Seq(1),
+            Event::NotificationRead {
+                ids: vec!["notif_0".into(), "notif_2".into(), "notif_gone".into()],
+                read_at: first.clone(),
+            },
+        );
+        p.apply(
+            Seq(2),
+            Event::NotificationRead {
+                ids: vec!["notif_0".into()],
+                read_at: Timestamp::from_unix_millis(2000),
+            },
+        );
+        let read: Vec<Option<Timestamp>> =
+            p.notifications().into_iter().map(|n| n.read_at).collect();
+        assert_eq!(read, vec![Some(first.clone()), None, Some(first)]);
+        let unread = p.notifications_newest(|n| n.read_at.is_none(), 10);
+        assert_eq!(unread.len(), 1);
+        let newest: Vec<String> = p
+            .notifications_newest(|_| true, 2)
+            .into_iter()
+            .map(|n| n.id)
+            .collect();
+        assert_eq!(newest, vec!["notif_2", "notif_1"]);
     }
 
     #[test]

@@ -120,6 +120,8 @@ pub struct Registry<W, P> {
     names: HashMap<String, PaneId>,
     /// The panes each connection attached, detached when it goes away.
     attachments: HashMap<ConnId, HashSet<PaneId>>,
+    /// Names held for panes being started (`layout.apply`): no rename takes them.
+    reserved: HashSet<String>,
 }
 
 impl<W, P> Default for Registry<W, P> {
@@ -131,6 +133,7 @@ impl<W, P> Default for Registry<W, P> {
             panes: HashMap::new(),
             names: HashMap::new(),
             attachments: HashMap::new(),
+            reserved: HashSet::new(),
         }
     }
 }
@@ -282,6 +285,11 @@ impl<W: Clone, P: Clone> Registry<W, P> {
                     "invalid pane name {n:?}: use a lowercase letter, then lowercase letters, digits, _ or -, at most {MAX_PANE_NAME_BYTES} bytes"
                 )));
             }
+            if self.reserved.contains(n) {
+                return Err(Error::BadParams(format!(
+                    "the name {n:?} is held for a pane being started"
+                )));
+            }
             if self.names.get(n).is_some_and(|holder| holder != id) {
                 return Err(Error::BadParams(format!(
                     "the name {n:?} is taken by another pane"
@@ -296,6 +304,39 @@ impl<W: Clone, P: Clone> Registry<W, P> {
             self.names.insert(n.to_owned(), id.clone());
         }
         Ok(())
+    }
+
+    /// Holds `names` for panes being started (`layout.apply`), all or none:
+    /// `BAD_PARAMS` when one is invalid, repeated, held by a pane or already
+    /// held. Released with [`Registry::release_names`].
+    pub fn reserve_names(&mut self, names: &[String]) -> Result<(), Error> {
+        let mut seen = HashSet::new();
+        for n in names {
+            if !valid_pane_name(n) {
+                return Err(Error::BadParams(format!(
+                    "invalid pane name {n:?}: use a lowercase letter, then lowercase letters, digits, _ or -, at most {MAX_PANE_NAME_BYTES} bytes"
+                )));
+            }
+            if !seen.insert(n.as_str()) {
+                return Err(Error::BadParams(format!(
+                    "the name {n:?} is given to two panes"
+                )));
+            }
+            if self.names.contains_key(n) || self.reserved.contains(n) {
+                return Err(Error::BadParams(format!(
+                    "the name {n:?} is taken by another pane"
+                )));
+            }
+        }
+        self.reserved.extend(names.iter().cloned());
+        Ok(())
+    }
+
+    /// Frees names held by [`Registry::reserve_names`].
+    pub fn release_names(&mut self, names: &[String]) {
+        for n in names {
+            self.reserved.remove(n);
+        }
     }
 
     /// The name of a pane, if it has one.

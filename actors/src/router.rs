@@ -55,6 +55,8 @@ mod attention;
 mod decisions;
 mod diff;
 mod hooks;
+mod layouts;
+mod notifications;
 mod panes;
 mod submit;
 mod tabs;
@@ -167,6 +169,8 @@ pub fn route<H: Host>(
         Method::TabClose(p) => tabs::close(cx, p),
         Method::TabSetLayout(p) => tabs::set_layout(cx, p),
         Method::TabSetRatio(p) => tabs::set_ratio(cx, p),
+        Method::LayoutExport(p) => ready(layouts::export(cx, &p)),
+        Method::LayoutApply(p) => layouts::apply(cx, p),
         Method::PaneSpawn(p) => panes::spawn(cx, p),
         Method::PaneSplit(p) => panes::split(cx, p),
         Method::PaneSwap(p) => panes::swap(cx, p),
@@ -188,6 +192,8 @@ pub fn route<H: Host>(
         Method::PaneSubmit(p) => submit::submit(cx, conn.id, p),
         Method::DecisionAnswer(p) => decisions::answer(cx, p),
         Method::Notify(p) => attention::notify(cx, p),
+        Method::NotificationList(p) => notifications::list(cx, p),
+        Method::NotificationMarkRead(p) => notifications::mark_read(cx, p),
         Method::HookEvent(p) => hooks::hook_event(cx, conn.id, p),
         Method::ReportSession(p) => hooks::report_session(cx, p),
         Method::Subscribe(p) => subscribe(cx, &conn, generation, p),

@@ -12,7 +12,9 @@ use signaltty_protocol::workspace::{Layout, Tab, Workspace as WorkspaceState};
 use signaltty_protocol::{Event, PaneId, TabId, Timestamp, WorkspaceRef};
 use std::collections::HashMap;
 
+mod apply;
 mod panes;
+pub use apply::{ApplyLayout, ApplyLeaf};
 pub use panes::{Arrangement, Rearrange, RemovePane, SpawnPane};
 use std::collections::HashSet;
 

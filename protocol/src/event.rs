@@ -67,6 +67,7 @@ events! {
     AttentionUpdated = "attention.updated" { pane_id: PaneId, attention: Attention, prev: Attention, pane: Box<Pane> },
     AttentionCleared = "attention.cleared" { pane_id: PaneId, reason: String, pane: Box<Pane> },
     NotificationCreated = "notification.created" { notification: Notification, pane: Box<Pane> },
+    NotificationRead = "notification.read" { ids: Vec<String>, read_at: crate::time::Timestamp },
     TaskCreated = "task.created" { task: Box<crate::task::Task> },
     TaskUpdated = "task.updated" {
         task_id: crate::ids::TaskId,

@@ -4,6 +4,8 @@
 //! the table, so the server answers `UNKNOWN_METHOD` for it (spec/ipc.md §0).
 
 use crate::diff::{WorkspaceDiffParams, WorkspaceFileDiffParams, WorkspaceRefreshGitParams};
+use crate::layout::{LayoutApplyParams, LayoutExportParams};
+use crate::notification::{NotificationListParams, NotificationMarkReadParams};
 use crate::pane::{
     PaneAttachParams, PaneCloseParams, PaneInputParams, PaneMoveParams, PaneReadParams,
     PaneRenameParams, PaneResizeParams, PaneSignalParams, PaneSpawnParams, PaneSplitParams,
@@ -99,6 +101,8 @@ methods! {
     TabClose = "tab.close" (TabCloseParams),
     TabSetLayout = "tab.set_layout" (TabSetLayoutParams),
     TabSetRatio = "tab.set_ratio" (TabSetRatioParams),
+    LayoutExport = "layout.export" (LayoutExportParams),
+    LayoutApply = "layout.apply" (LayoutApplyParams),
     PaneSpawn = "pane.spawn" (PaneSpawnParams),
     PaneSplit = "pane.split" (PaneSplitParams),
     PaneSwap = "pane.swap" (PaneSwapParams),
@@ -120,6 +124,8 @@ methods! {
     PaneSubmit = "pane.submit" (PaneSubmitParams),
     DecisionAnswer = "decision.answer" (DecisionAnswerParams),
     Notify = "notify" (NotifyParams),
+    NotificationList = "notification.list" (NotificationListParams),
+    NotificationMarkRead = "notification.mark_read" (NotificationMarkReadParams),
     HookEvent = "hook-event" (HookEventParams),
     ReportSession = "report-session" (ReportSessionParams),
     Subscribe = "subscribe" (SubscribeParams),
@@ -214,6 +220,8 @@ impl Method {
             | Method::TabClose(_)
             | Method::TabSetLayout(_)
             | Method::TabSetRatio(_)
+            | Method::LayoutExport(_)
+            | Method::LayoutApply(_)
             | Method::PaneSpawn(_)
             | Method::PaneSplit(_)
             | Method::PaneSwap(_)
@@ -234,6 +242,8 @@ impl Method {
             | Method::PaneSubmit(_)
             | Method::DecisionAnswer(_)
             | Method::Notify(_)
+            | Method::NotificationList(_)
+            | Method::NotificationMarkRead(_)
             | Method::ReportSession(_)
             | Method::FocusNextUnread(_)
             | Method::AttentionPending(_)

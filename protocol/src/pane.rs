@@ -405,6 +405,9 @@ pub struct PaneSplitParams {
     /// Default the split pane's cwd.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cwd: Option<String>,
+    /// Per-pane environment overrides, as `pane.spawn`'s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub env: Option<BTreeMap<String, String>>,
 }
 
 /// Params naming just a pane.

@@ -99,6 +99,35 @@ pub struct Capabilities {
     pub wait_baseline: bool,
     /// `wait` accepts several outcomes.
     pub wait_multiple_outcomes: bool,
+    /// `layout.export` and `layout.apply` are served.
+    #[serde(default)]
+    pub layout_apply: bool,
+    /// `notification.list` and `notification.mark_read` are served, and
+    /// notifications carry `read_at`.
+    #[serde(default)]
+    pub notifications_read: bool,
+    /// `pane.spawn`, `pane.split` and `layout.apply` pass every `env` override
+    /// to the child except the refused ones (docs/panes.md), instead of the
+    /// spec's allow-list.
+    #[serde(default)]
+    pub spawn_env_passthrough: bool,
+    /// Tasks (`task.*`) are served.
+    #[serde(default)]
+    pub tasks: bool,
+    /// Checkouts (`worktree.*`) are served.
+    #[serde(default)]
+    pub worktrees: bool,
+    /// Read-only diffs (`workspace.diff`, `workspace.file_diff`, `task.diff`).
+    #[serde(default)]
+    pub diffs: bool,
+    /// Workspaces, tabs and panes come back after a restart, and `pane.resume`
+    /// is served.
+    #[serde(default)]
+    pub restore: bool,
+    /// Native permission requests (`hook-event` with `wait_for_answer`) can be
+    /// answered with `decision.answer`.
+    #[serde(default)]
+    pub decisions_native_answer: bool,
 }
 
 impl ServerSchemaResult {
@@ -121,8 +150,16 @@ impl ServerSchemaResult {
                 .collect(),
             capabilities: Capabilities {
                 subscribe_replay_coverage: true,
-                wait_baseline: false,
-                wait_multiple_outcomes: false,
+                wait_baseline: true,
+                wait_multiple_outcomes: true,
+                layout_apply: true,
+                notifications_read: true,
+                spawn_env_passthrough: true,
+                tasks: true,
+                worktrees: true,
+                diffs: true,
+                restore: true,
+                decisions_native_answer: true,
             },
         }
     }

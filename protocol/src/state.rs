@@ -54,6 +54,10 @@ pub struct Notification {
     pub source: String,
     /// Creation time.
     pub created_at: Timestamp,
+    /// When a person marked it read (`notification.mark_read`, `pane.mark_seen`);
+    /// absent while unread.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_at: Option<Timestamp>,
 }
 
 /// `notify` params.

@@ -15,6 +15,21 @@ pub enum PaneCommand {
         /// Directory (default: the workspace's).
         #[arg(long, value_name = "DIR")]
         cwd: Option<PathBuf>,
+        /// An environment variable for the process; repeatable.
+        #[arg(long = "env", value_name = "KEY=VALUE", value_parser = crate::mapping_cli::parse_env)]
+        env: Vec<(String, String)>,
+        /// The pane this one was started from (lineage; id or name).
+        #[arg(long, value_name = "PANE")]
+        parent_pane: Option<String>,
+        /// A human label (at most 128 characters).
+        #[arg(long)]
+        label: Option<String>,
+        /// How it relates to its parent (default subagent when a parent is given).
+        #[arg(long, value_parser = ["fork", "subagent"], requires = "parent_pane")]
+        relationship: Option<String>,
+        /// The agent kind (claude, codex, …) instead of detecting it from the command.
+        #[arg(long, value_name = "KIND")]
+        agent_hint: Option<String>,
         /// The command (default: $SHELL).
         #[arg(last = true)]
         argv: Vec<String>,
@@ -29,6 +44,9 @@ pub enum PaneCommand {
         /// Directory (default: the split pane's).
         #[arg(long, value_name = "DIR")]
         cwd: Option<PathBuf>,
+        /// An environment variable for the process; repeatable.
+        #[arg(long = "env", value_name = "KEY=VALUE", value_parser = crate::mapping_cli::parse_env)]
+        env: Vec<(String, String)>,
         /// The command (default: $SHELL).
         #[arg(last = true)]
         argv: Vec<String>,
@@ -85,9 +103,25 @@ pub enum PaneCommand {
         /// rendered: only lines after this cursor.
         #[arg(long)]
         after_seq: Option<u64>,
+        /// Match the text with its escape sequences (strip_ansi: false).
+        #[arg(long)]
+        raw: bool,
+        /// How many lines each read looks at (screen, tail; default 200).
+        #[arg(long)]
+        lines: Option<u64>,
         /// Give up after this many seconds.
         #[arg(long, default_value_t = 3600)]
         timeout: u64,
+    },
+    /// Attach this terminal to a pane (pane.attach); the same as `attach`.
+    Attach {
+        /// Pane id or name (default: $SIGNALTTY_PANE).
+        pane: Option<String>,
+    },
+    /// Acknowledge a pane (pane.mark_seen); the same as `mark-seen`.
+    MarkSeen {
+        /// Pane id or name (default: $SIGNALTTY_PANE).
+        pane: Option<String>,
     },
     /// Type a prompt into an agent and press Enter, safely (pane.submit): refused
     /// while the agent works or asks something.

@@ -88,6 +88,9 @@ pub struct ReadPane {
     pub lines: u64,
     /// `rendered` cursor.
     pub after_seq: u64,
+    /// `false`: a `screen` read keeps the grid's SGR colours (the ring's
+    /// lines are plain text either way).
+    pub strip_ansi: bool,
 }
 
 /// Writes input through the pane's bounded writer. Replies with the bytes written,
@@ -498,7 +501,11 @@ impl Handler<ReadPane> for Pane {
         let lines = msg.lines.min(MAX_READ_LINES) as usize;
         MessageResult(Ok(match msg.mode {
             ReadMode::Screen => PaneReadResult {
-                text: self.term.screen_text(),
+                text: if msg.strip_ansi {
+                    self.term.screen_text()
+                } else {
+                    self.term.screen_formatted()
+                },
                 truncated: false,
                 seq: None,
                 next_seq: None,

@@ -69,6 +69,7 @@ async fn read(pane: &Addr<Pane>, mode: ReadMode) -> PaneReadResult {
         mode,
         lines: 100,
         after_seq: 0,
+        strip_ansi: true,
     })
     .await
     .expect("the pane is running")

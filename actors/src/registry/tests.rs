@@ -231,3 +231,23 @@ fn the_shape_round_trips_through_json() {
     let back: RegistryShape = serde_json::from_str(&json).unwrap();
     assert_eq!(back, shape);
 }
+
+#[test]
+fn reserved_names_are_all_or_none_and_no_rename_takes_them() {
+    let (mut reg, _) = one_workspace();
+    reg.set_pane_name(&pane_id(1), Some("held")).unwrap();
+    let names = |v: &[&str]| v.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+    // Held by a pane, repeated or invalid: nothing is reserved.
+    assert!(reg.reserve_names(&names(&["free", "held"])).is_err());
+    assert!(reg.reserve_names(&names(&["twice", "twice"])).is_err());
+    assert!(reg.reserve_names(&names(&["Bad"])).is_err());
+    reg.set_pane_name(&pane_id(2), Some("free")).unwrap();
+    reg.set_pane_name(&pane_id(2), None).unwrap();
+    // Reserved: refused to renames and to a second reservation until released.
+    reg.reserve_names(&names(&["free"])).unwrap();
+    assert!(reg.set_pane_name(&pane_id(2), Some("free")).is_err());
+    assert!(reg.reserve_names(&names(&["free"])).is_err());
+    reg.release_names(&names(&["free"]));
+    reg.set_pane_name(&pane_id(2), Some("free")).unwrap();
+    reg.check_invariants().unwrap();
+}

@@ -3,10 +3,11 @@
 //! pane's actor, which owns its state; rankings are read from the projection.
 
 use super::panes::ask_pane;
-use super::{Cx, Host, Routed, fail, ready};
+use super::{Cx, Host, OnHost, Reply, Routed, fail, flatten, ready};
 use crate::error::Error;
 use crate::pane::{Explain, MarkSeen, Notify};
 use crate::projection::Projection;
+use actix::prelude::*;
 use signaltty_protocol::pane::{PaneResult, PaneTarget};
 use signaltty_protocol::state::{
     AttentionPendingParams, AttentionPendingResult, FocusNextUnreadResult, NotifyParams,
@@ -18,20 +19,34 @@ pub const PENDING_DEFAULT: u64 = 50;
 /// …and never more than this.
 pub const PENDING_MAX: u64 = 500;
 
-/// `pane.mark_seen`.
+/// `pane.mark_seen`: the pane's actor clears its attention; then the pane's
+/// unread notifications are marked read (`notification.read`) before the reply.
 pub fn mark_seen<H: Host>(cx: &mut Cx<'_>, p: PaneTarget) -> Routed<H> {
-    let id = match cx.registry.resolve(&p.pane_id) {
-        Ok(id) => id,
+    let entry = match cx.registry.pane(&p.pane_id) {
+        Ok(e) => e,
         Err(e) => return fail(Err(e)),
     };
-    ask_pane(
-        cx,
-        &id,
-        MarkSeen {
-            reason: "mark_seen",
-        },
-        |pane| PaneResult { pane },
-    )
+    let gone = Error::NoSuchPane(entry.id.0.clone());
+    let id = entry.id.clone();
+    let seen = entry.addr.send(MarkSeen {
+        reason: "mark_seen",
+    });
+    Box::pin(seen.on_host::<H>().then(move |answer, act, _| {
+        let pane = match answer.map_err(|_| gone).and_then(|inner| inner) {
+            Ok(pane) => pane,
+            Err(e) => return fail(Err(e)),
+        };
+        let cx = act.cx();
+        let Some(read) = super::notifications::read_of_pane(&cx, &id) else {
+            return ready(Ok(PaneResult { pane }));
+        };
+        let rx = cx.events.publish(vec![read]);
+        Box::pin(
+            rx.on_host::<H>().map(move |published, _, _| {
+                Reply::of(flatten(published).map(|_| PaneResult { pane }))
+            }),
+        )
+    }))
 }
 
 /// `notify`.

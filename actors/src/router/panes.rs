@@ -100,6 +100,9 @@ fn check_spawn(cx: &mut Cx<'_>, p: PaneSpawnParams) -> Result<Checked, Error> {
         },
         None => None,
     };
+    if let Some(env) = &p.env {
+        launch::check_overrides(env).map_err(Error::BadParams)?;
+    }
     if let Some(label) = &p.label
         && label.chars().count() > MAX_LABEL_CHARS
     {
@@ -324,6 +327,7 @@ pub fn split<H: Host>(cx: &mut Cx<'_>, p: PaneSplitParams) -> Routed<H> {
             cwd: Some(p.cwd.clone().unwrap_or_else(|| source.cwd.clone())),
             cols: Some(source.pty_size.cols),
             rows: Some(source.pty_size.rows),
+            env: p.env.clone(),
             ..PaneSpawnParams::new(
                 signaltty_protocol::WorkspaceRef(source.workspace_id.0.clone()),
                 argv,
@@ -342,7 +346,7 @@ pub fn split<H: Host>(cx: &mut Cx<'_>, p: PaneSplitParams) -> Routed<H> {
 }
 
 /// The user's shell for a pane started without a command: `$SHELL`, else `sh`.
-fn user_shell() -> String {
+pub(super) fn user_shell() -> String {
     std::env::var("SHELL")
         .ok()
         .filter(|s| !s.is_empty())
@@ -406,6 +410,7 @@ pub fn read<H: Host>(cx: &mut Cx<'_>, p: PaneReadParams) -> Routed<H> {
         mode: p.mode.unwrap_or(ReadMode::Tail),
         lines: p.lines.unwrap_or(200),
         after_seq: p.after_seq.unwrap_or(0),
+        strip_ansi: p.strip_ansi.unwrap_or(true),
     };
     ask_pane(cx, &p.pane_id, msg, |r: PaneReadResult| r)
 }
@@ -572,6 +577,7 @@ pub fn wait_for_output<H: Host>(cx: &mut Cx<'_>, p: PaneWaitForOutputParams) -> 
     };
     let mode = p.mode.unwrap_or(ReadMode::Tail);
     let lines = p.lines.unwrap_or(200);
+    let strip_ansi = p.strip_ansi.unwrap_or(true);
     let mut after = p.after_seq.unwrap_or(0);
     let id = entry.id.clone();
     let addr = entry.addr;
@@ -590,6 +596,7 @@ pub fn wait_for_output<H: Host>(cx: &mut Cx<'_>, p: PaneWaitForOutputParams) -> 
                     mode,
                     lines: want,
                     after_seq: after,
+                    strip_ansi,
                 })
                 .await
                 .map_err(|_| gone())??;

@@ -62,6 +62,7 @@ impl NewNotification {
                 severity,
                 source,
                 created_at: now,
+                read_at: None,
             },
             explicit_title,
         }

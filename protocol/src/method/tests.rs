@@ -31,7 +31,7 @@ fn every_method_name_parses_to_the_variant_that_reports_it() {
             "until": "done", "agent": "claude", "event": "Stop", "agent_session_id": "s",
             "text": "hi", "decision_id": "d", "option_id": "o", "auto_resume": true,
             "repo": "/r", "contract": {"objective": "o"}, "task_id": "task_x",
-            "status": "completed", "summary": "s"
+            "status": "completed", "summary": "s", "root": {"type": "pane"}
         });
         if *name == "task.finish" {
             params["mode"] = json!("merge");

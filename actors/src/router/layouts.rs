@@ -1,0 +1,290 @@
+//! Routing of `layout.export` and `layout.apply` (spec/ipc.md §8.4). Export
+//! reads the projection. Apply checks the whole launch tree
+//! (`launch_tree::plan`), holds its names in the registry, checks the
+//! directories (and prepares agents' hooks) on a blocking thread, then asks
+//! the Workspace actor to start every pane into a new tab, all or nothing
+//! (`workspace::ApplyLayout`).
+
+use super::{Cx, Host, OnHost, Reply, Routed, fail, validate_name};
+use crate::error::Error;
+use crate::ids::random_u128;
+use crate::launch::{self, PaneRecipe};
+use crate::launch_tree::{self, Defaults, PlannedLeaf};
+use crate::projection::Projection;
+use crate::registry::PaneEntry;
+use crate::workspace::{ApplyLayout, ApplyLeaf};
+use actix::prelude::*;
+use signaltty_protocol::layout::{
+    LaunchLeaf, LaunchNode, LayoutApplyParams, LayoutApplyResult, LayoutExportParams,
+    LayoutExportResult,
+};
+use signaltty_protocol::pane::{Integration, PaneLaunchResult, PtySize};
+use signaltty_protocol::workspace::{Layout, Tab};
+use signaltty_protocol::{PaneId, TabId, Timestamp};
+
+/// `layout.export`: the tab's layout with every leaf described as a launch.
+pub fn export(cx: &Cx<'_>, p: &LayoutExportParams) -> Result<LayoutExportResult, Error> {
+    let projection = cx.events.projection();
+    let tab = projection
+        .tab(&p.tab_id)
+        .ok_or_else(|| Error::NoSuchTab(p.tab_id.clone()))?;
+    Ok(LayoutExportResult {
+        workspace_id: tab.workspace_id.clone(),
+        tab_id: tab.id.clone(),
+        title: tab.title.clone(),
+        root: tab.layout.as_ref().map(|l| describe(projection, l)),
+    })
+}
+
+fn describe(projection: &Projection, layout: &Layout) -> LaunchNode {
+    match layout {
+        Layout::Pane { pane_id } => {
+            let pane = projection.pane(pane_id);
+            LaunchNode::Pane(LaunchLeaf {
+                pane_id: Some(pane_id.clone()),
+                argv: pane.map(|p| p.argv.clone()),
+                cwd: pane.map(|p| p.cwd.clone()),
+                name: pane.and_then(|p| p.name.clone()),
+                env: None,
+            })
+        },
+        Layout::Split {
+            dir,
+            ratio,
+            first,
+            second,
+        } => LaunchNode::Split {
+            dir: *dir,
+            ratio: *ratio,
+            first: Box::new(describe(projection, first)),
+            second: Box::new(describe(projection, second)),
+        },
+    }
+}
+
+/// What the blocking step found for each leaf: the entering reference of its
+/// directory and its agent's hook setup (the argv to execute, the report).
+type Prepared = Vec<(
+    Option<crate::worktrees::Reservation>,
+    Option<Vec<String>>,
+    Option<Integration>,
+)>;
+
+/// `layout.apply`.
+pub fn apply<H: Host>(cx: &mut Cx<'_>, p: LayoutApplyParams) -> Routed<H> {
+    let planned = match plan(cx, p) {
+        Ok(planned) => planned,
+        Err(e) => return fail(Err(e)),
+    };
+    let Planned {
+        workspace_ref,
+        title,
+        layout,
+        leaves,
+        names,
+    } = planned;
+    // The panes and their processes' spawns, built before any check that
+    // touches the filesystem; nothing is started yet.
+    let workspace_id = match cx.registry.workspace(&workspace_ref) {
+        Ok((id, _)) => id,
+        Err(e) => return fail(Err(e)),
+    };
+    let server_env: Vec<(String, String)> = std::env::vars().collect();
+    let built: Vec<_> = leaves
+        .into_iter()
+        .map(|leaf| {
+            let PlannedLeaf {
+                id,
+                argv,
+                cwd,
+                name,
+                env,
+            } = leaf;
+            let (mut pane, spec) = launch::build_pane(PaneRecipe {
+                id,
+                workspace: workspace_id.clone(),
+                kind: launch::detect_kind(&argv),
+                argv,
+                cwd,
+                size: PtySize::DEFAULT,
+                request_env: env,
+                parent: None,
+                relationship: None,
+                label: None,
+                task_id: None,
+                server_env: server_env.clone(),
+                socket: &cx.config.socket,
+                now: Timestamp::now(),
+            });
+            pane.name = name;
+            (pane, spec)
+        })
+        .collect();
+    let checkouts = cx.checkouts.clone();
+    let probes: Vec<_> = built
+        .iter()
+        .map(|(pane, spec)| {
+            let config_env = pane.agent.config_env.clone().unwrap_or_default();
+            (spec.clone(), config_env)
+        })
+        .collect();
+    let check = actix_rt::task::spawn_blocking(move || -> Result<Prepared, Error> {
+        let mut out = Vec::with_capacity(probes.len());
+        for (i, (spec, _)) in probes.iter().enumerate() {
+            if !spec.cwd.is_dir() {
+                return Err(Error::BadParams(format!(
+                    "leaf {}: cwd {} is not a directory",
+                    i + 1,
+                    spec.cwd.display()
+                )));
+            }
+        }
+        for (spec, config_env) in &probes {
+            let entering = checkouts.enter_dir(&spec.cwd)?;
+            let prepared =
+                crate::integration::launch::prepare(&spec.argv, config_env, &spec.cwd, &spec.env);
+            out.push((entering, prepared.exec_argv, prepared.integration));
+        }
+        Ok(out)
+    });
+    Box::pin(check.on_host::<H>().then(move |checked, act, ctx| {
+        let cx = &mut act.cx();
+        let prepared = match checked {
+            Ok(r) => r,
+            Err(e) => Err(Error::Io {
+                what: "layout cwd check".into(),
+                source: std::io::Error::other(e.to_string()),
+            }),
+        };
+        let started = prepared.and_then(|prepared| {
+            if cx.shutting_down {
+                return Err(Error::ShuttingDown);
+            }
+            let (workspace_id, addr) = cx.registry.workspace(&workspace_ref)?;
+            Ok((prepared, workspace_id, addr))
+        });
+        let (prepared, workspace_id, addr) = match started {
+            Ok(s) => s,
+            Err(e) => {
+                cx.registry.release_names(&names);
+                return fail(Err(e));
+            },
+        };
+        let tab = Tab {
+            id: TabId::from_random(random_u128()),
+            workspace_id: workspace_id.clone(),
+            title,
+            layout: None,
+            active_pane_id: None,
+            created_at: Timestamp::now(),
+        };
+        let tab_id = tab.id.clone();
+        cx.registry.add_tab(tab_id.clone(), workspace_id.clone());
+        let mut leaves = Vec::with_capacity(built.len());
+        let mut integrations = Vec::with_capacity(built.len());
+        let mut entering = Vec::with_capacity(built.len());
+        for ((pane, mut spec), (reservation, exec_argv, integration)) in
+            built.into_iter().zip(prepared)
+        {
+            if let Some(argv) = exec_argv {
+                spec.argv = argv;
+            }
+            leaves.push(ApplyLeaf {
+                pane,
+                spec,
+                arbiter: cx.arbiters.next_arbiter(),
+                tail: crate::term::TailSlot::default(),
+            });
+            integrations.push(integration);
+            entering.push(reservation);
+        }
+        let tails: Vec<_> = leaves.iter().map(|l| l.tail.clone()).collect();
+        // Counted from now: a hook of a new process may arrive before it is placed.
+        cx.launches.begin();
+        let sent = addr.send(ApplyLayout {
+            tab,
+            layout,
+            leaves,
+            pty_out: ctx.address().recipient(),
+            config: cx.config.clone(),
+        });
+        Box::pin(sent.on_host::<H>().map(move |r, act, _| {
+            let cx = act.cx();
+            cx.launches.end();
+            cx.registry.release_names(&names);
+            let placed = r.map_err(Error::from).and_then(|inner| inner);
+            let result = match placed {
+                Ok((tab, placed)) => {
+                    let mut panes = Vec::with_capacity(placed.len());
+                    for (((pane, pane_addr, pid), tail), integration) in
+                        placed.into_iter().zip(tails).zip(integrations)
+                    {
+                        cx.registry.add_pane(PaneEntry {
+                            id: pane.id.clone(),
+                            addr: pane_addr,
+                            workspace: workspace_id.clone(),
+                            tab: tab.id.clone(),
+                            pid,
+                            tail,
+                        });
+                        if let Some(name) = &pane.name
+                            && let Err(e) = cx.registry.set_pane_name(&pane.id, Some(name))
+                        {
+                            log::warn!("layout.apply: pane {} keeps no name: {e}", pane.id);
+                        }
+                        panes.push(PaneLaunchResult { pane, integration });
+                    }
+                    Ok(LayoutApplyResult { tab, panes })
+                },
+                Err(e) => {
+                    cx.registry.remove_tab(&tab_id);
+                    Err(e)
+                },
+            };
+            // Registered (or failed): a removal now sees the panes themselves.
+            drop(entering);
+            Reply::of(result)
+        }))
+    }))
+}
+
+/// An apply whose tree and names passed every check that needs no
+/// filesystem; its names are held in the registry until the panes hold them.
+struct Planned {
+    workspace_ref: signaltty_protocol::WorkspaceRef,
+    title: String,
+    layout: Layout,
+    leaves: Vec<PlannedLeaf>,
+    names: Vec<String>,
+}
+
+fn plan(cx: &mut Cx<'_>, p: LayoutApplyParams) -> Result<Planned, Error> {
+    let (workspace_id, _) = cx.registry.workspace(&p.workspace_id)?;
+    let workspace = cx
+        .events
+        .projection()
+        .workspace(&workspace_id)
+        .ok_or_else(|| Error::NoSuchWorkspace(p.workspace_id.clone()))?;
+    let title = match p.title.as_deref().map(validate_name).transpose()? {
+        Some(t) => t,
+        None => "tab".to_owned(),
+    };
+    let shell = super::panes::user_shell();
+    let defaults = Defaults {
+        cwd: &workspace.cwd,
+        shell: &shell,
+        drop_names: p.drop_names.unwrap_or(false),
+    };
+    let mut new_id = || PaneId::from_random(random_u128());
+    let (layout, leaves) =
+        launch_tree::plan(p.root, &defaults, &mut new_id).map_err(Error::BadParams)?;
+    let names: Vec<String> = leaves.iter().filter_map(|l| l.name.clone()).collect();
+    cx.registry.reserve_names(&names)?;
+    Ok(Planned {
+        workspace_ref: p.workspace_id,
+        title,
+        layout,
+        leaves,
+        names,
+    })
+}
