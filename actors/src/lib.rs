@@ -31,6 +31,7 @@ pub mod reply;
 pub mod restore;
 pub mod router;
 pub mod sequencer;
+pub mod settings;
 pub mod slug;
 pub mod snapshot;
 pub mod state;
