@@ -104,6 +104,11 @@ pub fn parse(path: &Path, text: &str) -> Parsed {
             entry(&mut cx, name.get_ref(), key, value);
         }
     }
+    // The table is kept in key order; report in the file's order.
+    cx.out.problems.sort_by_key(|p| match p.at {
+        Where::File { line, .. } => line,
+        _ => 0,
+    });
     cx.out
 }
 
