@@ -77,6 +77,10 @@ pub enum Command {
     Status,
     /// Show the live protocol contract (server.schema).
     Schema,
+    /// The settings: effective values and their origins, the default config
+    /// file, the file in use (no server needed).
+    #[command(subcommand)]
+    Config(crate::config_cli::ConfigCommand),
     /// Manage workspaces (workspace.*).
     #[command(subcommand)]
     Workspace(WorkspaceCommand),
