@@ -7,6 +7,7 @@ mod agents;
 mod attach;
 mod board;
 mod cli;
+mod config;
 mod decisions;
 mod diff;
 mod differential;
