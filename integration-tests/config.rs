@@ -75,6 +75,8 @@ fn a_config_file_capping_tasks_at_one_makes_the_server_refuse_a_second_start() {
         Some(json!({"active_tasks": 1, "max_parallel_tasks": 1})),
         "the cap came from the file"
     );
+    let status = ok(server.client().call("server.status", json!({})));
+    assert!(status.get("config_problems").is_none(), "{status}");
 }
 
 #[test]
@@ -176,6 +178,18 @@ fn bad_config_files_are_reported_at_their_line_and_the_server_still_starts() {
         let server = TestServer::start_in(env);
         let status = ok(server.client().call("server.status", json!({})));
         assert_eq!(status["workspaces"], 0, "{what}: the server answers");
+        assert_eq!(status["config_file"], json!(path), "{what}");
+        let listed = status["config_problems"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        assert!(
+            listed
+                .iter()
+                .filter_map(Value::as_str)
+                .any(|p| p.starts_with(&located) && p.contains(says)),
+            "{what}: server.status lists the problem: {status}"
+        );
         let log = server.stderr();
         assert!(
             log.lines()

@@ -95,6 +95,12 @@ pub fn status(global: &Global) -> i32 {
                     say!("  ! kept for you to look at: {path}");
                 }
             }
+            if let Some(file) = &s.config_file {
+                say!("  config {file}");
+            }
+            for problem in &s.config_problems {
+                say!("  ! config: {problem}");
+            }
         },
     )
 }

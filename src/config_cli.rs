@@ -94,9 +94,7 @@ fn show(global: &Global, env: &Env) -> i32 {
             .collect();
         let problems: Vec<_> = problems
             .iter()
-            .map(|p| {
-                json!({"at": p.at, "key": p.key, "message": p.message, "text": p.to_string()})
-            })
+            .map(|p| json!({"at": p.at, "key": p.key, "message": p.message, "text": p.to_string()}))
             .collect();
         say!(
             "{}",
@@ -112,21 +110,25 @@ fn show(global: &Global, env: &Env) -> i32 {
         } else {
             "not found: defaults apply"
         };
-        say!(
-            "config file: {} ({state})",
-            settings.file_path.display()
-        );
+        say!("config file: {} ({state})", settings.file_path.display());
         for line in row("KEY", "VALUE", "FROM") {
             say!("{line}");
         }
         for e in &settings.entries {
-            for line in row(&e.knob.name(), &e.value.to_string(), &short_origin(&e.origin)) {
+            for line in row(
+                &e.knob.name(),
+                &e.value.to_string(),
+                &short_origin(&e.origin),
+            ) {
                 say!("{line}");
             }
         }
         if !problems.is_empty() {
             say!("");
-            say!("{} problem(s); each entry named is ignored:", problems.len());
+            say!(
+                "{} problem(s); each entry named is ignored:",
+                problems.len()
+            );
             for p in &problems {
                 say!("  {p}");
             }

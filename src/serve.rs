@@ -5,6 +5,7 @@ use crate::Global;
 use crate::cli::{fail, resolve_socket};
 use crate::client::{Client, server_answers};
 use signaltty_actors::agents::AgentRules;
+use signaltty_actors::config::SettingsReport;
 use signaltty_actors::settings::knobs::{K, Value};
 use signaltty_actors::settings::{self, Settings};
 use signaltty_actors::{Config, Env};
@@ -105,6 +106,15 @@ pub fn server(global: &Global, args: ServerArgs) -> i32 {
         // Loaded before the server listens: a pane must never run without its rules.
         agents: AgentRules::load_at_start(agents_dir.as_deref()),
         limits: settings.limits(),
+        settings: SettingsReport {
+            file: settings.file_found.then(|| settings.file_path.clone()),
+            problems: settings
+                .problems
+                .iter()
+                .map(ToString::to_string)
+                .chain(trouble)
+                .collect(),
+        },
     };
     signaltty_actors::run_server(config)
 }

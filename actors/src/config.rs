@@ -39,6 +39,17 @@ pub struct Config {
     /// The active agent manifests and screen rules, loaded before the server
     /// listens and replaced by `agents.reload`; every pane reads this handle.
     pub agents: crate::agents::AgentRules,
+    /// The config file read at start and its problems, for `server.status`.
+    pub settings: SettingsReport,
+}
+
+/// What `server.status` says about the settings the server started with.
+#[derive(Debug, Clone, Default)]
+pub struct SettingsReport {
+    /// The config file, when one was there to read.
+    pub file: Option<PathBuf>,
+    /// Each problem as `where: what` (its entry was ignored).
+    pub problems: Vec<String>,
 }
 
 /// Queue bounds and deadlines. Tests shrink these rather than wait them out.
