@@ -34,7 +34,8 @@ pub struct Global {
 pub enum Command {
     /// Run the server in the foreground.
     Server {
-        /// Also write the log to this file.
+        /// Also write the log to this file, rotated to PATH.1 past [log] max_bytes
+        /// (default: [log] file of the config file).
         #[arg(long, value_name = "PATH")]
         log_file: Option<PathBuf>,
         /// Leave the terminal's session (used by `signaltty start`).

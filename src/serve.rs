@@ -131,6 +131,12 @@ fn report_settings(settings: &Settings, trouble: &[String]) {
     for problem in &settings.problems {
         log::warn!("config: {problem}");
     }
+    if settings.file_ignored {
+        log::warn!(
+            "config: NONE of {path} is used; every setting has its flag, \
+             environment or default value until the file is fixed and the server restarted"
+        );
+    }
     for line in trouble {
         log::warn!("config: {line}");
     }

@@ -129,6 +129,8 @@ pub struct Settings {
     pub file_path: PathBuf,
     /// Whether a file was there to read.
     pub file_found: bool,
+    /// The file was there but none of it is used (syntax error, unreadable).
+    pub file_ignored: bool,
     /// In [`KNOBS`] order.
     pub entries: Vec<Effective>,
     pub problems: Vec<Problem>,
@@ -240,7 +242,13 @@ pub fn resolve(inputs: &Inputs<'_>) -> Settings {
                 key: None,
                 message: format!("{why}; the whole file is ignored"),
             });
-            (file::Parsed::default(), true)
+            (
+                file::Parsed {
+                    unreadable: true,
+                    ..file::Parsed::default()
+                },
+                true,
+            )
         },
     };
     problems.extend(parsed.problems.iter().cloned());
@@ -310,6 +318,7 @@ pub fn resolve(inputs: &Inputs<'_>) -> Settings {
     Settings {
         file_path: path.clone(),
         file_found,
+        file_ignored: parsed.unreadable,
         entries,
         problems,
     }

@@ -268,6 +268,8 @@ fn a_syntax_error_ignores_the_whole_file_with_line_and_column() {
     assert!(got[0].2.contains("the whole file is ignored"), "{got:?}");
     assert_eq!(s.int(K::MaxParallelTasks), 4, "nothing of the file is used");
     assert!(s.file_found);
+    assert!(s.file_ignored);
+    assert!(!run(&env(), &[], Some("[tasks]\nmax_parallel = 2\n")).file_ignored);
 }
 
 #[test]
@@ -311,6 +313,7 @@ fn an_unreadable_file_is_one_problem() {
     });
     assert_eq!(s.problems.len(), 1);
     assert!(s.problems[0].to_string().contains("cannot open: denied"));
+    assert!(s.file_ignored);
 }
 
 #[test]
