@@ -321,3 +321,54 @@ fn start_lets_the_server_write_its_own_log_in_the_state_dir() {
     assert!(text.contains("stopped"), "{text}");
     guard.0 = None;
 }
+
+/// `JOURNAL_STREAM` set to `env`'s `server.stderr` (created now), as systemd
+/// sets it for a service whose stderr is the journal; or to another inode.
+fn journal_stream_env(matching: bool) -> TestEnv {
+    use std::os::unix::fs::MetadataExt;
+    let mut env = TestEnv::new();
+    let stderr = env.root().join("server.stderr");
+    std::fs::write(&stderr, b"").unwrap_or_else(|e| panic!("{e}"));
+    let meta = std::fs::metadata(&stderr).unwrap_or_else(|e| panic!("{e}"));
+    let ino = if matching { meta.ino() } else { meta.ino() + 1 };
+    env.set_var("JOURNAL_STREAM", format!("{}:{ino}", meta.dev()));
+    env
+}
+
+#[test]
+fn on_a_journal_stream_without_journald_lines_carry_syslog_priorities() {
+    if Path::new("/run/systemd/journal/socket").exists() {
+        eprintln!("journald runs here: the records go to it, not to stderr; skipped");
+        return;
+    }
+    let env = journal_stream_env(true);
+    let socket = env.default_socket();
+    let cmd = env.command(&["server"]);
+    let server = TestServer::start_with_command(env, cmd, socket);
+    let log = wait_until("the listening line", DEADLINE, || {
+        let log = server.stderr();
+        log.contains("listening on").then_some(log)
+    });
+    for line in log.lines() {
+        let rest = line.strip_prefix('<').and_then(|l| l.split_once('>'));
+        assert!(
+            matches!(rest, Some((n, text)) if n.len() == 1 && !text.starts_with("20")),
+            "a <N> prefix and no timestamp: {line:?}"
+        );
+    }
+    assert!(log.contains("<6>signaltty_actors: signaltty"), "{log}");
+
+    // A variable inherited without the stream (another inode) changes nothing.
+    let env = journal_stream_env(false);
+    let socket = env.default_socket();
+    let cmd = env.command(&["server"]);
+    let server = TestServer::start_with_command(env, cmd, socket);
+    let log = wait_until("the listening line", DEADLINE, || {
+        let log = server.stderr();
+        log.contains("listening on").then_some(log)
+    });
+    assert!(
+        log.lines().all(|l| l.starts_with("20")),
+        "plain timestamped lines: {log}"
+    );
+}
