@@ -8,6 +8,7 @@ mod attach;
 mod board;
 mod cli;
 mod cli_mapping;
+mod config;
 mod decisions;
 mod diff;
 mod differential;

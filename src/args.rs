@@ -37,7 +37,8 @@ pub struct Global {
 pub enum Command {
     /// Run the server in the foreground.
     Server {
-        /// Also write the log to this file.
+        /// Also write the log to this file, rotated to PATH.1 past [log] max_bytes
+        /// (default: [log] file of the config file).
         #[arg(long, value_name = "PATH")]
         log_file: Option<PathBuf>,
         /// Leave the terminal's session (used by `signaltty start`).
@@ -80,6 +81,10 @@ pub enum Command {
     Status,
     /// Show the live protocol contract (server.schema).
     Schema,
+    /// The settings: effective values and their origins, the default config
+    /// file, the file in use (no server needed).
+    #[command(subcommand)]
+    Config(crate::config_cli::ConfigCommand),
     /// Manage workspaces (workspace.*).
     #[command(subcommand)]
     Workspace(WorkspaceCommand),

@@ -17,9 +17,20 @@ use std::path::PathBuf;
 /// Exit code of a failed command.
 pub const EXIT_FAILED: i32 = 1;
 
-/// The socket this invocation talks to.
+/// The socket this invocation talks to: `--socket` > `$SIGNALTTY_SOCKET` >
+/// the config file's `[server] socket` > the default (docs/configuration.md).
 pub fn resolve_socket(global: &Global) -> PathBuf {
-    Env::from_process().socket_path(global.socket.as_deref()).0
+    use signaltty_actors::settings::knobs::{K, Value};
+    let env = Env::from_process();
+    let flags: Vec<(K, Value)> = global
+        .socket
+        .iter()
+        .filter(|p| !p.as_os_str().is_empty())
+        .map(|p| (K::Socket, Value::Path(p.clone())))
+        .collect();
+    signaltty_actors::settings::load(&env, &flags)
+        .socket(&env)
+        .0
 }
 
 /// Prints `message` on stderr and returns the failure exit code.
@@ -83,6 +94,12 @@ pub fn status(global: &Global) -> i32 {
                 for path in &r.set_aside {
                     say!("  ! kept for you to look at: {path}");
                 }
+            }
+            if let Some(file) = &s.config_file {
+                say!("  config {file}");
+            }
+            for problem in &s.config_problems {
+                say!("  ! config: {problem}");
             }
         },
     )

@@ -1,78 +1,270 @@
-//! The process logger: one line per record, to stderr and optionally to a file.
-//! The level comes from `SIGNALTTY_LOG` (error, warn, info, debug, trace; default info).
+//! The server's log, on `tracing-subscriber`: one line per record to stderr
+//! (or to journald when systemd runs the server) and, when a log file is
+//! set, to that file, size-capped with one predecessor kept. The actors'
+//! `log` records are bridged (tracing-log), so nothing is lost.
+//!
+//! The filter is `RUST_LOG`-style directives (`info`, `signaltty_actors=debug,info`)
+//! from `$SIGNALTTY_LOG`, else `$RUST_LOG`, else the config file's `[log] level`,
+//! else `info` (the settings table resolves which). docs/logging.md has more.
 
+mod rotate;
+
+pub use rotate::RotatingFile;
+
+use signaltty_actors::settings::knobs::{K, Value};
+use signaltty_actors::settings::{Origin, Problem, Settings, Where};
 use signaltty_protocol::Timestamp;
-use std::fs::File;
-use std::io::Write;
-use std::path::Path;
-use std::sync::Mutex;
+use std::fmt;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use tracing::{Event, Level, Subscriber};
+use tracing_log::NormalizeEvent;
+use tracing_subscriber::EnvFilter;
+use tracing_subscriber::fmt::format::Writer;
+use tracing_subscriber::fmt::time::FormatTime;
+use tracing_subscriber::fmt::{FmtContext, FormatEvent, FormatFields};
+use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::registry::LookupSpan;
+use tracing_subscriber::util::SubscriberInitExt;
+use tracing_subscriber::{Layer, Registry};
 
-struct Logger {
-    level: log::LevelFilter,
-    /// Logging is rare enough that a plain mutex around the file is never contended.
-    file: Option<Mutex<File>>,
+/// The filter used when the configured one does not parse.
+const FALLBACK_FILTER: &str = "info";
+
+/// The configured filter, parsed.
+pub fn parse_filter(directives: &str) -> Result<EnvFilter, String> {
+    EnvFilter::builder()
+        .parse(directives)
+        .map_err(|e| format!("\"{directives}\" is not a log filter ({e})"))
 }
 
-impl log::Log for Logger {
-    fn enabled(&self, metadata: &log::Metadata<'_>) -> bool {
-        metadata.level() <= self.level
+/// The effective filter text and where it came from.
+fn filter_setting(settings: &Settings) -> (String, Origin) {
+    match settings.get(K::LogLevel) {
+        Some(e) => match &e.value {
+            Value::Text(t) => (t.clone(), e.origin.clone()),
+            _ => (FALLBACK_FILTER.to_owned(), Origin::Default),
+        },
+        None => (FALLBACK_FILTER.to_owned(), Origin::Default),
     }
-
-    fn log(&self, record: &log::Record<'_>) {
-        if !self.enabled(record.metadata()) {
-            return;
-        }
-        let line = format!(
-            "{} {:5} {}: {}\n",
-            Timestamp::now(),
-            record.level(),
-            record.target(),
-            record.args()
-        );
-        // A log line that cannot be written has nowhere else to go.
-        let _ = std::io::stderr().write_all(line.as_bytes());
-        if let Some(f) = &self.file
-            && let Ok(mut f) = f.lock()
-        {
-            let _ = f.write_all(line.as_bytes());
-        }
-    }
-
-    fn flush(&self) {}
 }
 
-/// Installs the logger. A log file that cannot be opened is reported and skipped.
-pub fn init(log_file: Option<&Path>) {
-    let level = match std::env::var("SIGNALTTY_LOG")
-        .ok()
-        .as_deref()
-        .map(str::to_ascii_lowercase)
-        .as_deref()
-    {
-        Some("error") => log::LevelFilter::Error,
-        Some("warn") => log::LevelFilter::Warn,
-        Some("debug") => log::LevelFilter::Debug,
-        Some("trace") => log::LevelFilter::Trace,
-        Some("off") => log::LevelFilter::Off,
-        _ => log::LevelFilter::Info,
+/// The problem with the configured filter, if it does not parse. The
+/// resolver cannot check it: the filter syntax is tracing-subscriber's.
+pub fn filter_problem(settings: &Settings) -> Option<Problem> {
+    let (text, origin) = filter_setting(settings);
+    let message = parse_filter(&text).err()?;
+    let at = match origin {
+        Origin::File { path, line } => Where::File {
+            path,
+            line,
+            column: None,
+        },
+        Origin::Env { var } => Where::Env { var },
+        Origin::Flag { flag } => Where::Flag { flag },
+        Origin::Default => return None,
     };
-    let file = log_file.and_then(|p| {
-        use std::os::unix::fs::OpenOptionsExt;
-        match std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .mode(0o600)
-            .open(p)
-        {
-            Ok(f) => Some(Mutex::new(f)),
+    Some(Problem {
+        at,
+        key: Some("log.level".to_owned()),
+        message: format!("{message}; using \"{FALLBACK_FILTER}\""),
+    })
+}
+
+/// The timestamp the rest of signaltty writes (RFC 3339, UTC, milliseconds).
+struct Stamp;
+
+impl FormatTime for Stamp {
+    fn format_time(&self, w: &mut Writer<'_>) -> fmt::Result {
+        write!(w, "{}", Timestamp::now())
+    }
+}
+
+/// Lines for journald read from stderr: `<N>` syslog priority first, no
+/// timestamp (journald adds its own).
+struct Prioritized;
+
+/// The syslog priority of a level.
+fn priority(level: &Level) -> u8 {
+    match *level {
+        Level::ERROR => 3,
+        Level::WARN => 4,
+        Level::INFO => 6,
+        _ => 7,
+    }
+}
+
+impl<S, N> FormatEvent<S, N> for Prioritized
+where
+    S: Subscriber + for<'a> LookupSpan<'a>,
+    N: for<'a> FormatFields<'a> + 'static,
+{
+    fn format_event(
+        &self,
+        ctx: &FmtContext<'_, S, N>,
+        mut w: Writer<'_>,
+        event: &Event<'_>,
+    ) -> fmt::Result {
+        let normalized = event.normalized_metadata();
+        let meta = normalized.as_ref().unwrap_or_else(|| event.metadata());
+        write!(w, "<{}>{}: ", priority(meta.level()), meta.target())?;
+        ctx.field_format().format_fields(w.by_ref(), event)?;
+        writeln!(w)
+    }
+}
+
+/// Whether stderr is the journal stream systemd connected (its documented
+/// check: `$JOURNAL_STREAM` is stderr's `device:inode`).
+fn stderr_is_journal() -> bool {
+    use std::os::fd::AsFd;
+    use std::os::unix::fs::MetadataExt;
+    let Some(stream) = std::env::var_os("JOURNAL_STREAM") else {
+        return false;
+    };
+    let Some((dev, ino)) = stream.to_str().and_then(|s| s.split_once(':')) else {
+        return false;
+    };
+    let Ok(fd) = std::io::stderr().as_fd().try_clone_to_owned() else {
+        return false;
+    };
+    let Ok(meta) = std::fs::File::from(fd).metadata() else {
+        return false;
+    };
+    dev.parse() == Ok(meta.dev()) && ino.parse() == Ok(meta.ino())
+}
+
+type Boxed = Box<dyn Layer<Registry> + Send + Sync>;
+
+/// The console half: journald, `<N>` lines, or plain lines on stderr.
+fn console_layer() -> Boxed {
+    if stderr_is_journal() {
+        match tracing_journald::layer() {
+            Ok(layer) => return Box::new(layer.with_syslog_identifier("signaltty".to_owned())),
+            Err(_) => {
+                return Box::new(
+                    tracing_subscriber::fmt::layer()
+                        .with_writer(std::io::stderr)
+                        .with_ansi(false)
+                        .event_format(Prioritized),
+                );
+            },
+        }
+    }
+    Box::new(
+        tracing_subscriber::fmt::layer()
+            .with_writer(std::io::stderr)
+            .with_ansi(std::io::stderr().is_terminal())
+            .with_timer(Stamp),
+    )
+}
+
+/// Installs the logger. Returns the problems found on the way (a filter that
+/// does not parse, a log file that cannot be opened), for the caller to log.
+pub fn init(settings: &Settings) -> Vec<String> {
+    let mut trouble = Vec::new();
+    let (text, _) = filter_setting(settings);
+    let filter = match parse_filter(&text) {
+        Ok(f) => f,
+        Err(_) => {
+            if let Some(p) = filter_problem(settings) {
+                trouble.push(p.to_string());
+            }
+            EnvFilter::new(FALLBACK_FILTER)
+        },
+    };
+    let file: Option<Boxed> = settings.path(K::LogFile).and_then(|path: PathBuf| {
+        match RotatingFile::open(&path, settings.int(K::LogMaxBytes)) {
+            Ok(f) => Some(Box::new(
+                tracing_subscriber::fmt::layer()
+                    .with_writer(f)
+                    .with_ansi(false)
+                    .with_timer(Stamp),
+            ) as Boxed),
             Err(e) => {
-                eprintln!("signaltty: cannot open log file {}: {e}", p.display());
+                trouble.push(format!("cannot open log file {}: {e}", path.display()));
                 None
             },
         }
     });
-    let logger = Box::new(Logger { level, file });
-    if log::set_boxed_logger(logger).is_ok() {
-        log::set_max_level(level);
+    let layers: Vec<Boxed> = std::iter::once(console_layer()).chain(file).collect();
+    // A second init (never in the server) keeps the first logger.
+    let _ = tracing_subscriber::registry()
+        .with(layers.with_filter(filter))
+        .try_init();
+    install_panic_hook();
+    trouble
+}
+
+/// A panic is logged before the default hook prints it, so a detached
+/// server (stderr closed) still leaves it in its log file.
+fn install_panic_hook() {
+    let previous = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        log::error!("panic: {info}");
+        previous(info);
+    }));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn old_level_names_and_directives_parse_and_nonsense_does_not() {
+        for ok in [
+            "info",
+            "debug",
+            "WARN",
+            "error",
+            "trace",
+            "off",
+            "signaltty_actors=debug,info",
+        ] {
+            assert!(parse_filter(ok).is_ok(), "{ok}");
+        }
+        for bad in ["signaltty=loud", "a=b=c", "[unclosed"] {
+            let err = parse_filter(bad).err();
+            assert!(
+                err.as_deref().is_some_and(|e| e.contains(bad)),
+                "{bad}: {err:?}"
+            );
+        }
+        let debug = parse_filter("debug").ok().and_then(|f| f.max_level_hint());
+        assert_eq!(debug, Some(tracing_subscriber::filter::LevelFilter::DEBUG));
+    }
+
+    #[test]
+    fn a_bad_filter_from_the_file_is_a_problem_at_its_line() {
+        use signaltty_actors::Env;
+        use signaltty_actors::settings::{FileInput, Inputs, resolve};
+        let env = Env::default();
+        let s = resolve(&Inputs {
+            env: &env,
+            flags: &[],
+            file_path: "/c/config.toml".into(),
+            file: FileInput::Text("\n[log]\nlevel = \"x=loud\"\n".into()),
+        });
+        let p = filter_problem(&s).map(|p| p.to_string());
+        assert!(
+            p.as_deref()
+                .is_some_and(|p| p.starts_with("/c/config.toml:3: ")),
+            "{p:?}"
+        );
+        let env = Env::default().with_var("SIGNALTTY_LOG", "debug");
+        let s = resolve(&Inputs {
+            env: &env,
+            flags: &[],
+            file_path: "/c/config.toml".into(),
+            file: FileInput::Absent,
+        });
+        assert!(filter_problem(&s).is_none());
+    }
+
+    #[test]
+    fn levels_map_to_syslog_priorities() {
+        assert_eq!(priority(&Level::ERROR), 3);
+        assert_eq!(priority(&Level::WARN), 4);
+        assert_eq!(priority(&Level::INFO), 6);
+        assert_eq!(priority(&Level::DEBUG), 7);
     }
 }

@@ -15,6 +15,7 @@ mod attach;
 mod board;
 mod cli;
 mod client;
+mod config_cli;
 mod decisions_cli;
 mod diff_cli;
 mod follow;
@@ -75,6 +76,7 @@ fn main() -> ExitCode {
         Command::Stop { force } => serve::stop(&cli.global, force),
         Command::Status => cli::status(&cli.global),
         Command::Schema => cli::schema(&cli.global),
+        Command::Config(cmd) => config_cli::run(&cli.global, cmd),
         Command::Workspace(cmd) => cli::workspace(&cli.global, cmd),
         Command::New {
             workspace,

@@ -5,10 +5,13 @@ use crate::Global;
 use crate::cli::{fail, resolve_socket};
 use crate::client::{Client, server_answers};
 use signaltty_actors::agents::AgentRules;
-use signaltty_actors::{Config, Env, Limits};
+use signaltty_actors::config::SettingsReport;
+use signaltty_actors::settings::knobs::{K, Value};
+use signaltty_actors::settings::{self, Settings};
+use signaltty_actors::{Config, Env};
 use signaltty_protocol::Method;
 use signaltty_protocol::server::ServerShutdownParams;
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::os::unix::fs::DirBuilderExt;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -49,74 +52,94 @@ pub struct ServerArgs {
     pub worker_silent_timeout: Option<u64>,
 }
 
+impl ServerArgs {
+    /// The values given on the command line, for the settings resolver.
+    pub fn flags(&self, global: &Global) -> Vec<(K, Value)> {
+        let path = |p: &Option<PathBuf>| {
+            p.as_ref()
+                .filter(|p| !p.as_os_str().is_empty())
+                .map(|p| Value::Path(p.clone()))
+        };
+        let int = |n: Option<u64>| n.map(Value::Int);
+        [
+            (K::Socket, path(&global.socket)),
+            (K::LogFile, path(&self.log_file)),
+            (K::AgentsDir, path(&self.agents_dir)),
+            (K::JournalRotate, int(self.journal_rotate_bytes)),
+            (K::ProcessRefresh, int(self.process_refresh_ms)),
+            (K::SnapshotInterval, int(self.snapshot_interval_ms)),
+            (K::CursorApproval, int(self.cursor_approval_ms)),
+            (
+                K::MaxParallelTasks,
+                int(self.max_tasks.map(|n| u64::try_from(n).unwrap_or(u64::MAX))),
+            ),
+            (K::WorkerSilent, int(self.worker_silent_timeout)),
+        ]
+        .into_iter()
+        .filter_map(|(k, v)| v.map(|v| (k, v)))
+        .collect()
+    }
+}
+
 /// Runs the server in the foreground until it stops; returns its exit code.
 pub fn server(global: &Global, args: ServerArgs) -> i32 {
-    let ServerArgs {
-        log_file,
-        session,
-        journal_rotate_bytes,
-        process_refresh_ms,
-        snapshot_interval_ms,
-        agents_dir,
-        cursor_approval_ms,
-        max_tasks,
-        worker_silent_timeout,
-    } = args;
-    if session == Session::Detach {
+    if args.session == Session::Detach {
         // Leave the starting terminal's session so its hangup never reaches us.
         if let Err(e) = nix::unistd::setsid() {
             eprintln!("signaltty: cannot start a new session: {e}");
         }
     }
-    crate::logger::init(log_file.as_deref());
     let env = Env::from_process();
-    let (socket, socket_origin) = env.socket_path(global.socket.as_deref());
-    let agents_dir = env.agents_dir(agents_dir.as_deref());
+    let settings = settings::load(&env, &args.flags(global));
+    let trouble = crate::logger::init(&settings);
+    report_settings(&settings, &trouble);
+    let (socket, socket_origin) = settings.socket(&env);
+    let agents_dir = settings.path(K::AgentsDir);
     let config = Config {
         socket,
         socket_origin,
         state_dir: env.state_dir(),
-        data_dir: env.data_dir(),
+        data_dir: settings.path(K::DataDir).unwrap_or_else(|| env.data_dir()),
         home: env.home_dir(),
         version: env!("CARGO_PKG_VERSION").to_owned(),
         agents_dir: agents_dir.clone(),
         // Loaded before the server listens: a pane must never run without its rules.
         agents: AgentRules::load_at_start(agents_dir.as_deref()),
-        limits: Limits {
-            journal_rotate_bytes: journal_rotate_bytes
-                .unwrap_or(Limits::default().journal_rotate_bytes),
-            process_refresh: process_refresh_ms
-                .map_or(Limits::default().process_refresh, Duration::from_millis),
-            snapshot_interval: snapshot_interval_ms
-                .map_or(Limits::default().snapshot_interval, Duration::from_millis),
-            cursor_approval_wait: cursor_approval_ms.map_or(
-                Limits::default().cursor_approval_wait,
-                Duration::from_millis,
-            ),
-            max_parallel_tasks: env.max_parallel_tasks(max_tasks),
-            worker_silent_timeout: env.worker_silent_timeout(worker_silent_timeout),
-            worktree_git_deadline: worktree_git_deadline(),
-            merge_timeout: millis_var("SIGNALTTY_MERGE_TIMEOUT_MS")
-                .unwrap_or(Limits::default().merge_timeout),
-            ..Limits::default()
+        limits: settings.limits(),
+        settings: SettingsReport {
+            file: settings.file_found.then(|| settings.file_path.clone()),
+            problems: settings
+                .problems
+                .iter()
+                .map(ToString::to_string)
+                .chain(trouble)
+                .collect(),
         },
     };
     signaltty_actors::run_server(config)
 }
 
-/// The `worktree.*` git deadline: `SIGNALTTY_WORKTREE_TIMEOUT_MS`, read once
-/// at start (tests shorten it to see a hook killed), else 20 s.
-fn worktree_git_deadline() -> Duration {
-    millis_var("SIGNALTTY_WORKTREE_TIMEOUT_MS").unwrap_or(Limits::default().worktree_git_deadline)
-}
-
-/// A positive number of milliseconds from the environment variable `name`.
-fn millis_var(name: &str) -> Option<Duration> {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.trim().parse::<u64>().ok())
-        .filter(|&ms| ms > 0)
-        .map(Duration::from_millis)
+/// Logs which config file is in use and every problem with the settings:
+/// a bad entry is ignored (its default kept), never fatal.
+fn report_settings(settings: &Settings, trouble: &[String]) {
+    let path = settings.file_path.display();
+    if settings.file_found {
+        log::info!("config file {path}");
+    } else {
+        log::debug!("no config file at {path}; defaults apply");
+    }
+    for problem in &settings.problems {
+        log::warn!("config: {problem}");
+    }
+    if settings.file_ignored {
+        log::warn!(
+            "config: NONE of {path} is used; every setting has its flag, \
+             environment or default value until the file is fixed and the server restarted"
+        );
+    }
+    for line in trouble {
+        log::warn!("config: {line}");
+    }
 }
 
 /// Starts a detached server unless one already answers, and waits until it does.
@@ -128,7 +151,8 @@ pub fn start(global: &Global) -> i32 {
         }
         return 0;
     }
-    let state_dir = Env::from_process().state_dir();
+    let env = Env::from_process();
+    let state_dir = env.state_dir();
     // The state dir holds prompts and session ids: private, as the server makes it.
     if let Err(e) = std::fs::DirBuilder::new()
         .recursive(true)
@@ -140,21 +164,17 @@ pub fn start(global: &Global) -> i32 {
             state_dir.display()
         ));
     }
-    let log_path = state_dir.join("server.log");
-    let log = match std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .mode(0o600)
-        .open(&log_path)
-    {
-        Ok(f) => f,
-        Err(e) => {
-            return fail(&format!(
-                "IO_ERROR: cannot open {}: {e}",
-                log_path.display()
-            ));
-        },
-    };
+    // The server writes (and rotates) its own log: the config file's
+    // `[log] file` when it names one, else <state dir>/server.log.
+    let flags: Vec<(K, Value)> = global
+        .socket
+        .iter()
+        .map(|p| (K::Socket, Value::Path(p.clone())))
+        .collect();
+    let configured = settings::load(&env, &flags).path(K::LogFile);
+    let log_path = configured
+        .clone()
+        .unwrap_or_else(|| state_dir.join("server.log"));
     let exe = match std::env::current_exe() {
         Ok(p) => p,
         Err(e) => return fail(&format!("IO_ERROR: cannot find the signaltty binary: {e}")),
@@ -164,7 +184,13 @@ pub fn start(global: &Global) -> i32 {
     if let Some(s) = &global.socket {
         cmd.arg("--socket").arg(s);
     }
-    cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(log);
+    if configured.is_none() {
+        cmd.arg("--log-file").arg(&log_path);
+    }
+    // A panic is logged too (logger::init), so nothing needs stderr.
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
     let mut child = match cmd.spawn() {
         Ok(c) => c,
         Err(e) => return fail(&format!("SPAWN_FAILED: cannot start the server: {e}")),

@@ -2,6 +2,7 @@
 //! spec/ipc.md §1. Paths and limits arrive here once, at start; nothing else in
 //! the server reads the process environment.
 
+use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -38,6 +39,17 @@ pub struct Config {
     /// The active agent manifests and screen rules, loaded before the server
     /// listens and replaced by `agents.reload`; every pane reads this handle.
     pub agents: crate::agents::AgentRules,
+    /// The config file read at start and its problems, for `server.status`.
+    pub settings: SettingsReport,
+}
+
+/// What `server.status` says about the settings the server started with.
+#[derive(Debug, Clone, Default)]
+pub struct SettingsReport {
+    /// The config file, when one was there to read.
+    pub file: Option<PathBuf>,
+    /// Each problem as `where: what` (its entry was ignored).
+    pub problems: Vec<String>,
 }
 
 /// Queue bounds and deadlines. Tests shrink these rather than wait them out.
@@ -121,12 +133,11 @@ pub struct Env {
     pub signaltty_agents_dir: Option<OsString>,
     /// `XDG_DATA_HOME`.
     pub xdg_data_home: Option<OsString>,
-    /// `SIGNALTTY_MAX_PARALLEL_TASKS`.
-    pub max_parallel_tasks: Option<OsString>,
-    /// `SIGNALTTY_WORKER_SILENT_TIMEOUT_S`.
-    pub worker_silent_timeout: Option<OsString>,
     /// The real user id.
     pub uid: u32,
+    /// Every variable the settings table names (`SIGNALTTY_*`, `RUST_LOG`),
+    /// plus `SIGNALTTY_CONFIG`; empty ones left out.
+    pub vars: BTreeMap<String, OsString>,
 }
 
 impl Env {
@@ -141,9 +152,63 @@ impl Env {
             xdg_config_home: var("XDG_CONFIG_HOME"),
             signaltty_agents_dir: var("SIGNALTTY_AGENTS_DIR"),
             xdg_data_home: var("XDG_DATA_HOME"),
-            max_parallel_tasks: var("SIGNALTTY_MAX_PARALLEL_TASKS"),
-            worker_silent_timeout: var("SIGNALTTY_WORKER_SILENT_TIMEOUT_S"),
             uid: nix::unistd::getuid().as_raw(),
+            vars: crate::settings::knobs::KNOBS
+                .iter()
+                .flat_map(|k| k.env.iter().copied())
+                .chain([crate::settings::CONFIG_VAR])
+                .filter_map(|name| var(name).map(|v| (name.to_owned(), v)))
+                .collect(),
+        }
+    }
+
+    /// A captured variable, set and not empty.
+    pub fn var(&self, name: &str) -> Option<&OsString> {
+        self.vars.get(name)
+    }
+
+    /// Sets a captured variable (tests build environments with this).
+    pub fn with_var(mut self, name: &str, value: impl Into<OsString>) -> Env {
+        let value = value.into();
+        if !value.is_empty() {
+            self.vars.insert(name.to_owned(), value);
+        }
+        self
+    }
+
+    /// The default socket, ignoring overrides: `$XDG_RUNTIME_DIR/signaltty/signaltty.sock`,
+    /// else `/tmp/signaltty-<uid>/signaltty.sock`.
+    pub fn default_socket(&self) -> PathBuf {
+        let dir = match &self.xdg_runtime_dir {
+            Some(d) if Path::new(d).is_absolute() => PathBuf::from(d).join("signaltty"),
+            _ => PathBuf::from(format!("/tmp/signaltty-{}", self.uid)),
+        };
+        dir.join("signaltty.sock")
+    }
+
+    /// The config directory: `$XDG_CONFIG_HOME/signaltty`, else
+    /// `$HOME/.config/signaltty`, else `/tmp/signaltty-config`.
+    pub fn config_dir(&self) -> PathBuf {
+        match (&self.xdg_config_home, &self.home) {
+            (Some(d), _) if Path::new(d).is_absolute() => PathBuf::from(d).join("signaltty"),
+            (_, Some(h)) if Path::new(h).is_absolute() => {
+                PathBuf::from(h).join(".config/signaltty")
+            },
+            _ => PathBuf::from("/tmp/signaltty-config"),
+        }
+    }
+
+    /// The agents directory when nothing overrides it: `$XDG_CONFIG_HOME/signaltty/agents`,
+    /// else `$HOME/.config/signaltty/agents`, else none.
+    pub fn default_agents_dir(&self) -> Option<PathBuf> {
+        match (&self.xdg_config_home, &self.home) {
+            (Some(d), _) if Path::new(d).is_absolute() => {
+                Some(PathBuf::from(d).join("signaltty/agents"))
+            },
+            (_, Some(h)) if Path::new(h).is_absolute() => {
+                Some(PathBuf::from(h).join(".config/signaltty/agents"))
+            },
+            _ => None,
         }
     }
 
@@ -156,11 +221,7 @@ impl Env {
         if let Some(p) = &self.signaltty_socket {
             return (PathBuf::from(p), SocketOrigin::Explicit);
         }
-        let dir = match &self.xdg_runtime_dir {
-            Some(d) if Path::new(d).is_absolute() => PathBuf::from(d).join("signaltty"),
-            _ => PathBuf::from(format!("/tmp/signaltty-{}", self.uid)),
-        };
-        (dir.join("signaltty.sock"), SocketOrigin::Default)
+        (self.default_socket(), SocketOrigin::Default)
     }
 
     /// The state directory: `$XDG_STATE_HOME/signaltty`, else `$HOME/.local/state/signaltty`,
@@ -184,15 +245,7 @@ impl Env {
         if let Some(d) = flag {
             return Some(d.to_path_buf());
         }
-        match (&self.xdg_config_home, &self.home) {
-            (Some(d), _) if Path::new(d).is_absolute() => {
-                Some(PathBuf::from(d).join("signaltty/agents"))
-            },
-            (_, Some(h)) if Path::new(h).is_absolute() => {
-                Some(PathBuf::from(h).join(".config/signaltty/agents"))
-            },
-            _ => None,
-        }
+        self.default_agents_dir()
     }
 
     /// The data directory: `$XDG_DATA_HOME/signaltty`, else
@@ -205,30 +258,6 @@ impl Env {
             },
             _ => PathBuf::from("/tmp/signaltty-data"),
         }
-    }
-
-    /// The task cap: `flag` > `SIGNALTTY_MAX_PARALLEL_TASKS` > 4; a value
-    /// that is not a number counts as unset (tasks.md §15).
-    pub fn max_parallel_tasks(&self, flag: Option<usize>) -> usize {
-        flag.or_else(|| {
-            self.max_parallel_tasks
-                .as_ref()
-                .and_then(|v| v.to_str())
-                .and_then(|v| v.trim().parse().ok())
-        })
-        .unwrap_or(Limits::default().max_parallel_tasks)
-    }
-
-    /// The silent-worker timeout: `flag` > `SIGNALTTY_WORKER_SILENT_TIMEOUT_S`
-    /// > 600 s, in seconds; 0 disables it.
-    pub fn worker_silent_timeout(&self, flag: Option<u64>) -> Duration {
-        flag.or_else(|| {
-            self.worker_silent_timeout
-                .as_ref()
-                .and_then(|v| v.to_str())
-                .and_then(|v| v.trim().parse().ok())
-        })
-        .map_or(Limits::default().worker_silent_timeout, Duration::from_secs)
     }
 
     /// The home directory, when set and absolute.
@@ -276,7 +305,7 @@ mod tests {
     }
 
     #[test]
-    fn data_dir_and_task_cap_follow_their_rules() {
+    fn data_and_config_dirs_follow_their_rules() {
         let mut e = env();
         assert_eq!(e.data_dir(), PathBuf::from("/tmp/signaltty-data"));
         e.home = Some("/home/u".into());
@@ -286,12 +315,12 @@ mod tests {
         );
         e.xdg_data_home = Some("/d".into());
         assert_eq!(e.data_dir(), PathBuf::from("/d/signaltty"));
-        assert_eq!(e.max_parallel_tasks(None), 4);
-        e.max_parallel_tasks = Some("zero".into());
-        assert_eq!(e.max_parallel_tasks(None), 4, "invalid → default");
-        e.max_parallel_tasks = Some("0".into());
-        assert_eq!(e.max_parallel_tasks(None), 0);
-        assert_eq!(e.max_parallel_tasks(Some(7)), 7, "the flag wins");
+        assert_eq!(e.config_dir(), PathBuf::from("/home/u/.config/signaltty"));
+        e.xdg_config_home = Some("/c".into());
+        assert_eq!(e.config_dir(), PathBuf::from("/c/signaltty"));
+        e.home = None;
+        e.xdg_config_home = None;
+        assert_eq!(e.config_dir(), PathBuf::from("/tmp/signaltty-config"));
     }
 
     #[test]

@@ -32,6 +32,7 @@ pub mod reply;
 pub mod restore;
 pub mod router;
 pub mod sequencer;
+pub mod settings;
 pub mod slug;
 pub mod snapshot;
 pub mod state;

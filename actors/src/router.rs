@@ -249,6 +249,13 @@ fn status(cx: &Cx<'_>) -> ServerStatusResult {
         live_panes: cx.events.projection().live_pane_count(),
         seq: cx.events.head().0,
         restore: Some(restore_status(cx)),
+        config_file: cx
+            .config
+            .settings
+            .file
+            .as_ref()
+            .map(|p| p.to_string_lossy().into_owned()),
+        config_problems: cx.config.settings.problems.clone(),
     }
 }
 

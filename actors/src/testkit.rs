@@ -25,6 +25,7 @@ pub fn config(dir: &std::path::Path) -> Config {
         home: Some(dir.to_path_buf()),
         version: "test".into(),
         limits: Limits::default(),
+        settings: Default::default(),
     }
 }
 

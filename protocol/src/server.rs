@@ -29,6 +29,13 @@ pub struct ServerStatusResult {
     /// servers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restore: Option<RestoreStatus>,
+    /// The config file the server read at start, when there was one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub config_file: Option<String>,
+    /// What was wrong with the settings at start, one `where: what` line
+    /// each; every entry named was ignored (`signaltty config show`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub config_problems: Vec<String>,
 }
 
 /// How the world came back at start, and what of it waits for a resume.
