@@ -128,8 +128,17 @@ pub fn build_pane(recipe: PaneRecipe<'_>) -> (Pane, SpawnSpec) {
     (pane, spec)
 }
 
-/// Server variables never passed to a child.
-pub const ENV_BLOCKED: &[&str] = &["LD_PRELOAD", "LD_LIBRARY_PATH", "SIGNALTTY_SOCKET"];
+/// Server variables never passed to a child. The service manager's variables (`activation::MANAGER_VARS`) are
+/// addressed to the server alone.
+pub const ENV_BLOCKED: &[&str] = &[
+    "LD_PRELOAD",
+    "LD_LIBRARY_PATH",
+    "SIGNALTTY_SOCKET",
+    "LISTEN_PID",
+    "LISTEN_FDS",
+    "LISTEN_FDNAMES",
+    "NOTIFY_SOCKET",
+];
 /// Request overrides accepted by exact name.
 pub const ENV_ALLOWED: &[&str] = &[
     "TERM",

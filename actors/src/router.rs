@@ -243,6 +243,8 @@ fn status(cx: &Cx<'_>) -> ServerStatusResult {
         live_panes: cx.events.projection().live_pane_count(),
         seq: cx.events.head().0,
         restore: Some(restore_status(cx)),
+        pid: Some(std::process::id()),
+        socket_activated: Some(crate::activation::socket_activated()),
     }
 }
 
