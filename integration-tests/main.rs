@@ -3,6 +3,7 @@
 
 mod support;
 
+mod activation;
 mod agents;
 mod attach;
 mod board;

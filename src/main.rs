@@ -23,6 +23,7 @@ mod logger;
 mod panes_cli;
 mod restore_cli;
 mod serve;
+mod service_cli;
 mod state_cli;
 mod tasks_cli;
 mod worktree_cli;
@@ -145,6 +146,7 @@ fn main() -> ExitCode {
             };
             integration_cli::run(&cli.global, action, args.agent, args.all, args.home)
         },
+        Command::Service(cmd) => service_cli::run(&cli.global, cmd),
         Command::Answer {
             pane,
             option,
