@@ -21,6 +21,7 @@ mod panes;
 mod real_agents;
 mod restore;
 mod security;
+mod service;
 mod states;
 mod tabs;
 mod task_finish;

@@ -327,6 +327,18 @@ mod tests {
     }
 
     #[test]
+    fn the_service_managers_variables_never_reach_a_child() {
+        let server: Vec<(String, String)> = crate::activation::MANAGER_VARS
+            .iter()
+            .map(|k| ((*k).to_owned(), "x".to_owned()))
+            .collect();
+        let env = child_env(server, &BTreeMap::new(), "pane_1", Path::new("/s"));
+        for key in crate::activation::MANAGER_VARS {
+            assert!(!env.iter().any(|(k, _)| k == key), "{key}: {env:?}");
+        }
+    }
+
+    #[test]
     fn the_child_environment_filters_blocks_and_injects_in_order() {
         let server = vec![
             ("PATH".to_owned(), "/bin".to_owned()),
