@@ -10,7 +10,7 @@ use std::process::{Command, Output};
 
 /// The fake: `$FAKE_DIR/log` gets one line per call; `is-enabled`/`is-active`
 /// print the content of `$FAKE_DIR/enabled`/`active` (default `disabled`,
-/// `inactive`) and succeed only for `enabled`/`active`; with
+/// `inactive`; `active-<unit>` first) and succeed only for `enabled`/`active`; with
 /// `$FAKE_DIR/unreachable` present every call fails as without a user bus.
 const FAKE_SYSTEMCTL: &str = r#"#!/bin/sh
 d="$FAKE_DIR"
@@ -21,7 +21,8 @@ if [ -e "$d/unreachable" ]; then
 fi
 case "$2" in
   is-enabled) v=$(cat "$d/enabled" 2>/dev/null || echo disabled); echo "$v"; [ "$v" = enabled ];;
-  is-active) v=$(cat "$d/active" 2>/dev/null || echo inactive); echo "$v"; [ "$v" = active ];;
+  is-active) v=$(cat "$d/active-$3" 2>/dev/null || cat "$d/active" 2>/dev/null || echo inactive)
+    echo "$v"; [ "$v" = active ];;
   *) exit 0;;
 esac
 "#;
@@ -383,14 +384,20 @@ fn install_refuses_while_a_server_not_started_by_systemd_answers() {
         "{stderr}"
     );
     assert!(!fake.unit("signaltty.service").exists(), "nothing written");
-    assert!(fake.calls().is_empty());
+    // Only asked whether systemd listens there (it does not) before connecting.
+    assert_eq!(fake.calls(), ["--user is-active signaltty.socket"]);
+    fake.clear();
 
     // Forced: the units are written and enabled but not started (the socket
     // is taken), and the user is told to stop the server first.
     let json = success_json(&fake.cli(&["--json", "service", "install", "--force"]));
     assert_eq!(
         fake.calls(),
-        ["--user daemon-reload", "--user enable signaltty.socket"]
+        [
+            "--user is-active signaltty.socket",
+            "--user daemon-reload",
+            "--user enable signaltty.socket"
+        ]
     );
     assert_eq!(
         json["todo"],
@@ -404,4 +411,34 @@ fn install_refuses_while_a_server_not_started_by_systemd_answers() {
         Value::Bool(false),
         "{status}"
     );
+}
+
+#[test]
+fn status_never_starts_the_server_of_a_listening_socket_unit() {
+    let fake = Fake::new();
+    success(&fake.cli(&["service", "install"]));
+    // Stand in for systemd: its socket listens, its service is not active.
+    let dir = fake.env.default_socket_dir();
+    std::fs::create_dir(&dir).unwrap_or_else(|e| panic!("{e}"));
+    let listener = std::os::unix::net::UnixListener::bind(fake.env.default_socket())
+        .unwrap_or_else(|e| panic!("cannot bind: {e}"));
+    listener
+        .set_nonblocking(true)
+        .unwrap_or_else(|e| panic!("{e}"));
+    fake.answer("enabled", "active");
+    std::fs::write(fake.dir.join("active-signaltty.service"), "inactive")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let status = success_json(&fake.cli(&["--json", "service", "status"]));
+    assert_eq!(status["server"]["running"], Value::Bool(false), "{status}");
+    assert_eq!(
+        status["server"]["starts_on_connect"],
+        Value::Bool(true),
+        "{status}"
+    );
+    assert!(
+        matches!(listener.accept(), Err(e) if e.kind() == std::io::ErrorKind::WouldBlock),
+        "status connected to the socket, which would have started a server"
+    );
+    let text = success(&fake.cli(&["service", "status"]));
+    assert!(text.contains("the next connection"), "{text}");
 }

@@ -216,12 +216,29 @@ fn run_all(commands: &[Vec<&str>], ran: &mut Vec<Value>, text: &mut Vec<String>)
 enum Running {
     /// Nothing listens.
     Nothing,
+    /// systemd's socket unit listens and no server runs yet: a connection
+    /// would start one, so none is made.
+    Listening,
     /// A server started by systemd (socket-activated).
     Systemd(Option<u32>),
     /// A server started some other way (`signaltty start`, a shell).
     Manual(Option<u32>),
     /// Something accepted the connection but gave no usable answer.
     Unclear(String),
+}
+
+/// Who answers on `socket`, without starting a server: no file means nobody,
+/// and a listening socket unit whose service is not active is left alone.
+fn who_answers(socket: &Path) -> Running {
+    if std::fs::symlink_metadata(socket).is_err() {
+        return Running::Nothing;
+    }
+    if query("is-active", SOCKET).as_deref() == Some("active")
+        && query("is-active", SERVICE).as_deref() != Some("active")
+    {
+        return Running::Listening;
+    }
+    probe(socket)
 }
 
 /// Asks whoever listens on `socket` for `server.status`.
@@ -291,7 +308,7 @@ fn install(global: &Global, force: bool) -> Result<Report, String> {
         (SOCKET, units::socket_unit()),
     ];
     let socket = unit_socket();
-    let running = probe(&socket);
+    let running = who_answers(&socket);
     let mut text = Vec::new();
     let mut warnings = socket_warnings(global);
     let manual = match &running {
@@ -318,7 +335,7 @@ fn install(global: &Global, force: bool) -> Result<Report, String> {
             ));
             false
         },
-        Running::Nothing | Running::Systemd(_) => false,
+        Running::Nothing | Running::Listening | Running::Systemd(_) => false,
     };
 
     // Look at both files before writing either: a refusal changes nothing.
@@ -382,6 +399,12 @@ fn install(global: &Global, force: bool) -> Result<Report, String> {
         if !settled {
             commands.push(vec!["enable", "--now", SOCKET]);
         }
+    }
+    if changed && let Running::Systemd(pid) = &running {
+        warnings.push(format!(
+            "the running server{} keeps its old unit until it restarts (`signaltty stop`;              the next command starts the new one)",
+            pid.map_or_else(String::new, |p| format!(" (pid {p})"))
+        ));
     }
     let mut ran = Vec::new();
     let mut todo = run_all(&commands, &mut ran, &mut text);
@@ -494,14 +517,12 @@ fn status(global: &Global) -> Result<Report, String> {
     let mut text = Vec::new();
     let mut units_json = Vec::new();
     let mut installed = true;
-    let mut managed = Vec::new();
     for name in [SERVICE, SOCKET] {
         let disk = OnDisk::read(&dir, name)?;
         let ownership = disk.ownership();
         installed &= matches!(ownership, Some(Ownership::Ours | Ownership::Edited));
         let enabled = query("is-enabled", name);
         let active = query("is-active", name);
-        managed.push((name, active.clone()));
         let mut entry = json!({
             "unit": name,
             "path": disk.path,
@@ -546,45 +567,38 @@ fn status(global: &Global) -> Result<Report, String> {
         units_json.push(entry);
     }
     let socket = unit_socket();
-    let socket_listens = managed
-        .iter()
-        .any(|(n, a)| *n == SOCKET && a.as_deref() == Some("active"));
-    let service_runs = managed
-        .iter()
-        .any(|(n, a)| *n == SERVICE && a.as_deref() == Some("active"));
-    // A connection to a listening socket unit would start the server: only ask
-    // a server that already runs.
-    let server = if socket_listens && !service_runs {
-        text.push(format!(
-            "server: not running; the next connection to {} starts it",
-            socket.display()
-        ));
-        json!({"running": false, "starts_on_connect": true})
-    } else {
-        match probe(&socket) {
-            Running::Nothing => {
-                text.push(format!("server: not running on {}", socket.display()));
-                json!({"running": false})
-            },
-            Running::Systemd(pid) => {
-                text.push(format!(
-                    "server: running{}, socket-activated by systemd",
-                    pid.map_or_else(String::new, |p| format!(" (pid {p})"))
-                ));
-                json!({"running": true, "pid": pid, "socket_activated": true})
-            },
-            Running::Manual(pid) => {
-                text.push(format!(
-                    "server: running{}, not started by systemd",
-                    pid.map_or_else(String::new, |p| format!(" (pid {p})"))
-                ));
-                json!({"running": true, "pid": pid, "socket_activated": false})
-            },
-            Running::Unclear(why) => {
-                text.push(format!("server: unclear ({why})"));
-                json!({"running": null, "error": why})
-            },
-        }
+    // A connection to a listening socket unit would start the server: only a
+    // server that already runs is asked.
+    let server = match who_answers(&socket) {
+        Running::Listening => {
+            text.push(format!(
+                "server: not running; the next connection to {} starts it",
+                socket.display()
+            ));
+            json!({"running": false, "starts_on_connect": true})
+        },
+        Running::Nothing => {
+            text.push(format!("server: not running on {}", socket.display()));
+            json!({"running": false})
+        },
+        Running::Systemd(pid) => {
+            text.push(format!(
+                "server: running{}, socket-activated by systemd",
+                pid.map_or_else(String::new, |p| format!(" (pid {p})"))
+            ));
+            json!({"running": true, "pid": pid, "socket_activated": true})
+        },
+        Running::Manual(pid) => {
+            text.push(format!(
+                "server: running{}, not started by systemd",
+                pid.map_or_else(String::new, |p| format!(" (pid {p})"))
+            ));
+            json!({"running": true, "pid": pid, "socket_activated": false})
+        },
+        Running::Unclear(why) => {
+            text.push(format!("server: unclear ({why})"));
+            json!({"running": null, "error": why})
+        },
     };
     let warnings = socket_warnings(global);
     text.extend(warnings.iter().map(|w| format!("note: {w}")));
