@@ -371,6 +371,11 @@ fn install_and_uninstall_without_a_reachable_manager_say_what_to_run() {
 #[test]
 fn install_refuses_while_a_server_not_started_by_systemd_answers() {
     let server = TestServer::start();
+    let own = server
+        .client()
+        .call_ok("server.status", serde_json::json!({}));
+    assert_eq!(own["socket_activated"], Value::Bool(false), "{own}");
+    assert_eq!(own["pid"], serde_json::json!(server.pid()), "{own}");
     let mut env = TestEnv::new();
     // The same runtime dir, so the unit's socket is the running server's.
     env.set_var("XDG_RUNTIME_DIR", server.env().runtime_dir());
