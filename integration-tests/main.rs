@@ -3,6 +3,7 @@
 
 mod support;
 
+mod activation;
 mod agents;
 mod attach;
 mod board;
@@ -25,6 +26,7 @@ mod panes;
 mod real_agents;
 mod restore;
 mod security;
+mod service;
 mod spawn_env;
 mod states;
 mod tabs;

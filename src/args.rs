@@ -254,6 +254,10 @@ pub enum Command {
     /// hooks that report to signaltty (works without a server).
     #[command(subcommand)]
     Integration(IntegrationCommand),
+    /// The systemd user units that start the server on the first connection to
+    /// its socket: install, uninstall, status (docs/service.md).
+    #[command(subcommand)]
+    Service(crate::service_cli::ServiceCommand),
     /// Answer a pane's pending decision (decision.answer): once or deny for a
     /// permission request, else an option id or its number.
     Answer {

@@ -29,6 +29,7 @@ mod notifications_cli;
 mod panes_cli;
 mod restore_cli;
 mod serve;
+mod service_cli;
 mod state_cli;
 mod tasks_cli;
 mod worktree_cli;
@@ -165,6 +166,7 @@ fn main() -> ExitCode {
             };
             integration_cli::run(&cli.global, action, args.agent, args.all, args.home)
         },
+        Command::Service(cmd) => service_cli::run(&cli.global, cmd),
         Command::Answer {
             pane,
             option,

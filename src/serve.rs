@@ -236,6 +236,7 @@ pub fn stop(global: &Global, force: bool) -> i32 {
         Ok(c) => c,
         Err(e) => return fail(&format!("{}: {}", e.code, e.message)),
     };
+    let activated = crate::service_cli::activated_pid(&mut client);
     let result = match client.call(Method::ServerShutdown(ServerShutdownParams {
         force: Some(force),
     })) {
@@ -246,6 +247,9 @@ pub fn stop(global: &Global, force: bool) -> i32 {
     // for the socket to stop answering.
     let _ = client.set_timeout(Some(LIFECYCLE_TIMEOUT));
     while let Ok(Some(_)) = client.read_line() {}
+    if let Some(pid) = activated {
+        return crate::service_cli::stopped_activated(global, pid, &result, LIFECYCLE_TIMEOUT);
+    }
     let deadline = Instant::now() + LIFECYCLE_TIMEOUT;
     while server_answers(&socket) {
         if Instant::now() > deadline {

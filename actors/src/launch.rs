@@ -243,7 +243,11 @@ pub fn child_env(
 ) -> Vec<(String, String)> {
     let mut env: BTreeMap<String, String> = server
         .into_iter()
-        .filter(|(k, _)| !ENV_BLOCKED.contains(&k.as_str()))
+        // The service manager's variables are addressed to the server alone.
+        .filter(|(k, _)| {
+            !ENV_BLOCKED.contains(&k.as_str())
+                && !crate::activation::MANAGER_VARS.contains(&k.as_str())
+        })
         .collect();
     for (k, v) in request {
         if !ENV_BLOCKED.contains(&k.as_str()) {
@@ -349,6 +353,18 @@ mod tests {
             .iter()
             .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
             .collect()
+    }
+
+    #[test]
+    fn the_service_managers_variables_never_reach_a_child() {
+        let server: Vec<(String, String)> = crate::activation::MANAGER_VARS
+            .iter()
+            .map(|k| ((*k).to_owned(), "x".to_owned()))
+            .collect();
+        let env = child_env(server, &BTreeMap::new(), "pane_1", Path::new("/s"));
+        for key in crate::activation::MANAGER_VARS {
+            assert!(!env.iter().any(|(k, _)| k == key), "{key}: {env:?}");
+        }
     }
 
     #[test]

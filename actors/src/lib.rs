@@ -1,11 +1,12 @@
 //! The signaltty server: its actors and the pure domain modules they own.
 //!
-//! [`run_server`] is the `signaltty server` process: it binds the socket,
-//! opens the state directory and runs [`run`] in an actix System until
-//! shutdown. [`run`] itself takes a bound listener and an opened
+//! [`run_server`] is the `signaltty server` process: it binds the socket (or
+//! takes the one systemd passed, `activation.rs`), opens the state directory
+//! and runs [`run`] in an actix System until shutdown. [`run`] itself takes a bound listener and an opened
 //! [`StateDir`], so tests can run a whole server in-process. See
 //! docs/ARCHITECTURE.md for the tour.
 
+pub mod activation;
 pub mod agents;
 pub mod arbiters;
 pub mod codec;
@@ -52,8 +53,11 @@ pub mod worktrees;
 pub use config::{Config, Env, Limits, SocketOrigin};
 pub use error::Error;
 
+use crate::activation::Notifier;
 use crate::journal::file::FileStore;
-use crate::listener::{BindError, Bound, accept_loop, claim, listen, lock_state_dir};
+use crate::listener::{
+    BindError, Bound, Claimed, accept_loop, adopt, claim, listen, lock_state_dir,
+};
 use crate::supervisor::{BeginShutdown, Supervisor};
 use actix::prelude::*;
 use std::sync::Arc;
@@ -67,13 +71,39 @@ pub const EXIT_STARTUP_FAILED: i32 = 1;
 
 /// Binds the socket and runs the server until it is shut down. Returns the
 /// process exit code. Logs go through the `log` facade.
-pub fn run_server(config: Config) -> i32 {
+pub fn run_server(mut config: Config) -> i32 {
+    // First, while the process has one thread: what systemd handed over, with
+    // its variables removed from the environment before any child is started.
+    let handoff = match activation::take_from_env() {
+        Ok(h) => h,
+        Err(e) => {
+            log::error!("socket activation: {e}");
+            return EXIT_STARTUP_FAILED;
+        },
+    };
+    let passed = match &handoff.listen {
+        None => None,
+        Some(fds) => match activation::adopt_listener(fds) {
+            Ok((listener, path)) => {
+                log::info!("socket activation: serving {}", path.display());
+                // Panes are told the socket they were really reached on.
+                config.socket = path.clone();
+                config.socket_origin = SocketOrigin::Explicit;
+                activation::mark_socket_activated();
+                Some((listener, path))
+            },
+            Err(e) => {
+                log::error!("socket activation: {e}");
+                return EXIT_STARTUP_FAILED;
+            },
+        },
+    };
     let config = Arc::new(config);
     let system = System::new();
     // Everything that can refuse to start happens inside the runtime, after the
     // signal handlers exist: a client may connect (and a test may signal) as soon
     // as the socket is bound.
-    let started = system.block_on(start(config));
+    let started = system.block_on(start(config, passed, handoff.notify));
     let bound = match started {
         Ok(bound) => bound,
         Err(code) => return code,
@@ -163,7 +193,19 @@ pub async fn run(
     listener: std::os::unix::net::UnixListener,
     config: Arc<Config>,
     state: StateDir,
+    shutdown: ShutdownRequests,
+) -> i32 {
+    run_notifying(listener, config, state, shutdown, None).await
+}
+
+/// [`run`], telling a service manager (`notify`) when the server answers
+/// (`READY=1`) and when it begins to shut down (`STOPPING=1`).
+async fn run_notifying(
+    listener: std::os::unix::net::UnixListener,
+    config: Arc<Config>,
+    state: StateDir,
     mut shutdown: ShutdownRequests,
+    notify: Option<Notifier>,
 ) -> i32 {
     let (stop_tx, stop_rx) = watch::channel(false);
     let (exit_tx, exit_rx) = tokio::sync::oneshot::channel();
@@ -186,12 +228,25 @@ pub async fn run(
             let _ = exit_tx.send(code);
         })
         .start();
+    let mut stopping = stop_rx.clone();
     actix_rt::spawn(accept_loop(
         listener,
         supervisor.clone(),
         config.limits.clone(),
         stop_rx,
     ));
+    if let Some(notify) = &notify {
+        // The state is restored and the Supervisor takes requests: whatever
+        // connects from now on (or waits in the backlog) is answered.
+        notify.ready(&config.socket);
+        let notify = notify.clone();
+        actix_rt::spawn(async move {
+            // The Supervisor flips this when it stops accepting; a dropped sender
+            // means it is gone, which is a stop too.
+            let _ = stopping.wait_for(|stop| *stop).await;
+            notify.stopping();
+        });
+    }
     let sup = supervisor.clone();
     let requests = actix_rt::spawn(async move {
         while let Some(reason) = shutdown.recv().await {
@@ -206,6 +261,9 @@ pub async fn run(
     // The Supervisor reports its exit code once it has stopped; a lost report
     // means it is gone without one, which is a failure.
     let code = exit_rx.await.unwrap_or(EXIT_STARTUP_FAILED);
+    if let Some(notify) = &notify {
+        notify.stopping();
+    }
     requests.abort();
     for arbiter in pane_arbiters {
         arbiter.stop();
@@ -217,7 +275,11 @@ pub async fn run(
 /// Starts the server process inside the actix System: signal handlers, socket,
 /// state directory, then [`run`], whose exit code stops the System. Fails with
 /// an exit code.
-async fn start(config: Arc<Config>) -> Result<Bound, i32> {
+async fn start(
+    config: Arc<Config>,
+    passed: Option<(std::os::unix::net::UnixListener, std::path::PathBuf)>,
+    notify: Option<Notifier>,
+) -> Result<Bound, i32> {
     let (requests, shutdown) = tokio::sync::mpsc::unbounded_channel();
     for (kind, name) in [
         (SignalKind::terminate(), "SIGTERM"),
@@ -235,29 +297,45 @@ async fn start(config: Arc<Config>) -> Result<Bound, i32> {
             Err(e) => log::warn!("cannot handle {name}: {e}"),
         }
     }
-    let claimed = claim(&config.socket, config.socket_origin).map_err(|e| {
+    let refused = |e: BindError| {
         log::error!("{e}");
         match e {
             BindError::AlreadyRunning(_) => EXIT_ALREADY_RUNNING,
             _ => EXIT_STARTUP_FAILED,
         }
-    })?;
+    };
+    // A passed socket already listens (clients wait in its backlog until we
+    // accept); our own is claimed now and bound last.
+    let socket = match passed {
+        Some((listener, path)) => Socket::Passed(adopt(listener, path).map_err(refused)?),
+        None => Socket::Claimed(claim(&config.socket, config.socket_origin).map_err(refused)?),
+    };
     let state = StateDir::open(&config)?;
     raise_fd_limit();
     // Bound last: once a client can connect, the server is ready to answer it.
-    let bound = listen(claimed).map_err(|e| {
-        log::error!("{e}");
-        EXIT_STARTUP_FAILED
-    })?;
+    let bound = match socket {
+        Socket::Passed(bound) => bound,
+        Socket::Claimed(claimed) => listen(claimed).map_err(|e| {
+            log::error!("{e}");
+            EXIT_STARTUP_FAILED
+        })?,
+    };
     let listener = bound.listener.try_clone().map_err(|e| {
         log::error!("cannot use the socket: {e}");
         EXIT_STARTUP_FAILED
     })?;
     actix_rt::spawn(async move {
-        let code = run(listener, config, state, shutdown).await;
+        let code = run_notifying(listener, config, state, shutdown, notify).await;
         System::current().stop_with_code(code);
     });
     Ok(bound)
+}
+
+/// The server's socket before it is served: passed by a service manager, or
+/// claimed and bound here.
+enum Socket {
+    Passed(Bound),
+    Claimed(Claimed),
 }
 
 trait DirBuilderMode {

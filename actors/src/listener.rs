@@ -57,10 +57,16 @@ pub struct Bound {
     pub lock: File,
     /// The state directory's lock, once taken.
     pub state_lock: Option<File>,
+    /// Passed by a service manager (socket activation), which owns the socket
+    /// file: it is never removed here.
+    pub passed: bool,
 }
 
 impl Drop for Bound {
     fn drop(&mut self) {
+        if self.passed {
+            return;
+        }
         // Only our own socket file is removed; we still hold the lock, so no other
         // server can have replaced it.
         if let Err(e) = fs::remove_file(&self.path)
@@ -90,23 +96,7 @@ pub fn claim(path: &Path, origin: SocketOrigin) -> Result<Claimed, BindError> {
 
     // The lock beside the socket serializes servers that start at the same moment,
     // so two of them can never both decide the socket is stale and unlink each other's.
-    let lock_path = lock_path(path);
-    let lock = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .mode(0o600)
-        .open(&lock_path)
-        .map_err(|e| other("cannot open the lock file for", e))?;
-    // Called through the trait on purpose: std's inherent `File::try_lock` has the
-    // same name and would win method resolution.
-    match fs4::FileExt::try_lock(&lock) {
-        Ok(()) => {},
-        Err(fs4::TryLockError::WouldBlock) => {
-            return Err(BindError::AlreadyRunning(path.to_path_buf()));
-        },
-        Err(fs4::TryLockError::Error(e)) => return Err(other("cannot lock", e)),
-    }
+    let lock = lock_socket(path)?;
 
     if fs::symlink_metadata(path).is_ok() {
         if StdStream::connect(path).is_ok() {
@@ -152,7 +142,44 @@ pub fn listen(claimed: Claimed) -> Result<Bound, BindError> {
         path: path.to_path_buf(),
         lock,
         state_lock: None,
+        passed: false,
     })
+}
+
+/// Takes a listening socket a service manager passed (socket activation,
+/// `crate::activation`), bound at `path`: its lock is taken like a bound
+/// socket's, but the stale-file check and the bind are the manager's, and the
+/// file stays when the server stops.
+pub fn adopt(listener: StdListener, path: PathBuf) -> Result<Bound, BindError> {
+    let lock = lock_socket(&path)?;
+    Ok(Bound {
+        listener,
+        path,
+        lock,
+        state_lock: None,
+        passed: true,
+    })
+}
+
+/// Takes the exclusive lock beside socket `path` (`<path>.lock`); another
+/// server holding it is `AlreadyRunning`.
+fn lock_socket(path: &Path) -> Result<File, BindError> {
+    let other =
+        |what: &str, e: io::Error| BindError::Other(format!("{what} {}: {e}", path.display()));
+    let lock = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .mode(0o600)
+        .open(lock_path(path))
+        .map_err(|e| other("cannot open the lock file for", e))?;
+    // Called through the trait on purpose: std's inherent `File::try_lock` has the
+    // same name and would win method resolution.
+    match fs4::FileExt::try_lock(&lock) {
+        Ok(()) => Ok(lock),
+        Err(fs4::TryLockError::WouldBlock) => Err(BindError::AlreadyRunning(path.to_path_buf())),
+        Err(fs4::TryLockError::Error(e)) => Err(other("cannot lock", e)),
+    }
 }
 
 /// Takes the exclusive lock of a state directory (`server.lock` in it).

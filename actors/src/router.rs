@@ -256,6 +256,8 @@ fn status(cx: &Cx<'_>) -> ServerStatusResult {
             .as_ref()
             .map(|p| p.to_string_lossy().into_owned()),
         config_problems: cx.config.settings.problems.clone(),
+        pid: Some(std::process::id()),
+        socket_activated: Some(crate::activation::socket_activated()),
     }
 }
 

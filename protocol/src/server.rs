@@ -36,6 +36,13 @@ pub struct ServerStatusResult {
     /// each; every entry named was ignored (`signaltty config show`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub config_problems: Vec<String>,
+    /// The server's process id; absent from older servers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pid: Option<u32>,
+    /// Whether the server listens on a socket its service manager passed
+    /// (systemd socket activation, docs/service.md); absent from older servers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub socket_activated: Option<bool>,
 }
 
 /// How the world came back at start, and what of it waits for a resume.
