@@ -17,6 +17,7 @@ mod cli;
 mod client;
 mod decisions_cli;
 mod diff_cli;
+mod doctor;
 mod follow;
 mod integration_cli;
 mod logger;
@@ -145,6 +146,7 @@ fn main() -> ExitCode {
             };
             integration_cli::run(&cli.global, action, args.agent, args.all, args.home)
         },
+        Command::Doctor { home } => doctor::run(&cli.global, home),
         Command::Answer {
             pane,
             option,

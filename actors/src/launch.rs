@@ -265,15 +265,29 @@ pub fn detect_kind(argv: &[String]) -> AgentKind {
         .file_name()
         .and_then(|n| n.to_str())
         .unwrap_or(program);
-    match base {
-        "codex" => AgentKind::Codex,
-        "claude" => AgentKind::Claude,
-        "opencode" => AgentKind::Opencode,
-        "cursor-agent" => AgentKind::Cursor,
-        "pi" => AgentKind::Pi,
-        "gemini" => AgentKind::Gemini,
-        _ => AgentKind::Generic,
-    }
+    BUILTIN_EXECUTABLES
+        .iter()
+        .find(|(name, _)| *name == base)
+        .map_or(AgentKind::Generic, |(_, kind)| *kind)
+}
+
+/// The executable name of each built-in agent kind (spec/data-model.md §5.2):
+/// what `detect_kind` recognises and `signaltty doctor` looks for on `PATH`.
+pub const BUILTIN_EXECUTABLES: [(&str, AgentKind); 6] = [
+    ("codex", AgentKind::Codex),
+    ("claude", AgentKind::Claude),
+    ("opencode", AgentKind::Opencode),
+    ("cursor-agent", AgentKind::Cursor),
+    ("pi", AgentKind::Pi),
+    ("gemini", AgentKind::Gemini),
+];
+
+/// The executable a built-in agent kind runs as; `None` for `generic` and `none`.
+pub fn executable(kind: AgentKind) -> Option<&'static str> {
+    BUILTIN_EXECUTABLES
+        .iter()
+        .find(|(_, k)| *k == kind)
+        .map(|(name, _)| *name)
 }
 
 /// A pane's title at spawn: the basename of `argv[0]`, or `shell`.
