@@ -10,6 +10,7 @@ mod cli;
 mod decisions;
 mod diff;
 mod differential;
+mod doctor;
 mod flood;
 mod hooks;
 mod integration;

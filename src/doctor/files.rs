@@ -138,9 +138,9 @@ pub fn disk(name: &str, dir: &Path) -> Check {
     }
     match nix::sys::statvfs::statvfs(at) {
         Ok(s) => {
-            let frag = s.fragment_size() as u64;
-            let available = (s.blocks_available() as u64).saturating_mul(frag);
-            let total = (s.blocks() as u64).saturating_mul(frag);
+            let frag = s.fragment_size();
+            let available = s.blocks_available().saturating_mul(frag);
+            let total = s.blocks().saturating_mul(frag);
             verdict::disk(name, &at.display().to_string(), available, total)
         },
         Err(e) => Check::new(

@@ -76,20 +76,26 @@ fn late(name: &str) -> Check {
 fn checks(global: &Global, home: Option<PathBuf>) -> Vec<Check> {
     let env = Env::from_process();
     let until = Instant::now() + GROUP_DEADLINE;
+    let agent_list = agents::list();
+    let programs: Vec<(&'static str, Vec<String>)> = agent_list
+        .iter()
+        .map(|(a, names)| (a.name(), names.clone()))
+        .collect();
+    let generic: Vec<String> = agent_list
+        .iter()
+        .filter(|(a, _)| matches!(a, crate::integration_cli::Agent::Program(_)))
+        .flat_map(|(_, names)| names.clone())
+        .collect();
+
     let socket = server::socket(&env, global.socket.as_deref());
     let server_rx = spawn(move || {
-        let mut checks = server::probe(&socket);
+        let mut checks = server::probe(&socket, &generic);
         checks.insert(1, server::permissions(&socket));
         checks
     });
 
     let state_dir = env.state_dir();
     let data_dir = env.data_dir();
-    let agent_list = agents::list();
-    let programs: Vec<(&'static str, Vec<String>)> = agent_list
-        .iter()
-        .map(|(a, names)| (a.name(), names.clone()))
-        .collect();
     let files_rx = spawn(move || {
         let missing = (
             Verdict::Skip,
@@ -160,10 +166,12 @@ fn checks(global: &Global, home: Option<PathBuf>) -> Vec<Check> {
             .integration
             .as_ref()
             .is_ok_and(|i| i.status == "installed");
+        // `hooks` is `None` when the state files' group ran late (reported
+        // there), `Some(None)` when there is no journal: nothing ever fired.
         if let Some(journal) = &hooks {
             let last = journal.as_ref().and_then(|m| m.get(name));
             if installed || last.is_some() {
-                hook_checks.push(verdict::hooks(name, installed, last, journal.is_some()));
+                hook_checks.push(verdict::hooks(name, installed, last));
             }
         }
     }

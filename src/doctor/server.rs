@@ -20,6 +20,9 @@ pub const ANSWER_DEADLINE: Duration = Duration::from_secs(2);
 /// At most this many live panes are explained.
 const MAX_EXPLAINED: usize = 32;
 
+/// The live panes are looked at until this long after the first connect.
+const PANES_DEADLINE: Duration = Duration::from_secs(4);
+
 /// The socket this doctor looks at, and a word on where the path came from.
 pub struct Socket {
     pub path: PathBuf,
@@ -47,8 +50,10 @@ pub fn socket(env: &Env, flag: Option<&Path>) -> Socket {
     Socket { path, origin, from }
 }
 
-/// The server check and, when it answered, the live panes check.
-pub fn probe(socket: &Socket) -> Vec<Check> {
+/// The server check and, when it answered, the live panes check;
+/// `programs` are the executables of the generic agents signaltty knows
+/// (a generic pane running one of them is an agent pane).
+pub fn probe(socket: &Socket, programs: &[String]) -> Vec<Check> {
     let shown = socket.path.display().to_string();
     let ours = env!("CARGO_PKG_VERSION");
     let exists = std::fs::symlink_metadata(&socket.path).is_ok();
@@ -86,7 +91,7 @@ pub fn probe(socket: &Socket) -> Vec<Check> {
     let answered = matches!(seen, ServerSeen::Answered { .. });
     let mut checks = vec![verdict::server(&seen, &shown, socket.from, ours)];
     if answered {
-        checks.push(live_panes(&mut client));
+        checks.push(live_panes(&mut client, programs, started + PANES_DEADLINE));
     }
     checks
 }
@@ -100,7 +105,7 @@ fn shape(e: serde_json::Error) -> CallError {
 
 /// Which live agent panes have sent a hook, and which are read from their
 /// screens only (`pane.explain`'s `hooked`).
-fn live_panes(client: &mut Client) -> Check {
+fn live_panes(client: &mut Client, programs: &[String], until: Instant) -> Check {
     let name = "live panes";
     let list = client
         .call(Method::WorkspaceList(Default::default()))
@@ -124,40 +129,34 @@ fn live_panes(client: &mut Client) -> Check {
             );
         }
     }
-    if panes.is_empty() {
-        return Check::new(name, Verdict::Skip, "no live agent panes");
-    }
-    let total = panes.len();
+    // A pane is an agent pane when it sent a hook, or when it runs an
+    // agent (its kind, or a generic agent's program) that has not yet.
+    let mut hooked = 0;
     let mut screen_only = Vec::new();
     for pane in panes.iter().take(MAX_EXPLAINED) {
+        if Instant::now() >= until {
+            break;
+        }
         let explained = client
             .call(Method::PaneExplain(PaneTarget {
                 pane_id: PaneRef(pane.id.to_string()),
             }))
             .and_then(|v| serde_json::from_value::<PaneExplainResult>(v).map_err(shape));
-        if let Ok(e) = explained
-            && !e.hooked
-        {
+        let Ok(e) = explained else { continue };
+        let program = pane
+            .argv
+            .first()
+            .and_then(|a| Path::new(a).file_name())
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if e.hooked {
+            hooked += 1;
+        } else if e.kind.is_agent() || programs.contains(&program) {
             let label = pane.name.clone().unwrap_or_else(|| pane.id.to_string());
             screen_only.push(format!("{label} ({})", e.process));
         }
     }
-    if screen_only.is_empty() {
-        Check::new(
-            name,
-            Verdict::Ok,
-            format!("{total} live agent pane(s), all heard from their hooks"),
-        )
-    } else {
-        Check::new(
-            name,
-            Verdict::Ok,
-            format!(
-                "{total} live agent pane(s); read from the screen only (no hook yet): {}",
-                screen_only.join(", ")
-            ),
-        )
-    }
+    verdict::live_panes(hooked, &screen_only)
 }
 
 /// The socket file's permissions (and its directory's, when it is the

@@ -170,6 +170,29 @@ pub fn server(seen: &ServerSeen, socket: &str, origin: &str, ours: &str) -> Chec
     }
 }
 
+/// The live panes check: how many live panes have sent a hook, and the
+/// agent panes read from their screens only (no hook yet).
+pub fn live_panes(hooked: usize, screen_only: &[String]) -> Check {
+    let name = "live panes";
+    match (hooked, screen_only.len()) {
+        (0, 0) => Check::new(name, Verdict::Skip, "no live agent panes"),
+        (n, 0) => Check::new(
+            name,
+            Verdict::Ok,
+            format!("{n} live agent pane(s), all heard from their hooks"),
+        ),
+        (n, m) => Check::new(
+            name,
+            Verdict::Ok,
+            format!(
+                "{} live agent pane(s); {m} read from the screen only (no hook yet): {}",
+                n + m,
+                screen_only.join(", ")
+            ),
+        ),
+    }
+}
+
 // ---- permissions -------------------------------------------------------------
 
 /// What `lstat` said about a path.
@@ -292,11 +315,10 @@ pub const DISK_FAIL_BYTES: u64 = 100 << 20;
 
 /// The free-space check of the filesystem holding `path`.
 pub fn disk(name: &str, path: &str, available: u64, total: u64) -> Check {
-    let percent = if total == 0 {
-        100
-    } else {
-        available.saturating_mul(100) / total
-    };
+    let percent = available
+        .saturating_mul(100)
+        .checked_div(total)
+        .unwrap_or(100);
     let detail = format!(
         "{} free of {} ({percent} %) under {path}",
         human_bytes(available),
@@ -414,7 +436,7 @@ pub struct LastHook {
 
 /// The hooks-firing check of an agent whose hooks are installed (or that
 /// reported anyway).
-pub fn hooks(name: &str, installed: bool, last: Option<&LastHook>, journal_read: bool) -> Check {
+pub fn hooks(name: &str, installed: bool, last: Option<&LastHook>) -> Check {
     let check = format!("hooks {name}");
     match last {
         Some(l) => Check::new(
@@ -422,7 +444,6 @@ pub fn hooks(name: &str, installed: bool, last: Option<&LastHook>, journal_read:
             Verdict::Ok,
             format!("last hook {} ago ({})", human_age(l.age_s), l.source),
         ),
-        None if !journal_read => Check::new(check, Verdict::Skip, "no journal to read yet"),
         None if installed => Check::new(
             check,
             Verdict::Warn,
@@ -690,6 +711,24 @@ mod tests {
         assert!(other.fix.as_deref().is_some_and(|f| f.contains("restart")));
     }
 
+    #[test]
+    fn live_panes_say_which_are_read_from_their_screens_only() {
+        assert_eq!(live_panes(0, &[]).verdict, Verdict::Skip);
+        assert!(
+            live_panes(2, &[])
+                .detail
+                .contains("2 live agent pane(s), all heard")
+        );
+        let mixed = live_panes(1, &["pane_a (codex)".to_owned()]);
+        assert_eq!(mixed.verdict, Verdict::Ok);
+        assert!(
+            mixed
+                .detail
+                .contains("2 live agent pane(s); 1 read from the screen only")
+        );
+        assert!(mixed.detail.ends_with("pane_a (codex)"), "{}", mixed.detail);
+    }
+
     fn integration(status: &'static str) -> IntegrationSeen {
         IntegrationSeen {
             status,
@@ -751,15 +790,14 @@ mod tests {
             source: "hook:claude:Stop".into(),
             age_s: 180,
         };
-        let fired = hooks("claude", true, Some(&last), true);
+        let fired = hooks("claude", true, Some(&last));
         assert_eq!(fired.verdict, Verdict::Ok);
         assert_eq!(fired.detail, "last hook 3 min ago (hook:claude:Stop)");
-        let never = hooks("codex", true, None, true);
+        let never = hooks("codex", true, None);
         assert_eq!(never.verdict, Verdict::Warn);
         assert!(never.detail.contains("never fired"));
         assert!(never.fix.as_deref().is_some_and(|f| f.contains("/hooks")));
-        assert_eq!(hooks("claude", false, None, true).verdict, Verdict::Skip);
-        assert_eq!(hooks("claude", true, None, false).verdict, Verdict::Skip);
+        assert_eq!(hooks("claude", false, None).verdict, Verdict::Skip);
     }
 
     #[test]
