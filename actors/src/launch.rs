@@ -397,6 +397,16 @@ mod tests {
     }
 
     #[test]
+    fn every_agent_kind_has_one_executable_and_it_is_detected_back() {
+        for kind in AgentKind::ALL {
+            match executable(kind) {
+                Some(name) => assert_eq!(detect_kind(&[name.to_owned()]), kind),
+                None => assert!(!kind.is_agent(), "{kind:?} has no executable"),
+            }
+        }
+    }
+
+    #[test]
     fn only_config_dirs_are_remembered_and_made_absolute() {
         let request = map(&[
             ("CODEX_HOME", "cfg/codex"),
