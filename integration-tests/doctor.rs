@@ -331,3 +331,101 @@ fn a_server_that_never_answers_and_a_hanging_agent_do_not_hang_the_doctor() {
         "{claude}"
     );
 }
+
+#[test]
+fn installed_units_a_config_file_and_a_data_dir_are_looked_at() {
+    let mut env = TestEnv::new();
+    // A systemctl stand-in: the socket unit enabled and active, the
+    // service waiting for it (inactive), as socket activation leaves it.
+    script(
+        env.root(),
+        "systemctl",
+        "case \"$2 $3\" in\n\
+         'is-enabled signaltty.socket') echo enabled ;;\n\
+         'is-active signaltty.socket') echo active ;;\n\
+         'is-active signaltty.service') echo inactive; exit 3 ;;\n\
+         *) echo unknown; exit 1 ;;\n\
+         esac\n",
+    );
+    let path = path_with_bin(env.root());
+    env.set_var("PATH", path);
+    let units = env.root().join("config/systemd/user");
+    std::fs::create_dir_all(&units).unwrap_or_else(|e| panic!("{e}"));
+    for unit in ["signaltty.service", "signaltty.socket"] {
+        std::fs::write(units.join(unit), "[Unit]\n").unwrap_or_else(|e| panic!("{e}"));
+    }
+    let config = env.root().join("config/signaltty");
+    std::fs::create_dir_all(&config).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(config.join("config.toml"), "").unwrap_or_else(|e| panic!("{e}"));
+    let data = env.home().join(".local/share/signaltty");
+    std::fs::create_dir_all(&data).unwrap_or_else(|e| panic!("{e}"));
+    set_mode(&data, 0o700);
+
+    let (_, report, _) = doctor_json(&env);
+    let service = check(&report, "service");
+    assert_eq!(service["verdict"], "ok", "{service}");
+    assert_eq!(
+        service["detail"],
+        "signaltty.socket enabled, active; signaltty.service inactive"
+    );
+    let config = check(&report, "config");
+    assert_eq!(config["verdict"], "ok", "{config}");
+    assert!(str_field(config, "detail").contains("config.toml exists"));
+    assert_eq!(verdict(&report, "data dir"), "ok", "{report:#}");
+    assert_ne!(verdict(&report, "data disk"), "fail", "{report:#}");
+
+    // The socket unit turned off: a warning with the command that enables it.
+    script(
+        env.root(),
+        "systemctl",
+        "case \"$2\" in is-enabled) echo disabled; exit 1 ;; *) echo inactive; exit 3 ;; esac\n",
+    );
+    let (_, report, _) = doctor_json(&env);
+    let service = check(&report, "service");
+    assert_eq!(service["verdict"], "warn", "{service}");
+    assert_eq!(
+        service["fix"],
+        "systemctl --user enable --now signaltty.socket"
+    );
+}
+
+#[test]
+fn a_damaged_journal_or_snapshot_fails_and_set_aside_snapshots_warn() {
+    let env = TestEnv::new();
+    let state = env.state_home().join("signaltty");
+    std::fs::create_dir_all(&state).unwrap_or_else(|e| panic!("{e}"));
+    set_mode(&state, 0o700);
+    let write = |name: &str, text: &str| {
+        std::fs::write(state.join(name), text).unwrap_or_else(|e| panic!("{e}"));
+    };
+    write("audit.jsonl", "not a record\n");
+    write("snapshot.json", "{\"version\": 1, \"seq\": 4}");
+    write("snapshot.corrupt-20261201T101010", "garbage");
+    let (code, report, _) = doctor_json(&env);
+    assert_eq!(code, Some(1));
+    let journal = check(&report, "journal");
+    assert_eq!(journal["verdict"], "fail", "{journal}");
+    assert!(
+        str_field(journal, "detail").contains("line 1 is not a journal record"),
+        "{journal}"
+    );
+    assert!(str_field(journal, "fix").contains("signaltty journal verify"));
+    let snapshot = check(&report, "snapshot");
+    assert_eq!(snapshot["verdict"], "warn", "{snapshot}");
+    assert!(
+        str_field(snapshot, "detail").contains("seq 4")
+            && str_field(snapshot, "detail").contains("snapshot.corrupt-20261201T101010"),
+        "{snapshot}"
+    );
+
+    write("snapshot.json", "{\"version\": 7}");
+    let (_, report, _) = doctor_json(&env);
+    let snapshot = check(&report, "snapshot");
+    assert_eq!(snapshot["verdict"], "fail", "{snapshot}");
+    assert!(
+        str_field(snapshot, "detail").contains("version 7"),
+        "{snapshot}"
+    );
+    // Looked at, never moved aside: that is the server's to do.
+    assert!(state.join("snapshot.json").exists());
+}

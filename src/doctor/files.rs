@@ -10,9 +10,16 @@ use std::fs::OpenOptions;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
-/// `signaltty journal verify`'s checks, as one line.
+/// `signaltty journal verify`'s checks, as one line. A running server may
+/// be appending or rotating while the files are read, so a report with
+/// problems is taken again a moment later and only the second one counts:
+/// a record caught half-written is whole by then.
 pub fn journal(state_dir: &Path) -> Check {
-    let report = verify(state_dir);
+    let mut report = verify(state_dir);
+    if !report.ok() {
+        std::thread::sleep(std::time::Duration::from_millis(250));
+        report = verify(state_dir);
+    }
     if report.ok() {
         let detail = match report.max_seq {
             Some(seq) => format!("consistent, through seq {seq}"),
