@@ -258,6 +258,14 @@ pub enum Command {
     /// its socket: install, uninstall, status (docs/service.md).
     #[command(subcommand)]
     Service(crate::service_cli::ServiceCommand),
+    /// Check the whole setup (server, socket, journal, snapshot, directories,
+    /// agents and their hooks, service, config) and say how to fix what is wrong.
+    /// Exits 1 when a check fails. Works without a server.
+    Doctor {
+        /// Look for the agents' hook files in this home instead of $HOME.
+        #[arg(long, value_name = "DIR")]
+        home: Option<PathBuf>,
+    },
     /// Answer a pane's pending decision (decision.answer): once or deny for a
     /// permission request, else an option id or its number.
     Answer {

@@ -21,13 +21,13 @@ pub enum Action {
 /// An agent the command configures: an agent kind, or a generic program
 /// whose hooks are a builtin agent's (Qwen Code, Kilo Code).
 #[derive(Debug, Clone, Copy)]
-enum Agent {
+pub(crate) enum Agent {
     Kind(AgentKind),
     Program(Program),
 }
 
 impl Agent {
-    fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Agent::Kind(k) => k.name(),
             Agent::Program(p) => p.name,
@@ -55,7 +55,11 @@ impl Agent {
         }
     }
 
-    fn status(self, roots: &Roots, reporter: &Path) -> Result<(PathBuf, Status), String> {
+    pub(crate) fn status(
+        self,
+        roots: &Roots,
+        reporter: &Path,
+    ) -> Result<(PathBuf, Status), String> {
         match self {
             Agent::Kind(k) => integration::status(k, roots, reporter),
             Agent::Program(p) => Ok(p.status(roots, reporter)),
@@ -64,7 +68,7 @@ impl Agent {
 }
 
 /// The agents named: one, or every one for `all` / `--all` / none given.
-fn agents(name: Option<&str>, all: bool) -> Result<Vec<Agent>, String> {
+pub(crate) fn agents(name: Option<&str>, all: bool) -> Result<Vec<Agent>, String> {
     match name {
         None | Some("all") => Ok(INSTALLABLE
             .into_iter()

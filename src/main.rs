@@ -18,14 +18,15 @@ mod client;
 mod config_cli;
 mod decisions_cli;
 mod diff_cli;
+mod doctor;
 mod follow;
 mod integration_cli;
 mod layout_cli;
 mod logger;
 mod manual;
-mod paint;
 mod mapping_cli;
 mod notifications_cli;
+mod paint;
 mod panes_cli;
 mod restore_cli;
 mod serve;
@@ -167,6 +168,7 @@ fn main() -> ExitCode {
             integration_cli::run(&cli.global, action, args.agent, args.all, args.home)
         },
         Command::Service(cmd) => service_cli::run(&cli.global, cmd),
+        Command::Doctor { home } => doctor::run(&cli.global, home),
         Command::Answer {
             pane,
             option,

@@ -303,15 +303,29 @@ pub fn detect_kind(argv: &[String]) -> AgentKind {
         .file_name()
         .and_then(|n| n.to_str())
         .unwrap_or(program);
-    match base {
-        "codex" => AgentKind::Codex,
-        "claude" => AgentKind::Claude,
-        "opencode" => AgentKind::Opencode,
-        "cursor-agent" => AgentKind::Cursor,
-        "pi" => AgentKind::Pi,
-        "gemini" => AgentKind::Gemini,
-        _ => AgentKind::Generic,
-    }
+    BUILTIN_EXECUTABLES
+        .iter()
+        .find(|(name, _)| *name == base)
+        .map_or(AgentKind::Generic, |(_, kind)| *kind)
+}
+
+/// The executable name of each built-in agent kind (spec/data-model.md §5.2):
+/// what `detect_kind` recognises and `signaltty doctor` looks for on `PATH`.
+pub const BUILTIN_EXECUTABLES: [(&str, AgentKind); 6] = [
+    ("codex", AgentKind::Codex),
+    ("claude", AgentKind::Claude),
+    ("opencode", AgentKind::Opencode),
+    ("cursor-agent", AgentKind::Cursor),
+    ("pi", AgentKind::Pi),
+    ("gemini", AgentKind::Gemini),
+];
+
+/// The executable a built-in agent kind runs as; `None` for `generic` and `none`.
+pub fn executable(kind: AgentKind) -> Option<&'static str> {
+    BUILTIN_EXECUTABLES
+        .iter()
+        .find(|(_, k)| *k == kind)
+        .map(|(name, _)| *name)
 }
 
 /// A pane's title at spawn: the basename of `argv[0]`, or `shell`.
@@ -479,6 +493,16 @@ mod tests {
         assert_eq!(detect_kind(&[]), AgentKind::None);
         assert_eq!(initial_title(&["/bin/sh".into(), "-c".into()]), "sh");
         assert_eq!(initial_title(&[]), "shell");
+    }
+
+    #[test]
+    fn every_agent_kind_has_one_executable_and_it_is_detected_back() {
+        for kind in AgentKind::ALL {
+            match executable(kind) {
+                Some(name) => assert_eq!(detect_kind(&[name.to_owned()]), kind),
+                None => assert!(!kind.is_agent(), "{kind:?} has no executable"),
+            }
+        }
     }
 
     #[test]

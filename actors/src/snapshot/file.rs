@@ -91,6 +91,70 @@ pub(super) fn load_at(state_dir: &Path, now: SystemTime) -> io::Result<Loaded> {
     Ok(Loaded::MovedAside { problem, to })
 }
 
+/// What [`peek`] found: the snapshot `load` would use, read without moving
+/// anything (`signaltty doctor` looks while a server may be running).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Peeked {
+    /// No snapshot.
+    Missing,
+    /// A usable snapshot in `file`.
+    Usable {
+        /// `snapshot.json`, or `snapshot.json.1` after a save cut short.
+        file: PathBuf,
+        /// What it holds.
+        snapshot: Box<Snapshot>,
+    },
+    /// A snapshot `load` would move aside.
+    Unusable {
+        /// The file.
+        file: PathBuf,
+        /// Why.
+        problem: LoadProblem,
+    },
+}
+
+/// Reads the snapshot `load` would use and says whether it is usable; never
+/// writes, renames or removes anything.
+pub fn peek(state_dir: &Path) -> Peeked {
+    let current = state_dir.join(CURRENT);
+    let (file, read) = match fs::read(&current) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            let previous = state_dir.join(PREVIOUS);
+            match fs::read(&previous) {
+                Err(e) if e.kind() == io::ErrorKind::NotFound => return Peeked::Missing,
+                read => (previous, read),
+            }
+        },
+        read => (current, read),
+    };
+    match read.map_err(|e| LoadProblem::Corrupt(format!("cannot read: {e}"))) {
+        Ok(bytes) => match parse(&bytes) {
+            Ok(snapshot) => Peeked::Usable {
+                file,
+                snapshot: Box::new(snapshot),
+            },
+            Err(problem) => Peeked::Unusable { file, problem },
+        },
+        Err(problem) => Peeked::Unusable { file, problem },
+    }
+}
+
+/// The snapshots moved aside in `state_dir` (`snapshot.corrupt-*`,
+/// `snapshot.unsupported-*`), by name.
+pub fn set_aside(state_dir: &Path) -> io::Result<Vec<PathBuf>> {
+    let mut found: Vec<PathBuf> = fs::read_dir(state_dir)?
+        .flatten()
+        .filter(|e| {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            name.starts_with("snapshot.corrupt-") || name.starts_with("snapshot.unsupported-")
+        })
+        .map(|e| e.path())
+        .collect();
+    found.sort();
+    Ok(found)
+}
+
 /// Only the version, so a file of another version is recognised as such
 /// however different the rest of it is.
 #[derive(Deserialize)]

@@ -30,7 +30,7 @@ mod tails;
 #[cfg(test)]
 mod tests;
 
-pub use file::{LoadProblem, Loaded, SaveReport, load, save};
+pub use file::{LoadProblem, Loaded, Peeked, SaveReport, load, peek, save, set_aside};
 pub use tails::{
     COMPACT_AT, MAX_TAIL_BYTES, TAILS_TIME_BUDGET, TailBudget, TailFiles, TailReport, WHOLE_BUDGET,
     read_tail, tail_of, tail_path,

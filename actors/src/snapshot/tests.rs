@@ -322,3 +322,43 @@ fn utc_basic_formats_the_epoch_a_leap_day_and_a_recent_time() {
         STAMP
     );
 }
+
+#[test]
+fn peek_says_what_load_would_find_and_moves_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    assert_eq!(peek(dir.path()), Peeked::Missing);
+    save_plain(dir.path(), &snapshot(7, &["pane_a"])).unwrap();
+    match peek(dir.path()) {
+        Peeked::Usable { file, snapshot } => {
+            assert_eq!(file, dir.path().join("snapshot.json"));
+            assert_eq!(snapshot.seq, Seq(7));
+        },
+        other => panic!("expected a usable snapshot, got {other:?}"),
+    }
+    fs::write(dir.path().join("snapshot.json"), r#"{"version": 9}"#).unwrap();
+    let before = listing(dir.path());
+    assert!(matches!(
+        peek(dir.path()),
+        Peeked::Unusable {
+            problem: LoadProblem::Unsupported(9),
+            ..
+        }
+    ));
+    fs::write(dir.path().join("snapshot.json"), "not json").unwrap();
+    assert!(matches!(
+        peek(dir.path()),
+        Peeked::Unusable {
+            problem: LoadProblem::Corrupt(_),
+            ..
+        }
+    ));
+    assert_eq!(
+        before.keys().collect::<Vec<_>>(),
+        listing(dir.path()).keys().collect::<Vec<_>>()
+    );
+    assert!(set_aside(dir.path()).unwrap().is_empty());
+    let Loaded::MovedAside { to, .. } = load_at(dir.path(), at()).unwrap() else {
+        panic!("expected a move aside");
+    };
+    assert_eq!(set_aside(dir.path()).unwrap(), vec![to]);
+}

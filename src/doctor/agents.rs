@@ -1,0 +1,290 @@
+//! Probes of the agents: each one `signaltty integration` configures, its
+//! executable on `PATH`, `<exe> --version` under a deadline, its hooks'
+//! status (the integration library's own `status`), and from the journal the
+//! last hook event each agent's hooks reported.
+
+use super::command::{self, Ran};
+use super::verdict::{IntegrationSeen, LastHook, VersionSeen};
+use crate::integration_cli::Agent;
+use serde_json::Value;
+use signaltty_actors::agents::AgentSet;
+use signaltty_actors::integration::Roots;
+use signaltty_protocol::Timestamp;
+use signaltty_protocol::pane::AgentKind;
+use std::collections::BTreeMap;
+use std::ffi::OsStr;
+use std::io::{Read, Seek, SeekFrom};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// How long `<exe> --version` may take.
+pub const VERSION_DEADLINE: Duration = Duration::from_secs(3);
+
+/// At most this much of each journal file is read, from its end.
+const JOURNAL_TAIL_BYTES: u64 = 4 << 20;
+
+/// Everything found about one agent.
+#[derive(Debug)]
+pub struct AgentFacts {
+    /// The executable names it runs as (the first is shown when none is found).
+    pub executables: Vec<String>,
+    pub exe: Option<PathBuf>,
+    pub version: Option<VersionSeen>,
+    pub integration: Result<IntegrationSeen, String>,
+}
+
+/// The agents signaltty configures, in `signaltty integration status` order,
+/// with the executable names each runs as: a kind's built-in name, a
+/// program's bundled manifest binaries.
+pub fn list() -> Vec<(Agent, Vec<String>)> {
+    let set = AgentSet::bundled_only();
+    crate::integration_cli::agents(None, false)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|agent| {
+            let names = match agent {
+                Agent::Kind(k) => signaltty_actors::launch::executable(k)
+                    .map(|e| vec![e.to_owned()])
+                    .unwrap_or_default(),
+                Agent::Program(p) => {
+                    let bins = set
+                        .overlay(AgentKind::Generic, p.name)
+                        .map(|m| m.binaries.clone())
+                        .unwrap_or_default();
+                    if bins.is_empty() {
+                        vec![p.name.to_owned()]
+                    } else {
+                        bins
+                    }
+                },
+            };
+            (agent, names)
+        })
+        .collect()
+}
+
+/// Probes one agent: blocking (the version run has its own deadline).
+pub fn probe(
+    agent: Agent,
+    executables: Vec<String>,
+    roots: &Roots,
+    path: Option<&OsStr>,
+) -> AgentFacts {
+    let exe = executables.iter().find_map(|e| which(e, path));
+    let version = exe.as_deref().map(version);
+    let reporter =
+        signaltty_actors::integration::reporter().unwrap_or_else(|_| PathBuf::from("signaltty"));
+    let integration = agent.status(roots, &reporter).map(|(file, status)| {
+        let error = match &status {
+            signaltty_actors::integration::Status::Invalid(e) => Some(e.clone()),
+            _ => None,
+        };
+        IntegrationSeen {
+            status: status.as_str(),
+            file: file.display().to_string(),
+            error,
+        }
+    });
+    AgentFacts {
+        executables,
+        exe,
+        version,
+        integration,
+    }
+}
+
+/// The first executable regular file called `name` in `path`'s directories.
+fn which(name: &str, path: Option<&OsStr>) -> Option<PathBuf> {
+    std::env::split_paths(path?)
+        .filter(|d| d.is_absolute())
+        .map(|d| d.join(name))
+        .find(|p| {
+            std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+}
+
+/// `<exe> --version`'s first line.
+fn version(exe: &Path) -> VersionSeen {
+    match command::run(exe.as_os_str(), &["--version"], VERSION_DEADLINE) {
+        Ran::Exited { status, stdout } => {
+            let line = stdout.lines().map(str::trim).find(|l| !l.is_empty());
+            match line {
+                Some(l) if status.success() => VersionSeen::Line(l.chars().take(80).collect()),
+                Some(_) | None if !status.success() => VersionSeen::Unknown(format!("{status}")),
+                _ => VersionSeen::Unknown("it printed nothing".to_owned()),
+            }
+        },
+        Ran::NotStarted(e) => VersionSeen::Unknown(format!("cannot run it: {e}")),
+        Ran::TimedOut => VersionSeen::TimedOut(VERSION_DEADLINE.as_millis() as u64),
+    }
+}
+
+/// The newest hook-sourced record of each agent in the journal: `agent.*`
+/// events carry their evidence `source`, `notification.created` its
+/// notification's. A generic agent's hooks (`hook:generic:…`) are credited
+/// to the program the pane runs. `None` when there is no journal at all.
+pub fn last_hooks(
+    state_dir: &Path,
+    programs: &[(&'static str, Vec<String>)],
+    now: &Timestamp,
+) -> Option<BTreeMap<String, LastHook>> {
+    let mut found: BTreeMap<String, LastHook> = BTreeMap::new();
+    let mut any = false;
+    for name in ["audit.jsonl", "audit.jsonl.1"] {
+        let Some(text) = read_tail(&state_dir.join(name)) else {
+            continue;
+        };
+        any = true;
+        for line in text.lines().rev() {
+            if !line.contains("\"hook:") {
+                continue;
+            }
+            let Some((agent, source, at)) = hook_of(line, programs) else {
+                continue;
+            };
+            if found.contains_key(&agent) {
+                continue;
+            }
+            let age_s = match (now.unix_millis(), at.unix_millis()) {
+                (Some(n), Some(a)) => u64::try_from((n - a).max(0) / 1000).unwrap_or(0),
+                _ => 0,
+            };
+            found.insert(agent, LastHook { source, age_s });
+        }
+    }
+    any.then_some(found)
+}
+
+/// The last `JOURNAL_TAIL_BYTES` of `path`, starting at a whole line.
+fn read_tail(path: &Path) -> Option<String> {
+    let mut file = std::fs::File::open(path).ok()?;
+    let len = file.metadata().ok()?.len();
+    let from = len.saturating_sub(JOURNAL_TAIL_BYTES);
+    file.seek(SeekFrom::Start(from)).ok()?;
+    let mut bytes = Vec::new();
+    file.take(JOURNAL_TAIL_BYTES).read_to_end(&mut bytes).ok()?;
+    let start = if from == 0 {
+        0
+    } else {
+        bytes
+            .iter()
+            .position(|b| *b == b'\n')
+            .map_or(bytes.len(), |i| i + 1)
+    };
+    Some(String::from_utf8_lossy(&bytes[start..]).into_owned())
+}
+
+/// The agent, source and time of one journal line, when a hook caused it.
+fn hook_of(
+    line: &str,
+    programs: &[(&'static str, Vec<String>)],
+) -> Option<(String, String, Timestamp)> {
+    let record: Value = serde_json::from_str(line).ok()?;
+    let event = record.get("event")?.as_str()?;
+    let payload = record.get("payload")?;
+    let source = if event.starts_with("agent.") {
+        payload.get("source")?.as_str()?
+    } else if event == "notification.created" {
+        payload.get("notification")?.get("source")?.as_str()?
+    } else {
+        return None;
+    };
+    let mut parts = source.splitn(3, ':');
+    if parts.next() != Some("hook") {
+        return None;
+    }
+    let kind = parts.next()?;
+    let agent = if kind == AgentKind::Generic.name() {
+        let program = payload
+            .get("pane")
+            .and_then(|p| p.get("argv"))
+            .and_then(|a| a.get(0))
+            .and_then(Value::as_str)
+            .and_then(|p| Path::new(p).file_name())
+            .and_then(|n| n.to_str())?;
+        programs
+            .iter()
+            .find(|(_, bins)| bins.iter().any(|b| b == program))
+            .map(|(name, _)| (*name).to_owned())?
+    } else {
+        kind.to_owned()
+    };
+    let at = Timestamp(record.get("at")?.as_str()?.to_owned());
+    Some((agent, source.to_owned(), at))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(seq: u64, event: &str, payload: Value, at: &str) -> String {
+        serde_json::json!({"seq": seq, "event": event, "payload": payload, "at": at}).to_string()
+    }
+
+    #[test]
+    fn the_newest_hook_of_each_agent_is_found_from_the_end_of_the_journal() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let programs = vec![("qwen", vec!["qwen".to_owned()])];
+        let now = Timestamp("2026-12-01T12:10:00.000Z".into());
+        assert!(
+            last_hooks(dir.path(), &programs, &now).is_none(),
+            "no journal"
+        );
+        let old = line(
+            1,
+            "agent.working",
+            serde_json::json!({"source": "hook:claude:UserPromptSubmit"}),
+            "2026-12-01T11:00:00.000Z",
+        );
+        let qwen = line(
+            2,
+            "notification.created",
+            serde_json::json!({"notification": {"source": "hook:generic:Notification"}, "pane": {"argv": ["/usr/bin/qwen"]}}),
+            "2026-12-01T12:00:00.000Z",
+        );
+        let newer = line(
+            3,
+            "agent.done",
+            serde_json::json!({"source": "hook:claude:Stop"}),
+            "2026-12-01T12:07:00.000Z",
+        );
+        let screen = line(
+            4,
+            "agent.working",
+            serde_json::json!({"source": "screen:codex_working"}),
+            "2026-12-01T12:09:00.000Z",
+        );
+        std::fs::write(dir.path().join("audit.jsonl.1"), format!("{old}\n"))
+            .unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(
+            dir.path().join("audit.jsonl"),
+            format!("{qwen}\n{newer}\n{screen}\n{{\"seq\":"),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let found = last_hooks(dir.path(), &programs, &now).unwrap_or_default();
+        assert_eq!(
+            found.get("claude"),
+            Some(&LastHook {
+                source: "hook:claude:Stop".into(),
+                age_s: 180
+            })
+        );
+        assert_eq!(found.get("qwen").map(|l| l.age_s), Some(600));
+        assert!(!found.contains_key("codex"), "a screen rule is not a hook");
+    }
+
+    #[test]
+    fn every_agent_integration_knows_has_an_executable() {
+        let agents = list();
+        assert!(agents.len() >= 8, "{agents:?}");
+        for (agent, names) in &agents {
+            assert!(!names.is_empty(), "{}", agent.name());
+        }
+        let cursor = agents.iter().find(|(a, _)| a.name() == "cursor");
+        assert_eq!(
+            cursor.map(|(_, n)| n.clone()),
+            Some(vec!["cursor-agent".to_owned()])
+        );
+    }
+}

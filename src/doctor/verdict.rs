@@ -1,0 +1,601 @@
+//! The pure half of `signaltty doctor`: what a probe found (plain facts) in,
+//! a `Check` with its verdict, detail and fix out; the summary and the text
+//! rendering. Nothing here touches the system, so every rule is unit-tested.
+
+use serde::Serialize;
+
+/// How one check came out. Ordered by severity.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// Nothing to look at here (not installed, not applicable).
+    Skip,
+    /// Fine.
+    Ok,
+    /// Works, but worth a look.
+    Warn,
+    /// Broken: signaltty (or a part of it) does not work as it should.
+    Fail,
+}
+
+impl Verdict {
+    /// The word shown in the text output.
+    pub fn word(self) -> &'static str {
+        match self {
+            Verdict::Skip => "skip",
+            Verdict::Ok => "ok",
+            Verdict::Warn => "WARN",
+            Verdict::Fail => "FAIL",
+        }
+    }
+}
+
+/// One line of the report.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Check {
+    /// What was checked (`server`, `state dir`, `agent claude`, …).
+    pub check: String,
+    /// How it came out.
+    pub verdict: Verdict,
+    /// What was found, for people.
+    pub detail: String,
+    /// What to do about a problem.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fix: Option<String>,
+}
+
+impl Check {
+    /// A check without a fix.
+    pub fn new(check: impl Into<String>, verdict: Verdict, detail: impl Into<String>) -> Check {
+        Check {
+            check: check.into(),
+            verdict,
+            detail: detail.into(),
+            fix: None,
+        }
+    }
+
+    /// The same check with `fix`.
+    pub fn fix(mut self, fix: impl Into<String>) -> Check {
+        self.fix = Some(fix.into());
+        self
+    }
+}
+
+/// The whole report is fine when no check failed (warnings allowed).
+pub fn healthy(checks: &[Check]) -> bool {
+    checks.iter().all(|c| c.verdict != Verdict::Fail)
+}
+
+// ---- formatting helpers ------------------------------------------------------
+
+/// `3 s`, `4 min`, `2 h`, `5 days`.
+pub fn human_age(secs: u64) -> String {
+    match secs {
+        0..60 => format!("{secs} s"),
+        60..3600 => format!("{} min", secs / 60),
+        3600..86_400 => format!("{} h", secs / 3600),
+        _ => format!("{} days", secs / 86_400),
+    }
+}
+
+/// `512 B`, `3.2 MiB`, `41.0 GiB`.
+pub fn human_bytes(n: u64) -> String {
+    const KIB: f64 = 1024.0;
+    let f = n as f64;
+    if f < KIB {
+        format!("{n} B")
+    } else if f < KIB * KIB {
+        format!("{:.1} KiB", f / KIB)
+    } else if f < KIB * KIB * KIB {
+        format!("{:.1} MiB", f / (KIB * KIB))
+    } else {
+        format!("{:.1} GiB", f / (KIB * KIB * KIB))
+    }
+}
+
+// ---- server ------------------------------------------------------------------
+
+/// What the server probe saw.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ServerSeen {
+    /// No file at the socket path.
+    NoSocket,
+    /// A file, but nothing listening on it.
+    Stale,
+    /// It accepted and did not answer within the deadline.
+    Silent { waited_ms: u64 },
+    /// Connecting or the call failed otherwise.
+    Error(String),
+    /// `server.status` answered.
+    Answered {
+        version: String,
+        uptime_s: u64,
+        panes: usize,
+        live_panes: usize,
+    },
+}
+
+/// The server check: `socket` is the path, `origin` where it came from,
+/// `ours` this CLI's version.
+pub fn server(seen: &ServerSeen, socket: &str, origin: &str, ours: &str) -> Check {
+    let at = format!("{socket} ({origin})");
+    let start = "start it: `signaltty start` (or have systemd do it: `signaltty service install`)";
+    match seen {
+        ServerSeen::NoSocket => Check::new(
+            "server",
+            Verdict::Fail,
+            format!("not running: no socket at {at}"),
+        )
+        .fix(start),
+        ServerSeen::Stale => Check::new(
+            "server",
+            Verdict::Fail,
+            format!("not running: stale socket file with no listener at {at}"),
+        )
+        .fix(format!("{start}; it replaces the stale file")),
+        ServerSeen::Silent { waited_ms } => Check::new(
+            "server",
+            Verdict::Fail,
+            format!(
+                "accepted a connection on {at} but did not answer within {} ms",
+                waited_ms
+            ),
+        )
+        .fix("the server looks stuck: end its process, then `signaltty start`"),
+        ServerSeen::Error(e) => {
+            Check::new("server", Verdict::Fail, format!("{at}: {e}")).fix(start)
+        },
+        ServerSeen::Answered {
+            version,
+            uptime_s,
+            panes,
+            live_panes,
+        } => {
+            let detail = format!(
+                "signaltty {version} on {at}, up {}, {panes} panes ({live_panes} live)",
+                human_age(*uptime_s)
+            );
+            if version == ours {
+                Check::new("server", Verdict::Ok, detail)
+            } else {
+                Check::new(
+                    "server",
+                    Verdict::Warn,
+                    format!("{detail}; this CLI is {ours}"),
+                )
+                .fix("restart the server to run this version: `signaltty stop`, then `signaltty start`")
+            }
+        },
+    }
+}
+
+/// The live panes check: how many live panes have sent a hook, and the
+/// agent panes read from their screens only (no hook yet).
+pub fn live_panes(hooked: usize, screen_only: &[String]) -> Check {
+    let name = "live panes";
+    match (hooked, screen_only.len()) {
+        (0, 0) => Check::new(name, Verdict::Skip, "no live agent panes"),
+        (n, 0) => Check::new(
+            name,
+            Verdict::Ok,
+            format!("{n} live agent pane(s), all heard from their hooks"),
+        ),
+        (n, m) => Check::new(
+            name,
+            Verdict::Ok,
+            format!(
+                "{} live agent pane(s); {m} read from the screen only (no hook yet): {}",
+                n + m,
+                screen_only.join(", ")
+            ),
+        ),
+    }
+}
+
+// ---- permissions -------------------------------------------------------------
+
+/// What `lstat` said about a path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Owned {
+    /// Permission bits (`mode & 0o7777`).
+    pub mode: u32,
+    /// Owned by the user running doctor.
+    pub ours: bool,
+}
+
+/// The socket check: `socket` is `None` when there is no socket file;
+/// `dir` is the socket's directory when it is the default one (ours to
+/// check; an explicit parent belongs to the user, persistence.md §1).
+pub fn socket_permissions(path: &str, socket: Option<Owned>, dir: Option<(&str, Owned)>) -> Check {
+    let name = "socket perms";
+    let Some(socket) = socket else {
+        return Check::new(name, Verdict::Skip, "no socket file");
+    };
+    if !socket.ours {
+        return Check::new(
+            name,
+            Verdict::Fail,
+            format!("{path} belongs to another user"),
+        )
+        .fix(
+            "that is another user's server: use your own socket (`--socket` or $SIGNALTTY_SOCKET)",
+        );
+    }
+    let mut problems = Vec::new();
+    let mut fixes = Vec::new();
+    if socket.mode & 0o777 != 0o600 {
+        problems.push(format!("{path} is {:04o}, not 0600", socket.mode & 0o777));
+        fixes.push(format!("chmod 600 {path}"));
+    }
+    if let Some((dir, owned)) = dir {
+        if !owned.ours {
+            problems.push(format!("{dir} belongs to another user"));
+        } else if owned.mode & 0o777 != 0o700 {
+            problems.push(format!("{dir} is {:04o}, not 0700", owned.mode & 0o777));
+            fixes.push(format!("chmod 700 {dir}"));
+        }
+    }
+    if problems.is_empty() {
+        let scope = if dir.is_some() {
+            "socket 0600, its directory 0700"
+        } else {
+            "socket 0600 (its directory is yours to manage)"
+        };
+        return Check::new(name, Verdict::Ok, scope);
+    }
+    let mut c = Check::new(name, Verdict::Warn, problems.join("; "));
+    if !fixes.is_empty() {
+        c = c.fix(fixes.join(" and "));
+    }
+    c
+}
+
+/// What the private-directory probe found.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DirSeen {
+    /// Not there.
+    Missing,
+    /// Not a directory, or its metadata cannot be read.
+    Unusable(String),
+    /// A directory: its owner and mode, and whether a probe file could be
+    /// created and removed in it.
+    Present {
+        owned: Owned,
+        writable: Result<(), String>,
+    },
+}
+
+/// The check of a private directory (state or data dir). `missing` is the
+/// verdict and detail for an absent one.
+pub fn private_dir(name: &str, path: &str, seen: &DirSeen, missing: (Verdict, &str)) -> Check {
+    match seen {
+        DirSeen::Missing => Check::new(name, missing.0, format!("{path}: {}", missing.1)),
+        DirSeen::Unusable(e) => Check::new(name, Verdict::Fail, format!("{path}: {e}"))
+            .fix(format!("move {path} away; the server creates a new one")),
+        DirSeen::Present { owned, writable } => {
+            if let Err(e) = writable {
+                return Check::new(name, Verdict::Fail, format!("{path} is not writable: {e}"))
+                    .fix(format!(
+                        "chmod 700 {path} (and check the disk is mounted read-write)"
+                    ));
+            }
+            if !owned.ours {
+                return Check::new(
+                    name,
+                    Verdict::Fail,
+                    format!("{path} belongs to another user"),
+                )
+                .fix(format!(
+                    "chown $USER {path}, or point $XDG_STATE_HOME / $XDG_DATA_HOME elsewhere"
+                ));
+            }
+            let mode = owned.mode & 0o777;
+            if mode != 0o700 {
+                return Check::new(
+                    name,
+                    Verdict::Warn,
+                    format!("{path} is {mode:04o}, not 0700: others may read it"),
+                )
+                .fix(format!("chmod 700 {path}"));
+            }
+            Check::new(name, Verdict::Ok, format!("{path}: yours, 0700, writable"))
+        },
+    }
+}
+
+// ---- disk --------------------------------------------------------------------
+
+/// Below this, a warning.
+pub const DISK_WARN_BYTES: u64 = 1 << 30;
+/// Below this share of the filesystem, a warning.
+pub const DISK_WARN_PERCENT: u64 = 5;
+/// Below this, a failure: the journal's appends are about to fail.
+pub const DISK_FAIL_BYTES: u64 = 100 << 20;
+
+/// The free-space check of the filesystem holding `path`.
+pub fn disk(name: &str, path: &str, available: u64, total: u64) -> Check {
+    let percent = available
+        .saturating_mul(100)
+        .checked_div(total)
+        .unwrap_or(100);
+    let detail = format!(
+        "{} free of {} ({percent} %) under {path}",
+        human_bytes(available),
+        human_bytes(total)
+    );
+    let fix = "free some space: the journal and snapshots need it to write";
+    if available < DISK_FAIL_BYTES {
+        Check::new(name, Verdict::Fail, detail).fix(fix)
+    } else if available < DISK_WARN_BYTES || percent < DISK_WARN_PERCENT {
+        Check::new(name, Verdict::Warn, detail).fix(fix)
+    } else {
+        Check::new(name, Verdict::Ok, detail)
+    }
+}
+
+// ---- agents ------------------------------------------------------------------
+
+/// What `<exe> --version` gave.
+#[derive(Debug, Clone, PartialEq)]
+pub enum VersionSeen {
+    /// Its first line.
+    Line(String),
+    /// It printed nothing, or exited unsuccessfully.
+    Unknown(String),
+    /// It did not finish within the deadline (its process group was killed).
+    TimedOut(u64),
+}
+
+/// An agent's integration status, as `signaltty integration status` says it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IntegrationSeen {
+    /// `installed`, `needs repair`, `not installed`, `disabled`, `invalid`.
+    pub status: &'static str,
+    /// The hook file.
+    pub file: String,
+    /// Why it is invalid.
+    pub error: Option<String>,
+}
+
+/// The agent check: `exe` is where its executable was found on `PATH`.
+pub fn agent(
+    name: &str,
+    executable: &str,
+    exe: Option<&str>,
+    version: Option<&VersionSeen>,
+    integration: Result<&IntegrationSeen, &str>,
+) -> Check {
+    let check = format!("agent {name}");
+    let install = format!("signaltty integration install {name}");
+    let Some(exe) = exe else {
+        let hooks = match integration {
+            Ok(i) if i.status != "not installed" => {
+                format!(" (its hook file {}: {})", i.file, i.status)
+            },
+            _ => String::new(),
+        };
+        return Check::new(
+            check,
+            Verdict::Skip,
+            format!("{executable} is not on PATH{hooks}"),
+        );
+    };
+    let timed_out = matches!(version, Some(VersionSeen::TimedOut(_)));
+    let version = match version {
+        Some(VersionSeen::Line(l)) => l.clone(),
+        Some(VersionSeen::Unknown(why)) => format!("version unknown ({why})"),
+        Some(VersionSeen::TimedOut(ms)) => format!("`--version` gave no answer within {ms} ms"),
+        None => "version not asked".to_owned(),
+    };
+    let head = format!("{version} ({exe})");
+    let integration = match integration {
+        Ok(i) => i,
+        Err(e) => {
+            return Check::new(check, Verdict::Fail, format!("{head}; hooks: {e}"));
+        },
+    };
+    let file = &integration.file;
+    let (verdict, detail, fix) = match integration.status {
+        "installed" => (Verdict::Ok, format!("hooks installed in {file}"), None),
+        "needs repair" => (
+            Verdict::Fail,
+            format!("hooks in {file} need repair (partly removed, stale or edited)"),
+            Some(install),
+        ),
+        "not installed" => (
+            Verdict::Warn,
+            format!("hooks not installed in {file}: its state comes from the screen only"),
+            Some(format!(
+                "{install} (panes signaltty starts it in get them at launch; one typed in a shell pane does not)"
+            )),
+        ),
+        "disabled" => (
+            Verdict::Warn,
+            format!("hooks disabled by {file} (or the agent's own config)"),
+            Some(format!("turn the agent's hooks back on, then `{install}`")),
+        ),
+        _ => (
+            Verdict::Fail,
+            integration
+                .error
+                .clone()
+                .unwrap_or_else(|| format!("{file} cannot be read")),
+            Some(format!("fix or move {file} by hand, then `{install}`")),
+        ),
+    };
+    let verdict = if timed_out {
+        verdict.max(Verdict::Warn)
+    } else {
+        verdict
+    };
+    let mut c = Check::new(check, verdict, format!("{head}; {detail}"));
+    c.fix =
+        fix.or_else(|| timed_out.then(|| format!("check that `{exe} --version` runs by itself")));
+    c
+}
+
+/// The last hook an agent's hooks reported, from the journal.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LastHook {
+    /// `hook:<agent>:<event>`.
+    pub source: String,
+    /// Seconds ago.
+    pub age_s: u64,
+}
+
+/// The hooks-firing check of an agent whose hooks are installed (or that
+/// reported anyway).
+pub fn hooks(name: &str, installed: bool, last: Option<&LastHook>) -> Check {
+    let check = format!("hooks {name}");
+    match last {
+        Some(l) => Check::new(
+            check,
+            Verdict::Ok,
+            format!("last hook {} ago ({})", human_age(l.age_s), l.source),
+        ),
+        None if installed => Check::new(
+            check,
+            Verdict::Warn,
+            "hooks installed but never fired (no hook event in audit.jsonl or audit.jsonl.1)",
+        )
+        .fix(if name == "codex" {
+            "check Codex trusted them: run `/hooks` in Codex and trust the signaltty hooks".to_owned()
+        } else {
+            format!(
+                "check {name} trusted and loaded them: start it in a signaltty pane and send a prompt"
+            )
+        }),
+        None => Check::new(check, Verdict::Skip, "hooks not installed"),
+    }
+}
+
+// ---- service -----------------------------------------------------------------
+
+/// What the systemd probe found.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ServiceSeen {
+    /// Neither unit file exists.
+    NotInstalled { dir: String },
+    /// Unit files exist but `systemctl` is not there or has no user manager.
+    NoSystemctl(String),
+    /// `systemctl --user is-enabled` / `is-active` of the main unit
+    /// (the socket when present, else the service) and the service.
+    Units {
+        unit: &'static str,
+        enabled: String,
+        active: String,
+        service_active: String,
+    },
+}
+
+/// The service check.
+pub fn service(seen: &ServiceSeen) -> Check {
+    let name = "service";
+    match seen {
+        ServiceSeen::NotInstalled { dir } => Check::new(
+            name,
+            Verdict::Skip,
+            format!("no systemd user units in {dir} (optional: `signaltty service install`)"),
+        ),
+        ServiceSeen::NoSystemctl(why) => Check::new(
+            name,
+            Verdict::Skip,
+            format!("units installed, but systemctl cannot tell: {why}"),
+        ),
+        ServiceSeen::Units {
+            unit,
+            enabled,
+            active,
+            service_active,
+        } => {
+            let detail = format!("{unit} {enabled}, {active}; signaltty.service {service_active}");
+            if service_active == "failed" || active == "failed" {
+                Check::new(name, Verdict::Fail, detail).fix(
+                    "see why: `systemctl --user status signaltty.service`; then `systemctl --user restart signaltty.socket`",
+                )
+            } else if enabled != "enabled" || active != "active" {
+                Check::new(name, Verdict::Warn, detail)
+                    .fix(format!("systemctl --user enable --now {unit}"))
+            } else {
+                Check::new(name, Verdict::Ok, detail)
+            }
+        },
+    }
+}
+
+// ---- text output -------------------------------------------------------------
+
+/// The width of the check-name column.
+const NAME_WIDTH: usize = 16;
+
+/// The report as text: one line per check (verdict word, check, detail),
+/// wrapped to `width` columns, the fix on an indented line under a problem,
+/// then a summary line.
+pub fn render(checks: &[Check], width: usize) -> String {
+    let indent = 5 + NAME_WIDTH + 1;
+    let mut out = String::new();
+    for c in checks {
+        let head = format!("{:<4} {:<NAME_WIDTH$} ", c.verdict.word(), c.check);
+        wrap_into(&mut out, &head, &c.detail, indent, width);
+        if let Some(fix) = &c.fix
+            && c.verdict >= Verdict::Warn
+        {
+            wrap_into(&mut out, "     fix: ", fix, 10, width);
+        }
+    }
+    let count = |v| checks.iter().filter(|c| c.verdict == v).count();
+    let (fails, warns) = (count(Verdict::Fail), count(Verdict::Warn));
+    out.push_str(&match (fails, warns) {
+        (0, 0) => "all good\n".to_owned(),
+        (0, w) => format!("no problems, {w} warning(s)\n"),
+        (f, w) => format!("{f} problem(s), {w} warning(s)\n"),
+    });
+    out
+}
+
+/// Appends `head` + `text` wrapped at word boundaries to `width` columns,
+/// continuation lines indented by `indent`. A word longer than a line is
+/// cut.
+fn wrap_into(out: &mut String, head: &str, text: &str, indent: usize, width: usize) {
+    let room = width.saturating_sub(indent).max(20);
+    let mut line = head.to_owned();
+    let mut line_len = head.chars().count();
+    let mut fresh = true;
+    for word in text.split_whitespace() {
+        let mut word: String = word.to_owned();
+        loop {
+            let w = word.chars().count();
+            let space = usize::from(!fresh);
+            if line_len + space + w <= width {
+                if !fresh {
+                    line.push(' ');
+                }
+                line.push_str(&word);
+                line_len += space + w;
+                fresh = false;
+                break;
+            }
+            if fresh && w > room {
+                // A word wider than a line: cut it where the line ends.
+                let fits = width.saturating_sub(line_len).max(1);
+                let cut: String = word.chars().take(fits).collect();
+                line.push_str(&cut);
+                word = word.chars().skip(fits).collect();
+            }
+            out.push_str(line.trim_end());
+            out.push('\n');
+            line = " ".repeat(indent);
+            line_len = indent;
+            fresh = true;
+            if word.is_empty() {
+                break;
+            }
+        }
+    }
+    out.push_str(line.trim_end());
+    out.push('\n');
+}
+
+#[cfg(test)]
+mod tests;
