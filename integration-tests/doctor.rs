@@ -368,9 +368,9 @@ fn installed_units_a_config_file_and_a_data_dir_are_looked_at() {
         service["detail"],
         "signaltty.socket enabled, active; signaltty.service inactive"
     );
-    let config = check(&report, "config");
-    assert_eq!(config["verdict"], "ok", "{config}");
-    assert!(str_field(config, "detail").contains("config.toml exists"));
+    let config_check = check(&report, "config");
+    assert_eq!(config_check["verdict"], "ok", "{config_check}");
+    assert!(str_field(config_check, "detail").contains("config.toml is valid"));
     assert_eq!(verdict(&report, "data dir"), "ok", "{report:#}");
     assert_ne!(verdict(&report, "data disk"), "fail", "{report:#}");
 
@@ -387,6 +387,22 @@ fn installed_units_a_config_file_and_a_data_dir_are_looked_at() {
         service["fix"],
         "systemctl --user enable --now signaltty.socket"
     );
+
+    // A config file with a mistake: the check fails naming the line, and
+    // doctor exits 1.
+    std::fs::write(
+        config.join("config.toml"),
+        "[tasks]\nmax_parallel = 2\nmax_paralel = 3\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let (code, report, _) = doctor_json(&env);
+    let config_check = check(&report, "config");
+    assert_eq!(config_check["verdict"], "fail", "{config_check}");
+    let detail = str_field(config_check, "detail");
+    assert!(detail.contains("config.toml:3"), "{detail}");
+    assert!(detail.contains("max_paralel"), "{detail}");
+    assert!(str_field(config_check, "fix").contains("signaltty config show"));
+    assert_eq!(code, Some(1));
 }
 
 #[test]

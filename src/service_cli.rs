@@ -71,24 +71,23 @@ struct Report {
 }
 
 /// Where the user's unit files live: `$XDG_CONFIG_HOME/systemd/user`, else
-/// `~/.config/systemd/user`.
-fn unit_dir() -> Result<PathBuf, String> {
-    let absolute = |name: &str| {
-        std::env::var_os(name)
-            .map(PathBuf::from)
-            .filter(|p| p.is_absolute())
-    };
-    if let Some(config) = absolute("XDG_CONFIG_HOME") {
-        return Ok(config.join("systemd/user"));
+/// `~/.config/systemd/user` (`None` when neither is an absolute path).
+pub fn unit_dir(env: &Env) -> Option<PathBuf> {
+    let absolute =
+        |v: &Option<std::ffi::OsString>| v.as_ref().map(PathBuf::from).filter(|p| p.is_absolute());
+    if let Some(config) = absolute(&env.xdg_config_home) {
+        return Some(config.join("systemd/user"));
     }
-    match absolute("HOME") {
-        Some(home) => Ok(home.join(".config/systemd/user")),
-        None => Err(
-            "IO_ERROR: neither XDG_CONFIG_HOME nor HOME is set to an absolute path: \
-                     cannot find the systemd user unit directory"
-                .to_owned(),
-        ),
-    }
+    absolute(&env.home).map(|home| home.join(".config/systemd/user"))
+}
+
+/// [`unit_dir`] for this process, or the error a command reports.
+fn this_unit_dir() -> Result<PathBuf, String> {
+    unit_dir(&Env::from_process()).ok_or_else(|| {
+        "IO_ERROR: neither XDG_CONFIG_HOME nor HOME is set to an absolute path: \
+         cannot find the systemd user unit directory"
+            .to_owned()
+    })
 }
 
 /// The socket the socket unit listens on, as this shell sees it: the server's
@@ -175,15 +174,37 @@ fn systemctl(args: &[&str]) -> Ctl {
     }
 }
 
+/// How long one `systemctl --user is-…` question may take.
+const QUERY_DEADLINE: Duration = Duration::from_secs(3);
+
 /// One word of `systemctl --user is-enabled|is-active UNIT` (it answers on
 /// stdout and says no through its exit code), or `None` without a manager.
 fn query(verb: &str, unit: &str) -> Option<String> {
-    let out = Command::new("systemctl")
-        .args(["--user", verb, unit])
-        .output()
-        .ok()?;
-    let word = String::from_utf8_lossy(&out.stdout).trim().to_owned();
-    (!word.is_empty()).then_some(word)
+    ask(verb, unit).ok()
+}
+
+/// [`query`] with the reason when there is no answer: no systemctl, no user
+/// manager, or no answer within its deadline (`signaltty doctor` says which).
+pub fn ask(verb: &str, unit: &str) -> Result<String, String> {
+    use crate::doctor::command::{Ran, run};
+    match run(
+        std::ffi::OsStr::new("systemctl"),
+        &["--user", verb, unit],
+        QUERY_DEADLINE,
+    ) {
+        Ran::Exited { stdout, .. } => match stdout.lines().next().map(str::trim) {
+            Some(word) if !word.is_empty() => Ok(word.to_owned()),
+            _ => Err("no answer from the user manager (no user session bus?)".to_owned()),
+        },
+        Ran::NotStarted(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            Err("systemctl is not installed".to_owned())
+        },
+        Ran::NotStarted(e) => Err(format!("cannot run systemctl: {e}")),
+        Ran::TimedOut => Err(format!(
+            "systemctl did not answer within {} s",
+            QUERY_DEADLINE.as_secs()
+        )),
+    }
 }
 
 /// Runs the `systemctl --user` commands in order, stopping at the first that
@@ -300,7 +321,7 @@ fn write_unit(path: &Path, text: &str) -> Result<(), String> {
 
 /// `signaltty service install`.
 fn install(global: &Global, force: bool) -> Result<Report, String> {
-    let dir = unit_dir()?;
+    let dir = this_unit_dir()?;
     let exe = current_binary()?;
     let path_env = std::env::var("PATH").ok();
     let wanted = [
@@ -442,7 +463,7 @@ fn install(global: &Global, force: bool) -> Result<Report, String> {
 
 /// `signaltty service uninstall`.
 fn uninstall() -> Result<Report, String> {
-    let dir = unit_dir()?;
+    let dir = this_unit_dir()?;
     let disks = [OnDisk::read(&dir, SOCKET)?, OnDisk::read(&dir, SERVICE)?];
     let mut text = Vec::new();
     let mut files = Vec::new();
@@ -512,7 +533,7 @@ fn uninstall() -> Result<Report, String> {
 
 /// `signaltty service status`.
 fn status(global: &Global) -> Result<Report, String> {
-    let dir = unit_dir()?;
+    let dir = this_unit_dir()?;
     let current = current_binary().ok();
     let mut text = Vec::new();
     let mut units_json = Vec::new();

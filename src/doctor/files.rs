@@ -8,7 +8,7 @@ use signaltty_actors::journal::verify::verify;
 use signaltty_actors::snapshot::{self, LoadProblem, Peeked, SNAPSHOT_VERSION};
 use std::fs::OpenOptions;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// `signaltty journal verify`'s checks, as one line. A running server may
 /// be appending or rotating while the files are read, so a report with
@@ -158,41 +158,35 @@ pub fn disk(name: &str, dir: &Path) -> Check {
     }
 }
 
-/// signaltty's config directory (persistence.md §1): `$XDG_CONFIG_HOME/signaltty`,
-/// else `$HOME/.config/signaltty`, else `/tmp/signaltty-config`.
-pub fn config_dir(env: &Env) -> PathBuf {
-    match (&env.xdg_config_home, &env.home) {
-        (Some(d), _) if Path::new(d).is_absolute() => PathBuf::from(d).join("signaltty"),
-        (_, Some(h)) if Path::new(h).is_absolute() => PathBuf::from(h).join(".config/signaltty"),
-        _ => PathBuf::from("/tmp/signaltty-config"),
-    }
-}
-
-/// The config file: present or not, and whatever its validation says.
+/// The config file (`signaltty config`): absent → the defaults apply;
+/// present → every problem the settings resolver finds in it (or in the
+/// environment variables it reads) fails the check, with where it is.
 pub fn config(env: &Env) -> Check {
-    let file = config_dir(env).join("config.toml");
-    match std::fs::metadata(&file) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Check::new(
-            "config",
-            Verdict::Skip,
-            format!("no {} (the defaults apply)", file.display()),
-        ),
-        Err(e) => Check::new("config", Verdict::Fail, format!("{}: {e}", file.display()))
-            .fix(format!("make {} readable, or move it away", file.display())),
-        Ok(_) => validate_config(&file),
+    let settings = signaltty_actors::settings::load(env, &[]);
+    let file = &settings.file_path;
+    if settings.problems.is_empty() {
+        return if settings.file_found {
+            Check::new(
+                "config",
+                Verdict::Ok,
+                format!("{} is valid", file.display()),
+            )
+        } else {
+            Check::new(
+                "config",
+                Verdict::Skip,
+                format!("no {} (the defaults apply)", file.display()),
+            )
+        };
     }
-}
-
-/// Where the config file's validation plugs in once the config loader is in
-/// the tree: parse `file` with it and turn its errors into a `Fail` naming
-/// the key. Until then, the file's presence is all that is said.
-pub fn validate_config(file: &Path) -> Check {
-    Check::new(
-        "config",
-        Verdict::Ok,
-        format!(
-            "{} exists (its contents are not checked yet)",
-            file.display()
-        ),
+    let first = settings.problems[0].to_string();
+    let more = settings.problems.len() - 1;
+    let detail = if more == 0 {
+        first
+    } else {
+        format!("{first} (and {more} more)")
+    };
+    Check::new("config", Verdict::Fail, detail).fix(
+        "run `signaltty config show` for every problem, fix those lines (the server ignores them)",
     )
 }

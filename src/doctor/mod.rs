@@ -5,7 +5,7 @@
 //! here writes anything but a probe file in the state and data directories.
 
 mod agents;
-mod command;
+pub mod command;
 mod files;
 mod server;
 mod service;
