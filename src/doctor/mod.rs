@@ -35,13 +35,42 @@ pub fn run(global: &Global, home: Option<PathBuf>) -> i32 {
         say!("{out}");
     } else {
         use std::io::Write as _;
-        let _ = std::io::stdout().write_all(verdict::render(&checks, WIDTH).as_bytes());
+        let text = coloured(&verdict::render(&checks, WIDTH), crate::paint::current());
+        let _ = std::io::stdout().write_all(text.as_bytes());
     }
     if verdict::healthy(&checks) {
         0
     } else {
         crate::cli::EXIT_FAILED
     }
+}
+
+/// The report with each line's verdict word in its colour, when `paint`
+/// colours (`--color`, `NO_COLOR`; docs/cli.md). Only a verdict line starts
+/// at column 0 with a verdict word; the rest is left as it is.
+fn coloured(text: &str, paint: crate::paint::Paint) -> String {
+    use ratatui::style::Color;
+    let words = [
+        (Verdict::Ok, Color::Green, false),
+        (Verdict::Warn, Color::Yellow, true),
+        (Verdict::Fail, Color::Red, true),
+        (Verdict::Skip, Color::DarkGray, false),
+    ];
+    let mut out = String::with_capacity(text.len());
+    for line in text.split_inclusive('\n') {
+        let word = words.iter().find(|(v, _, _)| {
+            line.strip_prefix(v.word())
+                .is_some_and(|rest| rest.starts_with(' '))
+        });
+        match word {
+            Some((v, colour, bold)) => {
+                out.push_str(&paint.paint(v.word(), *colour, *bold));
+                out.push_str(&line[v.word().len()..]);
+            },
+            None => out.push_str(line),
+        }
+    }
+    out
 }
 
 /// Runs `f` on a thread of its own; its result arrives on the receiver.
@@ -179,4 +208,20 @@ fn checks(global: &Global, home: Option<PathBuf>) -> Vec<Check> {
     out.push(collect(&service_rx, until).unwrap_or_else(|| late("service")));
     out.push(config);
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::paint::Paint;
+
+    #[test]
+    fn only_the_verdict_words_are_coloured_and_only_when_asked() {
+        let text = "ok   server           fine\nFAIL journal          bad\n     fix: ok then\n1 problem(s), 0 warning(s)\n";
+        assert_eq!(coloured(text, Paint::new(false, Some(80))), text);
+        let c = coloured(text, Paint::new(true, Some(80)));
+        assert!(c.starts_with("\x1b[32mok\x1b[0m   server"), "{c:?}");
+        assert!(c.contains("\n\x1b[1;31mFAIL\x1b[0m journal"), "{c:?}");
+        assert!(c.contains("\n     fix: ok then\n1 problem(s)"), "{c:?}");
+    }
 }
