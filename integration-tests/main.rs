@@ -17,6 +17,7 @@ mod integration;
 mod journal;
 mod journal_faults;
 mod layouts;
+mod manual;
 mod notifications;
 mod pane_ops;
 mod panes;

@@ -28,6 +28,9 @@ pub struct Global {
     /// Print the raw JSON result instead of text.
     #[arg(long, global = true)]
     pub json: bool,
+    /// Colour the text output: auto (on a terminal, unless NO_COLOR is set), always or never.
+    #[arg(long, global = true, value_enum, default_value_t, value_name = "WHEN")]
+    pub color: crate::paint::ColorWhen,
 }
 
 #[derive(Debug, Subcommand)]
@@ -269,6 +272,20 @@ pub enum Command {
     /// The kept notifications, newest first (notification.list); `read` marks
     /// them read (notification.mark_read).
     Notifications(crate::notifications_cli::NotificationsArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell);
+    /// README "Shell completions and man pages" says where to put it.
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the man page, or with --dir write one page per command there
+    /// (signaltty.1, signaltty-pane.1, signaltty-pane-spawn.1, …).
+    Man {
+        /// Write every page into this directory instead.
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
 }
 
 #[derive(Debug, Subcommand)]

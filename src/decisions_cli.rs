@@ -5,7 +5,7 @@ use crate::Global;
 use crate::cli::{call, fail, resolve_socket};
 use crate::client::{CallError, Client};
 use serde_json::json;
-use signaltty_protocol::pane::{PaneGetResult, PaneTarget};
+use signaltty_protocol::pane::{Pane, PaneGetResult, PaneTarget};
 use signaltty_protocol::state::{Decision, DecisionAnswerParams, DecisionAnswerResult};
 use signaltty_protocol::workspace::{WorkspaceGetParams, WorkspaceGetResult, WorkspaceListResult};
 use signaltty_protocol::{Method, PaneRef, WorkspaceRef};
@@ -13,8 +13,10 @@ use signaltty_protocol::{Method, PaneRef, WorkspaceRef};
 /// Prints a decision: its prompt and its numbered options, each line after
 /// `indent`. A read-only one says where to answer it.
 pub fn print_decision(d: &Decision, indent: &str) {
-    for line in d.prompt.lines() {
-        say!("{indent}{line}");
+    let paint = crate::paint::current();
+    // The question is wrapped, never cut: it is what the person must read.
+    for line in d.prompt.lines().flat_map(|l| paint.wrap(indent, l)) {
+        say!("{line}");
     }
     let options: Vec<String> = d
         .options
@@ -27,7 +29,19 @@ pub fn print_decision(d: &Decision, indent: &str) {
     } else {
         "   (answer in the terminal)"
     };
-    say!("{indent}{}{how}", options.join("  "));
+    let line = format!("{indent}{}{how}", options.join("  "));
+    match paint.width() {
+        // On a terminal, options that do not fit one line get a line each.
+        Some(w) if crate::paint::columns(&line) > w => {
+            for o in &options {
+                say!("{}", paint.fit(&format!("{indent}{o}")));
+            }
+            if !how.is_empty() {
+                say!("{}", paint.fit(&format!("{indent}{}", how.trim_start())));
+            }
+        },
+        _ => say!("{line}"),
+    }
 }
 
 fn fetch(client: &mut Client, method: Method) -> Result<serde_json::Value, i32> {
@@ -84,22 +98,35 @@ fn list_inner(global: &Global) -> Result<i32, i32> {
     if found.is_empty() {
         say!("no pending decisions");
     }
+    let paint = crate::paint::current();
     for (pane, d) in found {
-        let name = pane.name.as_deref().unwrap_or("");
-        say!(
-            "{} {}  {}  {}  decision {}",
-            pane.id,
-            name,
-            pane.lifecycle.as_str(),
-            serde_json::to_value(pane.agent.kind)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_owned))
-                .unwrap_or_default(),
-            d.id
-        );
+        say!("{}", decision_line(&pane, &d, paint));
         print_decision(&d, "    ");
     }
     Ok(0)
+}
+
+/// The heading line of a pane's decision: the pane, its name, lifecycle and
+/// agent, and the decision's id; the lifecycle coloured as on the board. On a
+/// terminal the decision id (for `--decision`) goes last and is cut first.
+fn decision_line(pane: &Pane, d: &Decision, paint: crate::paint::Paint) -> String {
+    use crate::paint::{columns, cut};
+    let (_, colour) = crate::board::view::glyphs::lifecycle(pane.lifecycle);
+    let agent = serde_json::to_value(pane.agent.kind)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default();
+    let name = pane.name.as_deref().unwrap_or("");
+    let head = |lifecycle: &str| format!("{} {name}  {lifecycle}  {agent}  decision ", pane.id);
+    let id = match paint.width() {
+        Some(w) => cut(
+            &d.id,
+            w.saturating_sub(columns(&head(pane.lifecycle.as_str()))),
+        ),
+        None => d.id.clone(),
+    };
+    let lifecycle = paint.paint(pane.lifecycle.as_str(), colour, false);
+    format!("{}{id}", head(&lifecycle))
 }
 
 /// `signaltty answer PANE OPTION [--decision ID]`: the option by id, else by

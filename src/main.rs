@@ -21,8 +21,10 @@ mod follow;
 mod integration_cli;
 mod layout_cli;
 mod logger;
+mod manual;
 mod mapping_cli;
 mod notifications_cli;
+mod paint;
 mod panes_cli;
 mod restore_cli;
 mod serve;
@@ -37,6 +39,7 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    paint::init(cli.global.color);
     let code = match cli.command {
         Command::Server {
             log_file,
@@ -66,6 +69,8 @@ fn main() -> ExitCode {
                 worker_silent_timeout,
             },
         ),
+        Command::Completions { shell } => manual::completions(shell),
+        Command::Man { dir } => manual::man(dir.as_deref()),
         Command::Start => serve::start(&cli.global),
         Command::Stop { force } => serve::stop(&cli.global, force),
         Command::Status => cli::status(&cli.global),

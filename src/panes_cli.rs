@@ -7,7 +7,7 @@ use crate::client::Client;
 use crate::{Global, PaneCommand, TabCommand};
 use base64::Engine as _;
 use signaltty_protocol::pane::{
-    LiveState, Pane, PaneCloseParams, PaneGetResult, PaneInputParams, PaneInputResult,
+    Attention, LiveState, Pane, PaneCloseParams, PaneGetResult, PaneInputParams, PaneInputResult,
     PaneLaunchResult, PaneReadParams, PaneReadResult, PaneResizeParams, PaneResult,
     PaneSignalParams, PaneSpawnParams, PaneTarget, ReadMode, RestoreState, SentResult,
 };
@@ -88,16 +88,57 @@ fn print_pane(p: &Pane) {
         RestoreState::Resumable => format!("{live}, resumable"),
         RestoreState::Live | RestoreState::Exited => live,
     };
-    say!(
-        "{}  {}  [{live}]  {}/{}  {}x{}  {}",
+    say!("{}", pane_line(p, &live, crate::paint::current()));
+}
+
+/// One pane as a line. Into a pipe: every field whole, as scripts read it.
+/// On a terminal: the state glyphs first, coloured, and the title and cwd cut
+/// so the line fits the terminal's width.
+fn pane_line(p: &Pane, live: &str, paint: crate::paint::Paint) -> String {
+    use crate::board::view::glyphs;
+    use crate::paint::{columns, cut, cut_left};
+    let (glyph, lc_colour) = glyphs::lifecycle(p.lifecycle);
+    let (mark, at_colour) = glyphs::attention(p.attention);
+    let lifecycle = paint.paint(p.lifecycle.as_str(), lc_colour, false);
+    let attention = paint.paint(p.attention.as_str(), at_colour, false);
+    let Some(width) = paint.width() else {
+        return format!(
+            "{}  {}  [{live}]  {lifecycle}/{attention}  {}x{}  {}",
+            p.id, p.title, p.pty_size.cols, p.pty_size.rows, p.cwd
+        );
+    };
+    // On a terminal the size is left to `pane get`, and `live` is said only
+    // when the pane is not: the glyph already shows the rest.
+    let live = if p.live == LiveState::Live && p.restore_state == RestoreState::Live {
+        String::new()
+    } else {
+        format!("  [{live}]")
+    };
+    // The state: the lifecycle, and the attention when there is one.
+    let (state, state_cols) = if p.attention == Attention::None {
+        (lifecycle, columns(p.lifecycle.as_str()))
+    } else {
+        let cols = columns(p.lifecycle.as_str()) + 1 + columns(p.attention.as_str());
+        (format!("{lifecycle}/{attention}"), cols)
+    };
+    let pad = " ".repeat(7usize.saturating_sub(state_cols));
+    // "GM id  state  title  cwd[  [live]]".
+    let fixed = 3 + columns(p.id.as_str()) + 2 + state_cols.max(7) + 2 + 2 + columns(&live);
+    let room = width.saturating_sub(fixed);
+    let title = cut(&p.title, columns(&p.title).min((room / 3).max(8)).min(room));
+    // A cwd cut to a few columns says nothing: then it is left out.
+    let cwd_room = room.saturating_sub(columns(&title));
+    let cwd = if cwd_room >= 12 || cwd_room >= columns(&p.cwd) {
+        cut_left(&p.cwd, cwd_room)
+    } else {
+        String::new()
+    };
+    format!(
+        "{}{} {}  {state}{pad}  {title}  {cwd}{live}",
+        paint.paint(glyph, lc_colour, false),
+        paint.paint(mark, at_colour, true),
         p.id,
-        p.title,
-        p.lifecycle.as_str(),
-        p.attention.as_str(),
-        p.pty_size.cols,
-        p.pty_size.rows,
-        p.cwd
-    );
+    )
 }
 
 /// `signaltty new [--workspace W] [--name N] [--cwd DIR] [--tab T] [-- ARGV…]`.

@@ -7,7 +7,7 @@ use crate::client::{CallError, Client};
 use serde_json::Value;
 use signaltty_protocol::pane::{PaneResult, PaneTarget};
 use signaltty_protocol::state::{
-    AttentionPendingParams, AttentionPendingResult, DecisionInput, HookEventParams,
+    AttentionItem, AttentionPendingParams, AttentionPendingResult, DecisionInput, HookEventParams,
     HookEventResult, HookWaitReply, NotifyParams, NotifyResult, PaneExplainResult,
     ReportSessionParams, Severity, Until, WaitBaseline, WaitParams, WaitResult,
     native_verdict_line,
@@ -361,20 +361,50 @@ pub fn attention(global: &Global, limit: Option<u64>) -> i32 {
                 .panes
                 .into_iter()
                 .partition(|p| p.pending_decision.is_some());
+            let paint = crate::paint::current();
             for p in asking.into_iter().chain(rest) {
-                say!(
-                    "{}  {:<19}  {:<8}  {}",
-                    p.pane_id,
-                    p.attention.as_str(),
-                    p.lifecycle.as_str(),
-                    p.last_message.as_deref().unwrap_or("")
-                );
+                attention_line(&p, paint);
                 if let Some(d) = &p.pending_decision {
                     crate::decisions_cli::print_decision(d, "    ");
                 }
             }
         },
     )
+}
+
+/// One pane needing attention. Into a pipe: one line with every field. On a
+/// terminal: the glyphs and states coloured, the last message on its own
+/// indented line, cut to the width.
+fn attention_line(p: &AttentionItem, paint: crate::paint::Paint) {
+    use crate::board::view::glyphs;
+    let (glyph, lc_colour) = glyphs::lifecycle(p.lifecycle);
+    let (mark, at_colour) = glyphs::attention(p.attention);
+    let attention = p.attention.as_str();
+    let lifecycle = p.lifecycle.as_str();
+    let pad_a = " ".repeat(19usize.saturating_sub(attention.len()));
+    let pad_l = " ".repeat(8usize.saturating_sub(lifecycle.len()));
+    let attention = paint.paint(attention, at_colour, true);
+    let lifecycle = paint.paint(lifecycle, lc_colour, false);
+    let message = p.last_message.as_deref().unwrap_or("");
+    if paint.width().is_none() {
+        say!(
+            "{}  {attention}{pad_a}  {lifecycle}{pad_l}  {message}",
+            p.pane_id
+        );
+        return;
+    }
+    say!(
+        "{}{} {}  {attention}{pad_a}  {lifecycle}",
+        paint.paint(glyph, lc_colour, false),
+        paint.paint(mark, at_colour, true),
+        p.pane_id
+    );
+    if !message.is_empty() {
+        say!(
+            "{}",
+            paint.fit(&format!("    {}", message.replace('\n', " ")))
+        );
+    }
 }
 
 /// `signaltty mark-seen PANE`.

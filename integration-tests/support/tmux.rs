@@ -17,15 +17,50 @@ impl Tmux {
     /// Runs `signaltty ARGS` in a `cols`×`rows` tmux window with `env`'s
     /// environment.
     pub fn start(env: &TestEnv, args: &[&str], cols: u16, rows: u16) -> Tmux {
-        let socket = env.root().join("tmux.sock");
+        let mut argv = vec![BIN];
+        argv.extend_from_slice(args);
+        Tmux::run(env, &[], &argv, cols, rows)
+    }
+
+    /// Runs `signaltty ARGS` and then waits, so the window keeps what it
+    /// printed; returns once it has printed everything. `extra` variables are
+    /// added to `env`'s.
+    pub fn run_once(
+        env: &TestEnv,
+        extra: &[(&str, &str)],
+        args: &[&str],
+        cols: u16,
+        rows: u16,
+    ) -> Tmux {
+        let mut script = format!("'{BIN}'");
+        for a in args {
+            script.push_str(&format!(" '{}'", a.replace('\'', "'\\''")));
+        }
+        script.push_str("; printf '\\n(done)'; exec sleep 600");
+        let tmux = Tmux::run(env, extra, &["sh", "-c", &script], cols, rows);
+        tmux.wait_text("(done)");
+        tmux
+    }
+
+    /// Runs `argv` in a new tmux server of its own.
+    fn run(env: &TestEnv, extra: &[(&str, &str)], argv: &[&str], cols: u16, rows: u16) -> Tmux {
+        use std::sync::atomic::{AtomicU32, Ordering};
+        static N: AtomicU32 = AtomicU32::new(0);
+        let n = N.fetch_add(1, Ordering::Relaxed);
+        let socket = if n == 0 {
+            env.root().join("tmux.sock")
+        } else {
+            env.root().join(format!("tmux{n}.sock"))
+        };
         let mut cmd = Command::new("tmux");
         env.apply_env(&mut cmd);
+        cmd.envs(extra.iter().copied());
         cmd.env("TERM", "xterm-256color").current_dir(env.root());
         cmd.arg("-S")
             .arg(&socket)
             .args(["-f", "/dev/null", "new-session", "-d", "-s", "t"])
-            .args(["-x", &cols.to_string(), "-y", &rows.to_string(), "--", BIN])
-            .args(args);
+            .args(["-x", &cols.to_string(), "-y", &rows.to_string(), "--"])
+            .args(argv);
         let out = run(&mut cmd);
         assert!(
             out.status.success(),
@@ -46,6 +81,12 @@ impl Tmux {
     /// The window's text now.
     pub fn screen(&self) -> String {
         let out = self.tmux(&["capture-pane", "-p", "-t", "t"]);
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// The window's text now, with its colours as SGR sequences.
+    pub fn screen_with_colours(&self) -> String {
+        let out = self.tmux(&["capture-pane", "-p", "-e", "-t", "t"]);
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 

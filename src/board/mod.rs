@@ -12,7 +12,7 @@ mod keys;
 pub mod model;
 mod preview;
 mod trace;
-mod view;
+pub mod view;
 
 use crate::Global;
 use crate::attach::RawMode;

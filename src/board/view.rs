@@ -19,7 +19,7 @@
 //! height allows, else left out. Glyphs (`glyphs::GLYPHS`) carry every state
 //! without colour; the selection is reverse video either way.
 
-mod glyphs;
+pub mod glyphs;
 mod list;
 mod queue;
 mod screen;

@@ -36,6 +36,9 @@ pub enum SettleStep {
     Stale,
     /// Still idle: the question was dismissed.
     LeaveForIdle,
+    /// A working sign held through the settle time with no hook: the question
+    /// was answered in the terminal.
+    LeaveForWorking,
     /// The screen moved on meanwhile: evaluate it again at the next tick.
     LookAgain,
 }
@@ -97,6 +100,20 @@ impl QuestionWatch {
         }
     }
 
+    /// A tick whose only working sign is the terminal title (a spinner).
+    /// A title can lag the screen: Codex keeps its spinner for a moment after
+    /// Esc at its question, before its `Interrupt` hook says the turn ended.
+    /// So it leaves only if it still reads working after the settle time with
+    /// no hook in between, as an idle reading does.
+    pub fn title_working_tick(&mut self, may_leave: bool) -> TickStep {
+        if !(self.seen && may_leave) || self.pending.is_some() {
+            return TickStep::Stay;
+        }
+        self.checks += 1;
+        self.pending = Some(self.checks);
+        TickStep::Settle(self.checks)
+    }
+
     /// The settle check `token` fired; `reading` is the screen now.
     pub fn settle(
         &mut self,
@@ -113,6 +130,7 @@ impl QuestionWatch {
         }
         match reading {
             Some(ScreenState::Idle) => SettleStep::LeaveForIdle,
+            Some(ScreenState::Working) => SettleStep::LeaveForWorking,
             _ => SettleStep::LookAgain,
         }
     }
@@ -122,6 +140,35 @@ impl QuestionWatch {
 mod tests {
     use super::*;
     use ScreenState::{Blocked, Hold, Idle, Working};
+
+    #[test]
+    fn a_title_spinner_leaves_only_if_it_holds_through_the_settle() {
+        let mut w = seen();
+        let TickStep::Settle(token) = w.title_working_tick(true) else {
+            panic!("a title-only working sign must settle first");
+        };
+        // A second title reading while the check is pending changes nothing.
+        assert_eq!(w.title_working_tick(true), TickStep::Stay);
+        assert_eq!(
+            w.settle(token, true, Some(Working)),
+            SettleStep::LeaveForWorking
+        );
+
+        // The agent's hook came first (Codex's `Interrupt` after Esc): stale.
+        let mut w = seen();
+        let TickStep::Settle(token) = w.title_working_tick(true) else {
+            panic!("settle");
+        };
+        w.hook_while_blocked();
+        assert_eq!(w.settle(token, true, Some(Working)), SettleStep::Stale);
+
+        // Not seen, or a reporter waits: nothing.
+        assert_eq!(
+            QuestionWatch::default().title_working_tick(true),
+            TickStep::Stay
+        );
+        assert_eq!(seen().title_working_tick(false), TickStep::Stay);
+    }
 
     fn seen() -> QuestionWatch {
         let mut w = QuestionWatch::default();

@@ -36,6 +36,8 @@ pub struct Winner {
     pub id: String,
     /// What it says.
     pub state: ScreenState,
+    /// It looks only at the terminal title.
+    pub title_only: bool,
 }
 
 /// What the rules say about the pane now.
@@ -80,6 +82,7 @@ impl AgentTracker {
             index,
             id: rules[index].id.clone(),
             state: rules[index].state,
+            title_only: rules[index].region == crate::agents::screen::Region::Title,
         });
         let explain = detail == Detail::Explain;
         let winner_text = if explain {
@@ -171,7 +174,7 @@ impl AgentTracker {
             return;
         };
         if self.hooked {
-            self.hooked_blocked_tick(winner.state, &winner.id, effects);
+            self.hooked_blocked_tick(&winner, effects);
             return;
         }
         let events = apply_screen_seen(
@@ -221,17 +224,26 @@ impl AgentTracker {
         }
     }
 
-    /// A tick on a pane that a hook left blocked: the question watch decides;
-    /// working leaves at once, idle only after `DISMISS_SETTLE` with no hook
-    /// in between.
-    fn hooked_blocked_tick(&mut self, state: ScreenState, rule: &str, effects: &mut Vec<Effect>) {
-        match self.question.tick(state, self.may_leave_question()) {
+    /// A tick on a pane that a hook left blocked: the question watch decides.
+    /// A working sign on the screen leaves at once; idle, or a working sign
+    /// only in the title, leaves only after `DISMISS_SETTLE` with no hook in
+    /// between.
+    fn hooked_blocked_tick(&mut self, winner: &Winner, effects: &mut Vec<Effect>) {
+        let may_leave = self.may_leave_question();
+        let step = if winner.state == ScreenState::Working && winner.title_only {
+            self.question.title_working_tick(may_leave)
+        } else {
+            self.question.tick(winner.state, may_leave)
+        };
+        match step {
             TickStep::Stay => {},
-            TickStep::LeaveForWorking => self.leave_question(Lifecycle::Working, rule, effects),
+            TickStep::LeaveForWorking => {
+                self.leave_question(Lifecycle::Working, &winner.id, effects)
+            },
             TickStep::Settle(token) => {
                 self.settle = Some(PendingSettle {
                     token,
-                    rule: rule.to_owned(),
+                    rule: winner.id.clone(),
                 });
                 effects.push(Effect::Arm {
                     timer: Timer::Settle(token),
@@ -242,26 +254,27 @@ impl AgentTracker {
     }
 
     /// The settle check `token` fired: a screen still idle means the question
-    /// was dismissed.
+    /// was dismissed, one still working that it was answered.
     pub(super) fn on_settle(&mut self, token: u64, screen: &dyn Screen, effects: &mut Vec<Effect>) {
         let reading = self.reading(screen);
         let may_leave = self.may_leave_question();
-        match self.question.settle(token, may_leave, reading) {
-            SettleStep::Stale => {},
-            SettleStep::LeaveForIdle => {
-                let rule = match self.settle.take() {
-                    Some(pending) if pending.token == token => pending.rule,
-                    // The watch and this record are set together; a mismatch
-                    // would be a bug, and the source then names no rule.
-                    _ => String::new(),
-                };
-                self.leave_question(Lifecycle::Idle, &rule, effects);
-            },
+        let to = match self.question.settle(token, may_leave, reading) {
+            SettleStep::Stale => return,
+            SettleStep::LeaveForIdle => Lifecycle::Idle,
+            SettleStep::LeaveForWorking => Lifecycle::Working,
             SettleStep::LookAgain => {
                 self.screen_seen = None;
                 self.arm_screen(effects);
+                return;
             },
-        }
+        };
+        let rule = match self.settle.take() {
+            Some(pending) if pending.token == token => pending.rule,
+            // The watch and this record are set together; a mismatch
+            // would be a bug, and the source then names no rule.
+            _ => String::new(),
+        };
+        self.leave_question(to, &rule, effects);
     }
 
     /// Whether the screen may take the pane out of a hook's `blocked`: it is

@@ -28,6 +28,13 @@ region = "screen"
 regex = ['esc to interrupt']
 
 [[screen]]
+id = "title_spins"
+state = "working"
+priority = 150
+region = "title"
+regex = ['^⠋ ']
+
+[[screen]]
 id = "prompt"
 state = "idle"
 priority = 100
@@ -286,6 +293,43 @@ fn working_on_screen_after_the_question_unblocks_at_once() {
     let effects = h.show_and_tick(SPINNER);
     assert_eq!(published(&effects), ["agent.working", "attention.cleared"]);
     assert_eq!(h.lifecycle(), Lifecycle::Working);
+}
+
+#[test]
+fn a_spinner_only_in_the_title_unblocks_only_if_it_holds_through_the_settle_time() {
+    let mut h = blocked_on_a_question();
+    h.tracker.pane_mut().title = "⠋ Claude".to_owned();
+    let timer = settle_timer(&h.show_and_tick(PROMPT));
+    assert_eq!(
+        h.lifecycle(),
+        Lifecycle::Blocked,
+        "a title can lag the screen"
+    );
+    assert_eq!(
+        published(&h.fire(timer)),
+        ["agent.working", "attention.cleared"]
+    );
+    assert_eq!(
+        h.tracker
+            .evidence()
+            .lifecycle
+            .as_ref()
+            .map(|o| o.source.as_str()),
+        Some("screen:title_spins")
+    );
+}
+
+#[test]
+fn a_title_spinner_then_the_turn_end_hook_goes_straight_to_idle() {
+    // Esc at Codex's question: its spinner stays in the title for a moment,
+    // then its `Interrupt` hook ends the turn. Never blocked → working → idle.
+    let mut h = blocked_on_a_question();
+    h.tracker.pane_mut().title = "⠋ Claude".to_owned();
+    let timer = settle_timer(&h.show_and_tick(PROMPT));
+    let outcome = h.hook("Stop", json!({}));
+    assert!(outcome.reply.accepted);
+    assert!(!published(&h.fire(timer)).contains(&"agent.working"));
+    assert_ne!(h.lifecycle(), Lifecycle::Working);
 }
 
 #[test]

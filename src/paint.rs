@@ -1,0 +1,265 @@
+//! Colour and width for the CLI's text output: `--color never|auto|always`,
+//! `NO_COLOR` (https://no-color.org: any non-empty value turns colour off
+//! unless `--color always`), and lines that fit the terminal they are printed
+//! on. The state colours are the board's (`board::view::glyphs`), so a state
+//! looks the same in `pane list`, `attention`, `decisions` and on the board.
+//!
+//! Output that is not a terminal is left exactly as before: no colour, no
+//! cutting, one line per item, for scripts that read it.
+
+use ratatui::style::Color;
+use std::io::IsTerminal;
+use unicode_width::UnicodeWidthChar;
+
+/// `--color`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum ColorWhen {
+    /// Colour when stdout is a terminal and `NO_COLOR` is unset or empty.
+    #[default]
+    Auto,
+    /// Always colour, even into a pipe and despite `NO_COLOR`.
+    Always,
+    /// Never colour.
+    Never,
+}
+
+/// How this invocation prints: whether it colours, and the width to fit
+/// (`None`: not a terminal, print whole lines).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Paint {
+    colour: bool,
+    width: Option<usize>,
+}
+
+/// This process's choice, set once by `main` from `--color`.
+static CURRENT: std::sync::OnceLock<Paint> = std::sync::OnceLock::new();
+
+/// Sets this process's choice (the first call wins).
+pub fn init(when: ColorWhen) {
+    let _ = CURRENT.set(Paint::stdout(when));
+}
+
+/// This process's choice: plain whole lines until [`init`] ran.
+pub fn current() -> Paint {
+    CURRENT.get().copied().unwrap_or(Paint {
+        colour: false,
+        width: None,
+    })
+}
+
+/// The narrowest width lines are laid out for; a narrower terminal wraps.
+const MIN_WIDTH: usize = 80;
+
+impl Paint {
+    /// The choice for stdout.
+    pub fn stdout(when: ColorWhen) -> Paint {
+        let terminal = std::io::stdout().is_terminal();
+        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        let width = terminal.then(|| {
+            ratatui::crossterm::terminal::size()
+                .map_or(MIN_WIDTH, |(cols, _)| usize::from(cols).max(MIN_WIDTH))
+        });
+        Paint {
+            colour: decide(when, terminal, no_color),
+            width,
+        }
+    }
+
+    /// A fixed choice (tests).
+    #[cfg(test)]
+    pub fn new(colour: bool, width: Option<usize>) -> Paint {
+        Paint { colour, width }
+    }
+
+    /// The width to fit, when printing to a terminal.
+    pub fn width(self) -> Option<usize> {
+        self.width
+    }
+
+    /// A line of plain text cut to the terminal's width (whole into a pipe).
+    pub fn fit(self, line: &str) -> String {
+        match self.width {
+            Some(w) => cut(line, w),
+            None => line.to_owned(),
+        }
+    }
+
+    /// `text` after `indent`, wrapped at spaces to the terminal's width
+    /// (one line into a pipe). A word longer than a line is cut.
+    pub fn wrap(self, indent: &str, text: &str) -> Vec<String> {
+        let Some(width) = self.width else {
+            return vec![format!("{indent}{text}")];
+        };
+        let room = width.saturating_sub(columns(indent)).max(1);
+        let mut lines = Vec::new();
+        let mut line = String::new();
+        for word in text.split(' ').filter(|w| !w.is_empty()) {
+            let word = cut(word, room);
+            if !line.is_empty() && columns(&line) + 1 + columns(&word) > room {
+                lines.push(format!("{indent}{}", std::mem::take(&mut line)));
+            }
+            if !line.is_empty() {
+                line.push(' ');
+            }
+            line.push_str(&word);
+        }
+        lines.push(format!("{indent}{line}"));
+        lines
+    }
+
+    /// `text` in `colour` (bold when `bold`), or as it is without colour.
+    pub fn paint(self, text: &str, colour: Color, bold: bool) -> String {
+        match (self.colour, sgr(colour)) {
+            (true, Some(code)) if bold => format!("\x1b[1;{code}m{text}\x1b[0m"),
+            (true, Some(code)) => format!("\x1b[{code}m{text}\x1b[0m"),
+            (true, None) if bold => format!("\x1b[1m{text}\x1b[0m"),
+            _ => text.to_owned(),
+        }
+    }
+}
+
+/// Whether to colour: `always` and `never` are final; `auto` colours a
+/// terminal unless `NO_COLOR` is set.
+pub fn decide(when: ColorWhen, terminal: bool, no_color: bool) -> bool {
+    match when {
+        ColorWhen::Always => true,
+        ColorWhen::Never => false,
+        ColorWhen::Auto => terminal && !no_color,
+    }
+}
+
+/// The SGR foreground code of a board colour (`None` for the default).
+fn sgr(c: Color) -> Option<u8> {
+    Some(match c {
+        Color::Black => 30,
+        Color::Red => 31,
+        Color::Green => 32,
+        Color::Yellow => 33,
+        Color::Blue => 34,
+        Color::Magenta => 35,
+        Color::Cyan => 36,
+        Color::Gray => 37,
+        Color::DarkGray => 90,
+        Color::LightRed => 91,
+        Color::LightGreen => 92,
+        Color::LightYellow => 93,
+        Color::LightBlue => 94,
+        Color::LightMagenta => 95,
+        Color::LightCyan => 96,
+        Color::White => 97,
+        _ => return None,
+    })
+}
+
+/// Display columns of `s`.
+pub fn columns(s: &str) -> usize {
+    s.chars().map(|c| c.width().unwrap_or(0)).sum()
+}
+
+/// `s` cut to at most `max` columns, its end replaced by `…` when cut.
+pub fn cut(s: &str, max: usize) -> String {
+    if columns(s) <= max {
+        return s.to_owned();
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for c in s.chars() {
+        let w = c.width().unwrap_or(0);
+        if used + w + 1 > max {
+            break;
+        }
+        used += w;
+        out.push(c);
+    }
+    if max > 0 {
+        out.push('…');
+    }
+    out
+}
+
+/// `s` cut to at most `max` columns from the left (`…/src/api`): the end of a
+/// path says more than its start.
+pub fn cut_left(s: &str, max: usize) -> String {
+    if columns(s) <= max {
+        return s.to_owned();
+    }
+    let mut kept: Vec<char> = Vec::new();
+    let mut used = 0;
+    for c in s.chars().rev() {
+        let w = c.width().unwrap_or(0);
+        if used + w + 1 > max {
+            break;
+        }
+        used += w;
+        kept.push(c);
+    }
+    let mut out = String::new();
+    if max > 0 {
+        out.push('…');
+    }
+    out.extend(kept.into_iter().rev());
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn colour_follows_the_flag_then_the_terminal_and_no_color() {
+        // (when, terminal, NO_COLOR set) → colour
+        let table = [
+            (ColorWhen::Always, false, true, true),
+            (ColorWhen::Always, true, true, true),
+            (ColorWhen::Never, true, false, false),
+            (ColorWhen::Auto, true, false, true),
+            (ColorWhen::Auto, true, true, false),
+            (ColorWhen::Auto, false, false, false),
+        ];
+        for (when, terminal, no_color, want) in table {
+            assert_eq!(
+                decide(when, terminal, no_color),
+                want,
+                "{when:?} terminal={terminal} NO_COLOR={no_color}"
+            );
+        }
+    }
+
+    #[test]
+    fn paint_wraps_in_sgr_only_when_colouring() {
+        assert_eq!(
+            Paint::new(true, None).paint("done", Color::Green, false),
+            "\x1b[32mdone\x1b[0m"
+        );
+        assert_eq!(
+            Paint::new(true, None).paint("x", Color::LightRed, true),
+            "\x1b[1;91mx\x1b[0m"
+        );
+        assert_eq!(
+            Paint::new(false, None).paint("done", Color::Green, true),
+            "done"
+        );
+    }
+
+    #[test]
+    fn wrapping_breaks_at_spaces_within_the_width() {
+        let lines = Paint::new(false, Some(20)).wrap("    ", "one two three four five six seven");
+        assert_eq!(
+            lines,
+            ["    one two three", "    four five six", "    seven"]
+        );
+        assert_eq!(Paint::new(false, None).wrap("  ", "a b"), ["  a b"]);
+        let long = Paint::new(false, Some(10)).wrap("", "abcdefghijklmnop q");
+        assert_eq!(long, ["abcdefghi…", "q"]);
+    }
+
+    #[test]
+    fn cuts_keep_to_the_columns_asked() {
+        assert_eq!(cut("hello", 10), "hello");
+        assert_eq!(cut("hello world", 6), "hello…");
+        assert_eq!(columns(&cut("日本語のテキスト", 7)), 7);
+        assert_eq!(cut_left("/home/me/src/api", 9), "…/src/api");
+        assert_eq!(cut_left("/a", 9), "/a");
+        assert!(columns(&cut_left("/home/me/日本/api", 8)) <= 8);
+    }
+}
