@@ -199,6 +199,21 @@ mod tests {
     }
 
     #[test]
+    fn notification_read_round_trips_with_its_ids_and_time() {
+        let e = Event::NotificationRead {
+            ids: vec!["notif_1".into()],
+            read_at: crate::time::Timestamp::from_unix_millis(0),
+        };
+        let payload = e.payload();
+        assert_eq!(payload["ids"], serde_json::json!(["notif_1"]));
+        let back: Event = serde_json::from_value(
+            serde_json::json!({"event": "notification.read", "payload": payload}),
+        )
+        .expect("parses back");
+        assert_eq!(back, e);
+    }
+
+    #[test]
     fn every_name_is_unique_and_dotted() {
         let mut names = Event::NAMES.to_vec();
         names.sort();

@@ -199,6 +199,8 @@ pub fn apply<H: Host>(cx: &mut Cx<'_>, p: LayoutApplyParams) -> Routed<H> {
             entering.push(reservation);
         }
         let tails: Vec<_> = leaves.iter().map(|l| l.tail.clone()).collect();
+        // A workspace whose actor stopped meanwhile was closed: it is gone.
+        let gone = Error::NoSuchWorkspace(workspace_ref.clone());
         // Counted from now: a hook of a new process may arrive before it is placed.
         cx.launches.begin();
         let sent = addr.send(ApplyLayout {
@@ -212,7 +214,7 @@ pub fn apply<H: Host>(cx: &mut Cx<'_>, p: LayoutApplyParams) -> Routed<H> {
             let cx = act.cx();
             cx.launches.end();
             cx.registry.release_names(&names);
-            let placed = r.map_err(Error::from).and_then(|inner| inner);
+            let placed = r.map_err(|_| gone).and_then(|inner| inner);
             let result = match placed {
                 Ok((tab, placed)) => {
                     let mut panes = Vec::with_capacity(placed.len());
