@@ -24,6 +24,11 @@ fn pair(dir: SplitDir, ratio: f32, a: &str, b: &str) -> Layout {
 }
 
 async fn start(dir: &std::path::Path) -> (Addr<Workspace>, Tab) {
+    let (ws, tab, _) = start_with_supervisor(dir).await;
+    (ws, tab)
+}
+
+async fn start_with_supervisor(dir: &std::path::Path) -> (Addr<Workspace>, Tab, Addr<Supervisor>) {
     let (stop_tx, _) = tokio::sync::watch::channel(false);
     let sup = Supervisor::new(Arc::new(config(dir)), MemoryStore, None, stop_tx).start();
     let state = WorkspaceState {
@@ -38,7 +43,7 @@ async fn start(dir: &std::path::Path) -> (Addr<Workspace>, Tab) {
         created_at: Timestamp::now(),
         updated_at: Timestamp::now(),
     };
-    let ws = Workspace::new(state, sup.recipient()).start();
+    let ws = Workspace::new(state, sup.clone().recipient()).start();
     let tab = Tab {
         id: TabId("tab_t".into()),
         workspace_id: WorkspaceId("ws_t".into()),
@@ -48,7 +53,122 @@ async fn start(dir: &std::path::Path) -> (Addr<Workspace>, Tab) {
         created_at: Timestamp::now(),
     };
     let tab = ws.send(CreateTab { tab }).await.unwrap().unwrap();
-    (ws, tab)
+    (ws, tab, sup)
+}
+
+/// An `ApplyLayout` of `argvs` side by side into a new tab `tab_id`.
+fn apply_of(
+    dir: &std::path::Path,
+    sup: &Addr<Supervisor>,
+    tab_id: &str,
+    argvs: &[&[&str]],
+) -> ApplyLayout {
+    let mut leaves = Vec::new();
+    let mut layout: Option<Layout> = None;
+    for (i, argv) in argvs.iter().enumerate() {
+        let id = PaneId(format!("{tab_id}_pane_{i}"));
+        let (pane, spec) = crate::launch::build_pane(crate::launch::PaneRecipe {
+            id: id.clone(),
+            workspace: WorkspaceId("ws_t".into()),
+            argv: argv.iter().map(|a| (*a).to_owned()).collect(),
+            cwd: dir.to_path_buf(),
+            size: signaltty_protocol::pane::PtySize::DEFAULT,
+            kind: signaltty_protocol::pane::AgentKind::Generic,
+            request_env: Default::default(),
+            parent: None,
+            relationship: None,
+            label: None,
+            task_id: None,
+            server_env: vec![("PATH".into(), "/usr/bin:/bin".into())],
+            socket: std::path::Path::new("/nonexistent.sock"),
+            now: Timestamp::now(),
+        });
+        leaves.push(ApplyLeaf {
+            pane,
+            spec,
+            arbiter: Arbiter::current(),
+            tail: Default::default(),
+        });
+        let leaf = Layout::Pane { pane_id: id };
+        layout = Some(match layout {
+            None => leaf,
+            Some(first) => Layout::Split {
+                dir: SplitDir::Right,
+                ratio: 0.5,
+                first: Box::new(first),
+                second: Box::new(leaf),
+            },
+        });
+    }
+    ApplyLayout {
+        tab: Tab {
+            id: TabId(tab_id.into()),
+            workspace_id: WorkspaceId("ws_t".into()),
+            title: "applied".into(),
+            layout: None,
+            active_pane_id: None,
+            created_at: Timestamp::now(),
+        },
+        layout: layout.unwrap(),
+        leaves,
+        pty_out: sup.clone().recipient(),
+        config: Arc::new(config(dir)),
+    }
+}
+
+#[actix::test]
+async fn an_applied_layout_is_all_or_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let (ws, _, sup) = start_with_supervisor(dir.path()).await;
+    let missing = dir.path().join("no-such-program");
+    let missing = missing.to_string_lossy().into_owned();
+    let failed = ws
+        .send(apply_of(
+            dir.path(),
+            &sup,
+            "tab_bad",
+            &[&["sleep", "600"], &[missing.as_str()]],
+        ))
+        .await
+        .unwrap();
+    assert!(
+        matches!(failed, Err(Error::SpawnFailed(ref m)) if m.contains("leaf 2")),
+        "{failed:?}"
+    );
+    // The tab never existed.
+    let gone = ws
+        .send(SetRatio {
+            tab_id: TabId("tab_bad".into()),
+            path: vec![],
+            ratio: 0.5,
+        })
+        .await
+        .unwrap();
+    assert!(matches!(gone, Err(Error::NoSuchTab(_))), "{gone:?}");
+    let (tab, placed) = ws
+        .send(apply_of(
+            dir.path(),
+            &sup,
+            "tab_ok",
+            &[&["sleep", "600"], &["sleep", "601"]],
+        ))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(placed.len(), 2);
+    assert_eq!(tab.active_pane_id, Some(placed[0].0.id.clone()));
+    assert_eq!(
+        tab.layout.as_ref().map(crate::layout::leaves),
+        Some(placed.iter().map(|(p, _, _)| p.id.clone()).collect())
+    );
+    assert!(placed.iter().all(|(p, _, _)| p.tab_id == tab.id));
+    ws.send(CloseTab {
+        tab_id: tab.id,
+        signal: SignalName::Kill,
+    })
+    .await
+    .unwrap()
+    .unwrap();
 }
 
 #[actix::test]
