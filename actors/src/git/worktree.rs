@@ -11,6 +11,28 @@ use crate::worktrees::is_within;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
+/// Runs `change` (a `git worktree add`, `remove` or `prune` of `repo`) while
+/// no other such change of the same repository runs in this server. Git
+/// writes a new checkout's admin directory (`.git/worktrees/<name>/`) in
+/// steps, and a `git worktree add` that lists the checkouts meanwhile fails
+/// ("failed to read .git/worktrees/<name>/commondir"): eight `task.start`s at
+/// once on one repository did. Other repositories are not held up.
+fn one_at_a_time<T>(repo: &Git, change: impl FnOnce() -> T) -> T {
+    use parking_lot::Mutex;
+    use std::collections::HashMap;
+    use std::sync::{Arc, OnceLock};
+    static REPOS: OnceLock<Mutex<HashMap<PathBuf, Arc<Mutex<()>>>>> = OnceLock::new();
+    let key = std::fs::canonicalize(repo.dir()).unwrap_or_else(|_| repo.dir().to_path_buf());
+    let lock = {
+        let mut repos = REPOS.get_or_init(Default::default).lock();
+        // Forget repositories nobody is changing, so the map stays small.
+        repos.retain(|_, l| Arc::strong_count(l) > 1);
+        repos.entry(key).or_default().clone()
+    };
+    let _held = lock.lock();
+    change()
+}
+
 /// One registration of `git worktree list --porcelain -z`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Registration {
@@ -199,7 +221,7 @@ pub fn add_user_checkout(git: &Git, path: &Path, branch: &str) -> Result<(), Err
     ];
     let mut args = args.to_vec();
     args.push("HEAD".as_ref());
-    git.ok(&args).map(drop).map_err(|e| match e {
+    one_at_a_time(git, || git.ok(&args)).map(drop).map_err(|e| match e {
         GitError::Timeout(_) => Error::Timeout {
             what: format!(
                 "git worktree add {}: the checkout or branch {branch:?} may exist; refresh the list before retrying",
@@ -219,7 +241,7 @@ pub fn remove_user_checkout(git: &Git, path: &Path) -> Result<(), Error> {
         "--".as_ref(),
         path.as_os_str(),
     ];
-    git.ok(&args)
+    one_at_a_time(git, || git.ok(&args))
         .map(drop)
         .map_err(|e| git_error("git worktree remove", e))
 }
@@ -330,7 +352,7 @@ pub fn add_task_checkout(
             args.extend::<[&OsStr; 3]>(["--".as_ref(), path.as_os_str(), branch.as_ref()]);
         },
     }
-    repo.ok(&args)
+    one_at_a_time(repo, || repo.ok(&args))
         .map(drop)
         .map_err(|e| git_error("git worktree add", e))
 }
@@ -362,18 +384,21 @@ pub fn remove_task_checkout(repo: &Git, path: &Path) -> Result<(), String> {
     let p = path.as_os_str();
     // Not locked, or not a checkout any more: either way removal goes on.
     let _ = repo.run(&["worktree".as_ref(), "unlock".as_ref(), p]);
-    let removed = repo.ok(&[
-        "worktree".as_ref(),
-        "remove".as_ref(),
-        "--force".as_ref(),
-        "--force".as_ref(),
-        p,
-    ]);
+    let (removed, pruned) = one_at_a_time(repo, || {
+        let removed = repo.ok(&[
+            "worktree".as_ref(),
+            "remove".as_ref(),
+            "--force".as_ref(),
+            "--force".as_ref(),
+            p,
+        ]);
+        (removed, repo.ok(&["worktree", "prune"]))
+    });
     let mut problems = Vec::new();
     if let Err(e) = &removed {
         problems.push(format!("git worktree remove: {e}"));
     }
-    if let Err(e) = repo.ok(&["worktree", "prune"]) {
+    if let Err(e) = pruned {
         return Err(join(problems, format!("git worktree prune: {e}")));
     }
     if std::fs::symlink_metadata(path).is_err() {

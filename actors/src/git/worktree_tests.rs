@@ -283,3 +283,43 @@ fn a_post_checkout_hook_outliving_the_deadline_is_killed_with_its_group() {
         "the hook's background child {pid} outlived the deadline"
     );
 }
+
+#[test]
+fn checkouts_added_and_removed_at_once_on_one_repository_all_succeed() {
+    // Git writes a new checkout's admin directory in steps; without
+    // `one_at_a_time` a concurrent `worktree add` that lists the checkouts
+    // meanwhile fails reading its `commondir` (seen with eight task.starts;
+    // 24 at once fail this test four runs in five without it).
+    let (_t, root) = repo();
+    let data = root.parent().unwrap().join("data");
+    let base = head(&root);
+    let adds: Vec<_> = (0..24)
+        .map(|i| {
+            let (root, data, base) = (root.clone(), data.clone(), base.clone());
+            std::thread::spawn(move || {
+                let branch = format!("task/{i}");
+                let path = default_task_path(&data, &root, &branch);
+                let git = Git::new(&root);
+                add_task_checkout(&git, &path, &branch, &TaskBranch::New { base_sha: base })
+                    .map(|()| path)
+            })
+        })
+        .collect();
+    let paths: Vec<PathBuf> = adds
+        .into_iter()
+        .map(|t| t.join().unwrap().expect("every add succeeds"))
+        .collect();
+    let git = Git::new(&root);
+    assert_eq!(list(&git).unwrap().len(), 25, "main and the checkouts");
+    let removes: Vec<_> = paths
+        .into_iter()
+        .map(|path| {
+            let root = root.clone();
+            std::thread::spawn(move || remove_task_checkout(&Git::new(&root), &path))
+        })
+        .collect();
+    for r in removes {
+        r.join().unwrap().expect("every removal succeeds");
+    }
+    assert_eq!(list(&git).unwrap().len(), 1);
+}
