@@ -4,8 +4,13 @@
 //! origin, and the log file rotates at its cap while the server keeps writing.
 
 use crate::support::git::init_repo;
+use crate::support::life::state_dir;
 use crate::support::process::TestEnv;
-use crate::support::{DEADLINE, TestServer, expect_code, mode_of, ok, poll_until, wait_until};
+use crate::support::{
+    Client, DEADLINE, TestServer, expect_code, mode_of, ok, poll_until, str_field, u64_field,
+    wait_until,
+};
+use base64::Engine as _;
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 use serde_json::{Value, json};
@@ -77,6 +82,174 @@ fn a_config_file_capping_tasks_at_one_makes_the_server_refuse_a_second_start() {
     );
     let status = ok(server.client().call("server.status", json!({})));
     assert!(status.get("config_problems").is_none(), "{status}");
+}
+
+/// The cap the tail tests set: `[history] tail_bytes = 4096`.
+const SMALL_CAP: u64 = 4096;
+
+/// Waits until pane `id` shows `text`, then renames it: a save is due only
+/// when the state moved (output alone does not), so the next one holds it.
+fn shown_then_saved(c: &mut Client, id: &str, text: &str, name: &str) {
+    wait_until(&format!("{text:?} on the screen"), DEADLINE, || {
+        let r = ok(c.call("pane.read", json!({"pane_id": id, "mode": "screen"})));
+        str_field(&r, "text").contains(text).then_some(())
+    });
+    ok(c.call("pane.rename", json!({"pane_id": id, "name": name})));
+}
+
+/// The numbers of the `line NNNNN of the tail test` lines in `text`, in order.
+fn numbered_lines(text: &str) -> Vec<u64> {
+    text.lines()
+        .filter_map(|l| l.strip_prefix("line ")?.strip_suffix(" of the tail test"))
+        .filter_map(|n| n.parse().ok())
+        .collect()
+}
+
+#[test]
+fn a_config_file_tail_cap_keeps_the_tail_file_small_and_restores_only_the_newest_lines() {
+    const CAP: u64 = SMALL_CAP;
+    let env = TestEnv::new();
+    write_config(
+        &env,
+        "[history]\ntail_bytes = 4096\n\n[snapshot]\ninterval_ms = 300\n",
+    );
+    let mut server = TestServer::start_in(env);
+    let mut c = server.client();
+    let status = ok(c.call("server.status", json!({})));
+    assert!(status.get("config_problems").is_none(), "{status}");
+    let ws = ok(c.call("workspace.create", json!({"name": "tails"})));
+    // 1800 numbered lines of 28 bytes with their newlines: about 50 kB,
+    // twelve times the cap.
+    let pane = ok(c.call(
+        "pane.spawn",
+        json!({"workspace_id": ws["workspace"]["id"], "argv": ["sh", "-c",
+               "stty -echo; seq -f 'line %05g of the tail test' 1 1800; echo tail-end; exec cat"]}),
+    ));
+    let id = str_field(&pane["pane"], "id").to_owned();
+    let (rows, cols) = (
+        u64_field(&pane["pane"]["pty_size"], "rows"),
+        u64_field(&pane["pane"]["pty_size"], "cols"),
+    );
+    let path = state_dir(server.env())
+        .join("history")
+        .join(format!("{id}.tail"));
+    // The file: at most two tails' worth (appends stop there), or one tail
+    // and the screen right after a rewrite; with the default cap the first
+    // one alone would be 50 kB. Its lines (`h` history, `s` screen rows)
+    // reach back at most two tails and a screen from the newest.
+    let bound = 2 * CAP + rows * (cols + 2) + 128;
+    let check_saved = |newest: &str, last: u64| {
+        let saved = wait_until(&format!("the tail file to hold {newest}"), DEADLINE, || {
+            std::fs::read(&path)
+                .ok()
+                .map(|b| String::from_utf8_lossy(&b).into_owned())
+                .filter(|t| t.contains(newest))
+        });
+        let len = saved.len() as u64;
+        assert!(len <= bound, "{len} bytes, more than {bound}");
+        let held: Vec<&str> = saved.lines().filter_map(|l| l.get(1..)).collect();
+        let oldest = numbered_lines(&held.join("\n")).first().copied();
+        assert!(
+            oldest.is_some_and(|n| n > last - 2 * CAP / 28 - rows - 2),
+            "old lines kept: from {oldest:?}"
+        );
+        len
+    };
+    shown_then_saved(&mut c, &id, "tail-end", "printed");
+    let mut lengths = vec![check_saved("tail-end", 1800)];
+    // Then twenty lines at a time, each batch saved before the next: appended
+    // to the file until it would pass two tails, then compacted.
+    for batch in 0..6u64 {
+        let lines: String = (1801 + 20 * batch..1821 + 20 * batch)
+            .map(|n| format!("line {n:05} of the tail test\n"))
+            .collect();
+        let data = base64::engine::general_purpose::STANDARD.encode(lines);
+        ok(c.call("pane.input", json!({"pane_id": id, "data_b64": data})));
+        let last = 1820 + 20 * batch;
+        let newest = format!("line {last:05} of");
+        shown_then_saved(&mut c, &id, &newest, &format!("batch-{batch}"));
+        lengths.push(check_saved(&newest, last));
+    }
+    assert!(
+        lengths.windows(2).any(|w| w[1] < w[0]),
+        "never compacted: {lengths:?}"
+    );
+
+    // After a crash the pane comes back with only its newest 4 KiB.
+    drop(c);
+    server.crash_and_restart();
+    assert_restored_within(&server, &id, 1920, CAP);
+}
+
+/// Asserts that the restored pane `id` shows the newest lines of its saved
+/// tail up to `last`, within `cap` bytes, then the restore marker.
+#[track_caller]
+fn assert_restored_within(server: &TestServer, id: &str, last: u64, cap: u64) {
+    let read = ok(server.client().call(
+        "pane.read",
+        json!({"pane_id": id, "mode": "tail", "lines": 5000}),
+    ));
+    let text = str_field(&read, "text");
+    let lines: Vec<&str> = text.lines().collect();
+    let Some(marker) = lines
+        .iter()
+        .position(|l| l.contains("restored by signaltty at"))
+    else {
+        panic!("no restore marker: {text}");
+    };
+    let before = lines[..marker].join("\n");
+    let before = before.trim();
+    assert!(
+        before.ends_with(&format!("line {last:05} of the tail test")),
+        "{text}"
+    );
+    let restored = numbered_lines(before);
+    let Some(first) = restored.first().copied() else {
+        panic!("no numbered line restored: {text}");
+    };
+    let expected: Vec<u64> = (first..=last).collect();
+    assert_eq!(restored, expected, "one contiguous stretch: {text}");
+    // Each line costs 28 bytes with its newline, and "tail-end" may share
+    // the cap: about 145 lines at 4 KiB.
+    let n = restored.len() as u64;
+    assert!(n <= cap / 28 && n > cap / 28 - 10, "{n} lines restored");
+    assert!(
+        before.len() as u64 <= cap,
+        "{} bytes restored",
+        before.len()
+    );
+}
+
+#[test]
+fn a_tail_saved_under_the_default_cap_is_restored_within_a_cap_lowered_since() {
+    let env = TestEnv::new();
+    let mut server = TestServer::start_in(env);
+    let mut c = server.client();
+    let ws = ok(c.call("workspace.create", json!({"name": "tails"})));
+    let pane = ok(c.call(
+        "pane.spawn",
+        json!({"workspace_id": ws["workspace"]["id"], "argv": ["sh", "-c",
+               "seq -f 'line %05g of the tail test' 1 1800; exec cat"]}),
+    ));
+    let id = str_field(&pane["pane"], "id").to_owned();
+    let path = state_dir(server.env())
+        .join("history")
+        .join(format!("{id}.tail"));
+    shown_then_saved(&mut c, &id, "line 01800 of", "printed");
+    let newest: &[u8] = b"line 01800 of";
+    let saved = wait_until("the tail file to hold the last line", DEADLINE, || {
+        std::fs::read(&path)
+            .ok()
+            .filter(|b| b.windows(newest.len()).any(|w| w == newest))
+    });
+    assert!(saved.len() > 40_000, "a 64 KiB tail: {} bytes", saved.len());
+    drop(c);
+    // The next run has a 4 KiB cap: the old file is read trimmed to it.
+    write_config(server.env(), "[history]\ntail_bytes = 4096\n");
+    server.crash_and_restart();
+    assert_restored_within(&server, &id, 1800, SMALL_CAP);
+    // And the file is left as it was until the pane's screen changes.
+    assert_eq!(std::fs::read(&path).ok(), Some(saved));
 }
 
 #[test]

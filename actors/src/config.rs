@@ -75,6 +75,9 @@ pub struct Limits {
     pub cursor_approval_wait: Duration,
     /// How often a due snapshot is written (spec persistence.md §6.1: 2 s).
     pub snapshot_interval: Duration,
+    /// The most bytes of a pane's saved history tail (spec data-model.md §13:
+    /// 64 KiB; `[history] tail_bytes`); a tail file holds about twice this.
+    pub history_tail_bytes: usize,
     /// Auto-resume starts at most this many agents at once (`restore.max_parallel`).
     pub restore_max_parallel: usize,
     /// An auto-resumed agent counts as started once it reaches a prompt, or after this.
@@ -106,6 +109,7 @@ impl Default for Limits {
             process_refresh: Duration::from_secs(10),
             cursor_approval_wait: Duration::from_secs(10),
             snapshot_interval: Duration::from_secs(2),
+            history_tail_bytes: crate::snapshot::DEFAULT_TAIL_BYTES,
             restore_max_parallel: 3,
             restore_start_wait: Duration::from_secs(10),
             max_parallel_tasks: 4,

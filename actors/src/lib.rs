@@ -171,6 +171,7 @@ impl StateDir {
             &config.state_dir,
             &disk,
             crate::journal::JournalStore::head(&store),
+            config.limits.history_tail_bytes,
         );
         Ok(StateDir {
             store,

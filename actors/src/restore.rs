@@ -53,8 +53,9 @@ pub struct RestoreReport {
 }
 
 /// Rebuilds the world from `state_dir`'s snapshot and the journal behind
-/// `disk`, up to `head` (the store's head).
-pub fn restore(state_dir: &Path, disk: &DiskHistory, head: Seq) -> Restored {
+/// `disk`, up to `head` (the store's head); the saved tails are read cut to
+/// `tail_cap` bytes (`limits.history_tail_bytes`), whatever cap wrote them.
+pub fn restore(state_dir: &Path, disk: &DiskHistory, head: Seq, tail_cap: usize) -> Restored {
     let mut report = RestoreReport::default();
     let loaded = snapshot::load(state_dir).unwrap_or_else(|e| {
         // Nothing was moved: the file (if any) stays for the next start.
@@ -112,7 +113,7 @@ pub fn restore(state_dir: &Path, disk: &DiskHistory, head: Seq) -> Restored {
     let tails = projection
         .all_panes()
         .into_iter()
-        .filter_map(|p| snapshot::read_tail(state_dir, &p.id).map(|t| (p.id.clone(), t)))
+        .filter_map(|p| snapshot::read_tail(state_dir, &p.id, tail_cap).map(|t| (p.id.clone(), t)))
         .collect();
     Restored {
         projection,

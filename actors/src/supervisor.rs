@@ -130,6 +130,7 @@ impl Supervisor {
         stop_accepting: watch::Sender<bool>,
     ) -> Supervisor {
         let head = store.head();
+        let tail_cap = config.limits.history_tail_bytes;
         Supervisor {
             events: Sequencer::new(
                 head,
@@ -154,7 +155,7 @@ impl Supervisor {
             on_stop: None,
             restored: None,
             restore_report: RestoreReport::default(),
-            snapshots: persist::Snapshots::default(),
+            snapshots: persist::Snapshots::with_tail_cap(tail_cap),
             auto: autoresume::AutoResume::default(),
             tasks: crate::task::ServerTaskBook::default(),
         }
@@ -174,7 +175,8 @@ impl Supervisor {
         self.snapshots.taken_at = restored.report.snapshot_seq;
         // A restored pane's tail on disk is what it shows: nothing to rewrite
         // until its screen changes.
-        *self.snapshots.tails.lock() = TailFiles::restored(restored.tails.keys().cloned());
+        *self.snapshots.tails.lock() = TailFiles::restored(restored.tails.keys().cloned())
+            .with_cap(self.config.limits.history_tail_bytes);
         self.restored = Some(restored);
         self
     }

@@ -377,6 +377,7 @@ impl Settings {
             process_refresh: self.millis(K::ProcessRefresh),
             cursor_approval_wait: self.millis(K::CursorApproval),
             snapshot_interval: self.millis(K::SnapshotInterval),
+            history_tail_bytes: self.count(K::HistoryTailBytes),
             restore_max_parallel: self.count(K::RestoreMaxParallel),
             restore_start_wait: self.millis(K::RestoreStartWait),
             max_parallel_tasks: self.count(K::MaxParallelTasks),

@@ -10,7 +10,8 @@
 //!     snapshot.json.1    the one before it
 //!     snapshot.corrupt-<UTC>      one that could not be parsed, moved aside
 //!     snapshot.unsupported-<UTC>  one of an unknown version, moved aside
-//!     history/<pane>.tail         each pane's last 64 KiB of lines (0600),
+//!     history/<pane>.tail         each pane's last lines, up to the tail cap
+//!                                 (`[history] tail_bytes`, 64 KiB) (0600),
 //!                                 appended to between rewrites (tail_format.rs)
 //! ```
 
@@ -32,8 +33,8 @@ mod tests;
 
 pub use file::{LoadProblem, Loaded, Peeked, SaveReport, load, peek, save, set_aside};
 pub use tails::{
-    COMPACT_AT, MAX_TAIL_BYTES, TAILS_TIME_BUDGET, TailBudget, TailFiles, TailReport, WHOLE_BUDGET,
-    read_tail, tail_of, tail_path,
+    DEFAULT_TAIL_BYTES, TAILS_TIME_BUDGET, TailBudget, TailFiles, TailReport, WHOLE_BUDGET,
+    compact_at, read_tail, tail_of, tail_path,
 };
 
 /// The snapshot format this server writes and reads.

@@ -1,19 +1,21 @@
 //! Scrollback tails (`history/<pane>.tail`, spec/persistence.md §6.4): the
-//! last 64 KiB of each pane's lines, written beside the snapshot so a restored
-//! pane shows some context. Best effort: a tail is never needed to restore.
+//! last bytes of each pane's lines up to the tail cap (`[history] tail_bytes`,
+//! 64 KiB by default, spec/data-model.md §13), written beside the snapshot so
+//! a restored pane shows some context. Best effort: a tail is never needed to
+//! restore.
 //!
 //! Each save reads every pane's ring directly ([`TailSource`], no message to
 //! the pane) and writes only what changed since the last save: the lines new
 //! since then and the screen, appended as one record (`tail_format.rs`); a
 //! file is rewritten whole (temp file, rename) the first time this run writes
 //! it, when the history was cleared, or when it would grow past
-//! [`COMPACT_AT`].
+//! [`compact_at`] (two tails' worth).
 //!
 //! ```text
 //!   save N:    ring ── mark unchanged? ──► nothing
 //!                   └─ new lines + screen ≤ room left ──► append a record
-//!                   └─ otherwise ──► whole file: its newest 64 KiB of
-//!                                    history, the screen (temp + rename)
+//!                   └─ otherwise ──► whole file: its newest cap's worth
+//!                                    of history, the screen (temp + rename)
 //!                                    — or, past the save's budget, next save
 //! ```
 //!
@@ -40,15 +42,21 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-/// The most bytes of a tail (each line counted with its newline).
-pub const MAX_TAIL_BYTES: usize = 65_536;
+/// The tail cap when the config does not set one: the most bytes of a tail,
+/// each line counted with its newline (`[history] tail_bytes`).
+pub const DEFAULT_TAIL_BYTES: usize = 65_536;
 
-/// A tail file that an append would make longer than this is rewritten
-/// whole instead: a file holds at most about two tails' worth.
-pub const COMPACT_AT: usize = 2 * MAX_TAIL_BYTES;
+/// A tail file of tails capped at `cap` that an append would make longer
+/// than this is rewritten whole instead: a file holds at most about two
+/// tails' worth (plus the screen, should one rewrite's screen alone be
+/// bigger than a tail).
+pub const fn compact_at(cap: usize) -> usize {
+    cap.saturating_mul(2)
+}
 
 /// The bytes of whole tail files one periodic save writes at most (about
-/// 32 full tails; 5–8 ms of writing once the CPUs are free).
+/// 32 full tails at the default cap; 5–8 ms of writing once the CPUs are
+/// free).
 pub const WHOLE_BUDGET: u64 = 2 * 1024 * 1024;
 
 /// How long one periodic save spends on the tails before it leaves the
@@ -83,22 +91,22 @@ const TAIL_SUFFIX: &str = ".tail";
 const TMP_SUFFIX: &str = ".tail.tmp";
 
 /// The tail of `lines` (the pane's ring lines, oldest first): the newest lines
-/// whose `len + 1` sum stays within [`MAX_TAIL_BYTES`], oldest first, joined
-/// with `\n`.
+/// whose `len + 1` sum stays within `cap` bytes, oldest first, joined with
+/// `\n`.
 ///
 /// When even the newest line alone is over the cap, its last bytes are kept
 /// (up to the cap, less one for its newline, cut forward to a char boundary):
 /// the end of a line is what was printed last, next to the prompt, and an
 /// empty tail would lose the only context there is. An older line that does
 /// not fit ends the tail instead, so the tail stays one contiguous stretch.
-pub fn tail_of<'a>(lines: impl DoubleEndedIterator<Item = &'a str>) -> String {
+pub fn tail_of<'a>(lines: impl DoubleEndedIterator<Item = &'a str>, cap: usize) -> String {
     let mut kept: Vec<&str> = Vec::new();
     let mut used = 0usize;
     for line in lines.rev() {
         let cost = line.len() + 1;
-        if used + cost > MAX_TAIL_BYTES {
+        if used + cost > cap {
             if kept.is_empty() {
-                kept.push(last_bytes(line, MAX_TAIL_BYTES - 1));
+                kept.push(last_bytes(line, cap.saturating_sub(1)));
             }
             break;
         }
@@ -136,33 +144,54 @@ fn safe_id(pane: &PaneId) -> String {
         .collect()
 }
 
-/// A pane's saved tail, if there is one: `None` when the file (or `history/`)
-/// is missing, holds no whole record, or (version 1) is not text: not UTF-8,
-/// or with a NUL (never in a ring line: blocks a power loss left zeroed).
-pub fn read_tail(state_dir: &Path, pane: &PaneId) -> Option<String> {
+/// A pane's saved tail, cut to `cap` bytes as [`tail_of`] cuts, if there is
+/// one: `None` when the file (or `history/`) is missing, holds no whole
+/// record, or (version 1) is not text: not UTF-8, or with a NUL (never in a
+/// ring line: blocks a power loss left zeroed).
+///
+/// A file written under a bigger cap (the config lowered between runs) is
+/// read as its newest `cap` bytes; one written under a smaller cap is read
+/// whole.
+pub fn read_tail(state_dir: &Path, pane: &PaneId, cap: usize) -> Option<String> {
     let bytes = fs::read(tail_path(state_dir, pane)).ok()?;
     match tail_format::decode(&bytes) {
         Some(decoded) if decoded.records == 0 => None,
-        Some(decoded) => Some(text_of(&decoded)),
+        Some(decoded) => Some(text_of(&decoded, cap)),
         None if memchr::memchr(0, &bytes).is_some() => None,
-        None => String::from_utf8(bytes).ok(),
+        None => {
+            let text = String::from_utf8(bytes).ok()?;
+            Some(tail_of(text.split('\n'), cap))
+        },
     }
 }
 
 /// The tail a decoded file holds: what [`tail_of`] made of the ring's lines
-/// when the last record was written.
-fn text_of(decoded: &Decoded<'_>) -> String {
+/// when the last record was written (with the same `cap`).
+fn text_of(decoded: &Decoded<'_>, cap: usize) -> String {
     let history: &[&str] = if decoded.alt { &[] } else { &decoded.history };
-    tail_of(history.iter().chain(&decoded.screen).copied())
+    tail_of(history.iter().chain(&decoded.screen).copied(), cap)
 }
 
 /// What this run knows of each pane's tail file, so that a save writes only
-/// what changed. Saves take it in turn (the caller holds it locked).
-#[derive(Debug, Default)]
+/// what changed, and the cap its tails are cut to. Saves take it in turn
+/// (the caller holds it locked).
+#[derive(Debug)]
 pub struct TailFiles {
     files: HashMap<PaneId, Known>,
     /// The buffer every record is built in, one pane after the other.
     scratch: Vec<u8>,
+    /// The most bytes of a tail ([`DEFAULT_TAIL_BYTES`] unless set).
+    cap: usize,
+}
+
+impl Default for TailFiles {
+    fn default() -> TailFiles {
+        TailFiles {
+            files: HashMap::new(),
+            scratch: Vec::new(),
+            cap: DEFAULT_TAIL_BYTES,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -181,8 +210,21 @@ impl TailFiles {
     pub fn restored(panes: impl IntoIterator<Item = PaneId>) -> TailFiles {
         TailFiles {
             files: panes.into_iter().map(|id| (id, Known::Restored)).collect(),
-            scratch: Vec::new(),
+            ..TailFiles::default()
         }
+    }
+
+    /// The same, with tails cut to `cap` bytes (at least 1). A file written
+    /// under another cap is rewritten at this one the next time its pane's
+    /// screen changes.
+    pub fn with_cap(mut self, cap: usize) -> TailFiles {
+        self.cap = cap.max(1);
+        self
+    }
+
+    /// The most bytes of a tail.
+    pub fn cap(&self) -> usize {
+        self.cap
     }
 }
 
@@ -264,7 +306,12 @@ pub(super) fn write_tails(
     if let Err(e) = ensure_dir(&history) {
         return (report, Err(e));
     }
-    let TailFiles { files, scratch } = files;
+    let TailFiles {
+        files,
+        scratch,
+        cap,
+    } = files;
+    let cap = *cap;
     let mut first_error: Option<io::Error> = None;
     let mut renamed = false;
     // A pane not built yet has nothing to say; its file stays. One whose
@@ -300,7 +347,7 @@ pub(super) fn write_tails(
         };
         let path = tail_path(state_dir, pane);
         let before = report.bytes;
-        let updated = update(&path, source, known, may_rewrite, scratch, &mut report);
+        let updated = update(&path, source, known, may_rewrite, cap, scratch, &mut report);
         match updated {
             Ok(Outcome::Current) => {},
             Ok(Outcome::Deferred) => report.deferred += 1,
@@ -350,13 +397,15 @@ pub(super) fn write_tails(
 }
 
 /// Brings one tail file up to date from `source`, given what is known of it
-/// (`(mark, appendable length)`), building the bytes in `scratch`; a file
-/// that needs writing whole is left as it is unless `may_rewrite`.
+/// (`(mark, appendable length)`), building the bytes in `scratch`, its tail
+/// cut to `cap`; a file that needs writing whole is left as it is unless
+/// `may_rewrite`.
 fn update(
     path: &Path,
     source: &TailSource,
     mut known: Option<(TailMark, Option<u64>)>,
     may_rewrite: bool,
+    cap: usize,
     scratch: &mut Vec<u8>,
     report: &mut TailReport,
 ) -> io::Result<Outcome> {
@@ -365,11 +414,11 @@ fn update(
     loop {
         let since = known.map(|(mark, _)| mark);
         let len = known.and_then(|(_, len)| len);
-        let room =
-            len.map(|len| COMPACT_AT.saturating_sub(usize::try_from(len).unwrap_or(usize::MAX)));
+        let room = len
+            .map(|len| compact_at(cap).saturating_sub(usize::try_from(len).unwrap_or(usize::MAX)));
         let buf = &mut *scratch;
         let (mark, exported) = timed(source, report, move |view| {
-            export(view, since.as_ref(), room, may_rewrite, buf)
+            export(view, since.as_ref(), room, may_rewrite, cap, buf)
         });
         let rewrite = match exported {
             Export::Unchanged => return Ok(Outcome::Current),
@@ -429,13 +478,14 @@ fn timed<R>(
 
 /// What to write for a ring read now, after a file that holds it as of
 /// `since` (none: nothing known) and may grow by `room` bytes (none: it may
-/// not be appended to); a whole file only if `may_rewrite`. Runs under the
-/// ring's lock: it only copies lines.
+/// not be appended to); a whole file only if `may_rewrite`, its tail cut to
+/// `cap`. Runs under the ring's lock: it only copies lines.
 fn export<'a>(
     view: &RingView<'_>,
     since: Option<&TailMark>,
     room: Option<usize>,
     may_rewrite: bool,
+    cap: usize,
     buf: &'a mut Vec<u8>,
 ) -> (TailMark, Export<'a>) {
     let mark = view.mark();
@@ -453,7 +503,7 @@ fn export<'a>(
                 .map(|line| line.len() + 2)
                 .sum::<usize>();
         // More than a tail's worth of new lines is cheaper rewritten.
-        if cost <= room.min(MAX_TAIL_BYTES) {
+        if cost <= room.min(cap) {
             let mut record = Record::new_in(buf, cost);
             view.history_from(held - new)
                 .for_each(|line| record.history(line));
@@ -464,13 +514,13 @@ fn export<'a>(
     if !may_rewrite {
         return (mark, Export::Deferred);
     }
-    (mark, Export::Rewrite(rewrite(view, buf)))
+    (mark, Export::Rewrite(rewrite(view, cap, buf)))
 }
 
 /// The whole file for a ring: the newest history lines within a tail's
-/// worth, whatever the screen holds (so that records appended later still
-/// find enough history before them), then the screen.
-fn rewrite<'a>(view: &RingView<'_>, buf: &'a mut Vec<u8>) -> Rewrite<'a> {
+/// worth (`cap`), whatever the screen holds (so that records appended later
+/// still find enough history before them), then the screen.
+fn rewrite<'a>(view: &RingView<'_>, cap: usize, buf: &'a mut Vec<u8>) -> Rewrite<'a> {
     if readable(view) == 0 {
         return Rewrite::Empty;
     }
@@ -478,11 +528,11 @@ fn rewrite<'a>(view: &RingView<'_>, buf: &'a mut Vec<u8>) -> Rewrite<'a> {
     let (mut kept, mut used) = (0, 0);
     let mut cut_newest = None;
     for line in view.history().rev() {
-        if used + line.len() + 1 > MAX_TAIL_BYTES {
+        if used + line.len() + 1 > cap {
             // As in `tail_of`: a newest line over the cap keeps its end. It
             // then costs the whole cap, so no older line joins it on reading.
             if kept == 0 {
-                cut_newest = Some(last_bytes(line, MAX_TAIL_BYTES - 1));
+                cut_newest = Some(last_bytes(line, cap.saturating_sub(1)));
             }
             break;
         }

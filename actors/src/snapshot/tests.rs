@@ -141,7 +141,10 @@ fn an_empty_or_missing_state_dir_loads_as_missing() {
         load(&dir.path().join("not-created")).unwrap(),
         Loaded::Missing
     );
-    assert_eq!(read_tail(dir.path(), &pid("pane_a")), None);
+    assert_eq!(
+        read_tail(dir.path(), &pid("pane_a"), DEFAULT_TAIL_BYTES),
+        None
+    );
 }
 
 #[test]

@@ -36,6 +36,16 @@ pub(super) struct Snapshots {
     pub(super) tails: std::sync::Arc<parking_lot::Mutex<TailFiles>>,
 }
 
+impl Snapshots {
+    /// Nothing written yet; tails cut to `cap` bytes (`limits.history_tail_bytes`).
+    pub(super) fn with_tail_cap(cap: usize) -> Snapshots {
+        Snapshots {
+            tails: std::sync::Arc::new(parking_lot::Mutex::new(TailFiles::default().with_cap(cap))),
+            ..Snapshots::default()
+        }
+    }
+}
+
 impl Supervisor {
     /// Starts a Workspace actor per restored workspace and a tombstone Pane
     /// actor per restored pane, registers them, and takes the restored world
