@@ -257,7 +257,7 @@ fn config_show_json_tells_each_value_where_it_came_from() {
     let mut env = TestEnv::new();
     let path = write_config(
         &env,
-        "[tasks]\nmax_parallel = 2\nworker_silent_timeout_s = 5\n\n[snapshot]\ninterval_ms = 750\n",
+        "[tasks]\nmax_parallel = 2\nworker_silent_timeout_s = 5\n\n[snapshot]\ninterval_ms = 750\n\n[board]\nbell = false\n",
     );
     env.set_var("SIGNALTTY_WORKER_SILENT_TIMEOUT_S", "30");
     let flag_socket = env.root().join("flag.sock");
@@ -285,6 +285,11 @@ fn config_show_json_tells_each_value_where_it_came_from() {
     assert_eq!(row["origin"], json!({"kind": "flag", "flag": "--socket"}));
     let row = setting(&shown, "journal.rotate_bytes");
     assert_eq!(row["origin"], json!({"kind": "default"}));
+    // The board reads its alerts from the same file (`signaltty board`).
+    let row = setting(&shown, "board.bell");
+    assert_eq!(row["value"], false);
+    assert_eq!(row["origin"]["line"], 9);
+    assert_eq!(setting(&shown, "board.notify")["value"], false);
     assert_eq!(shown["problems"], json!([]));
 
     // `config path` and `config default` need no server either.

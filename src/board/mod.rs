@@ -43,13 +43,31 @@ const TICK: Duration = Duration::from_secs(1);
 #[derive(Debug, Clone, clap::Args)]
 pub struct BoardArgs {
     /// Ring the terminal bell when a pane starts waiting for you or finishes
-    /// with a result you have not seen (`--bell=false` to keep quiet).
-    #[arg(long, default_value_t = true, num_args = 0..=1, default_missing_value = "true",
+    /// with a result you have not seen (`--bell=false` to keep quiet; default
+    /// `[board] bell` in the config file, else on).
+    #[arg(long, num_args = 0..=1, default_missing_value = "true",
           action = clap::ArgAction::Set, value_name = "BOOL")]
-    pub bell: bool,
-    /// Also send a desktop notification (`notify-send`, in a desktop session).
-    #[arg(long)]
-    pub notify: bool,
+    pub bell: Option<bool>,
+    /// Also send a desktop notification (`notify-send`, in a desktop session;
+    /// default `[board] notify` in the config file, else off).
+    #[arg(long, num_args = 0..=1, default_missing_value = "true",
+          action = clap::ArgAction::Set, value_name = "BOOL")]
+    pub notify: Option<bool>,
+}
+
+impl BoardArgs {
+    /// The bell and the desktop notification: each flag given wins over the
+    /// config file, which wins over the defaults (on, off). A problem in the
+    /// file is the server's and `signaltty config show`'s to report.
+    pub fn alerts(&self) -> (bool, bool) {
+        use signaltty_actors::settings::{self, knobs::K, knobs::Value};
+        let flags: Vec<(K, Value)> = [(K::BoardBell, self.bell), (K::BoardNotify, self.notify)]
+            .into_iter()
+            .filter_map(|(k, v)| v.map(|b| (k, Value::Bool(b))))
+            .collect();
+        let s = settings::load(&signaltty_actors::Env::from_process(), &flags);
+        (s.bool(K::BoardBell), s.bool(K::BoardNotify))
+    }
 }
 
 /// What reaches the main loop.
@@ -92,7 +110,10 @@ pub fn run(global: &Global, args: BoardArgs) -> i32 {
         preview: Preview::empty(),
         preview_conn: PreviewConn::new(socket.clone(), tx.clone()),
         worker: Worker::start(socket.clone(), tx),
-        alerts: alert::Alerts::new(args.bell, args.notify),
+        alerts: {
+            let (bell, notify) = args.alerts();
+            alert::Alerts::new(bell, notify)
+        },
         drawn: view::Drawn::default(),
         last_seq,
         socket,

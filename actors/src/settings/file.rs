@@ -162,6 +162,11 @@ fn entry(
             "expected a log level or filter (a string), found {}",
             other.type_str()
         )),
+        (Kind::Bool, DeValue::Boolean(b)) => Ok(Value::Bool(*b)),
+        (Kind::Bool, other) => Err(format!(
+            "expected true or false, found {}",
+            other.type_str()
+        )),
     };
     match checked {
         Ok(value) => cx.out.entries.push(Entry {

@@ -32,6 +32,8 @@ pub enum K {
     LogLevel,
     LogFile,
     LogMaxBytes,
+    BoardBell,
+    BoardNotify,
 }
 
 /// What a knob's value is.
@@ -43,6 +45,8 @@ pub enum Kind {
     Path,
     /// `RUST_LOG`-style filter directives (checked by the logger).
     Filter,
+    /// `true` or `false`.
+    Bool,
 }
 
 /// The unit of an integer knob (also the suffix of its key).
@@ -321,6 +325,26 @@ pub const KNOBS: &[Knob] = &[
         env_beats_flag: false,
         doc: "The log file is renamed to <file>.1 (one kept) past this size.",
     },
+    Knob {
+        id: K::BoardBell,
+        section: "board",
+        key: "bell",
+        kind: Kind::Bool,
+        env: &[],
+        flag: Some("--bell"),
+        env_beats_flag: false,
+        doc: "signaltty board rings the bell when a pane starts waiting or finishes unseen.",
+    },
+    Knob {
+        id: K::BoardNotify,
+        section: "board",
+        key: "notify",
+        kind: Kind::Bool,
+        env: &[],
+        flag: Some("--notify"),
+        env_beats_flag: false,
+        doc: "signaltty board also sends a desktop notification (notify-send).",
+    },
 ];
 
 /// The default log file cap: 10 MiB.
@@ -333,6 +357,7 @@ pub enum Value {
     Int(u64),
     Path(PathBuf),
     Text(String),
+    Bool(bool),
     /// No value (no log file; no agents dir without a home).
     Unset,
 }
@@ -343,6 +368,7 @@ impl std::fmt::Display for Value {
             Value::Int(n) => write!(f, "{n}"),
             Value::Path(p) => write!(f, "{}", p.display()),
             Value::Text(t) => write!(f, "{t}"),
+            Value::Bool(b) => write!(f, "{b}"),
             Value::Unset => write!(f, "(unset)"),
         }
     }
@@ -383,6 +409,8 @@ pub fn default_value(k: K, env: &Env) -> Value {
         K::LogLevel => Value::Text("info".to_owned()),
         K::LogFile => Value::Unset,
         K::LogMaxBytes => Value::Int(LOG_MAX_BYTES),
+        K::BoardBell => Value::Bool(true),
+        K::BoardNotify => Value::Bool(false),
     }
 }
 

@@ -202,6 +202,7 @@ fn check(knob: &Knob, value: Value) -> Result<Value, String> {
         },
         (Kind::Path, Value::Path(p)) if !p.as_os_str().is_empty() => Ok(Value::Path(p)),
         (Kind::Filter, Value::Text(t)) if !t.trim().is_empty() => Ok(Value::Text(t)),
+        (Kind::Bool, Value::Bool(b)) => Ok(Value::Bool(b)),
         (_, v) => Err(format!("unexpected value {v}")),
     }
 }
@@ -224,6 +225,14 @@ fn from_env(knob: &Knob, raw: &std::ffi::OsStr) -> Result<Value, String> {
         Kind::Filter => match raw.to_str() {
             Some(t) => check(knob, Value::Text(t.trim().to_owned())),
             None => Err("not UTF-8; ignored".to_owned()),
+        },
+        Kind::Bool => match raw.to_str().map(str::trim) {
+            Some("true" | "1") => Ok(Value::Bool(true)),
+            Some("false" | "0") => Ok(Value::Bool(false)),
+            _ => Err(format!(
+                "\"{}\" is not true or false; ignored",
+                raw.to_string_lossy()
+            )),
         },
     }
 }
@@ -341,6 +350,14 @@ impl Settings {
         }
     }
 
+    /// A true-or-false knob.
+    pub fn bool(&self, id: K) -> bool {
+        match self.get(id).map(|e| &e.value) {
+            Some(Value::Bool(b)) => *b,
+            _ => matches!(knobs::default_value(id, &Env::default()), Value::Bool(true)),
+        }
+    }
+
     fn count(&self, id: K) -> usize {
         usize::try_from(self.int(id)).unwrap_or(usize::MAX)
     }
@@ -413,6 +430,7 @@ pub fn default_file(env: &Env) -> String {
             out.push_str(&format!("# {}{also}\n", knob.doc));
             match knobs::default_value(knob.id, env) {
                 Value::Int(n) => out.push_str(&format!("{} = {n}\n", knob.key)),
+                Value::Bool(b) => out.push_str(&format!("{} = {b}\n", knob.key)),
                 Value::Text(t) => out.push_str(&format!("{} = {}\n", knob.key, quote(&t))),
                 Value::Path(p) => out.push_str(&format!(
                     "# {} = {}\n",

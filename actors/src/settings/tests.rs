@@ -368,3 +368,34 @@ fn line_and_column_count_chars() {
     assert_eq!(file::line_col("ab\ncdé=x", 7), (2, 4));
     assert_eq!(file::line_col("", 5), (1, 1));
 }
+
+#[test]
+fn the_boards_alerts_come_from_its_flags_then_the_file_then_on_and_off() {
+    let e = env();
+    let defaults = run(&e, &[], None);
+    assert!(defaults.bool(K::BoardBell));
+    assert!(!defaults.bool(K::BoardNotify));
+    let file = "[board]\nbell = false\nnotify = true\n";
+    let from_file = run(&e, &[], Some(file));
+    assert!(!from_file.bool(K::BoardBell));
+    assert!(from_file.bool(K::BoardNotify));
+    assert_eq!(
+        from_file.get(K::BoardBell).map(|x| &x.origin),
+        Some(&file_at(2))
+    );
+    let flagged = run(&e, &[(K::BoardBell, Value::Bool(true))], Some(file));
+    assert!(flagged.bool(K::BoardBell));
+    assert_eq!(
+        flagged.get(K::BoardBell).map(|x| &x.origin),
+        Some(&flag_origin("--bell"))
+    );
+    // A wrong type is a problem at its line; the default stays.
+    let bad = run(&e, &[], Some("[board]\nbell = \"loud\"\n"));
+    assert!(bad.bool(K::BoardBell));
+    assert_eq!(problem_lines(&bad)[0].0, Some(2));
+    assert!(
+        problem_lines(&bad)[0].2.contains("expected true or false"),
+        "{:?}",
+        bad.problems
+    );
+}
