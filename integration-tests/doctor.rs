@@ -66,11 +66,8 @@ fn verdict<'a>(report: &'a Value, name: &str) -> &'a str {
     str_field(check(report, name), "verdict")
 }
 
-#[test]
-fn a_healthy_setup_reports_ok_and_exits_0() {
-    let mut env = TestEnv::new();
-    fake_claude(&mut env);
-    let server = TestServer::start_in(env);
+/// `signaltty integration install claude` into the server's temp home.
+fn install_claude_hooks(server: &TestServer) {
     let home = server.env().home();
     let out = server.cli(&[
         "integration".as_ref(),
@@ -80,6 +77,14 @@ fn a_healthy_setup_reports_ok_and_exits_0() {
         home.as_os_str(),
     ]);
     assert!(out.status.success(), "{out:?}");
+}
+
+#[test]
+fn a_healthy_setup_reports_ok_and_exits_0() {
+    let mut env = TestEnv::new();
+    fake_claude(&mut env);
+    let server = TestServer::start_in(env);
+    install_claude_hooks(&server);
     let mut c = server.client();
     let ws = workspace(&mut c, &server, "doctor");
     let tab = ok(c.call("tab.create", json!({"workspace_id": ws})));
@@ -136,6 +141,7 @@ fn a_healthy_setup_reports_ok_and_exits_0() {
     assert_eq!(verdict(&report, "config"), "skip");
 
     // The text form: one line per check, within 80 columns.
+    let home = server.env().home();
     let text = server.cli(&["doctor".as_ref(), "--home".as_ref(), home.as_os_str()]);
     assert!(text.status.success(), "{text:?}");
     let text = String::from_utf8_lossy(&text.stdout);
@@ -273,15 +279,7 @@ fn hooks_installed_but_never_fired_warn() {
     let mut env = TestEnv::new();
     fake_claude(&mut env);
     let server = TestServer::start_in(env);
-    let home = server.env().home();
-    let out = server.cli(&[
-        "integration".as_ref(),
-        "install".as_ref(),
-        "claude".as_ref(),
-        "--home".as_ref(),
-        home.as_os_str(),
-    ]);
-    assert!(out.status.success(), "{out:?}");
+    install_claude_hooks(&server);
     // Some journal to read, none of it from a hook.
     let mut c = server.client();
     workspace(&mut c, &server, "quiet");

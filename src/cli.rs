@@ -20,17 +20,27 @@ pub const EXIT_FAILED: i32 = 1;
 /// The socket this invocation talks to: `--socket` > `$SIGNALTTY_SOCKET` >
 /// the config file's `[server] socket` > the default (docs/configuration.md).
 pub fn resolve_socket(global: &Global) -> PathBuf {
-    use signaltty_actors::settings::knobs::{K, Value};
     let env = Env::from_process();
-    let flags: Vec<(K, Value)> = global
+    signaltty_actors::settings::load(&env, &socket_flag(global))
+        .socket(&env)
+        .0
+}
+
+/// The settings flags every CLI command has: `--socket` (an empty one is
+/// no flag).
+pub fn socket_flag(
+    global: &Global,
+) -> Vec<(
+    signaltty_actors::settings::knobs::K,
+    signaltty_actors::settings::knobs::Value,
+)> {
+    use signaltty_actors::settings::knobs::{K, Value};
+    global
         .socket
         .iter()
         .filter(|p| !p.as_os_str().is_empty())
         .map(|p| (K::Socket, Value::Path(p.clone())))
-        .collect();
-    signaltty_actors::settings::load(&env, &flags)
-        .socket(&env)
-        .0
+        .collect()
 }
 
 /// Prints `message` on stderr and returns the failure exit code.

@@ -8,7 +8,6 @@ use crate::cli::EXIT_FAILED;
 use clap::Subcommand;
 use serde_json::json;
 use signaltty_actors::Env;
-use signaltty_actors::settings::knobs::{K, Value};
 use signaltty_actors::settings::{self, Origin, Problem, Settings};
 
 #[derive(Debug, Subcommand)]
@@ -46,13 +45,7 @@ pub fn run(global: &Global, cmd: ConfigCommand) -> i32 {
 
 /// The settings this CLI sees, with the log filter checked too.
 fn resolve(global: &Global, env: &Env) -> (Settings, Vec<Problem>) {
-    let flags: Vec<(K, Value)> = global
-        .socket
-        .iter()
-        .filter(|p| !p.as_os_str().is_empty())
-        .map(|p| (K::Socket, Value::Path(p.clone())))
-        .collect();
-    let settings = settings::load(env, &flags);
+    let settings = settings::load(env, &crate::cli::socket_flag(global));
     let mut problems = settings.problems.clone();
     problems.extend(crate::logger::filter_problem(&settings));
     (settings, problems)

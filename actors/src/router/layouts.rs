@@ -19,8 +19,8 @@ use signaltty_protocol::layout::{
     LayoutExportResult,
 };
 use signaltty_protocol::pane::{Integration, PaneLaunchResult, PtySize};
-use signaltty_protocol::workspace::{Layout, Tab};
-use signaltty_protocol::{PaneId, TabId, Timestamp};
+use signaltty_protocol::workspace::Layout;
+use signaltty_protocol::{PaneId, Timestamp};
 
 /// `layout.export`: the tab's layout with every leaf described as a launch.
 pub fn export(cx: &Cx<'_>, p: &LayoutExportParams) -> Result<LayoutExportResult, Error> {
@@ -170,16 +170,8 @@ pub fn apply<H: Host>(cx: &mut Cx<'_>, p: LayoutApplyParams) -> Routed<H> {
                 return fail(Err(e));
             },
         };
-        let tab = Tab {
-            id: TabId::from_random(random_u128()),
-            workspace_id: workspace_id.clone(),
-            title,
-            layout: None,
-            active_pane_id: None,
-            created_at: Timestamp::now(),
-        };
+        let tab = super::tabs::registered_tab(cx, workspace_id.clone(), title);
         let tab_id = tab.id.clone();
-        cx.registry.add_tab(tab_id.clone(), workspace_id.clone());
         let mut leaves = Vec::with_capacity(built.len());
         let mut integrations = Vec::with_capacity(built.len());
         let mut entering = Vec::with_capacity(built.len());

@@ -24,16 +24,8 @@ pub fn create<H: Host>(cx: &mut Cx<'_>, p: TabCreateParams) -> Routed<H> {
         Ok(found) => found,
         Err(e) => return fail(Err(e)),
     };
-    let tab = Tab {
-        id: TabId::from_random(random_u128()),
-        workspace_id: workspace_id.clone(),
-        title,
-        layout: None,
-        active_pane_id: None,
-        created_at: Timestamp::now(),
-    };
+    let tab = registered_tab(cx, workspace_id, title);
     let tab_id = tab.id.clone();
-    cx.registry.add_tab(tab_id.clone(), workspace_id);
     Box::pin(
         addr.send(CreateTab { tab })
             .on_host::<H>()
@@ -48,6 +40,24 @@ pub fn create<H: Host>(cx: &mut Cx<'_>, p: TabCreateParams) -> Routed<H> {
 }
 
 /// `tab.close`: closes the tab's panes, then the tab.
+/// A new empty tab of `workspace_id`, registered (not yet in its workspace).
+pub(super) fn registered_tab(
+    cx: &mut Cx<'_>,
+    workspace_id: signaltty_protocol::WorkspaceId,
+    title: String,
+) -> Tab {
+    let tab = Tab {
+        id: TabId::from_random(random_u128()),
+        workspace_id: workspace_id.clone(),
+        title,
+        layout: None,
+        active_pane_id: None,
+        created_at: Timestamp::now(),
+    };
+    cx.registry.add_tab(tab.id.clone(), workspace_id);
+    tab
+}
+
 pub fn close<H: Host>(cx: &mut Cx<'_>, p: TabCloseParams) -> Routed<H> {
     let addr = match cx.registry.tab(&p.tab_id) {
         Ok(addr) => addr,
