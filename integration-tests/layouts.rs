@@ -370,6 +370,37 @@ fn an_apply_racing_a_workspace_close_leaves_no_pane_and_no_process() {
     }
 }
 
+/// `pane.spawn` (and so `pane.split`) races a workspace close as apply does:
+/// the answer is the pane or `NO_SUCH_WORKSPACE`, never `INTERNAL`, and no
+/// process outlives its workspace.
+#[test]
+fn a_spawn_racing_a_workspace_close_is_no_such_workspace_never_internal() {
+    let server = TestServer::start();
+    let root = server.env().root().to_owned();
+    for round in 0..8 {
+        let mut c = server.client();
+        let ws = workspace(&mut c, &format!("spawnrace{round}"), &root);
+        let marker = format!("87654{round}");
+        let mut spawner = server.client();
+        let id = spawner.send(
+            "pane.spawn",
+            json!({"workspace_id": ws, "argv": ["sleep", marker]}),
+        );
+        let closed = c.call("workspace.close", json!({"workspace_id": ws}));
+        let spawned = spawner.read_response();
+        assert_eq!(spawned.id, id);
+        assert!(closed.ok, "{closed:?}");
+        if let Some(e) = &spawned.error {
+            assert_eq!(e.code, ErrorCode::NoSuchWorkspace, "round {round}: {e:?}");
+        }
+        assert!(
+            poll_until(DEADLINE, || processes_with(&format!("sleep {marker}"))
+                .is_empty()),
+            "round {round}: no process survives its workspace"
+        );
+    }
+}
+
 #[test]
 fn the_layout_cli_exports_and_applies_what_it_printed() {
     let server = TestServer::start();

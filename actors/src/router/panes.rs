@@ -245,8 +245,10 @@ fn launch<H: Host>(cx: &mut Cx<'_>, prepared: Prepared, ctx: &mut Context<H>) ->
             config: cx.config.clone(),
             tail: tail.clone(),
         });
+        // A workspace whose actor stopped meanwhile was closed: it is gone.
+        let gone = Error::NoSuchWorkspace(signaltty_protocol::WorkspaceRef(workspace.0.clone()));
         Box::pin(sent.on_host::<H>().map(move |r, act, _| {
-            let placed = r.map_err(Error::from).and_then(|inner| inner);
+            let placed = r.map_err(|_| gone).and_then(|inner| inner);
             let cx = act.cx();
             // Hooks from the new process that arrived too early retry now.
             cx.launches.end();
