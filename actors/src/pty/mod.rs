@@ -45,8 +45,9 @@ mod writer;
 mod tests;
 
 use nix::errno::Errno;
-use nix::fcntl::OFlag;
+use nix::fcntl::{FcntlArg, FdFlag, OFlag, fcntl};
 use nix::sys::signal::{Signal, kill, killpg};
+use nix::sys::wait::WaitPidFlag;
 use nix::unistd::Pid;
 use parking_lot::Mutex;
 use std::fmt;
@@ -309,9 +310,7 @@ pub fn spawn(spec: &SpawnSpec, sink: Box<dyn PtySink>) -> Result<Pty, SpawnError
         });
     }
     // Everything that can fail without a process to clean up comes first.
-    let (cancel_rx, cancel_tx) =
-        nix::unistd::pipe2(OFlag::O_CLOEXEC).map_err(|e| fail(e.into()))?;
-    let (exit_rx, exit_tx) = nix::unistd::pipe2(OFlag::O_CLOEXEC).map_err(|e| fail(e.into()))?;
+    let pipes = ExitPipes::new().map_err(fail)?;
     let (master, child) = {
         let _one_at_a_time = SPAWN_LOCK.lock();
         let pair = open::open_pty(spec.rows, spec.cols).map_err(fail)?;
@@ -320,9 +319,58 @@ pub fn spawn(spec: &SpawnSpec, sink: Box<dyn PtySink>) -> Result<Pty, SpawnError
         // sees EOF as soon as every process of the pane has closed the terminal.
         (pair.master, child)
     };
-    let raw_pid =
-        i32::try_from(child.id()).map_err(|_| fail(io::Error::other("pid out of range")))?;
-    let pid = Pid::from_raw(raw_pid);
+    let Ok(raw_pid) = i32::try_from(child.id()) else {
+        return Err(fail(io::Error::other("pid out of range")));
+    };
+    // The child is reaped by its pid from here on (reap.rs): the same path
+    // serves a child this process adopts after an in-place upgrade.
+    drop(child);
+    start(master, Pid::from_raw(raw_pid), sink, pipes).map_err(fail)
+}
+
+/// The pipes `start` needs, made before a process exists so that failing to
+/// make them leaves nothing to clean up.
+struct ExitPipes {
+    cancel: (OwnedFd, OwnedFd),
+    exit: (OwnedFd, OwnedFd),
+}
+
+impl ExitPipes {
+    fn new() -> io::Result<ExitPipes> {
+        Ok(ExitPipes {
+            cancel: nix::unistd::pipe2(OFlag::O_CLOEXEC)?,
+            exit: nix::unistd::pipe2(OFlag::O_CLOEXEC)?,
+        })
+    }
+}
+
+/// Takes over a PTY whose child already runs: `master` is its master end and
+/// `pid` a child of this process (the session leader on it), as an in-place
+/// upgrade hands them to the new binary. The master is made close-on-exec and
+/// non-blocking; the child is watched, signalled and reaped by its pid exactly
+/// as a spawned one. Fails, touching neither, when `pid` is not a child of
+/// this process.
+pub fn adopt(master: OwnedFd, pid: u32, sink: Box<dyn PtySink>) -> io::Result<Pty> {
+    let pid = i32::try_from(pid)
+        .map(Pid::from_raw)
+        .map_err(|_| io::Error::other("pid out of range"))?;
+    // Ours and not yet reaped: a look that reaps nothing (ECHILD otherwise).
+    let flags = WaitPidFlag::WEXITED | WaitPidFlag::WNOHANG | WaitPidFlag::WNOWAIT;
+    nix::sys::wait::waitid(nix::sys::wait::Id::Pid(pid), flags)
+        .map_err(|e| io::Error::other(format!("pid {pid} is not a child of this process: {e}")))?;
+    fcntl(&master, FcntlArg::F_SETFD(FdFlag::FD_CLOEXEC))?;
+    let fl = OFlag::from_bits_retain(fcntl(&master, FcntlArg::F_GETFL)?);
+    fcntl(&master, FcntlArg::F_SETFL(fl | OFlag::O_NONBLOCK))?;
+    start(master, pid, sink, ExitPipes::new()?)
+}
+
+/// Starts watching a running child `pid` on `master`: the exit watch (a pidfd,
+/// or a waiter thread) and the reader thread that owns `sink`.
+fn start(master: OwnedFd, pid: Pid, sink: Box<dyn PtySink>, pipes: ExitPipes) -> io::Result<Pty> {
+    let ExitPipes {
+        cancel: (cancel_rx, cancel_tx),
+        exit: (exit_rx, exit_tx),
+    } = pipes;
     let shared = Arc::new(Shared {
         pid,
         master: Mutex::new(Some(Arc::new(master))),
@@ -344,24 +392,23 @@ pub fn spawn(spec: &SpawnSpec, sink: Box<dyn PtySink>) -> Result<Pty, SpawnError
         Some(pidfd) => {
             drop(exit_tx);
             drop(exit_rx);
-            reader::ExitWatch::Pidfd { pidfd, child }
+            reader::ExitWatch::Pidfd(pidfd)
         },
         None => {
             let waiter = {
                 let shared = shared.clone();
                 thread::Builder::new()
                     .name(format!("pty-exit-{pid}"))
-                    .spawn(move || reap::wait_child(&shared, child, exit_tx))
+                    .spawn(move || reap::wait_child(&shared, exit_tx))
             };
             if let Err(e) = waiter {
-                // The closure, and the `Child` in it, is gone: kill and reap by pid.
                 kill_and_reap(pid);
-                return Err(fail(e));
+                return Err(e);
             }
             reader::ExitWatch::Pipe(exit_rx)
         },
     };
-    let reaps_itself = matches!(watch, reader::ExitWatch::Pidfd { .. });
+    let reaps_itself = matches!(watch, reader::ExitWatch::Pidfd(_));
     let pty = Pty { shared };
     let reader = {
         let shared = pty.shared.clone();
@@ -372,10 +419,10 @@ pub fn spawn(spec: &SpawnSpec, sink: Box<dyn PtySink>) -> Result<Pty, SpawnError
     if let Err(e) = reader {
         pty.close_with_grace(Signal::SIGKILL, Duration::ZERO);
         if reaps_itself {
-            // The `Child` went with the closure and no waiter exists: reap it here.
+            // No reader and no waiter exist: reap it here.
             kill_and_reap(pid);
         }
-        return Err(fail(e));
+        return Err(e);
     }
     Ok(pty)
 }

@@ -18,7 +18,6 @@ use nix::errno::Errno;
 use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
 use nix::unistd;
 use std::os::fd::{AsFd, OwnedFd};
-use std::process::Child;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
@@ -57,7 +56,7 @@ enum Wake {
 /// How the reader learns that the child exited.
 pub(super) enum ExitWatch {
     /// The child's pidfd: readable once the child has exited. The reader reaps it.
-    Pidfd { pidfd: OwnedFd, child: Child },
+    Pidfd(OwnedFd),
     /// Read end of the waiter's pipe: POLLHUP once the waiter has stored the exit
     /// code (or died).
     Pipe(OwnedFd),
@@ -67,22 +66,22 @@ struct Reader {
     shared: Arc<Shared>,
     /// The pidfd or the waiter's pipe; see `ExitWatch`.
     exit_fd: OwnedFd,
-    /// The child, while this reader has to reap it (pidfd mode).
-    child: Option<Child>,
+    /// This reader has yet to reap the child (pidfd mode).
+    reaps: bool,
     exit: Exit,
 }
 
 /// The reader thread: pumps output into `sink` until EOF or `close`, then makes
 /// sure `exited` is delivered.
 pub(super) fn run(shared: Arc<Shared>, mut sink: Box<dyn PtySink>, watch: ExitWatch) {
-    let (exit_fd, child) = match watch {
-        ExitWatch::Pidfd { pidfd, child } => (pidfd, Some(child)),
-        ExitWatch::Pipe(pipe) => (pipe, None),
+    let (exit_fd, reaps) = match watch {
+        ExitWatch::Pidfd(pidfd) => (pidfd, true),
+        ExitWatch::Pipe(pipe) => (pipe, false),
     };
     let mut reader = Reader {
         shared,
         exit_fd,
-        child,
+        reaps,
         exit: Exit::Running,
     };
     let end = reader.pump(&mut *sink);
@@ -175,8 +174,8 @@ impl Reader {
 
     /// Reaps the child if this reader owns it (pidfd mode); blocks until it exits.
     fn reap_if_ours(&mut self) {
-        if let Some(child) = self.child.take() {
-            reap::reap(&self.shared, child);
+        if std::mem::take(&mut self.reaps) {
+            reap::reap(&self.shared);
         }
     }
 

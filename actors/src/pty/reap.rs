@@ -9,8 +9,6 @@ use nix::sys::wait::{Id, WaitPidFlag, waitid};
 use nix::unistd::{Pid, getpgrp, getsid};
 use std::collections::BTreeSet;
 use std::os::fd::{FromRawFd, OwnedFd};
-use std::os::unix::process::ExitStatusExt;
-use std::process::{Child, ExitStatus};
 use std::sync::OnceLock;
 use std::sync::atomic::Ordering;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
@@ -25,7 +23,7 @@ const KILL_ROUNDS: u8 = 5;
 /// The waiter thread, used only where `pidfd_open` is not available: waits for the
 /// child to exit, reaps it, stores the code and closes `exit_tx` to wake the reader.
 /// Never leaves a zombie (reliability.md X5).
-pub(super) fn wait_child(shared: &Shared, child: Child, exit_tx: OwnedFd) {
+pub(super) fn wait_child(shared: &Shared, exit_tx: OwnedFd) {
     let pid = shared.pid;
     // Wait without reaping first: the pid stays ours until `reaped` is set under its
     // lock, so `Pty::signal` and `close` can never hit a recycled pid.
@@ -38,21 +36,23 @@ pub(super) fn wait_child(shared: &Shared, child: Child, exit_tx: OwnedFd) {
     if let Err(e) = waited {
         log::warn!("pty {pid}: waitid failed: {e}");
     }
-    reap(shared, child);
+    reap(shared);
     drop(exit_tx);
 }
 
-/// Reaps a child that has exited (or blocks until it does), marks it reaped under
-/// the `reaped` lock, and stores its exit code before setting `exit_known`.
-pub(super) fn reap(shared: &Shared, mut child: Child) {
+/// Reaps the child that has exited (or blocks until it does), by its pid — a
+/// child this process started or one it adopted (`Pty::adopt`) — marks it
+/// reaped under the `reaped` lock, and stores its exit code before setting
+/// `exit_known`.
+pub(super) fn reap(shared: &Shared) {
     let status = {
         let mut reaped = shared.reaped.lock();
-        let status = child.wait();
+        let status = wait_for(shared.pid);
         *reaped = true;
         status
     };
     let code = match status {
-        Ok(status) => exit_code(status),
+        Ok(code) => code,
         Err(e) => {
             log::warn!("pty {}: cannot reap the child: {e}", shared.pid);
             None
@@ -60,6 +60,22 @@ pub(super) fn reap(shared: &Shared, mut child: Child) {
     };
     *shared.exit_code.lock() = code;
     shared.exit_known.store(true, Ordering::SeqCst);
+}
+
+/// Blocks until `pid` (a child of this process) has exited, reaps it, and
+/// returns its exit code (spec §9).
+fn wait_for(pid: Pid) -> Result<Option<i32>, Errno> {
+    loop {
+        match nix::sys::wait::waitpid(pid, None) {
+            Err(Errno::EINTR) => continue,
+            Ok(status) => match exit_code(status) {
+                Some(code) => return Ok(Some(code)),
+                // Stops and continues are reported only with flags not given here.
+                None => continue,
+            },
+            Err(e) => return Err(e),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -84,11 +100,16 @@ pub(super) fn pidfd_open(pid: Pid) -> Option<OwnedFd> {
     Some(unsafe { OwnedFd::from_raw_fd(fd) })
 }
 
-/// The exit code of spec §9: the status code, or 128 + the signal that killed it.
-pub(super) fn exit_code(status: ExitStatus) -> Option<i32> {
-    status
-        .code()
-        .or_else(|| status.signal().map(|sig| 128 + sig))
+/// The exit code of spec §9 for a wait status that ends the process: its
+/// status code, or 128 + the signal that killed it; `None` for one that does
+/// not (stopped, continued).
+pub(super) fn exit_code(status: nix::sys::wait::WaitStatus) -> Option<i32> {
+    use nix::sys::wait::WaitStatus;
+    match status {
+        WaitStatus::Exited(_, code) => Some(code),
+        WaitStatus::Signaled(_, signal, _) => Some(128 + signal as i32),
+        _ => None,
+    }
 }
 
 /// A session to kill once `at` has passed.

@@ -763,12 +763,24 @@ fn stat_lines_parse_around_odd_command_names() {
 
 #[test]
 fn exit_codes_follow_spec_section_9() {
-    use std::os::unix::process::ExitStatusExt;
-    use std::process::ExitStatus;
-    assert_eq!(reap::exit_code(ExitStatus::from_raw(7 << 8)), Some(7));
-    assert_eq!(reap::exit_code(ExitStatus::from_raw(9)), Some(137));
+    use nix::sys::signal::Signal;
+    use nix::sys::wait::WaitStatus;
+    let pid = Pid::from_raw(4242);
+    assert_eq!(reap::exit_code(WaitStatus::Exited(pid, 7)), Some(7));
+    assert_eq!(
+        reap::exit_code(WaitStatus::Signaled(pid, Signal::SIGKILL, false)),
+        Some(137)
+    );
     // Killed by SIGSEGV with a core dump.
-    assert_eq!(reap::exit_code(ExitStatus::from_raw(11 | 0x80)), Some(139));
+    assert_eq!(
+        reap::exit_code(WaitStatus::Signaled(pid, Signal::SIGSEGV, true)),
+        Some(139)
+    );
+    // Not an end: the wait goes on.
+    assert_eq!(
+        reap::exit_code(WaitStatus::Stopped(pid, Signal::SIGSTOP)),
+        None
+    );
 }
 
 /// Runs `check` with panes spawned as on a kernel without pidfds: a waiter thread
@@ -851,4 +863,76 @@ fn a_chunk_takes_in_what_is_already_waiting_up_to_the_maximum() {
     let mut buf = b"only".to_vec();
     reader::read_more(&rx, &mut buf);
     assert_eq!(buf, b"only");
+}
+
+/// A child left running on its PTY as an in-place upgrade leaves it for the new
+/// binary: started on a master this process keeps, with nobody watching it.
+// The test's adopted pane reaps it by pid (`reap::reap`), as the server does.
+#[allow(clippy::zombie_processes)]
+fn orphaned_child(argv: &[&str]) -> (OwnedFd, u32) {
+    let _one_at_a_time = SPAWN_LOCK.lock();
+    let pair = open::open_pty(24, 80).expect("a pty");
+    let child = open::spawn_child(&spec(argv), &pair.slave).expect("the child starts");
+    (pair.master, child.id())
+}
+
+/// Adopts `master` and `pid` into a pane under test.
+fn adopted(master: OwnedFd, pid: u32) -> Pane {
+    let (tx, events) = mpsc::channel();
+    let pty = adopt(master, pid, Box::new(ChannelSink(tx))).expect("adopted");
+    assert_eq!(pty.pid(), pid);
+    Pane {
+        pty: Some(pty),
+        events,
+        output: Vec::new(),
+        order: Vec::new(),
+        bytes_at_end: None,
+        exited: None,
+    }
+}
+
+/// What the child printed before it was adopted is still in the kernel's
+/// buffer; what it prints after, the input it is given and its exit all reach
+/// the new pane.
+fn adopted_child_is_read_written_and_reaped() {
+    let (master, pid) = orphaned_child(&[
+        "sh",
+        "-c",
+        "stty -echo; echo before; read x; echo got:$x; exit 5",
+    ]);
+    let mut pane = adopted(master, pid);
+    pane.wait_output("before");
+    let wrote = pending(pane.pty().write(b"hello\n".to_vec(), Instant::now() + WAIT));
+    assert_eq!(wrote.wait(WAIT).0.ok(), Some(6));
+    pane.wait_output("got:hello");
+    assert_eq!(pane.wait_finished(), Some(5));
+    assert!(
+        nix::sys::wait::waitpid(Pid::from_raw(pid.cast_signed()), None).is_err(),
+        "the adopted child is reaped: no zombie is left"
+    );
+}
+
+#[test]
+fn an_adopted_child_is_read_written_and_reaped() {
+    let _serial = SERIAL.lock();
+    adopted_child_is_read_written_and_reaped();
+}
+
+#[test]
+fn without_pidfds_an_adopted_child_is_reaped_by_the_waiter() {
+    let _serial = SERIAL.lock();
+    without_pidfd(adopted_child_is_read_written_and_reaped);
+}
+
+#[test]
+fn a_pid_that_is_not_a_child_is_not_adopted() {
+    let _serial = SERIAL.lock();
+    let pair = open::open_pty(24, 80).expect("a pty");
+    let (tx, _events) = mpsc::channel();
+    // pid 1 is never a child of a test.
+    let refused = adopt(pair.master, 1, Box::new(ChannelSink(tx)));
+    match refused {
+        Ok(_) => panic!("pid 1 was adopted"),
+        Err(err) => assert!(err.to_string().contains("not a child"), "{err}"),
+    }
 }
