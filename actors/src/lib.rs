@@ -46,6 +46,7 @@ pub mod term;
 #[cfg(test)]
 pub mod testkit;
 pub mod turns;
+pub mod upgrade;
 pub mod waits;
 pub mod workspace;
 pub mod worktrees;
