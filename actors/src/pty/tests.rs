@@ -76,14 +76,19 @@ impl Pane {
     fn spawn(spec: &SpawnSpec) -> Result<Pane, SpawnError> {
         let (tx, events) = mpsc::channel();
         let pty = spawn(spec, Box::new(ChannelSink(tx)))?;
-        Ok(Pane {
+        Ok(Pane::watching(pty, events))
+    }
+
+    /// A pane under test over `pty`, whose sink sends to `events`.
+    fn watching(pty: Pty, events: mpsc::Receiver<Event>) -> Pane {
+        Pane {
             pty: Some(pty),
             events,
             output: Vec::new(),
             order: Vec::new(),
             bytes_at_end: None,
             exited: None,
-        })
+        }
     }
 
     fn pty(&self) -> &Pty {
@@ -881,14 +886,7 @@ fn adopted(master: OwnedFd, pid: u32) -> Pane {
     let (tx, events) = mpsc::channel();
     let pty = adopt(master, pid, Box::new(ChannelSink(tx))).expect("adopted");
     assert_eq!(pty.pid(), pid);
-    Pane {
-        pty: Some(pty),
-        events,
-        output: Vec::new(),
-        order: Vec::new(),
-        bytes_at_end: None,
-        exited: None,
-    }
+    Pane::watching(pty, events)
 }
 
 /// What the child printed before it was adopted is still in the kernel's
