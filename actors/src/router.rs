@@ -441,17 +441,7 @@ fn refresh_dirty_later<H: Host>(cx: &Cx<'_>, ctx: &mut Context<H>, workspace: &W
         return;
     };
     let cwd = PathBuf::from(&workspace.cwd);
-    let work = async move {
-        let git = actix_rt::task::spawn_blocking(move || crate::git::status::git_info(&cwd))
-            .await
-            .ok()?;
-        addr.send(crate::workspace::SetGit {
-            git,
-            announce: crate::workspace::Announce::IfChanged,
-        })
-        .await
-        .ok()
-    };
+    let work = crate::workspace::refresh_git(addr, cwd, crate::workspace::Announce::IfChanged);
     ctx.spawn(actix::fut::wrap_future(async move {
         drop(work.await);
     }));

@@ -298,17 +298,7 @@ impl Supervisor {
         let Some(addr) = self.registry.workspace_addr(&workspace) else {
             return;
         };
-        let work = async move {
-            let git = actix_rt::task::spawn_blocking(move || crate::git::status::git_info(&cwd))
-                .await
-                .ok()?;
-            addr.send(crate::workspace::SetGit {
-                git,
-                announce: crate::workspace::Announce::IfChanged,
-            })
-            .await
-            .ok()
-        };
+        let work = crate::workspace::refresh_git(addr, cwd, crate::workspace::Announce::IfChanged);
         ctx.spawn(actix::fut::wrap_future(async move {
             drop(work.await);
         }));

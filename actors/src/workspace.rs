@@ -58,6 +58,24 @@ pub enum Announce {
     IfChanged,
 }
 
+/// Recomputes the git cache (branch, `dirty`) of the workspace checked out at
+/// `cwd` on a blocking thread, then hands it to the workspace's actor
+/// (`SetGit`), which publishes as `announce` says. The one path of
+/// `workspace.refresh_git`, a spawn's later dirty check and a turn's end.
+pub async fn refresh_git(
+    addr: Addr<Workspace>,
+    cwd: std::path::PathBuf,
+    announce: Announce,
+) -> Result<WorkspaceState, Error> {
+    let git = actix_rt::task::spawn_blocking(move || crate::git::status::git_info(&cwd))
+        .await
+        .map_err(|e| Error::Io {
+            what: "git status".to_owned(),
+            source: std::io::Error::other(e.to_string()),
+        })?;
+    addr.send(SetGit { git, announce }).await?
+}
+
 /// Closes every pane and tab the workspace owns, then the workspace itself, and
 /// stops the actor. Replies after `tab.closed`… and `workspace.closed` are published.
 #[derive(Debug, Message)]

@@ -7,7 +7,7 @@
 use super::{Cx, Host, OnHost, Reply, Routed, fail};
 use crate::error::Error;
 use crate::git::diff::{self, Base, DiffError};
-use crate::workspace::{Announce, SetGit};
+use crate::workspace::Announce;
 use actix::prelude::*;
 use signaltty_protocol::diff::{
     DiffScope, TurnRef, WorkspaceDiffParams, WorkspaceDiffResult, WorkspaceFileDiffParams,
@@ -195,19 +195,7 @@ pub fn refresh_git<H: Host>(cx: &mut Cx<'_>, p: WorkspaceRefreshGitParams) -> Ro
     let Some(addr) = cx.registry.workspace_addr(&id) else {
         return fail(Err(Error::NoSuchWorkspace(p.workspace_id)));
     };
-    let work = async move {
-        let git = actix_rt::task::spawn_blocking(move || crate::git::status::git_info(&cwd))
-            .await
-            .map_err(|e| Error::Io {
-                what: "git status".to_owned(),
-                source: std::io::Error::other(e.to_string()),
-            })?;
-        addr.send(SetGit {
-            git,
-            announce: Announce::Always,
-        })
-        .await?
-    };
+    let work = crate::workspace::refresh_git(addr, cwd, Announce::Always);
     Box::pin(
         work.on_host::<H>()
             .map(|r, _, _| Reply::of(r.map(|workspace| WorkspaceResult { workspace }))),
