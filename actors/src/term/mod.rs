@@ -48,13 +48,20 @@
 //! [`Terminal::screen_formatted`] and [`Terminal::state_formatted`] carry SGR.
 //!
 //! Memory is bounded whatever a program prints: the grid's parser caps an OSC at
-//! 1 KiB (vte without its `std` feature), the scanner carries at most 8 KiB, and
-//! the ring holds 5000 lines.
+//! 1 KiB (vte without its `std` feature), the scanner carries at most 8 KiB, the
+//! bytes kept to replay into a parser after an upgrade at most 1 KiB, and the
+//! ring holds 5000 lines.
 //!
 //! The ring sits behind a lock that only this terminal writes through; the
 //! snapshot writer reads a pane's tail through a [`TailSource`] without waiting
 //! for the pane (`tail_source.rs`).
+//!
+//! A terminal crosses an in-place upgrade whole: [`Terminal::export`] gives a
+//! serde-serialisable [`TermState`] and [`Terminal::import`] rebuilds from it
+//! a terminal that answers every read and goes on from the next byte exactly
+//! as this one would, also in the middle of an escape sequence (`export.rs`).
 
+mod export;
 mod grid;
 mod ring;
 mod sanitize;
@@ -64,6 +71,7 @@ mod tail_source;
 #[cfg(test)]
 mod tests;
 
+pub use export::TermState;
 pub use ring::{RING_LINES, Rendered, Tail};
 pub use sanitize::{MAX_BODY_CHARS, MAX_TITLE_CHARS, sanitize, strip_ansi};
 pub use scanner::{MAX_OSC_CARRY_BYTES, NotificationSource, OscScanner, TermEvent};
@@ -91,6 +99,11 @@ pub struct Terminal {
     /// The start of a UTF-8 character the last chunk ended in.
     utf8_carry: [u8; 4],
     utf8_carry_len: usize,
+    /// What a fresh parser must be fed to reach the state of `parser`: the
+    /// bytes parsed since the last ESC if it is among the last
+    /// `export::REPLAY_BYTES`, else the UTF-8 character the parser holds, if any
+    /// (`export.rs`).
+    replay: Vec<u8>,
     /// Reused between batches to avoid an allocation each.
     scratch: GridView,
     #[cfg(test)]
@@ -123,6 +136,7 @@ impl Terminal {
             after_esc: false,
             utf8_carry: [0; 4],
             utf8_carry_len: 0,
+            replay: Vec::new(),
             scratch: GridView::default(),
             #[cfg(test)]
             checks: tests::Checks::default(),
@@ -170,6 +184,7 @@ impl Terminal {
 
     /// Feeds bytes that end on a character boundary, batch by batch.
     fn feed_slice(&mut self, bytes: &[u8]) {
+        self.keep_replay(bytes);
         // §6.2 cuts at `max(cols, 64)` bytes. We cut at `cols`: a batch of text
         // then wraps at most once, which is what the overlap excused by scroll
         // detection (§6.5) covers; 64 bytes on a narrow pane can wrap twice from

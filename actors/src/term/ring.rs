@@ -1,7 +1,9 @@
 //! The rendered ring: history plus one entry per grid row, each line with a
 //! sequence number (spec/pty-terminal.md §6). Pure data: the terminal hands it
-//! the grid rows after every batch.
+//! the grid rows after every batch. Serde carries it across an in-place upgrade
+//! (`export.rs`) as it is, each line as a `[seq, text]` pair.
 
+use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
 /// The most content lines a pane keeps: history plus the screen's content rows
@@ -9,11 +11,24 @@ use std::collections::VecDeque;
 pub const RING_LINES: usize = 5000;
 
 /// One rendered line.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(from = "(u64, String)")]
 pub(crate) struct Line {
     pub seq: u64,
     /// The row text, trailing spaces trimmed, attributes dropped.
     pub text: String,
+}
+
+impl Serialize for Line {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        (self.seq, &self.text).serialize(serializer)
+    }
+}
+
+impl From<(u64, String)> for Line {
+    fn from((seq, text): (u64, String)) -> Line {
+        Line { seq, text }
+    }
 }
 
 /// The visible grid after a batch, as the terminal hands it to
@@ -82,7 +97,7 @@ pub struct Rendered {
 }
 
 /// History and screen lines with their seqs. See the module diagram in `term`.
-#[derive(Debug)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct RenderedRing {
     history: VecDeque<Line>,
     screen: VecDeque<Line>,
@@ -454,8 +469,28 @@ impl RenderedRing {
             .collect()
     }
 
-    /// Checks the structural invariants; for tests.
-    #[cfg(test)]
+    /// Whether a deserialised ring can serve a screen of `rows` rows: the
+    /// structural invariants and counters that can go on counting. Checked
+    /// before an imported ring is used (`export.rs`).
+    pub fn check_fits(&self, rows: usize) -> Result<(), String> {
+        if self.screen.len() != rows {
+            return Err(format!(
+                "a ring of {} screen rows for {rows} rows",
+                self.screen.len()
+            ));
+        }
+        // Far from where counting on would overflow.
+        if self.head > u64::MAX / 2 {
+            return Err(format!("a ring head of {}", self.head));
+        }
+        if self.dropped_floor > self.head || self.evicted_max > self.head {
+            return Err("a dropped floor or an evicted seq above the head".to_owned());
+        }
+        self.check_invariants()
+    }
+
+    /// Checks the structural invariants: after batches in tests, and on an
+    /// imported ring ([`RenderedRing::check_fits`]).
     pub fn check_invariants(&self) -> Result<(), String> {
         let mut seen = std::collections::HashSet::new();
         for line in self.history.iter().chain(&self.screen) {

@@ -14,6 +14,7 @@
 //! The state carries across chunks, so a sequence split anywhere decodes the same.
 
 use super::sanitize::{MAX_BODY_CHARS, MAX_TITLE_CHARS, sanitize};
+use serde::{Deserialize, Serialize};
 
 /// The longest sequence carried between chunks, `ESC ]` included (§5.3). A longer
 /// one is dropped whole, even when it arrives in one chunk, so the outcome never
@@ -68,7 +69,7 @@ impl NotificationSource {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 enum State {
     Ground,
     /// After an `ESC` outside a sequence.
@@ -81,6 +82,14 @@ enum State {
     Discard,
     /// After an `ESC` inside a discarded OSC.
     DiscardEsc,
+}
+
+/// What a scanner carries between chunks, as it crosses an in-place upgrade
+/// (`export.rs`).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(super) struct ScannerState {
+    state: State,
+    payload: Vec<u8>,
 }
 
 /// The byte-stream scanner of §5.3. Feed it every chunk in order.
@@ -103,6 +112,33 @@ impl OscScanner {
             state: State::Ground,
             payload: Vec::new(),
         }
+    }
+
+    /// Its state, to continue in another process.
+    pub(super) fn export(&self) -> ScannerState {
+        ScannerState {
+            state: self.state,
+            payload: self.payload.clone(),
+        }
+    }
+
+    /// The scanner `export` described, or why the state does not fit: only
+    /// an OSC being collected has a payload, and never over the carry limit.
+    pub(super) fn import(state: ScannerState) -> Result<OscScanner, String> {
+        let collecting = matches!(state.state, State::Osc | State::OscEsc);
+        if state.payload.len() + 2 > MAX_OSC_CARRY_BYTES
+            || (!collecting && !state.payload.is_empty())
+        {
+            return Err(format!(
+                "an OSC payload of {} bytes in scanner state {:?}",
+                state.payload.len(),
+                state.state
+            ));
+        }
+        Ok(OscScanner {
+            state: state.state,
+            payload: state.payload,
+        })
     }
 
     /// Scans one chunk and appends what it found to `events`.

@@ -16,8 +16,12 @@
 //! This file owns the state (cursor, saved cursors, scroll region, modes, tab
 //! stops) with its small accessors, cursor movement, the screen switches, reset
 //! and resize; each other file of the module owns one concern of applying bytes.
+//!
+//! The state is plain data that serde carries across an in-place upgrade
+//! (`term/export.rs`); [`Screen::check`] refuses a state that does not fit.
 
 use super::grid::{Grid, Pen};
+use serde::{Deserialize, Serialize};
 
 mod edit;
 mod formatted;
@@ -64,7 +68,7 @@ pub(crate) enum Switch {
     LeaveRestoring,
 }
 
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
 struct Cursor {
     row: usize,
     /// `0..=cols`; `cols` means a character was printed in the last column and
@@ -73,14 +77,20 @@ struct Cursor {
     pen: Pen,
 }
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 struct Saved {
     cursor: Cursor,
     origin: bool,
 }
 
 /// The emulator. See the module documentation.
-#[derive(Debug)]
+///
+/// `track`, `switch` and `replies` are not serialised: they only live within
+/// one `Terminal::feed` (or `resize`), which takes all three before it returns
+/// (`end_segment` takes the track after every batch, `feed_batch` takes a
+/// switch as soon as the parser stops for it, `feed` takes the replies), so
+/// between calls they are always empty.
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct Screen {
     main: Grid,
     /// Exists only while shown: entering clears it anyway.
@@ -101,10 +111,13 @@ pub(crate) struct Screen {
     /// Tab stops set or cleared by HTS/TBC; `None` means every 8 columns.
     tabs: Option<Vec<bool>>,
     last_char: Option<char>,
+    #[serde(skip)]
     track: Track,
+    #[serde(skip)]
     switch: Option<Switch>,
     /// Answers to the program's terminal queries (cursor position, device
     /// attributes, colours, modes), in the order they were asked.
+    #[serde(skip)]
     replies: Vec<u8>,
 }
 
@@ -169,6 +182,55 @@ impl Screen {
     #[cfg(test)]
     pub fn modes(&self) -> (u16, u16, u16) {
         (self.modes, self.mouse, self.mouse_encoding)
+    }
+
+    /// Whether a deserialised screen is one of `rows` × `cols` that the
+    /// methods can run on without an index out of range: the error says what
+    /// does not fit.
+    pub fn check(&self, rows: usize, cols: usize) -> Result<(), String> {
+        if (self.rows, self.cols) != (rows, cols) || rows == 0 || cols == 0 {
+            return Err(format!(
+                "a screen of {}x{} in a terminal of {rows}x{cols}",
+                self.rows, self.cols
+            ));
+        }
+        for (name, grid) in [("main", Some(&self.main)), ("alternate", self.alt.as_ref())] {
+            if let Some(grid) = grid
+                && (grid.rows(), grid.cols()) != (rows, cols)
+            {
+                let (r, c) = (grid.rows(), grid.cols());
+                return Err(format!(
+                    "a {name} grid of {r}x{c} on a screen of {rows}x{cols}"
+                ));
+            }
+        }
+        let fits = |c: &Cursor| c.row < rows && c.col <= cols;
+        if !fits(&self.cursor) || !self.saved.iter().flatten().all(|s| fits(&s.cursor)) {
+            return Err("a cursor outside the screen".to_owned());
+        }
+        if self.top > self.bottom || self.bottom >= rows {
+            return Err(format!(
+                "a scroll region of rows {}..={}",
+                self.top, self.bottom
+            ));
+        }
+        if self.tabs.as_ref().is_some_and(|tabs| tabs.len() != cols) {
+            return Err("tab stops for another width".to_owned());
+        }
+        let known = mode::AUTOWRAP
+            | mode::ORIGIN
+            | mode::INSERT
+            | mode::APP_CURSOR
+            | mode::APP_KEYPAD
+            | mode::HIDE_CURSOR
+            | mode::BRACKETED_PASTE;
+        if self.modes & !known != 0
+            || ![0, 9, 1000, 1002, 1003].contains(&self.mouse)
+            || ![0, 1005, 1006, 1015].contains(&self.mouse_encoding)
+        {
+            return Err("unknown modes".to_owned());
+        }
+        Ok(())
     }
 
     /// The text of row `i` of the grid shown, trailing spaces trimmed.

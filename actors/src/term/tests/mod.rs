@@ -2,6 +2,7 @@
 //! §13 (headless/ring), the scanner cases, properties over generated streams and
 //! the memory bound.
 
+mod export;
 mod fixtures;
 mod props;
 mod scanner;
