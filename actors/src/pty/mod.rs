@@ -84,6 +84,12 @@ pub const EXIT_DRAIN_MAX: Duration = Duration::from_secs(1);
 /// opened close-on-exec already; the lock keeps spawns one at a time regardless.
 static SPAWN_LOCK: Mutex<()> = Mutex::new(());
 
+/// Holds off every pane spawn while the guard lives: an in-place upgrade's
+/// exec makes descriptors inheritable for a moment (`crate::upgrade`).
+pub fn hold_spawns() -> parking_lot::MutexGuard<'static, ()> {
+    SPAWN_LOCK.lock()
+}
+
 /// What to run in a new PTY.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SpawnSpec {
@@ -116,6 +122,10 @@ pub trait PtySink: Send + 'static {
     /// it, `None` if the status could not be obtained. Called exactly once, last
     /// unless a background job keeps the terminal open (see the module header).
     fn exited(&mut self, code: Option<i32>);
+    /// `Pty::release` stopped the reader: every chunk it read was delivered
+    /// before this, and nothing follows it (no `output_ended`, no `exited`:
+    /// the process lives on, watched by whoever took the master).
+    fn released(&mut self) {}
 }
 
 /// Why `spawn` failed. Nothing is left behind: no process, no thread, no fd.
@@ -252,6 +262,9 @@ struct Shared {
     exit_code: Mutex<Option<i32>>,
     exit_known: AtomicBool,
     closed: AtomicBool,
+    /// Set by `release` under the `reaped` lock: the child belongs to whoever
+    /// took the master, and nothing here reaps or signals it any more.
+    released: AtomicBool,
     queue: writer::Queue,
     /// The writer thread starts with the first write: most panes are never typed
     /// into by the server, and an idle thread costs memory and makes every later
@@ -381,6 +394,7 @@ fn start(master: OwnedFd, pid: Pid, sink: Box<dyn PtySink>, pipes: ExitPipes) ->
         exit_code: Mutex::new(None),
         exit_known: AtomicBool::new(false),
         closed: AtomicBool::new(false),
+        released: AtomicBool::new(false),
         queue: writer::Queue::new(),
         writer_started: AtomicBool::new(false),
     });
@@ -499,6 +513,35 @@ impl Pty {
     /// first call does anything.
     pub fn close_with_grace(&self, sig: Signal, grace: Duration) {
         self.shared.close(sig, grace);
+    }
+
+    /// Lets go of the PTY without touching its process, for an in-place
+    /// upgrade: returns a duplicate of the master (close-on-exec), stops the
+    /// reader after the chunk it holds (the sink's `released` comes last) and
+    /// the writer (queued writes resolve `Exited`), and leaves the child
+    /// unreaped and unsignalled, to be adopted again (`adopt`, here or in the
+    /// next binary). What the child prints meanwhile waits in the kernel's
+    /// buffer. Fails, changing nothing, once the child has been reaped or the
+    /// PTY closed.
+    pub fn release(&self) -> io::Result<OwnedFd> {
+        let master = self.shared.master().ok_or_else(closed_error)?;
+        let dup = master.try_clone()?;
+        drop(master);
+        {
+            let reaped = self.shared.reaped.lock();
+            if *reaped {
+                return Err(io::Error::other("the child has exited"));
+            }
+            if self.shared.closed.swap(true, Ordering::SeqCst) {
+                return Err(closed_error());
+            }
+            self.shared.released.store(true, Ordering::SeqCst);
+        }
+        self.shared.canceled.store(true, Ordering::SeqCst);
+        self.shared.queue.cancel();
+        drop(self.shared.cancel_tx.lock().take());
+        drop(self.shared.master.lock().take());
+        Ok(dup)
     }
 
     /// Whether `close` has been called.

@@ -85,6 +85,11 @@ pub(super) fn run(shared: Arc<Shared>, mut sink: Box<dyn PtySink>, watch: ExitWa
         exit: Exit::Running,
     };
     let end = reader.pump(&mut *sink);
+    if reader.shared.released.load(Ordering::SeqCst) {
+        // Handed over (`Pty::release`): the process lives on elsewhere.
+        sink.released();
+        return;
+    }
     // The signal `close` sends can end the child, and its hangup closes the
     // terminal; either reaches the reader as an EOF, possibly before the cancel pipe
     // wakes it. `close` sets `canceled` before it does either, so checking it after

@@ -43,10 +43,15 @@ pub(super) fn wait_child(shared: &Shared, exit_tx: OwnedFd) {
 /// Reaps the child that has exited (or blocks until it does), by its pid — a
 /// child this process started or one it adopted (`Pty::adopt`) — marks it
 /// reaped under the `reaped` lock, and stores its exit code before setting
-/// `exit_known`.
+/// `exit_known`. A released PTY's child is left alone.
 pub(super) fn reap(shared: &Shared) {
     let status = {
         let mut reaped = shared.reaped.lock();
+        if shared.released.load(Ordering::SeqCst) {
+            // Released for an upgrade: the child's exit belongs to whoever
+            // adopts it, and reaping it here would lose its status.
+            return;
+        }
         let status = wait_for(shared.pid);
         *reaped = true;
         status

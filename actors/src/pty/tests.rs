@@ -25,6 +25,7 @@ enum Event {
     Output(Vec<u8>),
     Ended,
     Exited(Option<i32>),
+    Released,
 }
 
 struct ChannelSink(mpsc::Sender<Event>);
@@ -38,6 +39,9 @@ impl PtySink for ChannelSink {
     }
     fn exited(&mut self, code: Option<i32>) {
         let _ = self.0.send(Event::Exited(code));
+    }
+    fn released(&mut self) {
+        let _ = self.0.send(Event::Released);
     }
 }
 
@@ -118,6 +122,7 @@ impl Pane {
                 self.exited = Some(code);
                 self.order.push("exited");
             },
+            Event::Released => self.order.push("released"),
         }
     }
 
@@ -933,4 +938,54 @@ fn a_pid_that_is_not_a_child_is_not_adopted() {
         Ok(_) => panic!("pid 1 was adopted"),
         Err(err) => assert!(err.to_string().contains("not a child"), "{err}"),
     }
+}
+
+/// A released PTY's child keeps running and printing; adopted again (as the
+/// next binary does after the exec), its output continues where the first
+/// reader stopped: no line is lost or doubled, and the child is reaped once.
+fn released_child_continues_when_adopted() {
+    let mut first = Pane::start(&[
+        "sh",
+        "-c",
+        "stty -echo; i=0; while [ $i -lt 300 ]; do echo n$i; i=$((i+1)); sleep 0.002; done; exit 4",
+    ]);
+    first.wait_output("n20\r\n");
+    let pid = first.pty().pid();
+    let master = first.pty().release().expect("released");
+    first.wait_until("released", WAIT, |p| p.order.last() == Some(&"released"));
+    assert!(first.exited.is_none() && first.bytes_at_end.is_none());
+    assert!(
+        first.pty().release().is_err(),
+        "a second release is refused"
+    );
+    // Nothing follows `released`, and dropping the handle signals nobody.
+    drop(first.pty.take());
+    assert!(first.events.try_recv().is_err());
+    assert!(
+        kill(Pid::from_raw(pid.cast_signed()), None).is_ok(),
+        "the child lives"
+    );
+    let mut second = adopted(master, pid);
+    assert_eq!(second.wait_finished(), Some(4));
+    // The bytes of both readers, back to back: the first may have stopped
+    // inside a line.
+    let mut bytes = first.output.clone();
+    bytes.extend_from_slice(&second.output);
+    let all = String::from_utf8_lossy(&bytes).replace('\r', "");
+    let expected: Vec<String> = (0..300).map(|i| format!("n{i}")).collect();
+    let numbers: Vec<String> = all.lines().map(str::to_owned).collect();
+    assert_eq!(numbers, expected);
+    assert_not_our_zombie(pid.cast_signed());
+}
+
+#[test]
+fn a_released_child_continues_when_adopted() {
+    let _serial = SERIAL.lock();
+    released_child_continues_when_adopted();
+}
+
+#[test]
+fn without_pidfds_a_released_child_continues_when_adopted() {
+    let _serial = SERIAL.lock();
+    without_pidfd(released_child_continues_when_adopted);
 }
