@@ -14,6 +14,7 @@
 //!        ◀── Vec<Effect>: Publish(events) · Arm{timer, after} · Cancel(timer) · CheckRoute
 //! ```
 
+mod carry;
 mod cursor;
 mod screen;
 #[cfg(test)]
@@ -21,6 +22,7 @@ mod tests;
 #[cfg(test)]
 mod vocabulary_tests;
 
+pub use carry::Carry;
 pub use screen::{DISMISS_SETTLE, Evaluation, SCREEN_TICK, Winner};
 
 use super::Axes;

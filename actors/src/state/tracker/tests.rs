@@ -48,7 +48,7 @@ const PROMPT: &str = "● Done.\n❯ ";
 
 const APPROVAL_WAIT: Duration = Duration::from_secs(10);
 
-fn rules() -> AgentRules {
+pub(super) fn rules() -> AgentRules {
     let manifest = Manifest::parse("test.toml", RULES, false).expect("the test rules parse");
     AgentRules::new(AgentSet {
         user: vec![manifest],
@@ -57,14 +57,14 @@ fn rules() -> AgentRules {
 }
 
 /// A tracker for a fresh process of `kind`, with the screen it shows.
-struct Harness {
-    tracker: AgentTracker,
+pub(super) struct Harness {
+    pub(super) tracker: AgentTracker,
     output_offset: u64,
     screen: String,
 }
 
 impl Harness {
-    fn new(kind: AgentKind) -> Harness {
+    pub(super) fn new(kind: AgentKind) -> Harness {
         Harness {
             tracker: AgentTracker::with_rules(pane(kind), rules(), APPROVAL_WAIT),
             output_offset: 0,
@@ -91,7 +91,7 @@ impl Harness {
         self.fire(Timer::ScreenTick)
     }
 
-    fn hook(&mut self, event: &str, payload: Value) -> HookOutcome {
+    pub(super) fn hook(&mut self, event: &str, payload: Value) -> HookOutcome {
         let kind = self.tracker.pane().agent.kind;
         let agent = serde_json::to_value(kind)
             .ok()
@@ -110,7 +110,7 @@ impl Harness {
         self.tracker.on_hook(report, &self.screen)
     }
 
-    fn lifecycle(&self) -> Lifecycle {
+    pub(super) fn lifecycle(&self) -> Lifecycle {
         self.tracker.pane().lifecycle
     }
 
