@@ -293,3 +293,82 @@ fn a_passed_descriptor_that_is_not_a_listening_unix_socket_is_refused_clearly() 
         "pair.stderr",
     );
 }
+
+/// An activated server upgraded in place (docs/upgrade.md): it tells the
+/// manager it reloads, the new binary says READY with the same main pid,
+/// still serves the manager's socket (and leaves it at stop), and no pane
+/// started after sees the upgrade's or the manager's variables.
+#[test]
+fn an_activated_server_upgraded_in_place_stays_the_managers_service() {
+    let env = TestEnv::new();
+    let socket = socket_in(&env);
+    let listener = match UnixListener::bind(&socket) {
+        Ok(l) => l,
+        Err(e) => panic!("cannot bind {}: {e}", socket.display()),
+    };
+    let (notify, notify_path) = notify_socket(&env);
+    let mut server = spawn_activated(
+        &env,
+        Some(listener.as_raw_fd()),
+        Some(&notify_path),
+        "server.stderr",
+    );
+    let ready = next_notification(&notify);
+    assert_eq!(ready.get("READY").map(String::as_str), Some("1"));
+    let mut c = Client::connect(&socket);
+    let report = c.call_ok("server.upgrade", json!({}));
+    assert_eq!(u64_field(&report, "pid"), u64::from(server.pid()));
+    let reloading = next_notification(&notify);
+    assert_eq!(
+        reloading.get("RELOADING").map(String::as_str),
+        Some("1"),
+        "{reloading:?}"
+    );
+    assert!(reloading.contains_key("MONOTONIC_USEC"), "{reloading:?}");
+    let ready = next_notification(&notify);
+    assert_eq!(
+        ready.get("READY").map(String::as_str),
+        Some("1"),
+        "{ready:?}"
+    );
+    assert_eq!(ready.get("MAINPID"), Some(&server.pid().to_string()));
+    let status = c.call_ok("server.status", json!({}));
+    assert_eq!(status["socket_activated"], json!(true), "{status}");
+    assert_eq!(u64_field(&status, "upgrades"), 1, "{status}");
+
+    let cwd = env.root().to_string_lossy().into_owned();
+    c.call_ok("workspace.create", json!({"name": "svc", "cwd": cwd}));
+    let listing = env.root().join("pane-env");
+    let script = format!(
+        "env > '{0}.tmp' && mv '{0}.tmp' '{0}'; exec sleep 600",
+        listing.display()
+    );
+    c.call_ok(
+        "pane.spawn",
+        json!({"workspace_id": "svc", "argv": ["/bin/sh", "-c", script]}),
+    );
+    assert!(poll_until(DEADLINE, || listing.exists()));
+    let vars = env_map(&std::fs::read_to_string(&listing).unwrap_or_default());
+    for key in [
+        "LISTEN_PID",
+        "LISTEN_FDS",
+        "NOTIFY_SOCKET",
+        "SIGNALTTY_UPGRADE",
+        "SIGNALTTY_UPGRADE_FDS",
+    ] {
+        assert!(!vars.contains_key(key), "{key} reached a pane: {vars:?}");
+    }
+    assert!(
+        !server.stderr().contains("stay in the environment"),
+        "{}",
+        server.stderr()
+    );
+    let out = env.cli(&["stop", "--force"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    server.expect_exit_code(0);
+    assert!(is_socket_file(&socket), "the manager's socket file stays");
+}

@@ -34,6 +34,7 @@ mod tabs;
 mod task_finish;
 mod tasks;
 mod transport;
+mod upgrade;
 mod wait;
 mod workspace;
 mod worktrees;

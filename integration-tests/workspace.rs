@@ -899,6 +899,8 @@ const EXTENSIONS: &[&str] = &[
     // Issue 18: the kept notifications listed and marked read.
     "notification.list",
     "notification.mark_read",
+    // Issue 19: the in-place upgrade (docs/upgrade.md).
+    "server.upgrade",
 ];
 
 #[test]

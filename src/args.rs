@@ -77,6 +77,16 @@ pub enum Command {
         #[arg(long)]
         force: bool,
     },
+    /// Replace the running server with a new binary in place, keeping every
+    /// pane's process, screen and history (server.upgrade; docs/upgrade.md).
+    Upgrade {
+        /// The new binary (default: the path the server was started from).
+        #[arg(long, value_name = "PATH")]
+        binary: Option<PathBuf>,
+    },
+    /// Say which handoff records this binary reads (run by an upgrading server).
+    #[command(name = "upgrade-probe", hide = true)]
+    UpgradeProbe,
     /// Show the server's status (server.status).
     Status,
     /// Show the live protocol contract (server.schema).

@@ -129,10 +129,14 @@ impl Client {
 }
 
 /// The server hung up without answering (shutting down, or refusing this user).
+/// The message of a connection closed before its answer (an in-place
+/// upgrade closes every connection but the one that asked for it).
+pub const CLOSED_EARLY: &str = "the server closed the connection before answering";
+
 fn closed_early() -> CallError {
     CallError {
         code: ErrorCode::Internal,
-        message: "the server closed the connection before answering".into(),
+        message: CLOSED_EARLY.into(),
     }
 }
 

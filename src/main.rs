@@ -33,6 +33,7 @@ mod serve;
 mod service_cli;
 mod state_cli;
 mod tasks_cli;
+mod upgrade_cli;
 mod worktree_cli;
 
 use args::{AgentsCommand, Cli, Command, IntegrationCommand, JournalCommand};
@@ -76,6 +77,11 @@ fn main() -> ExitCode {
         Command::Man { dir } => manual::man(dir.as_deref()),
         Command::Start => serve::start(&cli.global),
         Command::Stop { force } => serve::stop(&cli.global, force),
+        Command::Upgrade { binary } => upgrade_cli::upgrade(&cli.global, binary),
+        Command::UpgradeProbe => {
+            say!("{}", signaltty_actors::upgrade::probe_line());
+            0
+        },
         Command::Status => cli::status(&cli.global),
         Command::Schema => cli::schema(&cli.global),
         Command::Config(cmd) => config_cli::run(&cli.global, cmd),

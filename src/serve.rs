@@ -83,7 +83,9 @@ impl ServerArgs {
 
 /// Runs the server in the foreground until it stops; returns its exit code.
 pub fn server(global: &Global, args: ServerArgs) -> i32 {
-    if args.session == Session::Detach {
+    // A server upgraded in place (docs/upgrade.md) already leads its session.
+    let leads_session = nix::unistd::getsid(None).ok() == Some(nix::unistd::getpid());
+    if args.session == Session::Detach && !leads_session {
         // Leave the starting terminal's session so its hangup never reaches us.
         if let Err(e) = nix::unistd::setsid() {
             eprintln!("signaltty: cannot start a new session: {e}");

@@ -156,10 +156,19 @@ pub fn hook_event(global: &Global, args: HookArgs) -> i32 {
         return permission_reporter(global, params);
     }
     let socket = resolve_socket(global);
-    let outcome = Client::connect(&socket).and_then(|mut c| {
-        c.set_timeout(Some(HOOK_REPLY_TIMEOUT))?;
-        c.call(Method::HookEvent(params))
-    });
+    let report = |params: HookEventParams| {
+        Client::connect(&socket).and_then(|mut c| {
+            c.set_timeout(Some(HOOK_REPLY_TIMEOUT))?;
+            c.call(Method::HookEvent(params))
+        })
+    };
+    let mut outcome = report(params.clone());
+    if matches!(&outcome, Err(e) if e.message == crate::client::CLOSED_EARLY) {
+        // An in-place upgrade closed the connection before the hook was
+        // served (docs/upgrade.md): the next binary takes it. Applying a
+        // hook twice changes nothing the first did not.
+        outcome = report(params);
+    }
     match outcome {
         Ok(value) => {
             if global.json {

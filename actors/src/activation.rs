@@ -34,6 +34,9 @@ pub const MANAGER_VARS: &[&str] = &[
     "LISTEN_FDS",
     "LISTEN_FDNAMES",
     "NOTIFY_SOCKET",
+    // An in-place upgrade's (docs/upgrade.md): read first, then gone.
+    crate::upgrade::record::RECORD_ENV,
+    crate::upgrade::record::FDS_ENV,
 ];
 
 /// Whether this process serves a socket its service manager passed. One server
@@ -202,6 +205,14 @@ pub fn adopt_listener(listen: &ListenFds) -> Result<(UnixListener, PathBuf), Str
     // the runtime starts, and the environment that named them is gone.
     let fd = unsafe { OwnedFd::from_raw_fd(LISTEN_FDS_START) };
     close_extra(listen.count);
+    listener_from(fd, &what)
+}
+
+/// Checks that `fd` (described as `what`) is a listening Unix stream socket
+/// bound to an absolute path and makes it the server's listener:
+/// close-on-exec, non-blocking. Shared with the in-place upgrade, whose
+/// listener crosses the exec (`crate::upgrade`).
+pub fn listener_from(fd: OwnedFd, what: &str) -> Result<(UnixListener, PathBuf), String> {
     let kind = getsockopt(&fd, sockopt::SockType).map_err(|e| format!("{what}: {e}"))?;
     if kind != SockType::Stream {
         return Err(format!(
@@ -236,7 +247,7 @@ pub fn adopt_listener(listen: &ListenFds) -> Result<(UnixListener, PathBuf), Str
 }
 
 /// Whether descriptor `fd` is open and a socket, read from `/proc/self/fd`.
-fn check_is_socket(fd: RawFd) -> Result<(), String> {
+pub fn check_is_socket(fd: RawFd) -> Result<(), String> {
     let link = Path::new("/proc/self/fd").join(fd.to_string());
     match std::fs::read_link(&link) {
         Ok(target) if target.as_os_str().as_bytes().starts_with(b"socket:") => Ok(()),

@@ -46,6 +46,8 @@ pub struct ConnHandle {
     pub drain: Recipient<Drain>,
     /// Where `pty.data` of attached panes goes.
     pub pty: Recipient<DeliverPty>,
+    /// Its socket's descriptor (an upgrade hands the asking connection over).
+    pub socket: std::os::fd::RawFd,
 }
 
 /// A subscribed event line for this connection.
@@ -108,6 +110,13 @@ pub const KICK_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
 #[rtype(result = "()")]
 pub struct Drain;
 
+/// A line to write in its turn, as if it answered a request read before any
+/// other: the answer to `server.upgrade` on the connection that crossed the
+/// exec (docs/upgrade.md).
+#[derive(Debug, Message)]
+#[rtype(result = "()")]
+pub struct Say(pub Bytes);
+
 /// Requests read but not yet served past which the connection stops reading.
 pub const MAX_WAITING_REQUESTS: usize = 1024;
 
@@ -138,6 +147,8 @@ pub struct Connection {
     held: Vec<Bytes>,
     held_bytes: u64,
     reader: Option<SpawnHandle>,
+    /// The socket's descriptor, owned by the stream's halves.
+    socket: std::os::fd::RawFd,
     /// No more requests will be read (EOF, read error or drain).
     read_closed: bool,
     /// The client closed its side: its subscription is over (spec/ipc.md §1).
@@ -161,6 +172,7 @@ impl Connection {
         supervisor: Addr<Supervisor>,
         limits: Limits,
     ) -> Addr<Connection> {
+        let socket = std::os::fd::AsRawFd::as_raw_fd(&stream);
         let (read, write) = stream.into_split();
         Connection::create(move |ctx| {
             let flow = Flow::new();
@@ -179,6 +191,7 @@ impl Connection {
                 held: Vec::new(),
                 held_bytes: 0,
                 reader: Some(reader),
+                socket,
                 read_closed: false,
                 eof: false,
                 closing: false,
@@ -293,6 +306,7 @@ impl Connection {
             close: addr.clone().recipient(),
             drain: addr.clone().recipient(),
             pty: addr.recipient(),
+            socket: self.socket,
         }
     }
 
@@ -468,6 +482,15 @@ impl Handler<CloseConnection> for Connection {
 
     fn handle(&mut self, msg: CloseConnection, ctx: &mut Self::Context) {
         self.kick(msg.kind, &msg.reason, ctx);
+    }
+}
+
+impl Handler<Say> for Connection {
+    type Result = ();
+
+    fn handle(&mut self, msg: Say, ctx: &mut Self::Context) {
+        self.queue.push_front(Queued::Answer(msg.0));
+        self.pump(ctx);
     }
 }
 

@@ -73,8 +73,12 @@ pub const EXIT_STARTUP_FAILED: i32 = 1;
 /// Binds the socket and runs the server until it is shut down. Returns the
 /// process exit code. Logs go through the `log` facade.
 pub fn run_server(mut config: Config) -> i32 {
-    // First, while the process has one thread: what systemd handed over, with
-    // its variables removed from the environment before any child is started.
+    // First, while the process has one thread: what an in-place upgrade left
+    // (its descriptors claimed before anything can reuse their numbers) and
+    // what systemd handed over, with their variables removed from the
+    // environment before any child is started.
+    upgrade::remember_origin();
+    let named = upgrade::takeover::named_by_env();
     let handoff = match activation::take_from_env() {
         Ok(h) => h,
         Err(e) => {
@@ -82,16 +86,39 @@ pub fn run_server(mut config: Config) -> i32 {
             return EXIT_STARTUP_FAILED;
         },
     };
-    let passed = match &handoff.listen {
+    let takeover = match named.map(upgrade::takeover::take_over) {
         None => None,
-        Some(fds) => match activation::adopt_listener(fds) {
+        Some(Ok(t)) => Some(t),
+        Some(Err(e)) => {
+            log::error!("upgrade: cannot take over: {e}");
+            return EXIT_STARTUP_FAILED;
+        },
+    };
+    let mut takeover = takeover;
+    let taken_listener = takeover.as_mut().map(|t| {
+        let (listener, path, passed) = &t.listener;
+        (listener.try_clone(), path.clone(), *passed)
+    });
+    let passed = match (&handoff.listen, taken_listener) {
+        (_, Some((Ok(listener), path, manager_owns))) => {
+            log::info!("upgrade: serving {} again", path.display());
+            config.socket = path.clone();
+            config.socket_origin = SocketOrigin::Explicit;
+            Some((listener, path, manager_owns))
+        },
+        (_, Some((Err(e), _, _))) => {
+            log::error!("upgrade: cannot use the socket handed over: {e}");
+            return EXIT_STARTUP_FAILED;
+        },
+        (None, None) => None,
+        (Some(fds), None) => match activation::adopt_listener(fds) {
             Ok((listener, path)) => {
                 log::info!("socket activation: serving {}", path.display());
                 // Panes are told the socket they were really reached on.
                 config.socket = path.clone();
                 config.socket_origin = SocketOrigin::Explicit;
                 activation::mark_socket_activated();
-                Some((listener, path))
+                Some((listener, path, true))
             },
             Err(e) => {
                 log::error!("socket activation: {e}");
@@ -104,7 +131,7 @@ pub fn run_server(mut config: Config) -> i32 {
     // Everything that can refuse to start happens inside the runtime, after the
     // signal handlers exist: a client may connect (and a test may signal) as soon
     // as the socket is bound.
-    let started = system.block_on(start(config, passed, handoff.notify));
+    let started = system.block_on(start(config, passed, handoff.notify, takeover));
     let bound = match started {
         Ok(bound) => bound,
         Err(code) => return code,
@@ -135,6 +162,15 @@ impl StateDir {
     /// Creates (0700) and locks `config.state_dir` and opens its journal. Fails
     /// with the process exit code, having logged why.
     pub fn open(config: &Config) -> Result<StateDir, i32> {
+        StateDir::open_keeping(config, &std::collections::HashSet::new())
+    }
+
+    /// [`StateDir::open`], keeping the panes in `live` live: an in-place
+    /// upgrade handed their processes over (docs/upgrade.md).
+    pub fn open_keeping(
+        config: &Config,
+        live: &std::collections::HashSet<signaltty_protocol::PaneId>,
+    ) -> Result<StateDir, i32> {
         if let Err(e) = std::fs::DirBuilder::new()
             .recursive(true)
             .mode_0700()
@@ -173,6 +209,7 @@ impl StateDir {
             &disk,
             crate::journal::JournalStore::head(&store),
             config.limits.history_tail_bytes,
+            live,
         );
         Ok(StateDir {
             store,
@@ -197,7 +234,17 @@ pub async fn run(
     state: StateDir,
     shutdown: ShutdownRequests,
 ) -> i32 {
-    run_notifying(listener, config, state, shutdown, None).await
+    run_notifying(listener, config, state, shutdown, Served::default()).await
+}
+
+/// What the server process adds to an in-process [`run`]: the service
+/// manager to tell, the socket an upgrade hands over, and what an upgrade
+/// handed this binary.
+#[derive(Default)]
+struct Served {
+    notify: Option<Notifier>,
+    listener: Option<supervisor::upgrade::ListenerInfo>,
+    takeover: Option<upgrade::takeover::Takeover>,
 }
 
 /// [`run`], telling a service manager (`notify`) when the server answers
@@ -207,9 +254,14 @@ async fn run_notifying(
     config: Arc<Config>,
     state: StateDir,
     mut shutdown: ShutdownRequests,
-    notify: Option<Notifier>,
+    served: Served,
 ) -> i32 {
-    let (stop_tx, stop_rx) = watch::channel(false);
+    let Served {
+        notify,
+        listener: listener_info,
+        takeover,
+    } = served;
+    let (stop_tx, stop_rx) = watch::channel(listener::Accepting::Open);
     let (exit_tx, exit_rx) = tokio::sync::oneshot::channel();
     // Pane actors run on their own arbiters, one per core, so one pane's output
     // never delays requests or another pane's hook events.
@@ -223,9 +275,16 @@ async fn run_notifying(
         restored,
         _lock,
     } = state;
-    let supervisor = Supervisor::new(config.clone(), store, Some(disk), stop_tx)
+    let mut supervisor = Supervisor::new(config.clone(), store, Some(disk), stop_tx)
         .with_pane_arbiters(pane_arbiters.clone())
-        .restored(restored, config.state_dir.clone())
+        .restored(restored, config.state_dir.clone());
+    if let Some(info) = listener_info {
+        supervisor = supervisor.with_listener(info);
+    }
+    if let Some(takeover) = takeover {
+        supervisor = supervisor.taken_over(takeover);
+    }
+    let supervisor = supervisor
         .on_stop(move |code| {
             let _ = exit_tx.send(code);
         })
@@ -245,7 +304,9 @@ async fn run_notifying(
         actix_rt::spawn(async move {
             // The Supervisor flips this when it stops accepting; a dropped sender
             // means it is gone, which is a stop too.
-            let _ = stopping.wait_for(|stop| *stop).await;
+            let _ = stopping
+                .wait_for(|stop| *stop == listener::Accepting::Stopped)
+                .await;
             notify.stopping();
         });
     }
@@ -279,8 +340,9 @@ async fn run_notifying(
 /// an exit code.
 async fn start(
     config: Arc<Config>,
-    passed: Option<(std::os::unix::net::UnixListener, std::path::PathBuf)>,
+    passed: Option<(std::os::unix::net::UnixListener, std::path::PathBuf, bool)>,
     notify: Option<Notifier>,
+    takeover: Option<upgrade::takeover::Takeover>,
 ) -> Result<Bound, i32> {
     let (requests, shutdown) = tokio::sync::mpsc::unbounded_channel();
     for (kind, name) in [
@@ -309,10 +371,20 @@ async fn start(
     // A passed socket already listens (clients wait in its backlog until we
     // accept); our own is claimed now and bound last.
     let socket = match passed {
-        Some((listener, path)) => Socket::Passed(adopt(listener, path).map_err(refused)?),
+        Some((listener, path, manager_owns)) => {
+            let mut bound = adopt(listener, path).map_err(refused)?;
+            // A socket an upgrade handed over is this server's own unless a
+            // service manager passed it first: removed at stop as usual.
+            bound.passed = manager_owns;
+            Socket::Passed(bound)
+        },
         None => Socket::Claimed(claim(&config.socket, config.socket_origin).map_err(refused)?),
     };
-    let state = StateDir::open(&config)?;
+    let live = takeover
+        .as_ref()
+        .map(upgrade::takeover::Takeover::live)
+        .unwrap_or_default();
+    let state = StateDir::open_keeping(&config, &live)?;
     raise_fd_limit();
     // Bound last: once a client can connect, the server is ready to answer it.
     let bound = match socket {
@@ -326,8 +398,18 @@ async fn start(
         log::error!("cannot use the socket: {e}");
         EXIT_STARTUP_FAILED
     })?;
+    let listener_info = supervisor::upgrade::ListenerInfo {
+        fd: std::os::fd::AsRawFd::as_raw_fd(&listener),
+        path: bound.path.clone(),
+        passed: bound.passed,
+    };
+    let served = Served {
+        notify,
+        listener: Some(listener_info),
+        takeover,
+    };
     actix_rt::spawn(async move {
-        let code = run_notifying(listener, config, state, shutdown, notify).await;
+        let code = run_notifying(listener, config, state, shutdown, served).await;
         System::current().stop_with_code(code);
     });
     Ok(bound)

@@ -270,13 +270,24 @@ fn prepare_dir(dir: &Path, origin: SocketOrigin) -> Result<(), BindError> {
     }
 }
 
-/// Accepts connections until `stop` turns true. Peers of another uid are dropped
+/// Whether the accept loop takes connections.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Accepting {
+    /// Accepting.
+    Open,
+    /// Not now: new clients wait in the socket's backlog (an upgrade).
+    Paused,
+    /// Never again: the server is stopping.
+    Stopped,
+}
+
+/// Accepts connections until `stop` turns `Stopped` (none while `Paused`). Peers of another uid are dropped
 /// without a reply; running out of file descriptors backs off instead of spinning.
 pub async fn accept_loop(
     listener: StdListener,
     supervisor: Addr<Supervisor>,
     limits: Limits,
-    mut stop: watch::Receiver<bool>,
+    mut stop: watch::Receiver<Accepting>,
 ) {
     let listener = match tokio::net::UnixListener::from_std(listener) {
         Ok(l) => l,
@@ -287,9 +298,23 @@ pub async fn accept_loop(
     };
     let uid = nix::unistd::getuid().as_raw();
     loop {
+        let now = *stop.borrow_and_update();
+        match now {
+            Accepting::Stopped => return,
+            Accepting::Paused => {
+                if stop.changed().await.is_err() {
+                    return;
+                }
+                continue;
+            },
+            Accepting::Open => {},
+        }
         let accepted = tokio::select! {
             accepted = listener.accept() => accepted,
-            _ = stop.changed() => return,
+            changed = stop.changed() => match changed {
+                Ok(()) => continue,
+                Err(_) => return,
+            },
         };
         match accepted {
             Ok((stream, _)) => match stream.peer_cred() {

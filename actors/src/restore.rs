@@ -55,7 +55,15 @@ pub struct RestoreReport {
 /// Rebuilds the world from `state_dir`'s snapshot and the journal behind
 /// `disk`, up to `head` (the store's head); the saved tails are read cut to
 /// `tail_cap` bytes (`limits.history_tail_bytes`), whatever cap wrote them.
-pub fn restore(state_dir: &Path, disk: &DiskHistory, head: Seq, tail_cap: usize) -> Restored {
+/// The panes in `live` kept their process across an in-place upgrade
+/// (docs/upgrade.md) and are not made tombstones.
+pub fn restore(
+    state_dir: &Path,
+    disk: &DiskHistory,
+    head: Seq,
+    tail_cap: usize,
+    live: &std::collections::HashSet<PaneId>,
+) -> Restored {
     let mut report = RestoreReport::default();
     let loaded = snapshot::load(state_dir).unwrap_or_else(|e| {
         // Nothing was moved: the file (if any) stays for the next start.
@@ -102,7 +110,13 @@ pub fn restore(state_dir: &Path, disk: &DiskHistory, head: Seq, tail_cap: usize)
             report.unproven = Some(why);
         },
     }
-    projection.finish_restore(head, tombstone);
+    projection.finish_restore(head, |pane| {
+        if live.contains(&pane.id) {
+            reporter_gone(pane);
+        } else {
+            tombstone(pane);
+        }
+    });
     report.set_aside = set_aside(state_dir);
     for path in &report.set_aside {
         log::warn!(
@@ -193,6 +207,13 @@ pub fn tombstone(pane: &mut Pane) {
     if pane.live == LiveState::Live {
         pane.live = LiveState::Exited { code: None };
     }
+    reporter_gone(pane);
+}
+
+/// The reporter that could take a native permission decision's answer is
+/// gone (a restart, or an upgrade's exec closed its connection): the
+/// decision becomes read-only; the agent asks in its own terminal.
+pub fn reporter_gone(pane: &mut Pane) {
     if let Some(d) = &mut pane.pending_decision
         && d.id.starts_with(Decision::NATIVE_PREFIX)
     {

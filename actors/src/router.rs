@@ -105,6 +105,16 @@ pub trait Host: Actor<Context = Context<Self>> + Handler<Publish> + Handler<PtyD
     fn cx(&mut self) -> Cx<'_>;
     /// Begins the graceful shutdown (`server.shutdown`).
     fn begin_shutdown(&mut self, ctx: &mut Context<Self>);
+    /// Serves `server.upgrade` (docs/upgrade.md): on success the reply comes
+    /// from the binary that took over.
+    fn upgrade(
+        &mut self,
+        params: signaltty_protocol::server::ServerUpgradeParams,
+        conn: ConnHandle,
+        id: String,
+    ) -> Routed<Self>;
+    /// The in-place upgrades this process went through, and the last one.
+    fn upgrades(&self) -> (u64, Option<signaltty_protocol::server::UpgradeReport>);
 }
 
 /// The future a router function returns, resolved on the host.
@@ -126,10 +136,19 @@ pub fn route<H: Host>(
     conn: ConnHandle,
     generation: u64,
 ) -> Routed<H> {
+    if let Method::ServerUpgrade(p) = request.method {
+        return host.upgrade(p, conn, request.id);
+    }
+    let upgrades = host.upgrades();
     let mut cx = host.cx();
     let cx = &mut cx;
     match request.method {
-        Method::ServerStatus(_) => ready(Ok(status(cx))),
+        Method::ServerStatus(_) => ready(Ok(ServerStatusResult {
+            upgrades: Some(upgrades.0),
+            last_upgrade: upgrades.1,
+            ..status(cx)
+        })),
+        Method::ServerUpgrade(_) => fail(Err(Error::Internal("served above".into()))),
         Method::ServerSchema(_) => ready(Ok(ServerSchemaResult::current(&cx.config.version))),
         Method::ServerShutdown(p) => shutdown(cx, p),
         Method::WorkspaceCreate(p) => workspace_create(cx, p),
@@ -258,6 +277,8 @@ fn status(cx: &Cx<'_>) -> ServerStatusResult {
         config_problems: cx.config.settings.problems.clone(),
         pid: Some(std::process::id()),
         socket_activated: Some(crate::activation::socket_activated()),
+        upgrades: None,
+        last_upgrade: None,
     }
 }
 

@@ -408,6 +408,11 @@ impl Sequencer {
 
     // ── reads ──────────────────────────────────────────────────────────────
 
+    /// Whether everything sequenced has been journaled and published.
+    pub fn settled(&self) -> bool {
+        self.pending.is_empty()
+    }
+
     /// The head: the seq of the last published event.
     pub fn head(&self) -> Seq {
         self.projection.seq()

@@ -25,6 +25,7 @@ use crate::decision::{AnswerRoutes, WaitEnd};
 use crate::error::Error;
 use crate::journal::file::DiskHistory;
 use crate::journal::{JournalAck, JournalFailed, JournalStore};
+use crate::listener::Accepting;
 use crate::registry::{Launches, ServerRegistry};
 use crate::restore::{RestoreReport, Restored};
 use crate::router::{Cx, Host};
@@ -104,7 +105,19 @@ pub struct Supervisor {
     refreshing: bool,
     connections: HashMap<ConnId, Recipient<Drain>>,
     shutting_down: bool,
-    stop_accepting: watch::Sender<bool>,
+    stop_accepting: watch::Sender<Accepting>,
+    /// Plain requests being served (an upgrade waits for them).
+    in_flight: usize,
+    /// An in-place upgrade under way (`upgrade.rs`).
+    upgrading: Option<upgrade::Upgrading>,
+    /// The listening socket, for an upgrade's exec.
+    listener: Option<upgrade::ListenerInfo>,
+    /// In-place upgrades this process has been through.
+    upgrades: u64,
+    /// How the last one went.
+    last_upgrade: Option<signaltty_protocol::server::UpgradeReport>,
+    /// What an upgrade handed this binary, adopted when the actor starts.
+    takeover: Option<crate::upgrade::takeover::Takeover>,
     exit_code: i32,
     /// Told the exit code once the server has stopped; without it the
     /// Supervisor stops the actix System with that code.
@@ -122,12 +135,13 @@ pub struct Supervisor {
 }
 
 impl Supervisor {
-    /// A supervisor over `store`. `stop_accepting` is flipped to `true` at shutdown.
+    /// A supervisor over `store`. `stop_accepting` is set to `Stopped` at
+    /// shutdown (and `Paused` during an upgrade).
     pub fn new(
         config: Arc<Config>,
         store: impl JournalStore,
         disk: Option<Arc<DiskHistory>>,
-        stop_accepting: watch::Sender<bool>,
+        stop_accepting: watch::Sender<Accepting>,
     ) -> Supervisor {
         let head = store.head();
         let tail_cap = config.limits.history_tail_bytes;
@@ -151,6 +165,12 @@ impl Supervisor {
             connections: HashMap::new(),
             shutting_down: false,
             stop_accepting,
+            in_flight: 0,
+            upgrading: None,
+            listener: None,
+            upgrades: 0,
+            last_upgrade: None,
+            takeover: None,
             exit_code: 0,
             on_stop: None,
             restored: None,
@@ -196,6 +216,19 @@ impl Supervisor {
         }
     }
 
+    /// The listening socket an upgrade hands over.
+    pub fn with_listener(mut self, listener: upgrade::ListenerInfo) -> Supervisor {
+        self.listener = Some(listener);
+        self
+    }
+
+    /// Continues what an in-place upgrade handed over (docs/upgrade.md).
+    pub fn taken_over(mut self, takeover: crate::upgrade::takeover::Takeover) -> Supervisor {
+        self.upgrades = takeover.upgrades;
+        self.takeover = Some(takeover);
+        self
+    }
+
     /// Sets the arbiters pane actors run on (default: the Supervisor's own).
     pub fn with_pane_arbiters(mut self, arbiters: Vec<ArbiterHandle>) -> Supervisor {
         self.arbiters = PaneArbiters::new(arbiters);
@@ -217,7 +250,7 @@ impl Supervisor {
             return;
         }
         self.shutting_down = true;
-        let _ = self.stop_accepting.send(true);
+        let _ = self.stop_accepting.send(Accepting::Stopped);
         // Waiting permission reporters get their answer: none (`shutdown`).
         self.routes.end_all(WaitEnd::Shutdown);
         for (id, drain) in &self.connections {
@@ -252,7 +285,7 @@ impl Supervisor {
         self.events.fail(why);
         // spec/persistence.md §3: a journal or reservation failure exits with status 1.
         self.exit_code = 1;
-        let _ = self.stop_accepting.send(true);
+        let _ = self.stop_accepting.send(Accepting::Stopped);
         self.stopped();
     }
 
@@ -308,7 +341,7 @@ impl Supervisor {
     /// blocking thread and tells each live pane what it runs now; the panes
     /// decide whether that changes anything.
     fn refresh_processes(&mut self, ctx: &mut Context<Self>) {
-        if self.refreshing || self.shutting_down {
+        if self.refreshing || self.shutting_down || self.upgrading.is_some() {
             return;
         }
         let projection = self.events.projection();
@@ -358,6 +391,19 @@ impl Host for Supervisor {
     fn begin_shutdown(&mut self, ctx: &mut Context<Self>) {
         Supervisor::begin_shutdown(self, ctx);
     }
+
+    fn upgrade(
+        &mut self,
+        params: signaltty_protocol::server::ServerUpgradeParams,
+        conn: ConnHandle,
+        id: String,
+    ) -> crate::router::Routed<Self> {
+        Supervisor::upgrade(self, params, conn, id)
+    }
+
+    fn upgrades(&self) -> (u64, Option<signaltty_protocol::server::UpgradeReport>) {
+        self.upgrade_status()
+    }
 }
 
 impl Actor for Supervisor {
@@ -378,6 +424,7 @@ impl Actor for Supervisor {
         }
         if let Some(restored) = self.restored.take() {
             self.adopt(restored, ctx);
+            self.answer_upgrade(ctx);
             self.begin_auto_resume(ctx);
         }
         ctx.run_interval(self.config.limits.process_refresh, |sup, ctx| {
@@ -440,7 +487,31 @@ impl Handler<Dispatch> for Supervisor {
     type Result = ResponseActFuture<Self, Reply>;
 
     fn handle(&mut self, msg: Dispatch, _ctx: &mut Self::Context) -> Self::Result {
-        crate::router::route(self, msg.request, msg.conn, msg.generation)
+        if let Some(up) = &mut self.upgrading {
+            // Held until the exec (which closes its connection) or a failed
+            // upgrade (which serves it then).
+            let (tx, rx) = tokio::sync::oneshot::channel();
+            up.held.push(tx);
+            return Box::pin(
+                actix::fut::wrap_future::<_, Self>(rx).then(move |_, act, _| {
+                    crate::router::route(act, msg.request, msg.conn, msg.generation)
+                }),
+            );
+        }
+        let plain = matches!(
+            msg.request.method.flow(),
+            signaltty_protocol::method::RequestFlow::Plain
+                | signaltty_protocol::method::RequestFlow::HoldsEvents
+        );
+        let routed = crate::router::route(self, msg.request, msg.conn, msg.generation);
+        if !plain {
+            return routed;
+        }
+        self.in_flight += 1;
+        Box::pin(routed.map(|reply, act, _| {
+            act.request_done();
+            reply
+        }))
     }
 }
 
@@ -481,6 +552,7 @@ impl Handler<JournalAck> for Supervisor {
         for workspace in applied.turn_ends {
             self.refresh_git(workspace, ctx);
         }
+        self.journal_moved();
     }
 }
 
@@ -541,3 +613,4 @@ mod autoresume;
 mod persist;
 #[cfg(test)]
 mod tests;
+pub mod upgrade;

@@ -54,6 +54,7 @@ impl Probe {
             close: addr.clone().recipient(),
             drain: addr.clone().recipient(),
             pty: addr.recipient(),
+            socket: -1,
         };
         (handle, log)
     }
@@ -467,5 +468,11 @@ impl crate::pane::PtyHandle for FakePty {
                 written: write.written,
             }));
         }
+    }
+
+    fn release(&self) -> std::io::Result<std::os::fd::OwnedFd> {
+        Err(std::io::Error::other(
+            "a fake pty has no master to hand over",
+        ))
     }
 }

@@ -11,7 +11,9 @@ use crate::pane::{
     PaneRenameParams, PaneResizeParams, PaneSignalParams, PaneSpawnParams, PaneSplitParams,
     PaneSwapParams, PaneTarget, PaneWaitForOutputParams,
 };
-use crate::server::{ServerSchemaParams, ServerShutdownParams, ServerStatusParams};
+use crate::server::{
+    ServerSchemaParams, ServerShutdownParams, ServerStatusParams, ServerUpgradeParams,
+};
 use crate::state::{
     AgentsParams, AttentionPendingParams, DecisionAnswerParams, FocusNextUnreadParams,
     HookEventParams, NotifyParams, PaneSubmitParams, ReportSessionParams, WaitParams,
@@ -84,6 +86,7 @@ methods! {
     ServerStatus = "server.status" (ServerStatusParams),
     ServerShutdown = "server.shutdown" (ServerShutdownParams),
     ServerSchema = "server.schema" (ServerSchemaParams),
+    ServerUpgrade = "server.upgrade" (ServerUpgradeParams),
     WorkspaceCreate = "workspace.create" (WorkspaceCreateParams),
     WorkspaceList = "workspace.list" (WorkspaceListParams),
     WorkspaceGet = "workspace.get" (WorkspaceGetParams),
@@ -203,6 +206,7 @@ impl Method {
             | Method::ServerStatus(_)
             | Method::ServerShutdown(_)
             | Method::ServerSchema(_)
+            | Method::ServerUpgrade(_)
             | Method::WorkspaceCreate(_)
             | Method::WorkspaceList(_)
             | Method::WorkspaceGet(_)

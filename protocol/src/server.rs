@@ -43,6 +43,69 @@ pub struct ServerStatusResult {
     /// (systemd socket activation, docs/service.md); absent from older servers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub socket_activated: Option<bool>,
+    /// The in-place upgrades this process has been through since it was
+    /// started (docs/upgrade.md); absent from older servers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub upgrades: Option<u64>,
+    /// The last in-place upgrade, as the binary that took over saw it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_upgrade: Option<UpgradeReport>,
+}
+
+/// `server.upgrade` params (docs/upgrade.md).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ServerUpgradeParams {
+    /// The binary to run in place of this one; default: the path this server
+    /// was started from (where a new version is usually installed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub binary: Option<String>,
+}
+
+/// `server.upgrade` result, answered by the binary that took over, on the
+/// connection that asked (it crosses the exec).
+pub type ServerUpgradeResult = UpgradeReport;
+
+/// What an in-place upgrade handed over and how it went.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct UpgradeReport {
+    /// The version that handed over.
+    pub from_version: String,
+    /// The version that took over (this server's).
+    pub to_version: String,
+    /// The binary that was run.
+    pub binary: String,
+    /// The process id, the same before and after.
+    pub pid: u32,
+    /// From the request to the new binary answering, in milliseconds.
+    pub took_ms: u64,
+    /// The longest any pane's terminal went unread during the handover, in
+    /// milliseconds (its output waited in the kernel's buffer meanwhile).
+    pub longest_unread_ms: u64,
+    /// The panes that kept their process, with it.
+    pub panes: Vec<UpgradedPane>,
+    /// Panes that could not be adopted as they were, and why (each is kept:
+    /// its process is never killed for it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub problems: Vec<String>,
+    /// Set when the new binary could not read the handoff record and
+    /// restored from the snapshot instead, as after a restart: why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fallback: Option<String>,
+    /// The journal's head when the record was written; the first event of
+    /// the new binary is numbered after it.
+    pub seq: u64,
+}
+
+/// One pane an upgrade handed over.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct UpgradedPane {
+    /// The pane.
+    pub pane_id: String,
+    /// Its process, when it has one (also its process group).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pid: Option<u32>,
+    /// Its output offset at the handover: the next byte continues it.
+    pub output_offset: u64,
 }
 
 /// How the world came back at start, and what of it waits for a resume.

@@ -26,6 +26,7 @@ use std::sync::mpsc::SyncSender;
 use std::time::{Duration, Instant};
 
 mod decisions;
+mod handoff;
 mod hooks;
 mod pty_handle;
 mod resume;
@@ -36,6 +37,7 @@ mod submit;
 #[cfg(test)]
 mod tests;
 pub use decisions::{Answer, NativeHook, NativeRoute, NativeStarted, RouteEnded};
+pub use handoff::{Carried, HandOver, HandedOver, Released, TakeBack};
 pub use hooks::{Hook, ReportSession};
 pub use pty_handle::{PtyHandle, SignalTarget};
 pub use resume::Resume;
@@ -220,6 +222,8 @@ pub struct Pane {
     route: Option<NativeRoute>,
     /// The tracker's armed timers, so that it can cancel them.
     timers: HashMap<Timer, SpawnHandle>,
+    /// An upgrade's release whose reader has not stopped yet.
+    handing: Option<handoff::Handing>,
 }
 
 impl Screen for Terminal {
@@ -262,6 +266,7 @@ impl Pane {
             notify_gate: NotifyGate::default(),
             route: None,
             timers: HashMap::new(),
+            handing: None,
         }
     }
 
@@ -306,6 +311,7 @@ impl Pane {
             notify_gate: NotifyGate::default(),
             route: None,
             timers: HashMap::new(),
+            handing: None,
         }
     }
 

@@ -5,6 +5,7 @@
 use crate::pty::{Pty, WriteError};
 use nix::sys::signal::Signal;
 use std::io;
+use std::os::fd::OwnedFd;
 use std::time::Instant;
 use tokio::sync::oneshot;
 
@@ -35,6 +36,9 @@ pub trait PtyHandle: Send + 'static {
     ) -> oneshot::Receiver<Result<usize, WriteError>>;
     /// Hangs up, signalling the child with `sig`. Never blocks.
     fn close(&self, sig: Signal);
+    /// Lets go of the terminal for an upgrade, leaving the process running:
+    /// the master, duplicated (see `Pty::release`).
+    fn release(&self) -> io::Result<OwnedFd>;
 }
 
 impl PtyHandle for Pty {
@@ -60,5 +64,9 @@ impl PtyHandle for Pty {
 
     fn close(&self, sig: Signal) {
         Pty::close(self, sig);
+    }
+
+    fn release(&self) -> io::Result<OwnedFd> {
+        Pty::release(self)
     }
 }

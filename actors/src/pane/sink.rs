@@ -2,7 +2,7 @@
 //! calls into messages for the Pane actor and keeps at most `OUTPUT_WINDOW`
 //! chunks in its mailbox, so a flood is paced by the pane.
 
-use super::{ChildExited, Output, OutputEnded, Pane};
+use super::{ChildExited, Output, OutputEnded, Pane, Released};
 use crate::pty::PtySink;
 use actix::prelude::*;
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
@@ -81,6 +81,13 @@ impl PtySink for PaneSink {
     fn exited(&mut self, code: Option<i32>) {
         if let Some(addr) = self.addr() {
             addr.do_send(ChildExited { code });
+        }
+    }
+
+    fn released(&mut self) {
+        // Behind every chunk sent: the pane has them all when this arrives.
+        if let Some(addr) = self.addr() {
+            addr.do_send(Released);
         }
     }
 }

@@ -59,6 +59,11 @@ impl Supervisor {
         let addr = ctx.address();
         let mut panes_of: HashMap<WorkspaceId, HashMap<PaneId, Addr<Pane>>> = HashMap::new();
         let mut entries = Vec::new();
+        let mut handed = self
+            .takeover
+            .as_mut()
+            .map(|t| std::mem::take(&mut t.panes))
+            .unwrap_or_default();
         for pane in projection.all_panes() {
             let tail = tails.get(&pane.id).cloned();
             let (events, pty_out) = (addr.clone().recipient(), addr.clone().recipient());
@@ -66,10 +71,19 @@ impl Supervisor {
             let state = signaltty_protocol::pane::Pane::clone(&pane);
             let slot = TailSlot::default();
             let filled = slot.clone();
-            let pane_addr = Pane::start_in_arbiter(&self.arbiters.next_arbiter(), move |_| {
-                Pane::tombstone(state, tail.as_deref(), events, pty_out, &config)
-                    .with_tail_slot(&filled)
-            });
+            let arbiter = self.arbiters.next_arbiter();
+            let (pane_addr, pid) = match handed.remove(&pane.id) {
+                Some(adopted) => {
+                    super::upgrade::start_adopted(adopted, &arbiter, &slot, events, pty_out, config)
+                },
+                None => (
+                    Pane::start_in_arbiter(&arbiter, move |_| {
+                        Pane::tombstone(state, tail.as_deref(), events, pty_out, &config)
+                            .with_tail_slot(&filled)
+                    }),
+                    0,
+                ),
+            };
             panes_of
                 .entry(pane.workspace_id.clone())
                 .or_default()
@@ -81,7 +95,7 @@ impl Supervisor {
                     addr: pane_addr,
                     workspace: pane.workspace_id.clone(),
                     tab: pane.tab_id.clone(),
-                    pid: 0,
+                    pid,
                     tail: slot,
                 },
             ));
@@ -139,7 +153,13 @@ impl Supervisor {
             .cloned()
             .collect();
         for task in tasks {
-            let live = !task.state.is_terminal();
+            // A task whose worker kept its process across an upgrade goes on.
+            let worker_kept = task
+                .pane_id
+                .as_ref()
+                .and_then(|p| self.events.projection().pane(p))
+                .is_some_and(|p| p.live == signaltty_protocol::pane::LiveState::Live);
+            let live = !task.state.is_terminal() && !worker_kept;
             let id = task.id.clone();
             let actor = crate::task::actor::TaskActor::new(task, ctx.address().recipient()).start();
             if live {

@@ -9,7 +9,7 @@ use signaltty_protocol::subscribe::SubscribeParams;
 use signaltty_protocol::workspace::WorkspaceCreateParams;
 
 fn start(store: impl JournalStore, dir: &std::path::Path) -> Addr<Supervisor> {
-    let (stop_tx, _stop_rx) = watch::channel(false);
+    let (stop_tx, _stop_rx) = watch::channel(crate::listener::Accepting::Open);
     Supervisor::new(Arc::new(config(dir)), store, None, stop_tx).start()
 }
 

@@ -29,7 +29,7 @@ async fn start(dir: &std::path::Path) -> (Addr<Workspace>, Tab) {
 }
 
 async fn start_with_supervisor(dir: &std::path::Path) -> (Addr<Workspace>, Tab, Addr<Supervisor>) {
-    let (stop_tx, _) = tokio::sync::watch::channel(false);
+    let (stop_tx, _) = tokio::sync::watch::channel(crate::listener::Accepting::Open);
     let sup = Supervisor::new(Arc::new(config(dir)), MemoryStore, None, stop_tx).start();
     let state = WorkspaceState {
         id: WorkspaceId("ws_t".into()),
