@@ -11,19 +11,22 @@ B=$(readlink -f "$B")
 ROUNDS=${ROUNDS:-10}
 . "$(dirname "$0")/common/bench.sh"
 bench_dirs ub
-export SIGNALTTY_LOG=info
+export SIGNALTTY_LOG=${SIGNALTTY_LOG_LEVEL:-info}
 start_server $R/log
 python3 - "$B" "$ROUNDS" <<'PY'
 import json, os, socket, statistics, sys, time
 from client import call
 
 binary, rounds = sys.argv[1], int(sys.argv[2])
-script = "seq 1 3000; i=0; while :; do echo tick $i; i=$((i+1)); sleep 0.02; done"
+# One process per pane, no fork per line (a shell loop forking `sleep` 50 × 50
+# times a second would measure the fork load, not the upgrade).
+script = ("import sys, time\nfor i in range(3000): print(i)\n"
+          "i = 0\nwhile True:\n    print('tick', i, flush=True); i += 1; time.sleep(0.02)\n")
 for w in range(5):
     ws = call("workspace.create", {"name": f"up {w}"})["result"]["workspace"]["id"]
     for p in range(10):
         tab = call("tab.create", {"workspace_id": ws})["result"]["tab"]["id"]
-        r = call("pane.spawn", {"workspace_id": ws, "tab_id": tab, "argv": ["sh", "-c", script]})
+        r = call("pane.spawn", {"workspace_id": ws, "tab_id": tab, "argv": ["python3", "-c", script]})
         assert r["ok"], r
 time.sleep(2)
 path = os.environ["XDG_RUNTIME_DIR"] + "/signaltty/signaltty.sock"
@@ -63,4 +66,5 @@ show("longest any PTY went unread (longest_unread_ms)", unread)
 PY
 grep -h "upgrade from" $R/log | tail -3
 "$B" stop --force >/dev/null 2>&1 || true; sleep 0.5; kill "$SERVER_PID" 2>/dev/null || true
+if [ -n "${KEEP_LOG:-}" ]; then cp $R/log "$KEEP_LOG"; fi
 rm -rf $R

@@ -385,6 +385,12 @@ async fn start(
         .map(upgrade::takeover::Takeover::live)
         .unwrap_or_default();
     let state = StateDir::open_keeping(&config, &live)?;
+    if let Some(t) = &takeover {
+        log::debug!(
+            "upgrade: state restored at {} ms",
+            upgrade::takeover::now_ms().saturating_sub(t.requested_at_ms)
+        );
+    }
     raise_fd_limit();
     // Bound last: once a client can connect, the server is ready to answer it.
     let bound = match socket {

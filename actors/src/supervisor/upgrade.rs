@@ -97,7 +97,11 @@ impl Supervisor {
                 if act.upgrading.is_some() || act.shutting_down {
                     return error(Error::BadParams("an upgrade is already under way".into()));
                 }
-                log::info!("upgrade to {} ({version}): quiescing", binary.display());
+                log::info!(
+                    "upgrade to {} ({version}): checked in {} ms, quiescing",
+                    binary.display(),
+                    now_ms().saturating_sub(requested_at_ms)
+                );
                 act.upgrading = Some(Upgrading::default());
                 let _ = act.stop_accepting.send(Accepting::Paused);
                 let idle = act.when_idle();
@@ -175,6 +179,11 @@ impl Supervisor {
                 handed
             })
             .then(move |panes, act, _ctx| {
+                log::debug!(
+                    "upgrade: {} pane(s) handed over at {} ms",
+                    panes.len(),
+                    now_ms().saturating_sub(requested_at_ms)
+                );
                 let handover = Handover {
                     binary,
                     conn,
@@ -216,7 +225,10 @@ impl Supervisor {
         };
         // Every event up to the head is durable: the snapshot at the head
         // plus an empty journal suffix is the world the record continues.
+        let since = |at: u64| now_ms().saturating_sub(at);
+        log::debug!("upgrade: settled at {} ms", since(handover.requested_at_ms));
         self.save_snapshot_now();
+        log::debug!("upgrade: snapshot at {} ms", since(handover.requested_at_ms));
         let record = Record {
             version: record::VERSION,
             from_version: self.config.version.clone(),
@@ -247,12 +259,16 @@ impl Supervisor {
                 })
                 .collect(),
         };
-        let path = match record::write(&dir, &record) {
+        // Beside the socket when that directory is private (a tmpfs under
+        // XDG_RUNTIME_DIR, usually): megabytes that never need a disk.
+        let record_dir = record::private_dir(&listener.path).unwrap_or(dir);
+        let path = match record::write(&record_dir, &record) {
             Ok(p) => p,
             Err(e) => {
                 return self.take_back(handover, format!("cannot write the handoff record: {e}"));
             },
         };
+        log::debug!("upgrade: record at {} ms", since(handover.requested_at_ms));
         let envelope = record.envelope();
         let mut env: Vec<_> = std::env::vars_os()
             .filter(|(k, _)| !crate::activation::MANAGER_VARS.iter().any(|m| k == m))

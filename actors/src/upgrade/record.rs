@@ -196,14 +196,30 @@ impl Record {
     }
 }
 
+/// The directory of `socket` when only this user can enter it (mode
+/// `0700` or stricter, owned by this user): where the record is written,
+/// rather than the state directory, when it qualifies.
+pub fn private_dir(socket: &Path) -> Option<PathBuf> {
+    use std::os::unix::fs::MetadataExt;
+    let dir = socket.parent()?;
+    let meta = std::fs::symlink_metadata(dir).ok()?;
+    (meta.is_dir() && meta.uid() == nix::unistd::getuid().as_raw() && meta.mode() & 0o077 == 0)
+        .then(|| dir.to_path_buf())
+}
+
 /// Writes `record` into `dir` (0600) and returns its path.
 pub fn write(dir: &Path, record: &Record) -> std::io::Result<PathBuf> {
     let path = dir.join(FILE_NAME);
     let text = serde_json::to_vec(record).map_err(std::io::Error::other)?;
+    // A leftover of a failed upgrade goes first: the new file is created,
+    // never opened through whatever is there.
+    match std::fs::remove_file(&path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+        _ => {},
+    }
     let mut file = std::fs::OpenOptions::new()
         .write(true)
-        .create(true)
-        .truncate(true)
+        .create_new(true)
         .mode(0o600)
         .open(&path)?;
     file.write_all(&text)?;
@@ -223,11 +239,17 @@ pub fn read(path: &Path) -> Result<Record, String> {
     parse(&text)
 }
 
-/// Parses a record; another version is refused by its number first.
+/// Parses a record; another version is refused by its number first. The
+/// number is read without building the document (a record of 50 panes with
+/// full histories is megabytes), then the record straight from the text.
 pub fn parse(text: &[u8]) -> Result<Record, String> {
-    let value: serde_json::Value =
-        serde_json::from_slice(text).map_err(|e| format!("the record is corrupt: {e}"))?;
-    match value.get("version").and_then(serde_json::Value::as_u64) {
+    #[derive(Deserialize)]
+    struct Version {
+        version: Option<u64>,
+    }
+    let corrupt = |e: serde_json::Error| format!("the record is corrupt: {e}");
+    let version: Version = serde_json::from_slice(text).map_err(corrupt)?;
+    match version.version {
         Some(v) if v == u64::from(VERSION) => {},
         Some(v) => {
             return Err(format!(
@@ -236,7 +258,7 @@ pub fn parse(text: &[u8]) -> Result<Record, String> {
         },
         None => return Err("the record has no version".into()),
     }
-    serde_json::from_value(value).map_err(|e| format!("the record is corrupt: {e}"))
+    serde_json::from_slice(text).map_err(corrupt)
 }
 
 #[cfg(test)]

@@ -120,6 +120,7 @@ pub fn take_over(named: Named) -> Result<Takeover, String> {
     };
     let (listener, socket) =
         crate::activation::listener_from(listener, "the socket handed over by the upgrade")?;
+    let read_at = now_ms();
     let read = record::read(&path).and_then(|r| {
         if r.envelope() == envelope {
             Ok(r)
@@ -127,6 +128,13 @@ pub fn take_over(named: Named) -> Result<Takeover, String> {
             Err("the record does not name the descriptors that crossed the exec".into())
         }
     });
+    if let Ok(r) = &read {
+        log::debug!(
+            "upgrade: the new binary read the record at {} ms (took {} ms)",
+            read_at.saturating_sub(r.requested_at_ms),
+            now_ms().saturating_sub(read_at)
+        );
+    }
     Ok(match read {
         Ok(record) => continue_from(record, claimed, (listener, socket)),
         Err(why) => fall_back(why, &envelope, claimed, (listener, socket)),
@@ -254,6 +262,11 @@ fn continue_from(
     for problem in &report.problems {
         log::warn!("upgrade: {problem}");
     }
+    log::debug!(
+        "upgrade: record read, {} PTY(s) adopted at {} ms",
+        panes.len(),
+        now_ms().saturating_sub(record.requested_at_ms)
+    );
     Takeover {
         listener: (listener, socket, record.listener.passed),
         panes,
