@@ -27,6 +27,15 @@ fn socket_in(env: &TestEnv) -> PathBuf {
     env.default_socket()
 }
 
+/// The socket systemd would bind and listen on, as the socket unit does.
+fn listening(env: &TestEnv) -> (PathBuf, UnixListener) {
+    let socket = socket_in(env);
+    match UnixListener::bind(&socket) {
+        Ok(l) => (socket, l),
+        Err(e) => panic!("cannot bind {}: {e}", socket.display()),
+    }
+}
+
 /// A datagram socket standing in for systemd's notification socket.
 fn notify_socket(env: &TestEnv) -> (UnixDatagram, PathBuf) {
     let path = env.root().join("notify.sock");
@@ -117,11 +126,7 @@ fn is_socket_file(path: &Path) -> bool {
 #[test]
 fn an_activated_server_answers_its_backlog_reports_ready_and_leaves_the_socket() {
     let env = TestEnv::new();
-    let socket = socket_in(&env);
-    let listener = match UnixListener::bind(&socket) {
-        Ok(l) => l,
-        Err(e) => panic!("cannot bind {}: {e}", socket.display()),
-    };
+    let (socket, listener) = listening(&env);
     let (notify, notify_path) = notify_socket(&env);
 
     // A client connects and asks before any server runs: systemd's socket
@@ -301,11 +306,7 @@ fn a_passed_descriptor_that_is_not_a_listening_unix_socket_is_refused_clearly() 
 #[test]
 fn an_activated_server_upgraded_in_place_stays_the_managers_service() {
     let env = TestEnv::new();
-    let socket = socket_in(&env);
-    let listener = match UnixListener::bind(&socket) {
-        Ok(l) => l,
-        Err(e) => panic!("cannot bind {}: {e}", socket.display()),
-    };
+    let (socket, listener) = listening(&env);
     let (notify, notify_path) = notify_socket(&env);
     let mut server = spawn_activated(
         &env,

@@ -228,7 +228,10 @@ impl Supervisor {
         let since = |at: u64| now_ms().saturating_sub(at);
         log::debug!("upgrade: settled at {} ms", since(handover.requested_at_ms));
         self.save_snapshot_now();
-        log::debug!("upgrade: snapshot at {} ms", since(handover.requested_at_ms));
+        log::debug!(
+            "upgrade: snapshot at {} ms",
+            since(handover.requested_at_ms)
+        );
         let record = Record {
             version: record::VERSION,
             from_version: self.config.version.clone(),

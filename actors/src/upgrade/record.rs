@@ -2,7 +2,7 @@
 //! (docs/upgrade.md), and the small envelope beside it in the environment.
 //!
 //! ```text
-//!   SIGNALTTY_UPGRADE_FDS = listener=3;reply=9:636c692d30;panes=11:4242,12:4250
+//!   SIGNALTTY_UPGRADE_FDS = listener=3;managed=1;reply=9:636c692d30;panes=11:4242,12:4250
 //!       the descriptors that crossed the exec and the processes behind them;
 //!       a fixed format every version reads, so that even a binary that cannot
 //!       read the record finds its socket and lets the panes go cleanly
@@ -91,6 +91,8 @@ pub struct PaneRecord {
 pub struct Envelope {
     /// The listening socket.
     pub listener: RawFd,
+    /// A service manager passed the socket (it owns the socket file).
+    pub managed: bool,
     /// The connection that asked, and its request id (hex in the text).
     pub reply: Option<(RawFd, String)>,
     /// Each pane's master and process.
@@ -106,6 +108,9 @@ impl Envelope {
             .map(|(fd, pid)| format!("{fd}:{pid}"))
             .collect();
         let mut text = format!("listener={}", self.listener);
+        if self.managed {
+            text.push_str(";managed=1");
+        }
         if let Some((fd, id)) = &self.reply {
             let hex: String = id.bytes().map(|b| format!("{b:02x}")).collect();
             text.push_str(&format!(";reply={fd}:{hex}"));
@@ -131,6 +136,7 @@ impl Envelope {
                 .ok_or_else(|| format!("{part:?} is not key=value"))?;
             match key {
                 "listener" => listener = Some(fd(value)?),
+                "managed" => envelope.managed = value == "1",
                 "reply" => {
                     let (f, hex) = value.split_once(':').unwrap_or((value, ""));
                     envelope.reply = Some((fd(f)?, unhex(hex)?));
@@ -186,6 +192,7 @@ impl Record {
     pub fn envelope(&self) -> Envelope {
         Envelope {
             listener: self.listener.fd,
+            managed: self.listener.passed,
             reply: self.reply.as_ref().map(|r| (r.fd, r.id.clone())),
             panes: self
                 .panes
@@ -269,12 +276,13 @@ mod tests {
     fn the_envelope_round_trips_and_refuses_nonsense() {
         let e = Envelope {
             listener: 3,
+            managed: true,
             reply: Some((9, "cli-0".into())),
             panes: vec![(11, 4242), (12, 4250)],
         };
         assert_eq!(
             e.to_env(),
-            "listener=3;reply=9:636c692d30;panes=11:4242,12:4250"
+            "listener=3;managed=1;reply=9:636c692d30;panes=11:4242,12:4250"
         );
         assert_eq!(Envelope::parse(&e.to_env()), Ok(e.clone()));
         assert_eq!(e.fds(), vec![3, 9, 11, 12]);

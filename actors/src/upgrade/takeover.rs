@@ -163,9 +163,10 @@ fn fall_back(
         ..UpgradeReport::default()
     };
     fds::let_go(panes);
-    // Whether the socket file is the manager's is only in the record: a
-    // socket directory of its own says it is ours (the usual case).
-    let passed = crate::activation::socket_activated();
+    let passed = envelope.managed;
+    if passed {
+        crate::activation::mark_socket_activated();
+    }
     Takeover {
         listener: (listener, socket, passed),
         panes: HashMap::new(),
