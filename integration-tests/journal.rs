@@ -1586,13 +1586,13 @@ fn a_subscriber_that_never_reads_gets_a_slow_reader_error_line_then_eof_and_nobo
 // --- 10. the CLI -------------------------------------------------------------------------
 
 /// A running `signaltty events` whose stdout lines arrive on a channel; killed on drop.
-struct EventsCommand {
+pub(crate) struct EventsCommand {
     child: Child,
     lines: mpsc::Receiver<String>,
 }
 
 impl EventsCommand {
-    fn spawn(env: &TestEnv, args: &[&str]) -> EventsCommand {
+    pub(crate) fn spawn(env: &TestEnv, args: &[&str]) -> EventsCommand {
         let mut cmd = env.command(args);
         cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
         let mut child = match cmd.spawn() {
@@ -1617,7 +1617,7 @@ impl EventsCommand {
 
     /// The next stdout line; fails the test after the deadline or at EOF.
     #[track_caller]
-    fn next_line(&self) -> String {
+    pub(crate) fn next_line(&self) -> String {
         match self.lines.recv_timeout(DEADLINE) {
             Ok(line) => line,
             Err(e) => panic!("no line from `signaltty events` within {DEADLINE:?}: {e}"),
@@ -1626,7 +1626,7 @@ impl EventsCommand {
 
     /// Waits (bounded) for the command to exit; returns its code.
     #[track_caller]
-    fn exit_code(&mut self) -> Option<i32> {
+    pub(crate) fn exit_code(&mut self) -> Option<i32> {
         let start = Instant::now();
         loop {
             match self.child.try_wait() {

@@ -488,3 +488,74 @@ fn the_cli_prints_what_was_handed_over() {
         "the socket file is removed at stop"
     );
 }
+
+/// A person attached with `signaltty attach` stays attached across an
+/// upgrade: the client attaches again on its own, redraws the pane, and
+/// what they type after reaches the same process.
+#[test]
+fn an_attached_terminal_reattaches_by_itself_after_an_upgrade() {
+    let server = TestServer::start();
+    let mut c = server.client();
+    c.call_ok("workspace.create", json!({"name": "att"}));
+    let pane = spawn(&mut c, "att", &["sh", "-c", "echo ready-to-type; exec cat"]);
+    let tmux = crate::support::tmux::Tmux::start(server.env(), &["attach", &pane], 80, 24);
+    tmux.wait_text("ready-to-type");
+    tmux.type_text("before\r");
+    tmux.wait_text("before");
+    upgrade(&mut c, json!({}));
+    tmux.type_text("after-the-upgrade\r");
+    wait_until(
+        "the keys reach the pane after the upgrade",
+        DEADLINE,
+        || {
+            let r = c.call_ok("pane.read", json!({"pane_id": pane, "mode": "screen"}));
+            str_field(&r, "text")
+                .contains("after-the-upgrade")
+                .then_some(())
+        },
+    );
+    tmux.wait_text("after-the-upgrade");
+    assert!(!tmux.exited(), "the attach client stayed");
+    assert!(
+        !tmux.screen().contains("server closed"),
+        "{}",
+        tmux.screen()
+    );
+}
+
+/// `signaltty events` follows across an upgrade: it subscribes again from
+/// the last event it printed, so every event is printed once, in order.
+#[test]
+fn the_events_command_follows_across_an_upgrade_without_a_gap_or_a_repeat() {
+    let server = TestServer::start();
+    let mut c = server.client();
+    let mut events =
+        crate::journal::EventsCommand::spawn(server.env(), &["events", "--from-seq", "0"]);
+    let seq_of = |line: String| -> (u64, String) {
+        let v: Value = serde_json::from_str(&line).unwrap_or_default();
+        (
+            v["seq"].as_u64().unwrap_or_default(),
+            v["event"].as_str().unwrap_or_default().to_owned(),
+        )
+    };
+    c.call_ok("workspace.create", json!({"name": "ev-before"}));
+    let (first, name) = seq_of(events.next_line());
+    assert_eq!(name, "workspace.created");
+    upgrade(&mut c, json!({}));
+    c.call_ok("workspace.create", json!({"name": "ev-after"}));
+    let mut seen = vec![first];
+    loop {
+        let (seq, name) = seq_of(events.next_line());
+        seen.push(seq);
+        if name == "workspace.created" {
+            break;
+        }
+    }
+    assert!(
+        seen.windows(2).all(|p| p[0] < p[1]),
+        "in order, once: {seen:?}"
+    );
+    let out = server.cli(&["stop", "--force"]);
+    assert!(out.status.success());
+    assert_eq!(events.exit_code(), Some(0));
+}

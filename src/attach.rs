@@ -1,9 +1,10 @@
 //! `signaltty attach [PANE]`: a raw-mode terminal client. It replays the pane's
 //! screen from the attach snapshot, then follows `pty.data` (skipping bytes the
 //! snapshot already covers), forwards keystrokes as `pane.input`, keeps the pane
-//! sized to this terminal, and detaches on Ctrl-\ . The user's terminal is
-//! restored on every way out: detach, the pane's connection closing, an error,
-//! or SIGTERM/SIGHUP/SIGQUIT.
+//! sized to this terminal, and detaches on Ctrl-\ . A connection an in-place
+//! upgrade closed is attached again by itself (docs/upgrade.md). The user's
+//! terminal is restored on every way out: detach, the server going away, an
+//! error, or SIGTERM/SIGHUP/SIGQUIT.
 
 use crate::Global;
 use crate::cli::{fail, resolve_socket};
@@ -12,7 +13,7 @@ use nix::sys::signal::{SigSet, Signal};
 use nix::sys::termios::{self, SetArg, Termios};
 use signaltty_actors::pty::get_winsize;
 use signaltty_protocol::pane::{
-    PaneAttachParams, PaneAttachResult, PaneInputParams, PaneResizeParams, PaneTarget,
+    LiveState, PaneAttachParams, PaneAttachResult, PaneInputParams, PaneResizeParams, PaneTarget,
 };
 use signaltty_protocol::{Method, PaneRef, Request, ServerLine};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -110,45 +111,9 @@ pub fn session(
     raw_slot: &Arc<Mutex<Option<RawMode>>>,
 ) -> Result<&'static str, String> {
     let pane = PaneRef(pane.to_owned());
-    let stream = UnixStream::connect(socket).map_err(|e| {
-        format!(
-            "NO_SUCH_SERVER: cannot connect to {}: {e}",
-            socket.display()
-        )
-    })?;
-    let writer = match stream.try_clone() {
-        Ok(w) => Arc::new(Mutex::new(w)),
-        Err(e) => return Err(format!("IO_ERROR: {e}")),
-    };
-    let mut reader = BufReader::new(stream);
     let size = get_winsize(std::io::stdout()).ok();
-    let params = PaneAttachParams {
-        pane_id: pane.clone(),
-        cols: size.map(|(_, c)| c),
-        rows: size.map(|(r, _)| r),
-        mark_seen: None,
-        watch: None,
-    };
-    send(&writer, "attach".into(), Method::PaneAttach(params))
-        .map_err(|e| format!("IO_ERROR: {e}"))?;
-    let snapshot: PaneAttachResult = loop {
-        let mut line = String::new();
-        match reader.read_line(&mut line) {
-            Ok(0) | Err(_) => return Err("INTERNAL: the server closed the connection".into()),
-            Ok(_) => {},
-        }
-        match ServerLine::parse(line.trim_end()) {
-            Ok(ServerLine::Response(r)) if r.id == "attach" => match (r.result, r.error) {
-                (Some(v), None) => match serde_json::from_value(v) {
-                    Ok(s) => break s,
-                    Err(e) => return Err(format!("INTERNAL: unexpected attach result: {e}")),
-                },
-                (_, Some(e)) => return Err(format!("{}: {}", e.code, e.message)),
-                _ => return Err("INTERNAL: empty attach reply".into()),
-            },
-            _ => continue,
-        }
-    };
+    let (mut reader, stream, snapshot) = open(socket, &pane, size)?;
+    let writer = Arc::new(Mutex::new(stream));
 
     match RawMode::enter() {
         Ok(r) => {
@@ -164,13 +129,7 @@ pub fn session(
     }
 
     let mut out = std::io::stdout().lock();
-    let bytes = base64::engine::general_purpose::STANDARD
-        .decode(&snapshot.snapshot_b64)
-        .unwrap_or_default();
-    let _ = out.write_all(b"\x1b[H\x1b[2J");
-    let _ = out.write_all(&bytes);
-    let _ = out.flush();
-    let mut covered = snapshot.output_offset;
+    let mut covered = draw(&mut out, &snapshot);
 
     // Keystrokes and size changes on their own thread, until `stop`.
     let stop = Arc::new(AtomicBool::new(false));
@@ -185,7 +144,23 @@ pub fn session(
     loop {
         let mut line = String::new();
         match reader.read_line(&mut line) {
-            Ok(0) | Err(_) => break,
+            Ok(0) | Err(_) => {
+                // An in-place upgrade closes every connection (docs/upgrade.md):
+                // the same pane, still live, is attached again where it was.
+                let Some((r, w, snapshot)) = reattach(socket, &pane) else {
+                    break;
+                };
+                if !matches!(snapshot.live, LiveState::Live) {
+                    ended = "the server restarted and the pane has no process any more";
+                    break;
+                }
+                if let Ok(mut guard) = writer.lock() {
+                    *guard = w;
+                }
+                reader = r;
+                covered = draw(&mut out, &snapshot);
+                continue;
+            },
             Ok(_) => {},
         }
         match ServerLine::parse(line.trim_end()) {
@@ -229,6 +204,92 @@ pub fn session(
         guard.take();
     }
     Ok(ended)
+}
+
+/// How long a client whose connection closed tries to attach again: an
+/// upgrade answers within a fraction of a second.
+const REATTACH_FOR: Duration = Duration::from_secs(5);
+
+/// Connects to `socket` and attaches to `pane` at `size`; returns the reader,
+/// a writer on the same connection and the attach result.
+fn open(
+    socket: &std::path::Path,
+    pane: &PaneRef,
+    size: Option<(u16, u16)>,
+) -> Result<(BufReader<UnixStream>, UnixStream, PaneAttachResult), String> {
+    let stream = UnixStream::connect(socket).map_err(|e| {
+        format!(
+            "NO_SUCH_SERVER: cannot connect to {}: {e}",
+            socket.display()
+        )
+    })?;
+    let writer = stream.try_clone().map_err(|e| format!("IO_ERROR: {e}"))?;
+    let mut reader = BufReader::new(stream);
+    let params = PaneAttachParams {
+        pane_id: pane.clone(),
+        cols: size.map(|(_, c)| c),
+        rows: size.map(|(r, _)| r),
+        mark_seen: None,
+        watch: None,
+    };
+    let writer = Mutex::new(writer);
+    send(&writer, "attach".into(), Method::PaneAttach(params))
+        .map_err(|e| format!("IO_ERROR: {e}"))?;
+    let writer = writer
+        .into_inner()
+        .map_err(|_| "INTERNAL: writer poisoned".to_owned())?;
+    loop {
+        let mut line = String::new();
+        match reader.read_line(&mut line) {
+            Ok(0) | Err(_) => return Err("INTERNAL: the server closed the connection".into()),
+            Ok(_) => {},
+        }
+        match ServerLine::parse(line.trim_end()) {
+            Ok(ServerLine::Response(r)) if r.id == "attach" => {
+                return match (r.result, r.error) {
+                    (Some(v), None) => serde_json::from_value(v)
+                        .map(|s| (reader, writer, s))
+                        .map_err(|e| format!("INTERNAL: unexpected attach result: {e}")),
+                    (_, Some(e)) => Err(format!("{}: {}", e.code, e.message)),
+                    _ => Err("INTERNAL: empty attach reply".into()),
+                };
+            },
+            _ => continue,
+        }
+    }
+}
+
+/// Attaches again after the connection closed, for up to `REATTACH_FOR`;
+/// `None` when the server is gone (its socket removed, or nothing answers).
+fn reattach(
+    socket: &std::path::Path,
+    pane: &PaneRef,
+) -> Option<(BufReader<UnixStream>, UnixStream, PaneAttachResult)> {
+    let deadline = std::time::Instant::now() + REATTACH_FOR;
+    let size = get_winsize(std::io::stdout()).ok();
+    while std::time::Instant::now() < deadline {
+        if !socket.exists() {
+            // A server that stopped removed its socket: nothing comes back.
+            return None;
+        }
+        if let Ok(opened) = open(socket, pane, size) {
+            return Some(opened);
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    None
+}
+
+/// Draws an attach snapshot on a cleared screen; returns the output offset
+/// it covers.
+fn draw(out: &mut impl Write, snapshot: &PaneAttachResult) -> u64 {
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(&snapshot.snapshot_b64)
+        .unwrap_or_default();
+    let _ = out.write_all(b"\x1b[H\x1b[2J");
+    let _ = out.write_all(&bytes);
+    let _ = out.flush();
+    snapshot.output_offset
 }
 
 /// Sends what is typed as `pane.input` and the terminal's size changes as
