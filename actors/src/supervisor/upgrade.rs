@@ -214,6 +214,10 @@ impl Supervisor {
     /// Writes the snapshot and the record and execs; returns only when the
     /// exec failed, after taking everything back.
     fn exec(&mut self, handover: Handover) -> Reply {
+        if self.shutting_down {
+            // A SIGTERM during the handover: stopping wins.
+            return self.take_back(handover, "the server began to shut down".into());
+        }
         let Some(listener) = self.listener.clone() else {
             return self.take_back(handover, "no listener".into());
         };
@@ -315,7 +319,9 @@ impl Supervisor {
                 let _ = tx.send(());
             }
         }
-        let _ = self.stop_accepting.send(Accepting::Open);
+        if !self.shutting_down {
+            let _ = self.stop_accepting.send(Accepting::Open);
+        }
         Reply::error(Error::Internal(format!("upgrade failed: {why}")))
     }
 
