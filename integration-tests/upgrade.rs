@@ -575,3 +575,67 @@ fn the_events_command_follows_across_an_upgrade_without_a_gap_or_a_repeat() {
     assert!(out.status.success());
     assert_eq!(events.exit_code(), Some(0));
 }
+
+/// What cannot be continued is kept, never killed, and reported: a pane
+/// whose terminal does not import goes on with its process on a blank
+/// terminal; a pane whose PTY cannot be adopted (here its pid was changed
+/// to one that is not the server's child) leaves its process running and
+/// becomes a tombstone. A script in front of the binary edits the record.
+#[test]
+fn a_pane_that_cannot_be_continued_keeps_its_process_and_is_reported() {
+    let server = TestServer::start();
+    let pid = server.pid();
+    let mut c = server.client();
+    c.call_ok("workspace.create", json!({"name": "odd"}));
+    let blank = spawn(&mut c, "odd", &["cat"]);
+    let lost = spawn(&mut c, "odd", &["cat"]);
+    let children = children_of(pid);
+    let editor = server.env().root().join("edit.py");
+    let script = format!(
+        r#"import json, os, sys
+path = os.environ["SIGNALTTY_UPGRADE"]
+record = json.load(open(path))
+for pane in record["panes"]:
+    if pane["carried"]["pane"]["id"] == "{blank}":
+        pane["carried"]["term"]["rows"] = 0
+    if pane["carried"]["pane"]["id"] == "{lost}":
+        old = pane["pid"]
+        pane["pid"] = 1
+json.dump(record, open(path, "w"))
+fds = os.environ["SIGNALTTY_UPGRADE_FDS"].replace(":%d" % old, ":1")
+print(fds)
+"#
+    );
+    if let Err(e) = std::fs::write(&editor, script) {
+        panic!("cannot write {}: {e}", editor.display());
+    }
+    let editing = wrapper(
+        &server,
+        "editing",
+        &format!(
+            "if [ \"$1\" != upgrade-probe ]; then SIGNALTTY_UPGRADE_FDS=$(python3 '{}') || exit 1; export SIGNALTTY_UPGRADE_FDS; fi\nexec $REAL \"$@\"",
+            editor.display()
+        ),
+    );
+    let report = upgrade(&mut c, json!({"binary": editing}));
+    let problems = report["problems"].to_string();
+    assert!(
+        problems.contains(&blank) && problems.contains("blank terminal"),
+        "{report}"
+    );
+    assert!(
+        problems.contains(&lost) && problems.contains("left running"),
+        "{report}"
+    );
+    assert_eq!(children_of(pid), children, "no process was killed");
+    // The blank pane goes on with its process.
+    still_serving(&server, &blank, "on-a-blank-terminal");
+    let got = c.call_ok("pane.get", json!({"pane_id": blank}));
+    assert_eq!(got["pane"]["live"]["state"], "live", "{got}");
+    // The other is a tombstone, its process still running.
+    let got = c.call_ok("pane.get", json!({"pane_id": lost}));
+    assert_eq!(got["pane"]["live"]["state"], "exited", "{got}");
+    let status = c.call_ok("server.status", json!({}));
+    assert_eq!(u64_field(&status, "live_panes"), 1, "{status}");
+    assert_eq!(children_of(pid), children, "still running");
+}

@@ -149,7 +149,7 @@ impl Envelope {
                         let pid = pid
                             .parse::<u32>()
                             .ok()
-                            .filter(|p| *p > 1)
+                            .filter(|p| *p > 0)
                             .ok_or_else(|| format!("{pid:?} is not a process id"))?;
                         envelope.panes.push((fd(f)?, pid));
                     }
@@ -302,7 +302,7 @@ mod tests {
             "listener=2",
             "listener=x",
             "listener=3;panes=7",
-            "listener=3;panes=7:1",
+            "listener=3;panes=7:0",
             "listener",
             "listener=3;reply=9:6",
             "listener=3;reply=9:zz",
