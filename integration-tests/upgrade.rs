@@ -6,6 +6,7 @@
 //! viewer's byte stream by offset; and what a failed or unreadable upgrade
 //! leaves: the old server unaffected, or a snapshot restore said plainly.
 
+use crate::support::agents::type_line;
 use crate::support::{
     Client, DEADLINE, TestServer, err, str_field, u64_field, wait_until, zombie_children,
 };
@@ -17,19 +18,7 @@ use std::path::PathBuf;
 
 /// The process ids whose parent is `pid`.
 fn children_of(pid: u32) -> BTreeSet<u32> {
-    let mut found = BTreeSet::new();
-    let Ok(dir) = std::fs::read_dir("/proc") else {
-        return found;
-    };
-    for entry in dir.flatten() {
-        let Ok(child) = entry.file_name().to_string_lossy().parse::<u32>() else {
-            continue;
-        };
-        if crate::support::proc_stat(child).is_some_and(|(_, ppid, _, _)| ppid == pid) {
-            found.insert(child);
-        }
-    }
-    found
+    crate::support::children(pid).into_iter().collect()
 }
 
 /// The server's open descriptors, and how many of them are PTY masters.
@@ -44,12 +33,6 @@ fn fds_of(pid: u32) -> (usize, usize) {
         })
         .unwrap_or(0);
     (crate::support::fd_count(pid), masters)
-}
-
-/// Writes `text` to a pane.
-fn input(c: &mut Client, pane: &str, text: &str) {
-    let data = base64::engine::general_purpose::STANDARD.encode(text);
-    c.call_ok("pane.input", json!({"pane_id": pane, "data_b64": data}));
 }
 
 /// The server's resident set, in kB.
@@ -220,7 +203,7 @@ fn an_upgrade_keeps_processes_screens_agent_state_and_every_event() {
     let pane = c.call_ok("pane.get", json!({"pane_id": agent}));
     assert_eq!(pane["pane"]["lifecycle"], "done", "{pane}");
     // Its process is the same and still answers.
-    input(&mut c, &agent, "still-here\n");
+    type_line(&mut c, &agent, "still-here");
     wait_until("the agent pane echoes", DEADLINE, || {
         let r = c.call_ok("pane.read", json!({"pane_id": agent, "mode": "screen"}));
         str_field(&r, "text").contains("still-here").then_some(())
@@ -358,7 +341,7 @@ fn wrapper(server: &TestServer, name: &str, body: &str) -> PathBuf {
 /// The server answers and its pane still runs: `cat` echoes a line.
 fn still_serving(server: &TestServer, pane: &str, line: &str) {
     let mut c = server.client();
-    input(&mut c, pane, &format!("{line}\n"));
+    type_line(&mut c, pane, line);
     wait_until("the pane echoes", DEADLINE, || {
         let r = c.call_ok("pane.read", json!({"pane_id": pane, "mode": "screen"}));
         str_field(&r, "text").contains(line).then_some(())

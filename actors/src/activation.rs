@@ -357,6 +357,19 @@ impl Notifier {
         }
     }
 
+    /// The server execs a new binary in place (docs/upgrade.md):
+    /// `RELOADING=1` with the monotonic clock; the new binary's `READY=1`
+    /// ends it.
+    pub fn reloading(&self) {
+        let usec = nix::time::clock_gettime(nix::time::ClockId::CLOCK_MONOTONIC)
+            .map(|t| t.tv_sec() * 1_000_000 + t.tv_nsec() / 1000)
+            .unwrap_or(0);
+        let state = format!("RELOADING=1\nMONOTONIC_USEC={usec}\nSTATUS=upgrading in place\n");
+        if let Err(e) = self.send(&state) {
+            log::warn!("cannot tell the service manager about the upgrade: {e}");
+        }
+    }
+
     /// The server begins to shut down: `STOPPING=1`, once.
     pub fn stopping(&self) {
         if self.stopping_sent.swap(true, Ordering::Relaxed) {

@@ -95,20 +95,13 @@ pub fn run_server(mut config: Config) -> i32 {
         },
     };
     let mut takeover = takeover;
-    let taken_listener = takeover.as_mut().map(|t| {
-        let (listener, path, passed) = &t.listener;
-        (listener.try_clone(), path.clone(), *passed)
-    });
+    let taken_listener = takeover.as_mut().and_then(|t| t.listener.take());
     let passed = match (&handoff.listen, taken_listener) {
-        (_, Some((Ok(listener), path, manager_owns))) => {
+        (_, Some((listener, path, manager_owns))) => {
             log::info!("upgrade: serving {} again", path.display());
             config.socket = path.clone();
             config.socket_origin = SocketOrigin::Explicit;
             Some((listener, path, manager_owns))
-        },
-        (_, Some((Err(e), _, _))) => {
-            log::error!("upgrade: cannot use the socket handed over: {e}");
-            return EXIT_STARTUP_FAILED;
         },
         (None, None) => None,
         (Some(fds), None) => match activation::adopt_listener(fds) {

@@ -159,14 +159,27 @@ pub fn proc_stat(pid: u32) -> Option<(char, u32, u32, u32)> {
     Some((state, number()?, number()?, number()?))
 }
 
-/// The pids of the zombie children of process `parent` (state `Z`, ppid `parent`).
-pub fn zombie_children(parent: u32) -> Vec<u32> {
+/// The pids of the children of process `parent` whose `/proc` state
+/// `state` accepts.
+fn children_where(parent: u32, state: impl Fn(char) -> bool) -> Vec<u32> {
     let dir = match std::fs::read_dir("/proc") {
         Ok(dir) => dir,
         Err(e) => panic!("cannot list /proc: {e}"),
     };
     dir.filter_map(Result::ok)
         .filter_map(|entry| entry.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|&pid| matches!(proc_stat(pid), Some(('Z', ppid, _, _)) if ppid == parent))
+        .filter(
+            |&pid| matches!(proc_stat(pid), Some((s, ppid, _, _)) if ppid == parent && state(s)),
+        )
         .collect()
+}
+
+/// The pids of the zombie children of process `parent` (state `Z`, ppid `parent`).
+pub fn zombie_children(parent: u32) -> Vec<u32> {
+    children_where(parent, |s| s == 'Z')
+}
+
+/// The pids of every child of process `parent`, zombies included.
+pub fn children(parent: u32) -> Vec<u32> {
+    children_where(parent, |_| true)
 }

@@ -7,7 +7,7 @@
 //! process when the exec failed. [`Pane::adopted`] is the pane the next
 //! binary starts from a handed-over one.
 
-use super::{Pane, PaneSink, PtyHandle, Reaped};
+use super::{Pane, PaneSink, PtyHandle};
 use crate::config::Config;
 use crate::error::Error;
 use crate::sequencer::{PtyData, Publish};
@@ -43,8 +43,9 @@ pub struct HandedOver {
     pub master: Option<OwnedFd>,
     /// The process, when it still runs.
     pub pid: Option<u32>,
-    /// When the reader stopped: the pane's output is unread from then on.
-    pub unread_since: std::time::SystemTime,
+    /// When the reader stopped, in Unix milliseconds: the pane's output is
+    /// unread from then on.
+    pub unread_since_ms: u64,
 }
 
 /// Let go of the PTY for an upgrade and reply with the pane. The actor stays,
@@ -92,18 +93,8 @@ impl Pane {
         pty_out: Recipient<PtyData>,
         config: &Config,
     ) -> Pane {
-        let gone = pty.is_none();
-        let mut me = Pane::new(pane, Box::new(NoPty), events, pty_out, config);
-        me.pty = pty;
-        me.term = term;
-        me.output_offset = output_offset;
-        me.tracker = AgentTracker::new(me.tracker.pane().clone(), config).with_carry(carry);
-        if gone {
-            me.ended = true;
-            me.reaped = Some(Reaped { code: None });
-            me.exit_reported = true;
-        }
-        me
+        let tracker = AgentTracker::new(pane, config).with_carry(carry);
+        Pane::assemble(tracker, term, output_offset, pty, events, pty_out)
     }
 
     fn carried(&self) -> Carried {
@@ -147,7 +138,7 @@ impl Handler<HandOver> for Pane {
                     carried: self.carried(),
                     master: None,
                     pid: None,
-                    unread_since: std::time::SystemTime::now(),
+                    unread_since_ms: crate::upgrade::takeover::now_ms(),
                 };
                 return Box::pin(async move { Ok(done) });
             },
@@ -175,7 +166,7 @@ impl Handler<Released> for Pane {
             carried: self.carried(),
             master: Some(master),
             pid: Some(pid),
-            unread_since: std::time::SystemTime::now(),
+            unread_since_ms: crate::upgrade::takeover::now_ms(),
         });
     }
 }
@@ -197,40 +188,5 @@ impl Handler<TakeBack> for Pane {
                 self.state().id
             ),
         }
-    }
-}
-
-/// A placeholder PTY for building an adopted pane before its own is set.
-struct NoPty;
-
-impl PtyHandle for NoPty {
-    fn pid(&self) -> u32 {
-        0
-    }
-    fn resize(&self, _rows: u16, _cols: u16) -> std::io::Result<()> {
-        Err(std::io::Error::other("no pty"))
-    }
-    fn signal(
-        &self,
-        _sig: nix::sys::signal::Signal,
-        _target: super::SignalTarget,
-    ) -> std::io::Result<()> {
-        Err(nix::errno::Errno::ESRCH.into())
-    }
-    fn write(
-        &self,
-        _bytes: Vec<u8>,
-        _deadline: std::time::Instant,
-    ) -> oneshot::Receiver<Result<usize, crate::pty::WriteError>> {
-        let (tx, rx) = oneshot::channel();
-        let _ = tx.send(Err(crate::pty::WriteError {
-            kind: crate::pty::WriteErrorKind::Exited,
-            written: 0,
-        }));
-        rx
-    }
-    fn close(&self, _sig: nix::sys::signal::Signal) {}
-    fn release(&self) -> std::io::Result<OwnedFd> {
-        Err(std::io::Error::other("no pty"))
     }
 }

@@ -251,18 +251,34 @@ impl Pane {
         config: &Config,
     ) -> Pane {
         let term = Terminal::new(state.pty_size.rows, state.pty_size.cols);
+        let tracker = AgentTracker::new(state, config);
+        Pane::assemble(tracker, term, 0, Some(pty), events, pty_out)
+    }
+
+    /// A pane actor over `tracker` and `term`, its output counted from
+    /// `output_offset`; without a `pty` it reads as a pane whose process
+    /// has exited and been reported.
+    fn assemble(
+        tracker: AgentTracker,
+        term: Terminal,
+        output_offset: u64,
+        pty: Option<Box<dyn PtyHandle>>,
+        events: Recipient<Publish>,
+        pty_out: Recipient<PtyData>,
+    ) -> Pane {
+        let gone = pty.is_none();
         Pane {
-            tracker: AgentTracker::new(state, config),
+            tracker,
             term,
-            output_offset: 0,
-            pty: Some(pty),
+            output_offset,
+            pty,
             events,
             pty_out,
             viewers: HashMap::new(),
             watchers: HashSet::new(),
-            ended: false,
-            reaped: None,
-            exit_reported: false,
+            ended: gone,
+            reaped: gone.then_some(Reaped { code: None }),
+            exit_reported: gone,
             notify_gate: NotifyGate::default(),
             route: None,
             timers: HashMap::new(),
@@ -296,23 +312,8 @@ impl Pane {
         // Nothing is scanned for signals here: the restored text is history.
         let _ = term.feed(replay.as_bytes());
         term.drop_earlier_cursors();
-        Pane {
-            tracker: AgentTracker::new(state, config),
-            term,
-            output_offset: 0,
-            pty: None,
-            events,
-            pty_out,
-            viewers: HashMap::new(),
-            watchers: HashSet::new(),
-            ended: true,
-            reaped: Some(Reaped { code: None }),
-            exit_reported: true,
-            notify_gate: NotifyGate::default(),
-            route: None,
-            timers: HashMap::new(),
-            handing: None,
-        }
+        let tracker = AgentTracker::new(state, config);
+        Pane::assemble(tracker, term, 0, None, events, pty_out)
     }
 
     /// Leaves this pane's ring in `slot`, where the snapshot writer reads its

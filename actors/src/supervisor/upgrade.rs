@@ -16,7 +16,7 @@ use crate::upgrade::takeover::now_ms;
 use actix::prelude::*;
 use signaltty_protocol::PaneId;
 use signaltty_protocol::server::{ServerUpgradeParams, UpgradeReport};
-use std::os::fd::{AsRawFd, RawFd};
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::path::PathBuf;
 use std::time::Duration;
 use tokio::sync::oneshot;
@@ -214,33 +214,55 @@ impl Supervisor {
     /// Writes the snapshot and the record and execs; returns only when the
     /// exec failed, after taking everything back.
     fn exec(&mut self, handover: Handover) -> Reply {
+        let Handover {
+            binary,
+            conn,
+            id,
+            requested_at_ms,
+            panes,
+        } = handover;
+        // Each pane's state moves into the record; the masters stay here,
+        // to be taken back should the exec not happen.
+        let mut masters = Vec::new();
+        let panes: Vec<PaneRecord> = panes
+            .into_iter()
+            .map(|(pane, h)| {
+                let fd = h.master.as_ref().map(AsRawFd::as_raw_fd);
+                if let (Some(master), Some(pid)) = (h.master, h.pid) {
+                    masters.push((pane, master, pid));
+                }
+                PaneRecord {
+                    fd,
+                    pid: h.pid,
+                    unread_since_ms: h.unread_since_ms,
+                    carried: h.carried,
+                }
+            })
+            .collect();
         if self.shutting_down {
             // A SIGTERM during the handover: stopping wins.
-            return self.take_back(handover, "the server began to shut down".into());
+            return self.take_back(masters, "the server began to shut down".into());
         }
         let Some(listener) = self.listener.clone() else {
-            return self.take_back(handover, "no listener".into());
+            return self.take_back(masters, "no listener".into());
         };
         let Some(origin) = crate::upgrade::origin() else {
-            return self.take_back(handover, "no origin".into());
+            return self.take_back(masters, "no origin".into());
         };
         let Some(dir) = self.snapshots.dir.clone() else {
-            return self.take_back(handover, "no state directory".into());
+            return self.take_back(masters, "no state directory".into());
         };
         // Every event up to the head is durable: the snapshot at the head
         // plus an empty journal suffix is the world the record continues.
         let since = |at: u64| now_ms().saturating_sub(at);
-        log::debug!("upgrade: settled at {} ms", since(handover.requested_at_ms));
+        log::debug!("upgrade: settled at {} ms", since(requested_at_ms));
         self.save_snapshot_now();
-        log::debug!(
-            "upgrade: snapshot at {} ms",
-            since(handover.requested_at_ms)
-        );
+        log::debug!("upgrade: snapshot at {} ms", since(requested_at_ms));
         let record = Record {
             version: record::VERSION,
             from_version: self.config.version.clone(),
-            binary: handover.binary.display().to_string(),
-            requested_at_ms: handover.requested_at_ms,
+            binary: binary.display().to_string(),
+            requested_at_ms,
             seq: self.events.head().0,
             listener: ListenerRecord {
                 fd: listener.fd,
@@ -249,22 +271,10 @@ impl Supervisor {
             },
             upgrades: self.upgrades,
             reply: Some(ReplyRecord {
-                fd: handover.conn.socket,
-                id: handover.id.clone(),
+                fd: conn.socket,
+                id,
             }),
-            panes: handover
-                .panes
-                .iter()
-                .map(|(_, h)| PaneRecord {
-                    fd: h.master.as_ref().map(AsRawFd::as_raw_fd),
-                    pid: h.pid,
-                    unread_since_ms: h
-                        .unread_since
-                        .duration_since(std::time::UNIX_EPOCH)
-                        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(0)),
-                    carried: h.carried.clone(),
-                })
-                .collect(),
+            panes,
         };
         // Beside the socket when that directory is private (a tmpfs under
         // XDG_RUNTIME_DIR, usually): megabytes that never need a disk.
@@ -272,10 +282,10 @@ impl Supervisor {
         let path = match record::write(&record_dir, &record) {
             Ok(p) => p,
             Err(e) => {
-                return self.take_back(handover, format!("cannot write the handoff record: {e}"));
+                return self.take_back(masters, format!("cannot write the handoff record: {e}"));
             },
         };
-        log::debug!("upgrade: record at {} ms", since(handover.requested_at_ms));
+        log::debug!("upgrade: record at {} ms", since(requested_at_ms));
         let envelope = record.envelope();
         let mut env: Vec<_> = std::env::vars_os()
             .filter(|(k, _)| !crate::activation::MANAGER_VARS.iter().any(|m| k == m))
@@ -284,34 +294,34 @@ impl Supervisor {
         env.push((record::FDS_ENV.into(), envelope.to_env().into()));
         if let Some(notify) = &origin.notify_socket {
             env.push(("NOTIFY_SOCKET".into(), notify.clone()));
-            tell_manager_reloading(notify);
+            if let Ok(notifier) = crate::activation::Notifier::from_value(notify) {
+                notifier.reloading();
+            }
         }
         let mut args = origin.args.clone();
         if let Some(first) = args.first_mut() {
-            *first = handover.binary.clone().into_os_string();
+            *first = binary.clone().into_os_string();
         }
         log::info!(
             "upgrade: handing {} pane(s) to {} at seq {}",
             record.panes.len(),
-            handover.binary.display(),
+            binary.display(),
             record.seq
         );
         log::logger().flush();
-        let failed = crate::upgrade::fds::exec(&handover.binary, &args, &env, &envelope.fds());
+        let failed = crate::upgrade::fds::exec(&binary, &args, &env, &envelope.fds());
         let _ = std::fs::remove_file(&path);
-        self.take_back(handover, format!("the exec failed: {failed}"))
+        self.take_back(masters, format!("the exec failed: {failed}"))
     }
 
     /// The exec did not happen: every pane takes its master back, held
     /// requests are served, connections are accepted again.
-    fn take_back(&mut self, handover: Handover, why: String) -> Reply {
+    fn take_back(&mut self, masters: Vec<(PaneId, OwnedFd, u32)>, why: String) -> Reply {
         log::error!("upgrade: {why}; this server goes on as it was");
-        for (id, h) in handover.panes {
-            if let (Some(master), Some(pid)) = (h.master, h.pid) {
-                match self.registry.pane(&id) {
-                    Ok(entry) => entry.addr.do_send(TakeBack { master, pid }),
-                    Err(_) => log::error!("upgrade: pane {id} is gone; its process is let go"),
-                }
+        for (id, master, pid) in masters {
+            match self.registry.pane(&id) {
+                Ok(entry) => entry.addr.do_send(TakeBack { master, pid }),
+                Err(_) => log::error!("upgrade: pane {id} is gone; its process is let go"),
             }
         }
         if let Some(up) = self.upgrading.take() {
@@ -331,22 +341,6 @@ impl Supervisor {
     }
 }
 
-/// Tells a service manager the service is reloading (it waits for the new
-/// binary's `READY=1`).
-fn tell_manager_reloading(notify: &std::ffi::OsStr) {
-    let Ok(notifier) = crate::activation::Notifier::from_value(notify) else {
-        return;
-    };
-    let usec = nix::time::clock_gettime(nix::time::ClockId::CLOCK_MONOTONIC)
-        .map(|t| t.tv_sec() * 1_000_000 + t.tv_nsec() / 1000)
-        .unwrap_or(0);
-    if let Err(e) = notifier.send(&format!(
-        "RELOADING=1\nMONOTONIC_USEC={usec}\nSTATUS=upgrading in place\n"
-    )) {
-        log::warn!("cannot tell the service manager about the upgrade: {e}");
-    }
-}
-
 /// Starts the actor of a pane an upgrade handed over, on `arbiter`, and
 /// lets its PTY's reader deliver to it. Returns its address and process id
 /// (0 without a process).
@@ -358,7 +352,13 @@ pub(super) fn start_adopted(
     pty_out: Recipient<crate::sequencer::PtyData>,
     config: std::sync::Arc<crate::config::Config>,
 ) -> (Addr<crate::pane::Pane>, u32) {
-    let crate::upgrade::takeover::AdoptedPane { carried, term, pty } = adopted;
+    let crate::upgrade::takeover::AdoptedPane {
+        pane,
+        carry,
+        output_offset,
+        term,
+        pty,
+    } = adopted;
     let (pty, addr_tx, pid) = match pty {
         Some((pty, tx)) => {
             let pid = pty.pid();
@@ -370,10 +370,10 @@ pub(super) fn start_adopted(
     let filled = slot.clone();
     let addr = crate::pane::Pane::start_in_arbiter(arbiter, move |_| {
         crate::pane::Pane::adopted(
-            carried.pane,
-            carried.carry,
+            pane,
+            carry,
             term,
-            carried.output_offset,
+            output_offset,
             pty,
             events,
             pty_out,

@@ -10,15 +10,11 @@
 
 use super::record::Envelope;
 use nix::fcntl::{FcntlArg, FdFlag, fcntl};
-use nix::sys::signal::{Signal, killpg};
-use nix::sys::wait::{WaitPidFlag, WaitStatus, waitpid};
-use nix::unistd::Pid;
 use std::collections::HashMap;
 use std::ffi::{CString, OsString};
 use std::os::fd::{BorrowedFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStringExt;
 use std::path::Path;
-use std::time::{Duration, Instant};
 
 /// Replaces this process's image with `binary` (argv `args`, environment
 /// `env`), keeping `keep` open across it: only the calling thread goes on,
@@ -131,54 +127,6 @@ pub fn claim(envelope: &Envelope) -> Claimed {
     }
     claimed.missing = missing;
     claimed
-}
-
-/// How long processes let go of get to exit after their hangup before they
-/// are killed.
-pub const LET_GO_GRACE: Duration = Duration::from_secs(2);
-
-/// Lets go of handed-over processes this binary cannot continue (its record
-/// was unreadable): closes their terminals (the kernel hangs their sessions
-/// up, as a restart does), and on a thread of its own reaps each one, killing
-/// its process group after [`LET_GO_GRACE`]. No zombie is left.
-pub fn let_go(panes: Vec<(OwnedFd, u32)>) {
-    if panes.is_empty() {
-        return;
-    }
-    let pids: Vec<Pid> = panes
-        .iter()
-        .filter_map(|(_, pid)| i32::try_from(*pid).ok().map(Pid::from_raw))
-        .collect();
-    drop(panes);
-    for pid in &pids {
-        let _ = killpg(*pid, Signal::SIGHUP);
-    }
-    let reaper = std::thread::Builder::new()
-        .name("upgrade-let-go".into())
-        .spawn(move || reap_all(pids));
-    if let Err(e) = reaper {
-        log::warn!("upgrade: cannot start the thread that reaps the processes let go: {e}");
-    }
-}
-
-fn reap_all(mut pids: Vec<Pid>) {
-    let deadline = Instant::now() + LET_GO_GRACE;
-    let mut killed = false;
-    while !pids.is_empty() {
-        pids.retain(|pid| {
-            !matches!(
-                waitpid(*pid, Some(WaitPidFlag::WNOHANG)),
-                Ok(WaitStatus::Exited(..) | WaitStatus::Signaled(..)) | Err(_)
-            )
-        });
-        if !killed && Instant::now() >= deadline {
-            killed = true;
-            for pid in &pids {
-                let _ = killpg(*pid, Signal::SIGKILL);
-            }
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 /// Masters of processes this binary could not continue, held open so that

@@ -31,8 +31,12 @@ use std::sync::mpsc::SyncSender;
 
 /// One handed-over pane, ready for its actor.
 pub struct AdoptedPane {
-    /// The pane object, its evidence and offset (its terminal is in `term`).
-    pub carried: Carried,
+    /// The pane object.
+    pub pane: signaltty_protocol::pane::Pane,
+    /// Its tracker's evidence.
+    pub carry: crate::state::tracker::Carry,
+    /// Its output offset: the next byte read continues it.
+    pub output_offset: u64,
     /// The terminal as it was.
     pub term: Terminal,
     /// Its PTY, adopted; none when its process had exited or could not be
@@ -43,7 +47,7 @@ pub struct AdoptedPane {
 impl std::fmt::Debug for AdoptedPane {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("AdoptedPane")
-            .field("pane", &self.carried.pane.id)
+            .field("pane", &self.pane.id)
             .field("pty", &self.pty.as_ref().map(|(p, _)| p.pid()))
             .finish_non_exhaustive()
     }
@@ -52,8 +56,9 @@ impl std::fmt::Debug for AdoptedPane {
 /// What the new binary took over.
 #[derive(Debug)]
 pub struct Takeover {
-    /// The listening socket, its path, and whether a service manager owns it.
-    pub listener: (UnixListener, PathBuf, bool),
+    /// The listening socket, its path, and whether a service manager owns
+    /// it; taken by the server's start.
+    pub listener: Option<(UnixListener, PathBuf, bool)>,
     /// The handed-over panes by id (none after a fallback).
     pub panes: HashMap<PaneId, AdoptedPane>,
     /// The asking connection and its request id.
@@ -162,13 +167,13 @@ fn fall_back(
         problems: std::mem::take(&mut claimed.missing),
         ..UpgradeReport::default()
     };
-    fds::let_go(panes);
+    let_go(panes);
     let passed = envelope.managed;
     if passed {
         crate::activation::mark_socket_activated();
     }
     Takeover {
-        listener: (listener, socket, passed),
+        listener: Some((listener, socket, passed)),
         panes: HashMap::new(),
         reply: claimed
             .reply
@@ -201,11 +206,16 @@ fn continue_from(
     let mut kept = Vec::new();
     let mut panes = HashMap::new();
     let now = now_ms();
-    for pane in record.panes {
-        let mut carried = pane.carried;
-        let id = carried.pane.id.clone();
-        let size = carried.pane.pty_size;
-        let term = match Terminal::import(carried.term.clone()) {
+    for handed in record.panes {
+        let Carried {
+            mut pane,
+            carry,
+            output_offset,
+            term,
+        } = handed.carried;
+        let id = pane.id.clone();
+        let size = pane.pty_size;
+        let term = match Terminal::import(term) {
             Ok(t) => t,
             Err(e) => {
                 report.problems.push(format!(
@@ -215,17 +225,17 @@ fn continue_from(
                 Terminal::new(size.rows, size.cols)
             },
         };
-        let master = pane.fd.and_then(|fd| claimed.panes.remove(&fd));
+        let master = handed.fd.and_then(|fd| claimed.panes.remove(&fd));
         let pty = match master {
             Some((master, pid)) => match adopt(master, pid) {
                 Ok(adopted) => {
                     report.longest_unread_ms = report
                         .longest_unread_ms
-                        .max(now.saturating_sub(pane.unread_since_ms));
+                        .max(now.saturating_sub(handed.unread_since_ms));
                     report.panes.push(UpgradedPane {
                         pane_id: id.0.clone(),
                         pid: Some(pid),
-                        output_offset: carried.output_offset,
+                        output_offset,
                     });
                     Some(adopted)
                 },
@@ -241,17 +251,26 @@ fn continue_from(
             None => None,
         };
         // Its waiting reporter's connection closed with the exec.
-        crate::restore::reporter_gone(&mut carried.pane);
+        crate::restore::reporter_gone(&mut pane);
         if pty.is_none() {
             // As the restore makes it in the projection.
-            crate::restore::tombstone(&mut carried.pane);
+            crate::restore::tombstone(&mut pane);
             report.panes.push(UpgradedPane {
                 pane_id: id.0.clone(),
                 pid: None,
-                output_offset: carried.output_offset,
+                output_offset,
             });
         }
-        panes.insert(id, AdoptedPane { carried, term, pty });
+        panes.insert(
+            id,
+            AdoptedPane {
+                pane,
+                carry,
+                output_offset,
+                term,
+                pty,
+            },
+        );
     }
     // Masters named by the envelope that no pane claimed.
     for (_, (master, pid)) in claimed.panes.drain() {
@@ -269,7 +288,7 @@ fn continue_from(
         now_ms().saturating_sub(record.requested_at_ms)
     );
     Takeover {
-        listener: (listener, socket, record.listener.passed),
+        listener: Some((listener, socket, record.listener.passed)),
         panes,
         reply: record
             .reply
@@ -279,6 +298,29 @@ fn continue_from(
         requested_at_ms: record.requested_at_ms,
         kept,
     }
+}
+
+/// Lets go of processes this binary cannot continue (its record was
+/// unreadable) as a restart does: each is adopted and closed at once, so the
+/// PTY layer hangs its session up, kills what is left after the grace and
+/// reaps it (`Pty::close`). One that cannot be adopted is hung up by its
+/// master closing.
+fn let_go(panes: Vec<(OwnedFd, u32)>) {
+    for (master, pid) in panes {
+        match crate::pty::adopt(master, pid, Box::new(Discard)) {
+            Ok(pty) => pty.close(nix::sys::signal::Signal::SIGHUP),
+            Err(e) => log::warn!("upgrade: process {pid} could not be adopted to let it go: {e}"),
+        }
+    }
+}
+
+/// The sink of a PTY being let go: its output and exit go nowhere.
+struct Discard;
+
+impl crate::pty::PtySink for Discard {
+    fn output(&mut self, _chunk: Vec<u8>) {}
+    fn output_ended(&mut self) {}
+    fn exited(&mut self, _code: Option<i32>) {}
 }
 
 /// Adopts `master` and `pid` (a duplicate is adopted; on failure the
