@@ -51,13 +51,58 @@ impl Drop for RawMode {
     }
 }
 
-fn send(writer: &Mutex<UnixStream>, id: String, method: Method) -> std::io::Result<()> {
-    let mut line = Request::new(id, method).to_line();
-    line.push('\n');
-    let mut w = writer
-        .lock()
-        .map_err(|_| std::io::Error::other("writer poisoned"))?;
-    w.write_all(line.as_bytes())
+/// The connection's writing side, and the input requests it has not seen
+/// answered: an in-place upgrade closes the connection with some unread
+/// (docs/upgrade.md), and they are sent again on the next one, in order.
+struct Link {
+    stream: UnixStream,
+    unanswered: std::collections::BTreeMap<u64, String>,
+}
+
+impl Link {
+    fn new(stream: UnixStream) -> Link {
+        Link {
+            stream,
+            unanswered: std::collections::BTreeMap::new(),
+        }
+    }
+
+    /// Writes one request line.
+    fn send(&mut self, id: String, method: Method) -> std::io::Result<()> {
+        let mut line = Request::new(id, method).to_line();
+        line.push('\n');
+        self.stream.write_all(line.as_bytes())
+    }
+
+    /// Writes input request `n`, kept until its answer arrives. A write
+    /// that fails is sent again on the next connection.
+    fn send_input(&mut self, n: u64, params: PaneInputParams) {
+        let mut line = Request::new(format!("in-{n}"), Method::PaneInput(params)).to_line();
+        line.push('\n');
+        let _ = self.stream.write_all(line.as_bytes());
+        self.unanswered.insert(n, line);
+    }
+
+    /// The answer to request `id` arrived.
+    fn answered(&mut self, id: &str) {
+        if let Some(n) = id.strip_prefix("in-").and_then(|n| n.parse().ok()) {
+            self.unanswered.remove(&n);
+        }
+    }
+
+    /// Continues on `stream`: the unanswered input goes again, in order.
+    fn replace(&mut self, stream: UnixStream) {
+        self.stream = stream;
+        for line in self.unanswered.values() {
+            let _ = self.stream.write_all(line.as_bytes());
+        }
+    }
+}
+
+fn send(link: &Mutex<Link>, id: String, method: Method) -> std::io::Result<()> {
+    link.lock()
+        .map_err(|_| std::io::Error::other("writer poisoned"))?
+        .send(id, method)
 }
 
 /// Runs the attach client; returns the exit code.
@@ -113,7 +158,7 @@ pub fn session(
     let pane = PaneRef(pane.to_owned());
     let size = get_winsize(std::io::stdout()).ok();
     let (mut reader, stream, snapshot) = open(socket, &pane, size)?;
-    let writer = Arc::new(Mutex::new(stream));
+    let writer = Arc::new(Mutex::new(Link::new(stream)));
 
     match RawMode::enter() {
         Ok(r) => {
@@ -154,8 +199,8 @@ pub fn session(
                     ended = "the server restarted and the pane has no process any more";
                     break;
                 }
-                if let Ok(mut guard) = writer.lock() {
-                    *guard = w;
+                if let Ok(mut link) = writer.lock() {
+                    link.replace(w);
                 }
                 reader = r;
                 covered = draw(&mut out, &snapshot);
@@ -195,6 +240,11 @@ pub fn session(
                 ended = "detached";
                 break;
             },
+            Ok(ServerLine::Response(r)) => {
+                if let Ok(mut link) = writer.lock() {
+                    link.answered(&r.id);
+                }
+            },
             _ => {},
         }
     }
@@ -232,12 +282,11 @@ fn open(
         mark_seen: None,
         watch: None,
     };
-    let writer = Mutex::new(writer);
-    send(&writer, "attach".into(), Method::PaneAttach(params))
+    let mut writer = Link::new(writer);
+    writer
+        .send("attach".into(), Method::PaneAttach(params))
         .map_err(|e| format!("IO_ERROR: {e}"))?;
-    let writer = writer
-        .into_inner()
-        .map_err(|_| "INTERNAL: writer poisoned".to_owned())?;
+    let writer = writer.stream;
     loop {
         let mut line = String::new();
         match reader.read_line(&mut line) {
@@ -295,7 +344,7 @@ fn draw(out: &mut impl Write, snapshot: &PaneAttachResult) -> u64 {
 /// Sends what is typed as `pane.input` and the terminal's size changes as
 /// `pane.resize`, until the detach key, the end of input or `stop`.
 fn forward_keys(
-    writer: &Mutex<UnixStream>,
+    writer: &Mutex<Link>,
     pane: PaneRef,
     mut last_size: Option<(u16, u16)>,
     stop: &AtomicBool,
@@ -341,7 +390,9 @@ fn forward_keys(
                 pane_id: pane.clone(),
                 data_b64: base64::engine::general_purpose::STANDARD.encode(data),
             };
-            let _ = send(writer, format!("in-{n_req}"), Method::PaneInput(params));
+            if let Ok(mut link) = writer.lock() {
+                link.send_input(n_req, params);
+            }
         }
         if detach {
             let _ = send(
