@@ -11,7 +11,6 @@ use crate::cli::{fail, resolve_socket};
 use base64::Engine as _;
 use nix::sys::signal::{SigSet, Signal};
 use nix::sys::termios::{self, SetArg, Termios};
-use signaltty_actors::pty::get_winsize;
 use signaltty_protocol::pane::{
     LiveState, PaneAttachParams, PaneAttachResult, PaneInputParams, PaneResizeParams, PaneTarget,
 };
@@ -156,7 +155,7 @@ pub fn session(
     raw_slot: &Arc<Mutex<Option<RawMode>>>,
 ) -> Result<&'static str, String> {
     let pane = PaneRef(pane.to_owned());
-    let size = get_winsize(std::io::stdout()).ok();
+    let size = terminal_size();
     let (mut reader, stream, snapshot) = open(socket, &pane, size)?;
     let writer = Arc::new(Mutex::new(Link::new(stream)));
 
@@ -315,7 +314,7 @@ fn reattach(
     pane: &PaneRef,
 ) -> Option<(BufReader<UnixStream>, UnixStream, PaneAttachResult)> {
     let deadline = std::time::Instant::now() + REATTACH_FOR;
-    let size = get_winsize(std::io::stdout()).ok();
+    let size = terminal_size();
     while std::time::Instant::now() < deadline {
         if !socket.exists() {
             // A server that stopped removed its socket: nothing comes back.
@@ -361,7 +360,7 @@ fn forward_keys(
             nix::poll::PollTimeout::try_from(SIZE_POLL.as_millis() as i32)
                 .unwrap_or(nix::poll::PollTimeout::NONE),
         );
-        let now = get_winsize(std::io::stdout()).ok();
+        let now = terminal_size();
         if now != last_size
             && let Some((rows, cols)) = now
         {
@@ -403,4 +402,11 @@ fn forward_keys(
             return;
         }
     }
+}
+
+/// The size of the terminal on stdout as (rows, cols), when stdout is one.
+fn terminal_size() -> Option<(u16, u16)> {
+    rustix::termios::tcgetwinsize(std::io::stdout())
+        .ok()
+        .map(|w| (w.ws_row, w.ws_col))
 }

@@ -1,10 +1,10 @@
 //! One thin function per CLI command: build the params, make one call, print the
 //! result as text or, with `--json`, as the raw result.
 
-use crate::client::{CallError, Client};
 use crate::{Global, WorkspaceCommand};
 use serde::de::DeserializeOwned;
-use signaltty_actors::Env;
+use signaltty_model::Env;
+use signaltty_model::client::{CallError, Client};
 use signaltty_protocol::server::{ServerSchemaResult, ServerStatusResult};
 use signaltty_protocol::signal::SignalName;
 use signaltty_protocol::workspace::{
@@ -21,7 +21,7 @@ pub const EXIT_FAILED: i32 = 1;
 /// the config file's `[server] socket` > the default (docs/configuration.md).
 pub fn resolve_socket(global: &Global) -> PathBuf {
     let env = Env::from_process();
-    signaltty_actors::settings::load(&env, &socket_flag(global))
+    signaltty_model::settings::load(&env, &socket_flag(global))
         .socket(&env)
         .0
 }
@@ -31,10 +31,10 @@ pub fn resolve_socket(global: &Global) -> PathBuf {
 pub fn socket_flag(
     global: &Global,
 ) -> Vec<(
-    signaltty_actors::settings::knobs::K,
-    signaltty_actors::settings::knobs::Value,
+    signaltty_model::settings::knobs::K,
+    signaltty_model::settings::knobs::Value,
 )> {
-    use signaltty_actors::settings::knobs::{K, Value};
+    use signaltty_model::settings::knobs::{K, Value};
     global
         .socket
         .iter()

@@ -7,8 +7,8 @@ use crate::Global;
 use crate::cli::EXIT_FAILED;
 use clap::Subcommand;
 use serde_json::json;
-use signaltty_actors::Env;
-use signaltty_actors::settings::{self, Origin, Problem, Settings};
+use signaltty_model::Env;
+use signaltty_model::settings::{self, Origin, Problem, Settings};
 
 #[derive(Debug, Subcommand)]
 pub enum ConfigCommand {
@@ -152,7 +152,7 @@ mod tests {
         );
         assert_eq!(r.len(), 2, "{r:?}");
         assert!(r[1].ends_with("from $SIGNALTTY_SOCKET"), "{r:?}");
-        for knob in signaltty_actors::settings::knobs::KNOBS {
+        for knob in signaltty_model::settings::knobs::KNOBS {
             assert!(knob.name().len() <= KEY_WIDTH, "{}", knob.name());
         }
     }

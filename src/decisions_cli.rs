@@ -3,8 +3,8 @@
 
 use crate::Global;
 use crate::cli::{call, fail, resolve_socket};
-use crate::client::{CallError, Client};
 use serde_json::json;
+use signaltty_model::client::{CallError, Client};
 use signaltty_protocol::pane::{Pane, PaneGetResult, PaneTarget};
 use signaltty_protocol::state::{Decision, DecisionAnswerParams, DecisionAnswerResult};
 use signaltty_protocol::workspace::{WorkspaceGetParams, WorkspaceGetResult, WorkspaceListResult};

@@ -3,9 +3,9 @@
 
 use crate::Global;
 use crate::cli::{fail, resolve_socket};
-use crate::client::Client;
-use signaltty_actors::Env;
-use signaltty_actors::journal::verify::verify as verify_journal;
+use signaltty_model::Env;
+use signaltty_model::client::Client;
+use signaltty_model::journal::verify::verify as verify_journal;
 use signaltty_protocol::subscribe::{ReplayStatus, SubscribeParams, SubscribeResult};
 use signaltty_protocol::{Method, ServerLine};
 use std::io::Write;

@@ -5,8 +5,8 @@
 use crate::Global;
 use crate::cli::fail;
 use serde_json::{Value, json};
-use signaltty_actors::integration::program::{self, PROGRAMS, Program};
-use signaltty_actors::integration::{self, INSTALLABLE, Report, Roots, Status};
+use signaltty_model::integration::program::{self, PROGRAMS, Program};
+use signaltty_model::integration::{self, INSTALLABLE, Report, Roots, Status};
 use signaltty_protocol::pane::AgentKind;
 use std::path::{Path, PathBuf};
 
@@ -203,7 +203,7 @@ fn status_item(agent: Agent, file: &Path, status: &Status, text: bool) -> Value 
 
 /// The user's manifests, each checked (spec/agents.md §11.8).
 fn manifests() -> Value {
-    let env = signaltty_actors::config::Env::from_process();
+    let env = signaltty_model::Env::from_process();
     let Some(dir) = env.agents_dir(None) else {
         return json!([]);
     };
@@ -221,9 +221,7 @@ fn manifests() -> Value {
                 .unwrap_or_default();
             let parsed = std::fs::read_to_string(path)
                 .map_err(|e| e.to_string())
-                .and_then(|t| {
-                    signaltty_actors::agents::manifest::Manifest::parse(&name, &t, false)
-                });
+                .and_then(|t| signaltty_model::agents::manifest::Manifest::parse(&name, &t, false));
             let manifest = match parsed {
                 Ok(m) => json!({"file": path, "ok": true, "kind": m.kind}),
                 Err(e) => json!({"file": path, "ok": false, "error": e}),

@@ -11,8 +11,8 @@ mod rotate;
 
 pub use rotate::RotatingFile;
 
-use signaltty_actors::settings::knobs::{K, Value};
-use signaltty_actors::settings::{Origin, Problem, Settings, Where};
+use signaltty_model::settings::knobs::{K, Value};
+use signaltty_model::settings::{Origin, Problem, Settings, Where};
 use signaltty_protocol::Timestamp;
 use std::fmt;
 use std::io::IsTerminal;
@@ -235,8 +235,8 @@ mod tests {
 
     #[test]
     fn a_bad_filter_from_the_file_is_a_problem_at_its_line() {
-        use signaltty_actors::Env;
-        use signaltty_actors::settings::{FileInput, Inputs, resolve};
+        use signaltty_model::Env;
+        use signaltty_model::settings::{FileInput, Inputs, resolve};
         let env = Env::default();
         let s = resolve(&Inputs {
             env: &env,

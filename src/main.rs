@@ -14,7 +14,6 @@ mod args;
 mod attach;
 mod board;
 mod cli;
-mod client;
 mod config_cli;
 mod decisions_cli;
 mod diff_cli;
@@ -78,10 +77,7 @@ fn main() -> ExitCode {
         Command::Start => serve::start(&cli.global),
         Command::Stop { force } => serve::stop(&cli.global, force),
         Command::Upgrade { binary } => upgrade_cli::upgrade(&cli.global, binary),
-        Command::UpgradeProbe => {
-            say!("{}", signaltty_actors::upgrade::probe_line());
-            0
-        },
+        Command::UpgradeProbe => serve::upgrade_probe(),
         Command::Status => cli::status(&cli.global),
         Command::Schema => cli::schema(&cli.global),
         Command::Config(cmd) => config_cli::run(&cli.global, cmd),

@@ -3,9 +3,9 @@
 //! `--json`.
 
 use crate::cli::{call, fail, resolve_socket};
-use crate::client::Client;
 use crate::{Global, PaneCommand, TabCommand};
 use base64::Engine as _;
+use signaltty_model::client::Client;
 use signaltty_protocol::pane::{
     Attention, LiveState, Pane, PaneCloseParams, PaneGetResult, PaneInputParams, PaneInputResult,
     PaneLaunchResult, PaneReadParams, PaneReadResult, PaneResizeParams, PaneResult,

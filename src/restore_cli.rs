@@ -5,8 +5,8 @@
 
 use crate::Global;
 use crate::cli::{fail, resolve_socket};
-use crate::client::{CallError, Client};
 use serde_json::{Value, json};
+use signaltty_model::client::{CallError, Client};
 use signaltty_protocol::pane::{Pane, RestoreState};
 use signaltty_protocol::server::ServerStatusResult;
 use signaltty_protocol::workspace::{WorkspaceGetParams, WorkspaceGetResult, WorkspaceListResult};
@@ -22,7 +22,7 @@ fn fetch<T: serde::de::DeserializeOwned>(client: &mut Client, method: Method) ->
 
 /// How a restored pane can come back, if it can.
 fn how(pane: &Pane) -> Option<&'static str> {
-    signaltty_actors::launch::resume_command(pane)?;
+    signaltty_model::agents::programs::resume_command(pane)?;
     Some(if pane.agent.resume_argv.is_some() {
         "its agent session"
     } else {

@@ -3,12 +3,13 @@
 
 use crate::Global;
 use crate::cli::{fail, resolve_socket};
-use crate::client::{Client, server_answers};
-use signaltty_actors::agents::AgentRules;
+use signaltty_actors::Config;
 use signaltty_actors::config::SettingsReport;
-use signaltty_actors::settings::knobs::{K, Value};
-use signaltty_actors::settings::{self, Settings};
-use signaltty_actors::{Config, Env};
+use signaltty_model::Env;
+use signaltty_model::agents::AgentRules;
+use signaltty_model::client::{Client, server_answers};
+use signaltty_model::settings::knobs::{K, Value};
+use signaltty_model::settings::{self, Settings};
 use signaltty_protocol::Method;
 use signaltty_protocol::server::ServerShutdownParams;
 use std::os::unix::fs::DirBuilderExt;
@@ -145,6 +146,13 @@ fn report_settings(settings: &Settings, trouble: &[String]) {
 }
 
 /// Starts a detached server unless one already answers, and waits until it does.
+/// `signaltty upgrade-probe`: the line a running server reads to learn
+/// whether this binary can take over its panes (docs/upgrade.md).
+pub fn upgrade_probe() -> i32 {
+    say!("{}", signaltty_actors::upgrade::probe_line());
+    0
+}
+
 pub fn start(global: &Global) -> i32 {
     let socket = resolve_socket(global);
     if server_answers(&socket) {

@@ -8,10 +8,10 @@ mod units;
 
 use crate::Global;
 use crate::cli::{fail, resolve_socket};
-use crate::client::{CallError, Client};
 use clap::Subcommand;
 use serde_json::{Value, json};
-use signaltty_actors::Env;
+use signaltty_model::Env;
+use signaltty_model::client::{CallError, Client};
 use signaltty_protocol::{ErrorCode, Method};
 use std::io::Write as _;
 use std::os::unix::fs::OpenOptionsExt;

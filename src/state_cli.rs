@@ -3,8 +3,8 @@
 
 use crate::Global;
 use crate::cli::{call, fail, resolve_socket};
-use crate::client::{CallError, Client};
 use serde_json::Value;
+use signaltty_model::client::{CallError, Client};
 use signaltty_protocol::pane::{PaneResult, PaneTarget};
 use signaltty_protocol::state::{
     AttentionItem, AttentionPendingParams, AttentionPendingResult, DecisionInput, HookEventParams,
@@ -163,7 +163,7 @@ pub fn hook_event(global: &Global, args: HookArgs) -> i32 {
         })
     };
     let mut outcome = report(params.clone());
-    if matches!(&outcome, Err(e) if e.message == crate::client::CLOSED_EARLY) {
+    if matches!(&outcome, Err(e) if e.message == signaltty_model::client::CLOSED_EARLY) {
         // An in-place upgrade closed the connection before the hook was
         // served (docs/upgrade.md): the next binary takes it. Applying a
         // hook twice changes nothing the first did not.
@@ -504,8 +504,8 @@ pub fn agents(global: &Global, reload: bool) -> i32 {
 /// `signaltty agents check FILE`: validates a manifest without a server and,
 /// with a screen on stdin, shows what its rules say about it.
 pub fn agents_check(file: &std::path::Path, title: Option<String>) -> i32 {
-    use signaltty_actors::agents::manifest::Manifest;
-    use signaltty_actors::agents::screen::{View, classify};
+    use signaltty_model::agents::manifest::Manifest;
+    use signaltty_model::agents::screen::{View, classify};
     let text = match std::fs::read_to_string(file) {
         Ok(t) => t,
         Err(e) => return fail(&format!("IO_ERROR: cannot read {}: {e}", file.display())),

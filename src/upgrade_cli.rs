@@ -4,7 +4,7 @@
 
 use crate::Global;
 use crate::cli::{fail, resolve_socket};
-use crate::client::Client;
+use signaltty_model::client::Client;
 use signaltty_protocol::Method;
 use signaltty_protocol::server::{ServerUpgradeParams, UpgradeReport};
 use std::path::PathBuf;

@@ -11,13 +11,13 @@
 //! disconnected, as is any client past `max_queued_bytes`.
 
 use crate::codec::{Frame, JsonLines};
-use crate::config::Limits;
 use crate::flow::{CountingWriter, Flow, GatedStream};
 use crate::reply::response_line;
 use crate::supervisor::{Connected, Disconnected, Dispatch, Supervisor};
 use actix::io::{WriteHandler, Writer};
 use actix::prelude::*;
 use bytes::Bytes;
+use signaltty_model::settings::Limits;
 use signaltty_protocol::envelope::{ErrorBody, Response};
 use signaltty_protocol::method::RequestFlow;
 use signaltty_protocol::{ErrorCode, MAX_LINE_BYTES, Request, UNKNOWN_REQUEST_ID};

@@ -5,6 +5,7 @@
 //! on a blocking thread before it calls these.
 
 use crate::pty::SpawnSpec;
+pub use signaltty_model::agents::programs::{detect_kind, resume_command};
 use signaltty_protocol::pane::{
     AgentInfo, AgentKind, Attention, Lifecycle, LiveState, Pane, PtySize, Relationship,
     RestoreState,
@@ -184,53 +185,6 @@ pub fn check_overrides(request: &BTreeMap<String, String>) -> Result<(), String>
 /// The only request variables a pane remembers (re-applied by `pane.resume`).
 pub const CONFIG_ENV_KEYS: &[&str] = &["CLAUDE_CONFIG_DIR", "CODEX_HOME", "OPENCODE_CONFIG_DIR"];
 
-/// Shells a restored pane may be started again in (tmux-resurrect parity).
-pub const RESUMABLE_SHELLS: &[&str] = &["bash", "zsh", "fish", "sh", "dash"];
-
-/// The command a resume runs (spec/persistence.md §8.3 step 2): when the
-/// pane's original program is an absolute path whose basename is the resume
-/// command's bare program, the original path is kept (the user's chosen
-/// binary); anything else — a relative or bare original, a wrapper with
-/// another name, a resume program that is itself a path — keeps the resume
-/// command as it is. The original's launch options are never copied.
-pub fn resolve_resume_argv(original: &[String], resume: &[String]) -> Vec<String> {
-    let mut argv = resume.to_vec();
-    if let (Some(orig), Some(program)) = (original.first(), argv.first_mut())
-        && Path::new(orig).is_absolute()
-        && !program.is_empty()
-        && !program.contains('/')
-        && Path::new(orig).file_name().and_then(|n| n.to_str()) == Some(program.as_str())
-    {
-        *program = orig.clone();
-    }
-    argv
-}
-
-/// What `pane.resume` starts in a pane without a process: the adapter's
-/// exact-session command (resolved as above), or, for a `RESTORED` pane whose
-/// command is a plain interactive shell, that shell again in its cwd. `None`
-/// when the pane has neither.
-pub fn resume_command(pane: &Pane) -> Option<Vec<String>> {
-    if let Some(resume) = &pane.agent.resume_argv {
-        return Some(resolve_resume_argv(&pane.argv, resume));
-    }
-    let shell = pane
-        .argv
-        .first()
-        .and_then(|p| Path::new(p).file_name())
-        .and_then(|n| n.to_str())
-        .is_some_and(|name| RESUMABLE_SHELLS.contains(&name));
-    // Only an interactive shell: `sh -c …` ran a command, which is not ours to
-    // run again.
-    let interactive = pane
-        .argv
-        .iter()
-        .skip(1)
-        .all(|a| a == "-l" || a == "-i" || a == "--login");
-    (pane.restore_state == RestoreState::Restored && shell && interactive)
-        .then(|| pane.argv.clone())
-}
-
 /// Builds a child's environment: the server's minus the block list, then the
 /// request overrides (checked by [`check_overrides`]; a blocked name is skipped
 /// here too), `TERM=xterm-256color` when nobody set it, then `SIGNALTTY_PANE`
@@ -291,41 +245,6 @@ fn normalise(path: &Path) -> PathBuf {
         }
     }
     out
-}
-
-/// The kind of a command by its program's basename (spec/data-model.md §5.2 built-ins;
-/// manifest overlays come with the agent adapters). Anything else is `generic`.
-pub fn detect_kind(argv: &[String]) -> AgentKind {
-    let Some(program) = argv.first() else {
-        return AgentKind::None;
-    };
-    let base = Path::new(program)
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or(program);
-    BUILTIN_EXECUTABLES
-        .iter()
-        .find(|(name, _)| *name == base)
-        .map_or(AgentKind::Generic, |(_, kind)| *kind)
-}
-
-/// The executable name of each built-in agent kind (spec/data-model.md §5.2):
-/// what `detect_kind` recognises and `signaltty doctor` looks for on `PATH`.
-pub const BUILTIN_EXECUTABLES: [(&str, AgentKind); 6] = [
-    ("codex", AgentKind::Codex),
-    ("claude", AgentKind::Claude),
-    ("opencode", AgentKind::Opencode),
-    ("cursor-agent", AgentKind::Cursor),
-    ("pi", AgentKind::Pi),
-    ("gemini", AgentKind::Gemini),
-];
-
-/// The executable a built-in agent kind runs as; `None` for `generic` and `none`.
-pub fn executable(kind: AgentKind) -> Option<&'static str> {
-    BUILTIN_EXECUTABLES
-        .iter()
-        .find(|(_, k)| *k == kind)
-        .map(|(name, _)| *name)
 }
 
 /// A pane's title at spawn: the basename of `argv[0]`, or `shell`.
@@ -496,16 +415,6 @@ mod tests {
     }
 
     #[test]
-    fn every_agent_kind_has_one_executable_and_it_is_detected_back() {
-        for kind in AgentKind::ALL {
-            match executable(kind) {
-                Some(name) => assert_eq!(detect_kind(&[name.to_owned()]), kind),
-                None => assert!(!kind.is_agent(), "{kind:?} has no executable"),
-            }
-        }
-    }
-
-    #[test]
     fn only_config_dirs_are_remembered_and_made_absolute() {
         let request = map(&[
             ("CODEX_HOME", "cfg/codex"),
@@ -618,41 +527,6 @@ mod tests {
 
     fn v(args: &[&str]) -> Vec<String> {
         args.iter().map(|a| (*a).to_owned()).collect()
-    }
-
-    #[test]
-    fn a_resume_keeps_an_absolute_original_with_the_same_basename_and_nothing_else() {
-        let resume = v(&["codex", "resume", "s1"]);
-        // Kept: the user's selected binary.
-        assert_eq!(
-            resolve_resume_argv(&v(&["/opt/ai/bin/codex", "--model", "x"]), &resume),
-            v(&["/opt/ai/bin/codex", "resume", "s1"])
-        );
-        // Not kept: relative, bare, a shell, another basename.
-        for original in [
-            v(&["./bin/codex"]),
-            v(&["codex", "--fast"]),
-            v(&["/bin/bash"]),
-            v(&["/usr/local/bin/codex-wrapper"]),
-        ] {
-            assert_eq!(
-                resolve_resume_argv(&original, &resume),
-                resume,
-                "{original:?}"
-            );
-        }
-        // An explicit path in the resume command stays authoritative.
-        let explicit = v(&["/srv/agents/codex", "resume", "s1"]);
-        assert_eq!(
-            resolve_resume_argv(&v(&["/opt/codex"]), &explicit),
-            explicit
-        );
-        // Launch flags of the original are never copied.
-        let kept = resolve_resume_argv(
-            &v(&["/opt/claude", "--dangerously"]),
-            &v(&["claude", "--resume", "s"]),
-        );
-        assert!(!kept.iter().any(|a| a == "--dangerously"), "{kept:?}");
     }
 
     #[test]

@@ -7,7 +7,6 @@
 //! docs/ARCHITECTURE.md for the tour.
 
 pub mod activation;
-pub mod agents;
 pub mod arbiters;
 pub mod codec;
 pub mod config;
@@ -18,7 +17,6 @@ pub mod events;
 pub mod flow;
 pub mod git;
 pub mod ids;
-pub mod integration;
 pub mod journal;
 pub mod launch;
 pub mod launch_tree;
@@ -33,7 +31,6 @@ pub mod reply;
 pub mod restore;
 pub mod router;
 pub mod sequencer;
-pub mod settings;
 pub mod slug;
 pub mod snapshot;
 pub mod state;
@@ -42,7 +39,6 @@ pub mod supervisor;
 #[cfg(test)]
 mod system_tests;
 pub mod task;
-pub mod term;
 #[cfg(test)]
 pub mod testkit;
 pub mod turns;
@@ -51,7 +47,7 @@ pub mod waits;
 pub mod workspace;
 pub mod worktrees;
 
-pub use config::{Config, Env, Limits, SocketOrigin};
+pub use config::Config;
 pub use error::Error;
 
 use crate::activation::Notifier;
@@ -61,6 +57,7 @@ use crate::listener::{
 };
 use crate::supervisor::{BeginShutdown, Supervisor};
 use actix::prelude::*;
+use signaltty_model::SocketOrigin;
 use std::sync::Arc;
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::watch;

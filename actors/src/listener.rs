@@ -2,11 +2,12 @@
 //! binding with mode 0600 (spec/ipc.md §1), and the accept loop with its peer-uid
 //! check.
 
-use crate::config::{Limits, SocketOrigin};
 use crate::connection::Connection;
 use crate::supervisor::Supervisor;
 use actix::Addr;
 use nix::sys::stat::{Mode, umask};
+use signaltty_model::SocketOrigin;
+use signaltty_model::settings::Limits;
 use std::fs::{self, File, OpenOptions};
 use std::io;
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};

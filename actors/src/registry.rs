@@ -55,7 +55,7 @@ pub struct PaneEntry<P> {
     /// The pid of the process it started (for hook attribution by ancestry).
     pub pid: u32,
     /// Where its ring is read for the snapshot's tail.
-    pub tail: crate::term::TailSlot,
+    pub tail: signaltty_model::term::TailSlot,
 }
 
 /// What names a pane in a request: a client's [`PaneRef`] (an id, else a

@@ -686,7 +686,9 @@ fn not_subscribed(head: Seq, replay: Replay) -> Reply {
 }
 
 /// The `agents.list` / `agents.reload` answer for `set`.
-fn agents_result(set: &crate::agents::AgentSet) -> signaltty_protocol::state::AgentsResult {
+fn agents_result(
+    set: &signaltty_model::agents::AgentSet,
+) -> signaltty_protocol::state::AgentsResult {
     use signaltty_protocol::state::{AgentsResult, ManifestFailure, ManifestInfo};
     AgentsResult {
         dir: set.dir.as_ref().map(|d| d.to_string_lossy().into_owned()),
@@ -718,8 +720,9 @@ fn agents_result(set: &crate::agents::AgentSet) -> signaltty_protocol::state::Ag
 /// whole set; a directory that cannot be listed keeps the active one.
 fn agents_reload<H: Host>(cx: &mut Cx<'_>) -> Routed<H> {
     let dir = cx.config.agents_dir.clone();
-    let load =
-        actix_rt::task::spawn_blocking(move || crate::agents::AgentSet::load(dir.as_deref()));
+    let load = actix_rt::task::spawn_blocking(move || {
+        signaltty_model::agents::AgentSet::load(dir.as_deref())
+    });
     Box::pin(load.on_host::<H>().map(|loaded, act, _| {
         let result = match loaded {
             Ok(Ok(set)) => {

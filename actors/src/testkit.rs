@@ -2,12 +2,14 @@
 //! Supervisor that records what a pane publishes, a fake PTY, journal stores
 //! that gate, record or fail their appends, and a config on temp directories.
 
-use crate::config::{Config, Limits, SocketOrigin};
+use crate::config::Config;
 use crate::connection::{CloseConnection, Deliver, DeliverPty, Drain};
 use crate::connection::{ConnHandle, ConnId};
 use crate::journal::{JournalRecord, JournalStore};
 use actix::prelude::*;
 use parking_lot::Mutex;
+use signaltty_model::SocketOrigin;
+use signaltty_model::settings::Limits;
 use signaltty_protocol::Seq;
 use std::sync::Arc;
 use std::sync::mpsc;
@@ -17,7 +19,7 @@ use std::time::{Duration, Instant};
 pub fn config(dir: &std::path::Path) -> Config {
     Config {
         agents_dir: None,
-        agents: crate::agents::AgentRules::default(),
+        agents: signaltty_model::agents::AgentRules::default(),
         socket: dir.join("test.sock"),
         socket_origin: SocketOrigin::Explicit,
         state_dir: dir.join("state"),

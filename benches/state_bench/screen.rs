@@ -28,8 +28,8 @@ fn busy_screen(kind: &str) -> String {
 }
 
 pub fn bench_screen(bin: &Path, tmp: &TempDir, opts: &Opts, verdicts: &mut Vec<String>) -> Res<()> {
-    use signaltty_actors::agents::AgentSet;
-    use signaltty_actors::agents::screen::{View, classify};
+    use signaltty_model::agents::AgentSet;
+    use signaltty_model::agents::screen::{View, classify};
     use signaltty_protocol::pane::AgentKind;
     println!("screen: one evaluation of an agent's bundled rules against a 50×200 screen");
     let set = AgentSet::bundled_only();

@@ -5,7 +5,7 @@
 //! the subscription like anyone else's.
 
 use super::Input;
-use crate::client::{CallError, Client};
+use signaltty_model::client::{CallError, Client};
 use signaltty_protocol::pane::{PaneCloseParams, PaneTarget};
 use signaltty_protocol::state::{DecisionAnswerParams, FocusNextUnreadParams, PaneSubmitParams};
 use signaltty_protocol::task::{TaskDiffResult, TaskFinishParams, TaskFinishResult, TaskTarget};

@@ -60,12 +60,12 @@ impl BoardArgs {
     /// config file, which wins over the defaults (on, off). A problem in the
     /// file is the server's and `signaltty config show`'s to report.
     pub fn alerts(&self) -> (bool, bool) {
-        use signaltty_actors::settings::{self, knobs::K, knobs::Value};
+        use signaltty_model::settings::{self, knobs::K, knobs::Value};
         let flags: Vec<(K, Value)> = [(K::BoardBell, self.bell), (K::BoardNotify, self.notify)]
             .into_iter()
             .filter_map(|(k, v)| v.map(|b| (k, Value::Bool(b))))
             .collect();
-        let s = settings::load(&signaltty_actors::Env::from_process(), &flags);
+        let s = settings::load(&signaltty_model::Env::from_process(), &flags);
         (s.bool(K::BoardBell), s.bool(K::BoardNotify))
     }
 }

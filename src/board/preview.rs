@@ -1,5 +1,5 @@
 //! The live preview of the selected pane. It reuses the server's terminal
-//! model (`signaltty_actors::term::Terminal`, plain data without actix): a
+//! model (`signaltty_model::term::Terminal`, plain data without actix): a
 //! connection of its own attaches to the selected pane as a watch-only viewer
 //! (`pane.attach {watch: true, mark_seen: false}`, so the pane is neither
 //! marked seen nor stops answering its program's terminal queries), feeds the
@@ -9,7 +9,7 @@
 //! timer.
 
 use base64::Engine as _;
-use signaltty_actors::term::Terminal;
+use signaltty_model::term::Terminal;
 use signaltty_protocol::pane::{PaneAttachParams, PaneAttachResult, PaneTarget};
 use signaltty_protocol::{Method, PaneId, PaneRef, Request, ServerLine};
 use std::io::{BufRead as _, BufReader, Write as _};

@@ -7,8 +7,8 @@ use super::command::{self, Ran};
 use super::verdict::{IntegrationSeen, LastHook, VersionSeen};
 use crate::integration_cli::Agent;
 use serde_json::Value;
-use signaltty_actors::agents::AgentSet;
-use signaltty_actors::integration::Roots;
+use signaltty_model::agents::AgentSet;
+use signaltty_model::integration::Roots;
 use signaltty_protocol::Timestamp;
 use signaltty_protocol::pane::AgentKind;
 use std::collections::BTreeMap;
@@ -44,7 +44,7 @@ pub fn list() -> Vec<(Agent, Vec<String>)> {
         .into_iter()
         .map(|agent| {
             let names = match agent {
-                Agent::Kind(k) => signaltty_actors::launch::executable(k)
+                Agent::Kind(k) => signaltty_model::agents::programs::executable(k)
                     .map(|e| vec![e.to_owned()])
                     .unwrap_or_default(),
                 Agent::Program(p) => {
@@ -74,10 +74,10 @@ pub fn probe(
     let exe = executables.iter().find_map(|e| which(e, path));
     let version = exe.as_deref().map(version);
     let reporter =
-        signaltty_actors::integration::reporter().unwrap_or_else(|_| PathBuf::from("signaltty"));
+        signaltty_model::integration::reporter().unwrap_or_else(|_| PathBuf::from("signaltty"));
     let integration = agent.status(roots, &reporter).map(|(file, status)| {
         let error = match &status {
-            signaltty_actors::integration::Status::Invalid(e) => Some(e.clone()),
+            signaltty_model::integration::Status::Invalid(e) => Some(e.clone()),
             _ => None,
         };
         IntegrationSeen {

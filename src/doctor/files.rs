@@ -3,9 +3,9 @@
 //! directories and their free space, and the config file.
 
 use super::verdict::{self, Check, DirSeen, Owned, Verdict};
-use signaltty_actors::Env;
-use signaltty_actors::journal::verify::verify;
-use signaltty_actors::snapshot::{self, LoadProblem, Peeked, SNAPSHOT_VERSION};
+use signaltty_model::Env;
+use signaltty_model::journal::verify::verify;
+use signaltty_model::snapshot::{self, LoadProblem, Peeked, SNAPSHOT_VERSION};
 use std::fs::OpenOptions;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::Path;
@@ -162,7 +162,7 @@ pub fn disk(name: &str, dir: &Path) -> Check {
 /// present → every problem the settings resolver finds in it (or in the
 /// environment variables it reads) fails the check, with where it is.
 pub fn config(env: &Env) -> Check {
-    let settings = signaltty_actors::settings::load(env, &[]);
+    let settings = signaltty_model::settings::load(env, &[]);
     let file = &settings.file_path;
     if settings.problems.is_empty() {
         return if settings.file_found {

@@ -12,8 +12,8 @@ mod service;
 mod verdict;
 
 use crate::Global;
-use signaltty_actors::Env;
-use signaltty_actors::integration::Roots;
+use signaltty_model::Env;
+use signaltty_model::integration::Roots;
 use signaltty_protocol::Timestamp;
 use std::path::PathBuf;
 use std::sync::mpsc;

@@ -3,8 +3,8 @@
 //! agent panes are read from their screens only.
 
 use super::verdict::{self, Check, Owned, ServerSeen, Verdict};
-use crate::client::{CallError, Client};
-use signaltty_actors::{Env, SocketOrigin};
+use signaltty_model::client::{CallError, Client};
+use signaltty_model::{Env, SocketOrigin};
 use signaltty_protocol::pane::{AgentKind, LiveState, PaneTarget};
 use signaltty_protocol::server::ServerStatusResult;
 use signaltty_protocol::state::PaneExplainResult;

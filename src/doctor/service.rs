@@ -3,7 +3,7 @@
 //! them, through the `signaltty service` module's own helpers.
 
 use super::verdict::{self, Check, ServiceSeen};
-use signaltty_actors::Env;
+use signaltty_model::Env;
 
 /// The service check.
 pub fn probe(env: &Env) -> Check {

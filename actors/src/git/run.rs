@@ -15,7 +15,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 /// The deadline of worktree operations (tasks.md §2.7, §11).
-pub const WORKTREE_DEADLINE: Duration = Duration::from_secs(20);
+pub const WORKTREE_DEADLINE: Duration = signaltty_model::settings::limits::WORKTREE_GIT_DEADLINE;
 
 /// What git printed, and how it ended.
 #[derive(Debug)]

@@ -16,53 +16,25 @@
 //! invalid line, a lost retention record) marks disk history unavailable, and that
 //! verdict is written down so it survives restarts.
 
-use super::durable;
-use super::history::{self, FileScan, StoredRecord};
-use super::reservation::{self, BLOCK, ReservationError};
-use super::retention::Retention;
 use super::{JournalRecord, JournalStore};
 use parking_lot::Mutex;
+use signaltty_model::journal::history::{self, FileScan, StoredRecord};
+use signaltty_model::journal::reservation::{self, BLOCK, ReservationError};
+use signaltty_model::journal::retention::Retention;
+use signaltty_model::journal::{Paths, durable};
 use signaltty_protocol::{Seq, Timestamp};
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Write};
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Rotate the current file once it holds this many bytes.
-pub const ROTATE_BYTES: u64 = 8 * 1024 * 1024;
+pub const ROTATE_BYTES: u64 = signaltty_model::settings::limits::JOURNAL_ROTATE_BYTES;
 
 /// How long after an append the retention record catches up with the file length.
 pub const RETENTION_LAG: Duration = Duration::from_millis(200);
-
-/// The journal's files in a state directory.
-#[derive(Debug, Clone)]
-pub struct Paths {
-    /// The state directory.
-    pub dir: PathBuf,
-    /// `audit.jsonl`.
-    pub current: PathBuf,
-    /// `audit.jsonl.1`.
-    pub predecessor: PathBuf,
-    /// `audit-retention.json`.
-    pub retention: PathBuf,
-    /// `event-sequence.json`.
-    pub reservation: PathBuf,
-}
-
-impl Paths {
-    /// The journal files of `dir`.
-    pub fn new(dir: &Path) -> Paths {
-        Paths {
-            dir: dir.to_path_buf(),
-            current: dir.join("audit.jsonl"),
-            predecessor: dir.join("audit.jsonl.1"),
-            retention: dir.join("audit-retention.json"),
-            reservation: dir.join("event-sequence.json"),
-        }
-    }
-}
 
 /// What the disk can prove, shared by the journal thread (which writes it) and the
 /// Supervisor (which reads history for `subscribe`).

@@ -18,12 +18,7 @@
 //! server (`audit.jsonl`, rotation, retention, reservations), [`MemoryStore`] and
 //! the testkit's gated and failing stores in tests.
 
-pub mod durable;
 pub mod file;
-pub mod history;
-pub mod reservation;
-pub mod retention;
-pub mod verify;
 
 use actix::prelude::*;
 use signaltty_protocol::{Seq, Timestamp};
@@ -188,5 +183,44 @@ impl Journal {
 impl Drop for Journal {
     fn drop(&mut self) {
         self.close();
+    }
+}
+
+#[cfg(test)]
+mod verify_tests {
+    use crate::journal::file::FileStore;
+    use crate::journal::{JournalRecord, JournalStore};
+    use signaltty_model::journal::verify::verify;
+    use signaltty_protocol::{Seq, Timestamp};
+
+    #[test]
+    fn a_journal_written_by_the_store_verifies_and_damage_is_reported() {
+        let dir = tempfile::tempdir().unwrap();
+        let (mut store, _, _) = FileStore::open(dir.path(), 300).unwrap();
+        for s in 1..=12 {
+            let r = JournalRecord {
+                seq: Seq(s),
+                event: "workspace.closed",
+                payload: bytes::Bytes::from_static(b"{}"),
+                at: Timestamp::now(),
+                journaled: true,
+            };
+            store.append(&[r]).unwrap();
+        }
+        store.idle().unwrap();
+        let report = verify(dir.path());
+        assert!(report.ok(), "{:?}", report.problems);
+        assert!(report.provable);
+        assert_eq!(report.max_seq, Some(12));
+
+        let current = dir.path().join("audit.jsonl");
+        let mut text = std::fs::read_to_string(&current).unwrap();
+        text.push_str("not json\n{\"seq\":1,\"event\":\"x\",\"payload\":{}}\n{\"seq\":");
+        std::fs::write(&current, text).unwrap();
+        let report = verify(dir.path());
+        let all = report.problems.join("\n");
+        assert!(all.contains("is not a journal record"), "{all}");
+        assert!(all.contains("does not increase"), "{all}");
+        assert!(all.contains("unfinished record"), "{all}");
     }
 }

@@ -13,9 +13,9 @@ use crate::error::Error;
 use crate::pty::{WriteError, WriteErrorKind};
 use crate::sequencer::{PtyData, Publish};
 use crate::state::tracker::{AgentTracker, Effect, Screen, Timer};
-use crate::term::Terminal;
 use actix::prelude::*;
 use base64::Engine as _;
+use signaltty_model::term::Terminal;
 use signaltty_protocol::Event;
 use signaltty_protocol::pane::{
     MAX_READ_LINES, Pane as PaneState, PaneAttachResult, PaneReadResult, PtySize, ReadMode,
@@ -318,7 +318,7 @@ impl Pane {
 
     /// Leaves this pane's ring in `slot`, where the snapshot writer reads its
     /// tail (spec/persistence.md §6.4) without a message to the pane.
-    pub fn with_tail_slot(self, slot: &crate::term::TailSlot) -> Pane {
+    pub fn with_tail_slot(self, slot: &signaltty_model::term::TailSlot) -> Pane {
         slot.fill(self.term.tail_source());
         self
     }

@@ -36,7 +36,6 @@
 #![allow(unsafe_code)]
 
 mod open;
-pub use open::get_winsize;
 mod reader;
 pub(crate) mod reap;
 mod writer;

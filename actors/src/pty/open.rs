@@ -70,26 +70,6 @@ pub(super) fn set_winsize(fd: impl AsFd, rows: u16, cols: u16) -> io::Result<()>
     Ok(())
 }
 
-/// `TIOCGWINSZ`: the size of the terminal on `fd` as (rows, cols). Used by
-/// `signaltty attach` for the user's own terminal.
-pub fn get_winsize(fd: impl AsFd) -> io::Result<(u16, u16)> {
-    let fd: BorrowedFd<'_> = fd.as_fd();
-    let mut size = libc::winsize {
-        ws_row: 0,
-        ws_col: 0,
-        ws_xpixel: 0,
-        ws_ypixel: 0,
-    };
-    // SAFETY: `fd` is an open descriptor borrowed for the duration of the call, and
-    // TIOCGWINSZ writes one `winsize` through the pointer, which points to `size`,
-    // alive and exclusively borrowed until the call returns.
-    let rc = unsafe { libc::ioctl(fd.as_raw_fd(), libc::TIOCGWINSZ, &mut size) };
-    if rc == -1 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok((size.ws_row, size.ws_col))
-}
-
 /// Starts `spec.argv` with the slave as stdin, stdout and stderr, in `spec.cwd`,
 /// with exactly `spec.env`, as the leader of a new session whose controlling
 /// terminal is the slave, with every signal at its default and none blocked.

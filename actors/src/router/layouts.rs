@@ -141,8 +141,9 @@ pub fn apply<H: Host>(cx: &mut Cx<'_>, p: LayoutApplyParams) -> Routed<H> {
         }
         for (spec, config_env) in &probes {
             let entering = checkouts.enter_dir(&spec.cwd)?;
-            let prepared =
-                crate::integration::launch::prepare(&spec.argv, config_env, &spec.cwd, &spec.env);
+            let prepared = signaltty_model::integration::launch::prepare(
+                &spec.argv, config_env, &spec.cwd, &spec.env,
+            );
             out.push((entering, prepared.exec_argv, prepared.integration));
         }
         Ok(out)
@@ -185,7 +186,7 @@ pub fn apply<H: Host>(cx: &mut Cx<'_>, p: LayoutApplyParams) -> Routed<H> {
                 pane,
                 spec,
                 arbiter: cx.arbiters.next_arbiter(),
-                tail: crate::term::TailSlot::default(),
+                tail: signaltty_model::term::TailSlot::default(),
             });
             integrations.push(integration);
             entering.push(reservation);

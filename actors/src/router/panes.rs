@@ -234,7 +234,7 @@ fn launch<H: Host>(cx: &mut Cx<'_>, prepared: Prepared, ctx: &mut Context<H>) ->
     let config_env = pane.agent.config_env.clone().unwrap_or_default();
     with_integration(cx, spec, config_env, move |cx, spec, integration| {
         let arbiter = cx.arbiters.next_arbiter();
-        let tail = crate::term::TailSlot::default();
+        let tail = signaltty_model::term::TailSlot::default();
         let sent = addr.send(SpawnPane {
             pane,
             tab,
@@ -280,12 +280,12 @@ fn with_integration<H: Host>(
     config_env: std::collections::BTreeMap<String, String>,
     then: impl FnOnce(&mut Cx<'_>, SpawnSpec, Option<Integration>) -> Routed<H> + 'static,
 ) -> Routed<H> {
-    if crate::integration::launch::agent_of(&spec.argv).is_none() {
+    if signaltty_model::integration::launch::agent_of(&spec.argv).is_none() {
         return then(cx, spec, None);
     }
     let fallback = spec.clone();
     let setup = actix_rt::task::spawn_blocking(move || {
-        crate::integration::launch::prepare(&spec.argv, &config_env, &spec.cwd, &spec.env)
+        signaltty_model::integration::launch::prepare(&spec.argv, &config_env, &spec.cwd, &spec.env)
     });
     Box::pin(setup.on_host::<H>().then(move |done, act, _| {
         let mut spec = fallback;
@@ -299,15 +299,17 @@ fn with_integration<H: Host>(
             // The setup itself failed: the launch still goes ahead.
             Err(e) => {
                 let integration =
-                    crate::integration::launch::agent_of(&spec.argv).map(|a| Integration {
-                        agent: a.name().to_owned(),
-                        status: "error".to_owned(),
-                        changed: false,
-                        file: None,
-                        notice: Some(format!(
-                            "{} status setup failed: {e}. The terminal remains available.",
-                            a.name()
-                        )),
+                    signaltty_model::integration::launch::agent_of(&spec.argv).map(|a| {
+                        Integration {
+                            agent: a.name().to_owned(),
+                            status: "error".to_owned(),
+                            changed: false,
+                            file: None,
+                            notice: Some(format!(
+                                "{} status setup failed: {e}. The terminal remains available.",
+                                a.name()
+                            )),
+                        }
                     });
                 then(&mut act.cx(), spec, integration)
             },

@@ -2,12 +2,12 @@
 //! generations kept by rename, and a file that cannot be used moved aside
 //! under a new name, never overwritten or deleted.
 
+use super::Snapshot;
 use super::tails::{TailBudget, TailFiles, TailReport, write_tails};
-use super::{SNAPSHOT_VERSION, Snapshot};
-use crate::journal::durable::sync_dir;
 use crate::procfs::ThreadTimes;
-use crate::term::TailSlot;
-use serde::Deserialize;
+use signaltty_model::journal::durable::sync_dir;
+use signaltty_model::snapshot::{CURRENT, LoadProblem, PREVIOUS, parse};
+use signaltty_model::term::TailSlot;
 use signaltty_protocol::{PaneId, Timestamp};
 use std::fs::{self, DirBuilder, File, OpenOptions, Permissions};
 use std::io::{self, Write};
@@ -15,21 +15,8 @@ use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
-/// The newest generation.
-pub(super) const CURRENT: &str = "snapshot.json";
-/// The generation before it.
-pub(super) const PREVIOUS: &str = "snapshot.json.1";
 /// Where a save writes before renaming.
 pub(super) const TMP: &str = "snapshot.tmp";
-
-/// Why a snapshot on disk was not used.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum LoadProblem {
-    /// It could not be read or parsed (`snapshot.corrupt-<UTC>`).
-    Corrupt(String),
-    /// It has a version this server does not know (`snapshot.unsupported-<UTC>`).
-    Unsupported(u32),
-}
 
 /// What `load` found.
 #[derive(Debug, Clone, PartialEq)]
@@ -89,94 +76,6 @@ pub(super) fn load_at(state_dir: &Path, now: SystemTime) -> io::Result<Loaded> {
     };
     let to = move_aside(&path, state_dir, kind, now)?;
     Ok(Loaded::MovedAside { problem, to })
-}
-
-/// What [`peek`] found: the snapshot `load` would use, read without moving
-/// anything (`signaltty doctor` looks while a server may be running).
-#[derive(Debug, Clone, PartialEq)]
-pub enum Peeked {
-    /// No snapshot.
-    Missing,
-    /// A usable snapshot in `file`.
-    Usable {
-        /// `snapshot.json`, or `snapshot.json.1` after a save cut short.
-        file: PathBuf,
-        /// What it holds.
-        snapshot: Box<Snapshot>,
-    },
-    /// A snapshot `load` would move aside.
-    Unusable {
-        /// The file.
-        file: PathBuf,
-        /// Why.
-        problem: LoadProblem,
-    },
-}
-
-/// Reads the snapshot `load` would use and says whether it is usable; never
-/// writes, renames or removes anything.
-pub fn peek(state_dir: &Path) -> Peeked {
-    let current = state_dir.join(CURRENT);
-    let (file, read) = match fs::read(&current) {
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            let previous = state_dir.join(PREVIOUS);
-            match fs::read(&previous) {
-                Err(e) if e.kind() == io::ErrorKind::NotFound => return Peeked::Missing,
-                read => (previous, read),
-            }
-        },
-        read => (current, read),
-    };
-    match read.map_err(|e| LoadProblem::Corrupt(format!("cannot read: {e}"))) {
-        Ok(bytes) => match parse(&bytes) {
-            Ok(snapshot) => Peeked::Usable {
-                file,
-                snapshot: Box::new(snapshot),
-            },
-            Err(problem) => Peeked::Unusable { file, problem },
-        },
-        Err(problem) => Peeked::Unusable { file, problem },
-    }
-}
-
-/// The snapshots moved aside in `state_dir` (`snapshot.corrupt-*`,
-/// `snapshot.unsupported-*`), by name.
-pub fn set_aside(state_dir: &Path) -> io::Result<Vec<PathBuf>> {
-    let mut found: Vec<PathBuf> = fs::read_dir(state_dir)?
-        .flatten()
-        .filter(|e| {
-            let name = e.file_name();
-            let name = name.to_string_lossy();
-            name.starts_with("snapshot.corrupt-") || name.starts_with("snapshot.unsupported-")
-        })
-        .map(|e| e.path())
-        .collect();
-    found.sort();
-    Ok(found)
-}
-
-/// Only the version, so a file of another version is recognised as such
-/// however different the rest of it is.
-#[derive(Deserialize)]
-struct VersionOnly {
-    version: u32,
-}
-
-/// Parses a snapshot: a JSON object whose `version` is known, then its fields.
-fn parse(bytes: &[u8]) -> Result<Snapshot, LoadProblem> {
-    let corrupt = |e: serde_json::Error| LoadProblem::Corrupt(e.to_string());
-    let value: serde_json::Value = serde_json::from_slice(bytes).map_err(corrupt)?;
-    // Checked by hand because serde also builds a struct from a JSON array
-    // (fields in order, defaults for the rest), so `[1]` would load as an
-    // empty version-1 snapshot.
-    if !value.is_object() {
-        return Err(LoadProblem::Corrupt("not a JSON object".to_owned()));
-    }
-    let VersionOnly { version } = VersionOnly::deserialize(&value).map_err(corrupt)?;
-    if version != SNAPSHOT_VERSION {
-        return Err(LoadProblem::Unsupported(version));
-    }
-    serde_json::from_value(value).map_err(corrupt)
 }
 
 /// Renames `path` to `snapshot.<kind>-<UTC>` (then `-2`, `-3`… if taken) in

@@ -6,7 +6,7 @@
 
 use super::tests::{listing, mode, pid, save_plain, snapshot};
 use super::*;
-use crate::term::{RING_LINES, TailSlot, Terminal};
+use signaltty_model::term::{RING_LINES, TailSlot, Terminal};
 use signaltty_protocol::PaneId;
 use std::fs;
 use std::path::Path;

@@ -32,8 +32,8 @@
 use super::Snapshot;
 use super::file::ensure_dir;
 use super::tail_format::{self, Decoded, Record};
-use crate::journal::durable::sync_dir;
-use crate::term::{RingView, TailMark, TailSlot, TailSource};
+use signaltty_model::journal::durable::sync_dir;
+use signaltty_model::term::{RingView, TailMark, TailSlot, TailSource};
 use signaltty_protocol::PaneId;
 use std::collections::{HashMap, HashSet};
 use std::fs::{self, OpenOptions};
@@ -44,7 +44,7 @@ use std::time::{Duration, Instant};
 
 /// The tail cap when the config does not set one: the most bytes of a tail,
 /// each line counted with its newline (`[history] tail_bytes`).
-pub const DEFAULT_TAIL_BYTES: usize = 65_536;
+pub const DEFAULT_TAIL_BYTES: usize = signaltty_model::settings::limits::HISTORY_TAIL_BYTES;
 
 /// A tail file of tails capped at `cap` that an append would make longer
 /// than this is rewritten whole instead: a file holds at most about two

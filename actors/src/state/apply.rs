@@ -33,7 +33,7 @@ pub struct HookInput<'a> {
     pub notification_id: String,
     /// The user manifest overlaying this kind's adapter (agents.md §12.3),
     /// or the bundled manifest of a generic program that names its vocabulary.
-    pub overlay: Option<&'a crate::agents::manifest::Manifest>,
+    pub overlay: Option<&'a signaltty_model::agents::manifest::Manifest>,
 }
 
 impl HookInput<'_> {
@@ -244,7 +244,7 @@ pub fn record_session(
     pane: &mut Pane,
     kind: AgentKind,
     id: &str,
-    overlay: Option<&crate::agents::manifest::Manifest>,
+    overlay: Option<&signaltty_model::agents::manifest::Manifest>,
     now: &Timestamp,
 ) -> Option<Event> {
     let resume = overlay
@@ -314,7 +314,7 @@ fn notification(
 /// was written to the pane's process since it started.
 pub fn apply_screen(
     pane: &mut Pane,
-    state: crate::agents::screen::ScreenState,
+    state: signaltty_model::agents::screen::ScreenState,
     rule: &str,
     screen_raised: &mut bool,
     prompted: bool,
@@ -332,14 +332,14 @@ pub fn apply_screen(
 /// ever ready (a startup gate), when no turn ran.
 pub fn apply_screen_seen(
     pane: &mut Pane,
-    state: crate::agents::screen::ScreenState,
+    state: signaltty_model::agents::screen::ScreenState,
     rule: &str,
     screen_raised: &mut bool,
     prompted: bool,
     worked_since_blocked: bool,
     now: Timestamp,
 ) -> Vec<Event> {
-    use crate::agents::screen::ScreenState;
+    use signaltty_model::agents::screen::ScreenState;
     use signaltty_protocol::pane::Attention;
     let source = format!("screen:{rule}");
     let mut axes = Axes::new(pane, now);

@@ -5,8 +5,8 @@
 //! hook's meaning is its row's role in `agents::vocabulary`, the table the
 //! installer writes from; this module says what each role does per agent.
 
-use crate::agents::vocabulary::{self, LIVENESS, Role, TOOL_TRAFFIC};
 use serde_json::Value;
+use signaltty_model::agents::vocabulary::{self, LIVENESS, Role, TOOL_TRAFFIC};
 use signaltty_protocol::pane::{AgentKind, Attention, Lifecycle};
 use signaltty_protocol::state::Severity;
 

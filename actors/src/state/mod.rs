@@ -16,6 +16,8 @@ pub mod tracker;
 
 #[cfg(test)]
 pub(crate) mod tests;
+#[cfg(test)]
+mod vocabulary_tests;
 
 pub use axes::{Axes, Change};
 

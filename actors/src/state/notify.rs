@@ -1,7 +1,7 @@
 //! Notifications (spec/pty-terminal.md §5.3, ipc.md `notify`, data-model.md §7):
 //! building the stored record from untrusted text, and the `last_message` rule.
 
-use crate::term::{MAX_BODY_CHARS, MAX_TITLE_CHARS, sanitize};
+use signaltty_model::term::{MAX_BODY_CHARS, MAX_TITLE_CHARS, sanitize};
 use signaltty_protocol::Timestamp;
 use signaltty_protocol::pane::Pane;
 use signaltty_protocol::state::{Notification, Severity};

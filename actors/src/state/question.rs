@@ -4,7 +4,7 @@
 //! pane blocked its screen rules keep looking. Pure: the Pane actor feeds it
 //! readings and carries out what it answers.
 
-use crate::agents::screen::ScreenState;
+use signaltty_model::agents::screen::ScreenState;
 
 /// What one watched pane has seen since a hook blocked it.
 #[derive(Debug, Default)]

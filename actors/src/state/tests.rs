@@ -754,8 +754,8 @@ fn working_starts_a_turn_unless_it_resumes_from_blocked() {
 /// Screen rules applied (lifecycle.md §5.3–§5.4, §13 items 16 and 17).
 mod screen_rules {
     use super::*;
-    use crate::agents::screen::ScreenState;
     use crate::state::apply::apply_screen;
+    use signaltty_model::agents::screen::ScreenState;
 
     #[test]
     fn working_then_idle_ends_the_turn_and_blocked_raises_a_withdrawable_question() {
@@ -918,9 +918,9 @@ mod screen_rules {
 /// its session key and resume template win, unmapped hooks fall through.
 #[test]
 fn a_manifest_overlay_overrides_field_by_field() {
-    use crate::agents::manifest::Manifest;
     use crate::state::apply::{Applied, HookInput, apply_hook};
     use serde_json::json;
+    use signaltty_model::agents::manifest::Manifest;
     let m = Manifest::parse(
         "wrap.toml",
         "[agent]\nkind = \"codex\"\n[session]\nkey = \"thread\"\nresume = [\"cx\", \"--resume\", \"{session_id}\"]\n[lifecycle.Stop]\nattention = \"warning\"\n[lifecycle.FutureHook]\nlifecycle = \"blocked\"\nmessage = \"future\"\n",

@@ -7,9 +7,9 @@ use crate::pane::Pane;
 use crate::registry::PaneEntry;
 use crate::restore::Restored;
 use crate::snapshot::{self, SaveReport, Snapshot, TailFiles};
-use crate::term::TailSlot;
 use crate::workspace::Workspace as WorkspaceActor;
 use actix::prelude::*;
+use signaltty_model::term::TailSlot;
 use signaltty_protocol::{PaneId, Seq, WorkspaceId};
 use std::collections::HashMap;
 

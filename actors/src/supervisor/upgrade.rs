@@ -347,7 +347,7 @@ impl Supervisor {
 pub(super) fn start_adopted(
     adopted: crate::upgrade::takeover::AdoptedPane,
     arbiter: &actix::ArbiterHandle,
-    slot: &crate::term::TailSlot,
+    slot: &signaltty_model::term::TailSlot,
     events: Recipient<crate::sequencer::Publish>,
     pty_out: Recipient<crate::sequencer::PtyData>,
     config: std::sync::Arc<crate::config::Config>,

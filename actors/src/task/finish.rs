@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// The default merge deadline (tasks.md §15: `SIGNALTTY_MERGE_TIMEOUT_MS`).
-pub const MERGE_DEADLINE: Duration = Duration::from_secs(120);
+pub const MERGE_DEADLINE: Duration = signaltty_model::settings::limits::MERGE_TIMEOUT;
 
 /// A merge to make.
 #[derive(Debug, Clone)]

@@ -26,7 +26,7 @@ pub struct ApplyLeaf {
     /// Where its actor runs.
     pub arbiter: ArbiterHandle,
     /// Where it leaves its ring for the snapshot's tail.
-    pub tail: crate::term::TailSlot,
+    pub tail: signaltty_model::term::TailSlot,
 }
 
 /// Starts every leaf into a new tab `tab` arranged as `layout` (whose leaves

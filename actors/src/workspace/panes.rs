@@ -34,7 +34,7 @@ pub struct SpawnPane {
     /// Where the pane sends `pty.data` to be numbered.
     pub pty_out: Recipient<crate::sequencer::PtyData>,
     /// Where the pane leaves its ring for the snapshot's tail.
-    pub tail: crate::term::TailSlot,
+    pub tail: signaltty_model::term::TailSlot,
     /// `pane.split`: the pane to split and the direction, instead of an empty tab.
     pub split: Option<(PaneId, SplitDir)>,
     /// The server's configuration: the pane reads its agent rules and limits.

@@ -9,7 +9,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use signaltty_actors::term::{CellColor, StyledCell, Terminal};
+use signaltty_model::term::{CellColor, StyledCell, Terminal};
 
 /// Draws the preview in `area` (its title rule included).
 pub(super) fn draw_preview(

@@ -10,7 +10,7 @@ use crate::board::model::{Conn, Flash, StateFilter, View};
 use crate::board::preview::PreviewState;
 use ratatui::backend::TestBackend;
 use ratatui::style::Color;
-use signaltty_actors::term::Terminal;
+use signaltty_model::term::Terminal;
 use signaltty_protocol::PaneId;
 use signaltty_protocol::pane::{AgentKind, Attention, Lifecycle, RestoreState};
 use signaltty_protocol::state::DecisionOption;

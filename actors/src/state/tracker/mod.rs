@@ -27,11 +27,11 @@ pub use screen::{DISMISS_SETTLE, Evaluation, SCREEN_TICK, Winner};
 
 use super::Axes;
 use super::apply::{HookInput, apply_checked, check_hook, record_session};
-use crate::agents::AgentRules;
 use crate::config::Config;
 use crate::ids::random_u128;
 use crate::state::question::QuestionWatch;
 use serde_json::Value;
+use signaltty_model::agents::AgentRules;
 use signaltty_protocol::pane::{AgentKind, Attention, Lifecycle, LiveState, Pane, RestoreState};
 use signaltty_protocol::state::{Decision, HookEventResult, Severity};
 use signaltty_protocol::{Event, Timestamp};

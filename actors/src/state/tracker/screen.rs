@@ -8,11 +8,11 @@
 //! same evaluation without applying it.
 
 use super::{AgentTracker, Effect, PendingSettle, Screen, ScreenSeen, Timer};
-use crate::agents::RuleSource;
-use crate::agents::screen::{ScreenState, View, classify};
 use crate::state::apply::apply_screen_seen;
 use crate::state::question::{SettleStep, TickStep};
 use serde_json::json;
+use signaltty_model::agents::RuleSource;
+use signaltty_model::agents::screen::{ScreenState, View, classify};
 use signaltty_protocol::Timestamp;
 use signaltty_protocol::pane::Lifecycle;
 use signaltty_protocol::state::{AxisEvidence, PaneExplainResult};
@@ -82,7 +82,7 @@ impl AgentTracker {
             index,
             id: rules[index].id.clone(),
             state: rules[index].state,
-            title_only: rules[index].region == crate::agents::screen::Region::Title,
+            title_only: rules[index].region == signaltty_model::agents::screen::Region::Title,
         });
         let explain = detail == Detail::Explain;
         let winner_text = if explain {

@@ -3,10 +3,10 @@
 //! asked for by handing it back to `on_timer`.
 
 use super::*;
-use crate::agents::AgentSet;
-use crate::agents::manifest::Manifest;
 use crate::state::tests::pane;
 use serde_json::json;
+use signaltty_model::agents::AgentSet;
+use signaltty_model::agents::manifest::Manifest;
 
 /// Three plain rules for Claude panes: a question, a spinner and a prompt.
 const RULES: &str = r#"

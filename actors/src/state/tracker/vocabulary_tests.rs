@@ -4,9 +4,9 @@
 //! them, and the pane stays a generic one with the program's resume command.
 
 use super::*;
-use crate::agents::AgentSet;
 use crate::state::tests::pane;
 use serde_json::json;
+use signaltty_model::agents::AgentSet;
 
 /// A tracker for a generic pane running `argv`, with the bundled manifests.
 fn tracker(argv: &[&str]) -> AgentTracker {

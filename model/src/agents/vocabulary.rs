@@ -269,6 +269,3 @@ pub const LIVENESS: &[&str] = &[
     "PostCompact",
     "SubagentStop",
 ];
-
-#[cfg(test)]
-pub(crate) mod tests;

@@ -453,50 +453,6 @@ fn installed_files_match_the_golden_files_byte_for_byte() {
     }
 }
 
-/// The hooks a written file subscribes its agent to: the JSON file's event
-/// keys, or the shim's `report("…"` calls and forwarded set.
-fn installed_events(agent: AgentKind, text: &str) -> Vec<String> {
-    if agent == AgentKind::Opencode || agent == AgentKind::Pi {
-        let mut events: Vec<String> = text
-            .split("report(\"")
-            .skip(1)
-            .filter_map(|rest| rest.split('"').next())
-            .map(str::to_owned)
-            .collect();
-        if let Some(set) = text
-            .split("new Set([")
-            .nth(1)
-            .and_then(|s| s.split("])").next())
-        {
-            events.extend(set.split('"').skip(1).step_by(2).map(str::to_owned));
-        }
-        return events;
-    }
-    let v: Value = serde_json::from_str(text).unwrap_or(Value::Null);
-    v["hooks"]
-        .as_object()
-        .map(|h| h.keys().cloned().collect())
-        .unwrap_or_default()
-}
-
-/// Issue 13: every hook `install` writes is one its adapter recognizes, in
-/// every lifecycle, even without a session id.
-#[test]
-fn every_installed_hook_of_every_agent_is_recognized() {
-    for agent in INSTALLABLE {
-        let home = Home::new();
-        install(agent, &home.roots, &home.reporter).unwrap_or_else(|e| panic!("{e}"));
-        let text = fs::read_to_string(home.file(agent)).unwrap_or_default();
-        let events = installed_events(agent, &text);
-        assert!(!events.is_empty(), "{agent:?} installs no hook");
-        for event in events {
-            if let Some(why) = crate::agents::vocabulary::tests::dropped(agent, &event) {
-                panic!("{agent:?} installs {event}, which is dropped: {why}");
-            }
-        }
-    }
-}
-
 #[test]
 fn kinds_without_an_integration_are_refused_with_a_clear_error() {
     let home = Home::new();

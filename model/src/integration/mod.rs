@@ -390,5 +390,31 @@ fn codex_hooks_off(root: &Path) -> bool {
         == Some(false)
 }
 
+/// The hooks a file `install` wrote subscribes `agent` to: a JSON settings
+/// file's event keys, or a plugin shim's `report("…"` calls and forwarded set.
+pub fn installed_hooks(agent: AgentKind, text: &str) -> Vec<String> {
+    if agent == AgentKind::Opencode || agent == AgentKind::Pi {
+        let mut events: Vec<String> = text
+            .split("report(\"")
+            .skip(1)
+            .filter_map(|rest| rest.split('"').next())
+            .map(str::to_owned)
+            .collect();
+        if let Some(set) = text
+            .split("new Set([")
+            .nth(1)
+            .and_then(|s| s.split("])").next())
+        {
+            events.extend(set.split('"').skip(1).step_by(2).map(str::to_owned));
+        }
+        return events;
+    }
+    let v: Value = serde_json::from_str(text).unwrap_or(Value::Null);
+    v["hooks"]
+        .as_object()
+        .map(|h| h.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests;

@@ -4,6 +4,7 @@
 //! `Config`) is swapped whole on reload; panes read it at each screen tick.
 
 pub mod manifest;
+pub mod programs;
 pub mod screen;
 pub mod vocabulary;
 
@@ -187,7 +188,7 @@ impl AgentSet {
             .find(|m| m.kind.is_agent() && m.names(process))
             .map(|m| m.kind)
             .or_else(|| {
-                let kind = crate::launch::detect_kind(&[process.to_owned()]);
+                let kind = programs::detect_kind(&[process.to_owned()]);
                 kind.is_agent().then_some(kind)
             })
     }

@@ -1,11 +1,14 @@
-//! The hook tables against the classifier and the installer's own files: no
-//! name twice, every row recognized, the H4 names matching the `Tool` rows,
-//! and the shim files reporting exactly their agents' rows.
+//! The hook tables (signaltty-model's `agents::vocabulary`) against the
+//! classifier and the installer's own files: no name twice, every row
+//! recognized, the H4 names matching the `Tool` rows, the shim files
+//! reporting exactly their agents' rows, and every hook `install` writes
+//! recognized in every lifecycle.
 
-use super::*;
-use crate::integration::{INSTALLABLE, opencode, pi};
 use crate::state::apply::{HookInput, drop_reason};
 use serde_json::{Value, json};
+use signaltty_model::agents::vocabulary::*;
+use signaltty_model::integration::{self, INSTALLABLE, Roots, opencode, pi};
+use signaltty_protocol::pane::AgentKind;
 use signaltty_protocol::pane::Lifecycle;
 use signaltty_protocol::state::Severity;
 use std::collections::BTreeSet;
@@ -149,5 +152,29 @@ fn the_shim_files_report_exactly_their_agents_rows() {
             reported.extend(set.split('"').skip(1).step_by(2));
         }
         assert_eq!(reported, rows, "{kind:?}");
+    }
+}
+
+/// Issue 13: every hook `install` writes is one its adapter recognizes, in
+/// every lifecycle, even without a session id.
+#[test]
+fn every_installed_hook_of_every_agent_is_recognized() {
+    for agent in INSTALLABLE {
+        let home = tempfile::tempdir().unwrap();
+        let roots = Roots::new(Some(home.path()), |_| None).unwrap();
+        let reporter = home.path().join("signaltty");
+        std::fs::write(&reporter, "#!/bin/sh\n").unwrap();
+        let executable = std::os::unix::fs::PermissionsExt::from_mode(0o755);
+        std::fs::set_permissions(&reporter, executable).unwrap();
+        integration::install(agent, &roots, &reporter).unwrap_or_else(|e| panic!("{e}"));
+        let file = roots.file(agent).unwrap();
+        let text = std::fs::read_to_string(file).unwrap_or_default();
+        let events = integration::installed_hooks(agent, &text);
+        assert!(!events.is_empty(), "{agent:?} installs no hook");
+        for event in events {
+            if let Some(why) = dropped(agent, &event) {
+                panic!("{agent:?} installs {event}, which is dropped: {why}");
+            }
+        }
     }
 }

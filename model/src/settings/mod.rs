@@ -9,11 +9,13 @@
 
 pub mod file;
 pub mod knobs;
+pub mod limits;
 #[cfg(test)]
 mod tests;
 
-use crate::config::{Env, Limits, SocketOrigin};
+use crate::env::{Env, SocketOrigin};
 use knobs::{K, KNOBS, Kind, Knob, Value};
+pub use limits::Limits;
 use serde::Serialize;
 use std::fmt;
 use std::path::{Path, PathBuf};

@@ -3,7 +3,8 @@
 //! that override it, and its default. `config default`, `config show` and the
 //! resolver all read this one table.
 
-use crate::config::{Env, Limits};
+use super::Limits;
+use crate::env::Env;
 use std::path::PathBuf;
 use std::time::Duration;
 

@@ -1,7 +1,7 @@
 //! Offline journal check for `signaltty journal verify`: reads the files of a state
 //! directory (never writes) and says what it found.
 
-use super::file::Paths;
+use super::Paths;
 use super::history::{self, FileScan};
 use super::reservation;
 use super::retention::Retention;
@@ -162,43 +162,4 @@ pub fn verify(dir: &Path) -> VerifyReport {
         Err(e) => report.problems.push(e.to_string()),
     }
     report
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::journal::file::FileStore;
-    use crate::journal::{JournalRecord, JournalStore};
-    use signaltty_protocol::{Seq, Timestamp};
-
-    #[test]
-    fn a_journal_written_by_the_store_verifies_and_damage_is_reported() {
-        let dir = tempfile::tempdir().unwrap();
-        let (mut store, _, _) = FileStore::open(dir.path(), 300).unwrap();
-        for s in 1..=12 {
-            let r = JournalRecord {
-                seq: Seq(s),
-                event: "workspace.closed",
-                payload: bytes::Bytes::from_static(b"{}"),
-                at: Timestamp::now(),
-                journaled: true,
-            };
-            store.append(&[r]).unwrap();
-        }
-        store.idle().unwrap();
-        let report = verify(dir.path());
-        assert!(report.ok(), "{:?}", report.problems);
-        assert!(report.provable);
-        assert_eq!(report.max_seq, Some(12));
-
-        let current = dir.path().join("audit.jsonl");
-        let mut text = std::fs::read_to_string(&current).unwrap();
-        text.push_str("not json\n{\"seq\":1,\"event\":\"x\",\"payload\":{}}\n{\"seq\":");
-        std::fs::write(&current, text).unwrap();
-        let report = verify(dir.path());
-        let all = report.problems.join("\n");
-        assert!(all.contains("is not a journal record"), "{all}");
-        assert!(all.contains("does not increase"), "{all}");
-        assert!(all.contains("unfinished record"), "{all}");
-    }
 }
