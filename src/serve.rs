@@ -149,7 +149,7 @@ fn report_settings(settings: &Settings, trouble: &[String]) {
 /// `signaltty upgrade-probe`: the line a running server reads to learn
 /// whether this binary can take over its panes (docs/upgrade.md).
 pub fn upgrade_probe() -> i32 {
-    say!("{}", signaltty_actors::upgrade::probe_line());
+    say!("{}", signaltty_actors::upgrade_probe_line());
     0
 }
 

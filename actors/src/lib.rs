@@ -6,56 +6,33 @@
 //! [`StateDir`], so tests can run a whole server in-process. See
 //! docs/ARCHITECTURE.md for the tour.
 
-pub mod activation;
-pub mod arbiters;
-pub mod codec;
+mod actors;
 pub mod config;
-pub mod connection;
-pub mod decision;
-pub mod error;
-pub mod events;
-pub mod flow;
-pub mod git;
-pub mod ids;
-pub mod journal;
-pub mod launch;
-pub mod launch_tree;
-pub mod layout;
-pub mod listener;
-pub mod pane;
-pub mod procfs;
-pub mod projection;
-pub mod pty;
-pub mod registry;
-pub mod reply;
-pub mod restore;
-pub mod router;
-pub mod sequencer;
-pub mod slug;
-pub mod snapshot;
-pub mod state;
-pub mod subscriber;
-pub mod supervisor;
+mod domain;
+mod error;
+mod ids;
+mod os;
+mod router;
+mod store;
 #[cfg(test)]
 mod system_tests;
-pub mod task;
 #[cfg(test)]
-pub mod testkit;
-pub mod turns;
-pub mod upgrade;
-pub mod waits;
-pub mod workspace;
-pub mod worktrees;
+mod testkit;
 
 pub use config::Config;
 pub use error::Error;
+pub use os::upgrade::probe_line as upgrade_probe_line;
 
-use crate::activation::Notifier;
-use crate::journal::file::FileStore;
-use crate::listener::{
+use crate::actors::supervisor;
+use crate::actors::supervisor::{BeginShutdown, Supervisor};
+use crate::os::activation::Notifier;
+use crate::os::listener;
+use crate::os::listener::{
     BindError, Bound, Claimed, accept_loop, adopt, claim, listen, lock_state_dir,
 };
-use crate::supervisor::{BeginShutdown, Supervisor};
+use crate::os::{activation, upgrade};
+use crate::store::journal::file::FileStore;
+use crate::store::restore;
 use actix::prelude::*;
 use signaltty_model::SocketOrigin;
 use std::sync::Arc;
@@ -141,7 +118,7 @@ pub fn run_server(mut config: Config) -> i32 {
 /// The state directory, locked for this server, and its journal, opened.
 pub struct StateDir {
     store: FileStore,
-    disk: Arc<crate::journal::file::DiskHistory>,
+    disk: Arc<crate::store::journal::file::DiskHistory>,
     /// The world as the snapshot and the journal left it.
     restored: restore::Restored,
     /// Held for the server's life: one server per state directory.
@@ -197,7 +174,7 @@ impl StateDir {
         let restored = restore::restore(
             &config.state_dir,
             &disk,
-            crate::journal::JournalStore::head(&store),
+            crate::store::journal::JournalStore::head(&store),
             config.limits.history_tail_bytes,
             live,
         );

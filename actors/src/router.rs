@@ -16,17 +16,17 @@
 //!                          reply ◄─ host.cx().registry.add_pane(…) ◄─ placed
 //! ```
 
-use crate::arbiters::PaneArbiters;
+use crate::actors::arbiters::PaneArbiters;
+use crate::actors::connection::ConnHandle;
+pub use crate::actors::connection::reply::Reply;
+use crate::actors::decision::AnswerRoutes;
+use crate::actors::supervisor::sequencer::{PtyData, Publish, Sequencer};
+use crate::actors::workspace::{Close, Rename, Workspace as WorkspaceActor};
 use crate::config::Config;
-use crate::connection::ConnHandle;
-use crate::decision::AnswerRoutes;
+use crate::domain::events::{EventFilter, ReplaySource, coverage, finish_replay};
+use crate::domain::registry::{Launches, ServerRegistry};
 use crate::error::Error;
-use crate::events::{EventFilter, ReplaySource, coverage, finish_replay};
 use crate::ids::random_u128;
-use crate::registry::{Launches, ServerRegistry};
-pub use crate::reply::{Reply, error_body, response_line};
-use crate::sequencer::{PtyData, Publish, Sequencer};
-use crate::workspace::{Close, Rename, Workspace as WorkspaceActor};
 use actix::fut::future::FutureWrap;
 use actix::prelude::*;
 use bytes::Bytes;
@@ -83,19 +83,20 @@ pub struct Cx<'a> {
     /// Pane launches under way.
     pub launches: &'a mut Launches,
     /// Checkout reservations and locks (`worktree.*`, tasks).
-    pub checkouts: &'a crate::worktrees::Checkouts,
+    pub checkouts: &'a crate::domain::worktrees::Checkouts,
     /// Waiting permission reporters' answer routes.
     pub routes: &'a mut AnswerRoutes,
     /// Where new pane actors run.
     pub arbiters: &'a mut PaneArbiters,
     /// How the restore at start went.
-    pub restore: &'a crate::restore::RestoreReport,
+    pub restore: &'a crate::store::restore::RestoreReport,
     /// The tasks' actors and the starts under way.
-    pub tasks: &'a mut crate::task::ServerTaskBook,
+    pub tasks: &'a mut crate::actors::task::ServerTaskBook,
     /// The connections open now (a connection-bound wait ends with its own).
-    pub connections: &'a HashMap<crate::connection::ConnId, Recipient<crate::connection::Drain>>,
+    pub connections:
+        &'a HashMap<crate::actors::connection::ConnId, Recipient<crate::actors::connection::Drain>>,
     /// The newest turn baseline of each workspace (turn-scoped diffs).
-    pub turns: &'a crate::turns::TurnBaselines,
+    pub turns: &'a crate::os::git::turns::TurnBaselines,
 }
 
 /// The actor routing runs on: it lends a [`Cx`], receives what panes publish,
@@ -168,7 +169,7 @@ pub fn route<H: Host>(
         Method::WorkspaceSetAutoResume(p) => ask_workspace(
             cx,
             &p.workspace_id,
-            crate::workspace::SetAutoResume { on: p.auto_resume },
+            crate::actors::workspace::SetAutoResume { on: p.auto_resume },
             |workspace| WorkspaceResult { workspace },
         ),
         Method::WorkspaceClose(p) => {
@@ -276,7 +277,7 @@ fn status(cx: &Cx<'_>) -> ServerStatusResult {
             .map(|p| p.to_string_lossy().into_owned()),
         config_problems: cx.config.settings.problems.clone(),
         pid: Some(std::process::id()),
-        socket_activated: Some(crate::activation::socket_activated()),
+        socket_activated: Some(crate::os::activation::socket_activated()),
         upgrades: None,
         last_upgrade: None,
     }
@@ -462,7 +463,11 @@ fn refresh_dirty_later<H: Host>(cx: &Cx<'_>, ctx: &mut Context<H>, workspace: &W
         return;
     };
     let cwd = PathBuf::from(&workspace.cwd);
-    let work = crate::workspace::refresh_git(addr, cwd, crate::workspace::Announce::IfChanged);
+    let work = crate::actors::workspace::refresh_git(
+        addr,
+        cwd,
+        crate::actors::workspace::Announce::IfChanged,
+    );
     ctx.spawn(actix::fut::wrap_future(async move {
         drop(work.await);
     }));
@@ -490,8 +495,8 @@ fn check_cwd(cwd: PathBuf, dirty: DirtyCheck) -> Result<(String, GitInfo), Error
         .ok_or_else(|| Error::BadParams(format!("cwd {} is not valid UTF-8", cwd.display())))?
         .to_owned();
     let git = match dirty {
-        DirtyCheck::Now => crate::git::status::git_info(&cwd),
-        DirtyCheck::Later => crate::git::probe(&cwd),
+        DirtyCheck::Now => crate::os::git::status::git_info(&cwd),
+        DirtyCheck::Later => crate::os::git::probe(&cwd),
     };
     Ok((text, git))
 }
@@ -730,7 +735,7 @@ fn agents_reload<H: Host>(cx: &mut Cx<'_>) -> Routed<H> {
                 let cx = act.cx();
                 cx.config.agents.replace(set);
                 for entry in cx.registry.panes() {
-                    entry.addr.do_send(crate::pane::RulesChanged);
+                    entry.addr.do_send(crate::actors::pane::RulesChanged);
                 }
                 Ok(result)
             },

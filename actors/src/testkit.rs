@@ -2,10 +2,10 @@
 //! Supervisor that records what a pane publishes, a fake PTY, journal stores
 //! that gate, record or fail their appends, and a config on temp directories.
 
+use crate::actors::connection::{CloseConnection, Deliver, DeliverPty, Drain};
+use crate::actors::connection::{ConnHandle, ConnId};
 use crate::config::Config;
-use crate::connection::{CloseConnection, Deliver, DeliverPty, Drain};
-use crate::connection::{ConnHandle, ConnId};
-use crate::journal::{JournalRecord, JournalStore};
+use crate::store::journal::{JournalRecord, JournalStore};
 use actix::prelude::*;
 use parking_lot::Mutex;
 use signaltty_model::SocketOrigin;
@@ -209,9 +209,13 @@ impl Actor for PublishProbe {
     type Context = Context<Self>;
 }
 
-impl Handler<crate::sequencer::Publish> for PublishProbe {
+impl Handler<crate::actors::supervisor::sequencer::Publish> for PublishProbe {
     type Result = Result<Seq, crate::error::Error>;
-    fn handle(&mut self, msg: crate::sequencer::Publish, _: &mut Self::Context) -> Self::Result {
+    fn handle(
+        &mut self,
+        msg: crate::actors::supervisor::sequencer::Publish,
+        _: &mut Self::Context,
+    ) -> Self::Result {
         self.seq += msg.events.len() as u64;
         self.log.lock().batches.push(msg.events);
         self.changed.notify_waiters();
@@ -219,9 +223,13 @@ impl Handler<crate::sequencer::Publish> for PublishProbe {
     }
 }
 
-impl Handler<crate::sequencer::PtyData> for PublishProbe {
+impl Handler<crate::actors::supervisor::sequencer::PtyData> for PublishProbe {
     type Result = ();
-    fn handle(&mut self, msg: crate::sequencer::PtyData, _: &mut Self::Context) {
+    fn handle(
+        &mut self,
+        msg: crate::actors::supervisor::sequencer::PtyData,
+        _: &mut Self::Context,
+    ) {
         self.log.lock().pty.push((msg.chunk, msg.end_offset));
         self.changed.notify_waiters();
     }
@@ -284,14 +292,14 @@ pub enum FakeWrites {
         accept: usize,
     },
     /// Every write fails at once with this error and nothing written.
-    Fail(crate::pty::WriteErrorKind),
+    Fail(crate::os::pty::WriteErrorKind),
 }
 
 /// A write held by `FakeWrites::Stall` until its deadline passes.
 struct StalledWrite {
     written: usize,
     deadline: Instant,
-    reply: tokio::sync::oneshot::Sender<Result<usize, crate::pty::WriteError>>,
+    reply: tokio::sync::oneshot::Sender<Result<usize, crate::os::pty::WriteError>>,
 }
 
 #[derive(Default)]
@@ -301,7 +309,7 @@ struct FakePtyState {
     stalled: Vec<StalledWrite>,
     deadlines: Vec<Instant>,
     resized: Vec<(u16, u16)>,
-    signals: Vec<(nix::sys::signal::Signal, crate::pane::SignalTarget)>,
+    signals: Vec<(nix::sys::signal::Signal, crate::actors::pane::SignalTarget)>,
     closed: Option<nix::sys::signal::Signal>,
     exited: bool,
 }
@@ -321,7 +329,7 @@ impl FakePty {
     }
 
     /// A handle for `Pane::new`, sharing this fake.
-    pub fn handle(&self) -> Box<dyn crate::pane::PtyHandle> {
+    pub fn handle(&self) -> Box<dyn crate::actors::pane::PtyHandle> {
         Box::new(self.clone())
     }
 
@@ -354,8 +362,8 @@ impl FakePty {
                 write.deadline > Instant::now(),
                 "expired before its deadline"
             );
-            let _ = write.reply.send(Err(crate::pty::WriteError {
-                kind: crate::pty::WriteErrorKind::Timeout,
+            let _ = write.reply.send(Err(crate::os::pty::WriteError {
+                kind: crate::os::pty::WriteErrorKind::Timeout,
                 written: write.written,
             }));
         }
@@ -367,7 +375,7 @@ impl FakePty {
     }
 
     /// Every signal sent, in order.
-    pub fn signals(&self) -> Vec<(nix::sys::signal::Signal, crate::pane::SignalTarget)> {
+    pub fn signals(&self) -> Vec<(nix::sys::signal::Signal, crate::actors::pane::SignalTarget)> {
         self.state.lock().signals.clone()
     }
 
@@ -377,9 +385,9 @@ impl FakePty {
     }
 
     /// The program prints `bytes`; returns once the pane has processed them.
-    pub async fn output(&self, pane: &Addr<crate::pane::Pane>, bytes: &[u8]) {
+    pub async fn output(&self, pane: &Addr<crate::actors::pane::Pane>, bytes: &[u8]) {
         let (ack, _acked) = mpsc::sync_channel(1);
-        pane.send(crate::pane::Output {
+        pane.send(crate::actors::pane::Output {
             chunk: bytes.to_vec(),
             ack,
         })
@@ -389,18 +397,18 @@ impl FakePty {
 
     /// The program exits with `code` after its output drained (EOF, then the
     /// reap, as the reader reports them); the terminal hangs up.
-    pub async fn exit(&self, pane: &Addr<crate::pane::Pane>, code: Option<i32>) {
+    pub async fn exit(&self, pane: &Addr<crate::actors::pane::Pane>, code: Option<i32>) {
         self.state.lock().exited = true;
-        pane.send(crate::pane::OutputEnded)
+        pane.send(crate::actors::pane::OutputEnded)
             .await
             .expect("the pane is running");
-        pane.send(crate::pane::ChildExited { code })
+        pane.send(crate::actors::pane::ChildExited { code })
             .await
             .expect("the pane is running");
     }
 }
 
-impl crate::pane::PtyHandle for FakePty {
+impl crate::actors::pane::PtyHandle for FakePty {
     fn pid(&self) -> u32 {
         4242
     }
@@ -413,7 +421,7 @@ impl crate::pane::PtyHandle for FakePty {
     fn signal(
         &self,
         sig: nix::sys::signal::Signal,
-        target: crate::pane::SignalTarget,
+        target: crate::actors::pane::SignalTarget,
     ) -> std::io::Result<()> {
         let mut state = self.state.lock();
         if state.exited {
@@ -427,8 +435,8 @@ impl crate::pane::PtyHandle for FakePty {
         &self,
         bytes: Vec<u8>,
         deadline: Instant,
-    ) -> tokio::sync::oneshot::Receiver<Result<usize, crate::pty::WriteError>> {
-        use crate::pty::{WriteError, WriteErrorKind};
+    ) -> tokio::sync::oneshot::Receiver<Result<usize, crate::os::pty::WriteError>> {
+        use crate::os::pty::{WriteError, WriteErrorKind};
         let (reply, rx) = tokio::sync::oneshot::channel();
         let mut state = self.state.lock();
         state.deadlines.push(deadline);
@@ -465,8 +473,8 @@ impl crate::pane::PtyHandle for FakePty {
         state.closed.get_or_insert(sig);
         // A hangup resolves the writes still waiting (the real writer does too).
         for write in state.stalled.drain(..) {
-            let _ = write.reply.send(Err(crate::pty::WriteError {
-                kind: crate::pty::WriteErrorKind::Exited,
+            let _ = write.reply.send(Err(crate::os::pty::WriteError {
+                kind: crate::os::pty::WriteErrorKind::Exited,
                 written: write.written,
             }));
         }

@@ -4,9 +4,9 @@
 
 use super::panes::ask_pane;
 use super::{Cx, Host, OnHost, Reply, Routed, fail, flatten, ready};
+use crate::actors::pane::{Explain, MarkSeen, Notify};
+use crate::domain::projection::Projection;
 use crate::error::Error;
-use crate::pane::{Explain, MarkSeen, Notify};
-use crate::projection::Projection;
 use actix::prelude::*;
 use signaltty_protocol::pane::{PaneResult, PaneTarget};
 use signaltty_protocol::state::{

@@ -7,11 +7,11 @@ use super::Reply;
 use super::hooks::{Target, route, validate};
 use super::panes::ask_pane;
 use super::{Cx, Host, OnHost, Routed, fail};
-use crate::connection::ConnId;
-use crate::decision::{AbandonOnDrop, Decision as Route, WaitEnd};
+use crate::actors::connection::ConnId;
+use crate::actors::decision::{AbandonOnDrop, Decision as Route, WaitEnd};
+use crate::actors::pane::{Answer, NativeHook, NativeRoute, NativeStarted};
+use crate::domain::state::decision::{NativeRequest, native_id};
 use crate::error::Error;
-use crate::pane::{Answer, NativeHook, NativeRoute, NativeStarted};
-use crate::state::decision::{NativeRequest, native_id};
 use actix::prelude::*;
 use signaltty_protocol::pane::AgentKind;
 use signaltty_protocol::state::{

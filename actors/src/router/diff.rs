@@ -5,9 +5,9 @@
 //! publishes `workspace.updated` (and `git.branch_changed`).
 
 use super::{Cx, Host, OnHost, Reply, Routed, fail};
+use crate::actors::workspace::Announce;
 use crate::error::Error;
-use crate::git::diff::{self, Base, DiffError};
-use crate::workspace::Announce;
+use crate::os::git::diff::{self, Base, DiffError};
 use actix::prelude::*;
 use signaltty_protocol::diff::{
     DiffScope, TurnRef, WorkspaceDiffParams, WorkspaceDiffResult, WorkspaceFileDiffParams,
@@ -90,7 +90,7 @@ pub fn summary<H: Host>(cx: &mut Cx<'_>, p: WorkspaceDiffParams) -> Routed<H> {
         DiffScope::Turn => Some(baseline(cx, &id)),
     };
     let work = move || -> Result<WorkspaceDiffResult, DiffError> {
-        let branch = crate::git::probe(&cwd).branch;
+        let branch = crate::os::git::probe(&cwd).branch;
         let (summary, turn) = match turn {
             None => (diff::head_summary(&cwd)?, None),
             Some(None) => {
@@ -122,7 +122,7 @@ pub fn summary<H: Host>(cx: &mut Cx<'_>, p: WorkspaceDiffParams) -> Routed<H> {
 
 /// Not a checkout is `BAD_PARAMS` even when there is nothing to compare.
 fn check_checkout(cwd: &Path) -> Result<(), DiffError> {
-    match crate::git::probe(cwd).root {
+    match crate::os::git::probe(cwd).root {
         Some(_) => Ok(()),
         None => Err(DiffError::BadParams(format!(
             "{} is not in a git checkout",
@@ -195,7 +195,7 @@ pub fn refresh_git<H: Host>(cx: &mut Cx<'_>, p: WorkspaceRefreshGitParams) -> Ro
     let Some(addr) = cx.registry.workspace_addr(&id) else {
         return fail(Err(Error::NoSuchWorkspace(p.workspace_id)));
     };
-    let work = crate::workspace::refresh_git(addr, cwd, Announce::Always);
+    let work = crate::actors::workspace::refresh_git(addr, cwd, Announce::Always);
     Box::pin(
         work.on_host::<H>()
             .map(|r, _, _| Reply::of(r.map(|workspace| WorkspaceResult { workspace }))),

@@ -3,11 +3,11 @@
 //! the reporting process's parents to a pane. The pane's actor applies it.
 
 use super::{Cx, Host, OnHost, Routed, fail, ready};
+use crate::actors::pane::{Hook, ReportSession};
+use crate::domain::state::decision::{NativeRequest, native_id};
+use crate::domain::state::hooks::answer_channel;
 use crate::error::Error;
-use crate::pane::{Hook, ReportSession};
-use crate::procfs;
-use crate::state::decision::{NativeRequest, native_id};
-use crate::state::hooks::answer_channel;
+use crate::os::procfs;
 use actix::prelude::*;
 use signaltty_protocol::PaneId;
 use signaltty_protocol::pane::PaneResult;
@@ -29,7 +29,7 @@ pub const LAUNCH_WAIT: Duration = Duration::from_secs(5);
 /// for its answer.
 pub fn hook_event<H: Host>(
     cx: &mut Cx<'_>,
-    conn: crate::connection::ConnId,
+    conn: crate::actors::connection::ConnId,
     p: HookEventParams,
 ) -> Routed<H> {
     if p.wait_for_answer == Some(true) {

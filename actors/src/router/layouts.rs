@@ -6,13 +6,13 @@
 //! (`workspace::ApplyLayout`).
 
 use super::{Cx, Host, OnHost, Reply, Routed, fail, validate_name};
+use crate::actors::workspace::{ApplyLayout, ApplyLeaf};
+use crate::domain::launch::{self, PaneRecipe};
+use crate::domain::launch_tree::{self, Defaults, PlannedLeaf};
+use crate::domain::projection::Projection;
+use crate::domain::registry::PaneEntry;
 use crate::error::Error;
 use crate::ids::random_u128;
-use crate::launch::{self, PaneRecipe};
-use crate::launch_tree::{self, Defaults, PlannedLeaf};
-use crate::projection::Projection;
-use crate::registry::PaneEntry;
-use crate::workspace::{ApplyLayout, ApplyLeaf};
 use actix::prelude::*;
 use signaltty_protocol::layout::{
     LaunchLeaf, LaunchNode, LayoutApplyParams, LayoutApplyResult, LayoutExportParams,
@@ -65,7 +65,7 @@ fn describe(projection: &Projection, layout: &Layout) -> LaunchNode {
 /// What the blocking step found for each leaf: the entering reference of its
 /// directory and its agent's hook setup (the argv to execute, the report).
 type Prepared = Vec<(
-    Option<crate::worktrees::Reservation>,
+    Option<crate::domain::worktrees::Reservation>,
     Option<Vec<String>>,
     Option<Integration>,
 )>;

@@ -5,16 +5,16 @@
 
 use super::Reply;
 use super::{Cx, Host, OnHost, Routed, fail, ready};
-use crate::connection::ConnHandle;
-use crate::error::Error;
-use crate::ids::random_u128;
-use crate::launch;
-use crate::pane::{
+use crate::actors::connection::ConnHandle;
+use crate::actors::pane::{
     Attach, ClearPane, Detach, IsLive, Pane, ReadPane, ResizePane, SetName, SignalPane, WriteInput,
 };
-use crate::pty::SpawnSpec;
-use crate::registry::{PaneEntry, PaneKey};
-use crate::workspace::{Arrangement, Rearrange, RemovePane, SpawnPane};
+use crate::actors::workspace::{Arrangement, Rearrange, RemovePane, SpawnPane};
+use crate::domain::launch;
+use crate::domain::registry::{PaneEntry, PaneKey};
+use crate::error::Error;
+use crate::ids::random_u128;
+use crate::os::pty::SpawnSpec;
 use actix::prelude::*;
 use base64::Engine as _;
 use signaltty_protocol::pane::{
@@ -59,19 +59,19 @@ struct Checked {
     relationship: Option<Relationship>,
     label: Option<String>,
     task_id: Option<String>,
-    checkouts: crate::worktrees::Checkouts,
+    checkouts: crate::domain::worktrees::Checkouts,
 }
 
 /// Everything a launch needs: the pane object and its process's spawn.
 struct Prepared {
     workspace: signaltty_protocol::WorkspaceId,
-    addr: Addr<crate::workspace::Workspace>,
+    addr: Addr<crate::actors::workspace::Workspace>,
     tab: Option<signaltty_protocol::TabId>,
     pane: PaneObject,
     spec: SpawnSpec,
     split: Option<(PaneId, SplitDir)>,
     /// Keeps a `worktree.remove` of the cwd out until the pane is registered.
-    entering: Option<crate::worktrees::Reservation>,
+    entering: Option<crate::domain::worktrees::Reservation>,
 }
 
 fn check_spawn(cx: &mut Cx<'_>, p: PaneSpawnParams) -> Result<Checked, Error> {
@@ -177,7 +177,7 @@ fn finish_spawn(
     cx: &mut Cx<'_>,
     checked: Checked,
     split: Option<(PaneId, SplitDir)>,
-    entering: Option<crate::worktrees::Reservation>,
+    entering: Option<crate::domain::worktrees::Reservation>,
 ) -> Result<Prepared, Error> {
     let (workspace_id, addr) = cx.registry.workspace(&checked.workspace_ref)?;
     if let Some(tab) = &checked.tab {
@@ -766,14 +766,16 @@ pub fn resume<H: Host>(cx: &mut Cx<'_>, p: PaneTarget) -> Routed<H> {
     let id = entry.id.clone();
     let addr = entry.addr.clone();
     with_integration(cx, spec, config_env, move |_cx, spec, integration| {
-        Box::pin(addr.send(crate::pane::Resume { spec }).on_host::<H>().map(
-            move |answer, act, _| {
-                let result = answer.map_err(|_| gone).and_then(|inner| inner);
-                Reply::of(result.map(|(pane, pid)| {
-                    act.cx().registry.set_pid(&id, pid);
-                    PaneLaunchResult { pane, integration }
-                }))
-            },
-        ))
+        Box::pin(
+            addr.send(crate::actors::pane::Resume { spec })
+                .on_host::<H>()
+                .map(move |answer, act, _| {
+                    let result = answer.map_err(|_| gone).and_then(|inner| inner);
+                    Reply::of(result.map(|(pane, pid)| {
+                        act.cx().registry.set_pid(&id, pid);
+                        PaneLaunchResult { pane, integration }
+                    }))
+                }),
+        )
     })
 }

@@ -5,10 +5,10 @@
 use super::Reply;
 use super::wait::register;
 use super::{Cx, Host, OnHost, Routed, fail};
-use crate::connection::ConnId;
+use crate::actors::connection::ConnId;
+use crate::actors::pane::{Pane, SubmitEnter, SubmitPaste, SubmitRetry};
+use crate::domain::state::Outcome;
 use crate::error::Error;
-use crate::pane::{Pane, SubmitEnter, SubmitPaste, SubmitRetry};
-use crate::state::Outcome;
 use actix::prelude::*;
 use signaltty_protocol::PaneId;
 use signaltty_protocol::pane::Lifecycle;
@@ -110,7 +110,7 @@ fn resume_task<H: Host>(cx: &mut Cx<'_>, pane: &PaneId, reply: Reply) -> Routed<
     };
     let resumed = async move {
         let moved = actor
-            .send(crate::task::actor::Transition {
+            .send(crate::actors::task::Transition {
                 to: TaskState::Working,
                 reason: None,
             })

@@ -3,9 +3,9 @@
 
 use super::Reply;
 use super::{Cx, Host, OnHost, Routed, fail, validate_name};
+use crate::actors::workspace::{CloseTab, CreateTab, SetLayout, SetRatio, Workspace};
 use crate::error::Error;
 use crate::ids::random_u128;
-use crate::workspace::{CloseTab, CreateTab, SetLayout, SetRatio, Workspace};
 use actix::prelude::*;
 use signaltty_protocol::signal::SignalName;
 use signaltty_protocol::tab::{

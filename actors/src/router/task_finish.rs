@@ -13,12 +13,12 @@
 
 use super::wait::register;
 use super::{Cx, Host, OnHost, Reply, Routed, fail};
+use crate::actors::task::{Finish, SetFinishError, TaskActor, Transition};
+use crate::domain::state::Outcome;
+use crate::domain::worktrees::PathLock;
 use crate::error::Error;
-use crate::state::Outcome;
-use crate::task::actor::{Finish, SetFinishError, TaskActor, Transition};
-use crate::task::finish::{self, MergeJob};
-use crate::worktrees::PathLock;
-use crate::worktrees::occupants::{self, Depth, LivePane};
+use crate::os::git::task_finish::{self as finish, MergeJob};
+use crate::os::occupants::{self, Depth, LivePane};
 use actix::prelude::*;
 use serde_json::json;
 use signaltty_protocol::pane::{Lifecycle, LiveState, PaneSignalParams};

@@ -11,10 +11,10 @@
 
 use super::submit::{activity_gate, pane_task};
 use super::{Cx, Host, OnHost, Reply};
-use crate::connection::ConnId;
+use crate::actors::connection::ConnId;
+use crate::actors::pane::{SubmitEnter, SubmitPaste};
+use crate::actors::task::Transition;
 use crate::error::Error;
-use crate::pane::{SubmitEnter, SubmitPaste};
-use crate::task::actor::Transition;
 use actix::prelude::*;
 use serde_json::{Value, json};
 use signaltty_protocol::pane::{Lifecycle, LiveState, PaneReadParams, ReadMode};
@@ -216,7 +216,7 @@ fn submit<H: Host>(cx: &mut Cx<'_>, p: FirstPrompt) -> Step<H> {
                 // box. Asked of the pane itself: the projection may not have
                 // the decision yet.
                 let busy = matches!(e, Error::AgentBusy { .. });
-                let asked = async move { addr.send(crate::pane::GetPane).await.ok() };
+                let asked = async move { addr.send(crate::actors::pane::GetPane).await.ok() };
                 Box::pin(asked.on_host::<H>().then(move |state, act, _| -> Step<H> {
                     let cx = &mut act.cx();
                     let decision = state

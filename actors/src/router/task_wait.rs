@@ -5,7 +5,7 @@
 //! it. It looks again every 50 ms; task state lives on without it.
 
 use super::{Cx, Host, OnHost, Routed, fail};
-use crate::connection::ConnId;
+use crate::actors::connection::ConnId;
 use crate::error::Error;
 use actix::prelude::*;
 use serde_json::Value;

@@ -11,11 +11,11 @@
 //! ```
 
 use super::{Cx, Host, OnHost, Reply, Routed, fail, ready};
+use crate::actors::task::{Report, SetWorker, TaskActor, Transition};
+use crate::domain::task::contract::check_contract;
 use crate::error::Error;
 use crate::ids::random_u128;
-use crate::task::actor::{Report, SetWorker, TaskActor, Transition};
-use crate::task::contract::check_contract;
-use crate::task::start::{self, Checkout, Plan};
+use crate::os::git::task_start::{self as start, Checkout, Plan};
 use actix::prelude::*;
 use serde::de::DeserializeOwned;
 use serde_json::json;
@@ -89,7 +89,7 @@ pub fn report<H: Host>(cx: &mut Cx<'_>, p: TaskReportParams) -> Routed<H> {
         Ok(id) => id,
         Err(e) => return fail(Err(e)),
     };
-    if let Err(why) = crate::task::contract::check_report(&p) {
+    if let Err(why) = crate::domain::task::contract::check_report(&p) {
         return fail(Err(Error::BadParams(why)));
     }
     let Some(actor) = cx.tasks.get(&id).cloned() else {
@@ -156,7 +156,7 @@ pub fn cancel<H: Host>(cx: &mut Cx<'_>, p: TaskTarget) -> Routed<H> {
 /// (`task_closed`) and its decision dropped; the pane stays as a tombstone.
 pub(super) fn close_worker(cx: &Cx<'_>, pane: &PaneId) {
     if let Some(entry) = cx.registry.pane_by_id(pane) {
-        entry.addr.do_send(crate::pane::TaskClosed);
+        entry.addr.do_send(crate::actors::pane::TaskClosed);
     }
 }
 
@@ -254,7 +254,7 @@ fn resolve_worker(p: &TaskStartParams) -> Result<(Vec<String>, Option<String>), 
         },
         (Some(argv), Some(_)) => Ok((argv.clone(), p.agent.clone())),
         (Some(argv), None) => {
-            let detected = crate::launch::detect_kind(argv);
+            let detected = crate::domain::launch::detect_kind(argv);
             let agent = (!matches!(detected, AgentKind::Generic | AgentKind::None))
                 .then(|| detected.name().to_owned());
             Ok((argv.clone(), agent))
@@ -356,7 +356,7 @@ pub fn start<H: Host>(cx: &mut Cx<'_>, p: TaskStartParams) -> Routed<H> {
 /// Step 9: the task record, its actor, and `task.created`; then the rest.
 fn commit<H: Host>(
     cx: &mut Cx<'_>,
-    publisher: Recipient<crate::sequencer::Publish>,
+    publisher: Recipient<crate::actors::supervisor::sequencer::Publish>,
     go: Go,
     checkout: Checkout,
 ) -> Routed<H> {
@@ -400,7 +400,7 @@ fn commit<H: Host>(
         created_at: now.clone(),
         updated_at: now,
     };
-    let machine = crate::task::machine::TaskMachine::new(task.clone());
+    let machine = crate::domain::task::machine::TaskMachine::new(task.clone());
     let created = machine.created();
     let publish = cx.events.publish(vec![created]);
     let actor = TaskActor::new(task.clone(), publisher).start();
@@ -544,7 +544,7 @@ fn place<H: Host>(cx: &mut Cx<'_>, go: Go, task: Task, checkout: Checkout) -> Ro
 
 /// The background first prompt of a started task (tasks.md §3).
 fn first_prompt(go: &Go, task: &Task, pane: &PaneId) -> super::task_prompt::FirstPrompt {
-    use crate::task::contract::{PromptFacts, compose_prompt};
+    use crate::domain::task::contract::{PromptFacts, compose_prompt};
     let facts = PromptFacts {
         task: &task.id,
         branch: &task.branch,

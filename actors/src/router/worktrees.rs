@@ -7,11 +7,11 @@
 //! reason.
 
 use super::{Cx, Host, OnHost, Reply, Routed, fail, flatten, register_workspace, validate_name};
+use crate::domain::worktrees::{MutationLock, PathLock, canonical_target, is_within};
 use crate::error::Error;
-use crate::git::Git;
-use crate::git::worktree::{self as wt, Untracked};
-use crate::worktrees::occupants::{self, Depth, LivePane};
-use crate::worktrees::{MutationLock, PathLock, canonical_target, is_within};
+use crate::os::git::Git;
+use crate::os::git::worktree::{self as wt, Untracked};
+use crate::os::occupants::{self, Depth, LivePane};
 use actix::prelude::*;
 use signaltty_protocol::pane::LiveState;
 use signaltty_protocol::worktree::{
@@ -323,7 +323,7 @@ fn bind<H: Host>(cx: &mut Cx<'_>, b: Bind, held: Held) -> Routed<H> {
     let probed = blocking(move || {
         let entering = checkouts.enter(&path)?;
         let dirty = wt::is_dirty(&Git::new(&path).deadline(deadline), Untracked::Normal).ok();
-        let mut git = crate::git::probe(&path);
+        let mut git = crate::os::git::probe(&path);
         git.dirty = dirty;
         let existing = workspace_where(&workspaces, |c| c == path);
         Ok((entering, git, existing))

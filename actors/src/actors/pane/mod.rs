@@ -1,0 +1,794 @@
+//! Pane: owns one PTY, its headless terminal (grid, rendered ring, OSC scanner)
+//! and its output offset. Output arrives from the PTY reader thread one chunk at a
+//! time and is acknowledged only after it was processed, so a flooding child is
+//! slowed by its own PTY rather than growing the server. Pane actors run on a
+//! small pool of arbiters, away from the Supervisor's thread. The agent state
+//! (lifecycle, attention and the flags around them) lives in an `AgentTracker`
+//! (`state/tracker/`); the pane feeds it and performs the effects it returns.
+
+use crate::actors::connection::ConnId;
+use crate::actors::connection::DeliverPty;
+use crate::actors::supervisor::sequencer::{PtyData, Publish};
+use crate::config::Config;
+use crate::domain::state::tracker::{AgentTracker, Effect, Screen, Timer};
+use crate::error::Error;
+use crate::os::pty::{WriteError, WriteErrorKind};
+use actix::prelude::*;
+use base64::Engine as _;
+use signaltty_model::term::Terminal;
+use signaltty_protocol::Event;
+use signaltty_protocol::pane::{
+    MAX_READ_LINES, Pane as PaneState, PaneAttachResult, PaneReadResult, PtySize, ReadMode,
+};
+use signaltty_protocol::signal::SignalName;
+use std::collections::{HashMap, HashSet};
+use std::sync::mpsc::SyncSender;
+use std::time::{Duration, Instant};
+
+mod decisions;
+mod handoff;
+mod hooks;
+mod pty_handle;
+mod resume;
+mod screen;
+mod signals;
+mod sink;
+mod submit;
+#[cfg(test)]
+mod tests;
+pub use decisions::{Answer, NativeHook, NativeRoute, NativeStarted, RouteEnded};
+pub use handoff::{Carried, HandOver, HandedOver, Released, TakeBack};
+pub use hooks::{Hook, ReportSession};
+pub use pty_handle::{PtyHandle, SignalTarget};
+pub use resume::Resume;
+pub use screen::RulesChanged;
+pub use signals::{Explain, MarkSeen, Notify, NotifyGate, ProcessSeen, TaskClosed};
+pub use sink::PaneSink;
+pub use submit::{SubmitEnter, SubmitPaste, SubmitRetry};
+
+/// How long after its child was reaped a pane waits for the PTY to drain before it
+/// reports the exit anyway (a background job may hold the terminal open).
+pub const EXIT_DRAIN_GRACE: Duration = Duration::from_millis(500);
+/// The time budget of one `pane.input` (spec/pty-terminal.md §4.2).
+pub const INPUT_BUDGET: Duration = Duration::from_secs(5);
+
+/// A chunk of PTY output. The reader waits for `ack` before reading more.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct Output {
+    /// The bytes, as read.
+    pub chunk: Vec<u8>,
+    /// Dropped (or sent) when the chunk is processed.
+    pub ack: SyncSender<()>,
+}
+
+/// The PTY reached EOF: every byte has been delivered.
+#[derive(Debug, Message)]
+#[rtype(result = "()")]
+pub struct OutputEnded;
+
+/// The child was reaped with this code (128 + signal for a signalled child).
+#[derive(Debug, Message)]
+#[rtype(result = "()")]
+pub struct ChildExited {
+    /// Exit code, `None` when unknown.
+    pub code: Option<i32>,
+}
+
+/// Replies with the pane object.
+#[derive(Debug, Message)]
+#[rtype(result = "PaneState")]
+pub struct GetPane;
+
+/// Reads the screen or the rendered ring (spec/pty-terminal.md §7.1). Never fails.
+#[derive(Debug, Message)]
+#[rtype(result = "Result<PaneReadResult, Error>")]
+pub struct ReadPane {
+    /// Which read.
+    pub mode: ReadMode,
+    /// Lines wanted (capped at 5000).
+    pub lines: u64,
+    /// `rendered` cursor.
+    pub after_seq: u64,
+    /// `false`: a `screen` read keeps the grid's SGR colours (the ring's
+    /// lines are plain text either way).
+    pub strip_ansi: bool,
+}
+
+/// Writes input through the pane's bounded writer. Replies with the bytes written,
+/// or `PANE_EXITED` / `TIMEOUT` / `IO_ERROR` with the prefix written.
+#[derive(Debug, Message)]
+#[rtype(result = "Result<usize, Error>")]
+pub struct WriteInput {
+    /// The bytes.
+    pub bytes: Vec<u8>,
+}
+
+/// Resizes the pane (and its PTY when live). Replies with the pane after
+/// `pane.resized` is published.
+#[derive(Debug, Message)]
+#[rtype(result = "Result<PaneState, Error>")]
+pub struct ResizePane {
+    /// The clamped size.
+    pub size: PtySize,
+}
+
+/// Sends a signal to the child or its process group; `PANE_EXITED` without one.
+#[derive(Debug, Message)]
+#[rtype(result = "Result<(), Error>")]
+pub struct SignalPane {
+    /// Which signal.
+    pub signal: SignalName,
+    /// Signal the process group.
+    pub group: bool,
+}
+
+/// Hangs up the PTY (signalling the child) and stops the actor. The caller
+/// publishes `pane.closed`.
+#[derive(Debug, Message)]
+#[rtype(result = "()")]
+pub struct ClosePane {
+    /// The signal for the child.
+    pub signal: SignalName,
+}
+
+/// Registers a viewer (idempotent per connection), optionally resizing first, and
+/// replies with the screen snapshot and the offset it covers, taken in the same
+/// turn as the registration: no byte is lost or doubled between them.
+#[derive(Message)]
+#[rtype(result = "Result<PaneAttachResult, Error>")]
+pub struct Attach {
+    /// The connection.
+    pub conn: ConnId,
+    /// Where its `pty.data` goes.
+    pub viewer: Recipient<DeliverPty>,
+    /// A size to apply first.
+    pub size: Option<PtySize>,
+    /// Acknowledge the pane (spec/lifecycle.md §6.5: attach marks it seen).
+    pub mark_seen: bool,
+    /// A watch-only viewer: it never answers the program's queries.
+    pub watch: bool,
+}
+
+/// Removes a viewer; the process is untouched.
+#[derive(Debug, Message)]
+#[rtype(result = "()")]
+pub struct Detach {
+    /// The connection.
+    pub conn: ConnId,
+}
+
+/// Sets or clears the pane's name (already validated and reserved by the
+/// Supervisor). Replies with the pane after `pane.updated`.
+#[derive(Debug, Message)]
+#[rtype(result = "Result<PaneState, Error>")]
+pub struct SetName {
+    /// The new name, or none.
+    pub name: Option<String>,
+}
+
+/// Clears the screen as if the program had printed `ESC[H ESC[2J ESC[3J` (every
+/// viewer clears at the same offset), then drops the history so earlier cursors
+/// read as dropped (spec/pty-terminal.md §7.4). Replies with the offset.
+#[derive(Debug, Message)]
+#[rtype(result = "Result<u64, Error>")]
+pub struct ClearPane;
+
+/// The pane now shows in another tab (`pane.swap`, `pane.move`). Replies with the
+/// pane; the caller publishes `pane.updated`.
+#[derive(Debug, Message)]
+#[rtype(result = "PaneState")]
+pub struct SetTab {
+    /// The new tab.
+    pub tab_id: signaltty_protocol::TabId,
+}
+
+/// Whether the pane's process still runs.
+#[derive(Debug, Message)]
+#[rtype(result = "bool")]
+pub struct IsLive;
+
+/// The child was reaped: its exit code (`None` when unknown), waiting for the
+/// output to drain before the exit is reported.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Reaped {
+    code: Option<i32>,
+}
+
+/// The Pane actor.
+pub struct Pane {
+    /// The pane object and its agent state.
+    tracker: AgentTracker,
+    term: Terminal,
+    /// Cumulative output bytes of this pane in this server run.
+    output_offset: u64,
+    pty: Option<Box<dyn PtyHandle>>,
+    events: Recipient<Publish>,
+    /// Where numbered `pty.data` goes.
+    pty_out: Recipient<PtyData>,
+    /// Attached connections.
+    viewers: HashMap<ConnId, Recipient<DeliverPty>>,
+    /// The viewers that only watch (a board's preview): they get output but
+    /// answer no terminal query.
+    watchers: HashSet<ConnId>,
+    /// The PTY reached EOF.
+    ended: bool,
+    /// The child was reaped (the exit may not be reported yet).
+    reaped: Option<Reaped>,
+    exit_reported: bool,
+    /// Rate limit and coalescing of terminal notifications.
+    notify_gate: NotifyGate,
+    /// The live answer route of a pending native permission request.
+    route: Option<NativeRoute>,
+    /// The tracker's armed timers, so that it can cancel them.
+    timers: HashMap<Timer, SpawnHandle>,
+    /// An upgrade's release whose reader has not stopped yet.
+    handing: Option<handoff::Handing>,
+}
+
+impl Screen for Terminal {
+    fn text(&self) -> String {
+        self.screen_text()
+    }
+}
+
+/// Where a step's events go: published at once (`do_send`), or handed back
+/// so that the handler can reply once they are published.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Publishing {
+    Now,
+    Collect,
+}
+
+impl Pane {
+    /// A pane actor for a freshly spawned process on `pty`; the agent rules
+    /// and the Cursor approval wait come from `config`.
+    pub fn new(
+        state: PaneState,
+        pty: Box<dyn PtyHandle>,
+        events: Recipient<Publish>,
+        pty_out: Recipient<PtyData>,
+        config: &Config,
+    ) -> Pane {
+        let term = Terminal::new(state.pty_size.rows, state.pty_size.cols);
+        let tracker = AgentTracker::new(state, config);
+        Pane::assemble(tracker, term, 0, Some(pty), events, pty_out)
+    }
+
+    /// A pane actor over `tracker` and `term`, its output counted from
+    /// `output_offset`; without a `pty` it reads as a pane whose process
+    /// has exited and been reported.
+    fn assemble(
+        tracker: AgentTracker,
+        term: Terminal,
+        output_offset: u64,
+        pty: Option<Box<dyn PtyHandle>>,
+        events: Recipient<Publish>,
+        pty_out: Recipient<PtyData>,
+    ) -> Pane {
+        let gone = pty.is_none();
+        Pane {
+            tracker,
+            term,
+            output_offset,
+            pty,
+            events,
+            pty_out,
+            viewers: HashMap::new(),
+            watchers: HashSet::new(),
+            ended: gone,
+            reaped: gone.then_some(Reaped { code: None }),
+            exit_reported: gone,
+            notify_gate: NotifyGate::default(),
+            route: None,
+            timers: HashMap::new(),
+            handing: None,
+        }
+    }
+
+    /// A restored pane (spec/persistence.md §8.1): no process, its terminal
+    /// rebuilt at the saved size from the saved `tail` (oldest line first),
+    /// followed by one dimmed line saying it was restored and when. `resume`
+    /// starts a process in it later; until then it answers as an exited pane.
+    pub fn tombstone(
+        state: PaneState,
+        tail: Option<&str>,
+        events: Recipient<Publish>,
+        pty_out: Recipient<PtyData>,
+        config: &Config,
+    ) -> Pane {
+        let mut term = Terminal::new(state.pty_size.rows, state.pty_size.cols);
+        let mut replay = String::new();
+        if let Some(tail) = tail.filter(|t| !t.is_empty()) {
+            // The tail is plain text lines; a terminal needs CR LF to start
+            // each one at the left margin.
+            replay.push_str(&tail.replace('\n', "\r\n"));
+            replay.push_str("\r\n");
+        }
+        replay.push_str(&format!(
+            "\x1b[2m── restored by signaltty at {} ──\x1b[0m\r\n",
+            signaltty_protocol::Timestamp::now()
+        ));
+        // Nothing is scanned for signals here: the restored text is history.
+        let _ = term.feed(replay.as_bytes());
+        term.drop_earlier_cursors();
+        let tracker = AgentTracker::new(state, config);
+        Pane::assemble(tracker, term, 0, None, events, pty_out)
+    }
+
+    /// Leaves this pane's ring in `slot`, where the snapshot writer reads its
+    /// tail (spec/persistence.md §6.4) without a message to the pane.
+    pub fn with_tail_slot(self, slot: &signaltty_model::term::TailSlot) -> Pane {
+        slot.fill(self.term.tail_source());
+        self
+    }
+
+    /// The pane object.
+    fn state(&self) -> &PaneState {
+        self.tracker.pane()
+    }
+
+    /// Performs a tracker step's effects in order and returns the events
+    /// collected for the caller to publish.
+    fn perform(&mut self, effects: Vec<Effect>, ctx: &mut Context<Self>) -> Vec<Event> {
+        self.run_effects(effects, Publishing::Collect, ctx)
+    }
+
+    /// Performs a tracker step's effects in order, publishing its events as
+    /// they come (nobody waits for them).
+    fn perform_now(&mut self, effects: Vec<Effect>, ctx: &mut Context<Self>) {
+        self.run_effects(effects, Publishing::Now, ctx);
+    }
+
+    fn run_effects(
+        &mut self,
+        effects: Vec<Effect>,
+        publishing: Publishing,
+        ctx: &mut Context<Self>,
+    ) -> Vec<Event> {
+        let mut collected = Vec::new();
+        for effect in effects {
+            match effect {
+                Effect::Publish(events) => match publishing {
+                    Publishing::Collect => collected.extend(events),
+                    Publishing::Now => self.events.do_send(Publish { events }),
+                },
+                Effect::Arm { timer, after } => {
+                    let handle = ctx.run_later(after, move |pane, ctx| {
+                        pane.timers.remove(&timer);
+                        let effects = pane.tracker.on_timer(timer, &pane.term);
+                        pane.perform_now(effects, ctx);
+                    });
+                    if let Some(old) = self.timers.insert(timer, handle) {
+                        ctx.cancel_future(old);
+                    }
+                },
+                Effect::Cancel(timer) => {
+                    if let Some(handle) = self.timers.remove(&timer) {
+                        ctx.cancel_future(handle);
+                    }
+                },
+                Effect::CheckRoute => self.check_route(),
+            }
+        }
+        collected
+    }
+
+    /// The viewers still connected (closed connections are forgotten here).
+    fn live_viewers(&mut self) -> Vec<Recipient<DeliverPty>> {
+        self.viewers.retain(|_, v| v.connected());
+        let viewers = &self.viewers;
+        self.watchers.retain(|c| viewers.contains_key(c));
+        self.viewers.values().cloned().collect()
+    }
+
+    /// Whether a viewer that is a terminal (not only a watcher) is attached:
+    /// that terminal answers the program's queries then.
+    fn terminal_attached(&mut self) -> bool {
+        self.live_viewers();
+        self.viewers.len() > self.watchers.len()
+    }
+
+    fn on_output(&mut self, chunk: &[u8], ctx: &mut Context<Self>) {
+        self.output_offset += chunk.len() as u64;
+        self.tracker.on_output(self.output_offset);
+        let found = self.term.feed(chunk);
+        if !found.is_empty() {
+            self.on_term_events(found, ctx);
+        }
+        let effects = self.tracker.on_screen(&self.term);
+        self.perform_now(effects, ctx);
+    }
+
+    /// Reports the exit once the child is reaped and its output drained (or the
+    /// drain grace has passed).
+    fn maybe_report_exit(&mut self, drained_or_late: bool, ctx: &mut Context<Self>) {
+        let Some(Reaped { code }) = self.reaped else {
+            return;
+        };
+        if self.exit_reported || !(self.ended || drained_or_late) {
+            return;
+        }
+        self.exit_reported = true;
+        self.pty = None;
+        // A notification held back by the gate has no pane to raise any more.
+        self.notify_gate.forget_held();
+        let effects = self.tracker.on_exit(code);
+        self.perform_now(effects, ctx);
+    }
+
+    fn pane_exited(&self, written: Option<usize>) -> Error {
+        Error::PaneExited {
+            pane: self.state().id.0.clone(),
+            written,
+        }
+    }
+}
+
+impl Actor for Pane {
+    type Context = Context<Self>;
+
+    fn started(&mut self, ctx: &mut Self::Context) {
+        let effects = self.tracker.on_start();
+        self.perform_now(effects, ctx);
+    }
+
+    fn stopped(&mut self, _ctx: &mut Self::Context) {
+        // A closed pane answers nothing: its reporter stops waiting.
+        if let Some(route) = self.route.take() {
+            route.addr.do_send(crate::actors::decision::EndWait(
+                crate::actors::decision::WaitEnd::MovedOn,
+            ));
+        }
+    }
+}
+
+impl Handler<Output> for Pane {
+    type Result = ResponseFuture<()>;
+
+    fn handle(&mut self, msg: Output, ctx: &mut Self::Context) -> Self::Result {
+        self.on_output(&msg.chunk, ctx);
+        let viewers = self.live_viewers();
+        let ack = msg.ack;
+        if viewers.is_empty() {
+            // The reader may already be gone (closing); nothing waits then.
+            let _ = ack.try_send(());
+            return Box::pin(async {});
+        }
+        let sent = self.pty_out.send(PtyData {
+            pane_id: self.state().id.clone(),
+            chunk: msg.chunk,
+            end_offset: self.output_offset,
+            viewers,
+        });
+        // Acknowledged once the Supervisor took the chunk: a flood with viewers is
+        // paced by the Supervisor's mailbox, never queued without bound.
+        Box::pin(async move {
+            let _ = sent.await;
+            let _ = ack.try_send(());
+        })
+    }
+}
+
+impl Handler<OutputEnded> for Pane {
+    type Result = ();
+
+    fn handle(&mut self, _msg: OutputEnded, ctx: &mut Self::Context) {
+        self.ended = true;
+        self.maybe_report_exit(false, ctx);
+    }
+}
+
+impl Handler<ChildExited> for Pane {
+    type Result = ();
+
+    fn handle(&mut self, msg: ChildExited, ctx: &mut Self::Context) {
+        self.reaped = Some(Reaped { code: msg.code });
+        self.maybe_report_exit(false, ctx);
+        if !self.exit_reported {
+            ctx.run_later(EXIT_DRAIN_GRACE, |act, ctx| {
+                act.maybe_report_exit(true, ctx)
+            });
+        }
+    }
+}
+
+impl Handler<GetPane> for Pane {
+    type Result = MessageResult<GetPane>;
+
+    fn handle(&mut self, _msg: GetPane, _ctx: &mut Self::Context) -> Self::Result {
+        MessageResult(self.state().clone())
+    }
+}
+
+impl Handler<ReadPane> for Pane {
+    type Result = MessageResult<ReadPane>;
+
+    fn handle(&mut self, msg: ReadPane, _ctx: &mut Self::Context) -> Self::Result {
+        let lines = msg.lines.min(MAX_READ_LINES) as usize;
+        MessageResult(Ok(match msg.mode {
+            ReadMode::Screen => PaneReadResult {
+                text: if msg.strip_ansi {
+                    self.term.screen_text()
+                } else {
+                    self.term.screen_formatted()
+                },
+                truncated: false,
+                seq: None,
+                next_seq: None,
+                dropped: None,
+            },
+            ReadMode::Tail => {
+                let tail = self.term.tail(lines);
+                PaneReadResult {
+                    text: tail.text,
+                    truncated: tail.truncated,
+                    seq: None,
+                    next_seq: None,
+                    dropped: None,
+                }
+            },
+            ReadMode::Rendered => {
+                let r = self.term.rendered(msg.after_seq, lines);
+                PaneReadResult {
+                    text: r.text,
+                    truncated: r.truncated,
+                    seq: Some(r.seq),
+                    next_seq: Some(r.next_seq),
+                    dropped: Some(r.dropped),
+                }
+            },
+        }))
+    }
+}
+
+impl Handler<WriteInput> for Pane {
+    type Result = ResponseFuture<Result<usize, Error>>;
+
+    fn handle(&mut self, msg: WriteInput, _ctx: &mut Self::Context) -> Self::Result {
+        let Some(pty) = self.pty.as_ref() else {
+            let e = self.pane_exited(None);
+            return Box::pin(async move { Err(e) });
+        };
+        self.tracker.on_input(msg.bytes.len());
+        Box::pin(self.write_bound(pty.as_ref(), msg.bytes))
+    }
+}
+
+impl Pane {
+    /// Starts writing `bytes` to `pty` within the input budget. The write is
+    /// bound to this PTY now: a later process in this pane never gets them.
+    fn write_bound(
+        &self,
+        pty: &dyn PtyHandle,
+        bytes: Vec<u8>,
+    ) -> impl std::future::Future<Output = Result<usize, Error>> + 'static {
+        let pending = pty.write(bytes, Instant::now() + INPUT_BUDGET);
+        let pane = self.state().id.0.clone();
+        async move {
+            match pending.await {
+                Ok(Ok(n)) => Ok(n),
+                Ok(Err(WriteError { kind, written })) => Err(match kind {
+                    WriteErrorKind::Timeout => Error::Timeout {
+                        what: format!("input to pane {pane}"),
+                        written: Some(written),
+                    },
+                    WriteErrorKind::Exited => Error::PaneExited {
+                        pane,
+                        written: Some(written),
+                    },
+                    WriteErrorKind::Io(why) => Error::Io {
+                        what: format!("input to pane {pane}"),
+                        source: std::io::Error::other(why),
+                    },
+                }),
+                Err(_) => Err(Error::PaneExited {
+                    pane,
+                    written: None,
+                }),
+            }
+        }
+    }
+}
+
+impl Handler<ResizePane> for Pane {
+    type Result = ResponseFuture<Result<PaneState, Error>>;
+
+    fn handle(&mut self, msg: ResizePane, _ctx: &mut Self::Context) -> Self::Result {
+        let size = msg.size;
+        if let Some(pty) = &self.pty
+            && let Err(e) = pty.resize(size.rows, size.cols)
+        {
+            // The child may have just exited; the stored size still changes.
+            log::debug!("pane {}: resize failed: {e}", self.state().id);
+        }
+        self.term.resize(size.rows, size.cols);
+        self.tracker.pane_mut().pty_size = size;
+        let pane = self.state().clone();
+        let sent = self.events.send(Publish {
+            events: vec![Event::PaneResized { pane: pane.clone() }],
+        });
+        Box::pin(async move {
+            sent.await??;
+            Ok(pane)
+        })
+    }
+}
+
+impl Handler<SignalPane> for Pane {
+    type Result = Result<(), Error>;
+
+    fn handle(&mut self, msg: SignalPane, _ctx: &mut Self::Context) -> Self::Result {
+        let Some(pty) = &self.pty else {
+            return Err(self.pane_exited(None));
+        };
+        let target = if msg.group {
+            SignalTarget::Group
+        } else {
+            SignalTarget::Child
+        };
+        pty.signal(to_nix(msg.signal), target)
+            .map_err(|e| Error::Io {
+                what: format!("signal {} to pane {}", msg.signal.as_str(), self.state().id),
+                source: e,
+            })
+    }
+}
+
+impl Handler<Attach> for Pane {
+    type Result = ResponseFuture<Result<PaneAttachResult, Error>>;
+
+    fn handle(&mut self, msg: Attach, _ctx: &mut Self::Context) -> Self::Result {
+        let resized = msg
+            .size
+            .filter(|s| *s != self.state().pty_size)
+            .map(|size| {
+                if let Some(pty) = &self.pty
+                    && let Err(e) = pty.resize(size.rows, size.cols)
+                {
+                    log::debug!("pane {}: resize failed: {e}", self.state().id);
+                }
+                self.term.resize(size.rows, size.cols);
+                self.tracker.pane_mut().pty_size = size;
+                self.events.send(Publish {
+                    events: vec![Event::PaneResized {
+                        pane: self.state().clone(),
+                    }],
+                })
+            });
+        self.viewers.insert(msg.conn, msg.viewer);
+        if msg.watch {
+            self.watchers.insert(msg.conn);
+        } else {
+            self.watchers.remove(&msg.conn);
+        }
+        let seen = if msg.mark_seen {
+            let pending = self.tracker.decision_pending();
+            let events = self.tracker.with_axes("attach", |axes| {
+                axes.acknowledge("attach", pending);
+            });
+            (!events.is_empty()).then(|| self.events.send(Publish { events }))
+        } else {
+            None
+        };
+        // Registration and snapshot in one turn: every later chunk goes to this viewer
+        // with an offset past the snapshot's.
+        let result = PaneAttachResult {
+            snapshot_b64: base64::engine::general_purpose::STANDARD
+                .encode(self.term.state_formatted()),
+            output_offset: self.output_offset,
+            size: self.state().pty_size,
+            live: self.state().live,
+            restore_state: self.state().restore_state,
+            lifecycle: self.state().lifecycle,
+            attention: self.state().attention,
+        };
+        Box::pin(async move {
+            if let Some(sent) = resized {
+                sent.await??;
+            }
+            if let Some(sent) = seen {
+                sent.await??;
+            }
+            Ok(result)
+        })
+    }
+}
+
+impl Handler<Detach> for Pane {
+    type Result = ();
+
+    fn handle(&mut self, msg: Detach, _ctx: &mut Self::Context) {
+        self.viewers.remove(&msg.conn);
+        self.watchers.remove(&msg.conn);
+    }
+}
+
+impl Handler<SetName> for Pane {
+    type Result = ResponseFuture<Result<PaneState, Error>>;
+
+    fn handle(&mut self, msg: SetName, _ctx: &mut Self::Context) -> Self::Result {
+        self.tracker.pane_mut().name = msg.name;
+        let pane = self.state().clone();
+        let sent = self.events.send(Publish {
+            events: vec![Event::PaneUpdated {
+                pane_id: pane.id.clone(),
+                pane: pane.clone(),
+            }],
+        });
+        Box::pin(async move {
+            sent.await??;
+            Ok(pane)
+        })
+    }
+}
+
+impl Handler<ClearPane> for Pane {
+    type Result = ResponseFuture<Result<u64, Error>>;
+
+    fn handle(&mut self, _msg: ClearPane, ctx: &mut Self::Context) -> Self::Result {
+        const CLEAR: &[u8] = b"\x1b[H\x1b[2J\x1b[3J";
+        self.on_output(CLEAR, ctx);
+        self.term.clear_history();
+        let offset = self.output_offset;
+        let viewers = self.live_viewers();
+        let sent = (!viewers.is_empty()).then(|| {
+            self.pty_out.send(PtyData {
+                pane_id: self.state().id.clone(),
+                chunk: CLEAR.to_vec(),
+                end_offset: offset,
+                viewers,
+            })
+        });
+        Box::pin(async move {
+            if let Some(sent) = sent {
+                sent.await?;
+            }
+            Ok(offset)
+        })
+    }
+}
+
+impl Handler<SetTab> for Pane {
+    type Result = MessageResult<SetTab>;
+
+    fn handle(&mut self, msg: SetTab, _ctx: &mut Self::Context) -> Self::Result {
+        self.tracker.pane_mut().tab_id = msg.tab_id;
+        MessageResult(self.state().clone())
+    }
+}
+
+impl Handler<IsLive> for Pane {
+    type Result = bool;
+
+    fn handle(&mut self, _msg: IsLive, _ctx: &mut Self::Context) -> bool {
+        self.pty.is_some()
+    }
+}
+
+impl Handler<ClosePane> for Pane {
+    type Result = ();
+
+    fn handle(&mut self, msg: ClosePane, ctx: &mut Self::Context) {
+        if let Some(pty) = self.pty.take() {
+            pty.close(to_nix(msg.signal));
+        }
+        self.tracker.on_closed();
+        ctx.stop();
+    }
+}
+
+/// The nix signal of an allowed name.
+pub fn to_nix(signal: SignalName) -> nix::sys::signal::Signal {
+    use nix::sys::signal::Signal as S;
+    match signal {
+        SignalName::Int => S::SIGINT,
+        SignalName::Term => S::SIGTERM,
+        SignalName::Kill => S::SIGKILL,
+        SignalName::Hup => S::SIGHUP,
+        SignalName::Quit => S::SIGQUIT,
+        SignalName::Winch => S::SIGWINCH,
+        SignalName::Usr1 => S::SIGUSR1,
+        SignalName::Usr2 => S::SIGUSR2,
+    }
+}

@@ -1,0 +1,232 @@
+//! Supervisor tests with fake journal stores and probe connections.
+
+use super::*;
+use crate::store::journal::MemoryStore;
+use crate::testkit::{FailingStore, GatedStore, Probe, config, wait_for};
+use signaltty_protocol::Method;
+use signaltty_protocol::WorkspaceId;
+use signaltty_protocol::subscribe::SubscribeParams;
+use signaltty_protocol::workspace::WorkspaceCreateParams;
+
+fn start(store: impl JournalStore, dir: &std::path::Path) -> Addr<Supervisor> {
+    let (stop_tx, _stop_rx) = watch::channel(crate::os::listener::Accepting::Open);
+    Supervisor::new(Arc::new(config(dir)), store, None, stop_tx).start()
+}
+
+fn dispatch(conn: &ConnHandle, method: Method) -> Dispatch {
+    Dispatch {
+        request: Request::new("t", method),
+        conn: conn.clone(),
+        generation: 1,
+    }
+}
+
+fn create(name: &str) -> Method {
+    Method::WorkspaceCreate(WorkspaceCreateParams {
+        name: Some(name.into()),
+        cwd: None,
+    })
+}
+
+/// A reply's result as a JSON value.
+fn json(reply: Reply) -> serde_json::Value {
+    serde_json::from_slice(&reply.result.expect("a successful reply")).expect("result JSON")
+}
+
+fn closed_event(n: u64) -> Event {
+    Event::WorkspaceClosed {
+        workspace_id: WorkspaceId(format!("ws_{n}")),
+    }
+}
+
+#[actix::test]
+async fn events_are_published_and_answered_only_after_the_journal_syncs_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, gate, batches) = GatedStore::new();
+    let sup = start(store, dir.path());
+    let (conn, log) = Probe::start(1);
+    let sub = sup
+        .send(dispatch(
+            &conn,
+            Method::Subscribe(SubscribeParams::default()),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(json(sub)["seq"], 100);
+
+    let pending = actix_rt::spawn(sup.send(dispatch(&conn, create("alpha"))));
+    wait_for("the journal to receive the event", || {
+        batches.lock().len() == 1
+    })
+    .await;
+    let status = sup
+        .send(dispatch(&conn, Method::ServerStatus(Default::default())))
+        .await
+        .unwrap();
+    assert_eq!(
+        json(status)["workspaces"],
+        0,
+        "a read must not see an unsynced event"
+    );
+    assert!(
+        log.lock().events.is_empty(),
+        "nothing may be published before the sync"
+    );
+    assert!(
+        !pending.is_finished(),
+        "the request may not be answered before the sync"
+    );
+
+    gate.send(()).unwrap();
+    let reply = pending.await.unwrap().unwrap();
+    assert_eq!(json(reply)["workspace"]["handle"], "alpha");
+    wait_for("the event to reach the subscriber", || {
+        log.lock().events.len() == 1
+    })
+    .await;
+    let event = log.lock().events[0].clone();
+    assert_eq!(
+        (event["event"].as_str(), event["seq"].as_u64()),
+        (Some("workspace.created"), Some(101))
+    );
+}
+
+#[actix::test]
+async fn events_queued_during_a_sync_are_committed_together() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, gate, batches) = GatedStore::new();
+    let sup = start(store, dir.path());
+    let (conn, _log) = Probe::start(1);
+    let first = actix_rt::spawn(sup.send(Publish {
+        events: vec![closed_event(1)],
+    }));
+    wait_for("the first append", || batches.lock().len() == 1).await;
+    let rest: Vec<_> = (2..=4)
+        .map(|n| {
+            actix_rt::spawn(sup.send(Publish {
+                events: vec![closed_event(n)],
+            }))
+        })
+        .collect();
+    // A round trip through the mailbox proves the three publishes were sequenced.
+    sup.send(dispatch(&conn, Method::ServerStatus(Default::default())))
+        .await
+        .unwrap();
+    gate.send(()).unwrap();
+    gate.send(()).unwrap();
+    assert_eq!(first.await.unwrap().unwrap().unwrap(), Seq(101));
+    for (n, handle) in rest.into_iter().enumerate() {
+        assert_eq!(handle.await.unwrap().unwrap().unwrap(), Seq(102 + n as u64));
+    }
+    assert_eq!(
+        *batches.lock(),
+        vec![vec![Seq(101)], vec![Seq(102), Seq(103), Seq(104)]]
+    );
+}
+
+#[actix::test]
+async fn concurrent_creates_of_one_name_get_distinct_handles() {
+    let dir = tempfile::tempdir().unwrap();
+    let sup = start(MemoryStore, dir.path());
+    let (conn, _log) = Probe::start(1);
+    let calls: Vec<_> = (0..5)
+        .map(|_| sup.send(dispatch(&conn, create("Same Name"))))
+        .collect();
+    let mut handles = Vec::new();
+    for call in calls {
+        let reply = call.await.unwrap();
+        handles.push(
+            json(reply)["workspace"]["handle"]
+                .as_str()
+                .unwrap()
+                .to_owned(),
+        );
+    }
+    handles.sort();
+    assert_eq!(
+        handles,
+        vec![
+            "same-name",
+            "same-name-2",
+            "same-name-3",
+            "same-name-4",
+            "same-name-5"
+        ]
+    );
+}
+
+#[actix::test]
+async fn replay_follows_the_reply_and_a_cursor_ahead_closes_without_subscribing() {
+    let dir = tempfile::tempdir().unwrap();
+    let sup = start(MemoryStore, dir.path());
+    let (conn, log) = Probe::start(1);
+    for n in 1..=3 {
+        sup.send(Publish {
+            events: vec![closed_event(n)],
+        })
+        .await
+        .unwrap()
+        .unwrap();
+    }
+    let from = |seq| {
+        Method::Subscribe(SubscribeParams {
+            from_seq: Some(seq),
+            ..Default::default()
+        })
+    };
+    let reply = sup.send(dispatch(&conn, from(1))).await.unwrap();
+    assert_eq!(reply.after.len(), 2);
+    assert!(!reply.close_after);
+    let replay = json(reply)["replay"].clone();
+    assert_eq!(
+        (replay["status"].as_str(), replay["returned"].as_u64()),
+        (Some("complete"), Some(2))
+    );
+
+    let ahead = sup.send(dispatch(&conn, from(9))).await.unwrap();
+    assert!(ahead.close_after && ahead.after.is_empty());
+    let result = json(ahead);
+    assert_eq!(result["subscribed"], false);
+    assert_eq!(result["replay"]["status"], "cursor_ahead");
+    assert_eq!(result["replay"]["recovery"], "snapshot_then_resubscribe");
+
+    // The first subscription stays live: its fence was seq 3.
+    sup.send(Publish {
+        events: vec![closed_event(4)],
+    })
+    .await
+    .unwrap()
+    .unwrap();
+    wait_for("the live event", || !log.lock().events.is_empty()).await;
+    assert_eq!(log.lock().events[0]["seq"], 4);
+}
+
+#[test]
+fn a_journal_failure_stops_the_server_and_publishes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let system = System::new();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let log = system.block_on(async {
+        let sup = start(FailingStore, dir.path());
+        let (conn, log) = Probe::start(1);
+        sup.send(dispatch(
+            &conn,
+            Method::Subscribe(SubscribeParams::default()),
+        ))
+        .await
+        .unwrap();
+        let call = sup.send(dispatch(&conn, create("doomed")));
+        actix_rt::spawn(async move {
+            let _ = tx.send(call.await.map(|r| r.result.map_err(|e| e.code())));
+        });
+        log
+    });
+    assert_eq!(system.run_with_code().unwrap(), 1);
+    if let Ok(Ok(result)) = rx.try_recv() {
+        assert!(result.is_err(), "the request must not succeed: {result:?}");
+    }
+    assert!(
+        log.lock().events.is_empty(),
+        "an unproven event was published"
+    );
+}

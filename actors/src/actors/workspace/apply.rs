@@ -1,0 +1,155 @@
+//! The Workspace actor's half of `layout.apply` (spec/ipc.md §8.4): every
+//! pane of a launch tree is started into a new tab, all or nothing. The
+//! processes are started on one blocking thread while the workspace's mailbox
+//! waits (`AtomicResponse`, as for `SpawnPane`), and nothing is published
+//! until all of them run: when one fails, the ones already started are killed
+//! and the tab never existed, so no event announces it.
+
+use super::Workspace;
+use crate::actors::pane::{Pane, PaneSink};
+use crate::actors::supervisor::sequencer::Publish;
+use crate::error::Error;
+use crate::os::pty::{self, Pty, SpawnSpec};
+use actix::prelude::*;
+use nix::sys::signal::Signal;
+use signaltty_protocol::Event;
+use signaltty_protocol::pane::Pane as PaneState;
+use signaltty_protocol::workspace::{Layout, Tab};
+use std::sync::mpsc::SyncSender;
+
+/// One pane of a launch tree, built and checked by the router.
+pub struct ApplyLeaf {
+    /// The pane object (its `tab_id` is filled in here).
+    pub pane: PaneState,
+    /// What to run.
+    pub spec: SpawnSpec,
+    /// Where its actor runs.
+    pub arbiter: ArbiterHandle,
+    /// Where it leaves its ring for the snapshot's tail.
+    pub tail: signaltty_model::term::TailSlot,
+}
+
+/// Starts every leaf into a new tab `tab` arranged as `layout` (whose leaves
+/// are the leaves' pane ids), made the workspace's active tab; its active
+/// pane is the first leaf's. Replies after `tab.created`, one `pane.created`
+/// per pane and `tab.updated` (the whole tree) are published, with the tab
+/// and each pane, its actor and pid in leaf order. `SPAWN_FAILED` when a
+/// process cannot be started: the started ones are killed, nothing is
+/// published and the workspace is as it was.
+#[derive(Message)]
+#[rtype(result = "Result<(Tab, Vec<(PaneState, Addr<Pane>, u32)>), Error>")]
+pub struct ApplyLayout {
+    /// The new tab (empty layout, no active pane).
+    pub tab: Tab,
+    /// Its arrangement.
+    pub layout: Layout,
+    /// The panes, in leaf order.
+    pub leaves: Vec<ApplyLeaf>,
+    /// Where the panes send `pty.data` to be numbered.
+    pub pty_out: Recipient<crate::actors::supervisor::sequencer::PtyData>,
+    /// The server's configuration, for the pane actors.
+    pub config: std::sync::Arc<crate::config::Config>,
+}
+
+/// Started processes, with the channel each one's PTY threads wait on.
+type Started = Vec<(Pty, SyncSender<Addr<Pane>>)>;
+
+/// Starts each spec in order; on the first failure kills what was started.
+fn start_all(specs: Vec<SpawnSpec>) -> Result<Started, Error> {
+    let mut started: Started = Vec::with_capacity(specs.len());
+    for (i, spec) in specs.iter().enumerate() {
+        let (sink, addr_tx) = PaneSink::new();
+        match pty::spawn(spec, Box::new(sink)) {
+            Ok(pty) => started.push((pty, addr_tx)),
+            Err(e) => {
+                for (pty, _) in &started {
+                    pty.close(Signal::SIGKILL);
+                }
+                return Err(Error::SpawnFailed(format!(
+                    "leaf {} of the layout: {e}",
+                    i + 1
+                )));
+            },
+        }
+    }
+    Ok(started)
+}
+
+impl Handler<ApplyLayout> for Workspace {
+    type Result = AtomicResponse<Self, Result<(Tab, Vec<(PaneState, Addr<Pane>, u32)>), Error>>;
+
+    fn handle(&mut self, msg: ApplyLayout, _ctx: &mut Self::Context) -> Self::Result {
+        if self.closing {
+            let e = self.gone();
+            return AtomicResponse::new(Box::pin(actix::fut::ready(Err(e))));
+        }
+        let ApplyLayout {
+            mut tab,
+            layout,
+            leaves,
+            pty_out,
+            config,
+        } = msg;
+        let specs: Vec<SpawnSpec> = leaves.iter().map(|l| l.spec.clone()).collect();
+        let launch = actix_rt::task::spawn_blocking(move || start_all(specs));
+        AtomicResponse::new(Box::pin(launch.into_actor(self).then(
+            move |launched, act, _ctx| {
+                let started = match launched {
+                    Ok(r) => r,
+                    Err(join) => Err(Error::SpawnFailed(format!("launch task failed: {join}"))),
+                };
+                let result = started.map(|started| {
+                    let created_tab = tab.clone();
+                    let mut placed = Vec::with_capacity(leaves.len());
+                    let mut senders = Vec::with_capacity(leaves.len());
+                    let mut events = vec![Event::TabCreated { tab: created_tab }];
+                    for (leaf, (pty, addr_tx)) in leaves.into_iter().zip(started) {
+                        let mut pane = leaf.pane;
+                        pane.tab_id = tab.id.clone();
+                        let pid = pty.pid();
+                        let state = pane.clone();
+                        let (events_to, out, cfg, slot) = (
+                            act.events.clone(),
+                            pty_out.clone(),
+                            config.clone(),
+                            leaf.tail,
+                        );
+                        let addr = Pane::start_in_arbiter(&leaf.arbiter, move |_| {
+                            Pane::new(state, Box::new(pty), events_to, out, &cfg)
+                                .with_tail_slot(&slot)
+                        });
+                        act.panes.insert(pane.id.clone(), addr.clone());
+                        events.push(Event::PaneCreated {
+                            pane: pane.clone(),
+                            resumed: None,
+                        });
+                        senders.push((addr_tx, addr.clone()));
+                        placed.push((pane, addr, pid));
+                    }
+                    tab.active_pane_id = placed.first().map(|(p, _, _)| p.id.clone());
+                    tab.layout = Some(layout);
+                    act.state.tabs.push(tab.id.clone());
+                    act.state.active_tab_id = Some(tab.id.clone());
+                    act.tabs.push(tab.clone());
+                    events.push(Event::TabUpdated { tab: tab.clone() });
+                    (events, tab, placed, senders)
+                });
+                let sender = act.events.clone();
+                // Published inside the atomic section, as a spawn is: nothing
+                // else reaches the workspace until the panes are public.
+                async move {
+                    let (events, tab, placed, senders) = result?;
+                    sender.send(Publish { events }).await??;
+                    // The PTY threads wait for their pane's address before they
+                    // deliver output or an exit, so no `pane.exited` precedes
+                    // its `pane.created`.
+                    for (tx, addr) in senders {
+                        let _ = tx.send(addr);
+                    }
+                    Ok((tab, placed))
+                }
+                .into_actor(act)
+            },
+        )))
+    }
+}

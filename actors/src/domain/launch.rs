@@ -1,0 +1,556 @@
+//! Pure parts of launching a pane (spec/pty-terminal.md §2.2, §2.5): the new
+//! pane object and what its process is started with ([`build_pane`]), the child
+//! environment, relative-executable anchoring, the agent kind of a command, and
+//! the captured config env. No I/O: the router checks the filesystem (the cwd)
+//! on a blocking thread before it calls these.
+
+use crate::os::pty::SpawnSpec;
+pub use signaltty_model::agents::programs::{detect_kind, resume_command};
+use signaltty_protocol::pane::{
+    AgentInfo, AgentKind, Attention, Lifecycle, LiveState, Pane, PtySize, Relationship,
+    RestoreState,
+};
+use signaltty_protocol::{PaneId, TabId, Timestamp, WorkspaceId};
+use std::collections::BTreeMap;
+use std::path::{Component, Path, PathBuf};
+
+/// Everything a new pane is made of: the request's checked params and what the
+/// server supplies (its id, its environment, the socket, the time).
+#[derive(Debug, Clone)]
+pub struct PaneRecipe<'a> {
+    /// The new pane's id.
+    pub id: PaneId,
+    /// Its workspace.
+    pub workspace: WorkspaceId,
+    /// The command as requested (a relative executable is anchored at `cwd`).
+    pub argv: Vec<String>,
+    /// Its working directory: absolute and, checked by the caller, a directory.
+    pub cwd: PathBuf,
+    /// Its clamped size.
+    pub size: PtySize,
+    /// The agent kind, from a hint or the command.
+    pub kind: AgentKind,
+    /// The request's `env` overrides.
+    pub request_env: BTreeMap<String, String>,
+    /// The pane it was started from, with that pane's root.
+    pub parent: Option<Lineage>,
+    /// How it relates to its parent (default: a sub-agent).
+    pub relationship: Option<Relationship>,
+    /// A human label.
+    pub label: Option<String>,
+    /// The task it works for.
+    pub task_id: Option<String>,
+    /// The server's environment, filtered for the child.
+    pub server_env: Vec<(String, String)>,
+    /// The socket the child reports to.
+    pub socket: &'a Path,
+    /// Now.
+    pub now: Timestamp,
+}
+
+/// Where a child pane comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Lineage {
+    /// The pane it was started from.
+    pub parent: PaneId,
+    /// The first pane of its family.
+    pub root: PaneId,
+}
+
+/// Builds the pane object (not yet in a tab: its Workspace places it) and the
+/// spawn of its process from `recipe`.
+pub fn build_pane(recipe: PaneRecipe<'_>) -> (Pane, SpawnSpec) {
+    let PaneRecipe {
+        id,
+        workspace,
+        argv,
+        cwd,
+        size,
+        kind,
+        request_env,
+        parent,
+        relationship,
+        label,
+        task_id,
+        server_env,
+        socket,
+        now,
+    } = recipe;
+    let argv = anchor_argv(argv, &cwd);
+    let mut env_in = request_env.clone();
+    // The server's own context wins over the request's overrides.
+    if let Some(lineage) = &parent {
+        env_in.insert("SIGNALTTY_PARENT_PANE".into(), lineage.parent.0.clone());
+    }
+    if let Some(task) = &task_id {
+        env_in.insert("SIGNALTTY_TASK".into(), task.clone());
+    }
+    let env = child_env(server_env, &env_in, id.as_str(), socket);
+    let pane = Pane {
+        id,
+        workspace_id: workspace,
+        tab_id: TabId(String::new()),
+        name: None,
+        title: initial_title(&argv),
+        cwd: cwd.to_string_lossy().into_owned(),
+        argv: argv.clone(),
+        pty_size: size,
+        live: LiveState::Live,
+        restore_state: RestoreState::Live,
+        agent: AgentInfo {
+            kind,
+            agent_session_id: None,
+            resume_argv: None,
+            model: None,
+            config_env: config_env(&request_env, &cwd),
+        },
+        lifecycle: Lifecycle::Unknown,
+        last_lifecycle: Lifecycle::Unknown,
+        lifecycle_since: Some(now.clone()),
+        last_run_secs: None,
+        attention: Attention::None,
+        attention_since: None,
+        last_message: None,
+        created_at: now.clone(),
+        last_activity_at: now,
+        last_seen_at: None,
+        relationship: parent
+            .as_ref()
+            .map(|_| relationship.unwrap_or(Relationship::Subagent)),
+        parent_pane_id: parent.as_ref().map(|l| l.parent.clone()),
+        root_pane_id: parent.map(|l| l.root),
+        label,
+        task_id,
+        pending_decision: None,
+    };
+    let spec = SpawnSpec {
+        argv,
+        cwd,
+        env,
+        rows: size.rows,
+        cols: size.cols,
+    };
+    (pane, spec)
+}
+
+/// Variables never passed to a child: removed from the server's environment,
+/// and refused (`BAD_PARAMS`) as request overrides. The server sets its own
+/// `SIGNALTTY_SOCKET`.
+pub const ENV_BLOCKED: &[&str] = &["LD_PRELOAD", "LD_LIBRARY_PATH", "SIGNALTTY_SOCKET"];
+
+/// Checks a request's `env` overrides (docs/panes.md): every override is
+/// passed to the child except the blocked names, and each key must be an
+/// environment name (not empty, no `=` or NUL) with a value without NUL.
+/// The error names every offending key, so nothing is ever dropped silently.
+pub fn check_overrides(request: &BTreeMap<String, String>) -> Result<(), String> {
+    let mut refused = Vec::new();
+    let mut bad_keys = Vec::new();
+    let mut bad_values = Vec::new();
+    for (k, v) in request {
+        if k.is_empty() || k.contains('=') || k.contains('\0') {
+            bad_keys.push(format!("{k:?}"));
+        } else if ENV_BLOCKED.contains(&k.as_str()) {
+            refused.push(k.clone());
+        }
+        if v.contains('\0') {
+            bad_values.push(format!("{k:?}"));
+        }
+    }
+    let mut why = Vec::new();
+    if !refused.is_empty() {
+        why.push(format!(
+            "env {} cannot be overridden (always removed; the server sets its own SIGNALTTY_SOCKET)",
+            refused.join(", ")
+        ));
+    }
+    if !bad_keys.is_empty() {
+        why.push(format!(
+            "env keys {} are not environment names (empty, or containing = or NUL)",
+            bad_keys.join(", ")
+        ));
+    }
+    if !bad_values.is_empty() {
+        why.push(format!(
+            "env values of {} contain NUL",
+            bad_values.join(", ")
+        ));
+    }
+    if why.is_empty() {
+        Ok(())
+    } else {
+        Err(why.join("; "))
+    }
+}
+
+/// The only request variables a pane remembers (re-applied by `pane.resume`).
+pub const CONFIG_ENV_KEYS: &[&str] = &["CLAUDE_CONFIG_DIR", "CODEX_HOME", "OPENCODE_CONFIG_DIR"];
+
+/// Builds a child's environment: the server's minus the block list, then the
+/// request overrides (checked by [`check_overrides`]; a blocked name is skipped
+/// here too), `TERM=xterm-256color` when nobody set it, then `SIGNALTTY_PANE`
+/// and `SIGNALTTY_SOCKET`, which always win.
+pub fn child_env(
+    server: impl IntoIterator<Item = (String, String)>,
+    request: &BTreeMap<String, String>,
+    pane_id: &str,
+    socket: &Path,
+) -> Vec<(String, String)> {
+    let mut env: BTreeMap<String, String> = server
+        .into_iter()
+        // The service manager's variables are addressed to the server alone.
+        .filter(|(k, _)| {
+            !ENV_BLOCKED.contains(&k.as_str())
+                && !crate::os::activation::MANAGER_VARS.contains(&k.as_str())
+        })
+        .collect();
+    for (k, v) in request {
+        if !ENV_BLOCKED.contains(&k.as_str()) {
+            env.insert(k.clone(), v.clone());
+        }
+    }
+    env.entry("TERM".to_owned())
+        .or_insert_with(|| "xterm-256color".to_owned());
+    env.insert("SIGNALTTY_PANE".to_owned(), pane_id.to_owned());
+    env.insert(
+        "SIGNALTTY_SOCKET".to_owned(),
+        socket.to_string_lossy().into_owned(),
+    );
+    env.into_iter().collect()
+}
+
+/// Makes a relative executable containing `/` absolute against `cwd`, lexically
+/// normalised, so a later cwd change cannot redirect a resume. Bare names stay
+/// for the PATH lookup.
+pub fn anchor_argv(mut argv: Vec<String>, cwd: &Path) -> Vec<String> {
+    if let Some(first) = argv.first_mut()
+        && first.contains('/')
+        && !Path::new(first.as_str()).is_absolute()
+    {
+        *first = normalise(&cwd.join(first.as_str()))
+            .to_string_lossy()
+            .into_owned();
+    }
+    argv
+}
+
+fn normalise(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {},
+            Component::ParentDir => {
+                out.pop();
+            },
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// A pane's title at spawn: the basename of `argv[0]`, or `shell`.
+pub fn initial_title(argv: &[String]) -> String {
+    argv.first()
+        .and_then(|p| Path::new(p).file_name())
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "shell".to_owned())
+}
+
+/// The config env a pane remembers: only the three config-dir variables, made
+/// absolute against `cwd`. `None` when there are none.
+pub fn config_env(
+    request: &BTreeMap<String, String>,
+    cwd: &Path,
+) -> Option<BTreeMap<String, String>> {
+    let kept: BTreeMap<String, String> = request
+        .iter()
+        .filter(|(k, _)| CONFIG_ENV_KEYS.contains(&k.as_str()))
+        .map(|(k, v)| {
+            let p = Path::new(v);
+            let abs = if p.is_absolute() {
+                p.to_path_buf()
+            } else {
+                normalise(&cwd.join(p))
+            };
+            (k.clone(), abs.to_string_lossy().into_owned())
+        })
+        .collect();
+    (!kept.is_empty()).then_some(kept)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn map(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect()
+    }
+
+    #[test]
+    fn the_service_managers_variables_never_reach_a_child() {
+        let server: Vec<(String, String)> = crate::os::activation::MANAGER_VARS
+            .iter()
+            .map(|k| ((*k).to_owned(), "x".to_owned()))
+            .collect();
+        let env = child_env(server, &BTreeMap::new(), "pane_1", Path::new("/s"));
+        for key in crate::os::activation::MANAGER_VARS {
+            assert!(!env.iter().any(|(k, _)| k == key), "{key}: {env:?}");
+        }
+    }
+
+    #[test]
+    fn the_child_environment_filters_blocks_and_injects_in_order() {
+        let server = vec![
+            ("PATH".to_owned(), "/bin".to_owned()),
+            ("LD_PRELOAD".to_owned(), "evil.so".to_owned()),
+            ("SIGNALTTY_SOCKET".to_owned(), "/old.sock".to_owned()),
+        ];
+        let request = map(&[
+            ("LANG", "C.UTF-8"),
+            ("CODEX_HOME", "/c"),
+            ("SIGNALTTY_PANE", "forged"),
+            ("HOME", "/elsewhere"),
+            ("LD_LIBRARY_PATH", "/x"),
+        ]);
+        let env: BTreeMap<_, _> = child_env(server, &request, "pane_1", Path::new("/run/s.sock"))
+            .into_iter()
+            .collect();
+        assert_eq!(env.get("PATH").map(String::as_str), Some("/bin"));
+        assert!(!env.contains_key("LD_PRELOAD") && !env.contains_key("LD_LIBRARY_PATH"));
+        assert_eq!(env["HOME"], "/elsewhere", "every other override is passed");
+        assert_eq!(env["LANG"], "C.UTF-8");
+        assert_eq!(env["CODEX_HOME"], "/c");
+        assert_eq!(env["TERM"], "xterm-256color");
+        assert_eq!(
+            env["SIGNALTTY_PANE"], "pane_1",
+            "the server's pane id always wins"
+        );
+        assert_eq!(env["SIGNALTTY_SOCKET"], "/run/s.sock");
+        let with_term = child_env(
+            vec![("TERM".to_owned(), "screen".to_owned())],
+            &BTreeMap::new(),
+            "p",
+            Path::new("/s"),
+        );
+        assert!(with_term.contains(&("TERM".to_owned(), "screen".to_owned())));
+    }
+
+    #[test]
+    fn overrides_name_every_refused_or_malformed_key_and_accept_the_rest() {
+        assert_eq!(
+            check_overrides(&map(&[
+                ("ANTHROPIC_API_KEY", "secret"),
+                ("PATH", "/x"),
+                ("SIGNALTTY_PANE", "forged")
+            ])),
+            Ok(())
+        );
+        let why = check_overrides(&map(&[
+            ("LD_PRELOAD", "a.so"),
+            ("SIGNALTTY_SOCKET", "/s"),
+            ("OK", "fine"),
+        ]))
+        .unwrap_err();
+        assert!(why.contains("LD_PRELOAD, SIGNALTTY_SOCKET"), "{why}");
+        assert!(!why.contains("OK"), "{why}");
+        let why = check_overrides(&map(&[("", "v"), ("A=B", "v"), ("N\0UL", "v")])).unwrap_err();
+        assert!(
+            why.contains("\"\"") && why.contains("\"A=B\"") && why.contains("N\\0UL"),
+            "{why}"
+        );
+        let why = check_overrides(&map(&[("GOOD_KEY", "bad\0value")])).unwrap_err();
+        assert!(why.contains("values of \"GOOD_KEY\""), "{why}");
+        assert!(check_overrides(&map(&[("LD_LIBRARY_PATH", "/x")])).is_err());
+    }
+
+    #[test]
+    fn a_task_worker_and_a_child_get_the_servers_context_over_the_overrides() {
+        let socket = PathBuf::from("/run/s.sock");
+        let mut r = recipe(&socket);
+        r.request_env = map(&[
+            ("SIGNALTTY_TASK", "forged"),
+            ("SIGNALTTY_PARENT_PANE", "forged"),
+        ]);
+        r.task_id = Some("task_1".into());
+        r.parent = Some(Lineage {
+            parent: PaneId::from_random(7),
+            root: PaneId::from_random(7),
+        });
+        let (_, spec) = build_pane(r);
+        assert_eq!(env_of(&spec, "SIGNALTTY_TASK"), Some("task_1"));
+        assert_eq!(
+            env_of(&spec, "SIGNALTTY_PARENT_PANE"),
+            Some(PaneId::from_random(7).as_str())
+        );
+    }
+
+    #[test]
+    fn relative_executables_with_a_slash_are_anchored_and_bare_names_are_not() {
+        let cwd = Path::new("/home/u/proj");
+        assert_eq!(
+            anchor_argv(vec!["./bin/run".into(), "-x".into()], cwd),
+            vec!["/home/u/proj/bin/run", "-x"]
+        );
+        assert_eq!(
+            anchor_argv(vec!["../tools/a".into()], cwd),
+            vec!["/home/u/tools/a"]
+        );
+        assert_eq!(anchor_argv(vec!["codex".into()], cwd), vec!["codex"]);
+        assert_eq!(
+            anchor_argv(vec!["/usr/bin/env".into()], cwd),
+            vec!["/usr/bin/env"]
+        );
+    }
+
+    #[test]
+    fn kinds_come_from_the_basename_and_titles_too() {
+        assert_eq!(detect_kind(&["/opt/bin/codex".into()]), AgentKind::Codex);
+        assert_eq!(detect_kind(&["cursor-agent".into()]), AgentKind::Cursor);
+        assert_eq!(detect_kind(&["bash".into()]), AgentKind::Generic);
+        assert_eq!(detect_kind(&[]), AgentKind::None);
+        assert_eq!(initial_title(&["/bin/sh".into(), "-c".into()]), "sh");
+        assert_eq!(initial_title(&[]), "shell");
+    }
+
+    #[test]
+    fn only_config_dirs_are_remembered_and_made_absolute() {
+        let request = map(&[
+            ("CODEX_HOME", "cfg/codex"),
+            ("CLAUDE_CONFIG_DIR", "/abs"),
+            ("LANG", "C"),
+        ]);
+        let kept = config_env(&request, Path::new("/w")).unwrap();
+        assert_eq!(
+            kept,
+            map(&[
+                ("CLAUDE_CONFIG_DIR", "/abs"),
+                ("CODEX_HOME", "/w/cfg/codex")
+            ])
+        );
+        assert_eq!(config_env(&map(&[("LANG", "C")]), Path::new("/w")), None);
+    }
+
+    fn recipe(socket: &Path) -> PaneRecipe<'_> {
+        PaneRecipe {
+            id: PaneId::from_random(1),
+            workspace: WorkspaceId::from_random(2),
+            argv: vec!["./bin/agent".into(), "--fast".into()],
+            cwd: PathBuf::from("/work/repo"),
+            size: PtySize::clamped(120, 40),
+            kind: AgentKind::Claude,
+            request_env: map(&[
+                ("CLAUDE_CONFIG_DIR", "conf"),
+                ("LD_PRELOAD", "/evil.so"),
+                ("RANDOM_VAR", "x"),
+            ]),
+            parent: None,
+            relationship: None,
+            label: Some("review".into()),
+            task_id: None,
+            server_env: vec![
+                ("PATH".into(), "/usr/bin".into()),
+                ("LD_PRELOAD".into(), "/server.so".into()),
+                ("SIGNALTTY_SOCKET".into(), "/old.sock".into()),
+            ],
+            socket,
+            now: Timestamp::now(),
+        }
+    }
+
+    fn env_of<'a>(spec: &'a SpawnSpec, key: &str) -> Option<&'a str> {
+        spec.env
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+
+    #[test]
+    fn a_built_pane_is_live_unknown_and_unplaced_with_its_command_anchored() {
+        let socket = PathBuf::from("/run/s.sock");
+        let (pane, spec) = build_pane(recipe(&socket));
+        assert_eq!(pane.argv, vec!["/work/repo/bin/agent", "--fast"]);
+        assert_eq!(spec.argv, pane.argv);
+        assert_eq!(pane.title, "agent");
+        assert_eq!(pane.cwd, "/work/repo");
+        assert_eq!(spec.cwd, PathBuf::from("/work/repo"));
+        assert_eq!((spec.cols, spec.rows), (120, 40));
+        assert_eq!(pane.pty_size, PtySize::clamped(120, 40));
+        assert_eq!(pane.live, LiveState::Live);
+        assert_eq!(pane.lifecycle, Lifecycle::Unknown);
+        assert_eq!(pane.attention, Attention::None);
+        assert_eq!(pane.tab_id.0, "", "the Workspace places it");
+        assert_eq!(pane.label.as_deref(), Some("review"));
+        assert_eq!(pane.agent.kind, AgentKind::Claude);
+        assert_eq!(pane.relationship, None);
+        assert_eq!(pane.root_pane_id, None);
+    }
+
+    #[test]
+    fn a_built_panes_environment_is_filtered_and_names_the_pane_and_socket() {
+        let socket = PathBuf::from("/run/s.sock");
+        let (pane, spec) = build_pane(recipe(&socket));
+        assert_eq!(env_of(&spec, "SIGNALTTY_PANE"), Some(pane.id.as_str()));
+        assert_eq!(env_of(&spec, "SIGNALTTY_SOCKET"), Some("/run/s.sock"));
+        assert_eq!(env_of(&spec, "PATH"), Some("/usr/bin"));
+        assert_eq!(env_of(&spec, "LD_PRELOAD"), None, "blocked both ways");
+        assert_eq!(env_of(&spec, "RANDOM_VAR"), Some("x"), "passed through");
+        assert_eq!(env_of(&spec, "CLAUDE_CONFIG_DIR"), Some("conf"));
+        assert_eq!(env_of(&spec, "TERM"), Some("xterm-256color"));
+        assert_eq!(env_of(&spec, "SIGNALTTY_PARENT_PANE"), None);
+        // Only the config variables are remembered, made absolute.
+        let kept = pane.agent.config_env.expect("config env");
+        assert_eq!(kept.len(), 1);
+        assert_eq!(kept["CLAUDE_CONFIG_DIR"], "/work/repo/conf");
+    }
+
+    #[test]
+    fn a_child_pane_names_its_parent_and_root_and_is_a_subagent_by_default() {
+        let socket = PathBuf::from("/run/s.sock");
+        let mut r = recipe(&socket);
+        r.parent = Some(Lineage {
+            parent: PaneId::from_random(7),
+            root: PaneId::from_random(8),
+        });
+        let (pane, spec) = build_pane(r.clone());
+        assert_eq!(pane.parent_pane_id, Some(PaneId::from_random(7)));
+        assert_eq!(pane.root_pane_id, Some(PaneId::from_random(8)));
+        assert_eq!(pane.relationship, Some(Relationship::Subagent));
+        assert_eq!(
+            env_of(&spec, "SIGNALTTY_PARENT_PANE"),
+            Some(PaneId::from_random(7).as_str())
+        );
+        r.relationship = Some(Relationship::Fork);
+        assert_eq!(build_pane(r).0.relationship, Some(Relationship::Fork));
+    }
+
+    fn v(args: &[&str]) -> Vec<String> {
+        args.iter().map(|a| (*a).to_owned()).collect()
+    }
+
+    #[test]
+    fn a_restored_plain_shell_resumes_as_itself_and_a_shell_command_does_not() {
+        let socket = PathBuf::from("/run/s.sock");
+        let mut r = recipe(&socket);
+        r.argv = v(&["/bin/bash"]);
+        let (mut pane, _) = build_pane(r);
+        pane.restore_state = RestoreState::Restored;
+        assert_eq!(resume_command(&pane), Some(v(&["/bin/bash"])));
+        pane.argv = v(&["zsh", "-l"]);
+        assert_eq!(resume_command(&pane), Some(v(&["zsh", "-l"])));
+        pane.argv = v(&["sh", "-c", "make test"]);
+        assert_eq!(resume_command(&pane), None);
+        // An exited shell (it ended by itself) is not started again.
+        pane.argv = v(&["bash"]);
+        pane.restore_state = RestoreState::Exited;
+        assert_eq!(resume_command(&pane), None);
+        // A session's command wins, resolved.
+        pane.agent.resume_argv = Some(v(&["claude", "--resume", "s9"]));
+        pane.argv = v(&["/home/me/bin/claude"]);
+        assert_eq!(
+            resume_command(&pane),
+            Some(v(&["/home/me/bin/claude", "--resume", "s9"]))
+        );
+    }
+}

@@ -1,0 +1,259 @@
+//! The task machine: the transition table, reports, and the worker pane's
+//! events (tasks.md §17 items 9–11).
+
+use super::*;
+use crate::domain::state::tests::pane;
+use signaltty_protocol::pane::{AgentKind, Lifecycle, Relationship};
+use signaltty_protocol::state::Decision;
+use signaltty_protocol::task::{Contract, Disposition, ResultStatus};
+use signaltty_protocol::{ContextId, TaskId};
+
+fn task(state: TaskState) -> TaskMachine {
+    let now = Timestamp::from_unix_millis(1_000);
+    TaskMachine::new(Task {
+        id: TaskId("task_1".into()),
+        context_id: ContextId("tctx_1".into()),
+        parent_task_id: None,
+        pane_id: Some(PaneId("pane_1".into())),
+        parent_pane_id: None,
+        root_pane_id: None,
+        relationship: Relationship::Subagent,
+        label: "worker-1".into(),
+        contract: Contract {
+            objective: "fix it".into(),
+            constraints: None,
+            acceptance_criteria: None,
+            output_format: None,
+        },
+        agent: Some("claude".into()),
+        source_repo: "/src/repo".into(),
+        target_branch: Some("main".into()),
+        worktree_path: "/wt/x".into(),
+        branch: "signaltty/x".into(),
+        preexisting_branch: false,
+        base_ref: "HEAD".into(),
+        base_sha: "0".repeat(40),
+        state,
+        result: None,
+        disposition: Disposition::default(),
+        pr: None,
+        status_reason: None,
+        finish_error: None,
+        worker_pid: None,
+        worker_cmd: None,
+        client_request_id: None,
+        created_at: now.clone(),
+        updated_at: now,
+    })
+}
+
+fn now() -> Timestamp {
+    Timestamp::from_unix_millis(2_000)
+}
+
+fn worker() -> Box<signaltty_protocol::pane::Pane> {
+    let mut p = pane(AgentKind::Claude);
+    p.last_message = Some("all done".into());
+    Box::new(p)
+}
+
+fn done() -> Event {
+    Event::AgentDone {
+        pane_id: PaneId("pane_1".into()),
+        lifecycle: Lifecycle::Done,
+        prev: Lifecycle::Working,
+        source: "hook:claude:Stop".into(),
+        pane: worker(),
+    }
+}
+
+fn working() -> Event {
+    Event::AgentWorking {
+        pane_id: PaneId("pane_1".into()),
+        lifecycle: Lifecycle::Working,
+        prev: Lifecycle::Idle,
+        source: "hook:claude:UserPromptSubmit".into(),
+        pane: worker(),
+    }
+}
+
+fn decision(id: &str) -> Decision {
+    Decision {
+        id: id.into(),
+        prompt: "Allow Bash?".into(),
+        options: Vec::new(),
+        answerable: true,
+        received_at: now(),
+    }
+}
+
+fn report(status: ResultStatus) -> TaskReportParams {
+    TaskReportParams {
+        task_id: None,
+        pane_id: None,
+        status,
+        summary: "did it".into(),
+        artifacts: None,
+        evidence: None,
+    }
+}
+
+fn reason(m: &TaskMachine) -> Value {
+    m.task().status_reason.clone().unwrap_or(Value::Null)
+}
+
+#[test]
+fn a_transition_is_stamped_and_names_the_state_before() {
+    let mut m = task(TaskState::Pending);
+    let e = m
+        .transition(TaskState::Working, None, now())
+        .expect("pending → working");
+    match e {
+        Event::TaskUpdated {
+            prev_state, task, ..
+        } => {
+            assert_eq!(prev_state, Some(TaskState::Pending));
+            assert_eq!(task.state, TaskState::Working);
+            assert_eq!(task.updated_at, now());
+        },
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        m.transition(TaskState::Pending, None, now()),
+        Err(Refused::NotAllowed {
+            from: TaskState::Working,
+            to: TaskState::Pending
+        })
+    );
+}
+
+/// §17 item 9.
+#[test]
+fn a_turn_without_a_report_needs_input_and_a_later_report_completes_it() {
+    let mut m = task(TaskState::Working);
+    let e = m.on_pane_event(&done(), now()).expect("turn end");
+    assert_eq!(e.name(), "task.updated");
+    assert_eq!(m.task().state, TaskState::InputRequired);
+    assert_eq!(
+        reason(&m),
+        json!({"reason": "turn_ended_without_report", "last_message": "all done"})
+    );
+    // Idle never ends a turn; a second done changes nothing.
+    assert!(m.on_pane_event(&done(), now()).is_none());
+    let events = m
+        .report(&report(ResultStatus::Completed), now())
+        .expect("report");
+    let names: Vec<&str> = events.iter().map(Event::name).collect();
+    assert_eq!(names, ["task.result", "task.updated"]);
+    assert_eq!(m.task().state, TaskState::Completed);
+    assert_eq!(m.task().status_reason, None);
+    assert_eq!(
+        m.report(&report(ResultStatus::Failed), now()),
+        Err(Refused::Terminal(TaskState::Completed)),
+        "a terminal task takes no report"
+    );
+    assert!(m.on_pane_event(&done(), now()).is_none());
+}
+
+#[test]
+fn a_report_may_come_while_pending_and_may_reject() {
+    let mut m = task(TaskState::Pending);
+    m.report(&report(ResultStatus::Rejected), now())
+        .expect("report");
+    assert_eq!(m.task().state, TaskState::Rejected);
+    assert_eq!(
+        m.task().result.as_ref().map(|r| r.status),
+        Some(ResultStatus::Rejected)
+    );
+}
+
+/// §17 item 10.
+#[test]
+fn a_decision_needs_input_until_it_is_answered_not_merely_cleared() {
+    let mut m = task(TaskState::Working);
+    let created = Event::DecisionCreated {
+        pane_id: PaneId("pane_1".into()),
+        decision: decision("d1"),
+        prev: None,
+        pane: worker(),
+    };
+    m.on_pane_event(&created, now()).expect("decision");
+    assert_eq!(m.task().state, TaskState::InputRequired);
+    assert_eq!(
+        reason(&m),
+        json!({"reason": "decision_required", "decision_id": "d1"})
+    );
+    for cleared in ["timeout", "attention_cleared", "moved_on"] {
+        let e = Event::DecisionCleared {
+            pane_id: PaneId("pane_1".into()),
+            decision_id: "d1".into(),
+            reason: cleared.into(),
+            pane: worker(),
+        };
+        assert!(m.on_pane_event(&e, now()).is_none(), "{cleared}");
+    }
+    // A turn end and another answer do not resume it either.
+    assert!(m.on_pane_event(&done(), now()).is_none());
+    let other = Event::DecisionAnswered {
+        pane_id: PaneId("pane_1".into()),
+        decision_id: "d0".into(),
+        option_id: "once".into(),
+        pane: worker(),
+    };
+    assert!(m.on_pane_event(&other, now()).is_none());
+    let answered = Event::DecisionAnswered {
+        pane_id: PaneId("pane_1".into()),
+        decision_id: "d1".into(),
+        option_id: "once".into(),
+        pane: worker(),
+    };
+    m.on_pane_event(&answered, now()).expect("answered");
+    assert_eq!(m.task().state, TaskState::Working);
+    assert_eq!(m.task().status_reason, None);
+}
+
+#[test]
+fn an_unconfirmed_first_prompt_resumes_when_the_worker_works() {
+    let mut m = task(TaskState::Pending);
+    m.transition(
+        TaskState::InputRequired,
+        Some(json!({"reason": "submit_unconfirmed", "stage": "activity_gate"})),
+        now(),
+    )
+    .expect("parked");
+    m.on_pane_event(&working(), now()).expect("resumed");
+    assert_eq!(m.task().state, TaskState::Working);
+    // Other reasons wait for an answer or a follow-up prompt.
+    let mut m = task(TaskState::Working);
+    m.on_pane_event(&done(), now());
+    assert!(m.on_pane_event(&working(), now()).is_none());
+}
+
+/// §17 item 11.
+#[test]
+fn the_worker_dying_fails_the_task_once() {
+    let mut m = task(TaskState::Working);
+    let exited = Event::PaneExited {
+        pane_id: PaneId("pane_1".into()),
+        code: Some(3),
+    };
+    m.on_pane_event(&exited, now()).expect("exit");
+    assert_eq!(m.task().state, TaskState::Failed);
+    assert_eq!(reason(&m), json!({"reason": "pane_exited", "exit_code": 3}));
+    let closed = Event::PaneClosed {
+        pane_id: PaneId("pane_1".into()),
+    };
+    assert!(
+        m.on_pane_event(&closed, now()).is_none(),
+        "close after exit is silent"
+    );
+    let mut m = task(TaskState::InputRequired);
+    m.on_pane_event(&closed, now()).expect("close");
+    assert_eq!(reason(&m), json!({"reason": "pane_closed"}));
+    // A canceled task's worker exit does not fail it.
+    let mut m = task(TaskState::Working);
+    m.transition(TaskState::Canceled, None, now())
+        .expect("cancel");
+    assert!(m.on_pane_event(&exited, now()).is_none());
+    assert_eq!(m.task().state, TaskState::Canceled);
+}

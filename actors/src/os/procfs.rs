@@ -1,0 +1,386 @@
+//! What the server reads from `/proc` about processes (spec/pty-terminal.md
+//! §10, §11), and about its own threads' scheduling (for the snapshot's
+//! timings). Blocking file reads: callers run them off the actors' threads.
+
+use crate::os::pty::reap::parse_stat;
+use signaltty_protocol::PaneId;
+use std::collections::HashMap;
+
+/// The most parent links followed from a hook's process to its pane.
+pub const MAX_ANCESTRY: usize = 64;
+/// The most shell levels the refresh descends through (spec/lifecycle.md §6.2).
+pub const MAX_SHELL_DEPTH: usize = 8;
+/// Programs the refresh looks through to their newest child.
+pub const SHELLS: &[&str] = &["sh", "bash", "zsh", "fish", "dash"];
+/// Runtimes whose process is named after the script they run.
+pub const RUNTIMES: &[&str] = &["node", "bun", "deno", "python", "python3"];
+
+/// One process as the table knows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Proc {
+    ppid: u32,
+    /// Start time in clock ticks after boot: newer children have larger ones.
+    start: u64,
+}
+
+/// Every process's parent and start time, read once per refresh.
+#[derive(Debug, Default)]
+pub struct ProcessTable {
+    procs: HashMap<u32, Proc>,
+    children: HashMap<u32, Vec<u32>>,
+}
+
+impl ProcessTable {
+    /// Reads `/proc/*/stat`. Processes that vanish meanwhile are skipped.
+    pub fn scan() -> ProcessTable {
+        let mut table = ProcessTable::default();
+        let Ok(dir) = std::fs::read_dir("/proc") else {
+            return table;
+        };
+        for entry in dir.flatten() {
+            let Some(pid) = entry
+                .file_name()
+                .to_str()
+                .and_then(|n| n.parse::<u32>().ok())
+            else {
+                continue;
+            };
+            let Ok(line) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+                continue;
+            };
+            if let Some(proc) = parse_proc(&line) {
+                table.children.entry(proc.ppid).or_default().push(pid);
+                table.procs.insert(pid, proc);
+            }
+        }
+        table
+    }
+
+    /// The newest child of `pid`.
+    fn newest_child(&self, pid: u32) -> Option<u32> {
+        self.children
+            .get(&pid)?
+            .iter()
+            .copied()
+            .max_by_key(|c| (self.procs.get(c).map_or(0, |p| p.start), *c))
+    }
+
+    /// Every process below `pid` (children, their children, …), at most
+    /// 4096 of them, each once.
+    pub fn descendants(&self, pid: u32) -> Vec<u32> {
+        let mut found = Vec::new();
+        let mut seen = std::collections::HashSet::from([pid]);
+        let mut next = vec![pid];
+        while let Some(p) = next.pop() {
+            for &child in self.children.get(&p).into_iter().flatten() {
+                if found.len() >= 4096 {
+                    return found;
+                }
+                if seen.insert(child) {
+                    found.push(child);
+                    next.push(child);
+                }
+            }
+        }
+        found
+    }
+
+    /// The process a pane is running (spec/lifecycle.md §6.2): from the pane's
+    /// own process, down through shells to their newest child, at most 8 levels.
+    pub fn deepest(&self, pid: u32) -> u32 {
+        let mut current = pid;
+        for _ in 0..MAX_SHELL_DEPTH {
+            if !SHELLS.contains(&program_name(current).as_deref().unwrap_or("")) {
+                break;
+            }
+            match self.newest_child(current) {
+                Some(child) => current = child,
+                None => break,
+            }
+        }
+        current
+    }
+}
+
+/// Parent and start time from a `/proc/PID/stat` line.
+fn parse_proc(line: &str) -> Option<Proc> {
+    let (_, rest) = line.rsplit_once(')')?;
+    // After the command: state ppid pgrp session tty tpgid flags minflt cminflt
+    // majflt cmajflt utime stime cutime cstime priority nice threads itrealvalue
+    // starttime (field 22 of the whole line, 20th after the command).
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    Some(Proc {
+        ppid: fields.get(1)?.parse().ok()?,
+        start: fields.get(19)?.parse().ok()?,
+    })
+}
+
+/// The basename of a process's `argv[0]` (what `process.title` sets too).
+fn program_name(pid: u32) -> Option<String> {
+    let argv = cmdline(pid)?;
+    argv.first().map(|a| basename(a))
+}
+
+fn cmdline(pid: u32) -> Option<Vec<String>> {
+    let raw = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
+    let args: Vec<String> = raw
+        .split(|&b| b == 0)
+        .filter(|a| !a.is_empty())
+        .map(|a| String::from_utf8_lossy(a).into_owned())
+        .collect();
+    (!args.is_empty()).then_some(args)
+}
+
+fn basename(path: &str) -> String {
+    std::path::Path::new(path)
+        .file_name()
+        .map_or_else(|| path.to_owned(), |n| n.to_string_lossy().into_owned())
+}
+
+/// What a refresh sees of a pane's process.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Seen {
+    /// Its name: the program's basename, or a runtime's script name.
+    pub name: String,
+    /// Its working directory.
+    pub cwd: Option<String>,
+    /// `SIGNALTTY_AGENT` from its environment (or the pane process's): a
+    /// wrapper's hint, used only when detection finds nothing
+    /// (spec/pty-terminal.md §10.5).
+    pub hint: Option<String>,
+}
+
+/// The process refresh's scan (spec/lifecycle.md §6.2): one pass over `/proc`,
+/// then for each pane's process what it runs now (the newest child, seen
+/// through shells), with a wrapper's `SIGNALTTY_AGENT` hint. Blocking: run it
+/// on a blocking thread. `A` is whatever the caller needs back per pane.
+pub fn scan_panes<A>(panes: Vec<(u32, A)>) -> Vec<(A, Seen)> {
+    let table = ProcessTable::scan();
+    panes
+        .into_iter()
+        .filter_map(|(pid, addr)| {
+            let target = table.deepest(pid);
+            let mut seen = describe(target)?;
+            if !SHELLS.contains(&seen.name.as_str()) {
+                seen.hint = agent_hint(target).or_else(|| agent_hint(pid));
+            }
+            Some((addr, seen))
+        })
+        .collect()
+}
+
+/// `SIGNALTTY_AGENT` in a process's environment, trimmed and lowercased.
+pub fn agent_hint(pid: u32) -> Option<String> {
+    let raw = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
+    raw.split(|&b| b == 0)
+        .find_map(|kv| kv.strip_prefix(b"SIGNALTTY_AGENT="))
+        .map(|v| String::from_utf8_lossy(v).trim().to_ascii_lowercase())
+        .filter(|v| !v.is_empty())
+}
+
+/// Describes process `pid`: a runtime (`node`, `bun`, `deno`, `python`) is named
+/// after the script it runs, without the extension.
+pub fn describe(pid: u32) -> Option<Seen> {
+    let argv = cmdline(pid)?;
+    let cwd = std::fs::read_link(format!("/proc/{pid}/cwd"))
+        .ok()
+        .map(|p| p.to_string_lossy().into_owned());
+    Some(Seen {
+        name: name_of(&argv),
+        cwd,
+        hint: None,
+    })
+}
+
+/// The name of a command line: the program's basename, or for a runtime the
+/// basename of its script without a `.js`/`.mjs`/`.cjs`/`.ts`/`.py` extension.
+pub fn name_of(argv: &[String]) -> String {
+    let Some(first) = argv.first() else {
+        return String::new();
+    };
+    let program = basename(first);
+    let runtime = RUNTIMES.contains(&program.as_str()) || program.starts_with("python3.");
+    if !runtime {
+        return program;
+    }
+    argv.iter()
+        .skip(1)
+        .find(|a| !a.starts_with('-'))
+        .map(|script| {
+            let base = basename(script);
+            match base.rsplit_once('.') {
+                Some((stem, "js" | "mjs" | "cjs" | "ts" | "py")) => stem.to_owned(),
+                _ => base,
+            }
+        })
+        .unwrap_or(program)
+}
+
+/// The parent of `pid`, if it exists and has one.
+pub fn parent(pid: u32) -> Option<u32> {
+    let line = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let ppid = parse_stat(&line)?.ppid;
+    u32::try_from(ppid).ok().filter(|&p| p > 0)
+}
+
+/// Hook attribution by ancestry (spec/pty-terminal.md §11): walks `/proc`
+/// parents from `pid` to the nearest process that a live pane started.
+/// `panes` maps those processes' pids to their panes.
+pub fn pane_of_process(pid: u32, panes: &HashMap<u32, PaneId>) -> Option<PaneId> {
+    let mut current = pid;
+    for _ in 0..MAX_ANCESTRY {
+        if let Some(pane) = panes.get(&current) {
+            return Some(pane.clone());
+        }
+        current = parent(current)?;
+        if current <= 1 {
+            return None;
+        }
+    }
+    None
+}
+
+/// The calling thread's time on a CPU and time runnable but waiting for one
+/// (`/proc/thread-self/schedstat`), to tell a slow piece of work from a
+/// starved one. Zero where it cannot be read.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct ThreadTimes {
+    /// Time on a CPU.
+    pub on_cpu: std::time::Duration,
+    /// Time runnable, waiting for a CPU.
+    pub waiting: std::time::Duration,
+}
+
+impl ThreadTimes {
+    /// The calling thread's totals so far.
+    pub fn now() -> ThreadTimes {
+        let text = std::fs::read_to_string("/proc/thread-self/schedstat").unwrap_or_default();
+        let mut ns = text
+            .split_whitespace()
+            .map(|v| std::time::Duration::from_nanos(v.parse().unwrap_or(0)));
+        ThreadTimes {
+            on_cpu: ns.next().unwrap_or_default(),
+            waiting: ns.next().unwrap_or_default(),
+        }
+    }
+
+    /// The times from `earlier` to these.
+    pub fn since(self, earlier: ThreadTimes) -> ThreadTimes {
+        ThreadTimes {
+            on_cpu: self.on_cpu.saturating_sub(earlier.on_cpu),
+            waiting: self.waiting.saturating_sub(earlier.waiting),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_descends_through_shells_to_the_newest_child() {
+        let mut child = std::process::Command::new("sh")
+            .args(["-c", "sleep 30 & sleep 31; :"])
+            .spawn()
+            .expect("sh");
+        let pid = child.id();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        // Both children are forked, then exec `sleep`, at their own pace: wait
+        // until the newest one shows its command (the scan may run between).
+        let found = loop {
+            let table = ProcessTable::scan();
+            let deepest = table.deepest(pid);
+            let newest = cmdline(deepest).is_some_and(|a| a == ["sleep", "31"]);
+            if newest || std::time::Instant::now() > deadline {
+                break deepest;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        let seen = describe(found).expect("the child is there");
+        assert_eq!(seen.name, "sleep");
+        assert!(
+            cmdline(found).is_some_and(|a| a == ["sleep", "31"]),
+            "the newest child"
+        );
+        assert!(seen.cwd.is_some());
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+
+    #[test]
+    fn the_agent_hint_is_read_from_the_environment() {
+        let mut child = std::process::Command::new("sleep")
+            .arg("30")
+            .env("SIGNALTTY_AGENT", " Codex ")
+            .spawn()
+            .expect("sleep");
+        // Until the child has exec'd, /proc shows the environment it inherited.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while cmdline(child.id()).is_none_or(|a| a[0] != "sleep")
+            && std::time::Instant::now() < deadline
+        {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        assert_eq!(agent_hint(child.id()).as_deref(), Some("codex"));
+        assert_eq!(agent_hint(std::process::id()), None);
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+
+    #[test]
+    fn runtimes_are_named_after_their_script() {
+        let argv = |a: &[&str]| a.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        assert_eq!(
+            name_of(&argv(&[
+                "/usr/bin/node",
+                "--no-warnings",
+                "/opt/lib/codex/bin/codex.js"
+            ])),
+            "codex"
+        );
+        assert_eq!(name_of(&argv(&["python3.12", "-u", "aider.py"])), "aider");
+        assert_eq!(name_of(&argv(&["bun", "run"])), "run");
+        assert_eq!(name_of(&argv(&["node"])), "node");
+        assert_eq!(
+            name_of(&argv(&["/usr/local/bin/claude", "--resume", "x"])),
+            "claude"
+        );
+        assert_eq!(
+            name_of(&argv(&["pi"])),
+            "pi",
+            "process.title rewrites argv[0]"
+        );
+    }
+
+    #[test]
+    fn parse_proc_reads_parent_and_start_time() {
+        let line =
+            "42 (my (odd) name) S 7 42 42 0 -1 4194560 1 0 0 0 0 0 0 0 20 0 1 0 123456 1000 10";
+        assert_eq!(
+            parse_proc(line),
+            Some(Proc {
+                ppid: 7,
+                start: 123456
+            })
+        );
+    }
+
+    #[test]
+    fn the_walk_finds_the_nearest_registered_ancestor() {
+        let me = std::process::id();
+        let parent_pid = parent(me).expect("the test runner has a parent");
+        let mut panes = HashMap::new();
+        panes.insert(parent_pid, PaneId("pane_parent".into()));
+        assert_eq!(
+            pane_of_process(me, &panes),
+            Some(PaneId("pane_parent".into()))
+        );
+        panes.insert(me, PaneId("pane_self".into()));
+        assert_eq!(
+            pane_of_process(me, &panes),
+            Some(PaneId("pane_self".into()))
+        );
+        assert_eq!(pane_of_process(me, &HashMap::new()), None);
+        assert_eq!(parent(u32::MAX), None);
+    }
+}
