@@ -1,4 +1,10 @@
-//! Random bits for new ids, from the operating system's generator.
+//! The server's own ids (a connection's [`ConnId`]) and the random bits of
+//! new wire ids, from the operating system's generator. The wire ids
+//! themselves (`PaneId`, `TaskId`, …) are the protocol crate's.
+
+/// Identifies one client connection for the life of the server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ConnId(pub u64);
 
 /// 128 random bits. Falls back to time and a counter only if the OS generator
 /// fails, which on Linux it does not once the system has booted.

@@ -15,14 +15,16 @@ mod os;
 mod router;
 mod store;
 #[cfg(test)]
-mod system_tests;
-#[cfg(test)]
 mod testkit;
+#[cfg(test)]
+mod tests;
 
 pub use config::Config;
 pub use error::Error;
 pub use os::upgrade::probe_line as upgrade_probe_line;
 
+use crate::actors::connection::{Connection, Hub};
+use crate::actors::pane::PaneSink;
 use crate::actors::supervisor;
 use crate::actors::supervisor::{BeginShutdown, Supervisor};
 use crate::os::activation::Notifier;
@@ -60,7 +62,7 @@ pub fn run_server(mut config: Config) -> i32 {
             return EXIT_STARTUP_FAILED;
         },
     };
-    let takeover = match named.map(upgrade::takeover::take_over) {
+    let takeover = match named.map(|n| upgrade::takeover::take_over(n, &PaneSink::boxed)) {
         None => None,
         Some(Ok(t)) => Some(t),
         Some(Err(e)) => {
@@ -211,7 +213,7 @@ pub async fn run(
 struct Served {
     notify: Option<Notifier>,
     listener: Option<supervisor::upgrade::ListenerInfo>,
-    takeover: Option<upgrade::takeover::Takeover>,
+    takeover: Option<supervisor::Takeover>,
 }
 
 /// [`run`], telling a service manager (`notify`) when the server answers
@@ -257,12 +259,12 @@ async fn run_notifying(
         })
         .start();
     let mut stopping = stop_rx.clone();
-    actix_rt::spawn(accept_loop(
-        listener,
-        supervisor.clone(),
-        config.limits.clone(),
-        stop_rx,
-    ));
+    let hub = Hub::of(&supervisor);
+    let limits = config.limits.clone();
+    let serve = move |stream| {
+        Connection::start(stream, hub.clone(), limits.clone());
+    };
+    actix_rt::spawn(accept_loop(listener, serve, stop_rx));
     if let Some(notify) = &notify {
         // The state is restored and the Supervisor takes requests: whatever
         // connects from now on (or waits in the backlog) is answered.
@@ -309,7 +311,7 @@ async fn start(
     config: Arc<Config>,
     passed: Option<(std::os::unix::net::UnixListener, std::path::PathBuf, bool)>,
     notify: Option<Notifier>,
-    takeover: Option<upgrade::takeover::Takeover>,
+    takeover: Option<supervisor::Takeover>,
 ) -> Result<Bound, i32> {
     let (requests, shutdown) = tokio::sync::mpsc::unbounded_channel();
     for (kind, name) in [

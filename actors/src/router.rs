@@ -20,11 +20,13 @@ use crate::actors::arbiters::PaneArbiters;
 use crate::actors::connection::ConnHandle;
 pub use crate::actors::connection::reply::Reply;
 use crate::actors::decision::AnswerRoutes;
-use crate::actors::supervisor::sequencer::{PtyData, Publish, Sequencer};
+use crate::actors::publish::{PtyData, Publish};
+use crate::actors::supervisor::ServerRegistry;
+use crate::actors::supervisor::sequencer::Sequencer;
 use crate::actors::workspace::{Close, Rename, Workspace as WorkspaceActor};
 use crate::config::Config;
 use crate::domain::events::{EventFilter, ReplaySource, coverage, finish_replay};
-use crate::domain::registry::{Launches, ServerRegistry};
+use crate::domain::registry::Launches;
 use crate::error::Error;
 use crate::ids::random_u128;
 use actix::fut::future::FutureWrap;
@@ -93,10 +95,9 @@ pub struct Cx<'a> {
     /// The tasks' actors and the starts under way.
     pub tasks: &'a mut crate::actors::task::ServerTaskBook,
     /// The connections open now (a connection-bound wait ends with its own).
-    pub connections:
-        &'a HashMap<crate::actors::connection::ConnId, Recipient<crate::actors::connection::Drain>>,
+    pub connections: &'a HashMap<crate::ids::ConnId, Recipient<crate::actors::connection::Drain>>,
     /// The newest turn baseline of each workspace (turn-scoped diffs).
-    pub turns: &'a crate::os::git::turns::TurnBaselines,
+    pub turns: &'a crate::domain::turns::TurnBaselines,
 }
 
 /// The actor routing runs on: it lends a [`Cx`], receives what panes publish,

@@ -209,11 +209,11 @@ impl Actor for PublishProbe {
     type Context = Context<Self>;
 }
 
-impl Handler<crate::actors::supervisor::sequencer::Publish> for PublishProbe {
+impl Handler<crate::actors::publish::Publish> for PublishProbe {
     type Result = Result<Seq, crate::error::Error>;
     fn handle(
         &mut self,
-        msg: crate::actors::supervisor::sequencer::Publish,
+        msg: crate::actors::publish::Publish,
         _: &mut Self::Context,
     ) -> Self::Result {
         self.seq += msg.events.len() as u64;
@@ -223,13 +223,9 @@ impl Handler<crate::actors::supervisor::sequencer::Publish> for PublishProbe {
     }
 }
 
-impl Handler<crate::actors::supervisor::sequencer::PtyData> for PublishProbe {
+impl Handler<crate::actors::publish::PtyData> for PublishProbe {
     type Result = ();
-    fn handle(
-        &mut self,
-        msg: crate::actors::supervisor::sequencer::PtyData,
-        _: &mut Self::Context,
-    ) {
+    fn handle(&mut self, msg: crate::actors::publish::PtyData, _: &mut Self::Context) {
         self.log.lock().pty.push((msg.chunk, msg.end_offset));
         self.changed.notify_waiters();
     }

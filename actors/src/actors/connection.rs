@@ -12,8 +12,7 @@
 
 use crate::actors::connection::codec::{Frame, JsonLines};
 use crate::actors::connection::flow::{CountingWriter, Flow, GatedStream};
-use crate::actors::connection::reply::response_line;
-use crate::actors::supervisor::{Connected, Disconnected, Dispatch, Supervisor};
+use crate::actors::connection::reply::{Reply, response_line};
 use actix::io::{WriteHandler, Writer};
 use actix::prelude::*;
 use bytes::Bytes;
@@ -28,9 +27,66 @@ use tokio::net::UnixStream;
 use tokio::net::unix::OwnedWriteHalf;
 use tokio_util::codec::FramedRead;
 
-/// Identifies one client connection for the life of the server.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ConnId(pub u64);
+pub use crate::ids::ConnId;
+
+/// Serves one parsed request. Replies when the request's events are published.
+#[derive(Message)]
+#[rtype(result = "Reply")]
+pub struct Dispatch {
+    /// The request.
+    pub request: Request,
+    /// The connection it came on.
+    pub conn: ConnHandle,
+    /// The connection's subscription generation, for a `subscribe` request.
+    pub generation: u64,
+}
+
+/// A connection was accepted; it is drained at shutdown.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct Connected {
+    /// The connection.
+    pub id: ConnId,
+    /// How to drain it.
+    pub drain: Recipient<Drain>,
+}
+
+/// A connection is gone: drop its subscription, waits, routes and attachments.
+#[derive(Debug, Message)]
+#[rtype(result = "()")]
+pub struct Disconnected {
+    /// The connection.
+    pub id: ConnId,
+}
+
+/// Where a connection sends what it reads and when it comes and goes: the
+/// Supervisor in the server, a probe in tests.
+#[derive(Clone)]
+pub struct Hub {
+    /// Requests.
+    pub dispatch: Recipient<Dispatch>,
+    /// A connection was accepted.
+    pub connected: Recipient<Connected>,
+    /// A connection is gone.
+    pub disconnected: Recipient<Disconnected>,
+}
+
+impl Hub {
+    /// The hub of an actor that takes all three.
+    pub fn of<A>(addr: &Addr<A>) -> Hub
+    where
+        A: Actor<Context = Context<A>>
+            + Handler<Dispatch>
+            + Handler<Connected>
+            + Handler<Disconnected>,
+    {
+        Hub {
+            dispatch: addr.clone().recipient(),
+            connected: addr.clone().recipient(),
+            disconnected: addr.clone().recipient(),
+        }
+    }
+}
 
 /// How the server reaches a connection: for subscriptions, attachments and
 /// shutdown.
@@ -133,7 +189,7 @@ static NEXT_CONN_ID: AtomicU64 = AtomicU64::new(1);
 /// The Connection actor.
 pub struct Connection {
     id: ConnId,
-    supervisor: Addr<Supervisor>,
+    hub: Hub,
     limits: Limits,
     writer: Writer<CountingWriter<OwnedWriteHalf>, std::io::Error>,
     flow: Rc<Flow>,
@@ -167,11 +223,7 @@ struct InFlight {
 
 impl Connection {
     /// Starts a connection actor for an accepted, authorized stream.
-    pub fn start(
-        stream: UnixStream,
-        supervisor: Addr<Supervisor>,
-        limits: Limits,
-    ) -> Addr<Connection> {
+    pub fn start(stream: UnixStream, hub: Hub, limits: Limits) -> Addr<Connection> {
         let socket = std::os::fd::AsRawFd::as_raw_fd(&stream);
         let (read, write) = stream.into_split();
         Connection::create(move |ctx| {
@@ -181,7 +233,7 @@ impl Connection {
             let reader = ctx.add_stream(GatedStream::new(lines, flow.clone()));
             Connection {
                 id: ConnId(NEXT_CONN_ID.fetch_add(1, Ordering::Relaxed)),
-                supervisor,
+                hub,
                 limits,
                 writer,
                 flow,
@@ -246,7 +298,7 @@ impl Connection {
             conn: self.conn_handle(ctx),
             generation: self.generation,
         };
-        let sent = self.supervisor.send(dispatch);
+        let sent = self.hub.dispatch.send(dispatch);
         let handle = ctx.spawn(sent.into_actor(self).map(move |reply, act, ctx| {
             let (result, after, close_after) = match reply {
                 Ok(reply) => (reply.result, reply.after, reply.close_after),
@@ -379,14 +431,14 @@ impl Actor for Connection {
     type Context = Context<Self>;
 
     fn started(&mut self, ctx: &mut Self::Context) {
-        self.supervisor.do_send(Connected {
+        self.hub.connected.do_send(Connected {
             id: self.id,
             drain: ctx.address().recipient(),
         });
     }
 
     fn stopped(&mut self, _ctx: &mut Self::Context) {
-        self.supervisor.do_send(Disconnected { id: self.id });
+        self.hub.disconnected.do_send(Disconnected { id: self.id });
     }
 }
 

@@ -13,7 +13,6 @@
 //! Every way the wait can end except a delivered verdict ends it without one, so
 //! nothing but an answer can ever mean Allow.
 
-use crate::actors::pane::{Pane, RouteEnded};
 use actix::prelude::*;
 use serde_json::Value;
 use std::time::Instant;
@@ -53,6 +52,16 @@ impl WaitEnd {
 #[rtype(result = "Result<(), ()>")]
 pub struct Verdict(pub Value);
 
+/// Told to the pane when a route ends (its actor stopped): the pane forgets
+/// it, and clears its decision if it is still the pending one
+/// (`native_cancelled`).
+#[derive(Debug, Message)]
+#[rtype(result = "()")]
+pub struct RouteEnded {
+    /// The decision whose route ended.
+    pub id: String,
+}
+
 /// Ends the wait without an answer.
 #[derive(Debug, Message)]
 #[rtype(result = "()")]
@@ -61,7 +70,7 @@ pub struct EndWait(pub WaitEnd);
 /// The Decision actor.
 pub struct Decision {
     id: String,
-    pane: Addr<Pane>,
+    pane: Recipient<RouteEnded>,
     deadline: Instant,
     waiter: Option<oneshot::Sender<WaitEnd>>,
 }
@@ -71,7 +80,7 @@ impl Decision {
     /// The receiver gets how the wait ended.
     pub fn start(
         id: String,
-        pane: Addr<Pane>,
+        pane: Recipient<RouteEnded>,
         deadline: Instant,
     ) -> (Addr<Decision>, oneshot::Receiver<WaitEnd>) {
         let (waiter, ended) = oneshot::channel();
@@ -151,19 +160,19 @@ impl Drop for AbandonOnDrop {
 /// that waits: a route ends when its connection goes away, and at shutdown.
 #[derive(Default)]
 pub struct AnswerRoutes {
-    routes: Vec<(crate::actors::connection::ConnId, Addr<Decision>)>,
+    routes: Vec<(crate::ids::ConnId, Addr<Decision>)>,
 }
 
 impl AnswerRoutes {
     /// Records the route of a reporter waiting on `conn`; routes already ended
     /// are forgotten.
-    pub fn add(&mut self, conn: crate::actors::connection::ConnId, route: Addr<Decision>) {
+    pub fn add(&mut self, conn: crate::ids::ConnId, route: Addr<Decision>) {
         self.routes.retain(|(_, r)| r.connected());
         self.routes.push((conn, route));
     }
 
     /// `conn` went away: its routes end without an answer (`Abandoned`).
-    pub fn disconnect(&mut self, conn: crate::actors::connection::ConnId) {
+    pub fn disconnect(&mut self, conn: crate::ids::ConnId) {
         self.routes.retain(|(c, route)| {
             if *c == conn {
                 route.do_send(EndWait(WaitEnd::Abandoned));

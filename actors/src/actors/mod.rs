@@ -6,6 +6,7 @@ pub mod arbiters;
 pub mod connection;
 pub mod decision;
 pub mod pane;
+pub mod publish;
 pub mod subscriber;
 pub mod supervisor;
 pub mod task;

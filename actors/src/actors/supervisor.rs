@@ -19,13 +19,13 @@
 //!  Pane/Workspace ──Publish──► Sequencer ──► Journal ──JournalAck──► publish_through
 //! ```
 
-use crate::actors::connection::Drain;
+use crate::actors::connection::{Connected, Disconnected, Dispatch, Drain};
 use crate::actors::decision::{AnswerRoutes, WaitEnd};
 use crate::actors::supervisor::sequencer::{Sequencer, TurnStart};
 use crate::config::Config;
-use crate::domain::registry::{Launches, ServerRegistry};
+use crate::domain::registry::{Launches, Registry};
+use crate::domain::turns::TurnBaselines;
 use crate::error::Error;
-use crate::os::git::turns::TurnBaselines;
 use crate::os::listener::Accepting;
 use crate::router::{Cx, Host};
 use crate::store::journal::file::DiskHistory;
@@ -34,7 +34,7 @@ use crate::store::restore::{RestoreReport, Restored};
 use crate::store::snapshot::TailFiles;
 use actix::prelude::*;
 use signaltty_protocol::pane::LiveState;
-use signaltty_protocol::{Event, Request, Seq};
+use signaltty_protocol::{Event, Seq};
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
@@ -43,40 +43,21 @@ use tokio::sync::watch;
 use crate::actors::arbiters::PaneArbiters;
 use crate::actors::connection::reply::Reply;
 use crate::actors::connection::{ConnHandle, ConnId};
-use crate::actors::supervisor::sequencer::{PtyData, Publish};
+use crate::actors::publish::{PtyData, Publish};
+
+/// What an in-place upgrade handed this binary: its PTYs' sinks reach their
+/// pane actors through [`PaneSink`](crate::actors::pane::PaneSink)'s channel.
+pub type Takeover = crate::os::upgrade::takeover::Takeover<PaneReach>;
+
+/// How an adopted PTY's sink learns its pane actor.
+pub type PaneReach = std::sync::mpsc::SyncSender<Addr<crate::actors::pane::Pane>>;
+
+/// The registry of the running server: workspace and pane actors.
+pub type ServerRegistry =
+    Registry<Addr<crate::actors::workspace::Workspace>, Addr<crate::actors::pane::Pane>>;
 
 /// Messages the Supervisor's mailbox holds before senders wait.
 pub const SUPERVISOR_MAILBOX: usize = 65_536;
-
-/// Serves one parsed request. Replies when the request's events are published.
-#[derive(Message)]
-#[rtype(result = "Reply")]
-pub struct Dispatch {
-    /// The request.
-    pub request: Request,
-    /// The connection it came on.
-    pub conn: ConnHandle,
-    /// The connection's subscription generation, for a `subscribe` request.
-    pub generation: u64,
-}
-
-/// A connection was accepted; it is drained at shutdown.
-#[derive(Message)]
-#[rtype(result = "()")]
-pub struct Connected {
-    /// The connection.
-    pub id: ConnId,
-    /// How to drain it.
-    pub drain: Recipient<Drain>,
-}
-
-/// A connection is gone: drop its subscription, waits, routes and attachments.
-#[derive(Debug, Message)]
-#[rtype(result = "()")]
-pub struct Disconnected {
-    /// The connection.
-    pub id: ConnId,
-}
 
 /// Stop the server: announce it, finish in-flight replies, exit. A second request
 /// while already stopping stops at once.
@@ -117,7 +98,7 @@ pub struct Supervisor {
     /// How the last one went.
     last_upgrade: Option<signaltty_protocol::server::UpgradeReport>,
     /// What an upgrade handed this binary, adopted when the actor starts.
-    takeover: Option<crate::os::upgrade::takeover::Takeover>,
+    takeover: Option<Takeover>,
     exit_code: i32,
     /// Told the exit code once the server has stopped; without it the
     /// Supervisor stops the actix System with that code.
@@ -223,7 +204,7 @@ impl Supervisor {
     }
 
     /// Continues what an in-place upgrade handed over (docs/upgrade.md).
-    pub fn taken_over(mut self, takeover: crate::os::upgrade::takeover::Takeover) -> Supervisor {
+    pub fn taken_over(mut self, takeover: Takeover) -> Supervisor {
         self.upgrades = takeover.upgrades;
         self.takeover = Some(takeover);
         self

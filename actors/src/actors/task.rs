@@ -3,7 +3,7 @@
 //! sequenced with the pane events that caused it; a request's reply waits
 //! for the publication.
 
-use crate::actors::supervisor::sequencer::Publish;
+use crate::actors::publish::Publish;
 use crate::domain::task::machine::{Refused, TaskMachine};
 use crate::error::Error;
 use actix::prelude::*;

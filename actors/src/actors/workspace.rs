@@ -3,7 +3,7 @@
 //! its events are published.
 
 use crate::actors::pane::Pane;
-use crate::actors::supervisor::sequencer::Publish;
+use crate::actors::publish::Publish;
 use crate::domain::layout;
 use crate::error::Error;
 use actix::prelude::*;

@@ -4,7 +4,6 @@
 //! the captured config env. No I/O: the router checks the filesystem (the cwd)
 //! on a blocking thread before it calls these.
 
-use crate::os::pty::SpawnSpec;
 pub use signaltty_model::agents::programs::{detect_kind, resume_command};
 use signaltty_protocol::pane::{
     AgentInfo, AgentKind, Attention, Lifecycle, LiveState, Pane, PtySize, Relationship,
@@ -13,6 +12,41 @@ use signaltty_protocol::pane::{
 use signaltty_protocol::{PaneId, TabId, Timestamp, WorkspaceId};
 use std::collections::BTreeMap;
 use std::path::{Component, Path, PathBuf};
+
+/// The variables a service manager or an in-place upgrade hands the server,
+/// which no child ever inherits (docs/panes.md#the-child-environment):
+/// systemd's socket activation and readiness, and the upgrade's record and
+/// descriptor envelope (docs/upgrade.md).
+pub const MANAGER_VARS: &[&str] = &[
+    "LISTEN_PID",
+    "LISTEN_FDS",
+    "LISTEN_FDNAMES",
+    "NOTIFY_SOCKET",
+    UPGRADE_RECORD_VAR,
+    UPGRADE_FDS_VAR,
+];
+
+/// Names an in-place upgrade's record file.
+pub const UPGRADE_RECORD_VAR: &str = "SIGNALTTY_UPGRADE";
+/// Carries an in-place upgrade's descriptor envelope.
+pub const UPGRADE_FDS_VAR: &str = "SIGNALTTY_UPGRADE_FDS";
+
+/// What to run in a new PTY.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SpawnSpec {
+    /// The program and its arguments. A bare `argv[0]` is looked up in the `PATH`
+    /// of `env`.
+    pub argv: Vec<String>,
+    /// The working directory; it must exist.
+    pub cwd: PathBuf,
+    /// The complete child environment, built by the caller (docs/panes.md#the-child-environment). Nothing of
+    /// the server's environment is inherited.
+    pub env: Vec<(String, String)>,
+    /// The terminal height.
+    pub rows: u16,
+    /// The terminal width.
+    pub cols: u16,
+}
 
 /// Everything a new pane is made of: the request's checked params and what the
 /// server supplies (its id, its environment, the socket, the time).
@@ -200,7 +234,7 @@ pub fn child_env(
         // The service manager's variables are addressed to the server alone.
         .filter(|(k, _)| {
             !ENV_BLOCKED.contains(&k.as_str())
-                && !crate::os::activation::MANAGER_VARS.contains(&k.as_str())
+                && !MANAGER_VARS.contains(&k.as_str())
         })
         .collect();
     for (k, v) in request {
@@ -290,12 +324,12 @@ mod tests {
 
     #[test]
     fn the_service_managers_variables_never_reach_a_child() {
-        let server: Vec<(String, String)> = crate::os::activation::MANAGER_VARS
+        let server: Vec<(String, String)> = MANAGER_VARS
             .iter()
             .map(|k| ((*k).to_owned(), "x".to_owned()))
             .collect();
         let env = child_env(server, &BTreeMap::new(), "pane_1", Path::new("/s"));
-        for key in crate::os::activation::MANAGER_VARS {
+        for key in MANAGER_VARS {
             assert!(!env.iter().any(|(k, _)| k == key), "{key}: {env:?}");
         }
     }

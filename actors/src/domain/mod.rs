@@ -12,5 +12,6 @@ pub mod registry;
 pub mod slug;
 pub mod state;
 pub mod task;
+pub mod turns;
 pub mod waits;
 pub mod worktrees;

@@ -19,21 +19,15 @@
 //!   ConnId ─────────────────────► {PaneId} it is attached to
 //! ```
 
-use crate::actors::connection::ConnId;
 use crate::domain::slug::unique_handle;
 use crate::error::Error;
+use crate::ids::ConnId;
 #[cfg(test)]
 use serde::{Deserialize, Serialize};
 use signaltty_protocol::{PaneId, PaneRef, TabId, WorkspaceId, WorkspaceRef};
 #[cfg(test)]
 use std::collections::BTreeMap;
 use std::collections::{HashMap, HashSet};
-
-/// The registry of the running server: workspace and pane actors.
-pub type ServerRegistry = Registry<
-    actix::Addr<crate::actors::workspace::Workspace>,
-    actix::Addr<crate::actors::pane::Pane>,
->;
 
 /// The longest pane name, in bytes.
 pub const MAX_PANE_NAME_BYTES: usize = 32;

@@ -5,10 +5,10 @@
 //! baseline read with `pane.get` and the transitions it waits for are numbered
 //! by the same seqs.
 
-use crate::actors::connection::ConnId;
 use crate::domain::projection::Projection;
 use crate::domain::state::progress::{Outcome, Satisfied, WaitError, evaluate};
 use crate::error::Error;
+use crate::ids::ConnId;
 use signaltty_protocol::PaneId;
 use signaltty_protocol::state::{WaitBaseline, WaitResult};
 use tokio::sync::oneshot;

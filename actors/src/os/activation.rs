@@ -28,16 +28,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// The first descriptor a service manager passes (`SD_LISTEN_FDS_START`).
 pub const LISTEN_FDS_START: RawFd = 3;
 
-/// The variables [`take_from_env`] reads and removes.
-pub const MANAGER_VARS: &[&str] = &[
-    "LISTEN_PID",
-    "LISTEN_FDS",
-    "LISTEN_FDNAMES",
-    "NOTIFY_SOCKET",
-    // An in-place upgrade's (docs/upgrade.md): read first, then gone.
-    crate::os::upgrade::record::RECORD_ENV,
-    crate::os::upgrade::record::FDS_ENV,
-];
+/// The variables [`take_from_env`] reads and removes (the launch rules keep
+/// them from every child too).
+pub use crate::domain::launch::MANAGER_VARS;
 
 /// Whether this process serves a socket its service manager passed. One server
 /// runs per process, so this is process-wide; `server.status` reports it.

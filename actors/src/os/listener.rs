@@ -2,12 +2,8 @@
 //! binding with mode 0600 (spec/ipc.md §1), and the accept loop with its peer-uid
 //! check.
 
-use crate::actors::connection::Connection;
-use crate::actors::supervisor::Supervisor;
-use actix::Addr;
 use nix::sys::stat::{Mode, umask};
 use signaltty_model::SocketOrigin;
-use signaltty_model::settings::Limits;
 use std::fs::{self, File, OpenOptions};
 use std::io;
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
@@ -284,12 +280,12 @@ pub enum Accepting {
     Stopped,
 }
 
-/// Accepts connections until `stop` turns `Stopped` (none while `Paused`). Peers of another uid are dropped
-/// without a reply; running out of file descriptors backs off instead of spinning.
+/// Accepts connections until `stop` turns `Stopped` (none while `Paused`) and
+/// hands each to `serve`. Peers of another uid are dropped without a reply;
+/// running out of file descriptors backs off instead of spinning.
 pub async fn accept_loop(
     listener: StdListener,
-    supervisor: Addr<Supervisor>,
-    limits: Limits,
+    serve: impl Fn(tokio::net::UnixStream),
     mut stop: watch::Receiver<Accepting>,
 ) {
     let listener = match tokio::net::UnixListener::from_std(listener) {
@@ -321,9 +317,7 @@ pub async fn accept_loop(
         };
         match accepted {
             Ok((stream, _)) => match stream.peer_cred() {
-                Ok(cred) if cred.uid() == uid => {
-                    Connection::start(stream, supervisor.clone(), limits.clone());
-                },
+                Ok(cred) if cred.uid() == uid => serve(stream),
                 Ok(cred) => log::warn!("refused a connection from uid {}", cred.uid()),
                 Err(e) => log::warn!("refused a connection without peer credentials: {e}"),
             },

@@ -3,6 +3,7 @@
 //! timings). Blocking file reads: callers run them off the actors' threads.
 
 use crate::os::pty::reap::parse_stat;
+use signaltty_model::agents::programs::{basename, name_of};
 use signaltty_protocol::PaneId;
 use std::collections::HashMap;
 
@@ -12,8 +13,6 @@ pub const MAX_ANCESTRY: usize = 64;
 pub const MAX_SHELL_DEPTH: usize = 8;
 /// Programs the refresh looks through to their newest child.
 pub const SHELLS: &[&str] = &["sh", "bash", "zsh", "fish", "dash"];
-/// Runtimes whose process is named after the script they run.
-pub const RUNTIMES: &[&str] = &["node", "bun", "deno", "python", "python3"];
 
 /// One process as the table knows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -131,12 +130,6 @@ fn cmdline(pid: u32) -> Option<Vec<String>> {
     (!args.is_empty()).then_some(args)
 }
 
-fn basename(path: &str) -> String {
-    std::path::Path::new(path)
-        .file_name()
-        .map_or_else(|| path.to_owned(), |n| n.to_string_lossy().into_owned())
-}
-
 /// What a refresh sees of a pane's process.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Seen {
@@ -190,30 +183,6 @@ pub fn describe(pid: u32) -> Option<Seen> {
         cwd,
         hint: None,
     })
-}
-
-/// The name of a command line: the program's basename, or for a runtime the
-/// basename of its script without a `.js`/`.mjs`/`.cjs`/`.ts`/`.py` extension.
-pub fn name_of(argv: &[String]) -> String {
-    let Some(first) = argv.first() else {
-        return String::new();
-    };
-    let program = basename(first);
-    let runtime = RUNTIMES.contains(&program.as_str()) || program.starts_with("python3.");
-    if !runtime {
-        return program;
-    }
-    argv.iter()
-        .skip(1)
-        .find(|a| !a.starts_with('-'))
-        .map(|script| {
-            let base = basename(script);
-            match base.rsplit_once('.') {
-                Some((stem, "js" | "mjs" | "cjs" | "ts" | "py")) => stem.to_owned(),
-                _ => base,
-            }
-        })
-        .unwrap_or(program)
 }
 
 /// The parent of `pid`, if it exists and has one.

@@ -7,11 +7,11 @@ use super::Reply;
 use super::hooks::{Target, route, validate};
 use super::panes::ask_pane;
 use super::{Cx, Host, OnHost, Routed, fail};
-use crate::actors::connection::ConnId;
 use crate::actors::decision::{AbandonOnDrop, Decision as Route, WaitEnd};
 use crate::actors::pane::{Answer, NativeHook, NativeRoute, NativeStarted};
 use crate::domain::state::decision::{NativeRequest, native_id};
 use crate::error::Error;
+use crate::ids::ConnId;
 use actix::prelude::*;
 use signaltty_protocol::pane::AgentKind;
 use signaltty_protocol::state::{
@@ -112,7 +112,7 @@ pub fn wait_for_answer<H: Host>(cx: &mut Cx<'_>, conn: ConnId, p: HookEventParam
             Err(e) => return fail(Err(e)),
         };
         let deadline = Instant::now() + timeout;
-        let (addr, ended) = Route::start(id.clone(), entry.addr.clone(), deadline);
+        let (addr, ended) = Route::start(id.clone(), entry.addr.clone().recipient(), deadline);
         // The connection going away (EOF, another line) ends the route; so
         // does this wait being dropped for any other reason.
         cx.routes.add(conn, addr.clone());

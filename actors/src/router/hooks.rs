@@ -29,7 +29,7 @@ pub const LAUNCH_WAIT: Duration = Duration::from_secs(5);
 /// for its answer.
 pub fn hook_event<H: Host>(
     cx: &mut Cx<'_>,
-    conn: crate::actors::connection::ConnId,
+    conn: crate::ids::ConnId,
     p: HookEventParams,
 ) -> Routed<H> {
     if p.wait_for_answer == Some(true) {

@@ -5,10 +5,10 @@
 use super::Reply;
 use super::wait::register;
 use super::{Cx, Host, OnHost, Routed, fail};
-use crate::actors::connection::ConnId;
 use crate::actors::pane::{Pane, SubmitEnter, SubmitPaste, SubmitRetry};
 use crate::domain::state::Outcome;
 use crate::error::Error;
+use crate::ids::ConnId;
 use actix::prelude::*;
 use signaltty_protocol::PaneId;
 use signaltty_protocol::pane::Lifecycle;

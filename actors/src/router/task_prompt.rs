@@ -11,10 +11,10 @@
 
 use super::submit::{activity_gate, pane_task};
 use super::{Cx, Host, OnHost, Reply};
-use crate::actors::connection::ConnId;
 use crate::actors::pane::{SubmitEnter, SubmitPaste};
 use crate::actors::task::Transition;
 use crate::error::Error;
+use crate::ids::ConnId;
 use actix::prelude::*;
 use serde_json::{Value, json};
 use signaltty_protocol::pane::{Lifecycle, LiveState, PaneReadParams, ReadMode};

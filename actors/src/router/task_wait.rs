@@ -5,8 +5,8 @@
 //! it. It looks again every 50 ms; task state lives on without it.
 
 use super::{Cx, Host, OnHost, Routed, fail};
-use crate::actors::connection::ConnId;
 use crate::error::Error;
+use crate::ids::ConnId;
 use actix::prelude::*;
 use serde_json::Value;
 use signaltty_protocol::task::{Task, TaskState, TaskWaitParams, TaskWaitResult};

@@ -356,7 +356,7 @@ pub fn start<H: Host>(cx: &mut Cx<'_>, p: TaskStartParams) -> Routed<H> {
 /// Step 9: the task record, its actor, and `task.created`; then the rest.
 fn commit<H: Host>(
     cx: &mut Cx<'_>,
-    publisher: Recipient<crate::actors::supervisor::sequencer::Publish>,
+    publisher: Recipient<crate::actors::publish::Publish>,
     go: Go,
     checkout: Checkout,
 ) -> Routed<H> {

@@ -6,10 +6,10 @@
 
 use super::Reply;
 use super::{Cx, Host, OnHost, Routed, fail};
-use crate::actors::connection::ConnId;
 use crate::domain::state::progress::Outcome;
 use crate::domain::waits::{WaitAnswer, Wanted};
 use crate::error::Error;
+use crate::ids::ConnId;
 use actix::prelude::*;
 use signaltty_protocol::PaneId;
 use signaltty_protocol::state::{WaitBaseline, WaitParams};

@@ -88,6 +88,40 @@ pub fn resume_command(pane: &Pane) -> Option<Vec<String>> {
         .then(|| pane.argv.clone())
 }
 
+/// Runtimes whose process is named after the script they run.
+pub const RUNTIMES: &[&str] = &["node", "bun", "deno", "python", "python3"];
+
+/// The last component of a path, or the path itself.
+pub fn basename(path: &str) -> String {
+    Path::new(path)
+        .file_name()
+        .map_or_else(|| path.to_owned(), |n| n.to_string_lossy().into_owned())
+}
+
+/// The name of a command line: the program's basename, or for a runtime the
+/// basename of its script without a `.js`/`.mjs`/`.cjs`/`.ts`/`.py` extension.
+pub fn name_of(argv: &[String]) -> String {
+    let Some(first) = argv.first() else {
+        return String::new();
+    };
+    let program = basename(first);
+    let runtime = RUNTIMES.contains(&program.as_str()) || program.starts_with("python3.");
+    if !runtime {
+        return program;
+    }
+    argv.iter()
+        .skip(1)
+        .find(|a| !a.starts_with('-'))
+        .map(|script| {
+            let base = basename(script);
+            match base.rsplit_once('.') {
+                Some((stem, "js" | "mjs" | "cjs" | "ts" | "py")) => stem.to_owned(),
+                _ => base,
+            }
+        })
+        .unwrap_or(program)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,8 +7,8 @@
 //! it still fits the pane and ends it the moment it does not.
 
 use super::{Hook, Pane};
-use crate::actors::decision::{Decision as Route, EndWait, Verdict, WaitEnd};
-use crate::actors::supervisor::sequencer::Publish;
+use crate::actors::decision::{Decision as Route, EndWait, RouteEnded, Verdict, WaitEnd};
+use crate::actors::publish::Publish;
 use crate::domain::state::decision::{typed_answer, verdict};
 use crate::domain::state::hooks::answer_channel;
 use crate::error::Error;
@@ -49,14 +49,6 @@ pub enum NativeStarted {
     Waiting,
     /// The hook was dropped (harness mismatch): nothing waits.
     Dropped(HookEventResult),
-}
-
-/// A route ended (its actor stopped): forget it, and clear its decision if it
-/// is still the pending one (`native_cancelled`).
-#[derive(Debug, Message)]
-#[rtype(result = "()")]
-pub struct RouteEnded {
-    pub id: String,
 }
 
 /// `decision.answer` on this pane.

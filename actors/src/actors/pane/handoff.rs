@@ -8,30 +8,17 @@
 //! binary starts from a handed-over one.
 
 use super::{Pane, PaneSink, PtyHandle};
-use crate::actors::supervisor::sequencer::{PtyData, Publish};
+use crate::actors::publish::{PtyData, Publish};
 use crate::config::Config;
 use crate::domain::state::tracker::{AgentTracker, Carry};
 use crate::error::Error;
+pub use crate::os::upgrade::record::Carried;
 use actix::prelude::*;
-use serde::{Deserialize, Serialize};
-use signaltty_model::term::{TermState, Terminal};
+
+use signaltty_model::term::Terminal;
 use signaltty_protocol::pane::{LiveState, Pane as PaneState};
 use std::os::fd::OwnedFd;
 use tokio::sync::oneshot;
-
-/// What of a pane crosses the exec, serialisable (the master and the pid
-/// travel beside it in the record).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Carried {
-    /// The pane object: lifecycle, attention, decision, size, names.
-    pub pane: PaneState,
-    /// The tracker's evidence.
-    pub carry: Carry,
-    /// Output bytes so far: the next byte read continues from here.
-    pub output_offset: u64,
-    /// The terminal: grid, modes, ring with its seqs, parser carry.
-    pub term: TermState,
-}
 
 /// A handed-over pane.
 #[derive(Debug)]
@@ -93,7 +80,12 @@ impl Pane {
         pty_out: Recipient<PtyData>,
         config: &Config,
     ) -> Pane {
-        let tracker = AgentTracker::new(pane, config).with_carry(carry);
+        let tracker = AgentTracker::with_rules(
+            pane,
+            config.agents.clone(),
+            config.limits.cursor_approval_wait,
+        )
+        .with_carry(carry);
         Pane::assemble(tracker, term, output_offset, pty, events, pty_out)
     }
 

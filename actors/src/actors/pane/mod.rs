@@ -6,12 +6,12 @@
 //! (lifecycle, attention and the flags around them) lives in an `AgentTracker`
 //! (`state/tracker/`); the pane feeds it and performs the effects it returns.
 
-use crate::actors::connection::ConnId;
 use crate::actors::connection::DeliverPty;
-use crate::actors::supervisor::sequencer::{PtyData, Publish};
+use crate::actors::publish::{PtyData, Publish};
 use crate::config::Config;
 use crate::domain::state::tracker::{AgentTracker, Effect, Screen, Timer};
 use crate::error::Error;
+use crate::ids::ConnId;
 use crate::os::pty::{WriteError, WriteErrorKind};
 use actix::prelude::*;
 use base64::Engine as _;
@@ -36,8 +36,8 @@ mod sink;
 mod submit;
 #[cfg(test)]
 mod tests;
-pub use decisions::{Answer, NativeHook, NativeRoute, NativeStarted, RouteEnded};
-pub use handoff::{Carried, HandOver, HandedOver, Released, TakeBack};
+pub use decisions::{Answer, NativeHook, NativeRoute, NativeStarted};
+pub use handoff::{HandOver, HandedOver, Released, TakeBack};
 pub use hooks::{Hook, ReportSession};
 pub use pty_handle::{PtyHandle, SignalTarget};
 pub use resume::Resume;
@@ -251,7 +251,11 @@ impl Pane {
         config: &Config,
     ) -> Pane {
         let term = Terminal::new(state.pty_size.rows, state.pty_size.cols);
-        let tracker = AgentTracker::new(state, config);
+        let tracker = AgentTracker::with_rules(
+            state,
+            config.agents.clone(),
+            config.limits.cursor_approval_wait,
+        );
         Pane::assemble(tracker, term, 0, Some(pty), events, pty_out)
     }
 
@@ -312,7 +316,11 @@ impl Pane {
         // Nothing is scanned for signals here: the restored text is history.
         let _ = term.feed(replay.as_bytes());
         term.drop_earlier_cursors();
-        let tracker = AgentTracker::new(state, config);
+        let tracker = AgentTracker::with_rules(
+            state,
+            config.agents.clone(),
+            config.limits.cursor_approval_wait,
+        );
         Pane::assemble(tracker, term, 0, None, events, pty_out)
     }
 

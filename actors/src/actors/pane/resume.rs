@@ -3,7 +3,7 @@
 //! adapter's resume command. Never automatic.
 
 use super::{Pane, PaneSink};
-use crate::actors::supervisor::sequencer::Publish;
+use crate::actors::publish::Publish;
 use crate::error::Error;
 use crate::os::pty::SpawnSpec;
 use actix::prelude::*;

@@ -4,7 +4,7 @@
 //! this file feeds them and publishes what they changed.
 
 use super::Pane;
-use crate::actors::supervisor::sequencer::Publish;
+use crate::actors::publish::Publish;
 use crate::domain::state::tracker::ProcessReport;
 use crate::domain::state::{Draft, NewNotification};
 use crate::error::Error;

@@ -41,6 +41,12 @@ impl PaneSink {
         )
     }
 
+    /// [`PaneSink::new`], boxed for the PTY layer (an upgrade's adoption).
+    pub fn boxed() -> (Box<dyn PtySink>, SyncSender<Addr<Pane>>) {
+        let (sink, addr_tx) = PaneSink::new();
+        (Box::new(sink), addr_tx)
+    }
+
     fn addr(&mut self) -> Option<&Addr<Pane>> {
         if self.addr.is_none() {
             self.addr = self.addr_rx.recv().ok();

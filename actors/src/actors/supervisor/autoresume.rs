@@ -8,9 +8,9 @@
 //! has passed.
 
 use super::Supervisor;
-use crate::actors::connection::ConnId;
 use crate::domain::state::progress::Outcome;
 use crate::domain::waits::Wanted;
+use crate::ids::ConnId;
 use crate::router::Host;
 use actix::prelude::*;
 use signaltty_protocol::PaneId;

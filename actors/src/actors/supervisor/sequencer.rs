@@ -20,6 +20,7 @@
 //! applied, and the Supervisor stops the server (spec/persistence.md §3).
 
 use crate::actors::connection::{CloseConnection, ConnHandle, ConnId, DeliverPty, KickReason};
+use crate::actors::publish::PtyData;
 use crate::actors::subscriber::{DrainAfterEvents, Fanout, Subscriber};
 use crate::domain::events::{EventFilter, Published, Ring};
 use crate::domain::projection::Projection;
@@ -31,51 +32,16 @@ use actix::prelude::*;
 use base64::Engine as _;
 use bytes::Bytes;
 use signaltty_protocol::envelope::EventFrame;
-use signaltty_protocol::{Event, PaneId, Seq, Timestamp, WorkspaceId};
+use signaltty_protocol::{Event, Seq, Timestamp, WorkspaceId};
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use tokio::sync::oneshot;
-
-/// Sequences, journals and publishes events for their owning actor. Replies with
-/// the seq of the last event once all are published; fails only when the journal
-/// has failed (and the server is stopping).
-#[derive(Debug, Message)]
-#[rtype(result = "Result<Seq, Error>")]
-pub struct Publish {
-    /// The events, published in this order with consecutive seqs.
-    pub events: Vec<Event>,
-}
-
-/// A chunk of a pane's output for its viewers (`pty.data`). It is numbered and
-/// delivered in seq order with the state events.
-#[derive(Message)]
-#[rtype(result = "()")]
-pub struct PtyData {
-    /// The pane.
-    pub pane_id: PaneId,
-    /// The bytes.
-    pub chunk: Vec<u8>,
-    /// The pane's cumulative output offset at the end of the chunk.
-    pub end_offset: u64,
-    /// The connections attached to the pane.
-    pub viewers: Vec<Recipient<DeliverPty>>,
-}
 
 /// Resolves with the last seq of a publication once it is published, or with
 /// the journal's failure.
 pub type PublishReceipt = oneshot::Receiver<Result<Seq, Error>>;
 
-/// A turn that started in a published batch (spec/lifecycle.md §9): its
-/// workspace's checkout is to be captured.
-#[derive(Debug, Clone, PartialEq)]
-pub struct TurnStart {
-    /// The workspace.
-    pub workspace: WorkspaceId,
-    /// The pane whose agent started working.
-    pub pane: PaneId,
-    /// When it was published.
-    pub started_at: Timestamp,
-}
+pub use crate::domain::turns::TurnStart;
 
 /// What one `publish_through` changed.
 #[derive(Debug, Default)]

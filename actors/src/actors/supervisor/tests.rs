@@ -3,10 +3,10 @@
 use super::*;
 use crate::store::journal::MemoryStore;
 use crate::testkit::{FailingStore, GatedStore, Probe, config, wait_for};
-use signaltty_protocol::Method;
 use signaltty_protocol::WorkspaceId;
 use signaltty_protocol::subscribe::SubscribeParams;
 use signaltty_protocol::workspace::WorkspaceCreateParams;
+use signaltty_protocol::{Method, Request};
 
 fn start(store: impl JournalStore, dir: &std::path::Path) -> Addr<Supervisor> {
     let (stop_tx, _stop_rx) = watch::channel(crate::os::listener::Accepting::Open);

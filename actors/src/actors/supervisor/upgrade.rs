@@ -345,11 +345,11 @@ impl Supervisor {
 /// lets its PTY's reader deliver to it. Returns its address and process id
 /// (0 without a process).
 pub(super) fn start_adopted(
-    adopted: crate::os::upgrade::takeover::AdoptedPane,
+    adopted: crate::os::upgrade::takeover::AdoptedPane<super::PaneReach>,
     arbiter: &actix::ArbiterHandle,
     slot: &signaltty_model::term::TailSlot,
-    events: Recipient<crate::actors::supervisor::sequencer::Publish>,
-    pty_out: Recipient<crate::actors::supervisor::sequencer::PtyData>,
+    events: Recipient<crate::actors::publish::Publish>,
+    pty_out: Recipient<crate::actors::publish::PtyData>,
     config: std::sync::Arc<crate::config::Config>,
 ) -> (Addr<crate::actors::pane::Pane>, u32) {
     let crate::os::upgrade::takeover::AdoptedPane {
@@ -433,7 +433,7 @@ impl Supervisor {
             Ok(stream) => {
                 let conn = crate::actors::connection::Connection::start(
                     stream,
-                    ctx.address(),
+                    crate::actors::connection::Hub::of(&ctx.address()),
                     self.config.limits.clone(),
                 );
                 conn.do_send(crate::actors::connection::Say(bytes::Bytes::from(line)));

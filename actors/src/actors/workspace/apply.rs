@@ -7,7 +7,7 @@
 
 use super::Workspace;
 use crate::actors::pane::{Pane, PaneSink};
-use crate::actors::supervisor::sequencer::Publish;
+use crate::actors::publish::Publish;
 use crate::error::Error;
 use crate::os::pty::{self, Pty, SpawnSpec};
 use actix::prelude::*;
@@ -46,7 +46,7 @@ pub struct ApplyLayout {
     /// The panes, in leaf order.
     pub leaves: Vec<ApplyLeaf>,
     /// Where the panes send `pty.data` to be numbered.
-    pub pty_out: Recipient<crate::actors::supervisor::sequencer::PtyData>,
+    pub pty_out: Recipient<crate::actors::publish::PtyData>,
     /// The server's configuration, for the pane actors.
     pub config: std::sync::Arc<crate::config::Config>,
 }

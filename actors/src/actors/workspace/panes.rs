@@ -5,7 +5,7 @@
 
 use super::Workspace;
 use crate::actors::pane::{ClosePane, Pane, PaneSink, SetTab};
-use crate::actors::supervisor::sequencer::Publish;
+use crate::actors::publish::Publish;
 use crate::error::Error;
 use crate::ids::random_u128;
 use crate::os::pty::{self, SpawnSpec};
@@ -32,7 +32,7 @@ pub struct SpawnPane {
     /// Where the pane actor runs.
     pub arbiter: ArbiterHandle,
     /// Where the pane sends `pty.data` to be numbered.
-    pub pty_out: Recipient<crate::actors::supervisor::sequencer::PtyData>,
+    pub pty_out: Recipient<crate::actors::publish::PtyData>,
     /// Where the pane leaves its ring for the snapshot's tail.
     pub tail: signaltty_model::term::TailSlot,
     /// `pane.split`: the pane to split and the direction, instead of an empty tab.

@@ -1,6 +1,6 @@
-//! Turn baselines (spec/lifecycle.md §9): when an agent starts a turn, the tree
-//! of its workspace's checkout is written as git objects, so a later read can
-//! diff "what this turn changed". Only objects are written: no ref, commit,
+//! The capture of a turn's baseline (docs/diffs.md#turn-baselines): when an
+//! agent starts a turn, the tree of its workspace's checkout is written as git
+//! objects, so a later read can diff "what this turn changed". Only objects are written: no ref, commit,
 //! index, HEAD or worktree change. Blocking (runs git): call it off the actors.
 
 use std::path::Path;
@@ -54,91 +54,12 @@ fn git(
         .map_err(|e| format!("git {}: {e}", args.join(" ")))
 }
 
-/// The baseline of a workspace's latest turn (runtime only).
-#[derive(Debug, Clone)]
-pub struct TurnBaseline {
-    /// The pane whose turn it is.
-    pub pane: signaltty_protocol::PaneId,
-    /// The checkout's tree when the turn started, or why it could not be written.
-    pub tree: Result<String, String>,
-    /// When the turn started.
-    pub started_at: signaltty_protocol::Timestamp,
-}
-
-/// A turn whose capture finished: what `workspace.turn_started` says.
-#[derive(Debug, Clone)]
-pub struct TurnStarted {
-    /// The workspace.
-    pub workspace_id: signaltty_protocol::WorkspaceId,
-    /// The pane whose agent started working.
-    pub pane_id: signaltty_protocol::PaneId,
-    /// When the turn started.
-    pub started_at: signaltty_protocol::Timestamp,
-}
-
-impl TurnStarted {
-    /// The `workspace.turn_started` event.
-    pub fn event(self) -> signaltty_protocol::Event {
-        signaltty_protocol::Event::WorkspaceTurnStarted {
-            workspace_id: self.workspace_id,
-            pane_id: self.pane_id,
-            started_at: self.started_at,
-        }
-    }
-}
-
 /// Runs [`capture_tree`] for `cwd` on a blocking thread; a capture that could
 /// not run reads as a failed one.
 pub async fn capture_off_loop(cwd: String) -> Result<String, String> {
     actix_rt::task::spawn_blocking(move || capture_tree(Path::new(&cwd)))
         .await
         .unwrap_or_else(|e| Err(format!("capture failed: {e}")))
-}
-
-/// The newest turn baseline of each workspace.
-#[derive(Debug, Default)]
-pub struct TurnBaselines {
-    by_workspace: std::collections::HashMap<signaltty_protocol::WorkspaceId, TurnBaseline>,
-}
-
-impl TurnBaselines {
-    /// Records the capture of `turn` unless a later turn's capture finished
-    /// first (the newest start wins); returns what to announce either way.
-    pub fn record(
-        &mut self,
-        turn: crate::actors::supervisor::sequencer::TurnStart,
-        tree: Result<String, String>,
-    ) -> TurnStarted {
-        let crate::actors::supervisor::sequencer::TurnStart {
-            workspace,
-            pane,
-            started_at,
-        } = turn;
-        let newer = self
-            .by_workspace
-            .get(&workspace)
-            .is_some_and(|b| b.started_at > started_at);
-        if !newer {
-            self.by_workspace.insert(
-                workspace.clone(),
-                TurnBaseline {
-                    pane: pane.clone(),
-                    tree,
-                    started_at: started_at.clone(),
-                },
-            );
-        }
-        TurnStarted {
-            workspace_id: workspace,
-            pane_id: pane,
-            started_at,
-        }
-    }
-
-    /// The newest baseline of a workspace.
-    pub fn get(&self, workspace: &signaltty_protocol::WorkspaceId) -> Option<&TurnBaseline> {
-        self.by_workspace.get(workspace)
-    }
 }
 
 #[cfg(test)]

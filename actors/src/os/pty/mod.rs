@@ -89,22 +89,7 @@ pub fn hold_spawns() -> parking_lot::MutexGuard<'static, ()> {
     SPAWN_LOCK.lock()
 }
 
-/// What to run in a new PTY.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SpawnSpec {
-    /// The program and its arguments. A bare `argv[0]` is looked up in the `PATH`
-    /// of `env`.
-    pub argv: Vec<String>,
-    /// The working directory; it must exist.
-    pub cwd: PathBuf,
-    /// The complete child environment, built by the caller (spec §2.5). Nothing of
-    /// the server's environment is inherited.
-    pub env: Vec<(String, String)>,
-    /// The terminal height.
-    pub rows: u16,
-    /// The terminal width.
-    pub cols: u16,
-}
+pub use crate::domain::launch::SpawnSpec;
 
 /// Receives a pane's output and exit on the PTY reader thread. The calls never
 /// overlap; their order is described in the module header.

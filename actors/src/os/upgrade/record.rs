@@ -14,19 +14,33 @@
 //! whole: the next binary then restores from the snapshot, as after a
 //! restart, and says why.
 
-use crate::actors::pane::Carried;
+use crate::domain::state::tracker::Carry;
 use serde::{Deserialize, Serialize};
+use signaltty_model::term::TermState;
+use signaltty_protocol::pane::Pane as PaneState;
 use std::io::Write;
 use std::os::fd::RawFd;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
+/// What of a pane crosses the exec, serialisable (the master and the pid
+/// travel beside it in the record).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Carried {
+    /// The pane object: lifecycle, attention, decision, size, names.
+    pub pane: PaneState,
+    /// The tracker's evidence.
+    pub carry: Carry,
+    /// Output bytes so far: the next byte read continues from here.
+    pub output_offset: u64,
+    /// The terminal: grid, modes, ring with its seqs, parser carry.
+    pub term: TermState,
+}
+
 /// The record version this binary writes and reads.
 pub const VERSION: u32 = 1;
-/// Names the record file.
-pub const RECORD_ENV: &str = "SIGNALTTY_UPGRADE";
-/// Carries the envelope.
-pub const FDS_ENV: &str = "SIGNALTTY_UPGRADE_FDS";
+/// Names the record file, and carries the envelope.
+pub use crate::domain::launch::{UPGRADE_FDS_VAR as FDS_ENV, UPGRADE_RECORD_VAR as RECORD_ENV};
 /// The record's file name in the state directory.
 pub const FILE_NAME: &str = "upgrade.json";
 

@@ -16,10 +16,9 @@
 //! are reported.
 
 use super::fds::{self, Claimed};
+use super::record::Carried;
 use super::record::{self, Envelope, FDS_ENV, RECORD_ENV, Record};
-use crate::actors::pane::{Carried, Pane, PaneSink};
-use crate::os::pty::Pty;
-use actix::Addr;
+use crate::os::pty::{Pty, PtySink};
 use signaltty_model::term::Terminal;
 use signaltty_protocol::PaneId;
 use signaltty_protocol::server::{UpgradeReport, UpgradedPane};
@@ -27,10 +26,10 @@ use std::collections::HashMap;
 use std::os::fd::OwnedFd;
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::PathBuf;
-use std::sync::mpsc::SyncSender;
 
-/// One handed-over pane, ready for its actor.
-pub struct AdoptedPane {
+/// One handed-over pane, ready for its actor; `S` is what its PTY's sink
+/// needs to reach the actor once it runs.
+pub struct AdoptedPane<S> {
     /// The pane object.
     pub pane: signaltty_protocol::pane::Pane,
     /// Its tracker's evidence.
@@ -41,10 +40,10 @@ pub struct AdoptedPane {
     pub term: Terminal,
     /// Its PTY, adopted; none when its process had exited or could not be
     /// adopted (the pane object is a tombstone then).
-    pub pty: Option<(Pty, SyncSender<Addr<Pane>>)>,
+    pub pty: Option<(Pty, S)>,
 }
 
-impl std::fmt::Debug for AdoptedPane {
+impl<S> std::fmt::Debug for AdoptedPane<S> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("AdoptedPane")
             .field("pane", &self.pane.id)
@@ -55,12 +54,12 @@ impl std::fmt::Debug for AdoptedPane {
 
 /// What the new binary took over.
 #[derive(Debug)]
-pub struct Takeover {
+pub struct Takeover<S> {
     /// The listening socket, its path, and whether a service manager owns
     /// it; taken by the server's start.
     pub listener: Option<(UnixListener, PathBuf, bool)>,
     /// The handed-over panes by id (none after a fallback).
-    pub panes: HashMap<PaneId, AdoptedPane>,
+    pub panes: HashMap<PaneId, AdoptedPane<S>>,
     /// The asking connection and its request id.
     pub reply: Option<(UnixStream, String)>,
     /// Upgrades this process has been through, this one included.
@@ -74,7 +73,7 @@ pub struct Takeover {
     pub kept: Vec<OwnedFd>,
 }
 
-impl Takeover {
+impl<S> Takeover<S> {
     /// The panes whose process this binary continues.
     pub fn live(&self) -> std::collections::HashSet<PaneId> {
         self.panes
@@ -108,9 +107,13 @@ pub fn named_by_env() -> Option<Named> {
     })
 }
 
-/// Takes over what an upgrade left (`named`). Fails only when the listening
-/// socket cannot be found: nothing can be served then.
-pub fn take_over(named: Named) -> Result<Takeover, String> {
+/// A new sink for an adopted PTY, and what reaches it to its pane's actor.
+pub type MakeSink<'a, S> = &'a dyn Fn() -> (Box<dyn PtySink>, S);
+
+/// Takes over what an upgrade left (`named`), adopting each PTY with a sink
+/// from `sink`. Fails only when the listening socket cannot be found:
+/// nothing can be served then.
+pub fn take_over<S>(named: Named, sink: MakeSink<'_, S>) -> Result<Takeover<S>, String> {
     let Named { path, text } = named;
     let envelope = match Envelope::parse(&text) {
         Ok(e) => e,
@@ -141,19 +144,19 @@ pub fn take_over(named: Named) -> Result<Takeover, String> {
         );
     }
     Ok(match read {
-        Ok(record) => continue_from(record, claimed, (listener, socket)),
+        Ok(record) => continue_from(record, claimed, (listener, socket), sink),
         Err(why) => fall_back(why, &envelope, claimed, (listener, socket)),
     })
 }
 
 /// The record is unreadable: every process is let go and the snapshot
 /// restore runs as after a restart.
-fn fall_back(
+fn fall_back<S>(
     why: String,
     envelope: &Envelope,
     mut claimed: Claimed,
     (listener, socket): (UnixListener, PathBuf),
-) -> Takeover {
+) -> Takeover<S> {
     log::error!(
         "upgrade: {why}; restoring from the snapshot instead, as after a restart \
          ({} process(es) let go)",
@@ -186,11 +189,12 @@ fn fall_back(
     }
 }
 
-fn continue_from(
+fn continue_from<S>(
     record: Record,
     mut claimed: Claimed,
     (listener, socket): (UnixListener, PathBuf),
-) -> Takeover {
+    sink: MakeSink<'_, S>,
+) -> Takeover<S> {
     let mut report = UpgradeReport {
         from_version: record.from_version.clone(),
         to_version: env!("CARGO_PKG_VERSION").to_owned(),
@@ -227,7 +231,7 @@ fn continue_from(
         };
         let master = handed.fd.and_then(|fd| claimed.panes.remove(&fd));
         let pty = match master {
-            Some((master, pid)) => match adopt(master, pid) {
+            Some((master, pid)) => match adopt(master, pid, sink) {
                 Ok(adopted) => {
                     report.longest_unread_ms = report
                         .longest_unread_ms
@@ -325,18 +329,18 @@ impl crate::os::pty::PtySink for Discard {
 
 /// Adopts `master` and `pid` (a duplicate is adopted; on failure the
 /// original comes back, still open, with why).
-#[allow(clippy::type_complexity)]
-fn adopt(
+fn adopt<S>(
     master: OwnedFd,
     pid: u32,
-) -> Result<(Pty, SyncSender<Addr<Pane>>), (OwnedFd, std::io::Error)> {
+    sink: MakeSink<'_, S>,
+) -> Result<(Pty, S), (OwnedFd, std::io::Error)> {
     let dup = match master.try_clone() {
         Ok(d) => d,
         Err(e) => return Err((master, e)),
     };
-    let (sink, addr_tx) = PaneSink::new();
-    match crate::os::pty::adopt(dup, pid, Box::new(sink)) {
-        Ok(pty) => Ok((pty, addr_tx)),
+    let (sink, reach) = sink();
+    match crate::os::pty::adopt(dup, pid, sink) {
+        Ok(pty) => Ok((pty, reach)),
         Err(e) => Err((master, e)),
     }
 }

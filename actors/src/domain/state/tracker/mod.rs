@@ -26,7 +26,6 @@ pub use carry::Carry;
 
 use super::Axes;
 use super::apply::{HookInput, apply_checked, check_hook, record_session};
-use crate::config::Config;
 use crate::domain::state::question::QuestionWatch;
 use crate::ids::random_u128;
 use serde_json::Value;
@@ -216,20 +215,10 @@ pub struct AgentTracker {
 }
 
 impl AgentTracker {
-    /// A tracker for a freshly spawned process in `pane`, reading the rules
-    /// and the approval wait from `config`.
-    pub fn new(pane: Pane, config: &Config) -> AgentTracker {
-        AgentTracker::with_rules(
-            pane,
-            config.agents.clone(),
-            config.limits.cursor_approval_wait,
-        )
-    }
-
     /// A tracker with these rules and this Cursor approval wait.
     pub fn with_rules(pane: Pane, rules: AgentRules, approval_wait: Duration) -> AgentTracker {
         AgentTracker {
-            process_name: crate::os::procfs::name_of(&pane.argv),
+            process_name: signaltty_model::agents::programs::name_of(&pane.argv),
             // A restored tombstone has no process: screen rules and timers
             // never look at it until it is resumed.
             process: if pane.live == LiveState::Live {
@@ -539,7 +528,7 @@ impl AgentTracker {
         self.typed = false;
         self.arm_screen(&mut effects);
         self.forget_approvals(&mut effects);
-        self.process_name = crate::os::procfs::name_of(argv);
+        self.process_name = signaltty_model::agents::programs::name_of(argv);
         // The title was the old process's (a spinner read as working): the new
         // one starts with the title of a fresh spawn until it sets its own.
         self.pane.title = crate::domain::launch::initial_title(argv);
