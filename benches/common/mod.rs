@@ -5,6 +5,7 @@
 // Each binary uses a different subset.
 #![allow(dead_code)]
 
+pub mod b64;
 pub mod client;
 pub mod fsync;
 pub mod machine;

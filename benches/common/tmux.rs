@@ -2,11 +2,14 @@
 //! file) killed on drop, and control-mode (`tmux -C`) clients that run commands on it.
 
 use super::tempdir::TempDir;
-use super::{Context, Res, run_output, spawn_unmasked, wait_all};
+use super::{Context, Res, check_interrupted, run_output, spawn_unmasked, wait_all};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+/// How long a control client may take to attach.
+const START_LIMIT: Duration = Duration::from_secs(10);
 
 /// A private tmux server, killed (`kill-server`) on drop.
 pub struct Tmux {
@@ -173,14 +176,29 @@ impl TmuxControl {
             buf: Vec::with_capacity(64 * 1024),
         };
         // Skip the reply to the first command and the start-up notifications: send a
-        // marker and read until the block that carries it.
+        // marker and read until the block that carries it. tmux may run a line read
+        // from stdin before the command-line command (then its empty block comes
+        // after the marker's), so the marker also names the client's session: only
+        // once that is set has the first command's block gone by. Until then, ask
+        // again.
         let marker = "signaltty-bench-ready";
-        c.send(format!("display-message -p {marker}\n").as_bytes())?;
+        let probe = format!("display-message -p '{marker} #{{client_session}}'\n");
+        let deadline = Instant::now() + START_LIMIT;
+        c.send(probe.as_bytes())?;
         loop {
             let (body, _) = c.read_block()?;
-            if body.contains(marker) {
+            let Some(session) = body.trim().strip_prefix(marker) else {
+                continue;
+            };
+            if !session.trim().is_empty() {
                 return Ok(c);
             }
+            check_interrupted()?;
+            if Instant::now() > deadline {
+                return Err("tmux control client: no session after 10 s".into());
+            }
+            std::thread::sleep(Duration::from_millis(1));
+            c.send(probe.as_bytes())?;
         }
     }
 
@@ -189,6 +207,31 @@ impl TmuxControl {
             Some(w) => w.write_all(line).ctx(|| "write to tmux".into()),
             None => Err("tmux stdin closed".into()),
         }
+    }
+
+    /// Reads the next line as it is (a notification such as `%output`, or a line of
+    /// a block), newline included.
+    pub fn read_line(&mut self) -> Res<&[u8]> {
+        self.buf.clear();
+        let n = self
+            .stdout
+            .read_until(b'\n', &mut self.buf)
+            .ctx(|| "read from tmux".into())?;
+        if n == 0 {
+            return Err("tmux control client exited".into());
+        }
+        Ok(&self.buf)
+    }
+
+    /// Sends one command line and reads the reply blocks of its `n` commands (`;`
+    /// separates them); returns the last body.
+    pub fn command(&mut self, line: &str, n: usize) -> Res<String> {
+        self.send(line.as_bytes())?;
+        let mut body = String::new();
+        for _ in 0..n {
+            body = self.read_block()?.0;
+        }
+        Ok(body)
     }
 
     /// Reads through the next `%begin` … `%end` block; returns its body and line

@@ -21,11 +21,11 @@ use std::time::Instant;
 
 const END_MARKER: &str = "signaltty-pty-bench: end of file";
 
-/// xorshift64*: a deterministic generator for the ingest file.
-struct Rng(u64);
+/// xorshift64*: a deterministic generator for the ingest (and viewer) file.
+pub struct Rng(pub u64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
+    pub fn next(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;

@@ -1,7 +1,7 @@
-//! `signaltty-pty-bench`: what a pane costs (ingest, memory, spawn and read, one module
-//! each), with tmux measured in the same run (see docs/performance-pty.md). Its
-//! servers and private tmux servers run on a temporary directory and are stopped and
-//! removed at the end, also on Ctrl-C/SIGTERM.
+//! `signaltty-pty-bench`: what a pane costs (ingest, memory, spawn and read) and what
+//! its viewer receives (viewer), one module each, with tmux measured in the same run
+//! (see docs/performance-pty.md). Its servers and private tmux servers run on a
+//! temporary directory and are stopped and removed at the end, also on Ctrl-C/SIGTERM.
 
 #[path = "../common/mod.rs"]
 mod common;
@@ -10,6 +10,7 @@ mod memory;
 mod prompt;
 mod read;
 mod spawn;
+mod viewer;
 
 use clap::{Parser, ValueEnum};
 use common::client::Conn;
@@ -27,6 +28,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 use std::time::Duration;
+use viewer::ViewerResult;
 
 /// PTY benchmarks of signaltty, with tmux measured in the same run.
 #[derive(Debug, Parser)]
@@ -39,7 +41,8 @@ struct Opts {
     /// Run only these scenarios (comma-separated or repeated).
     #[arg(long, value_enum, value_delimiter = ',')]
     only: Vec<Scenario>,
-    /// Repetitions of the ingest pairs and of the memory and spawn runs.
+    /// Repetitions of the ingest pairs, of the memory and spawn runs and of the viewer
+    /// throughput pairs.
     #[arg(long, default_value_t = 3)]
     iterations: usize,
     /// Size of the generated ingest file, in MB (10^6 bytes).
@@ -51,6 +54,20 @@ struct Opts {
     /// Timed `pane.read` requests per mode (and tmux `capture-pane` round trips).
     #[arg(long, default_value_t = 2000)]
     reads: usize,
+    /// Size of the viewer scenario's generated file of base64 lines, in MB (10^6 bytes).
+    #[arg(long, default_value_t = 64)]
+    viewer_mb: u64,
+    /// Timed keystroke echoes per viewer latency measurement.
+    #[arg(long, default_value_t = 1000)]
+    viewer_samples: usize,
+    /// Producer connections (tmux: control clients) publishing state events during
+    /// the loaded echo measurement; 0 skips it.
+    #[arg(long, default_value_t = 4)]
+    viewer_producers: usize,
+    /// The calls a second the producers make together at most (0: as many as they
+    /// can, one call in flight each). Fix it to compare two binaries at one load.
+    #[arg(long, default_value_t = 0.0)]
+    viewer_rate: f64,
     /// Skip the tmux peer measurements.
     #[arg(long)]
     no_tmux: bool,
@@ -65,6 +82,7 @@ enum Scenario {
     Memory,
     Spawn,
     Read,
+    Viewer,
 }
 
 /// The tmux server label of the peer measurements.
@@ -125,6 +143,7 @@ struct Results {
     memory: Vec<(Memory, Option<Memory>)>,
     spawn: Vec<(Spawn, Option<Spawn>)>,
     read: Option<ReadResult>,
+    viewer: Option<ViewerResult>,
 }
 
 struct Verdict {
@@ -190,6 +209,9 @@ fn print_table(r: &Results, header: &str, panes: usize) {
     if let Some(rd) = &r.read {
         rd.print(&mut o);
     }
+    if let Some(v) = &r.viewer {
+        v.print(&mut o);
+    }
     let v = verdicts(r, panes);
     if !v.is_empty() {
         let _ = writeln!(o, "\ntargets:");
@@ -218,6 +240,9 @@ fn to_json(r: &Results, machine: Value, bin: &Path, panes: usize) -> Value {
     }
     if let Some(rd) = &r.read {
         out["read"] = rd.json();
+    }
+    if let Some(v) = &r.viewer {
+        out["viewer"] = v.json();
     }
     out["targets"] = verdicts(r, panes)
         .into_iter()
@@ -294,6 +319,9 @@ fn run(opts: &Opts) -> Res<()> {
     }
     if wanted(Scenario::Read) {
         results.read = Some(read::bench_read(opts, &bin, &dir, &log)?);
+    }
+    if wanted(Scenario::Viewer) {
+        results.viewer = Some(viewer::bench_viewer(opts, &bin, &dir, &log)?);
     }
 
     let mut m = machine::describe();
