@@ -12,7 +12,6 @@ mod domain;
 mod error;
 mod ids;
 mod os;
-mod router;
 mod store;
 #[cfg(test)]
 mod testkit;

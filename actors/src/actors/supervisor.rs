@@ -21,13 +21,13 @@
 
 use crate::actors::connection::{Connected, Disconnected, Dispatch, Drain};
 use crate::actors::decision::{AnswerRoutes, WaitEnd};
+use crate::actors::supervisor::router::Cx;
 use crate::actors::supervisor::sequencer::{Sequencer, TurnStart};
 use crate::config::Config;
 use crate::domain::registry::{Launches, Registry};
 use crate::domain::turns::TurnBaselines;
 use crate::error::Error;
 use crate::os::listener::Accepting;
-use crate::router::{Cx, Host};
 use crate::store::journal::file::DiskHistory;
 use crate::store::journal::{JournalAck, JournalFailed, JournalStore};
 use crate::store::restore::{RestoreReport, Restored};
@@ -41,8 +41,8 @@ use std::time::Instant;
 use tokio::sync::watch;
 
 use crate::actors::arbiters::PaneArbiters;
+use crate::actors::connection::ConnId;
 use crate::actors::connection::reply::Reply;
-use crate::actors::connection::{ConnHandle, ConnId};
 use crate::actors::publish::{PtyData, Publish};
 
 /// What an in-place upgrade handed this binary: its PTYs' sinks reach their
@@ -346,8 +346,9 @@ impl Supervisor {
     }
 }
 
-impl Host for Supervisor {
-    fn cx(&mut self) -> Cx<'_> {
+impl Supervisor {
+    /// What routing may see and change, lent for one routing step.
+    pub(crate) fn cx(&mut self) -> Cx<'_> {
         Cx {
             config: &self.config,
             started: self.started,
@@ -363,23 +364,6 @@ impl Host for Supervisor {
             connections: &self.connections,
             turns: &self.turns,
         }
-    }
-
-    fn begin_shutdown(&mut self, ctx: &mut Context<Self>) {
-        Supervisor::begin_shutdown(self, ctx);
-    }
-
-    fn upgrade(
-        &mut self,
-        params: signaltty_protocol::server::ServerUpgradeParams,
-        conn: ConnHandle,
-        id: String,
-    ) -> crate::router::Routed<Self> {
-        Supervisor::upgrade(self, params, conn, id)
-    }
-
-    fn upgrades(&self) -> (u64, Option<signaltty_protocol::server::UpgradeReport>) {
-        self.upgrade_status()
     }
 }
 
@@ -471,7 +455,12 @@ impl Handler<Dispatch> for Supervisor {
             up.held.push(tx);
             return Box::pin(
                 actix::fut::wrap_future::<_, Self>(rx).then(move |_, act, _| {
-                    crate::router::route(act, msg.request, msg.conn, msg.generation)
+                    crate::actors::supervisor::router::route(
+                        act,
+                        msg.request,
+                        msg.conn,
+                        msg.generation,
+                    )
                 }),
             );
         }
@@ -480,7 +469,8 @@ impl Handler<Dispatch> for Supervisor {
             signaltty_protocol::method::RequestFlow::Plain
                 | signaltty_protocol::method::RequestFlow::HoldsEvents
         );
-        let routed = crate::router::route(self, msg.request, msg.conn, msg.generation);
+        let routed =
+            crate::actors::supervisor::router::route(self, msg.request, msg.conn, msg.generation);
         if !plain {
             return routed;
         }
@@ -589,6 +579,7 @@ impl Handler<BeginShutdown> for Supervisor {
 
 mod autoresume;
 mod persist;
+pub(crate) mod router;
 pub mod sequencer;
 #[cfg(test)]
 mod tests;

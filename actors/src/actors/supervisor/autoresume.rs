@@ -11,7 +11,7 @@ use super::Supervisor;
 use crate::domain::state::progress::Outcome;
 use crate::domain::waits::Wanted;
 use crate::ids::ConnId;
-use crate::router::Host;
+
 use actix::prelude::*;
 use signaltty_protocol::PaneId;
 use signaltty_protocol::pane::{Lifecycle, Pane, RestoreState};
@@ -78,7 +78,7 @@ impl Supervisor {
                 return;
             };
             self.auto.starting += 1;
-            let resumed = crate::router::resume::<Self>(&mut self.cx(), &pane);
+            let resumed = crate::actors::supervisor::router::resume(&mut self.cx(), &pane);
             ctx.spawn(resumed.map(move |reply, sup, ctx| match reply.result {
                 Ok(_) => sup.await_prompt(pane, ctx),
                 Err(e) => {

@@ -1,6 +1,7 @@
 //! Supervisor tests with fake journal stores and probe connections.
 
 use super::*;
+use crate::actors::connection::ConnHandle;
 use crate::store::journal::MemoryStore;
 use crate::testkit::{FailingStore, GatedStore, Probe, config, wait_for};
 use signaltty_protocol::WorkspaceId;

@@ -8,11 +8,11 @@ use super::Supervisor;
 use crate::actors::connection::ConnHandle;
 use crate::actors::connection::reply::Reply;
 use crate::actors::pane::{HandOver, HandedOver, TakeBack};
+use crate::actors::supervisor::router::Routed;
 use crate::error::Error;
 use crate::os::listener::Accepting;
 use crate::os::upgrade::record::{self, ListenerRecord, PaneRecord, Record, ReplyRecord};
 use crate::os::upgrade::takeover::now_ms;
-use crate::router::Routed;
 use actix::prelude::*;
 use signaltty_protocol::PaneId;
 use signaltty_protocol::server::{ServerUpgradeParams, UpgradeReport};
@@ -56,7 +56,7 @@ struct Handover {
     panes: Vec<(PaneId, HandedOver)>,
 }
 
-fn error(e: Error) -> Routed<Supervisor> {
+fn error(e: Error) -> Routed {
     Box::pin(actix::fut::ready(Reply::error(e)))
 }
 
@@ -67,7 +67,7 @@ impl Supervisor {
         p: ServerUpgradeParams,
         conn: ConnHandle,
         id: String,
-    ) -> Routed<Self> {
+    ) -> Routed {
         if self.shutting_down {
             return error(Error::ShuttingDown);
         }
@@ -160,7 +160,7 @@ impl Supervisor {
         conn: ConnHandle,
         id: String,
         requested_at_ms: u64,
-    ) -> Routed<Self> {
+    ) -> Routed {
         let asks: Vec<_> = self
             .registry
             .panes()
@@ -197,7 +197,7 @@ impl Supervisor {
     }
 
     /// Waits until the journal has nothing pending, then execs.
-    fn settle_then_exec(&mut self, handover: Handover) -> Routed<Self> {
+    fn settle_then_exec(&mut self, handover: Handover) -> Routed {
         if self.events.settled() {
             return Box::pin(actix::fut::ready(self.exec(handover)));
         }

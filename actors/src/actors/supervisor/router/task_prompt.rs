@@ -10,8 +10,9 @@
 //! ```
 
 use super::submit::{activity_gate, pane_task};
-use super::{Cx, Host, OnHost, Reply};
+use super::{Cx, OnHost, Reply};
 use crate::actors::pane::{SubmitEnter, SubmitPaste};
+use crate::actors::supervisor::Supervisor;
 use crate::actors::task::Transition;
 use crate::error::Error;
 use crate::ids::ConnId;
@@ -105,32 +106,32 @@ fn settled(pane: &signaltty_protocol::pane::Pane) -> bool {
 }
 
 /// Starts the first prompt of a task on the host.
-pub fn begin<H: Host>(ctx: &mut Context<H>, p: FirstPrompt) {
+pub fn begin(ctx: &mut Context<Supervisor>, p: FirstPrompt) {
     let deadline = Instant::now() + p.ready_timeout;
-    ctx.spawn(wait_ready::<H>(p, deadline));
+    ctx.spawn(wait_ready(p, deadline));
 }
 
-type Step<H> = std::pin::Pin<Box<dyn ActorFuture<H, Output = ()>>>;
+type Step = std::pin::Pin<Box<dyn ActorFuture<Supervisor, Output = ()>>>;
 
-fn wait_ready<H: Host>(p: FirstPrompt, deadline: Instant) -> Step<H> {
+fn wait_ready(p: FirstPrompt, deadline: Instant) -> Step {
     Box::pin(
         actix_rt::time::sleep(READY_POLL)
-            .on_host::<H>()
-            .then(move |(), act, _| -> Step<H> {
+            .on_host()
+            .then(move |(), act, _| -> Step {
                 let cx = &mut act.cx();
                 match ready_state(cx, &p) {
                     Ready::Stop => Box::pin(actix::fut::ready(())),
-                    Ready::Fail(reason) => settle::<H>(cx, &p.task, TaskState::Failed, reason),
-                    Ready::Go => submit::<H>(cx, p),
-                    Ready::Again if Instant::now() < deadline => wait_ready::<H>(p, deadline),
-                    Ready::Again => timed_out::<H>(cx, p),
+                    Ready::Fail(reason) => settle(cx, &p.task, TaskState::Failed, reason),
+                    Ready::Go => submit(cx, p),
+                    Ready::Again if Instant::now() < deadline => wait_ready(p, deadline),
+                    Ready::Again => timed_out(cx, p),
                 }
             }),
     )
 }
 
 /// Moves the task, unless it has moved on meanwhile (a report, a cancel).
-fn settle<H: Host>(cx: &mut Cx<'_>, task: &TaskId, to: TaskState, reason: Value) -> Step<H> {
+fn settle(cx: &mut Cx<'_>, task: &TaskId, to: TaskState, reason: Value) -> Step {
     let Some(actor) = cx.tasks.get(task).cloned() else {
         return Box::pin(actix::fut::ready(()));
     };
@@ -143,13 +144,13 @@ fn settle<H: Host>(cx: &mut Cx<'_>, task: &TaskId, to: TaskState, reason: Value)
                 log::debug!("task {task}: the first prompt's outcome was not recorded: {e}");
             }
         }
-        .on_host::<H>(),
+        .on_host(),
     )
 }
 
 /// The deadline passed: failed, with the screen's last lines.
-fn timed_out<H: Host>(cx: &mut Cx<'_>, p: FirstPrompt) -> Step<H> {
-    let read = super::panes::read::<H>(
+fn timed_out(cx: &mut Cx<'_>, p: FirstPrompt) -> Step {
+    let read = super::panes::read(
         cx,
         PaneReadParams {
             pane_id: p.pane.clone().into(),
@@ -170,17 +171,17 @@ fn timed_out<H: Host>(cx: &mut Cx<'_>, p: FirstPrompt) -> Step<H> {
         let keep = lines.len().saturating_sub(SCREEN_TAIL_LINES);
         lines.drain(..keep);
         let reason = json!({"stage": "ready_timeout", "screen_tail": lines.join("\n")});
-        settle::<H>(&mut act.cx(), &p.task, TaskState::Failed, reason)
+        settle(&mut act.cx(), &p.task, TaskState::Failed, reason)
     }))
 }
 
 /// §3.2–§3.3: the gate, and the task moved by its outcome.
-fn submit<H: Host>(cx: &mut Cx<'_>, p: FirstPrompt) -> Step<H> {
+fn submit(cx: &mut Cx<'_>, p: FirstPrompt) -> Step {
     let addr = match cx.registry.pane(&p.pane) {
         Ok(entry) => entry.addr.clone(),
         Err(_) => {
             let reason = json!({"stage": "ready_timeout", "error": "pane missing"});
-            return settle::<H>(cx, &p.task, TaskState::Failed, reason);
+            return settle(cx, &p.task, TaskState::Failed, reason);
         },
     };
     let baseline = cx.events.projection().pane(&p.pane).and_then(|pane| {
@@ -204,12 +205,12 @@ fn submit<H: Host>(cx: &mut Cx<'_>, p: FirstPrompt) -> Step<H> {
             .and_then(|r| r)
             .map_err(Typed::After)
     };
-    Box::pin(typed.on_host::<H>().then(move |typed, act, _| -> Step<H> {
+    Box::pin(typed.on_host().then(move |typed, act, _| -> Step {
         let cx = &mut act.cx();
         match typed {
             Err(Typed::Before(e)) => {
                 let reason = json!({"stage": "submit_refused", "error": e.to_string(), "code": e.code()});
-                settle::<H>(cx, &p.task, TaskState::Failed, reason)
+                settle(cx, &p.task, TaskState::Failed, reason)
             },
             Err(Typed::After(e)) => {
                 // The paste is in, the Enter withheld: a decision took the
@@ -217,7 +218,7 @@ fn submit<H: Host>(cx: &mut Cx<'_>, p: FirstPrompt) -> Step<H> {
                 // the decision yet.
                 let busy = matches!(e, Error::AgentBusy { .. });
                 let asked = async move { addr.send(crate::actors::pane::GetPane).await.ok() };
-                Box::pin(asked.on_host::<H>().then(move |state, act, _| -> Step<H> {
+                Box::pin(asked.on_host().then(move |state, act, _| -> Step {
                     let cx = &mut act.cx();
                     let decision = state
                         .and_then(|s| s.pending_decision.map(|d| d.id))
@@ -229,15 +230,15 @@ fn submit<H: Host>(cx: &mut Cx<'_>, p: FirstPrompt) -> Step<H> {
                         },
                         None => {
                             let reason = json!({"stage": "submit_refused", "error": e.to_string(), "code": e.code()});
-                            return settle::<H>(cx, &p.task, TaskState::Failed, reason);
+                            return settle(cx, &p.task, TaskState::Failed, reason);
                         },
                     };
-                    settle::<H>(cx, &p.task, TaskState::InputRequired, reason)
+                    settle(cx, &p.task, TaskState::InputRequired, reason)
                 }))
             },
             Ok(()) => {
-                let gate = activity_gate::<H>(cx, SERVER_CONN, p.pane.clone(), addr, baseline, p.stall);
-                Box::pin(gate.then(move |reply, act, _| outcome::<H>(&mut act.cx(), &p, reply)))
+                let gate = activity_gate(cx, SERVER_CONN, p.pane.clone(), addr, baseline, p.stall);
+                Box::pin(gate.then(move |reply, act, _| outcome(&mut act.cx(), &p, reply)))
             },
         }
     }))
@@ -258,7 +259,7 @@ fn pending_decision(cx: &Cx<'_>, pane: &PaneId) -> Option<String> {
 }
 
 /// The gate's result as the task's next state (§3.3).
-fn outcome<H: Host>(cx: &mut Cx<'_>, p: &FirstPrompt, reply: Reply) -> Step<H> {
+fn outcome(cx: &mut Cx<'_>, p: &FirstPrompt, reply: Reply) -> Step {
     match reply.result {
         Ok(_) => {
             // Taken: working, unless a decision or a finished turn already
@@ -280,11 +281,11 @@ fn outcome<H: Host>(cx: &mut Cx<'_>, p: &FirstPrompt, reply: Reply) -> Step<H> {
                 _ => None,
             };
             match reason {
-                Some(reason) => settle::<H>(cx, &p.task, TaskState::InputRequired, reason),
-                None => settle::<H>(cx, &p.task, TaskState::Working, Value::Null),
+                Some(reason) => settle(cx, &p.task, TaskState::InputRequired, reason),
+                None => settle(cx, &p.task, TaskState::Working, Value::Null),
             }
         },
-        Err(Error::Stalled { .. }) => settle::<H>(
+        Err(Error::Stalled { .. }) => settle(
             cx,
             &p.task,
             TaskState::InputRequired,
@@ -295,7 +296,7 @@ fn outcome<H: Host>(cx: &mut Cx<'_>, p: &FirstPrompt, reply: Reply) -> Step<H> {
         Err(e) => {
             let reason =
                 json!({"stage": "submit_refused", "error": e.to_string(), "code": e.code()});
-            settle::<H>(cx, &p.task, TaskState::Failed, reason)
+            settle(cx, &p.task, TaskState::Failed, reason)
         },
     }
 }

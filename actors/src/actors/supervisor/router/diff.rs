@@ -4,7 +4,7 @@
 //! the git cache off the event loop and hands it to the Workspace actor, which
 //! publishes `workspace.updated` (and `git.branch_changed`).
 
-use super::{Cx, Host, OnHost, Reply, Routed, fail};
+use super::{Cx, OnHost, Reply, Routed, fail};
 use crate::actors::workspace::Announce;
 use crate::error::Error;
 use crate::os::git::diff::{self, Base, DiffError};
@@ -79,7 +79,7 @@ async fn off_loop<T: Send + 'static>(
 }
 
 /// `workspace.diff`.
-pub fn summary<H: Host>(cx: &mut Cx<'_>, p: WorkspaceDiffParams) -> Routed<H> {
+pub fn summary(cx: &mut Cx<'_>, p: WorkspaceDiffParams) -> Routed {
     let (id, cwd) = match resolve(cx, &p.workspace_id) {
         Ok(found) => found,
         Err(e) => return fail(Err(e)),
@@ -115,7 +115,7 @@ pub fn summary<H: Host>(cx: &mut Cx<'_>, p: WorkspaceDiffParams) -> Routed<H> {
     };
     Box::pin(
         off_loop(work)
-            .on_host::<H>()
+            .on_host()
             .map(|result, _, _| Reply::of(result)),
     )
 }
@@ -133,7 +133,7 @@ fn check_checkout(cwd: &Path) -> Result<(), DiffError> {
 
 /// `workspace.file_diff`: bounded by the 8 s server deadline as a whole, the
 /// capture of a turn's fresh tree included.
-pub fn file<H: Host>(cx: &mut Cx<'_>, p: WorkspaceFileDiffParams) -> Routed<H> {
+pub fn file(cx: &mut Cx<'_>, p: WorkspaceFileDiffParams) -> Routed {
     // A bad path is refused before anything runs.
     if let Err(e) = diff::validate_path(&p.path) {
         return fail(Err(diff_error(e)));
@@ -174,7 +174,7 @@ pub fn file<H: Host>(cx: &mut Cx<'_>, p: WorkspaceFileDiffParams) -> Routed<H> {
             )))),
         }
     };
-    Box::pin(bounded.on_host::<H>().map(move |result, _, _| {
+    Box::pin(bounded.on_host().map(move |result, _, _| {
         Reply::of(result.map(|d| WorkspaceFileDiffResult {
             workspace_id: id,
             path,
@@ -187,7 +187,7 @@ pub fn file<H: Host>(cx: &mut Cx<'_>, p: WorkspaceFileDiffParams) -> Routed<H> {
 /// `workspace.refresh_git`: recomputes the git cache (branch, `dirty`) and
 /// publishes `workspace.updated`, plus `git.branch_changed` when the branch
 /// moved.
-pub fn refresh_git<H: Host>(cx: &mut Cx<'_>, p: WorkspaceRefreshGitParams) -> Routed<H> {
+pub fn refresh_git(cx: &mut Cx<'_>, p: WorkspaceRefreshGitParams) -> Routed {
     let (id, cwd) = match resolve(cx, &p.workspace_id) {
         Ok(found) => found,
         Err(e) => return fail(Err(e)),
@@ -197,17 +197,14 @@ pub fn refresh_git<H: Host>(cx: &mut Cx<'_>, p: WorkspaceRefreshGitParams) -> Ro
     };
     let work = crate::actors::workspace::refresh_git(addr, cwd, Announce::Always);
     Box::pin(
-        work.on_host::<H>()
+        work.on_host()
             .map(|r, _, _| Reply::of(r.map(|workspace| WorkspaceResult { workspace }))),
     )
 }
 
 /// `task.diff` (tasks.md §12.3): the task's checkout against its base, with
 /// the merge preview into its target.
-pub fn task_summary<H: Host>(
-    cx: &mut Cx<'_>,
-    p: signaltty_protocol::task::TaskTarget,
-) -> Routed<H> {
+pub fn task_summary(cx: &mut Cx<'_>, p: signaltty_protocol::task::TaskTarget) -> Routed {
     let Some(task) = cx.events.projection().task(&p.task_id).cloned() else {
         return fail(Err(Error::NoSuchTask(p.task_id.0)));
     };
@@ -232,7 +229,7 @@ pub fn task_summary<H: Host>(
             })
             .map_err(diff_error)
     });
-    Box::pin(read.on_host::<H>().map(|r, _, _| {
+    Box::pin(read.on_host().map(|r, _, _| {
         Reply::of(
             r.map_err(|e| Error::Internal(format!("the diff stopped: {e}")))
                 .and_then(|r| r),
@@ -241,10 +238,7 @@ pub fn task_summary<H: Host>(
 }
 
 /// `task.file_diff`: one file of the task's checkout against its base.
-pub fn task_file<H: Host>(
-    cx: &mut Cx<'_>,
-    p: signaltty_protocol::task::TaskFileDiffParams,
-) -> Routed<H> {
+pub fn task_file(cx: &mut Cx<'_>, p: signaltty_protocol::task::TaskFileDiffParams) -> Routed {
     let Some(task) = cx.events.projection().task(&p.task_id).cloned() else {
         return fail(Err(Error::NoSuchTask(p.task_id.0)));
     };
@@ -259,7 +253,7 @@ pub fn task_file<H: Host>(
             })
             .map_err(diff_error)
     });
-    Box::pin(read.on_host::<H>().map(|r, _, _| {
+    Box::pin(read.on_host().map(|r, _, _| {
         Reply::of(
             r.map_err(|e| Error::Internal(format!("the diff stopped: {e}")))
                 .and_then(|r| r),

@@ -3,7 +3,7 @@
 //! pane's actor, which owns its state; rankings are read from the projection.
 
 use super::panes::ask_pane;
-use super::{Cx, Host, OnHost, Reply, Routed, fail, flatten, ready};
+use super::{Cx, OnHost, Reply, Routed, fail, flatten, ready};
 use crate::actors::pane::{Explain, MarkSeen, Notify};
 use crate::domain::projection::Projection;
 use crate::error::Error;
@@ -21,7 +21,7 @@ pub const PENDING_MAX: u64 = 500;
 
 /// `pane.mark_seen`: the pane's actor clears its attention; then the pane's
 /// unread notifications are marked read (`notification.read`) before the reply.
-pub fn mark_seen<H: Host>(cx: &mut Cx<'_>, p: PaneTarget) -> Routed<H> {
+pub fn mark_seen(cx: &mut Cx<'_>, p: PaneTarget) -> Routed {
     let entry = match cx.registry.pane(&p.pane_id) {
         Ok(e) => e,
         Err(e) => return fail(Err(e)),
@@ -31,7 +31,7 @@ pub fn mark_seen<H: Host>(cx: &mut Cx<'_>, p: PaneTarget) -> Routed<H> {
     let seen = entry.addr.send(MarkSeen {
         reason: "mark_seen",
     });
-    Box::pin(seen.on_host::<H>().then(move |answer, act, _| {
+    Box::pin(seen.on_host().then(move |answer, act, _| {
         let pane = match answer.map_err(|_| gone).and_then(|inner| inner) {
             Ok(pane) => pane,
             Err(e) => return fail(Err(e)),
@@ -42,7 +42,7 @@ pub fn mark_seen<H: Host>(cx: &mut Cx<'_>, p: PaneTarget) -> Routed<H> {
         };
         let rx = cx.events.publish(vec![read]);
         Box::pin(
-            rx.on_host::<H>().map(move |published, _, _| {
+            rx.on_host().map(move |published, _, _| {
                 Reply::of(flatten(published).map(|_| PaneResult { pane }))
             }),
         )
@@ -50,7 +50,7 @@ pub fn mark_seen<H: Host>(cx: &mut Cx<'_>, p: PaneTarget) -> Routed<H> {
 }
 
 /// `notify`.
-pub fn notify<H: Host>(cx: &mut Cx<'_>, p: NotifyParams) -> Routed<H> {
+pub fn notify(cx: &mut Cx<'_>, p: NotifyParams) -> Routed {
     if p.title.trim().is_empty() {
         return fail(Err(Error::BadParams("title must not be empty".into())));
     }
@@ -67,7 +67,7 @@ pub fn notify<H: Host>(cx: &mut Cx<'_>, p: NotifyParams) -> Routed<H> {
 }
 
 /// `focus.next_unread`.
-pub fn focus_next_unread<H: Host>(cx: &mut Cx<'_>) -> Routed<H> {
+pub fn focus_next_unread(cx: &mut Cx<'_>) -> Routed {
     let pane_id = cx
         .events
         .projection()
@@ -78,7 +78,7 @@ pub fn focus_next_unread<H: Host>(cx: &mut Cx<'_>) -> Routed<H> {
 }
 
 /// `attention.pending`.
-pub fn pending<H: Host>(cx: &mut Cx<'_>, p: AttentionPendingParams) -> Routed<H> {
+pub fn pending(cx: &mut Cx<'_>, p: AttentionPendingParams) -> Routed {
     let limit = p.limit.unwrap_or(PENDING_DEFAULT).clamp(1, PENDING_MAX) as usize;
     let panes = cx
         .events
@@ -92,7 +92,7 @@ pub fn pending<H: Host>(cx: &mut Cx<'_>, p: AttentionPendingParams) -> Routed<H>
 }
 
 /// `pane.explain`.
-pub fn explain<H: Host>(cx: &mut Cx<'_>, p: PaneTarget) -> Routed<H> {
+pub fn explain(cx: &mut Cx<'_>, p: PaneTarget) -> Routed {
     let id = match cx.registry.resolve(&p.pane_id) {
         Ok(id) => id,
         Err(e) => return fail(Err(e)),

@@ -4,11 +4,12 @@
 //! projection.
 
 use super::Reply;
-use super::{Cx, Host, OnHost, Routed, fail, ready};
+use super::{Cx, OnHost, Routed, fail, ready};
 use crate::actors::connection::ConnHandle;
 use crate::actors::pane::{
     Attach, ClearPane, Detach, IsLive, Pane, ReadPane, ResizePane, SetName, SignalPane, WriteInput,
 };
+use crate::actors::supervisor::Supervisor;
 use crate::actors::workspace::{Arrangement, Rearrange, RemovePane, SpawnPane};
 use crate::domain::launch;
 use crate::domain::registry::{PaneEntry, PaneKey};
@@ -36,7 +37,7 @@ use std::time::{Duration, Instant};
 pub const MAX_LABEL_CHARS: usize = 128;
 
 /// `pane.spawn`.
-pub fn spawn<H: Host>(cx: &mut Cx<'_>, p: PaneSpawnParams) -> Routed<H> {
+pub fn spawn(cx: &mut Cx<'_>, p: PaneSpawnParams) -> Routed {
     match check_spawn(cx, p) {
         Ok(checked) => spawn_checked(checked, None),
         Err(e) => fail(Err(e)),
@@ -142,7 +143,7 @@ fn check_spawn(cx: &mut Cx<'_>, p: PaneSpawnParams) -> Result<Checked, Error> {
 /// Checks the cwd on a blocking thread, then (back on the host, where the
 /// registry may have changed meanwhile) the workspace and the tab, builds the
 /// pane and launches it.
-fn spawn_checked<H: Host>(checked: Checked, split: Option<(PaneId, SplitDir)>) -> Routed<H> {
+fn spawn_checked(checked: Checked, split: Option<(PaneId, SplitDir)>) -> Routed {
     let cwd = checked.cwd.clone();
     let checkouts = checked.checkouts.clone();
     let is_dir = actix_rt::task::spawn_blocking(move || {
@@ -151,7 +152,7 @@ fn spawn_checked<H: Host>(checked: Checked, split: Option<(PaneId, SplitDir)>) -
         }
         checkouts.enter_dir(&cwd).map(Some)
     });
-    Box::pin(is_dir.on_host::<H>().then(move |is_dir, act, ctx| {
+    Box::pin(is_dir.on_host().then(move |is_dir, act, ctx| {
         let cx = &mut act.cx();
         let prepared = match is_dir {
             Ok(Ok(Some(entering))) => finish_spawn(cx, checked, split, entering),
@@ -218,7 +219,7 @@ fn finish_spawn(
     })
 }
 
-fn launch<H: Host>(cx: &mut Cx<'_>, prepared: Prepared, ctx: &mut Context<H>) -> Routed<H> {
+fn launch(cx: &mut Cx<'_>, prepared: Prepared, ctx: &mut Context<Supervisor>) -> Routed {
     let Prepared {
         workspace,
         addr,
@@ -247,7 +248,7 @@ fn launch<H: Host>(cx: &mut Cx<'_>, prepared: Prepared, ctx: &mut Context<H>) ->
         });
         // A workspace whose actor stopped meanwhile was closed: it is gone.
         let gone = Error::NoSuchWorkspace(signaltty_protocol::WorkspaceRef(workspace.0.clone()));
-        Box::pin(sent.on_host::<H>().map(move |r, act, _| {
+        Box::pin(sent.on_host().map(move |r, act, _| {
             let placed = r.map_err(|_| gone).and_then(|inner| inner);
             let cx = act.cx();
             // Hooks from the new process that arrived too early retry now.
@@ -274,12 +275,12 @@ fn launch<H: Host>(cx: &mut Cx<'_>, prepared: Prepared, ctx: &mut Context<H>) ->
 /// Prepares a supported agent's hooks before its process starts (spec/agents.md
 /// §11.7), off the event loop, then goes on with the spec to execute (Codex may
 /// gain `--no-daemon`) and the integration report. Other programs go straight on.
-fn with_integration<H: Host>(
+fn with_integration(
     cx: &mut Cx<'_>,
     spec: SpawnSpec,
     config_env: std::collections::BTreeMap<String, String>,
-    then: impl FnOnce(&mut Cx<'_>, SpawnSpec, Option<Integration>) -> Routed<H> + 'static,
-) -> Routed<H> {
+    then: impl FnOnce(&mut Cx<'_>, SpawnSpec, Option<Integration>) -> Routed + 'static,
+) -> Routed {
     if signaltty_model::integration::launch::agent_of(&spec.argv).is_none() {
         return then(cx, spec, None);
     }
@@ -287,7 +288,7 @@ fn with_integration<H: Host>(
     let setup = actix_rt::task::spawn_blocking(move || {
         signaltty_model::integration::launch::prepare(&spec.argv, &config_env, &spec.cwd, &spec.env)
     });
-    Box::pin(setup.on_host::<H>().then(move |done, act, _| {
+    Box::pin(setup.on_host().then(move |done, act, _| {
         let mut spec = fallback;
         match done {
             Ok(prepared) => {
@@ -318,7 +319,7 @@ fn with_integration<H: Host>(
 }
 
 /// `pane.split`: a new pane beside an existing one, in its tab.
-pub fn split<H: Host>(cx: &mut Cx<'_>, p: PaneSplitParams) -> Routed<H> {
+pub fn split(cx: &mut Cx<'_>, p: PaneSplitParams) -> Routed {
     let prepared = cx.registry.pane(&p.pane_id).and_then(|entry| {
         let source = cx
             .events
@@ -358,7 +359,7 @@ pub(super) fn user_shell() -> String {
 }
 
 /// `pane.get`: the pane object from the projection.
-pub fn get<H: Host>(cx: &mut Cx<'_>, p: PaneTarget) -> Routed<H> {
+pub fn get(cx: &mut Cx<'_>, p: PaneTarget) -> Routed {
     let found = cx.registry.resolve(&p.pane_id).and_then(|id| {
         cx.events
             .projection()
@@ -380,12 +381,12 @@ pub fn get<H: Host>(cx: &mut Cx<'_>, p: PaneTarget) -> Routed<H> {
 
 /// Sends `msg` to a pane's actor and wraps its answer. A pane closed while the
 /// request was on its way answers `NO_SUCH_PANE`: it no longer exists.
-pub(super) fn ask_pane<H: Host, M, T, R>(
+pub(super) fn ask_pane<M, T, R>(
     cx: &mut Cx<'_>,
     r: &(impl PaneKey + std::fmt::Display),
     msg: M,
     wrap: impl FnOnce(T) -> R + 'static,
-) -> Routed<H>
+) -> Routed
 where
     M: Message<Result = Result<T, Error>> + Send + 'static,
     T: Send + 'static,
@@ -397,19 +398,13 @@ where
         Err(e) => return fail(Err(e)),
     };
     let gone = Error::NoSuchPane(r.to_string());
-    Box::pin(
-        entry
-            .addr
-            .send(msg)
-            .on_host::<H>()
-            .map(move |answer, _, _| {
-                Reply::of(answer.map_err(|_| gone).and_then(|inner| inner).map(wrap))
-            }),
-    )
+    Box::pin(entry.addr.send(msg).on_host().map(move |answer, _, _| {
+        Reply::of(answer.map_err(|_| gone).and_then(|inner| inner).map(wrap))
+    }))
 }
 
 /// `pane.read`.
-pub fn read<H: Host>(cx: &mut Cx<'_>, p: PaneReadParams) -> Routed<H> {
+pub fn read(cx: &mut Cx<'_>, p: PaneReadParams) -> Routed {
     let msg = ReadPane {
         mode: p.mode.unwrap_or(ReadMode::Tail),
         lines: p.lines.unwrap_or(200),
@@ -420,7 +415,7 @@ pub fn read<H: Host>(cx: &mut Cx<'_>, p: PaneReadParams) -> Routed<H> {
 }
 
 /// `pane.input`.
-pub fn input<H: Host>(cx: &mut Cx<'_>, p: PaneInputParams) -> Routed<H> {
+pub fn input(cx: &mut Cx<'_>, p: PaneInputParams) -> Routed {
     if p.data_b64.len() > MAX_INPUT_B64 {
         return fail(Err(Error::RateLimited(format!(
             "input too large: data_b64 is limited to {MAX_INPUT_B64} characters"
@@ -440,7 +435,7 @@ pub fn input<H: Host>(cx: &mut Cx<'_>, p: PaneInputParams) -> Routed<H> {
 }
 
 /// `pane.resize`.
-pub fn resize<H: Host>(cx: &mut Cx<'_>, p: PaneResizeParams) -> Routed<H> {
+pub fn resize(cx: &mut Cx<'_>, p: PaneResizeParams) -> Routed {
     let size = PtySize::clamped(p.cols, p.rows);
     ask_pane(cx, &p.pane_id, ResizePane { size }, |pane| PaneResult {
         pane,
@@ -448,7 +443,7 @@ pub fn resize<H: Host>(cx: &mut Cx<'_>, p: PaneResizeParams) -> Routed<H> {
 }
 
 /// `pane.signal`.
-pub fn signal<H: Host>(cx: &mut Cx<'_>, p: PaneSignalParams) -> Routed<H> {
+pub fn signal(cx: &mut Cx<'_>, p: PaneSignalParams) -> Routed {
     let msg = SignalPane {
         signal: p.signal,
         group: p.group.unwrap_or(false),
@@ -457,7 +452,7 @@ pub fn signal<H: Host>(cx: &mut Cx<'_>, p: PaneSignalParams) -> Routed<H> {
 }
 
 /// `pane.close`: hang up the process, drop the pane from its tab.
-pub fn close<H: Host>(cx: &mut Cx<'_>, p: PaneCloseParams) -> Routed<H> {
+pub fn close(cx: &mut Cx<'_>, p: PaneCloseParams) -> Routed {
     let id = match cx.registry.resolve(&p.pane_id) {
         Ok(id) => id,
         Err(e) => return fail(Err(e)),
@@ -476,7 +471,7 @@ pub fn close<H: Host>(cx: &mut Cx<'_>, p: PaneCloseParams) -> Routed<H> {
                 pane_id: id.clone(),
                 signal,
             })
-            .on_host::<H>()
+            .on_host()
             .map(move |r, act, _| {
                 let result = r.map_err(Error::from).and_then(|inner| inner);
                 if result.is_ok() {
@@ -489,7 +484,7 @@ pub fn close<H: Host>(cx: &mut Cx<'_>, p: PaneCloseParams) -> Routed<H> {
 
 /// `pane.attach`: register the connection as a viewer; the reply carries the
 /// snapshot and the offset it covers.
-pub fn attach<H: Host>(cx: &mut Cx<'_>, conn: &ConnHandle, p: PaneAttachParams) -> Routed<H> {
+pub fn attach(cx: &mut Cx<'_>, conn: &ConnHandle, p: PaneAttachParams) -> Routed {
     let entry = match cx.registry.pane(&p.pane_id) {
         Ok(e) => e,
         Err(e) => return fail(Err(e)),
@@ -508,7 +503,7 @@ pub fn attach<H: Host>(cx: &mut Cx<'_>, conn: &ConnHandle, p: PaneAttachParams) 
     };
     let conn_id = conn.id;
     let gone = closed(&p.pane_id);
-    Box::pin(pane_id.send(msg).on_host::<H>().map(move |r, act, _| {
+    Box::pin(pane_id.send(msg).on_host().map(move |r, act, _| {
         let result = r.map_err(|_| gone).and_then(|inner| inner);
         if result.is_ok() {
             act.cx().registry.attach(conn_id, &entry.id);
@@ -518,7 +513,7 @@ pub fn attach<H: Host>(cx: &mut Cx<'_>, conn: &ConnHandle, p: PaneAttachParams) 
 }
 
 /// `pane.detach`: forget the viewer; the process is untouched.
-pub fn detach<H: Host>(cx: &mut Cx<'_>, conn: &ConnHandle, p: PaneTarget) -> Routed<H> {
+pub fn detach(cx: &mut Cx<'_>, conn: &ConnHandle, p: PaneTarget) -> Routed {
     let entry = match cx.registry.pane(&p.pane_id) {
         Ok(e) => e,
         Err(e) => return fail(Err(e)),
@@ -535,7 +530,7 @@ fn closed(pane: &PaneRef) -> Error {
 }
 
 /// `pane.rename`: a unique name, usable wherever a pane id is; `null` clears it.
-pub fn rename<H: Host>(cx: &mut Cx<'_>, p: PaneRenameParams) -> Routed<H> {
+pub fn rename(cx: &mut Cx<'_>, p: PaneRenameParams) -> Routed {
     let Some(name) = p.name else {
         return fail(Err(Error::BadParams(
             "name is required (null clears it)".into(),
@@ -554,7 +549,7 @@ pub fn rename<H: Host>(cx: &mut Cx<'_>, p: PaneRenameParams) -> Routed<H> {
 }
 
 /// `pane.clear`.
-pub fn clear<H: Host>(cx: &mut Cx<'_>, p: PaneTarget) -> Routed<H> {
+pub fn clear(cx: &mut Cx<'_>, p: PaneTarget) -> Routed {
     ask_pane(cx, &p.pane_id, ClearPane, |output_offset| PaneClearResult {
         cleared: true,
         output_offset,
@@ -566,7 +561,7 @@ pub const WAIT_POLL: Duration = Duration::from_millis(100);
 
 /// `pane.wait_for_output`: reads every 100 ms until a line matches, the process
 /// has exited with no match in a final read (`PANE_EXITED`), or the time is up.
-pub fn wait_for_output<H: Host>(cx: &mut Cx<'_>, p: PaneWaitForOutputParams) -> Routed<H> {
+pub fn wait_for_output(cx: &mut Cx<'_>, p: PaneWaitForOutputParams) -> Routed {
     let matcher = match Matcher::new(&p.pattern, p.regex.unwrap_or(false)) {
         Ok(m) => m,
         Err(e) => return fail(Err(e)),
@@ -633,7 +628,7 @@ pub fn wait_for_output<H: Host>(cx: &mut Cx<'_>, p: PaneWaitForOutputParams) -> 
                 .await;
         }
     };
-    Box::pin(waited.on_host::<H>().map(|r, _, _| Reply::of(r)))
+    Box::pin(waited.on_host().map(|r, _, _| Reply::of(r)))
 }
 
 /// A substring or a regex.
@@ -665,12 +660,12 @@ impl Matcher {
 }
 
 /// `pane.swap` / `pane.move`: both panes must be distinct and in one workspace.
-fn rearrange<H: Host>(
+fn rearrange(
     cx: &mut Cx<'_>,
     a: &PaneRef,
     b: &PaneRef,
     arrangement: impl FnOnce(PaneId, PaneId) -> Arrangement,
-) -> Routed<H> {
+) -> Routed {
     let (ea, eb) = match (cx.registry.pane(a), cx.registry.pane(b)) {
         (Ok(ea), Ok(eb)) => (ea, eb),
         (Err(e), _) | (_, Err(e)) => return fail(Err(e)),
@@ -686,7 +681,7 @@ fn rearrange<H: Host>(
     let msg = Rearrange {
         arrangement: arrangement(ea.id, eb.id),
     };
-    Box::pin(workspace.send(msg).on_host::<H>().map(|r, act, _| {
+    Box::pin(workspace.send(msg).on_host().map(|r, act, _| {
         let result = r.map_err(Error::from).and_then(|inner| inner);
         Reply::of(result.map(|(tabs, moved)| {
             for (id, tab) in moved {
@@ -698,12 +693,12 @@ fn rearrange<H: Host>(
 }
 
 /// `pane.swap`.
-pub fn swap<H: Host>(cx: &mut Cx<'_>, p: PaneSwapParams) -> Routed<H> {
+pub fn swap(cx: &mut Cx<'_>, p: PaneSwapParams) -> Routed {
     rearrange(cx, &p.pane_id, &p.target_pane_id, Arrangement::Swap)
 }
 
 /// `pane.move`.
-pub fn move_pane<H: Host>(cx: &mut Cx<'_>, p: PaneMoveParams) -> Routed<H> {
+pub fn move_pane(cx: &mut Cx<'_>, p: PaneMoveParams) -> Routed {
     let dir = p.direction.unwrap_or(SplitDir::Right);
     rearrange(cx, &p.pane_id, &p.target_pane_id, |pane, target| {
         Arrangement::Move { pane, target, dir }
@@ -712,7 +707,7 @@ pub fn move_pane<H: Host>(cx: &mut Cx<'_>, p: PaneMoveParams) -> Routed<H> {
 
 /// `pane.resume`: the tombstone's agent again, with its adapter's resume
 /// command, in the same pane (spec/ipc.md §8.5).
-pub fn resume<H: Host>(cx: &mut Cx<'_>, p: PaneTarget) -> Routed<H> {
+pub fn resume(cx: &mut Cx<'_>, p: PaneTarget) -> Routed {
     let entry = match cx.registry.pane(&p.pane_id) {
         Ok(e) => e,
         Err(e) => return fail(Err(e)),
@@ -768,7 +763,7 @@ pub fn resume<H: Host>(cx: &mut Cx<'_>, p: PaneTarget) -> Routed<H> {
     with_integration(cx, spec, config_env, move |_cx, spec, integration| {
         Box::pin(
             addr.send(crate::actors::pane::Resume { spec })
-                .on_host::<H>()
+                .on_host()
                 .map(move |answer, act, _| {
                     let result = answer.map_err(|_| gone).and_then(|inner| inner);
                     Reply::of(result.map(|(pane, pid)| {

@@ -4,7 +4,7 @@
 //! sending another line, which closes the connection) and the shutdown end
 //! it. It looks again every 50 ms; task state lives on without it.
 
-use super::{Cx, Host, OnHost, Routed, fail};
+use super::{Cx, OnHost, Routed, fail};
 use crate::error::Error;
 use crate::ids::ConnId;
 use actix::prelude::*;
@@ -87,7 +87,7 @@ fn watched(cx: &Cx<'_>, target: &Target) -> Result<Vec<Task>, Error> {
 }
 
 /// `task.wait`.
-pub fn wait<H: Host>(cx: &mut Cx<'_>, conn: ConnId, p: TaskWaitParams) -> Routed<H> {
+pub fn wait(cx: &mut Cx<'_>, conn: ConnId, p: TaskWaitParams) -> Routed {
     let target = match (p.task_id, p.context_id) {
         (Some(id), None) => Target::Task(id),
         (None, Some(ctx)) => Target::Context(ctx),
@@ -105,16 +105,16 @@ pub fn wait<H: Host>(cx: &mut Cx<'_>, conn: ConnId, p: TaskWaitParams) -> Routed
     let Some(deadline) = Instant::now().checked_add(timeout) else {
         return fail(Err(Error::BadParams("timeout_s is too large".into())));
     };
-    look::<H>(cx, conn, target, wanted, deadline)
+    look(cx, conn, target, wanted, deadline)
 }
 
-fn look<H: Host>(
+fn look(
     cx: &mut Cx<'_>,
     conn: ConnId,
     target: Target,
     wanted: Vec<Wanted>,
     deadline: Instant,
-) -> Routed<H> {
+) -> Routed {
     let tasks = match watched(cx, &target) {
         Ok(tasks) => tasks,
         Err(e) => return fail(Err(e)),
@@ -139,8 +139,8 @@ fn look<H: Host>(
     }
     Box::pin(
         actix_rt::time::sleep(POLL)
-            .on_host::<H>()
-            .then(move |(), act, _| look::<H>(&mut act.cx(), conn, target, wanted, deadline)),
+            .on_host()
+            .then(move |(), act, _| look(&mut act.cx(), conn, target, wanted, deadline)),
     )
 }
 

@@ -6,7 +6,7 @@
 use super::Reply;
 use super::hooks::{Target, route, validate};
 use super::panes::ask_pane;
-use super::{Cx, Host, OnHost, Routed, fail};
+use super::{Cx, OnHost, Routed, fail};
 use crate::actors::decision::{AbandonOnDrop, Decision as Route, WaitEnd};
 use crate::actors::pane::{Answer, NativeHook, NativeRoute, NativeStarted};
 use crate::domain::state::decision::{NativeRequest, native_id};
@@ -23,7 +23,7 @@ use std::time::{Duration, Instant};
 pub const MAX_WAIT_S: u64 = 120;
 
 /// `decision.answer`: the pane checks, consumes and delivers.
-pub fn answer<H: Host>(cx: &mut Cx<'_>, p: DecisionAnswerParams) -> Routed<H> {
+pub fn answer(cx: &mut Cx<'_>, p: DecisionAnswerParams) -> Routed {
     let id = match cx.registry.resolve(&p.pane_id) {
         Ok(id) => id,
         Err(e) => return fail(Err(e)),
@@ -86,7 +86,7 @@ pub(super) fn waiting_dialect(kind: AgentKind) -> AgentKind {
 }
 
 /// `hook-event` with `wait_for_answer: true`.
-pub fn wait_for_answer<H: Host>(cx: &mut Cx<'_>, conn: ConnId, p: HookEventParams) -> Routed<H> {
+pub fn wait_for_answer(cx: &mut Cx<'_>, conn: ConnId, p: HookEventParams) -> Routed {
     let (kind, session, timeout) = match check_waiting(&p) {
         Ok(checked) => checked,
         Err(e) => return fail(Err(e)),
@@ -158,7 +158,7 @@ pub fn wait_for_answer<H: Host>(cx: &mut Cx<'_>, conn: ConnId, p: HookEventParam
                 },
             }
         };
-        Box::pin(waited.on_host::<H>().map(|result, _, _| match result {
+        Box::pin(waited.on_host().map(|result, _, _| match result {
             Ok(reply) => reply,
             Err(e) => Reply::of::<HookWaitReply>(Err(e)),
         }))

@@ -5,7 +5,7 @@
 //! a replaying subscriber all apply the same way. `pane.mark_seen` marks the
 //! pane's notifications read through [`read_of_pane`].
 
-use super::{Cx, Host, OnHost, Routed, fail, flatten, ready};
+use super::{Cx, OnHost, Routed, fail, flatten, ready};
 use crate::error::Error;
 use actix::prelude::*;
 use signaltty_protocol::notification::{
@@ -24,7 +24,7 @@ fn pane_filter(cx: &Cx<'_>, r: &PaneRef) -> PaneId {
 }
 
 /// `notification.list`: newest first.
-pub fn list<H: Host>(cx: &mut Cx<'_>, p: NotificationListParams) -> Routed<H> {
+pub fn list(cx: &mut Cx<'_>, p: NotificationListParams) -> Routed {
     let pane = p.pane_id.as_ref().map(|r| pane_filter(cx, r));
     let unread_only = p.unread_only.unwrap_or(false);
     let limit = p
@@ -66,7 +66,7 @@ pub(super) fn read_of_pane(cx: &Cx<'_>, pane: &PaneId) -> Option<Event> {
 
 /// `notification.mark_read`: `ids`, or every notification of `pane_id`, or
 /// (neither given) every kept one.
-pub fn mark_read<H: Host>(cx: &mut Cx<'_>, p: NotificationMarkReadParams) -> Routed<H> {
+pub fn mark_read(cx: &mut Cx<'_>, p: NotificationMarkReadParams) -> Routed {
     let ids = match (p.ids, p.pane_id) {
         (Some(_), Some(_)) => {
             return fail(Err(Error::BadParams(
@@ -93,7 +93,7 @@ pub fn mark_read<H: Host>(cx: &mut Cx<'_>, p: NotificationMarkReadParams) -> Rou
         ids,
         read_at: Timestamp::now(),
     }]);
-    Box::pin(rx.on_host::<H>().map(move |published, _, _| {
+    Box::pin(rx.on_host().map(move |published, _, _| {
         super::Reply::of(flatten(published).map(|_| NotificationMarkReadResult { marked }))
     }))
 }

@@ -12,7 +12,8 @@
 //! ```
 
 use super::wait::register;
-use super::{Cx, Host, OnHost, Reply, Routed, fail};
+use super::{Cx, OnHost, Reply, Routed, fail};
+use crate::actors::supervisor::Supervisor;
 use crate::actors::task::{Finish, SetFinishError, TaskActor, Transition};
 use crate::domain::state::Outcome;
 use crate::domain::worktrees::PathLock;
@@ -50,7 +51,7 @@ struct Job {
 }
 
 /// `task.finish`.
-pub fn finish<H: Host>(cx: &mut Cx<'_>, p: TaskFinishParams) -> Routed<H> {
+pub fn finish(cx: &mut Cx<'_>, p: TaskFinishParams) -> Routed {
     let mode = match p.mode.as_str() {
         "merge" => Mode::Merge,
         "discard" => Mode::Discard,
@@ -70,7 +71,7 @@ pub fn finish<H: Host>(cx: &mut Cx<'_>, p: TaskFinishParams) -> Routed<H> {
     let key = PathBuf::from(&task.worktree_path);
     Box::pin(
         async move { checkouts.lock_path(key).await }
-            .on_host::<H>()
+            .on_host()
             .then(move |lock, act, _| {
                 let job = Job {
                     p,
@@ -78,7 +79,7 @@ pub fn finish<H: Host>(cx: &mut Cx<'_>, p: TaskFinishParams) -> Routed<H> {
                     actor,
                     _lock: lock,
                 };
-                locked::<H>(&mut act.cx(), job)
+                locked(&mut act.cx(), job)
             }),
     )
 }
@@ -99,7 +100,7 @@ fn live_panes(cx: &Cx<'_>) -> Vec<LivePane> {
 }
 
 /// Common steps 2–4 and each mode's checks, under the lock.
-fn locked<H: Host>(cx: &mut Cx<'_>, job: Job) -> Routed<H> {
+fn locked(cx: &mut Cx<'_>, job: Job) -> Routed {
     // Re-read: another finish may have run while this one waited.
     let Some(task) = cx.events.projection().task(&job.p.task_id).cloned() else {
         return fail(Err(Error::NoSuchTask(job.p.task_id.0.clone())));
@@ -108,7 +109,7 @@ fn locked<H: Host>(cx: &mut Cx<'_>, job: Job) -> Routed<H> {
     let panes = live_panes(cx);
     let recorded = task.disposition.outcome != Finished::None;
     if recorded {
-        return cleanup_only::<H>(job, task, path, panes);
+        return cleanup_only(job, task, path, panes);
     }
     let target = if job.mode == Mode::Merge {
         if task.state != TaskState::Completed {
@@ -162,12 +163,12 @@ fn locked<H: Host>(cx: &mut Cx<'_>, job: Job) -> Routed<H> {
         }
         Ok::<(), Error>(())
     };
-    Box::pin(canceled.on_host::<H>().then(move |r, act, _| match r {
-        Err(e) => fail::<H>(Err(e)),
+    Box::pin(canceled.on_host().then(move |r, act, _| match r {
+        Err(e) => fail(Err(e)),
         Ok(()) => {
             let cx = &mut act.cx();
-            let stop = stop_worker::<H>(cx, task.pane_id.clone());
-            Box::pin(stop.then(move |(), act, _| git_steps::<H>(&mut act.cx(), job, task, target)))
+            let stop = stop_worker(cx, task.pane_id.clone());
+            Box::pin(stop.then(move |(), act, _| git_steps(&mut act.cx(), job, task, target)))
         },
     }))
 }
@@ -182,11 +183,11 @@ fn foreign(path: &Path, panes: &[LivePane], worker: Option<&PaneId>) -> Option<E
     })
 }
 
-type Step<H> = std::pin::Pin<Box<dyn ActorFuture<H, Output = ()>>>;
+type Step = std::pin::Pin<Box<dyn ActorFuture<Supervisor, Output = ()>>>;
 
 /// Step 5: SIGTERM to the worker's process group, SIGKILL after a grace,
 /// until its exit is seen.
-fn stop_worker<H: Host>(cx: &mut Cx<'_>, pane: Option<PaneId>) -> Step<H> {
+fn stop_worker(cx: &mut Cx<'_>, pane: Option<PaneId>) -> Step {
     let Some(pane) = pane else {
         return Box::pin(actix::fut::ready(()));
     };
@@ -199,15 +200,10 @@ fn stop_worker<H: Host>(cx: &mut Cx<'_>, pane: Option<PaneId>) -> Step<H> {
     if !live {
         return Box::pin(actix::fut::ready(()));
     }
-    signal_and_wait::<H>(cx, pane, SignalName::Term, true)
+    signal_and_wait(cx, pane, SignalName::Term, true)
 }
 
-fn signal_and_wait<H: Host>(
-    cx: &mut Cx<'_>,
-    pane: PaneId,
-    signal: SignalName,
-    again: bool,
-) -> Step<H> {
+fn signal_and_wait(cx: &mut Cx<'_>, pane: PaneId, signal: SignalName, again: bool) -> Step {
     let exited = register(
         cx,
         super::task_prompt::SERVER_CONN,
@@ -215,7 +211,7 @@ fn signal_and_wait<H: Host>(
         vec![("exited".into(), Outcome::Lifecycle(Lifecycle::Exited))],
         None,
     );
-    let sent = super::panes::signal::<H>(
+    let sent = super::panes::signal(
         cx,
         PaneSignalParams {
             pane_id: pane.clone().into(),
@@ -225,19 +221,19 @@ fn signal_and_wait<H: Host>(
     );
     Box::pin(sent.then(move |_, _, _| {
         async move { tokio::time::timeout(STOP_GRACE, exited).await.is_ok() }
-            .on_host::<H>()
-            .then(move |gone, act, _| -> Step<H> {
+            .on_host()
+            .then(move |gone, act, _| -> Step {
                 if gone || !again {
                     Box::pin(actix::fut::ready(()))
                 } else {
-                    signal_and_wait::<H>(&mut act.cx(), pane, SignalName::Kill, false)
+                    signal_and_wait(&mut act.cx(), pane, SignalName::Kill, false)
                 }
             })
     }))
 }
 
 /// The merge (merge mode), the cleanup, then the record.
-fn git_steps<H: Host>(cx: &mut Cx<'_>, job: Job, task: Task, target: Option<String>) -> Routed<H> {
+fn git_steps(cx: &mut Cx<'_>, job: Job, task: Task, target: Option<String>) -> Routed {
     let repo = PathBuf::from(&task.source_repo);
     let path = PathBuf::from(&task.worktree_path);
     let delete = match job.mode {
@@ -268,16 +264,16 @@ fn git_steps<H: Host>(cx: &mut Cx<'_>, job: Job, task: Task, target: Option<Stri
             },
         }
     });
-    Box::pin(work.on_host::<H>().then(move |done, act, _| {
+    Box::pin(work.on_host().then(move |done, act, _| {
         let done = done
             .map_err(|e| Error::Internal(format!("the finish step stopped: {e}")))
             .and_then(|r| r);
         match done {
-            Err(e) => conflicted::<H>(job, e),
+            Err(e) => conflicted(job, e),
             Ok((merged, cleaned)) => {
                 let cx = &mut act.cx();
-                let close = close_workspaces::<H>(cx, &task.worktree_path);
-                Box::pin(close.then(move |(), _, _| record::<H>(job, merged, cleaned)))
+                let close = close_workspaces(cx, &task.worktree_path);
+                Box::pin(close.then(move |(), _, _| record(job, merged, cleaned)))
             },
         }
     }))
@@ -285,7 +281,7 @@ fn git_steps<H: Host>(cx: &mut Cx<'_>, job: Job, task: Task, target: Option<Stri
 
 /// A merge that did not happen: a conflict keeps its files in
 /// `finish_error` (the task stays finishable); the error is the reply.
-fn conflicted<H: Host>(job: Job, e: Error) -> Routed<H> {
+fn conflicted(job: Job, e: Error) -> Routed {
     let stored = match &e {
         Error::Detailed { details, .. } if details.get("conflicted").is_some() => {
             Some(details.clone())
@@ -300,13 +296,13 @@ fn conflicted<H: Host>(job: Job, e: Error) -> Routed<H> {
         async move {
             let _ = actor.send(SetFinishError(Some(stored))).await;
         }
-        .on_host::<H>()
+        .on_host()
         .map(move |(), _, _| Reply::error(e)),
     )
 }
 
 /// Step 6: the workspaces rooted at the removed checkout are closed.
-fn close_workspaces<H: Host>(cx: &mut Cx<'_>, path: &str) -> Step<H> {
+fn close_workspaces(cx: &mut Cx<'_>, path: &str) -> Step {
     let rooted: Vec<WorkspaceRef> = cx
         .events
         .projection()
@@ -315,10 +311,10 @@ fn close_workspaces<H: Host>(cx: &mut Cx<'_>, path: &str) -> Step<H> {
         .filter(|w| Path::new(&w.cwd) == Path::new(path))
         .map(|w| WorkspaceRef(w.id.0))
         .collect();
-    let mut step: Step<H> = Box::pin(actix::fut::ready(()));
+    let mut step: Step = Box::pin(actix::fut::ready(()));
     for ws in rooted {
-        step = Box::pin(step.then(move |(), act: &mut H, _| {
-            let closed = super::workspace_close::<H>(&mut act.cx(), &ws, SignalName::Term);
+        step = Box::pin(step.then(move |(), act: &mut Supervisor, _| {
+            let closed = super::workspace_close(&mut act.cx(), &ws, SignalName::Term);
             closed.map(|_, _, _| ())
         }));
     }
@@ -326,7 +322,7 @@ fn close_workspaces<H: Host>(cx: &mut Cx<'_>, path: &str) -> Step<H> {
 }
 
 /// Records the disposition and replies.
-fn record<H: Host>(job: Job, merged: Option<MergeDone>, cleaned: finish::Cleaned) -> Routed<H> {
+fn record(job: Job, merged: Option<MergeDone>, cleaned: finish::Cleaned) -> Routed {
     let disposition = Disposition {
         outcome: if job.mode == Mode::Merge {
             Finished::Merged
@@ -349,7 +345,7 @@ fn record<H: Host>(job: Job, merged: Option<MergeDone>, cleaned: finish::Cleaned
                 })
                 .await?
         }
-        .on_host::<H>()
+        .on_host()
         .map(move |r, _, _| {
             let _job = job;
             Reply::of(r.map(|task| TaskFinishResult {
@@ -363,7 +359,7 @@ fn record<H: Host>(job: Job, merged: Option<MergeDone>, cleaned: finish::Cleaned
 
 /// A finished task asked again: while its checkout exists, only the cleanup
 /// is retried (never a second merge); once it is gone, `BAD_PARAMS`.
-fn cleanup_only<H: Host>(job: Job, task: Task, path: PathBuf, panes: Vec<LivePane>) -> Routed<H> {
+fn cleanup_only(job: Job, task: Task, path: PathBuf, panes: Vec<LivePane>) -> Routed {
     let outcome = if task.disposition.outcome == Finished::Merged {
         "merged"
     } else {
@@ -383,10 +379,10 @@ fn cleanup_only<H: Host>(job: Job, task: Task, path: PathBuf, panes: Vec<LivePan
         }
         Ok(finish::cleanup(&repo, &path, None))
     });
-    Box::pin(work.on_host::<H>().then(move |cleaned, _, _| {
+    Box::pin(work.on_host().then(move |cleaned, _, _| {
         let cleaned = match cleaned {
             Ok(Ok(cleaned)) => cleaned,
-            Ok(Err(e)) => return fail::<H>(Err(e)),
+            Ok(Err(e)) => return fail(Err(e)),
             Err(e) => finish::Cleaned {
                 branch_deleted: false,
                 error: Some(format!("the cleanup stopped: {e}")),
@@ -403,7 +399,7 @@ fn cleanup_only<H: Host>(job: Job, task: Task, path: PathBuf, panes: Vec<LivePan
         let actor = job.actor.clone();
         Box::pin(
             async move { actor.send(SetFinishError(finish_error)).await? }
-                .on_host::<H>()
+                .on_host()
                 .map(move |r, _, _| {
                     let _job = job;
                     Reply::of(r.map(|task| TaskFinishResult {

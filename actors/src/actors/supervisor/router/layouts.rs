@@ -5,7 +5,7 @@
 //! the Workspace actor to start every pane into a new tab, all or nothing
 //! (`workspace::ApplyLayout`).
 
-use super::{Cx, Host, OnHost, Reply, Routed, fail, validate_name};
+use super::{Cx, OnHost, Reply, Routed, fail, validate_name};
 use crate::actors::workspace::{ApplyLayout, ApplyLeaf};
 use crate::domain::launch::{self, PaneRecipe};
 use crate::domain::launch_tree::{self, Defaults, PlannedLeaf};
@@ -71,7 +71,7 @@ type Prepared = Vec<(
 )>;
 
 /// `layout.apply`.
-pub fn apply<H: Host>(cx: &mut Cx<'_>, p: LayoutApplyParams) -> Routed<H> {
+pub fn apply(cx: &mut Cx<'_>, p: LayoutApplyParams) -> Routed {
     let planned = match plan(cx, p) {
         Ok(planned) => planned,
         Err(e) => return fail(Err(e)),
@@ -148,7 +148,7 @@ pub fn apply<H: Host>(cx: &mut Cx<'_>, p: LayoutApplyParams) -> Routed<H> {
         }
         Ok(out)
     });
-    Box::pin(check.on_host::<H>().then(move |checked, act, ctx| {
+    Box::pin(check.on_host().then(move |checked, act, ctx| {
         let cx = &mut act.cx();
         let prepared = match checked {
             Ok(r) => r,
@@ -203,7 +203,7 @@ pub fn apply<H: Host>(cx: &mut Cx<'_>, p: LayoutApplyParams) -> Routed<H> {
             pty_out: ctx.address().recipient(),
             config: cx.config.clone(),
         });
-        Box::pin(sent.on_host::<H>().map(move |r, act, _| {
+        Box::pin(sent.on_host().map(move |r, act, _| {
             let cx = act.cx();
             cx.launches.end();
             cx.registry.release_names(&names);

@@ -20,8 +20,8 @@ use crate::actors::arbiters::PaneArbiters;
 use crate::actors::connection::ConnHandle;
 pub use crate::actors::connection::reply::Reply;
 use crate::actors::decision::AnswerRoutes;
-use crate::actors::publish::{PtyData, Publish};
 use crate::actors::supervisor::ServerRegistry;
+use crate::actors::supervisor::Supervisor;
 use crate::actors::supervisor::sequencer::Sequencer;
 use crate::actors::workspace::{Close, Rename, Workspace as WorkspaceActor};
 use crate::config::Config;
@@ -100,31 +100,12 @@ pub struct Cx<'a> {
     pub turns: &'a crate::domain::turns::TurnBaselines,
 }
 
-/// The actor routing runs on: it lends a [`Cx`], receives what panes publish,
-/// and can begin the shutdown.
-pub trait Host: Actor<Context = Context<Self>> + Handler<Publish> + Handler<PtyData> {
-    /// The routing context, borrowed from the host.
-    fn cx(&mut self) -> Cx<'_>;
-    /// Begins the graceful shutdown (`server.shutdown`).
-    fn begin_shutdown(&mut self, ctx: &mut Context<Self>);
-    /// Serves `server.upgrade` (docs/upgrade.md): on success the reply comes
-    /// from the binary that took over.
-    fn upgrade(
-        &mut self,
-        params: signaltty_protocol::server::ServerUpgradeParams,
-        conn: ConnHandle,
-        id: String,
-    ) -> Routed<Self>;
-    /// The in-place upgrades this process went through, and the last one.
-    fn upgrades(&self) -> (u64, Option<signaltty_protocol::server::UpgradeReport>);
-}
-
-/// The future a router function returns, resolved on the host.
-pub type Routed<H> = ResponseActFuture<H, Reply>;
+/// The future a router function returns, resolved on the Supervisor.
+pub type Routed = ResponseActFuture<Supervisor, Reply>;
 
 /// Runs a plain future on the host, so its continuation gets the host back.
 trait OnHost: std::future::Future + Sized {
-    fn on_host<H: Actor>(self) -> FutureWrap<Self, H> {
+    fn on_host(self) -> FutureWrap<Self, Supervisor> {
         actix::fut::wrap_future(self)
     }
 }
@@ -132,16 +113,11 @@ trait OnHost: std::future::Future + Sized {
 impl<F: std::future::Future> OnHost for F {}
 
 /// Serves one request.
-pub fn route<H: Host>(
-    host: &mut H,
-    request: Request,
-    conn: ConnHandle,
-    generation: u64,
-) -> Routed<H> {
+pub fn route(host: &mut Supervisor, request: Request, conn: ConnHandle, generation: u64) -> Routed {
     if let Method::ServerUpgrade(p) = request.method {
         return host.upgrade(p, conn, request.id);
     }
-    let upgrades = host.upgrades();
+    let upgrades = host.upgrade_status();
     let mut cx = host.cx();
     let cx = &mut cx;
     match request.method {
@@ -236,7 +212,7 @@ pub fn route<H: Host>(
 }
 
 /// `pane.resume` of `pane` on the server's own initiative (auto-resume).
-pub fn resume<H: Host>(cx: &mut Cx<'_>, pane: &signaltty_protocol::PaneId) -> Routed<H> {
+pub fn resume(cx: &mut Cx<'_>, pane: &signaltty_protocol::PaneId) -> Routed {
     panes::resume(
         cx,
         signaltty_protocol::pane::PaneTarget {
@@ -246,12 +222,12 @@ pub fn resume<H: Host>(cx: &mut Cx<'_>, pane: &signaltty_protocol::PaneId) -> Ro
 }
 
 /// A reply known at once.
-fn ready<H: Host, T: serde::Serialize>(result: Result<T, Error>) -> Routed<H> {
+fn ready<T: serde::Serialize>(result: Result<T, Error>) -> Routed {
     Box::pin(actix::fut::ready(Reply::of(result)))
 }
 
 /// An error reply known at once (`fail(Err(e))`: no result type to name).
-fn fail<H: Host>(result: Result<Infallible, Error>) -> Routed<H> {
+fn fail(result: Result<Infallible, Error>) -> Routed {
     let e = match result {
         Err(e) => e,
         Ok(never) => match never {},
@@ -313,13 +289,13 @@ fn restore_status(cx: &Cx<'_>) -> signaltty_protocol::server::RestoreStatus {
     }
 }
 
-fn shutdown<H: Host>(cx: &mut Cx<'_>, p: ServerShutdownParams) -> Routed<H> {
+fn shutdown(cx: &mut Cx<'_>, p: ServerShutdownParams) -> Routed {
     let live = status(cx).live_panes;
     if live > 0 && !p.force.unwrap_or(false) {
         return fail(Err(Error::PanesAlive { live }));
     }
     let rx = cx.events.publish(vec![Event::ServerWillShutdown {}]);
-    Box::pin(rx.on_host::<H>().map(|published, act, ctx| {
+    Box::pin(rx.on_host().map(|published, act, ctx| {
         let result = flatten(published).map(|_| ServerShutdownResult { stopped: true });
         if result.is_ok() {
             log::info!("server.shutdown requested: shutting down");
@@ -354,7 +330,7 @@ fn validate_name(name: &str) -> Result<String, Error> {
     Ok(name.to_owned())
 }
 
-fn workspace_create<H: Host>(cx: &mut Cx<'_>, p: WorkspaceCreateParams) -> Routed<H> {
+fn workspace_create(cx: &mut Cx<'_>, p: WorkspaceCreateParams) -> Routed {
     workspace_create_with(cx, p, DirtyCheck::Now)
 }
 
@@ -369,11 +345,11 @@ pub(crate) enum DirtyCheck {
     Later,
 }
 
-pub(crate) fn workspace_create_with<H: Host>(
+pub(crate) fn workspace_create_with(
     cx: &mut Cx<'_>,
     p: WorkspaceCreateParams,
     dirty: DirtyCheck,
-) -> Routed<H> {
+) -> Routed {
     let name = match p.name.as_deref().map(validate_name).transpose() {
         Ok(n) => n.unwrap_or_else(|| "workspace".to_owned()),
         Err(e) => return fail(Err(e)),
@@ -394,7 +370,7 @@ pub(crate) fn workspace_create_with<H: Host>(
         let entering = checkouts.enter_dir(&cwd)?;
         Ok((checked, entering))
     });
-    Box::pin(probe.on_host::<H>().then(move |probed, act, ctx| {
+    Box::pin(probe.on_host().then(move |probed, act, ctx| {
         let checked = match probed {
             Ok(r) => r,
             Err(e) => Err(Error::Io {
@@ -419,16 +395,16 @@ pub(crate) fn workspace_create_with<H: Host>(
             },
             Err(e) => futures_util::future::Either::Right(std::future::ready(Err(e))),
         };
-        fut.on_host::<H>().map(|r, _, _| Reply::of(r))
+        fut.on_host().map(|r, _, _| Reply::of(r))
     }))
 }
 
 /// Starts and registers a new workspace (not published yet). Its handle is
 /// chosen and registered with no await in between, so two concurrent creates
 /// can never take the same handle.
-fn register_workspace<H: Host>(
+fn register_workspace(
     cx: &mut Cx<'_>,
-    ctx: &mut Context<H>,
+    ctx: &mut Context<Supervisor>,
     name: String,
     cwd: String,
     git: GitInfo,
@@ -459,7 +435,7 @@ fn register_workspace<H: Host>(
 /// The deferred dirty check of a new workspace: `git status` on a blocking
 /// thread, then the cache set and announced (`workspace.updated`) if it
 /// changed.
-fn refresh_dirty_later<H: Host>(cx: &Cx<'_>, ctx: &mut Context<H>, workspace: &Workspace) {
+fn refresh_dirty_later(cx: &Cx<'_>, ctx: &mut Context<Supervisor>, workspace: &Workspace) {
     let Some(addr) = cx.registry.workspace_addr(&workspace.id) else {
         return;
     };
@@ -524,12 +500,7 @@ fn workspace_get(cx: &Cx<'_>, r: &WorkspaceRef) -> Result<WorkspaceGetResult, Er
     })
 }
 
-fn ask_workspace<H: Host, M, T, R>(
-    cx: &mut Cx<'_>,
-    r: &WorkspaceRef,
-    msg: M,
-    wrap: fn(T) -> R,
-) -> Routed<H>
+fn ask_workspace<M, T, R>(cx: &mut Cx<'_>, r: &WorkspaceRef, msg: M, wrap: fn(T) -> R) -> Routed
 where
     M: Message<Result = Result<T, Error>> + Send + 'static,
     M::Result: Send,
@@ -543,25 +514,25 @@ where
     };
     Box::pin(
         async move { addr.send(msg).await }
-            .on_host::<H>()
+            .on_host()
             .map(move |r, _, _| {
                 Reply::of(r.map_err(Error::from).and_then(|inner| inner).map(wrap))
             }),
     )
 }
 
-fn workspace_close<H: Host>(
+fn workspace_close(
     cx: &mut Cx<'_>,
     r: &WorkspaceRef,
     signal: signaltty_protocol::signal::SignalName,
-) -> Routed<H> {
+) -> Routed {
     let (id, addr) = match cx.registry.workspace(r) {
         Ok(found) => found,
         Err(e) => return fail(Err(e)),
     };
     Box::pin(
         async move { addr.send(Close { signal }).await }
-            .on_host::<H>()
+            .on_host()
             .map(move |r, act, _| {
                 let result = r.map_err(Error::from).and_then(|inner| inner);
                 if result.is_ok() {
@@ -572,12 +543,7 @@ fn workspace_close<H: Host>(
     )
 }
 
-fn subscribe<H: Host>(
-    cx: &mut Cx<'_>,
-    conn: &ConnHandle,
-    generation: u64,
-    p: SubscribeParams,
-) -> Routed<H> {
+fn subscribe(cx: &mut Cx<'_>, conn: &ConnHandle, generation: u64, p: SubscribeParams) -> Routed {
     let filter = EventFilter::new(p.events, p.task_ids);
     let head = cx.events.head();
     let Some(after) = p.from_seq.map(Seq) else {
@@ -608,7 +574,7 @@ fn subscribe<H: Host>(
                 return fail(Err(Error::JournalFailed("journal history vanished".into())));
             };
             let read = actix_rt::task::spawn_blocking(move || disk.read(after, head));
-            Box::pin(read.on_host::<H>().map(move |read, _act, _ctx| {
+            Box::pin(read.on_host().map(move |read, _act, _ctx| {
                 let failed = |why: String| {
                     log::error!("replay from the journal failed: {why}");
                     let (replay, _) = finish_replay(
@@ -724,12 +690,12 @@ fn agents_result(
 
 /// `agents.reload`: reads the directory on a blocking thread, then swaps the
 /// whole set; a directory that cannot be listed keeps the active one.
-fn agents_reload<H: Host>(cx: &mut Cx<'_>) -> Routed<H> {
+fn agents_reload(cx: &mut Cx<'_>) -> Routed {
     let dir = cx.config.agents_dir.clone();
     let load = actix_rt::task::spawn_blocking(move || {
         signaltty_model::agents::AgentSet::load(dir.as_deref())
     });
-    Box::pin(load.on_host::<H>().map(|loaded, act, _| {
+    Box::pin(load.on_host().map(|loaded, act, _| {
         let result = match loaded {
             Ok(Ok(set)) => {
                 let result = agents_result(&set);

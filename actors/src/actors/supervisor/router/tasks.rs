@@ -10,7 +10,7 @@
 //!                 │ any failure from here: failed {stage, error}, unlocked
 //! ```
 
-use super::{Cx, Host, OnHost, Reply, Routed, fail, ready};
+use super::{Cx, OnHost, Reply, Routed, fail, ready};
 use crate::actors::task::{Report, SetWorker, TaskActor, Transition};
 use crate::domain::task::contract::check_contract;
 use crate::error::Error;
@@ -84,7 +84,7 @@ fn report_target(cx: &Cx<'_>, p: &TaskReportParams) -> Result<TaskId, Error> {
 }
 
 /// `task.report` (tasks.md §8).
-pub fn report<H: Host>(cx: &mut Cx<'_>, p: TaskReportParams) -> Routed<H> {
+pub fn report(cx: &mut Cx<'_>, p: TaskReportParams) -> Routed {
     let id = match report_target(cx, &p) {
         Ok(id) => id,
         Err(e) => return fail(Err(e)),
@@ -97,7 +97,7 @@ pub fn report<H: Host>(cx: &mut Cx<'_>, p: TaskReportParams) -> Routed<H> {
     };
     Box::pin(
         async move { actor.send(Report(p)).await? }
-            .on_host::<H>()
+            .on_host()
             .map(|r, _, _| Reply::of(r.map(|task| TaskResultReply { task }))),
     )
 }
@@ -105,7 +105,7 @@ pub fn report<H: Host>(cx: &mut Cx<'_>, p: TaskReportParams) -> Routed<H> {
 /// `task.cancel` (tasks.md §9): canceled first, so the worker's exit cannot
 /// fail it, then the worker's process group is sent SIGTERM. The pane stays
 /// as a readable tombstone; the checkout and branch stay for inspection.
-pub fn cancel<H: Host>(cx: &mut Cx<'_>, p: TaskTarget) -> Routed<H> {
+pub fn cancel(cx: &mut Cx<'_>, p: TaskTarget) -> Routed {
     let Some(actor) = cx.tasks.get(&p.task_id).cloned() else {
         return fail(Err(Error::NoSuchTask(p.task_id.0)));
     };
@@ -117,10 +117,10 @@ pub fn cancel<H: Host>(cx: &mut Cx<'_>, p: TaskTarget) -> Routed<H> {
             })
             .await?
     };
-    Box::pin(moved.on_host::<H>().then(|r, act, _| {
+    Box::pin(moved.on_host().then(|r, act, _| {
         let task = match r {
             Ok(task) => task,
-            Err(e) => return super::fail::<H>(Err(e)),
+            Err(e) => return super::fail(Err(e)),
         };
         let Some(pane) = task.pane_id.clone() else {
             return ready(Ok(TaskResultReply { task }));
@@ -135,7 +135,7 @@ pub fn cancel<H: Host>(cx: &mut Cx<'_>, p: TaskTarget) -> Routed<H> {
         if !live {
             return ready(Ok(TaskResultReply { task }));
         }
-        let stop = super::panes::signal::<H>(
+        let stop = super::panes::signal(
             cx,
             PaneSignalParams {
                 pane_id: pane.into(),
@@ -284,7 +284,7 @@ fn default_binary(kind: AgentKind) -> Option<&'static str> {
 }
 
 /// `task.start` (tasks.md §2).
-pub fn start<H: Host>(cx: &mut Cx<'_>, p: TaskStartParams) -> Routed<H> {
+pub fn start(cx: &mut Cx<'_>, p: TaskStartParams) -> Routed {
     if cx.shutting_down {
         return fail(Err(Error::ShuttingDown));
     }
@@ -295,7 +295,7 @@ pub fn start<H: Host>(cx: &mut Cx<'_>, p: TaskStartParams) -> Routed<H> {
             // its task (tasks.md §2.8).
             return Box::pin(
                 actix_rt::time::sleep(KEY_RETRY)
-                    .on_host::<H>()
+                    .on_host()
                     .then(move |(), act, _| start(&mut act.cx(), p)),
             );
         },
@@ -334,32 +334,32 @@ pub fn start<H: Host>(cx: &mut Cx<'_>, p: TaskStartParams) -> Routed<H> {
         checkouts: Some(cx.checkouts.clone()),
     };
     let prepared = actix_rt::task::spawn_blocking(move || start::prepare(&plan));
-    Box::pin(prepared.on_host::<H>().then(move |prepared, act, ctx| {
+    Box::pin(prepared.on_host().then(move |prepared, act, ctx| {
         let publisher = ctx.address().recipient();
         let cx = &mut act.cx();
         let checkout = prepared
             .map_err(|e| Error::Internal(format!("the checkout step stopped: {e}")))
             .and_then(|r| r);
         match checkout {
-            Ok(checkout) => commit::<H>(cx, publisher, go, checkout),
+            Ok(checkout) => commit(cx, publisher, go, checkout),
             Err(e) => {
                 cx.tasks.release();
                 if let Some(key) = &go.key {
                     cx.tasks.free_key(key);
                 }
-                fail::<H>(Err(e))
+                fail(Err(e))
             },
         }
     }))
 }
 
 /// Step 9: the task record, its actor, and `task.created`; then the rest.
-fn commit<H: Host>(
+fn commit(
     cx: &mut Cx<'_>,
     publisher: Recipient<crate::actors::publish::Publish>,
     go: Go,
     checkout: Checkout,
-) -> Routed<H> {
+) -> Routed {
     let now = Timestamp::now();
     let short = start::short_id(&go.id);
     let label =
@@ -405,7 +405,7 @@ fn commit<H: Host>(
     let publish = cx.events.publish(vec![created]);
     let actor = TaskActor::new(task.clone(), publisher).start();
     cx.tasks.insert(task.id.clone(), actor);
-    Box::pin(publish.on_host::<H>().then(move |published, act, _| {
+    Box::pin(publish.on_host().then(move |published, act, _| {
         let cx = &mut act.cx();
         // Committed (or not): the slot and the key are given back either way.
         cx.tasks.release();
@@ -413,8 +413,8 @@ fn commit<H: Host>(
             cx.tasks.free_key(key);
         }
         match super::flatten(published) {
-            Ok(_) => place::<H>(cx, go, task, checkout),
-            Err(e) => fail::<H>(Err(e)),
+            Ok(_) => place(cx, go, task, checkout),
+            Err(e) => fail(Err(e)),
         }
     }))
 }
@@ -441,7 +441,7 @@ impl Stage {
 
 /// Records a start that failed at `stage`: the task `failed {stage, error}`,
 /// its checkout unlocked and kept, and the error with `{task_id, stage}`.
-fn failed_at<H: Host>(cx: &mut Cx<'_>, task: &Task, stage: Stage, e: Error) -> Routed<H> {
+fn failed_at(cx: &mut Cx<'_>, task: &Task, stage: Stage, e: Error) -> Routed {
     let reason = json!({"stage": stage.as_str(), "error": e.to_string()});
     let details = json!({"task_id": task.id, "stage": stage.as_str()});
     let e = e.with_details(details);
@@ -464,7 +464,7 @@ fn failed_at<H: Host>(cx: &mut Cx<'_>, task: &Task, stage: Stage, e: Error) -> R
         }
         let _ = actix_rt::task::spawn_blocking(move || start::unlock(&repo, &path)).await;
     };
-    Box::pin(recorded.on_host::<H>().map(move |(), _, _| Reply::error(e)))
+    Box::pin(recorded.on_host().map(move |(), _, _| Reply::error(e)))
 }
 
 /// A router function's reply read back as the result it carries.
@@ -474,12 +474,12 @@ fn typed<T: DeserializeOwned>(reply: Reply) -> Result<T, Error> {
 }
 
 /// Steps 10–14: parent, workspace, tab, worker pane.
-fn place<H: Host>(cx: &mut Cx<'_>, go: Go, task: Task, checkout: Checkout) -> Routed<H> {
+fn place(cx: &mut Cx<'_>, go: Go, task: Task, checkout: Checkout) -> Routed {
     // Step 10: the parent.
     let parent = match &go.p.parent_pane_id {
         Some(r) => match cx.registry.resolve(r) {
             Ok(id) => Some(id),
-            Err(e) => return failed_at::<H>(cx, &task, Stage::Parent, e),
+            Err(e) => return failed_at(cx, &task, Stage::Parent, e),
         },
         None => None,
     };
@@ -491,12 +491,12 @@ fn place<H: Host>(cx: &mut Cx<'_>, go: Go, task: Task, checkout: Checkout) -> Ro
         .workspaces()
         .into_iter()
         .find(|w| Path::new(&w.cwd) == checkout.path.as_path());
-    let workspace: Routed<H> = match existing {
+    let workspace: Routed = match existing {
         Some(w) => ready(Ok(signaltty_protocol::workspace::WorkspaceResult {
             workspace: w,
         })),
         // The checkout was just cut: its dirty check comes after the reply.
-        None => super::workspace_create_with::<H>(
+        None => super::workspace_create_with(
             cx,
             WorkspaceCreateParams {
                 name: Some(task.label.clone()),
@@ -509,7 +509,7 @@ fn place<H: Host>(cx: &mut Cx<'_>, go: Go, task: Task, checkout: Checkout) -> Ro
         let cx = &mut act.cx();
         let workspace = match typed::<signaltty_protocol::workspace::WorkspaceResult>(reply) {
             Ok(w) => w.workspace,
-            Err(e) => return failed_at::<H>(cx, &task, Stage::Workspace, e),
+            Err(e) => return failed_at(cx, &task, Stage::Workspace, e),
         };
         // Step 12: its active tab if empty, else a new `task` tab.
         let empty_active = workspace.active_tab_id.clone().filter(|tab| {
@@ -518,9 +518,9 @@ fn place<H: Host>(cx: &mut Cx<'_>, go: Go, task: Task, checkout: Checkout) -> Ro
                 .tab(tab)
                 .is_some_and(|t| t.layout.is_none())
         });
-        let tab: Routed<H> = match empty_active {
+        let tab: Routed = match empty_active {
             Some(tab) => ready(Ok(json!({"tab": {"id": tab}}))),
-            None => super::tabs::create::<H>(
+            None => super::tabs::create(
                 cx,
                 TabCreateParams {
                     workspace_id: WorkspaceRef(workspace.id.0.clone()),
@@ -535,9 +535,9 @@ fn place<H: Host>(cx: &mut Cx<'_>, go: Go, task: Task, checkout: Checkout) -> Ro
                     .map_err(|e| Error::Internal(format!("a tab reply: {e}")))
             }) {
                 Ok(tab) => tab,
-                Err(e) => return failed_at::<H>(cx, &task, Stage::Tab, e),
+                Err(e) => return failed_at(cx, &task, Stage::Tab, e),
             };
-            spawn_worker::<H>(cx, go, task, workspace.id, tab, parent)
+            spawn_worker(cx, go, task, workspace.id, tab, parent)
         }))
     }))
 }
@@ -561,14 +561,14 @@ fn first_prompt(go: &Go, task: &Task, pane: &PaneId) -> super::task_prompt::Firs
 }
 
 /// Steps 13–14: the worker pane, then `pane_id` and `worker_pid` recorded.
-fn spawn_worker<H: Host>(
+fn spawn_worker(
     cx: &mut Cx<'_>,
     go: Go,
     task: Task,
     workspace: signaltty_protocol::WorkspaceId,
     tab: signaltty_protocol::TabId,
     parent: Option<PaneId>,
-) -> Routed<H> {
+) -> Routed {
     let mut env = std::collections::BTreeMap::new();
     env.insert("SIGNALTTY_TASK".to_owned(), task.id.0.clone());
     if let Some(parent) = &parent {
@@ -583,7 +583,7 @@ fn spawn_worker<H: Host>(
     spawn.label = Some(task.label.clone());
     spawn.relationship = Some(task.relationship);
     spawn.task_id = Some(task.id.0.clone());
-    let spawned = super::panes::spawn::<H>(cx, spawn);
+    let spawned = super::panes::spawn(cx, spawn);
     Box::pin(spawned.then(move |reply, act, _| {
         let cx = &mut act.cx();
         let pane = match typed::<serde_json::Value>(reply).and_then(|v| {
@@ -591,17 +591,17 @@ fn spawn_worker<H: Host>(
                 .map_err(|e| Error::Internal(format!("a pane reply: {e}")))
         }) {
             Ok(pane) => pane,
-            Err(e) => return failed_at::<H>(cx, &task, Stage::Spawn, e),
+            Err(e) => return failed_at(cx, &task, Stage::Spawn, e),
         };
         let pid = cx.registry.pane_by_id(&pane.id).map(|e| e.pid);
         let Some(actor) = cx.tasks.get(&task.id).cloned() else {
-            return fail::<H>(Err(Error::Internal("the task's actor is gone".into())));
+            return fail(Err(Error::Internal("the task's actor is gone".into())));
         };
         let id = pane.id.clone();
         let set = async move { actor.send(SetWorker { pane: id, pid }).await? };
-        Box::pin(set.on_host::<H>().map(move |r, _, ctx| {
+        Box::pin(set.on_host().map(move |r, _, ctx| {
             if r.is_ok() {
-                super::task_prompt::begin::<H>(ctx, first_prompt(&go, &task, &pane.id));
+                super::task_prompt::begin(ctx, first_prompt(&go, &task, &pane.id));
             }
             Reply::of(r.map(|task| TaskStartResult {
                 task,

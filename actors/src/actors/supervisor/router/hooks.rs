@@ -2,7 +2,7 @@
 //! §6.3): validation, the adapter, and the pane — by explicit id or by walking
 //! the reporting process's parents to a pane. The pane's actor applies it.
 
-use super::{Cx, Host, OnHost, Routed, fail, ready};
+use super::{Cx, OnHost, Routed, fail, ready};
 use crate::actors::pane::{Hook, ReportSession};
 use crate::domain::state::decision::{NativeRequest, native_id};
 use crate::domain::state::hooks::answer_channel;
@@ -27,11 +27,7 @@ pub const LAUNCH_WAIT: Duration = Duration::from_secs(5);
 
 /// `hook-event`: ordinary reporting, or a native permission request that waits
 /// for its answer.
-pub fn hook_event<H: Host>(
-    cx: &mut Cx<'_>,
-    conn: crate::ids::ConnId,
-    p: HookEventParams,
-) -> Routed<H> {
+pub fn hook_event(cx: &mut Cx<'_>, conn: crate::ids::ConnId, p: HookEventParams) -> Routed {
     if p.wait_for_answer == Some(true) {
         return super::decisions::wait_for_answer(cx, conn, p);
     }
@@ -63,11 +59,11 @@ pub(super) struct Target {
 /// pane found (or none) to `then`. An explicit pane that does not resolve is
 /// `NO_SUCH_PANE`. A hook that finds no pane while launches are under way tries
 /// again as each one finishes.
-pub(super) fn route<H: Host>(
+pub(super) fn route(
     cx: &mut Cx<'_>,
     to: Target,
-    then: impl FnOnce(&mut Cx<'_>, Option<PaneId>) -> Routed<H> + 'static,
-) -> Routed<H> {
+    then: impl FnOnce(&mut Cx<'_>, Option<PaneId>) -> Routed + 'static,
+) -> Routed {
     if let Some(r) = to.pane.clone() {
         return match cx.registry.resolve(&r) {
             Ok(id) => then(cx, Some(id)),
@@ -93,7 +89,7 @@ pub(super) fn route<H: Host>(
         .map(|e| (e.pid, e.id.clone()))
         .collect();
     let walk = actix_rt::task::spawn_blocking(move || procfs::pane_of_process(pid, &panes));
-    Box::pin(walk.on_host::<H>().then(move |found, act, _| {
+    Box::pin(walk.on_host().then(move |found, act, _| {
         let cx = &mut act.cx();
         match found.ok().flatten() {
             Some(id) => then(cx, Some(id)),
@@ -106,19 +102,12 @@ pub(super) fn route<H: Host>(
 }
 
 /// Runs `then` once the next launch under way has finished (or after a while).
-fn after_a_launch<H: Host>(
-    cx: &mut Cx<'_>,
-    then: impl FnOnce(&mut Cx<'_>) -> Routed<H> + 'static,
-) -> Routed<H> {
+fn after_a_launch(cx: &mut Cx<'_>, then: impl FnOnce(&mut Cx<'_>) -> Routed + 'static) -> Routed {
     let mut launched = cx.launches.watch();
     let waited = async move {
         let _ = tokio::time::timeout(LAUNCH_WAIT, launched.changed()).await;
     };
-    Box::pin(
-        waited
-            .on_host::<H>()
-            .then(move |(), act, _| then(&mut act.cx())),
-    )
+    Box::pin(waited.on_host().then(move |(), act, _| then(&mut act.cx())))
 }
 
 /// A hook no pane claims is accepted and changes nothing (a foreign process's
@@ -136,7 +125,7 @@ fn unrouted(hook: &Hook) -> HookEventResult {
     }
 }
 
-fn deliver<H: Host>(cx: &mut Cx<'_>, id: PaneId, hook: Hook) -> Routed<H> {
+fn deliver(cx: &mut Cx<'_>, id: PaneId, hook: Hook) -> Routed {
     super::panes::ask_pane(cx, &id, hook, |result| result)
 }
 
@@ -216,7 +205,7 @@ fn validate_decision(d: &DecisionInput) -> Result<(), Error> {
 }
 
 /// `report-session`.
-pub fn report_session<H: Host>(cx: &mut Cx<'_>, p: ReportSessionParams) -> Routed<H> {
+pub fn report_session(cx: &mut Cx<'_>, p: ReportSessionParams) -> Routed {
     if p.agent_session_id.trim().is_empty() {
         return fail(Err(Error::BadParams(
             "agent_session_id must not be empty".into(),

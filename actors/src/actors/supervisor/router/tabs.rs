@@ -2,7 +2,7 @@
 //! registry, then ask the owning Workspace actor.
 
 use super::Reply;
-use super::{Cx, Host, OnHost, Routed, fail, validate_name};
+use super::{Cx, OnHost, Routed, fail, validate_name};
 use crate::actors::workspace::{CloseTab, CreateTab, SetLayout, SetRatio, Workspace};
 use crate::error::Error;
 use crate::ids::random_u128;
@@ -15,7 +15,7 @@ use signaltty_protocol::workspace::{ClosedResult, Layout, Tab};
 use signaltty_protocol::{PaneRef, TabId, Timestamp};
 
 /// `tab.create`: a new empty tab at the end of the workspace, made active.
-pub fn create<H: Host>(cx: &mut Cx<'_>, p: TabCreateParams) -> Routed<H> {
+pub fn create(cx: &mut Cx<'_>, p: TabCreateParams) -> Routed {
     let title = match p.title.as_deref().map(validate_name).transpose() {
         Ok(t) => t.unwrap_or_else(|| "tab".to_owned()),
         Err(e) => return fail(Err(e)),
@@ -28,7 +28,7 @@ pub fn create<H: Host>(cx: &mut Cx<'_>, p: TabCreateParams) -> Routed<H> {
     let tab_id = tab.id.clone();
     Box::pin(
         addr.send(CreateTab { tab })
-            .on_host::<H>()
+            .on_host()
             .map(move |r, act, _| {
                 let result = r.map_err(Error::from).and_then(|inner| inner);
                 if result.is_err() {
@@ -58,7 +58,7 @@ pub(super) fn registered_tab(
     tab
 }
 
-pub fn close<H: Host>(cx: &mut Cx<'_>, p: TabCloseParams) -> Routed<H> {
+pub fn close(cx: &mut Cx<'_>, p: TabCloseParams) -> Routed {
     let addr = match cx.registry.tab(&p.tab_id) {
         Ok(addr) => addr,
         Err(e) => return fail(Err(e)),
@@ -70,7 +70,7 @@ pub fn close<H: Host>(cx: &mut Cx<'_>, p: TabCloseParams) -> Routed<H> {
             tab_id: tab_id.clone(),
             signal,
         })
-        .on_host::<H>()
+        .on_host()
         .map(move |r, act, _| {
             let result = r.map_err(Error::from).and_then(|inner| inner);
             if result.is_ok() {
@@ -82,7 +82,7 @@ pub fn close<H: Host>(cx: &mut Cx<'_>, p: TabCloseParams) -> Routed<H> {
 }
 
 /// `tab.set_layout`: leaves may name panes; they are resolved to ids first.
-pub fn set_layout<H: Host>(cx: &mut Cx<'_>, p: TabSetLayoutParams) -> Routed<H> {
+pub fn set_layout(cx: &mut Cx<'_>, p: TabSetLayoutParams) -> Routed {
     let addr = match cx.registry.tab(&p.tab_id) {
         Ok(addr) => addr,
         Err(e) => return fail(Err(e)),
@@ -101,7 +101,7 @@ pub fn set_layout<H: Host>(cx: &mut Cx<'_>, p: TabSetLayoutParams) -> Routed<H> 
 }
 
 /// `tab.set_ratio`: one divider, by path.
-pub fn set_ratio<H: Host>(cx: &mut Cx<'_>, p: TabSetRatioParams) -> Routed<H> {
+pub fn set_ratio(cx: &mut Cx<'_>, p: TabSetRatioParams) -> Routed {
     let addr = match cx.registry.tab(&p.tab_id) {
         Ok(addr) => addr,
         Err(e) => return fail(Err(e)),
@@ -116,12 +116,12 @@ pub fn set_ratio<H: Host>(cx: &mut Cx<'_>, p: TabSetRatioParams) -> Routed<H> {
     )
 }
 
-fn ask<H: Host, M>(addr: Addr<Workspace>, msg: M) -> Routed<H>
+fn ask<M>(addr: Addr<Workspace>, msg: M) -> Routed
 where
     M: Message<Result = Result<Tab, Error>> + Send + 'static,
     Workspace: Handler<M>,
 {
-    Box::pin(addr.send(msg).on_host::<H>().map(|r, _, _| {
+    Box::pin(addr.send(msg).on_host().map(|r, _, _| {
         Reply::of(
             r.map_err(Error::from)
                 .and_then(|inner| inner)

@@ -5,7 +5,7 @@
 //! checks them after each batch it applies.
 
 use super::Reply;
-use super::{Cx, Host, OnHost, Routed, fail};
+use super::{Cx, OnHost, Routed, fail};
 use crate::domain::state::progress::Outcome;
 use crate::domain::waits::{WaitAnswer, Wanted};
 use crate::error::Error;
@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 pub const DEFAULT_TIMEOUT_S: u64 = 3600;
 
 /// `wait`.
-pub fn wait<H: Host>(cx: &mut Cx<'_>, conn: ConnId, p: WaitParams) -> Routed<H> {
+pub fn wait(cx: &mut Cx<'_>, conn: ConnId, p: WaitParams) -> Routed {
     let (wanted, timeout) = match prepare(cx, p) {
         Ok(prepared) => prepared,
         Err(e) => return fail(Err(e)),
@@ -37,7 +37,7 @@ pub fn wait<H: Host>(cx: &mut Cx<'_>, conn: ConnId, p: WaitParams) -> Routed<H> 
                 }),
             }
         }
-        .on_host::<H>()
+        .on_host()
         .map(|result, _, _| Reply::of(result)),
     )
 }

@@ -4,8 +4,9 @@
 
 use super::Reply;
 use super::wait::register;
-use super::{Cx, Host, OnHost, Routed, fail};
+use super::{Cx, OnHost, Routed, fail};
 use crate::actors::pane::{Pane, SubmitEnter, SubmitPaste, SubmitRetry};
+use crate::actors::supervisor::Supervisor;
 use crate::domain::state::Outcome;
 use crate::error::Error;
 use crate::ids::ConnId;
@@ -53,7 +54,7 @@ pub(super) fn pane_task<'c>(cx: &'c Cx<'_>, pane: &PaneId) -> Option<&'c Task> {
 }
 
 /// `pane.submit`.
-pub fn submit<H: Host>(cx: &mut Cx<'_>, conn: ConnId, p: PaneSubmitParams) -> Routed<H> {
+pub fn submit(cx: &mut Cx<'_>, conn: ConnId, p: PaneSubmitParams) -> Routed {
     let (delay, stall) = match check(&p) {
         Ok(checked) => checked,
         Err(e) => return fail(Err(e)),
@@ -87,13 +88,14 @@ pub fn submit<H: Host>(cx: &mut Cx<'_>, conn: ConnId, p: PaneSubmitParams) -> Ro
         pane.send(SubmitEnter).await.map_err(lost)??;
         Ok::<(), Error>(())
     };
-    Box::pin(typed.on_host::<H>().then(move |typed, act, _| match typed {
+    Box::pin(typed.on_host().then(move |typed, act, _| match typed {
         Err(e) => fail(Err(e)),
         Ok(()) => {
-            let gated = activity_gate::<H>(&mut act.cx(), conn, id.clone(), addr, baseline, stall);
+            let gated = activity_gate(&mut act.cx(), conn, id.clone(), addr, baseline, stall);
             Box::pin(
-                gated
-                    .then(move |reply, act: &mut H, _| resume_task::<H>(&mut act.cx(), &id, reply)),
+                gated.then(move |reply, act: &mut Supervisor, _| {
+                    resume_task(&mut act.cx(), &id, reply)
+                }),
             )
         },
     }))
@@ -101,7 +103,7 @@ pub fn submit<H: Host>(cx: &mut Cx<'_>, conn: ConnId, p: PaneSubmitParams) -> Ro
 
 /// An accepted follow-up prompt resumes the worker's task from
 /// `input_required` (tasks.md §3.4, ipc.md §8.5), then the reply goes out.
-fn resume_task<H: Host>(cx: &mut Cx<'_>, pane: &PaneId, reply: Reply) -> Routed<H> {
+fn resume_task(cx: &mut Cx<'_>, pane: &PaneId, reply: Reply) -> Routed {
     let actor = pane_task(cx, pane)
         .filter(|t| t.state == TaskState::InputRequired && reply.result.is_ok())
         .and_then(|t| cx.tasks.get(&t.id).cloned());
@@ -119,7 +121,7 @@ fn resume_task<H: Host>(cx: &mut Cx<'_>, pane: &PaneId, reply: Reply) -> Routed<
             log::debug!("a follow-up prompt did not resume its task: {e}");
         }
     };
-    Box::pin(resumed.on_host::<H>().map(move |(), _, _| reply))
+    Box::pin(resumed.on_host().map(move |(), _, _| reply))
 }
 
 /// The outcomes that show the prompt was taken (or that it never can be).
@@ -132,14 +134,14 @@ fn taken() -> Vec<(String, Outcome)> {
 
 /// Step 7: a `working` or `blocked` transition newer than the baseline, with
 /// one Enter retry halfway into an untouched input box.
-pub(super) fn activity_gate<H: Host>(
+pub(super) fn activity_gate(
     cx: &mut Cx<'_>,
     conn: ConnId,
     id: PaneId,
     addr: Addr<Pane>,
     baseline: Option<WaitBaseline>,
     stall: Duration,
-) -> Routed<H> {
+) -> Routed {
     let mut first = register(cx, conn, id.clone(), taken(), baseline);
     let half = stall / 2;
     let waited = async move {
@@ -149,7 +151,7 @@ pub(super) fn activity_gate<H: Host>(
         let _ = addr.send(SubmitRetry).await;
         tokio::time::timeout(stall - half, first).await.ok()
     };
-    Box::pin(waited.on_host::<H>().map(move |settled, act, _| {
+    Box::pin(waited.on_host().map(move |settled, act, _| {
         let result = match settled {
             None => Err(stalled()),
             Some(Err(_)) => Err(Error::ShuttingDown),

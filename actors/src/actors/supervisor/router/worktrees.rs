@@ -6,7 +6,7 @@
 //! removes it; binding a workspace holds an entering reference for the same
 //! reason.
 
-use super::{Cx, Host, OnHost, Reply, Routed, fail, flatten, register_workspace, validate_name};
+use super::{Cx, OnHost, Reply, Routed, fail, flatten, register_workspace, validate_name};
 use crate::domain::worktrees::{MutationLock, PathLock, canonical_target, is_within};
 use crate::error::Error;
 use crate::os::git::Git;
@@ -110,7 +110,7 @@ struct Held {
 }
 
 /// `worktree.list`.
-pub fn list<H: Host>(cx: &mut Cx<'_>, p: WorktreeListParams) -> Routed<H> {
+pub fn list(cx: &mut Cx<'_>, p: WorktreeListParams) -> Routed {
     let (_, git) = match source(cx, &p.workspace_id) {
         Ok(s) => s,
         Err(e) => return fail(Err(e)),
@@ -136,12 +136,12 @@ pub fn list<H: Host>(cx: &mut Cx<'_>, p: WorktreeListParams) -> Routed<H> {
             .collect::<Result<Vec<_>, Error>>()
             .map(|worktrees| WorktreeListResult { worktrees })
     });
-    Box::pin(listed.on_host::<H>().map(|r, _, _| Reply::of(r)))
+    Box::pin(listed.on_host().map(|r, _, _| Reply::of(r)))
 }
 
 /// `worktree.create`: a new branch at the source HEAD checked out at `path`,
 /// then a workspace bound to it (kept when binding fails).
-pub fn create<H: Host>(cx: &mut Cx<'_>, p: WorktreeCreateParams) -> Routed<H> {
+pub fn create(cx: &mut Cx<'_>, p: WorktreeCreateParams) -> Routed {
     let name = match p.name.as_deref().map(validate_name).transpose() {
         Ok(n) => n,
         Err(e) => return fail(Err(e)),
@@ -177,7 +177,7 @@ pub fn create<H: Host>(cx: &mut Cx<'_>, p: WorktreeCreateParams) -> Routed<H> {
         };
         Ok::<_, Error>((target, branch, held))
     };
-    Box::pin(work.on_host::<H>().then(move |done, act, _| {
+    Box::pin(work.on_host().then(move |done, act, _| {
         let (target, branch, held) = match done {
             Ok(d) => d,
             Err(e) => return fail(Err(e)),
@@ -190,7 +190,7 @@ pub fn create<H: Host>(cx: &mut Cx<'_>, p: WorktreeCreateParams) -> Routed<H> {
         }]);
         Box::pin(
             async move { flatten(rx.await) }
-                .on_host::<H>()
+                .on_host()
                 .then(move |published, act, _| {
                     if let Err(e) = published {
                         return fail(Err(Error::CheckoutRetained {
@@ -243,7 +243,7 @@ fn new_checkout_target(path: &Path) -> Result<PathBuf, Error> {
 }
 
 /// `worktree.open`: a workspace for a registered checkout, or the open one.
-pub fn open<H: Host>(cx: &mut Cx<'_>, p: WorktreeOpenParams) -> Routed<H> {
+pub fn open(cx: &mut Cx<'_>, p: WorktreeOpenParams) -> Routed {
     let name = match p.name.as_deref().map(validate_name).transpose() {
         Ok(n) => n,
         Err(e) => return fail(Err(e)),
@@ -276,7 +276,7 @@ pub fn open<H: Host>(cx: &mut Cx<'_>, p: WorktreeOpenParams) -> Routed<H> {
         .await?;
         Ok::<_, Error>((canonical, registration, mutation))
     };
-    Box::pin(work.on_host::<H>().then(move |done, act, _| {
+    Box::pin(work.on_host().then(move |done, act, _| {
         let (canonical, registration, mutation) = match done {
             Ok(d) => d,
             Err(e) => return fail(Err(e)),
@@ -315,7 +315,7 @@ struct Bind {
 /// Binds a workspace: an entering reference on the checkout, its git facts
 /// and `dirty` off the loop, then on the host the source must still exist and
 /// an open workspace on the same canonical cwd is reused, else one is created.
-fn bind<H: Host>(cx: &mut Cx<'_>, b: Bind, held: Held) -> Routed<H> {
+fn bind(cx: &mut Cx<'_>, b: Bind, held: Held) -> Routed {
     let workspaces = workspace_cwds(cx);
     let checkouts = cx.checkouts.clone();
     let deadline = cx.config.limits.worktree_git_deadline;
@@ -328,7 +328,7 @@ fn bind<H: Host>(cx: &mut Cx<'_>, b: Bind, held: Held) -> Routed<H> {
         let existing = workspace_where(&workspaces, |c| c == path);
         Ok((entering, git, existing))
     });
-    Box::pin(probed.on_host::<H>().then(move |probed, act, ctx| {
+    Box::pin(probed.on_host().then(move |probed, act, ctx| {
         let mut cx = act.cx();
         let path_text = b.path.to_string_lossy().into_owned();
         let outcome = probed.and_then(|(entering, git, existing)| {
@@ -395,7 +395,7 @@ fn bind<H: Host>(cx: &mut Cx<'_>, b: Bind, held: Held) -> Routed<H> {
         let retained = b.retained;
         Box::pin(
             async move { flatten(rx.await) }
-                .on_host::<H>()
+                .on_host()
                 .map(move |published, _, _| {
                     drop(held);
                     Reply::of(published.map(|_| result).map_err(|e| {
@@ -415,7 +415,7 @@ fn bind<H: Host>(cx: &mut Cx<'_>, b: Bind, held: Held) -> Routed<H> {
 
 /// `worktree.remove`: refusals in spec/tasks.md §11.4 order, then a non-force
 /// `git worktree remove` while the path is reserved.
-pub fn remove<H: Host>(cx: &mut Cx<'_>, p: WorktreeRemoveParams) -> Routed<H> {
+pub fn remove(cx: &mut Cx<'_>, p: WorktreeRemoveParams) -> Routed {
     let (source_id, git) = match source(cx, &p.workspace_id) {
         Ok(s) => s,
         Err(e) => return fail(Err(e)),
@@ -451,7 +451,7 @@ pub fn remove<H: Host>(cx: &mut Cx<'_>, p: WorktreeRemoveParams) -> Routed<H> {
         };
         Ok::<_, Error>((canonical, held, reservation))
     };
-    Box::pin(work.on_host::<H>().then(move |done, act, _| {
+    Box::pin(work.on_host().then(move |done, act, _| {
         let (canonical, held, reservation) = match done {
             Ok(d) => d,
             Err(e) => return fail(Err(e)),
@@ -496,7 +496,7 @@ pub fn remove<H: Host>(cx: &mut Cx<'_>, p: WorktreeRemoveParams) -> Routed<H> {
             wt::remove_user_checkout(&git, &canonical)?;
             Ok(canonical)
         });
-        Box::pin(removed.on_host::<H>().then(move |removed, act, _| {
+        Box::pin(removed.on_host().then(move |removed, act, _| {
             drop(reservation);
             let canonical = match removed {
                 Ok(c) => c,
@@ -510,7 +510,7 @@ pub fn remove<H: Host>(cx: &mut Cx<'_>, p: WorktreeRemoveParams) -> Routed<H> {
             }]);
             Box::pin(
                 async move { flatten(rx.await) }
-                    .on_host::<H>()
+                    .on_host()
                     .map(move |published, _, _| {
                         drop(held);
                         Reply::of(published.map(|_| WorktreeRemoveResult {
