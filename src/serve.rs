@@ -118,6 +118,7 @@ pub fn server(global: &Global, args: ServerArgs) -> i32 {
                 .chain(trouble)
                 .collect(),
         },
+        os: signaltty_actors::Os::real(),
     };
     signaltty_actors::run_server(config)
 }

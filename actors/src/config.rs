@@ -30,6 +30,9 @@ pub struct Config {
     pub agents: signaltty_model::agents::AgentRules,
     /// The config file read at start and its problems, for `server.status`.
     pub settings: SettingsReport,
+    /// What the workflows ask of the operating system (real in the server,
+    /// fakes in tests).
+    pub os: crate::os::seams::Os,
 }
 
 /// What `server.status` says about the settings the server started with.

@@ -20,6 +20,7 @@ mod tests;
 
 pub use config::Config;
 pub use error::Error;
+pub use os::seams::Os;
 pub use os::upgrade::probe_line as upgrade_probe_line;
 
 use crate::actors::connection::{Connection, Hub};

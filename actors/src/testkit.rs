@@ -28,6 +28,7 @@ pub fn config(dir: &std::path::Path) -> Config {
         version: "test".into(),
         limits: Limits::default(),
         settings: Default::default(),
+        os: crate::os::seams::Os::real(),
     }
 }
 

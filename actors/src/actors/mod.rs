@@ -5,8 +5,10 @@
 pub mod arbiters;
 pub mod connection;
 pub mod decision;
+pub mod directory;
 pub mod pane;
 pub mod publish;
+pub mod services;
 pub mod subscriber;
 pub mod supervisor;
 pub mod task;

@@ -113,6 +113,8 @@ pub struct Supervisor {
     auto: autoresume::AutoResume,
     /// The tasks' actors and the starts under way.
     tasks: crate::actors::task::ServerTaskBook,
+    /// This actor's own address, once it runs.
+    me: Option<Addr<Supervisor>>,
 }
 
 impl Supervisor {
@@ -159,6 +161,7 @@ impl Supervisor {
             snapshots: persist::Snapshots::with_tail_cap(tail_cap),
             auto: autoresume::AutoResume::default(),
             tasks: crate::actors::task::ServerTaskBook::default(),
+            me: None,
         }
     }
 
@@ -306,8 +309,9 @@ impl Supervisor {
         };
         let work = crate::actors::workspace::refresh_git(
             addr,
+            self.config.os.clone(),
             cwd,
-            crate::actors::workspace::Announce::IfChanged,
+            crate::actors::workspace::Refresh::IfChanged,
         );
         ctx.spawn(actix::fut::wrap_future(async move {
             drop(work.await);
@@ -363,6 +367,7 @@ impl Supervisor {
             tasks: &mut self.tasks,
             connections: &self.connections,
             turns: &self.turns,
+            me: self.me.clone(),
         }
     }
 }
@@ -374,6 +379,7 @@ impl Actor for Supervisor {
         // Every request and every publish goes through here; a roomy mailbox keeps
         // bursts from many clients flowing, and `send` still waits when it is full.
         ctx.set_mailbox_capacity(SUPERVISOR_MAILBOX);
+        self.me = Some(ctx.address());
         if let Some(store) = self.store.take() {
             let addr = ctx.address();
             if let Err(e) =
@@ -578,6 +584,7 @@ impl Handler<BeginShutdown> for Supervisor {
 }
 
 mod autoresume;
+mod directory;
 mod persist;
 pub(crate) mod router;
 pub mod sequencer;

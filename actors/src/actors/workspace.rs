@@ -2,10 +2,12 @@
 //! is published through the Supervisor, and each message is answered only after
 //! its events are published.
 
+use crate::actors::directory::Directory;
 use crate::actors::pane::Pane;
 use crate::actors::publish::Publish;
 use crate::domain::layout;
 use crate::error::Error;
+use crate::os::seams::Os;
 use actix::prelude::*;
 use signaltty_protocol::signal::SignalName;
 use signaltty_protocol::workspace::{Layout, Tab, Workspace as WorkspaceState};
@@ -13,9 +15,11 @@ use signaltty_protocol::{Event, PaneId, TabId, Timestamp, WorkspaceRef};
 use std::collections::HashMap;
 
 mod apply;
+mod launch;
 mod panes;
 pub use apply::{ApplyLayout, ApplyLeaf};
-pub use panes::{Arrangement, Rearrange, RemovePane, SpawnPane};
+pub use launch::{Launch, Launched, Spawn};
+pub use panes::{Arrangement, Rearrange, RemovePane};
 use std::collections::HashSet;
 
 /// Renames the workspace (the handle never changes). Replies with the workspace
@@ -46,12 +50,12 @@ pub struct SetGit {
     /// The recomputed cache.
     pub git: signaltty_protocol::workspace::GitInfo,
     /// Whether an unchanged cache is announced.
-    pub announce: Announce,
+    pub announce: Refresh,
 }
 
 /// When [`SetGit`] publishes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Announce {
+pub enum Refresh {
     /// Always (`workspace.refresh_git`).
     Always,
     /// Only when the cache changed (the refresh at a turn's end).
@@ -64,10 +68,11 @@ pub enum Announce {
 /// `workspace.refresh_git`, a spawn's later dirty check and a turn's end.
 pub async fn refresh_git(
     addr: Addr<Workspace>,
+    os: Os,
     cwd: std::path::PathBuf,
-    announce: Announce,
+    announce: Refresh,
 ) -> Result<WorkspaceState, Error> {
-    let git = actix_rt::task::spawn_blocking(move || crate::os::git::status::git_info(&cwd))
+    let git = actix_rt::task::spawn_blocking(move || os.git.git_info(&cwd))
         .await
         .map_err(|e| Error::Io {
             what: "git status".to_owned(),
@@ -130,6 +135,16 @@ pub struct SetRatio {
     pub ratio: f32,
 }
 
+/// Publishes `workspace.created` for a workspace the Supervisor just opened
+/// and replies with it; with `dirty_later`, the git cache's `dirty` flag is
+/// computed after the reply and announced if it changed.
+#[derive(Debug, Message)]
+#[rtype(result = "Result<WorkspaceState, Error>")]
+pub struct Announce {
+    /// Recompute `dirty` after the reply.
+    pub dirty_later: bool,
+}
+
 /// The Workspace actor.
 pub struct Workspace {
     state: WorkspaceState,
@@ -138,17 +153,28 @@ pub struct Workspace {
     /// The live pane actors this workspace placed.
     panes: HashMap<PaneId, Addr<Pane>>,
     events: Recipient<Publish>,
+    /// Told of every tab and pane this workspace adds or removes.
+    directory: Recipient<Directory>,
+    /// What the workspace asks of the OS (git status).
+    os: Os,
     closing: bool,
 }
 
 impl Workspace {
     /// An actor for a newly created workspace.
-    pub fn new(state: WorkspaceState, events: Recipient<Publish>) -> Workspace {
+    pub fn new(
+        state: WorkspaceState,
+        events: Recipient<Publish>,
+        directory: Recipient<Directory>,
+        os: Os,
+    ) -> Workspace {
         Workspace {
             state,
             tabs: Vec::new(),
             panes: HashMap::new(),
             events,
+            directory,
+            os,
             closing: false,
         }
     }
@@ -160,6 +186,8 @@ impl Workspace {
         tabs: Vec<Tab>,
         panes: HashMap<PaneId, Addr<Pane>>,
         events: Recipient<Publish>,
+        directory: Recipient<Directory>,
+        os: Os,
     ) -> Workspace {
         // In the workspace's own tab order; a tab it does not list is dropped.
         let tabs = state
@@ -172,6 +200,8 @@ impl Workspace {
             tabs,
             panes,
             events,
+            directory,
+            os,
             closing: false,
         }
     }
@@ -237,6 +267,30 @@ impl Actor for Workspace {
     type Context = Context<Self>;
 }
 
+impl Handler<Announce> for Workspace {
+    type Result = ResponseActFuture<Self, Result<WorkspaceState, Error>>;
+
+    fn handle(&mut self, msg: Announce, _ctx: &mut Self::Context) -> Self::Result {
+        let workspace = self.state.clone();
+        let published = self.publish(
+            vec![Event::WorkspaceCreated {
+                workspace: workspace.clone(),
+            }],
+            workspace,
+        );
+        Box::pin(published.into_actor(self).map(move |r, act, ctx| {
+            if r.is_ok() && msg.dirty_later {
+                let cwd = std::path::PathBuf::from(&act.state.cwd);
+                let work = refresh_git(ctx.address(), act.os.clone(), cwd, Refresh::IfChanged);
+                ctx.spawn(actix::fut::wrap_future(async move {
+                    drop(work.await);
+                }));
+            }
+            r
+        }))
+    }
+}
+
 impl Handler<SetAutoResume> for Workspace {
     type Result = ResponseFuture<Result<WorkspaceState, Error>>;
 
@@ -252,7 +306,7 @@ impl Handler<SetGit> for Workspace {
         if self.closing {
             return fail(self.gone());
         }
-        if self.state.git == msg.git && msg.announce == Announce::IfChanged {
+        if self.state.git == msg.git && msg.announce == Refresh::IfChanged {
             let workspace = self.state.clone();
             return Box::pin(async move { Ok(workspace) });
         }
@@ -301,9 +355,12 @@ impl Handler<Close> for Workspace {
             workspace_id: self.state.id.clone(),
         });
         let sent = self.events.send(Publish { events });
-        Box::pin(sent.into_actor(self).map(|r, _act, ctx| {
+        Box::pin(sent.into_actor(self).map(|r, act, ctx| {
             ctx.stop();
-            r?.map(|_| ())
+            r??;
+            act.directory
+                .do_send(Directory::WorkspaceClosed(act.state.id.clone()));
+            Ok(())
         }))
     }
 }
@@ -319,6 +376,10 @@ impl Handler<CreateTab> for Workspace {
         self.state.tabs.push(tab.id.clone());
         self.state.active_tab_id = Some(tab.id.clone());
         self.tabs.push(tab.clone());
+        self.directory.do_send(Directory::TabOpened {
+            tab: tab.id.clone(),
+            workspace: self.state.id.clone(),
+        });
         self.publish(vec![Event::TabCreated { tab: tab.clone() }], tab)
     }
 }
@@ -340,7 +401,13 @@ impl Handler<CloseTab> for Workspace {
         if self.state.active_tab_id.as_ref() == Some(&msg.tab_id) {
             self.state.active_tab_id = self.state.tabs.last().cloned();
         }
-        self.publish(events, ())
+        let published = self.publish(events, ());
+        let directory = self.directory.clone();
+        Box::pin(async move {
+            published.await?;
+            directory.do_send(Directory::TabClosed(msg.tab_id));
+            Ok(())
+        })
     }
 }
 

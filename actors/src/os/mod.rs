@@ -8,4 +8,5 @@ pub mod listener;
 pub mod occupants;
 pub mod procfs;
 pub mod pty;
+pub mod seams;
 pub mod upgrade;

@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 mod decisions;
 mod handoff;
 mod hooks;
-mod pty_handle;
+
 mod resume;
 mod screen;
 mod signals;
@@ -36,11 +36,11 @@ mod sink;
 mod submit;
 #[cfg(test)]
 mod tests;
+pub use crate::os::pty::{PtyHandle, SignalTarget};
 pub use decisions::{Answer, NativeHook, NativeRoute, NativeStarted};
 pub use handoff::{HandOver, HandedOver, Released, TakeBack};
 pub use hooks::{Hook, ReportSession};
-pub use pty_handle::{PtyHandle, SignalTarget};
-pub use resume::Resume;
+pub use resume::{Relaunched, Resume};
 pub use screen::RulesChanged;
 pub use signals::{Explain, MarkSeen, Notify, NotifyGate, ProcessSeen, TaskClosed};
 pub use sink::PaneSink;

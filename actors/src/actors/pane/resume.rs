@@ -1,25 +1,47 @@
-//! `pane.resume` on the Pane actor (spec/ipc.md §8.5): a tombstone's agent is
-//! started again, in the same pane (same id, history and viewers), with the
-//! adapter's resume command. Never automatic.
+//! `pane.resume` on the Pane actor (docs/methods.md#paneresume): a
+//! tombstone's agent is started again, in the same pane (same id, history and
+//! viewers), with the adapter's resume command.
 
 use super::{Pane, PaneSink};
 use crate::actors::publish::Publish;
+use crate::domain::launch::{self, SpawnSpec};
 use crate::error::Error;
-use crate::os::pty::SpawnSpec;
+use crate::os::seams::{Os, prepare_hooks};
 use actix::prelude::*;
 use signaltty_protocol::Event;
-use signaltty_protocol::pane::Pane as PaneState;
+use signaltty_protocol::pane::{Integration, Pane as PaneState};
+use std::path::PathBuf;
 
-/// Starts `spec` in this pane, which must have no live process. Replies with
-/// the pane and its new process id once `pane.created {resumed: true}` is out.
-#[derive(Debug, Message)]
-#[rtype(result = "Result<(PaneState, u32), Error>")]
+/// Starts the pane's own resume command (docs/restore.md) in this pane,
+/// which must have no live process: the adapter's exact-session command, or
+/// the plain shell it ran, with only the retained config variables passed
+/// again and the agent's hooks prepared first. Replies with the pane and
+/// the integration report once `pane.created {resumed: true}` is out and
+/// the registry knows the new process. `BAD_PARAMS` for a live pane or one
+/// with nothing to resume, `SPAWN_FAILED`.
+#[derive(Message)]
+#[rtype(result = "Result<(PaneState, Option<Integration>), Error>")]
 pub struct Resume {
-    /// What to run.
-    pub spec: SpawnSpec,
+    /// The socket the new process reports to.
+    pub socket: PathBuf,
+    /// What the launch asks of the OS.
+    pub os: Os,
+    /// Told of the new process.
+    pub directory: Recipient<Relaunched>,
 }
 
-type Started = ResponseActFuture<Pane, Result<(PaneState, u32), Error>>;
+/// This pane runs a new process now (told the registry's owner, before the
+/// `pane.resume` reply).
+#[derive(Debug, Message)]
+#[rtype(result = "()")]
+pub struct Relaunched {
+    /// The pane.
+    pub pane: signaltty_protocol::PaneId,
+    /// Its new process.
+    pub pid: u32,
+}
+
+type Started = ResponseActFuture<Pane, Result<(PaneState, Option<Integration>), Error>>;
 
 fn failed(e: Error) -> Started {
     Box::pin(actix::fut::ready(Err(e)))
@@ -35,45 +57,75 @@ impl Handler<Resume> for Pane {
                 self.state().id
             )));
         }
-        let (sink, addr_tx) = PaneSink::new();
-        let spec = msg.spec;
-        let argv = spec.argv.clone();
-        let spawned =
-            actix_rt::task::spawn_blocking(move || crate::os::pty::spawn(&spec, Box::new(sink)));
-        Box::pin(spawned.into_actor(self).then(move |result, pane, ctx| {
-            let pty = match result {
-                Ok(Ok(pty)) => pty,
-                Ok(Err(e)) => return failed(Error::SpawnFailed(e.to_string())),
-                Err(e) => return failed(Error::SpawnFailed(format!("launch task failed: {e}"))),
-            };
-            let pid = pty.pid();
-            // The old screen goes into the scrollback: the new process starts
-            // on a clean one, and no screen rule reads the tail as its screen.
-            pane.term.push_screen_into_history();
-            pane.pty = Some(Box::new(pty));
-            pane.ended = false;
-            pane.reaped = None;
-            pane.exit_reported = false;
-            // A new process: unhooked, its own program, no inferred approvals.
-            let effects = pane.tracker.on_process_started(&argv);
-            let mut events = pane.perform(effects, ctx);
-            let state = pane.state().clone();
-            events.push(Event::PaneCreated {
-                pane: state.clone(),
-                resumed: Some(true),
-            });
-            let sent = pane.events.send(Publish { events });
-            let me = ctx.address();
-            Box::pin(
-                async move {
-                    sent.await??;
-                    // Only now may the new process's output and exit reach the
-                    // pane: nothing it reports can overtake `pane.created`.
-                    let _ = addr_tx.send(me);
-                    Ok((state, pid))
-                }
-                .into_actor(pane),
-            )
-        }))
+        let pane = self.state();
+        let Some(argv) = launch::resume_command(pane) else {
+            return failed(Error::BadParams(format!(
+                "pane {} is not resumable: its agent reported no session to resume",
+                pane.id
+            )));
+        };
+        // Only the retained config variables are passed again (CLAUDE_CONFIG_DIR, …).
+        let config_env = pane.agent.config_env.clone().unwrap_or_default();
+        let env = launch::child_env(std::env::vars(), &config_env, pane.id.as_str(), &msg.socket);
+        let spec = SpawnSpec {
+            argv,
+            cwd: PathBuf::from(&pane.cwd),
+            env,
+            rows: pane.pty_size.rows,
+            cols: pane.pty_size.cols,
+        };
+        let (os, directory) = (msg.os, msg.directory);
+        let spawned = async move {
+            let (spec, integration) = prepare_hooks(&os, spec, config_env).await;
+            let (sink, addr_tx) = PaneSink::new();
+            let argv = spec.argv.clone();
+            let spawner = os.spawner.clone();
+            let spawned =
+                actix_rt::task::spawn_blocking(move || spawner.spawn(&spec, Box::new(sink))).await;
+            (spawned, addr_tx, argv, integration)
+        };
+        Box::pin(spawned.into_actor(self).then(
+            move |(result, addr_tx, argv, integration), pane, ctx| {
+                let pty = match result {
+                    Ok(Ok(pty)) => pty,
+                    Ok(Err(e)) => return failed(Error::SpawnFailed(e.to_string())),
+                    Err(e) => {
+                        return failed(Error::SpawnFailed(format!("launch task failed: {e}")));
+                    },
+                };
+                let pid = pty.pid();
+                // The old screen goes into the scrollback: the new process starts
+                // on a clean one, and no screen rule reads the tail as its screen.
+                pane.term.push_screen_into_history();
+                pane.pty = Some(pty);
+                pane.ended = false;
+                pane.reaped = None;
+                pane.exit_reported = false;
+                // A new process: unhooked, its own program, no inferred approvals.
+                let effects = pane.tracker.on_process_started(&argv);
+                let mut events = pane.perform(effects, ctx);
+                let state = pane.state().clone();
+                events.push(Event::PaneCreated {
+                    pane: state.clone(),
+                    resumed: Some(true),
+                });
+                let sent = pane.events.send(Publish { events });
+                let me = ctx.address();
+                Box::pin(
+                    async move {
+                        sent.await??;
+                        directory.do_send(Relaunched {
+                            pane: state.id.clone(),
+                            pid,
+                        });
+                        // Only now may the new process's output and exit reach the
+                        // pane: nothing it reports can overtake `pane.created`.
+                        let _ = addr_tx.send(me);
+                        Ok((state, integration))
+                    }
+                    .into_actor(pane),
+                )
+            },
+        ))
     }
 }

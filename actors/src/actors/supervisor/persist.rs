@@ -103,9 +103,15 @@ impl Supervisor {
         for ws in projection.workspaces() {
             let tabs = projection.tabs_of(&ws);
             let panes = panes_of.remove(&ws.id).unwrap_or_default();
-            let ws_addr =
-                WorkspaceActor::restored(ws.clone(), tabs.clone(), panes, addr.clone().recipient())
-                    .start();
+            let ws_addr = WorkspaceActor::restored(
+                ws.clone(),
+                tabs.clone(),
+                panes,
+                addr.clone().recipient(),
+                addr.clone().recipient(),
+                self.config.os.clone(),
+            )
+            .start();
             if let Err(e) = self
                 .registry
                 .add_workspace(ws.id.clone(), ws.handle.clone(), ws_addr)

@@ -6,10 +6,14 @@
 //! and the tab never existed, so no event announces it.
 
 use super::Workspace;
+use crate::actors::directory::LaunchTicket;
 use crate::actors::pane::{Pane, PaneSink};
 use crate::actors::publish::Publish;
+use crate::domain::registry::PaneEntry;
 use crate::error::Error;
-use crate::os::pty::{self, Pty, SpawnSpec};
+use crate::os::pty::PtyHandle;
+use crate::os::pty::SpawnSpec;
+use crate::os::seams::Spawner;
 use actix::prelude::*;
 use nix::sys::signal::Signal;
 use signaltty_protocol::Event;
@@ -49,17 +53,20 @@ pub struct ApplyLayout {
     pub pty_out: Recipient<crate::actors::publish::PtyData>,
     /// The server's configuration, for the pane actors.
     pub config: std::sync::Arc<crate::config::Config>,
+    /// The launch under way, holding the leaves' names: ended when the panes
+    /// are registered, or when this message is dropped.
+    pub ticket: LaunchTicket,
 }
 
 /// Started processes, with the channel each one's PTY threads wait on.
-type Started = Vec<(Pty, SyncSender<Addr<Pane>>)>;
+type Started = Vec<(Box<dyn PtyHandle>, SyncSender<Addr<Pane>>)>;
 
 /// Starts each spec in order; on the first failure kills what was started.
-fn start_all(specs: Vec<SpawnSpec>) -> Result<Started, Error> {
+fn start_all(spawner: &dyn Spawner, specs: Vec<SpawnSpec>) -> Result<Started, Error> {
     let mut started: Started = Vec::with_capacity(specs.len());
     for (i, spec) in specs.iter().enumerate() {
         let (sink, addr_tx) = PaneSink::new();
-        match pty::spawn(spec, Box::new(sink)) {
+        match spawner.spawn(spec, Box::new(sink)) {
             Ok(pty) => started.push((pty, addr_tx)),
             Err(e) => {
                 for (pty, _) in &started {
@@ -89,9 +96,11 @@ impl Handler<ApplyLayout> for Workspace {
             leaves,
             pty_out,
             config,
+            ticket,
         } = msg;
         let specs: Vec<SpawnSpec> = leaves.iter().map(|l| l.spec.clone()).collect();
-        let launch = actix_rt::task::spawn_blocking(move || start_all(specs));
+        let spawner = config.os.spawner.clone();
+        let launch = actix_rt::task::spawn_blocking(move || start_all(&*spawner, specs));
         AtomicResponse::new(Box::pin(launch.into_actor(self).then(
             move |launched, act, _ctx| {
                 let started = match launched {
@@ -101,6 +110,7 @@ impl Handler<ApplyLayout> for Workspace {
                 let result = started.map(|started| {
                     let created_tab = tab.clone();
                     let mut placed = Vec::with_capacity(leaves.len());
+                    let mut entries = Vec::with_capacity(leaves.len());
                     let mut senders = Vec::with_capacity(leaves.len());
                     let mut events = vec![Event::TabCreated { tab: created_tab }];
                     for (leaf, (pty, addr_tx)) in leaves.into_iter().zip(started) {
@@ -114,10 +124,21 @@ impl Handler<ApplyLayout> for Workspace {
                             config.clone(),
                             leaf.tail,
                         );
+                        let tail = slot.clone();
                         let addr = Pane::start_in_arbiter(&leaf.arbiter, move |_| {
-                            Pane::new(state, Box::new(pty), events_to, out, &cfg)
-                                .with_tail_slot(&slot)
+                            Pane::new(state, pty, events_to, out, &cfg).with_tail_slot(&slot)
                         });
+                        entries.push((
+                            PaneEntry {
+                                id: pane.id.clone(),
+                                addr: addr.clone(),
+                                workspace: act.state.id.clone(),
+                                tab: tab.id.clone(),
+                                pid,
+                                tail,
+                            },
+                            pane.name.clone(),
+                        ));
                         act.panes.insert(pane.id.clone(), addr.clone());
                         events.push(Event::PaneCreated {
                             pane: pane.clone(),
@@ -132,14 +153,16 @@ impl Handler<ApplyLayout> for Workspace {
                     act.state.active_tab_id = Some(tab.id.clone());
                     act.tabs.push(tab.clone());
                     events.push(Event::TabUpdated { tab: tab.clone() });
-                    (events, tab, placed, senders)
+                    (events, tab, placed, entries, senders)
                 });
                 let sender = act.events.clone();
                 // Published inside the atomic section, as a spawn is: nothing
                 // else reaches the workspace until the panes are public.
                 async move {
-                    let (events, tab, placed, senders) = result?;
+                    let (events, tab, placed, entries, senders) = result?;
                     sender.send(Publish { events }).await??;
+                    // Public: the panes, their tab and names are registered.
+                    ticket.launched(entries);
                     // The PTY threads wait for their pane's address before they
                     // deliver output or an exit, so no `pane.exited` precedes
                     // its `pane.created`.

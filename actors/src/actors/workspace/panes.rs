@@ -4,11 +4,13 @@
 //! remove the target tab between the check, the launch and the publication.
 
 use super::Workspace;
+use crate::actors::directory::{Directory, LaunchTicket};
 use crate::actors::pane::{ClosePane, Pane, PaneSink, SetTab};
 use crate::actors::publish::Publish;
+use crate::domain::registry::PaneEntry;
 use crate::error::Error;
 use crate::ids::random_u128;
-use crate::os::pty::{self, SpawnSpec};
+use crate::os::pty::SpawnSpec;
 use actix::prelude::*;
 use signaltty_protocol::pane::Pane as PaneState;
 use signaltty_protocol::signal::SignalName;
@@ -39,6 +41,9 @@ pub struct SpawnPane {
     pub split: Option<(PaneId, SplitDir)>,
     /// The server's configuration: the pane reads its agent rules and limits.
     pub config: std::sync::Arc<crate::config::Config>,
+    /// The launch under way: ended when the pane is registered, or when this
+    /// message is dropped.
+    pub ticket: LaunchTicket,
 }
 
 /// Removes a closed pane from its tab's layout and publishes `pane.closed`.
@@ -128,6 +133,7 @@ impl Handler<SpawnPane> for Workspace {
             split,
             config,
             tail,
+            ticket,
         } = msg;
         let target = if self.closing {
             Err(self.gone())
@@ -142,8 +148,11 @@ impl Handler<SpawnPane> for Workspace {
         };
         pane.tab_id = tab.id.clone();
         let (sink, addr_tx) = PaneSink::new();
+        let spawner = config.os.spawner.clone();
         let launch = actix_rt::task::spawn_blocking(move || {
-            pty::spawn(&spec, Box::new(sink)).map(|pty| (pty, addr_tx))
+            spawner
+                .spawn(&spec, Box::new(sink))
+                .map(|pty| (pty, addr_tx))
         });
         AtomicResponse::new(Box::pin(launch.into_actor(self).then(
             move |launched, act, _ctx| {
@@ -156,9 +165,9 @@ impl Handler<SpawnPane> for Workspace {
                     let pid = pty.pid();
                     let events = act.events.clone();
                     let state = pane.clone();
+                    let slot = tail.clone();
                     let addr = Pane::start_in_arbiter(&arbiter, move |_| {
-                        Pane::new(state, Box::new(pty), events, pty_out, &config)
-                            .with_tail_slot(&tail)
+                        Pane::new(state, pty, events, pty_out, &config).with_tail_slot(&slot)
                     });
                     act.panes.insert(pane.id.clone(), addr.clone());
                     let mut published = Vec::new();
@@ -200,11 +209,24 @@ impl Handler<SpawnPane> for Workspace {
                     (published, pane, addr, addr_tx, pid)
                 });
                 let sender = act.events.clone();
+                let workspace = act.state.id.clone();
                 // Publication is awaited inside the atomic section: the workspace answers
                 // nothing else until the pane is public.
                 async move {
                     let (published, pane, addr, addr_tx, pid) = result?;
                     sender.send(Publish { events: published }).await??;
+                    // Public: hooks of its process find it from now on.
+                    ticket.launched(vec![(
+                        PaneEntry {
+                            id: pane.id.clone(),
+                            addr: addr.clone(),
+                            workspace,
+                            tab: pane.tab_id.clone(),
+                            pid,
+                            tail,
+                        },
+                        None,
+                    )]);
                     // The PTY threads wait for this address before delivering output
                     // or the exit, so `pane.exited` can never be published before
                     // `pane.created`.
@@ -246,11 +268,13 @@ impl Handler<RemovePane> for Workspace {
         }
         let sent = self.events.send(Publish {
             events: vec![Event::PaneClosed {
-                pane_id: msg.pane_id,
+                pane_id: msg.pane_id.clone(),
             }],
         });
+        let directory = self.directory.clone();
         Box::pin(async move {
             sent.await??;
+            directory.do_send(Directory::PaneClosed(msg.pane_id));
             Ok(())
         })
     }
@@ -405,6 +429,7 @@ impl Handler<Rearrange> for Workspace {
             })
             .collect();
         let sender = self.events.clone();
+        let directory = self.directory.clone();
         let tabs_events: Vec<Event> = touched
             .iter()
             .map(|t| Event::TabUpdated { tab: t.clone() })
@@ -421,6 +446,12 @@ impl Handler<Rearrange> for Workspace {
                     });
                 }
                 sender.send(Publish { events }).await??;
+                for (pane, tab) in &reply.1 {
+                    directory.do_send(Directory::PaneMoved {
+                        pane: pane.clone(),
+                        tab: tab.clone(),
+                    });
+                }
                 Ok(reply)
             }
             .into_actor(self),

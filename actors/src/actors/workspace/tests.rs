@@ -43,7 +43,13 @@ async fn start_with_supervisor(dir: &std::path::Path) -> (Addr<Workspace>, Tab, 
         created_at: Timestamp::now(),
         updated_at: Timestamp::now(),
     };
-    let ws = Workspace::new(state, sup.clone().recipient()).start();
+    let ws = Workspace::new(
+        state,
+        sup.clone().recipient(),
+        sup.clone().recipient(),
+        crate::os::seams::Os::real(),
+    )
+    .start();
     let tab = Tab {
         id: TabId("tab_t".into()),
         workspace_id: WorkspaceId("ws_t".into()),
@@ -113,6 +119,7 @@ fn apply_of(
         leaves,
         pty_out: sup.clone().recipient(),
         config: Arc::new(config(dir)),
+        ticket: crate::actors::directory::LaunchTicket::new(sup.clone().recipient(), Vec::new()),
     }
 }
 

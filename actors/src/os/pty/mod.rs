@@ -35,7 +35,9 @@
 // block carries a `// SAFETY:` comment.
 #![allow(unsafe_code)]
 
+mod handle;
 mod open;
+pub use handle::{PtyHandle, SignalTarget};
 mod reader;
 pub(crate) mod reap;
 mod writer;

@@ -5,7 +5,7 @@
 //! publishes `workspace.updated` (and `git.branch_changed`).
 
 use super::{Cx, OnHost, Reply, Routed, fail};
-use crate::actors::workspace::Announce;
+use crate::actors::workspace::Refresh;
 use crate::error::Error;
 use crate::os::git::diff::{self, Base, DiffError};
 use actix::prelude::*;
@@ -195,7 +195,8 @@ pub fn refresh_git(cx: &mut Cx<'_>, p: WorkspaceRefreshGitParams) -> Routed {
     let Some(addr) = cx.registry.workspace_addr(&id) else {
         return fail(Err(Error::NoSuchWorkspace(p.workspace_id)));
     };
-    let work = crate::actors::workspace::refresh_git(addr, cwd, Announce::Always);
+    let work =
+        crate::actors::workspace::refresh_git(addr, cx.config.os.clone(), cwd, Refresh::Always);
     Box::pin(
         work.on_host()
             .map(|r, _, _| Reply::of(r.map(|workspace| WorkspaceResult { workspace }))),

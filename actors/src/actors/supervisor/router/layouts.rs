@@ -5,12 +5,12 @@
 //! the Workspace actor to start every pane into a new tab, all or nothing
 //! (`workspace::ApplyLayout`).
 
-use super::{Cx, OnHost, Reply, Routed, fail, validate_name};
+use super::{Cx, OnHost, Routed, answer, fail, validate_name};
+use crate::actors::directory::LaunchTicket;
 use crate::actors::workspace::{ApplyLayout, ApplyLeaf};
 use crate::domain::launch::{self, PaneRecipe};
 use crate::domain::launch_tree::{self, Defaults, PlannedLeaf};
 use crate::domain::projection::Projection;
-use crate::domain::registry::PaneEntry;
 use crate::error::Error;
 use crate::ids::random_u128;
 use actix::prelude::*;
@@ -171,8 +171,7 @@ pub fn apply(cx: &mut Cx<'_>, p: LayoutApplyParams) -> Routed {
                 return fail(Err(e));
             },
         };
-        let tab = super::tabs::registered_tab(cx, workspace_id.clone(), title);
-        let tab_id = tab.id.clone();
+        let tab = super::tabs::new_tab(workspace_id.clone(), title);
         let mut leaves = Vec::with_capacity(built.len());
         let mut integrations = Vec::with_capacity(built.len());
         let mut entering = Vec::with_capacity(built.len());
@@ -191,55 +190,37 @@ pub fn apply(cx: &mut Cx<'_>, p: LayoutApplyParams) -> Routed {
             integrations.push(integration);
             entering.push(reservation);
         }
-        let tails: Vec<_> = leaves.iter().map(|l| l.tail.clone()).collect();
         // A workspace whose actor stopped meanwhile was closed: it is gone.
         let gone = Error::NoSuchWorkspace(workspace_ref.clone());
-        // Counted from now: a hook of a new process may arrive before it is placed.
+        // Counted from now: a hook of a new process may arrive before it is
+        // placed. The Workspace ends the launch, and the names held for the
+        // leaves become theirs, when it registers the panes.
         cx.launches.begin();
+        let mut ticket = LaunchTicket::new(ctx.address().recipient(), names);
+        // Each leaf's directory stays entered until the panes are registered.
+        for reservation in entering.into_iter().flatten() {
+            ticket.hold(reservation);
+        }
         let sent = addr.send(ApplyLayout {
             tab,
             layout,
             leaves,
             pty_out: ctx.address().recipient(),
             config: cx.config.clone(),
+            ticket,
         });
-        Box::pin(sent.on_host().map(move |r, act, _| {
-            let cx = act.cx();
-            cx.launches.end();
-            cx.registry.release_names(&names);
-            let placed = r.map_err(|_| gone).and_then(|inner| inner);
-            let result = match placed {
-                Ok((tab, placed)) => {
-                    let mut panes = Vec::with_capacity(placed.len());
-                    for (((pane, pane_addr, pid), tail), integration) in
-                        placed.into_iter().zip(tails).zip(integrations)
-                    {
-                        cx.registry.add_pane(PaneEntry {
-                            id: pane.id.clone(),
-                            addr: pane_addr,
-                            workspace: workspace_id.clone(),
-                            tab: tab.id.clone(),
-                            pid,
-                            tail,
-                        });
-                        if let Some(name) = &pane.name
-                            && let Err(e) = cx.registry.set_pane_name(&pane.id, Some(name))
-                        {
-                            log::warn!("layout.apply: pane {} keeps no name: {e}", pane.id);
-                        }
-                        panes.push(PaneLaunchResult { pane, integration });
-                    }
-                    Ok(LayoutApplyResult { tab, panes })
-                },
-                Err(e) => {
-                    cx.registry.remove_tab(&tab_id);
-                    Err(e)
-                },
-            };
-            // Registered (or failed): a removal now sees the panes themselves.
-            drop(entering);
-            Reply::of(result)
-        }))
+        let _ = workspace_id;
+        answer(async move {
+            let placed = sent.await.map_err(|_| gone).and_then(|inner| inner);
+            placed.map(|(tab, placed)| LayoutApplyResult {
+                tab,
+                panes: placed
+                    .into_iter()
+                    .zip(integrations)
+                    .map(|((pane, _, _), integration)| PaneLaunchResult { pane, integration })
+                    .collect(),
+            })
+        })
     }))
 }
 

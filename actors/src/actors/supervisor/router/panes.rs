@@ -4,79 +4,72 @@
 //! projection.
 
 use super::Reply;
-use super::{Cx, OnHost, Routed, fail, ready};
+use super::{Cx, OnHost, Routed, answer, fail, ready};
 use crate::actors::connection::ConnHandle;
+use crate::actors::directory::LaunchTicket;
 use crate::actors::pane::{
     Attach, ClearPane, Detach, IsLive, Pane, ReadPane, ResizePane, SetName, SignalPane, WriteInput,
 };
-use crate::actors::supervisor::Supervisor;
-use crate::actors::workspace::{Arrangement, Rearrange, RemovePane, SpawnPane};
+use crate::actors::workspace::{Arrangement, Launch, Launched, Rearrange, RemovePane, Spawn};
 use crate::domain::launch;
-use crate::domain::registry::{PaneEntry, PaneKey};
+use crate::domain::registry::PaneKey;
 use crate::error::Error;
 use crate::ids::random_u128;
-use crate::os::pty::SpawnSpec;
 use actix::prelude::*;
 use base64::Engine as _;
+use signaltty_protocol::pane::PaneLaunchResult;
 use signaltty_protocol::pane::{
-    AgentKind, DetachedResult, LiveState, MAX_INPUT_B64, MAX_READ_LINES, Pane as PaneObject,
-    PaneAttachParams, PaneClearResult, PaneCloseParams, PaneGetResult, PaneInputParams,
-    PaneInputResult, PaneReadParams, PaneReadResult, PaneRenameParams, PaneResizeParams,
-    PaneResult, PaneSignalParams, PaneSpawnParams, PaneSplitParams, PaneTarget,
-    PaneWaitForOutputParams, PaneWaitForOutputResult, PtySize, ReadMode, Relationship, SentResult,
+    AgentKind, DetachedResult, LiveState, MAX_INPUT_B64, MAX_READ_LINES, PaneAttachParams,
+    PaneClearResult, PaneCloseParams, PaneGetResult, PaneInputParams, PaneInputResult,
+    PaneReadParams, PaneReadResult, PaneRenameParams, PaneResizeParams, PaneResult,
+    PaneSignalParams, PaneSpawnParams, PaneSplitParams, PaneTarget, PaneWaitForOutputParams,
+    PaneWaitForOutputResult, PtySize, ReadMode, SentResult,
 };
-use signaltty_protocol::pane::{Integration, PaneLaunchResult};
 use signaltty_protocol::pane::{PaneMoveParams, PaneSwapParams, TabsResult};
 use signaltty_protocol::signal::SignalName;
 use signaltty_protocol::workspace::{ClosedResult, SplitDir};
-use signaltty_protocol::{PaneId, PaneRef, Timestamp};
+use signaltty_protocol::{PaneId, PaneRef};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 /// The most bytes of a human label.
 pub const MAX_LABEL_CHARS: usize = 128;
 
+/// `pane.spawn`, for a workflow: the launch, typed.
+pub(crate) fn start(
+    cx: &mut Cx<'_>,
+    p: PaneSpawnParams,
+) -> impl std::future::Future<Output = Result<Launched, Error>> + 'static {
+    let checked = check_spawn(cx, p, None);
+    let launched = checked.map(|(at, launch)| launch_in(cx, at, launch));
+    async move { launched?.await }
+}
+
 /// `pane.spawn`.
 pub fn spawn(cx: &mut Cx<'_>, p: PaneSpawnParams) -> Routed {
-    match check_spawn(cx, p) {
-        Ok(checked) => spawn_checked(checked, None),
+    match check_spawn(cx, p, None) {
+        Ok((at, launch)) => {
+            let launched = launch_in(cx, at, launch);
+            answer(async move {
+                launched.await.map(|l| PaneLaunchResult {
+                    pane: l.pane,
+                    integration: l.integration,
+                })
+            })
+        },
         Err(e) => fail(Err(e)),
     }
 }
 
-/// A spawn whose params passed the checks that need no filesystem, in the
-/// order of spec/pty-terminal.md §2.2; the cwd is checked next, off the event
-/// loop, and the tab after it.
-struct Checked {
-    workspace_ref: signaltty_protocol::WorkspaceRef,
-    workspace: signaltty_protocol::WorkspaceId,
-    tab: Option<signaltty_protocol::TabId>,
-    argv: Vec<String>,
-    cwd: PathBuf,
-    size: PtySize,
-    kind: AgentKind,
-    request_env: std::collections::BTreeMap<String, String>,
-    parent: Option<launch::Lineage>,
-    relationship: Option<Relationship>,
-    label: Option<String>,
-    task_id: Option<String>,
-    checkouts: crate::domain::worktrees::Checkouts,
-}
-
-/// Everything a launch needs: the pane object and its process's spawn.
-struct Prepared {
-    workspace: signaltty_protocol::WorkspaceId,
-    addr: Addr<crate::actors::workspace::Workspace>,
-    tab: Option<signaltty_protocol::TabId>,
-    pane: PaneObject,
-    spec: SpawnSpec,
+/// The checks of a spawn that need neither the file system nor the
+/// workspace's tabs, in the order of docs/methods.md#panespawn; the
+/// workspace's actor checks the cwd next, then the tab.
+fn check_spawn(
+    cx: &mut Cx<'_>,
+    p: PaneSpawnParams,
     split: Option<(PaneId, SplitDir)>,
-    /// Keeps a `worktree.remove` of the cwd out until the pane is registered.
-    entering: Option<crate::domain::worktrees::Reservation>,
-}
-
-fn check_spawn(cx: &mut Cx<'_>, p: PaneSpawnParams) -> Result<Checked, Error> {
-    let (workspace_id, _) = cx.registry.workspace(&p.workspace_id)?;
+) -> Result<(WorkspaceAt, Launch), Error> {
+    let (workspace_id, addr) = cx.registry.workspace(&p.workspace_id)?;
     if p.argv.is_empty() || p.argv[0].is_empty() {
         return Err(Error::BadParams("argv must name a program".into()));
     }
@@ -123,10 +116,20 @@ fn check_spawn(cx: &mut Cx<'_>, p: PaneSpawnParams) -> Result<Checked, Error> {
             cwd.display()
         )));
     }
-    Ok(Checked {
-        workspace_ref: p.workspace_id,
-        workspace: workspace_id,
-        tab: p.tab_id,
+    // Whether the tab named is this workspace's, as the registry knows now;
+    // reported after the cwd check.
+    let tab_check = match &p.tab_id {
+        None => Ok(()),
+        Some(tab) => match cx.registry.tab_owner(tab) {
+            None => Err(Error::NoSuchTab(tab.clone())),
+            Some(owner) if *owner != workspace_id => Err(Error::BadParams(format!(
+                "tab {tab} belongs to another workspace"
+            ))),
+            Some(_) => Ok(()),
+        },
+    };
+    let launch = Launch {
+        id: PaneId::from_random(random_u128()),
         argv: p.argv,
         cwd,
         size,
@@ -136,186 +139,46 @@ fn check_spawn(cx: &mut Cx<'_>, p: PaneSpawnParams) -> Result<Checked, Error> {
         relationship: p.relationship,
         label: p.label,
         task_id: p.task_id,
-        checkouts: cx.checkouts.clone(),
-    })
+        tab: p.tab_id,
+        tab_check,
+        split,
+    };
+    Ok(((workspace_id, addr), launch))
 }
 
-/// Checks the cwd on a blocking thread, then (back on the host, where the
-/// registry may have changed meanwhile) the workspace and the tab, builds the
-/// pane and launches it.
-fn spawn_checked(checked: Checked, split: Option<(PaneId, SplitDir)>) -> Routed {
-    let cwd = checked.cwd.clone();
-    let checkouts = checked.checkouts.clone();
-    let is_dir = actix_rt::task::spawn_blocking(move || {
-        if !cwd.is_dir() {
-            return Ok(None);
-        }
-        checkouts.enter_dir(&cwd).map(Some)
-    });
-    Box::pin(is_dir.on_host().then(move |is_dir, act, ctx| {
-        let cx = &mut act.cx();
-        let prepared = match is_dir {
-            Ok(Ok(Some(entering))) => finish_spawn(cx, checked, split, entering),
-            Ok(Err(e)) => Err(e),
-            Ok(Ok(None)) => Err(Error::BadParams(format!(
-                "cwd {} is not a directory",
-                checked.cwd.display()
-            ))),
-            Err(e) => Err(Error::Io {
-                what: "pane cwd check".into(),
-                source: std::io::Error::other(e.to_string()),
-            }),
-        };
-        match prepared {
-            Ok(prepared) => launch(cx, prepared, ctx),
-            Err(e) => fail(Err(e)),
-        }
-    }))
-}
+/// A workspace and its actor.
+type WorkspaceAt = (
+    signaltty_protocol::WorkspaceId,
+    Addr<crate::actors::workspace::Workspace>,
+);
 
-/// The checks after the cwd's, then the pane itself (`launch::build_pane`).
-fn finish_spawn(
+/// Asks the workspace's actor to launch `launch`, counted as a launch under
+/// way from now: a hook of the new process may arrive before its pane is
+/// registered, and the workspace ends the launch when it registers it.
+pub(super) fn launch_in(
     cx: &mut Cx<'_>,
-    checked: Checked,
-    split: Option<(PaneId, SplitDir)>,
-    entering: Option<crate::domain::worktrees::Reservation>,
-) -> Result<Prepared, Error> {
-    let (workspace_id, addr) = cx.registry.workspace(&checked.workspace_ref)?;
-    if let Some(tab) = &checked.tab {
-        match cx.registry.tab_owner(tab) {
-            None => return Err(Error::NoSuchTab(tab.clone())),
-            Some(owner) if *owner != workspace_id => {
-                return Err(Error::BadParams(format!(
-                    "tab {tab} belongs to another workspace"
-                )));
-            },
-            Some(_) => {},
-        }
-    }
-    let (pane, spec) = launch::build_pane(launch::PaneRecipe {
-        id: PaneId::from_random(random_u128()),
-        workspace: checked.workspace.clone(),
-        argv: checked.argv,
-        cwd: checked.cwd,
-        size: checked.size,
-        kind: checked.kind,
-        request_env: checked.request_env,
-        parent: checked.parent,
-        relationship: checked.relationship,
-        label: checked.label,
-        task_id: checked.task_id,
-        server_env: std::env::vars().collect(),
-        socket: &cx.config.socket,
-        now: Timestamp::now(),
-    });
-    Ok(Prepared {
-        workspace: workspace_id,
-        addr,
-        tab: checked.tab,
-        pane,
-        spec,
-        split,
-        entering,
-    })
-}
-
-fn launch(cx: &mut Cx<'_>, prepared: Prepared, ctx: &mut Context<Supervisor>) -> Routed {
-    let Prepared {
-        workspace,
-        addr,
-        tab,
-        pane,
-        spec,
-        split,
-        entering,
-    } = prepared;
-    let pty_out = ctx.address().recipient();
-    // Counted from now: a hook of the new process may arrive before it is placed.
+    (workspace, addr): WorkspaceAt,
+    launch: Launch,
+) -> impl std::future::Future<Output = Result<Launched, Error>> + 'static {
+    let Some(me) = cx.me.clone() else {
+        return futures_util::future::Either::Left(std::future::ready(Err(Error::Internal(
+            "the Supervisor is not running".into(),
+        ))));
+    };
     cx.launches.begin();
-    let config_env = pane.agent.config_env.clone().unwrap_or_default();
-    with_integration(cx, spec, config_env, move |cx, spec, integration| {
-        let arbiter = cx.arbiters.next_arbiter();
-        let tail = signaltty_model::term::TailSlot::default();
-        let sent = addr.send(SpawnPane {
-            pane,
-            tab,
-            spec,
-            arbiter,
-            pty_out,
-            split,
-            config: cx.config.clone(),
-            tail: tail.clone(),
-        });
-        // A workspace whose actor stopped meanwhile was closed: it is gone.
-        let gone = Error::NoSuchWorkspace(signaltty_protocol::WorkspaceRef(workspace.0.clone()));
-        Box::pin(sent.on_host().map(move |r, act, _| {
-            let placed = r.map_err(|_| gone).and_then(|inner| inner);
-            let cx = act.cx();
-            // Hooks from the new process that arrived too early retry now.
-            cx.launches.end();
-            let reply = Reply::of(placed.map(|(pane, pane_addr, pid)| {
-                // A tab the spawn created is addressable like any other.
-                cx.registry.add_pane(PaneEntry {
-                    id: pane.id.clone(),
-                    addr: pane_addr,
-                    workspace: workspace.clone(),
-                    tab: pane.tab_id.clone(),
-                    pid,
-                    tail,
-                });
-                PaneLaunchResult { pane, integration }
-            }));
-            // Registered (or failed): a removal now sees the pane itself.
-            drop(entering);
-            reply
-        }))
-    })
-}
-
-/// Prepares a supported agent's hooks before its process starts (spec/agents.md
-/// §11.7), off the event loop, then goes on with the spec to execute (Codex may
-/// gain `--no-daemon`) and the integration report. Other programs go straight on.
-fn with_integration(
-    cx: &mut Cx<'_>,
-    spec: SpawnSpec,
-    config_env: std::collections::BTreeMap<String, String>,
-    then: impl FnOnce(&mut Cx<'_>, SpawnSpec, Option<Integration>) -> Routed + 'static,
-) -> Routed {
-    if signaltty_model::integration::launch::agent_of(&spec.argv).is_none() {
-        return then(cx, spec, None);
-    }
-    let fallback = spec.clone();
-    let setup = actix_rt::task::spawn_blocking(move || {
-        signaltty_model::integration::launch::prepare(&spec.argv, &config_env, &spec.cwd, &spec.env)
+    let sent = addr.send(Spawn {
+        launch,
+        arbiter: cx.arbiters.next_arbiter(),
+        pty_out: me.clone().recipient(),
+        config: cx.config.clone(),
+        checkouts: cx.checkouts.clone(),
+        ticket: LaunchTicket::new(me.recipient(), Vec::new()),
     });
-    Box::pin(setup.on_host().then(move |done, act, _| {
-        let mut spec = fallback;
-        match done {
-            Ok(prepared) => {
-                if let Some(argv) = prepared.exec_argv {
-                    spec.argv = argv;
-                }
-                then(&mut act.cx(), spec, prepared.integration)
-            },
-            // The setup itself failed: the launch still goes ahead.
-            Err(e) => {
-                let integration =
-                    signaltty_model::integration::launch::agent_of(&spec.argv).map(|a| {
-                        Integration {
-                            agent: a.name().to_owned(),
-                            status: "error".to_owned(),
-                            changed: false,
-                            file: None,
-                            notice: Some(format!(
-                                "{} status setup failed: {e}. The terminal remains available.",
-                                a.name()
-                            )),
-                        }
-                    });
-                then(&mut act.cx(), spec, integration)
-            },
-        }
-    }))
+    futures_util::future::Either::Right(async move {
+        // A workspace whose actor stopped meanwhile was closed: it is gone.
+        sent.await
+            .map_err(|_| Error::NoSuchWorkspace(signaltty_protocol::WorkspaceRef(workspace.0)))?
+    })
 }
 
 /// `pane.split`: a new pane beside an existing one, in its tab.
@@ -338,14 +201,19 @@ pub fn split(cx: &mut Cx<'_>, p: PaneSplitParams) -> Routed {
                 argv,
             )
         };
-        let checked = check_spawn(cx, params)?;
-        Ok((
-            checked,
-            (entry.id.clone(), p.direction.unwrap_or(SplitDir::Right)),
-        ))
+        let split = (entry.id.clone(), p.direction.unwrap_or(SplitDir::Right));
+        check_spawn(cx, params, Some(split))
     });
     match prepared {
-        Ok((checked, split)) => spawn_checked(checked, Some(split)),
+        Ok((at, launch)) => {
+            let launched = launch_in(cx, at, launch);
+            answer(async move {
+                launched.await.map(|l| PaneLaunchResult {
+                    pane: l.pane,
+                    integration: l.integration,
+                })
+            })
+        },
         Err(e) => fail(Err(e)),
     }
 }
@@ -451,7 +319,8 @@ pub fn signal(cx: &mut Cx<'_>, p: PaneSignalParams) -> Routed {
     ask_pane(cx, &p.pane_id, msg, |()| SentResult { sent: true })
 }
 
-/// `pane.close`: hang up the process, drop the pane from its tab.
+/// `pane.close`: hang up the process, drop the pane from its tab; its
+/// workspace's actor forgets it in the registry.
 pub fn close(cx: &mut Cx<'_>, p: PaneCloseParams) -> Routed {
     let id = match cx.registry.resolve(&p.pane_id) {
         Ok(id) => id,
@@ -465,21 +334,14 @@ pub fn close(cx: &mut Cx<'_>, p: PaneCloseParams) -> Routed {
         return fail(Err(Error::NoSuchPane(id.0)));
     };
     let signal = p.signal.unwrap_or(SignalName::Term);
-    Box::pin(
-        workspace
-            .send(RemovePane {
-                pane_id: id.clone(),
-                signal,
-            })
-            .on_host()
-            .map(move |r, act, _| {
-                let result = r.map_err(Error::from).and_then(|inner| inner);
-                if result.is_ok() {
-                    act.cx().registry.remove_pane(&id);
-                }
-                Reply::of(result.map(|()| ClosedResult { closed: true }))
-            }),
-    )
+    let removed = super::ask(
+        workspace,
+        RemovePane {
+            pane_id: id,
+            signal,
+        },
+    );
+    answer(async move { removed.await.map(|()| ClosedResult { closed: true }) })
 }
 
 /// `pane.attach`: register the connection as a viewer; the reply carries the
@@ -681,15 +543,8 @@ fn rearrange(
     let msg = Rearrange {
         arrangement: arrangement(ea.id, eb.id),
     };
-    Box::pin(workspace.send(msg).on_host().map(|r, act, _| {
-        let result = r.map_err(Error::from).and_then(|inner| inner);
-        Reply::of(result.map(|(tabs, moved)| {
-            for (id, tab) in moved {
-                act.cx().registry.move_pane(&id, tab);
-            }
-            TabsResult { tabs }
-        }))
-    }))
+    let rearranged = super::ask(workspace, msg);
+    answer(async move { rearranged.await.map(|(tabs, _moved)| TabsResult { tabs }) })
 }
 
 /// `pane.swap`.
@@ -721,12 +576,12 @@ pub fn resume(cx: &mut Cx<'_>, p: PaneTarget) -> Routed {
             pane.id
         ))));
     }
-    let Some(argv) = launch::resume_command(&pane) else {
+    if launch::resume_command(&pane).is_none() {
         return fail(Err(Error::BadParams(format!(
             "pane {} is not resumable: its agent reported no session to resume",
             pane.id
         ))));
-    };
+    }
     // One conversation runs in one pane: a session already live elsewhere is
     // not resumed a second time.
     if let Some(session) = &pane.agent.agent_session_id
@@ -742,35 +597,17 @@ pub fn resume(cx: &mut Cx<'_>, p: PaneTarget) -> Routed {
             pane.id, other.id
         ))));
     }
-    // Only the retained config variables are passed again (CLAUDE_CONFIG_DIR, …).
-    let config_env = pane.agent.config_env.clone().unwrap_or_default();
-    let env = launch::child_env(
-        std::env::vars(),
-        &config_env,
-        pane.id.as_str(),
-        &cx.config.socket,
-    );
-    let spec = SpawnSpec {
-        argv,
-        cwd: PathBuf::from(&pane.cwd),
-        env,
-        rows: pane.pty_size.rows,
-        cols: pane.pty_size.cols,
+    let Some(me) = cx.me.clone() else {
+        return fail(Err(Error::Internal("the Supervisor is not running".into())));
     };
     let gone = Error::NoSuchPane(pane.id.0.clone());
-    let id = entry.id.clone();
-    let addr = entry.addr.clone();
-    with_integration(cx, spec, config_env, move |_cx, spec, integration| {
-        Box::pin(
-            addr.send(crate::actors::pane::Resume { spec })
-                .on_host()
-                .map(move |answer, act, _| {
-                    let result = answer.map_err(|_| gone).and_then(|inner| inner);
-                    Reply::of(result.map(|(pane, pid)| {
-                        act.cx().registry.set_pid(&id, pid);
-                        PaneLaunchResult { pane, integration }
-                    }))
-                }),
-        )
+    let resumed = entry.addr.send(crate::actors::pane::Resume {
+        socket: cx.config.socket.clone(),
+        os: cx.config.os.clone(),
+        directory: me.recipient(),
+    });
+    answer(async move {
+        let (pane, integration) = resumed.await.map_err(|_| gone)??;
+        Ok(PaneLaunchResult { pane, integration })
     })
 }

@@ -1,8 +1,7 @@
 //! Routing of `tab.*` (spec/ipc.md §8.4): resolve ids in the Supervisor's
 //! registry, then ask the owning Workspace actor.
 
-use super::Reply;
-use super::{Cx, OnHost, Routed, fail, validate_name};
+use super::{Cx, Routed, answer, ask, fail, validate_name};
 use crate::actors::workspace::{CloseTab, CreateTab, SetLayout, SetRatio, Workspace};
 use crate::error::Error;
 use crate::ids::random_u128;
@@ -14,7 +13,8 @@ use signaltty_protocol::tab::{
 use signaltty_protocol::workspace::{ClosedResult, Layout, Tab};
 use signaltty_protocol::{PaneRef, TabId, Timestamp};
 
-/// `tab.create`: a new empty tab at the end of the workspace, made active.
+/// `tab.create`: a new empty tab at the end of the workspace, made active;
+/// the workspace's actor registers it.
 pub fn create(cx: &mut Cx<'_>, p: TabCreateParams) -> Routed {
     let title = match p.title.as_deref().map(validate_name).transpose() {
         Ok(t) => t.unwrap_or_else(|| "tab".to_owned()),
@@ -24,61 +24,43 @@ pub fn create(cx: &mut Cx<'_>, p: TabCreateParams) -> Routed {
         Ok(found) => found,
         Err(e) => return fail(Err(e)),
     };
-    let tab = registered_tab(cx, workspace_id, title);
-    let tab_id = tab.id.clone();
-    Box::pin(
-        addr.send(CreateTab { tab })
-            .on_host()
-            .map(move |r, act, _| {
-                let result = r.map_err(Error::from).and_then(|inner| inner);
-                if result.is_err() {
-                    act.cx().registry.remove_tab(&tab_id);
-                }
-                Reply::of(result.map(|tab| TabResult { tab }))
-            }),
-    )
+    let created = ask(
+        addr,
+        CreateTab {
+            tab: new_tab(workspace_id, title),
+        },
+    );
+    answer(async move { created.await.map(|tab| TabResult { tab }) })
 }
 
-/// `tab.close`: closes the tab's panes, then the tab.
-/// A new empty tab of `workspace_id`, registered (not yet in its workspace).
-pub(super) fn registered_tab(
-    cx: &mut Cx<'_>,
-    workspace_id: signaltty_protocol::WorkspaceId,
-    title: String,
-) -> Tab {
-    let tab = Tab {
+/// A new empty tab of `workspace_id` (not yet in its workspace).
+pub(super) fn new_tab(workspace_id: signaltty_protocol::WorkspaceId, title: String) -> Tab {
+    Tab {
         id: TabId::from_random(random_u128()),
-        workspace_id: workspace_id.clone(),
+        workspace_id,
         title,
         layout: None,
         active_pane_id: None,
         created_at: Timestamp::now(),
-    };
-    cx.registry.add_tab(tab.id.clone(), workspace_id);
-    tab
+    }
 }
 
+/// `tab.close`: closes the tab's panes, then the tab; the workspace's actor
+/// forgets them in the registry.
 pub fn close(cx: &mut Cx<'_>, p: TabCloseParams) -> Routed {
     let addr = match cx.registry.tab(&p.tab_id) {
         Ok(addr) => addr,
         Err(e) => return fail(Err(e)),
     };
-    let tab_id = p.tab_id;
     let signal = p.signal.unwrap_or(SignalName::Term);
-    Box::pin(
-        addr.send(CloseTab {
-            tab_id: tab_id.clone(),
+    let closed = ask(
+        addr,
+        CloseTab {
+            tab_id: p.tab_id,
             signal,
-        })
-        .on_host()
-        .map(move |r, act, _| {
-            let result = r.map_err(Error::from).and_then(|inner| inner);
-            if result.is_ok() {
-                act.cx().registry.remove_tab(&tab_id);
-            }
-            Reply::of(result.map(|()| ClosedResult { closed: true }))
-        }),
-    )
+        },
+    );
+    answer(async move { closed.await.map(|()| ClosedResult { closed: true }) })
 }
 
 /// `tab.set_layout`: leaves may name panes; they are resolved to ids first.
@@ -91,7 +73,7 @@ pub fn set_layout(cx: &mut Cx<'_>, p: TabSetLayoutParams) -> Routed {
         Ok(l) => l,
         Err(e) => return fail(Err(e)),
     };
-    ask(
+    ask_tab(
         addr,
         SetLayout {
             tab_id: p.tab_id,
@@ -106,7 +88,7 @@ pub fn set_ratio(cx: &mut Cx<'_>, p: TabSetRatioParams) -> Routed {
         Ok(addr) => addr,
         Err(e) => return fail(Err(e)),
     };
-    ask(
+    ask_tab(
         addr,
         SetRatio {
             tab_id: p.tab_id,
@@ -116,18 +98,14 @@ pub fn set_ratio(cx: &mut Cx<'_>, p: TabSetRatioParams) -> Routed {
     )
 }
 
-fn ask<M>(addr: Addr<Workspace>, msg: M) -> Routed
+/// A change to one tab, asked of its workspace's actor.
+fn ask_tab<M>(addr: Addr<Workspace>, msg: M) -> Routed
 where
     M: Message<Result = Result<Tab, Error>> + Send + 'static,
     Workspace: Handler<M>,
 {
-    Box::pin(addr.send(msg).on_host().map(|r, _, _| {
-        Reply::of(
-            r.map_err(Error::from)
-                .and_then(|inner| inner)
-                .map(|tab| TabResult { tab }),
-        )
-    }))
+    let changed = ask(addr, msg);
+    answer(async move { changed.await.map(|tab| TabResult { tab }) })
 }
 
 /// Replaces every leaf's pane reference (id or name) by the pane's id. A

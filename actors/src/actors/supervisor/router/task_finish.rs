@@ -314,7 +314,7 @@ fn close_workspaces(cx: &mut Cx<'_>, path: &str) -> Step {
     let mut step: Step = Box::pin(actix::fut::ready(()));
     for ws in rooted {
         step = Box::pin(step.then(move |(), act: &mut Supervisor, _| {
-            let closed = super::workspace_close(&mut act.cx(), &ws, SignalName::Term);
+            let closed = super::workspaces::close(&mut act.cx(), &ws, Some(SignalName::Term));
             closed.map(|_, _, _| ())
         }));
     }

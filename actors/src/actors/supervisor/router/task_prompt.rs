@@ -18,7 +18,7 @@ use crate::error::Error;
 use crate::ids::ConnId;
 use actix::prelude::*;
 use serde_json::{Value, json};
-use signaltty_protocol::pane::{Lifecycle, LiveState, PaneReadParams, ReadMode};
+use signaltty_protocol::pane::{Lifecycle, LiveState, ReadMode};
 use signaltty_protocol::task::TaskState;
 use signaltty_protocol::{PaneId, TaskId};
 use std::time::{Duration, Instant};
@@ -150,23 +150,24 @@ fn settle(cx: &mut Cx<'_>, task: &TaskId, to: TaskState, reason: Value) -> Step 
 
 /// The deadline passed: failed, with the screen's last lines.
 fn timed_out(cx: &mut Cx<'_>, p: FirstPrompt) -> Step {
-    let read = super::panes::read(
-        cx,
-        PaneReadParams {
-            pane_id: p.pane.clone().into(),
-            mode: Some(ReadMode::Screen),
-            lines: None,
-            strip_ansi: Some(true),
-            after_seq: None,
-        },
-    );
-    Box::pin(read.then(move |reply: Reply, act, _| {
-        let text = reply
-            .result
-            .ok()
-            .and_then(|b| serde_json::from_slice::<Value>(&b).ok())
-            .and_then(|v| v["text"].as_str().map(str::to_owned))
-            .unwrap_or_default();
+    let read = cx.registry.pane(&p.pane).map(|entry| {
+        super::ask(
+            entry.addr,
+            crate::actors::pane::ReadPane {
+                mode: ReadMode::Screen,
+                lines: 200,
+                after_seq: 0,
+                strip_ansi: true,
+            },
+        )
+    });
+    let read = async move {
+        match read {
+            Ok(read) => read.await.map(|r| r.text).unwrap_or_default(),
+            Err(_) => String::new(),
+        }
+    };
+    Box::pin(read.on_host().then(move |text: String, act, _| {
         let mut lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
         let keep = lines.len().saturating_sub(SCREEN_TAIL_LINES);
         lines.drain(..keep);

@@ -12,22 +12,21 @@
 
 use super::{Cx, OnHost, Reply, Routed, fail, ready};
 use crate::actors::task::{Report, SetWorker, TaskActor, Transition};
+use crate::actors::workspace::CreateTab;
 use crate::domain::task::contract::check_contract;
 use crate::error::Error;
 use crate::ids::random_u128;
 use crate::os::git::task_start::{self as start, Checkout, Plan};
 use actix::prelude::*;
-use serde::de::DeserializeOwned;
 use serde_json::json;
-use signaltty_protocol::pane::{AgentKind, Pane, PaneSignalParams, PaneSpawnParams, Relationship};
+use signaltty_protocol::pane::{AgentKind, PaneSignalParams, PaneSpawnParams, Relationship};
 use signaltty_protocol::signal::SignalName;
-use signaltty_protocol::tab::TabCreateParams;
 use signaltty_protocol::task::{
     Disposition, Task, TaskListParams, TaskListResult, TaskReportParams, TaskResultReply,
     TaskStartParams, TaskStartResult, TaskState, TaskTarget,
 };
-use signaltty_protocol::workspace::WorkspaceCreateParams;
-use signaltty_protocol::{ContextId, PaneId, TaskId, Timestamp, WorkspaceRef};
+use signaltty_protocol::workspace::Workspace;
+use signaltty_protocol::{ContextId, PaneId, TabId, TaskId, Timestamp, WorkspaceRef};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -467,12 +466,6 @@ fn failed_at(cx: &mut Cx<'_>, task: &Task, stage: Stage, e: Error) -> Routed {
     Box::pin(recorded.on_host().map(move |(), _, _| Reply::error(e)))
 }
 
-/// A router function's reply read back as the result it carries.
-fn typed<T: DeserializeOwned>(reply: Reply) -> Result<T, Error> {
-    let bytes = reply.result?;
-    serde_json::from_slice(&bytes).map_err(|e| Error::Internal(format!("an inner reply: {e}")))
-}
-
 /// Steps 10–14: parent, workspace, tab, worker pane.
 fn place(cx: &mut Cx<'_>, go: Go, task: Task, checkout: Checkout) -> Routed {
     // Step 10: the parent.
@@ -491,24 +484,29 @@ fn place(cx: &mut Cx<'_>, go: Go, task: Task, checkout: Checkout) -> Routed {
         .workspaces()
         .into_iter()
         .find(|w| Path::new(&w.cwd) == checkout.path.as_path());
-    let workspace: Routed = match existing {
-        Some(w) => ready(Ok(signaltty_protocol::workspace::WorkspaceResult {
-            workspace: w,
-        })),
-        // The checkout was just cut: its dirty check comes after the reply.
-        None => super::workspace_create_with(
-            cx,
-            WorkspaceCreateParams {
-                name: Some(task.label.clone()),
-                cwd: Some(path),
+    let opened: std::pin::Pin<Box<dyn std::future::Future<Output = Result<Workspace, Error>>>> =
+        match (existing, cx.me.clone()) {
+            (Some(w), _) => Box::pin(std::future::ready(Ok(w))),
+            (None, None) => Box::pin(std::future::ready(Err(Error::Internal(
+                "the Supervisor is not running".into(),
+            )))),
+            // The checkout was just cut: its dirty check comes after the reply.
+            (None, Some(me)) => match super::validate_name(&task.label) {
+                Ok(name) => Box::pin(super::workspaces::open(
+                    me.recipient(),
+                    cx.config.os.clone(),
+                    cx.checkouts.clone(),
+                    name,
+                    PathBuf::from(path),
+                    super::DirtyCheck::Later,
+                )),
+                Err(e) => Box::pin(std::future::ready(Err(e))),
             },
-            super::DirtyCheck::Later,
-        ),
-    };
-    Box::pin(workspace.then(move |reply, act, _| {
+        };
+    Box::pin(opened.on_host().then(move |opened, act, _| {
         let cx = &mut act.cx();
-        let workspace = match typed::<signaltty_protocol::workspace::WorkspaceResult>(reply) {
-            Ok(w) => w.workspace,
+        let workspace = match opened {
+            Ok(w) => w,
             Err(e) => return failed_at(cx, &task, Stage::Workspace, e),
         };
         // Step 12: its active tab if empty, else a new `task` tab.
@@ -518,22 +516,22 @@ fn place(cx: &mut Cx<'_>, go: Go, task: Task, checkout: Checkout) -> Routed {
                 .tab(tab)
                 .is_some_and(|t| t.layout.is_none())
         });
-        let tab: Routed = match empty_active {
-            Some(tab) => ready(Ok(json!({"tab": {"id": tab}}))),
-            None => super::tabs::create(
-                cx,
-                TabCreateParams {
-                    workspace_id: WorkspaceRef(workspace.id.0.clone()),
-                    title: Some("task".into()),
-                },
-            ),
+        let Some(addr) = cx.registry.workspace_addr(&workspace.id) else {
+            let gone = Error::NoSuchWorkspace(WorkspaceRef(workspace.id.0.clone()));
+            return failed_at(cx, &task, Stage::Workspace, gone);
         };
-        Box::pin(tab.then(move |reply, act, _| {
+        let tab: std::pin::Pin<Box<dyn std::future::Future<Output = Result<TabId, Error>>>> =
+            match empty_active {
+                Some(tab) => Box::pin(std::future::ready(Ok(tab))),
+                None => {
+                    let new = super::tabs::new_tab(workspace.id.clone(), "task".into());
+                    let created = super::ask(addr, CreateTab { tab: new });
+                    Box::pin(async move { created.await.map(|tab| tab.id) })
+                },
+            };
+        Box::pin(tab.on_host().then(move |tab, act, _| {
             let cx = &mut act.cx();
-            let tab = match typed::<serde_json::Value>(reply).and_then(|v| {
-                serde_json::from_value::<signaltty_protocol::TabId>(v["tab"]["id"].clone())
-                    .map_err(|e| Error::Internal(format!("a tab reply: {e}")))
-            }) {
+            let tab = match tab {
                 Ok(tab) => tab,
                 Err(e) => return failed_at(cx, &task, Stage::Tab, e),
             };
@@ -583,17 +581,13 @@ fn spawn_worker(
     spawn.label = Some(task.label.clone());
     spawn.relationship = Some(task.relationship);
     spawn.task_id = Some(task.id.0.clone());
-    let spawned = super::panes::spawn(cx, spawn);
-    Box::pin(spawned.then(move |reply, act, _| {
+    let spawned = super::panes::start(cx, spawn);
+    Box::pin(spawned.on_host().then(move |launched, act, _| {
         let cx = &mut act.cx();
-        let pane = match typed::<serde_json::Value>(reply).and_then(|v| {
-            serde_json::from_value::<Pane>(v["pane"].clone())
-                .map_err(|e| Error::Internal(format!("a pane reply: {e}")))
-        }) {
-            Ok(pane) => pane,
+        let (pane, pid) = match launched {
+            Ok(launched) => (launched.pane, Some(launched.pid)),
             Err(e) => return failed_at(cx, &task, Stage::Spawn, e),
         };
-        let pid = cx.registry.pane_by_id(&pane.id).map(|e| e.pid);
         let Some(actor) = cx.tasks.get(&task.id).cloned() else {
             return fail(Err(Error::Internal("the task's actor is gone".into())));
         };

@@ -6,7 +6,7 @@
 //! removes it; binding a workspace holds an entering reference for the same
 //! reason.
 
-use super::{Cx, OnHost, Reply, Routed, fail, flatten, register_workspace, validate_name};
+use super::{Cx, OnHost, Reply, Routed, fail, flatten, validate_name};
 use crate::domain::worktrees::{MutationLock, PathLock, canonical_target, is_within};
 use crate::error::Error;
 use crate::os::git::Git;
@@ -329,9 +329,9 @@ fn bind(cx: &mut Cx<'_>, b: Bind, held: Held) -> Routed {
         Ok((entering, git, existing))
     });
     Box::pin(probed.on_host().then(move |probed, act, ctx| {
-        let mut cx = act.cx();
         let path_text = b.path.to_string_lossy().into_owned();
         let outcome = probed.and_then(|(entering, git, existing)| {
+            let cx = act.cx();
             cx.registry
                 .workspace(&WorkspaceRef(b.source.0.clone()))
                 .map_err(|_| Error::NoSuchWorkspace(WorkspaceRef(b.source.0.clone())))?;
@@ -354,7 +354,7 @@ fn bind(cx: &mut Cx<'_>, b: Bind, held: Held) -> Routed {
                 .or_else(|| b.path.file_name().map(|n| n.to_string_lossy().into_owned()))
                 .and_then(|n| validate_name(&n).ok())
                 .unwrap_or_else(|| "worktree".to_owned());
-            let workspace = register_workspace(&mut cx, ctx, name, path_text.clone(), git)?;
+            let (workspace, _) = act.register_workspace(ctx, name, path_text.clone(), git)?;
             // Registered: a removal's open-workspace check sees it from now on.
             drop(entering);
             Ok((workspace, false))
@@ -391,7 +391,7 @@ fn bind(cx: &mut Cx<'_>, b: Bind, held: Held) -> Routed {
             });
         }
         events.push(Event::WorkspaceCreated { workspace });
-        let rx = cx.events.publish(events);
+        let rx = act.cx().events.publish(events);
         let retained = b.retained;
         Box::pin(
             async move { flatten(rx.await) }

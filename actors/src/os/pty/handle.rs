@@ -1,8 +1,8 @@
 //! What the Pane actor needs of its pseudoterminal, as a trait: the real
-//! `crate::os::pty::Pty` in the server, `testkit::FakePty` in the actor tests (the
-//! way zellij tests its server against a fake OS API).
+//! [`Pty`] in the server, `testkit::FakePty` in the actor tests (the way
+//! zellij tests its server against a fake OS API).
 
-use crate::os::pty::{Pty, WriteError};
+use super::{Pty, WriteError};
 use nix::sys::signal::Signal;
 use std::io;
 use std::os::fd::OwnedFd;

@@ -1,0 +1,48 @@
+//! What workflows that run outside the Supervisor (a task's start, a finish,
+//! a first prompt, a route's later step) ask of it: typed requests answered
+//! from the registry and the projection in one turn, or the start of
+//! something only the Supervisor may start (a workspace's actor). The
+//! handlers are in `actors/supervisor/directory.rs`.
+
+use crate::actors::pane::Pane;
+use crate::actors::workspace::{Launched, Workspace};
+use crate::domain::registry::PaneEntry;
+use crate::error::Error;
+use actix::prelude::*;
+use signaltty_protocol::workspace::{GitInfo, Workspace as WorkspaceObject};
+use signaltty_protocol::{PaneRef, WorkspaceId};
+
+/// Opens a new workspace: a free handle from `name`, its actor started and
+/// registered in one turn (two opens can never take one handle), then
+/// `workspace.created` published by the new actor. Replies with the
+/// workspace and its actor; `SHUTTING_DOWN` while the server stops.
+#[derive(Message)]
+#[rtype(result = "Result<(WorkspaceObject, Addr<Workspace>), Error>")]
+pub struct OpenWorkspace {
+    /// Its name, already checked.
+    pub name: String,
+    /// Its directory, checked to be an absolute directory.
+    pub cwd: String,
+    /// What is known of its git checkout so far.
+    pub git: GitInfo,
+    /// Recompute `dirty` after the reply (a task's fresh checkout, whose
+    /// `git status` would hold the worker's start back) instead of before.
+    pub dirty_later: bool,
+}
+
+/// A pane by reference, with its actor; `NO_SUCH_PANE` when none is
+/// registered under it.
+#[derive(Message)]
+#[rtype(result = "Result<PaneEntry<Addr<Pane>>, Error>")]
+pub struct FindPane(pub PaneRef);
+
+/// A workspace's actor by id; `NO_SUCH_WORKSPACE` once it is gone.
+#[derive(Message)]
+#[rtype(result = "Result<Addr<Workspace>, Error>")]
+pub struct FindWorkspace(pub WorkspaceId);
+
+/// Launches a pane as `pane.spawn` does (docs/methods.md#panespawn), for a
+/// workflow that needs the pane's actor and process too: a task's worker.
+#[derive(Message)]
+#[rtype(result = "Result<Launched, Error>")]
+pub struct StartPane(pub signaltty_protocol::pane::PaneSpawnParams);

@@ -1,0 +1,158 @@
+//! The Supervisor's side of the directory (`actors/directory.rs`): the
+//! registry changes owners tell it, opening workspaces, and the lookups
+//! workflows ask of it.
+
+use super::Supervisor;
+use crate::actors::directory::Directory;
+use crate::actors::pane::Pane;
+use crate::actors::pane::Relaunched;
+use crate::actors::services::{FindPane, FindWorkspace, OpenWorkspace, StartPane};
+use crate::actors::workspace::Launched;
+use crate::actors::workspace::{Announce as AnnounceOpened, Workspace as WorkspaceActor};
+use crate::domain::registry::PaneEntry;
+use crate::error::Error;
+use crate::ids::random_u128;
+use actix::prelude::*;
+use signaltty_protocol::workspace::{GitInfo, Workspace};
+use signaltty_protocol::{Timestamp, WorkspaceId, WorkspaceRef};
+
+impl Handler<Directory> for Supervisor {
+    type Result = ();
+
+    fn handle(&mut self, msg: Directory, _ctx: &mut Self::Context) {
+        match msg {
+            Directory::Launched {
+                panes,
+                released,
+                entering,
+            } => {
+                // Names held for the new panes are theirs from now on.
+                self.registry.release_names(&released);
+                for (entry, name) in panes {
+                    let id = entry.id.clone();
+                    self.registry.add_pane(entry);
+                    if let Some(name) = name
+                        && let Err(e) = self.registry.set_pane_name(&id, Some(&name))
+                    {
+                        log::warn!("pane {id} keeps no name: {e}");
+                    }
+                }
+                // Registered: a removal now sees the panes themselves.
+                drop(entering);
+                // Hooks from the new processes that arrived too early retry now.
+                self.launches.end();
+            },
+            Directory::LaunchFailed { released, entering } => {
+                self.registry.release_names(&released);
+                drop(entering);
+                self.launches.end();
+            },
+            Directory::PaneClosed(id) => {
+                self.registry.remove_pane(&id);
+            },
+            Directory::PaneMoved { pane, tab } => self.registry.move_pane(&pane, tab),
+            Directory::TabOpened { tab, workspace } => self.registry.add_tab(tab, workspace),
+            Directory::TabClosed(tab) => {
+                self.registry.remove_tab(&tab);
+            },
+            Directory::WorkspaceClosed(id) => {
+                self.registry.remove_workspace(&id);
+            },
+        }
+    }
+}
+
+impl Handler<Relaunched> for Supervisor {
+    type Result = ();
+
+    fn handle(&mut self, msg: Relaunched, _ctx: &mut Self::Context) {
+        self.registry.set_pid(&msg.pane, msg.pid);
+    }
+}
+
+impl Supervisor {
+    /// Starts and registers a new workspace (not announced yet). Its handle
+    /// is chosen and registered with no await in between, so two concurrent
+    /// opens can never take the same handle.
+    pub(crate) fn register_workspace(
+        &mut self,
+        ctx: &mut Context<Self>,
+        name: String,
+        cwd: String,
+        git: GitInfo,
+    ) -> Result<(Workspace, Addr<WorkspaceActor>), Error> {
+        if self.shutting_down {
+            return Err(Error::ShuttingDown);
+        }
+        let id = WorkspaceId::from_random(random_u128());
+        let handle = self.registry.free_handle(&name);
+        let now = Timestamp::now();
+        let workspace = Workspace {
+            id: id.clone(),
+            name,
+            handle: handle.clone(),
+            cwd,
+            git,
+            tabs: Vec::new(),
+            active_tab_id: None,
+            auto_resume: false,
+            created_at: now.clone(),
+            updated_at: now,
+        };
+        let me = ctx.address();
+        let addr = WorkspaceActor::new(
+            workspace.clone(),
+            me.clone().recipient(),
+            me.recipient(),
+            self.config.os.clone(),
+        )
+        .start();
+        self.registry.add_workspace(id, handle, addr.clone())?;
+        Ok((workspace, addr))
+    }
+}
+
+impl Handler<OpenWorkspace> for Supervisor {
+    type Result = ResponseFuture<Result<(Workspace, Addr<WorkspaceActor>), Error>>;
+
+    fn handle(&mut self, msg: OpenWorkspace, ctx: &mut Self::Context) -> Self::Result {
+        let OpenWorkspace {
+            name,
+            cwd,
+            git,
+            dirty_later,
+        } = msg;
+        let registered = self.register_workspace(ctx, name, cwd, git);
+        Box::pin(async move {
+            let (_, addr) = registered?;
+            let workspace = addr.send(AnnounceOpened { dirty_later }).await??;
+            Ok((workspace, addr))
+        })
+    }
+}
+
+impl Handler<FindPane> for Supervisor {
+    type Result = Result<PaneEntry<Addr<Pane>>, Error>;
+
+    fn handle(&mut self, msg: FindPane, _ctx: &mut Self::Context) -> Self::Result {
+        self.registry.pane(&msg.0)
+    }
+}
+
+impl Handler<FindWorkspace> for Supervisor {
+    type Result = Result<Addr<WorkspaceActor>, Error>;
+
+    fn handle(&mut self, msg: FindWorkspace, _ctx: &mut Self::Context) -> Self::Result {
+        self.registry
+            .workspace_addr(&msg.0)
+            .ok_or_else(|| Error::NoSuchWorkspace(WorkspaceRef(msg.0.0)))
+    }
+}
+
+impl Handler<StartPane> for Supervisor {
+    type Result = ResponseFuture<Result<Launched, Error>>;
+
+    fn handle(&mut self, msg: StartPane, _ctx: &mut Self::Context) -> Self::Result {
+        Box::pin(super::router::start_pane(&mut self.cx(), msg.0))
+    }
+}

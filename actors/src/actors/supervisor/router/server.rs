@@ -1,0 +1,141 @@
+//! Routing of `server.*` and `agents.*`: the status and the restore report
+//! read from the Supervisor's own state, the shutdown (which publishes the
+//! Supervisor's own `server.will_shutdown`), and the agent manifests.
+
+use super::{Cx, OnHost, Reply, Routed, fail, flatten};
+use crate::error::Error;
+use actix::prelude::*;
+use signaltty_protocol::server::{ServerShutdownParams, ServerShutdownResult, ServerStatusResult};
+use signaltty_protocol::{Event, PROTOCOL};
+
+pub(super) fn status(cx: &Cx<'_>) -> ServerStatusResult {
+    ServerStatusResult {
+        version: cx.config.version.clone(),
+        protocol: PROTOCOL.to_owned(),
+        uptime_s: cx.started.elapsed().as_secs(),
+        workspaces: cx.events.projection().workspace_count(),
+        tabs: cx.events.projection().tab_count(),
+        panes: cx.events.projection().pane_count(),
+        live_panes: cx.events.projection().live_pane_count(),
+        seq: cx.events.head().0,
+        restore: Some(restore_status(cx)),
+        config_file: cx
+            .config
+            .settings
+            .file
+            .as_ref()
+            .map(|p| p.to_string_lossy().into_owned()),
+        config_problems: cx.config.settings.problems.clone(),
+        pid: Some(std::process::id()),
+        socket_activated: Some(crate::os::activation::socket_activated()),
+        upgrades: None,
+        last_upgrade: None,
+    }
+}
+
+/// The restore report with the panes still waiting for a resume, counted now.
+fn restore_status(cx: &Cx<'_>) -> signaltty_protocol::server::RestoreStatus {
+    use signaltty_protocol::pane::RestoreState;
+    let count = |state: RestoreState| cx.events.projection().count_restore_state(state);
+    let report = cx.restore;
+    let problem = [
+        report
+            .moved_aside
+            .as_ref()
+            .map(|(why, to)| format!("{why}: moved to {}", to.display())),
+        report.unproven.clone(),
+    ]
+    .into_iter()
+    .flatten()
+    .collect::<Vec<_>>();
+    signaltty_protocol::server::RestoreStatus {
+        restored: count(RestoreState::Restored),
+        resumable: count(RestoreState::Resumable),
+        snapshot_seq: report.snapshot_seq.map(|s| s.0),
+        journal_events: report.journal_events,
+        problem: (!problem.is_empty()).then(|| problem.join("; ")),
+        set_aside: report
+            .set_aside
+            .iter()
+            .map(|p| p.display().to_string())
+            .collect(),
+    }
+}
+
+pub(super) fn shutdown(cx: &mut Cx<'_>, p: ServerShutdownParams) -> Routed {
+    let live = status(cx).live_panes;
+    if live > 0 && !p.force.unwrap_or(false) {
+        return fail(Err(Error::PanesAlive { live }));
+    }
+    let rx = cx.events.publish(vec![Event::ServerWillShutdown {}]);
+    Box::pin(rx.on_host().map(|published, act, ctx| {
+        let result = flatten(published).map(|_| ServerShutdownResult { stopped: true });
+        if result.is_ok() {
+            log::info!("server.shutdown requested: shutting down");
+            act.begin_shutdown(ctx);
+        }
+        Reply::of(result)
+    }))
+}
+
+/// The `agents.list` / `agents.reload` answer for `set`.
+pub(super) fn agents_result(
+    set: &signaltty_model::agents::AgentSet,
+) -> signaltty_protocol::state::AgentsResult {
+    use signaltty_protocol::state::{AgentsResult, ManifestFailure, ManifestInfo};
+    AgentsResult {
+        dir: set.dir.as_ref().map(|d| d.to_string_lossy().into_owned()),
+        manifests: set
+            .bundled
+            .iter()
+            .chain(&set.user)
+            .map(|m| ManifestInfo {
+                file: m.file.clone(),
+                kind: m.kind,
+                screen_rules: m.screen.len(),
+                bundled: m.bundled,
+                binaries: m.binaries.clone(),
+                display_name: m.display_name.clone(),
+            })
+            .collect(),
+        failures: set
+            .failures
+            .iter()
+            .map(|f| ManifestFailure {
+                file: f.file.clone(),
+                error: f.error.clone(),
+            })
+            .collect(),
+    }
+}
+
+/// `agents.reload`: reads the directory on a blocking thread, then swaps the
+/// whole set; a directory that cannot be listed keeps the active one.
+pub(super) fn agents_reload(cx: &mut Cx<'_>) -> Routed {
+    let dir = cx.config.agents_dir.clone();
+    let load = actix_rt::task::spawn_blocking(move || {
+        signaltty_model::agents::AgentSet::load(dir.as_deref())
+    });
+    Box::pin(load.on_host().map(|loaded, act, _| {
+        let result = match loaded {
+            Ok(Ok(set)) => {
+                let result = agents_result(&set);
+                let cx = act.cx();
+                cx.config.agents.replace(set);
+                for entry in cx.registry.panes() {
+                    entry.addr.do_send(crate::actors::pane::RulesChanged);
+                }
+                Ok(result)
+            },
+            Ok(Err(e)) => Err(Error::Io {
+                what: "reloading agent manifests".into(),
+                source: std::io::Error::other(e),
+            }),
+            Err(e) => Err(Error::Io {
+                what: "reloading agent manifests".into(),
+                source: std::io::Error::other(e.to_string()),
+            }),
+        };
+        Reply::of(result)
+    }))
+}

@@ -1,0 +1,212 @@
+//! Routing of `workspace.*` (docs/methods.md#workspacecreate and below): the
+//! directory check of a new workspace runs off the event loop, then the
+//! Supervisor opens it ([`OpenWorkspace`]: a free handle, a started and
+//! registered actor, which publishes `workspace.created` itself); every
+//! other change is asked of the workspace's own actor.
+
+use super::{Cx, Routed, answer, ask, fail, ready};
+use crate::actors::services::OpenWorkspace;
+use crate::actors::workspace::{Close, Rename, SetAutoResume, Workspace as WorkspaceActor};
+use crate::domain::worktrees::Checkouts;
+use crate::error::Error;
+use crate::os::seams::{FileKind, Os};
+use actix::prelude::*;
+use signaltty_protocol::signal::SignalName;
+use signaltty_protocol::workspace::{
+    ClosedResult, GitInfo, WorkspaceCreateParams, WorkspaceGetResult, WorkspaceResult,
+};
+use signaltty_protocol::{WorkspaceId, WorkspaceRef};
+use std::path::PathBuf;
+
+/// The longest workspace name accepted, in bytes.
+pub const MAX_NAME_BYTES: usize = 256;
+
+/// A name for a workspace or a tab: not blank, at most [`MAX_NAME_BYTES`],
+/// no control characters.
+pub(super) fn validate_name(name: &str) -> Result<String, Error> {
+    if name.trim().is_empty() {
+        return Err(Error::BadParams("name must not be empty".into()));
+    }
+    if name.len() > MAX_NAME_BYTES {
+        return Err(Error::BadParams(format!(
+            "name is longer than {MAX_NAME_BYTES} bytes"
+        )));
+    }
+    if name.chars().any(char::is_control) {
+        return Err(Error::BadParams(
+            "name must not contain control characters".into(),
+        ));
+    }
+    Ok(name.to_owned())
+}
+
+/// When a new workspace's `dirty` flag is computed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DirtyCheck {
+    /// Before the reply (`workspace.create`).
+    Now,
+    /// After it, on a blocking thread, announced when known: a task's fresh
+    /// checkout, whose `git status` over a large tree would hold the worker's
+    /// start back (docs/performance.md, tasks). Until then it is unknown.
+    Later,
+}
+
+/// `workspace.create`.
+pub fn create(cx: &mut Cx<'_>, p: WorkspaceCreateParams) -> Routed {
+    let name = match p.name.as_deref().map(validate_name).transpose() {
+        Ok(n) => n.unwrap_or_else(|| "workspace".to_owned()),
+        Err(e) => return fail(Err(e)),
+    };
+    let cwd = match p.cwd {
+        Some(c) => PathBuf::from(c),
+        None => cx
+            .config
+            .home
+            .clone()
+            .unwrap_or_else(|| PathBuf::from("/tmp")),
+    };
+    let Some(me) = cx.me.clone() else {
+        return fail(Err(Error::Internal("the Supervisor is not running".into())));
+    };
+    let opened = open(
+        me.recipient(),
+        cx.config.os.clone(),
+        cx.checkouts.clone(),
+        name,
+        cwd,
+        DirtyCheck::Now,
+    );
+    answer(async move { opened.await.map(|workspace| WorkspaceResult { workspace }) })
+}
+
+/// Checks `cwd` off the event loop, then has the Supervisor open a workspace
+/// there. The entering reference on the directory keeps a `worktree.remove`
+/// out until the workspace is registered.
+pub async fn open(
+    supervisor: Recipient<OpenWorkspace>,
+    os: Os,
+    checkouts: Checkouts,
+    name: String,
+    cwd: PathBuf,
+    dirty: DirtyCheck,
+) -> Result<signaltty_protocol::workspace::Workspace, Error> {
+    let checked = actix_rt::task::spawn_blocking(move || {
+        let checked = check_cwd(&os, cwd.clone(), dirty)?;
+        let entering = checkouts.enter_dir(&cwd)?;
+        Ok::<_, Error>((checked, entering))
+    })
+    .await
+    .map_err(|e| Error::Io {
+        what: "workspace cwd check".into(),
+        source: std::io::Error::other(e.to_string()),
+    })?;
+    let ((cwd, git), _entering) = checked?;
+    let (workspace, _) = supervisor
+        .send(OpenWorkspace {
+            name,
+            cwd,
+            git,
+            dirty_later: dirty == DirtyCheck::Later,
+        })
+        .await??;
+    Ok(workspace)
+}
+
+/// A workspace's directory: absolute, a directory, UTF-8; with what is known
+/// of its git checkout (the whole cache now, or only the branch).
+fn check_cwd(os: &Os, cwd: PathBuf, dirty: DirtyCheck) -> Result<(String, GitInfo), Error> {
+    if !cwd.is_absolute() {
+        return Err(Error::BadParams(format!(
+            "cwd {} is not an absolute path",
+            cwd.display()
+        )));
+    }
+    match os.files.kind(&cwd) {
+        Ok(FileKind::Dir) => {},
+        Ok(FileKind::Other) => {
+            return Err(Error::BadParams(format!(
+                "cwd {} is not a directory",
+                cwd.display()
+            )));
+        },
+        Err(e) => return Err(Error::BadParams(format!("cwd {}: {e}", cwd.display()))),
+    }
+    let text = cwd
+        .to_str()
+        .ok_or_else(|| Error::BadParams(format!("cwd {} is not valid UTF-8", cwd.display())))?
+        .to_owned();
+    let git = match dirty {
+        DirtyCheck::Now => os.git.git_info(&cwd),
+        DirtyCheck::Later => os.git.probe(&cwd),
+    };
+    Ok((text, git))
+}
+
+/// `workspace.get`: by id, else by handle, from the projection.
+pub fn get(cx: &Cx<'_>, r: &WorkspaceRef) -> Result<WorkspaceGetResult, Error> {
+    let projection = cx.events.projection();
+    let workspace = projection
+        .workspace(&WorkspaceId(r.0.clone()))
+        .cloned()
+        .or_else(|| {
+            projection
+                .workspaces()
+                .into_iter()
+                .find(|w| w.handle == r.0)
+        })
+        .ok_or_else(|| Error::NoSuchWorkspace(r.clone()))?;
+    Ok(WorkspaceGetResult {
+        tabs: projection.tabs_of(&workspace),
+        panes: projection.panes_of(&workspace),
+        workspace,
+    })
+}
+
+/// `workspace.rename`.
+pub fn rename(cx: &mut Cx<'_>, r: &WorkspaceRef, name: &str) -> Routed {
+    let name = match validate_name(name) {
+        Ok(n) => n,
+        Err(e) => return fail(Err(e)),
+    };
+    update(cx, r, Rename { name })
+}
+
+/// `workspace.set_auto_resume`.
+pub fn set_auto_resume(cx: &mut Cx<'_>, r: &WorkspaceRef, on: bool) -> Routed {
+    update(cx, r, SetAutoResume { on })
+}
+
+/// Asks the workspace's actor for a change that answers with the workspace.
+fn update<M>(cx: &mut Cx<'_>, r: &WorkspaceRef, msg: M) -> Routed
+where
+    M: Message<Result = Result<signaltty_protocol::workspace::Workspace, Error>> + Send + 'static,
+    WorkspaceActor: Handler<M>,
+{
+    match cx.registry.workspace(r) {
+        Ok((_, addr)) => {
+            let asked = ask(addr, msg);
+            answer(async move { asked.await.map(|workspace| WorkspaceResult { workspace }) })
+        },
+        Err(e) => fail(Err(e)),
+    }
+}
+
+/// `workspace.close`: the workspace's actor closes its tabs and panes,
+/// publishes, and tells the registry.
+pub fn close(cx: &mut Cx<'_>, r: &WorkspaceRef, signal: Option<SignalName>) -> Routed {
+    let signal = signal.unwrap_or(SignalName::Term);
+    match cx.registry.workspace(r) {
+        Ok((_, addr)) => {
+            let asked = ask(addr, Close { signal });
+            answer(async move { asked.await.map(|()| ClosedResult { closed: true }) })
+        },
+        Err(e) => fail(Err(e)),
+    }
+}
+
+/// The list, in creation order.
+pub fn list(cx: &Cx<'_>) -> Routed {
+    ready(Ok(signaltty_protocol::workspace::WorkspaceListResult {
+        workspaces: cx.events.projection().workspaces(),
+    }))
+}

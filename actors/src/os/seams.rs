@@ -1,0 +1,187 @@
+//! The seams between the workflows and the operating system: small traits for
+//! what a workflow asks of the file system, the PTY layer, an agent's hook
+//! setup and git, so the workflows run in unit tests against fakes (the way
+//! [`PtyHandle`] lets the Pane actor run on a fake PTY). [`Os`] carries one
+//! implementation of each; the server's is [`Os::real`], tests build theirs
+//! from `testkit`.
+//!
+//! Every call here may block: callers run them on a blocking thread.
+
+use crate::domain::launch::SpawnSpec;
+use crate::os::pty::{self, PtyHandle, PtySink, SpawnError};
+use signaltty_model::integration::launch::Prepared;
+use signaltty_protocol::workspace::GitInfo;
+use std::collections::BTreeMap;
+use std::io;
+use std::path::Path;
+use std::sync::Arc;
+
+/// What a path is, as far as a launch cares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileKind {
+    /// A directory (or a symlink to one).
+    Dir,
+    /// Anything else that exists.
+    Other,
+}
+
+/// What launches check of the file system.
+pub trait Files: Send + Sync {
+    /// What `path` is, following symlinks, or why it cannot be looked at.
+    fn kind(&self, path: &Path) -> io::Result<FileKind>;
+}
+
+/// How a pane's process starts.
+pub trait Spawner: Send + Sync {
+    /// Starts `spec` on a new PTY whose output and exit go to `sink`.
+    fn spawn(
+        &self,
+        spec: &SpawnSpec,
+        sink: Box<dyn PtySink>,
+    ) -> Result<Box<dyn PtyHandle>, SpawnError>;
+}
+
+/// What a supported agent gets before it starts (docs/integrations.md).
+pub trait HookSetup: Send + Sync {
+    /// Prepares the hooks of the agent `argv` runs, if it is one: the
+    /// integration report and, for Codex, the command to run instead.
+    fn prepare(
+        &self,
+        argv: &[String],
+        config_env: &BTreeMap<String, String>,
+        cwd: &Path,
+        child_env: &[(String, String)],
+    ) -> Prepared;
+}
+
+/// What a workspace knows of the git checkout it is rooted in.
+pub trait GitProbe: Send + Sync {
+    /// The branch and the `dirty` flag (runs `git status`).
+    fn git_info(&self, cwd: &Path) -> GitInfo;
+    /// The branch only, read from `.git` without running git (`dirty`
+    /// unknown).
+    fn probe(&self, cwd: &Path) -> GitInfo;
+}
+
+/// One implementation of every seam.
+#[derive(Clone)]
+pub struct Os {
+    /// The file system.
+    pub files: Arc<dyn Files>,
+    /// The PTY layer.
+    pub spawner: Arc<dyn Spawner>,
+    /// Agents' hook setup.
+    pub hooks: Arc<dyn HookSetup>,
+    /// Git, for workspaces.
+    pub git: Arc<dyn GitProbe>,
+}
+
+impl std::fmt::Debug for Os {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Os").finish_non_exhaustive()
+    }
+}
+
+impl Os {
+    /// The operating system itself.
+    pub fn real() -> Os {
+        Os {
+            files: Arc::new(RealFiles),
+            spawner: Arc::new(RealSpawner),
+            hooks: Arc::new(RealHooks),
+            git: Arc::new(RealGit),
+        }
+    }
+}
+
+struct RealFiles;
+
+impl Files for RealFiles {
+    fn kind(&self, path: &Path) -> io::Result<FileKind> {
+        std::fs::metadata(path).map(|m| {
+            if m.is_dir() {
+                FileKind::Dir
+            } else {
+                FileKind::Other
+            }
+        })
+    }
+}
+
+struct RealSpawner;
+
+impl Spawner for RealSpawner {
+    fn spawn(
+        &self,
+        spec: &SpawnSpec,
+        sink: Box<dyn PtySink>,
+    ) -> Result<Box<dyn PtyHandle>, SpawnError> {
+        pty::spawn(spec, sink).map(|p| Box::new(p) as Box<dyn PtyHandle>)
+    }
+}
+
+struct RealHooks;
+
+impl HookSetup for RealHooks {
+    fn prepare(
+        &self,
+        argv: &[String],
+        config_env: &BTreeMap<String, String>,
+        cwd: &Path,
+        child_env: &[(String, String)],
+    ) -> Prepared {
+        signaltty_model::integration::launch::prepare(argv, config_env, cwd, child_env)
+    }
+}
+
+struct RealGit;
+
+impl GitProbe for RealGit {
+    fn git_info(&self, cwd: &Path) -> GitInfo {
+        crate::os::git::status::git_info(cwd)
+    }
+
+    fn probe(&self, cwd: &Path) -> GitInfo {
+        crate::os::git::probe(cwd)
+    }
+}
+
+/// Prepares the hooks of the agent `spec` runs, if it is a supported one, on
+/// a blocking thread (docs/integrations.md#automatic-setup-at-launch): the spec to
+/// execute (Codex may gain `--no-daemon`) and the integration report. A
+/// setup that could not run at all is reported, and the launch goes ahead.
+pub async fn prepare_hooks(
+    os: &Os,
+    mut spec: SpawnSpec,
+    config_env: BTreeMap<String, String>,
+) -> (SpawnSpec, Option<signaltty_protocol::pane::Integration>) {
+    use signaltty_model::integration::launch::agent_of;
+    let Some(agent) = agent_of(&spec.argv) else {
+        return (spec, None);
+    };
+    let hooks = os.hooks.clone();
+    let (argv, cwd, env) = (spec.argv.clone(), spec.cwd.clone(), spec.env.clone());
+    let setup =
+        actix_rt::task::spawn_blocking(move || hooks.prepare(&argv, &config_env, &cwd, &env)).await;
+    match setup {
+        Ok(prepared) => {
+            if let Some(argv) = prepared.exec_argv {
+                spec.argv = argv;
+            }
+            (spec, prepared.integration)
+        },
+        Err(e) => {
+            let integration = signaltty_protocol::pane::Integration {
+                agent: agent.name().to_owned(),
+                status: "error".to_owned(),
+                changed: false,
+                file: None,
+                notice: Some(format!(
+                    "{} status setup failed: {e}. The terminal remains available.",
+                    agent.name()
+                )),
+            };
+            (spec, Some(integration))
+        },
+    }
+}
