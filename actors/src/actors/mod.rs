@@ -13,3 +13,4 @@ pub mod subscriber;
 pub mod supervisor;
 pub mod task;
 pub mod workspace;
+pub mod worktrees;

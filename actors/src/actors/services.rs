@@ -46,3 +46,28 @@ pub struct FindWorkspace(pub WorkspaceId);
 #[derive(Message)]
 #[rtype(result = "Result<Launched, Error>")]
 pub struct StartPane(pub signaltty_protocol::pane::PaneSpawnParams);
+
+/// The workspace open at `cwd` (or `id`, when it is still open), if any:
+/// what a bind or a task's start reuses instead of opening another. With
+/// `source`, that workspace must still be open (`NO_SUCH_WORKSPACE`).
+#[derive(Debug, Message)]
+#[rtype(result = "Result<Option<WorkspaceObject>, Error>")]
+pub struct WorkspaceAt {
+    /// A workspace that must still be open.
+    pub source: Option<WorkspaceId>,
+    /// A workspace found on the path before, by id.
+    pub id: Option<WorkspaceId>,
+    /// The directory.
+    pub cwd: String,
+}
+
+/// Every open workspace's id and directory.
+#[derive(Debug, Message)]
+#[rtype(result = "Vec<(WorkspaceId, String)>")]
+pub struct OpenWorkspaces;
+
+/// Every live pane with its process and directory, for the checks of who is
+/// inside a checkout (docs/worktrees.md).
+#[derive(Debug, Message)]
+#[rtype(result = "Vec<crate::os::occupants::LivePane>")]
+pub struct LivePanes;

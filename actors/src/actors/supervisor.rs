@@ -115,6 +115,8 @@ pub struct Supervisor {
     tasks: crate::actors::task::ServerTaskBook,
     /// This actor's own address, once it runs.
     me: Option<Addr<Supervisor>>,
+    /// The owner of `worktree.*`, once the Supervisor runs.
+    worktrees: Option<Addr<crate::actors::worktrees::Worktrees>>,
 }
 
 impl Supervisor {
@@ -162,6 +164,7 @@ impl Supervisor {
             auto: autoresume::AutoResume::default(),
             tasks: crate::actors::task::ServerTaskBook::default(),
             me: None,
+            worktrees: None,
         }
     }
 
@@ -368,6 +371,7 @@ impl Supervisor {
             connections: &self.connections,
             turns: &self.turns,
             me: self.me.clone(),
+            worktrees: self.worktrees.clone(),
         }
     }
 }
@@ -380,6 +384,7 @@ impl Actor for Supervisor {
         // bursts from many clients flowing, and `send` still waits when it is full.
         ctx.set_mailbox_capacity(SUPERVISOR_MAILBOX);
         self.me = Some(ctx.address());
+        self.worktrees = Some(self.start_worktrees(ctx));
         if let Some(store) = self.store.take() {
             let addr = ctx.address();
             if let Err(e) =

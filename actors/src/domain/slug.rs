@@ -1,5 +1,30 @@
-//! Workspace handles: immutable slugs derived from the name at create
-//! (spec/data-model.md §2.1).
+//! Names and handles: a workspace or tab name as people give it, and the
+//! immutable slug a workspace's handle is derived from at create
+//! (docs/objects.md#workspace-handles).
+
+use crate::error::Error;
+
+/// The longest workspace or tab name accepted, in bytes.
+pub const MAX_NAME_BYTES: usize = 256;
+
+/// A name for a workspace or a tab: not blank, at most [`MAX_NAME_BYTES`],
+/// no control characters.
+pub fn checked_name(name: &str) -> Result<String, Error> {
+    if name.trim().is_empty() {
+        return Err(Error::BadParams("name must not be empty".into()));
+    }
+    if name.len() > MAX_NAME_BYTES {
+        return Err(Error::BadParams(format!(
+            "name is longer than {MAX_NAME_BYTES} bytes"
+        )));
+    }
+    if name.chars().any(char::is_control) {
+        return Err(Error::BadParams(
+            "name must not contain control characters".into(),
+        ));
+    }
+    Ok(name.to_owned())
+}
 
 /// The longest slug before a collision suffix, in bytes.
 pub const MAX_SLUG_BYTES: usize = 32;

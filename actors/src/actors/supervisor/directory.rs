@@ -6,13 +6,17 @@ use super::Supervisor;
 use crate::actors::directory::Directory;
 use crate::actors::pane::Pane;
 use crate::actors::pane::Relaunched;
-use crate::actors::services::{FindPane, FindWorkspace, OpenWorkspace, StartPane};
+use crate::actors::services::{
+    FindPane, FindWorkspace, LivePanes, OpenWorkspace, OpenWorkspaces, StartPane, WorkspaceAt,
+};
 use crate::actors::workspace::Launched;
 use crate::actors::workspace::{Announce as AnnounceOpened, Workspace as WorkspaceActor};
 use crate::domain::registry::PaneEntry;
 use crate::error::Error;
 use crate::ids::random_u128;
+use crate::os::occupants::LivePane;
 use actix::prelude::*;
+use signaltty_protocol::pane::LiveState;
 use signaltty_protocol::workspace::{GitInfo, Workspace};
 use signaltty_protocol::{Timestamp, WorkspaceId, WorkspaceRef};
 
@@ -71,6 +75,26 @@ impl Handler<Relaunched> for Supervisor {
 }
 
 impl Supervisor {
+    /// Starts the owner of `worktree.*`.
+    pub(crate) fn start_worktrees(
+        &self,
+        ctx: &mut Context<Self>,
+    ) -> Addr<crate::actors::worktrees::Worktrees> {
+        let me = ctx.address();
+        crate::actors::worktrees::Worktrees::new(
+            me.clone().recipient(),
+            crate::actors::worktrees::Asks {
+                open: me.clone().recipient(),
+                at: me.clone().recipient(),
+                workspaces: me.clone().recipient(),
+                panes: me.recipient(),
+            },
+            self.checkouts.clone(),
+            self.config.limits.worktree_git_deadline,
+        )
+        .start()
+    }
+
     /// Starts and registers a new workspace (not announced yet). Its handle
     /// is chosen and registered with no await in between, so two concurrent
     /// opens can never take the same handle.
@@ -154,5 +178,63 @@ impl Handler<StartPane> for Supervisor {
 
     fn handle(&mut self, msg: StartPane, _ctx: &mut Self::Context) -> Self::Result {
         Box::pin(super::router::start_pane(&mut self.cx(), msg.0))
+    }
+}
+
+impl Handler<WorkspaceAt> for Supervisor {
+    type Result = Result<Option<Workspace>, Error>;
+
+    fn handle(&mut self, msg: WorkspaceAt, _ctx: &mut Self::Context) -> Self::Result {
+        if let Some(source) = &msg.source {
+            self.registry
+                .workspace(&WorkspaceRef(source.0.clone()))
+                .map_err(|_| Error::NoSuchWorkspace(WorkspaceRef(source.0.clone())))?;
+        }
+        let projection = self.events.projection();
+        Ok(msg
+            .id
+            .and_then(|id| projection.workspace(&id).cloned())
+            .or_else(|| {
+                projection
+                    .workspaces()
+                    .into_iter()
+                    .find(|w| w.cwd == msg.cwd)
+            }))
+    }
+}
+
+impl Handler<OpenWorkspaces> for Supervisor {
+    type Result = MessageResult<OpenWorkspaces>;
+
+    fn handle(&mut self, _msg: OpenWorkspaces, _ctx: &mut Self::Context) -> Self::Result {
+        MessageResult(
+            self.events
+                .projection()
+                .workspaces()
+                .into_iter()
+                .map(|w| (w.id, w.cwd))
+                .collect(),
+        )
+    }
+}
+
+impl Handler<LivePanes> for Supervisor {
+    type Result = MessageResult<LivePanes>;
+
+    fn handle(&mut self, _msg: LivePanes, _ctx: &mut Self::Context) -> Self::Result {
+        let projection = self.events.projection();
+        MessageResult(
+            self.registry
+                .panes()
+                .filter_map(|entry| {
+                    let pane = projection.pane(&entry.id)?;
+                    (pane.live == LiveState::Live).then(|| LivePane {
+                        id: entry.id.clone(),
+                        pid: entry.pid,
+                        cwd: pane.cwd.clone(),
+                    })
+                })
+                .collect(),
+        )
     }
 }

@@ -55,8 +55,8 @@ pub mod wait;
 mod workspaces;
 mod worktrees;
 
+use crate::domain::slug::checked_name as validate_name;
 pub use workspaces::DirtyCheck;
-use workspaces::validate_name;
 
 /// What routing may see and change of the server: borrowed from the host for
 /// one routing step.
@@ -90,6 +90,8 @@ pub struct Cx<'a> {
     /// The Supervisor's own address, for what routing asks of it later
     /// (opening a workspace); none only before it starts.
     pub me: Option<Addr<Supervisor>>,
+    /// The owner of `worktree.*`; none only before the Supervisor starts.
+    pub worktrees: Option<Addr<crate::actors::worktrees::Worktrees>>,
 }
 
 /// The future a router function returns, resolved on the Supervisor.

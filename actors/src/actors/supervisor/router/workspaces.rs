@@ -18,27 +18,7 @@ use signaltty_protocol::workspace::{
 use signaltty_protocol::{WorkspaceId, WorkspaceRef};
 use std::path::PathBuf;
 
-/// The longest workspace name accepted, in bytes.
-pub const MAX_NAME_BYTES: usize = 256;
-
-/// A name for a workspace or a tab: not blank, at most [`MAX_NAME_BYTES`],
-/// no control characters.
-pub(super) fn validate_name(name: &str) -> Result<String, Error> {
-    if name.trim().is_empty() {
-        return Err(Error::BadParams("name must not be empty".into()));
-    }
-    if name.len() > MAX_NAME_BYTES {
-        return Err(Error::BadParams(format!(
-            "name is longer than {MAX_NAME_BYTES} bytes"
-        )));
-    }
-    if name.chars().any(char::is_control) {
-        return Err(Error::BadParams(
-            "name must not contain control characters".into(),
-        ));
-    }
-    Ok(name.to_owned())
-}
+pub use crate::domain::slug::checked_name as validate_name;
 
 /// When a new workspace's `dirty` flag is computed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
