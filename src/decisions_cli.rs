@@ -111,7 +111,7 @@ fn list_inner(global: &Global) -> Result<i32, i32> {
 /// terminal the decision id (for `--decision`) goes last and is cut first.
 fn decision_line(pane: &Pane, d: &Decision, paint: crate::paint::Paint) -> String {
     use crate::paint::{columns, cut};
-    let (_, colour) = crate::board::view::glyphs::lifecycle(pane.lifecycle);
+    let (_, colour) = crate::paint::lifecycle(pane.lifecycle);
     let agent = serde_json::to_value(pane.agent.kind)
         .ok()
         .and_then(|v| v.as_str().map(str::to_owned))

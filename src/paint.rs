@@ -1,13 +1,16 @@
 //! Colour and width for the CLI's text output: `--color never|auto|always`,
 //! `NO_COLOR` (https://no-color.org: any non-empty value turns colour off
 //! unless `--color always`), and lines that fit the terminal they are printed
-//! on. The state colours are the board's (`board::view::glyphs`), so a state
-//! looks the same in `pane list`, `attention`, `decisions` and on the board.
+//! on. The state glyphs and colours are here, for the board and the CLI
+//! both, so a state looks the same in `pane list`, `attention`, `decisions`
+//! and on the board.
 //!
 //! Output that is not a terminal is left exactly as before: no colour, no
 //! cutting, one line per item, for scripts that read it.
 
 use ratatui::style::Color;
+use signaltty_protocol::pane::{Attention, Lifecycle};
+use signaltty_protocol::task::TaskState;
 use std::io::IsTerminal;
 use unicode_width::UnicodeWidthChar;
 
@@ -115,6 +118,75 @@ impl Paint {
             (true, None) if bold => format!("\x1b[1m{text}\x1b[0m"),
             _ => text.to_owned(),
         }
+    }
+}
+
+// The state glyphs. Every state has its own character, so the board and the
+// CLI read the same with `NO_COLOR`; colours only repeat what the glyphs say.
+
+/// The legend (the help popup shows it): the lifecycle glyph, first column of
+/// a pane line, then the attention marker, second column. All distinct.
+pub const GLYPHS: &[(&str, &str)] = &[
+    ("●", "working"),
+    ("◆", "blocked: waiting for you"),
+    ("✓", "done"),
+    ("○", "idle"),
+    ("✗", "failed"),
+    ("■", "exited"),
+    ("?", "unknown"),
+    ("*", "unread: something new"),
+    ("»", "input required"),
+    ("!", "permission required"),
+    ("△", "warning"),
+    ("▲", "error"),
+];
+
+/// The tasks view's legend: one glyph per task state, all distinct.
+pub const TASK_GLYPHS: &[(&str, &str)] = &[
+    ("◌", "pending"),
+    ("●", "working"),
+    ("◆", "input required: waiting for you"),
+    ("✓", "completed"),
+    ("✗", "failed"),
+    ("■", "canceled"),
+    ("⊘", "rejected"),
+];
+
+/// The glyph of a task state and its colour.
+pub fn task_state(s: TaskState) -> (&'static str, Color) {
+    match s {
+        TaskState::Pending => ("◌", Color::Gray),
+        TaskState::Working => ("●", Color::Cyan),
+        TaskState::InputRequired => ("◆", Color::Yellow),
+        TaskState::Completed => ("✓", Color::Green),
+        TaskState::Failed => ("✗", Color::Red),
+        TaskState::Canceled => ("■", Color::DarkGray),
+        TaskState::Rejected => ("⊘", Color::LightRed),
+    }
+}
+
+/// The glyph of a lifecycle and its colour.
+pub fn lifecycle(l: Lifecycle) -> (&'static str, Color) {
+    match l {
+        Lifecycle::Working => ("●", Color::Cyan),
+        Lifecycle::Blocked => ("◆", Color::Yellow),
+        Lifecycle::Done => ("✓", Color::Green),
+        Lifecycle::Idle => ("○", Color::Gray),
+        Lifecycle::Failed => ("✗", Color::Red),
+        Lifecycle::Exited => ("■", Color::DarkGray),
+        Lifecycle::Unknown => ("?", Color::DarkGray),
+    }
+}
+
+/// The marker of an attention value (a space for none) and its colour.
+pub fn attention(a: Attention) -> (&'static str, Color) {
+    match a {
+        Attention::None => (" ", Color::Reset),
+        Attention::Unread => ("*", Color::LightCyan),
+        Attention::InputRequired => ("»", Color::LightYellow),
+        Attention::PermissionRequired => ("!", Color::LightYellow),
+        Attention::Warning => ("△", Color::Yellow),
+        Attention::Error => ("▲", Color::LightRed),
     }
 }
 

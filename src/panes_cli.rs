@@ -95,10 +95,9 @@ fn print_pane(p: &Pane) {
 /// On a terminal: the state glyphs first, coloured, and the title and cwd cut
 /// so the line fits the terminal's width.
 fn pane_line(p: &Pane, live: &str, paint: crate::paint::Paint) -> String {
-    use crate::board::view::glyphs;
     use crate::paint::{columns, cut, cut_left};
-    let (glyph, lc_colour) = glyphs::lifecycle(p.lifecycle);
-    let (mark, at_colour) = glyphs::attention(p.attention);
+    let (glyph, lc_colour) = crate::paint::lifecycle(p.lifecycle);
+    let (mark, at_colour) = crate::paint::attention(p.attention);
     let lifecycle = paint.paint(p.lifecycle.as_str(), lc_colour, false);
     let attention = paint.paint(p.attention.as_str(), at_colour, false);
     let Some(width) = paint.width() else {

@@ -385,9 +385,8 @@ pub fn attention(global: &Global, limit: Option<u64>) -> i32 {
 /// terminal: the glyphs and states coloured, the last message on its own
 /// indented line, cut to the width.
 fn attention_line(p: &AttentionItem, paint: crate::paint::Paint) {
-    use crate::board::view::glyphs;
-    let (glyph, lc_colour) = glyphs::lifecycle(p.lifecycle);
-    let (mark, at_colour) = glyphs::attention(p.attention);
+    let (glyph, lc_colour) = crate::paint::lifecycle(p.lifecycle);
+    let (mark, at_colour) = crate::paint::attention(p.attention);
     let attention = p.attention.as_str();
     let lifecycle = p.lifecycle.as_str();
     let pad_a = " ".repeat(19usize.saturating_sub(attention.len()));
