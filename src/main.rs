@@ -31,6 +31,7 @@ mod restore_cli;
 mod serve;
 mod service_cli;
 mod state_cli;
+mod systemd;
 mod tasks_cli;
 mod upgrade_cli;
 mod worktree_cli;

@@ -246,7 +246,7 @@ pub fn stop(global: &Global, force: bool) -> i32 {
         Ok(c) => c,
         Err(e) => return fail(&format!("{}: {}", e.code, e.message)),
     };
-    let activated = crate::service_cli::activated_pid(&mut client);
+    let activated = crate::systemd::activated_pid(&mut client);
     let result = match client.call(Method::ServerShutdown(ServerShutdownParams {
         force: Some(force),
     })) {
@@ -258,7 +258,7 @@ pub fn stop(global: &Global, force: bool) -> i32 {
     let _ = client.set_timeout(Some(LIFECYCLE_TIMEOUT));
     while let Ok(Some(_)) = client.read_line() {}
     if let Some(pid) = activated {
-        return crate::service_cli::stopped_activated(global, pid, &result, LIFECYCLE_TIMEOUT);
+        return stopped_activated(global, pid, &result);
     }
     let deadline = Instant::now() + LIFECYCLE_TIMEOUT;
     while server_answers(&socket) {
@@ -271,6 +271,27 @@ pub fn stop(global: &Global, force: bool) -> i32 {
         say!("{result}");
     } else {
         say!("stopped");
+    }
+    0
+}
+
+/// The end of `signaltty stop` for a socket-activated server: waits until
+/// process `pid` is gone, then says the socket unit still listens.
+fn stopped_activated(global: &Global, pid: u32, result: &serde_json::Value) -> i32 {
+    if !crate::systemd::wait_for_exit(pid, LIFECYCLE_TIMEOUT) {
+        return fail(&format!(
+            "TIMEOUT: the server (pid {pid}) is still running after shutdown"
+        ));
+    }
+    if global.json {
+        say!("{result}");
+    } else {
+        say!(
+            "stopped; systemd still listens on {}, so the next command starts the server \
+             again (`systemctl --user stop {}` stops listening too)",
+            resolve_socket(global).display(),
+            crate::systemd::SOCKET
+        );
     }
     0
 }

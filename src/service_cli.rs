@@ -8,6 +8,7 @@ mod units;
 
 use crate::Global;
 use crate::cli::{fail, resolve_socket};
+use crate::systemd::{SERVICE, SOCKET};
 use clap::Subcommand;
 use serde_json::{Value, json};
 use signaltty_model::Env;
@@ -18,7 +19,7 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
-use units::{Ownership, SERVICE, SOCKET};
+use units::Ownership;
 
 /// `signaltty service …`.
 #[derive(Debug, Subcommand)]
@@ -70,20 +71,9 @@ struct Report {
     code: i32,
 }
 
-/// Where the user's unit files live: `$XDG_CONFIG_HOME/systemd/user`, else
-/// `~/.config/systemd/user` (`None` when neither is an absolute path).
-pub fn unit_dir(env: &Env) -> Option<PathBuf> {
-    let absolute =
-        |v: &Option<std::ffi::OsString>| v.as_ref().map(PathBuf::from).filter(|p| p.is_absolute());
-    if let Some(config) = absolute(&env.xdg_config_home) {
-        return Some(config.join("systemd/user"));
-    }
-    absolute(&env.home).map(|home| home.join(".config/systemd/user"))
-}
-
-/// [`unit_dir`] for this process, or the error a command reports.
+/// [`crate::systemd::unit_dir`] for this process, or the error a command reports.
 fn this_unit_dir() -> Result<PathBuf, String> {
-    unit_dir(&Env::from_process()).ok_or_else(|| {
+    crate::systemd::unit_dir(&Env::from_process()).ok_or_else(|| {
         "IO_ERROR: neither XDG_CONFIG_HOME nor HOME is set to an absolute path: \
          cannot find the systemd user unit directory"
             .to_owned()
@@ -174,37 +164,10 @@ fn systemctl(args: &[&str]) -> Ctl {
     }
 }
 
-/// How long one `systemctl --user is-…` question may take.
-const QUERY_DEADLINE: Duration = Duration::from_secs(3);
-
-/// One word of `systemctl --user is-enabled|is-active UNIT` (it answers on
-/// stdout and says no through its exit code), or `None` without a manager.
+/// One word of `systemctl --user is-enabled|is-active UNIT`, or `None`
+/// without a manager.
 fn query(verb: &str, unit: &str) -> Option<String> {
-    ask(verb, unit).ok()
-}
-
-/// [`query`] with the reason when there is no answer: no systemctl, no user
-/// manager, or no answer within its deadline (`signaltty doctor` says which).
-pub fn ask(verb: &str, unit: &str) -> Result<String, String> {
-    use crate::doctor::command::{Ran, run};
-    match run(
-        std::ffi::OsStr::new("systemctl"),
-        &["--user", verb, unit],
-        QUERY_DEADLINE,
-    ) {
-        Ran::Exited { stdout, .. } => match stdout.lines().next().map(str::trim) {
-            Some(word) if !word.is_empty() => Ok(word.to_owned()),
-            _ => Err("no answer from the user manager (no user session bus?)".to_owned()),
-        },
-        Ran::NotStarted(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            Err("systemctl is not installed".to_owned())
-        },
-        Ran::NotStarted(e) => Err(format!("cannot run systemctl: {e}")),
-        Ran::TimedOut => Err(format!(
-            "systemctl did not answer within {} s",
-            QUERY_DEADLINE.as_secs()
-        )),
-    }
+    crate::systemd::ask(verb, unit).ok()
 }
 
 /// Runs the `systemctl --user` commands in order, stopping at the first that
@@ -635,55 +598,4 @@ fn status(global: &Global) -> Result<Report, String> {
         }),
         code: 0,
     })
-}
-
-/// The pid of the server behind `client` when systemd started it (socket
-/// activation): `signaltty stop` then waits for that process, since the
-/// socket keeps answering (and a new connection would start a new server).
-pub fn activated_pid(client: &mut Client) -> Option<u32> {
-    let status = client.call(Method::ServerStatus(Default::default())).ok()?;
-    if status.get("socket_activated").and_then(Value::as_bool) != Some(true) {
-        return None;
-    }
-    status
-        .get("pid")
-        .and_then(Value::as_u64)
-        .and_then(|p| u32::try_from(p).ok())
-}
-
-/// The end of `signaltty stop` for a socket-activated server: waits until
-/// process `pid` is gone, then says the socket unit still listens.
-pub fn stopped_activated(global: &Global, pid: u32, result: &Value, timeout: Duration) -> i32 {
-    let deadline = std::time::Instant::now() + timeout;
-    while !process_gone(pid) {
-        if std::time::Instant::now() > deadline {
-            return fail(&format!(
-                "TIMEOUT: the server (pid {pid}) is still running after shutdown"
-            ));
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    if global.json {
-        say!("{result}");
-    } else {
-        say!(
-            "stopped; systemd still listens on {}, so the next command starts the server \
-             again (`systemctl --user stop {SOCKET}` stops listening too)",
-            resolve_socket(global).display()
-        );
-    }
-    0
-}
-
-/// Whether process `pid` no longer runs: gone from `/proc`, or a zombie
-/// waiting for its parent (systemd) to reap it.
-fn process_gone(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Err(_) => true,
-        // The state follows the command name in parentheses, which may itself
-        // hold spaces or parentheses.
-        Ok(stat) => stat.rfind(')').is_some_and(|end| {
-            matches!(stat[end + 1..].trim_start().chars().next(), Some('Z' | 'X'))
-        }),
-    }
 }

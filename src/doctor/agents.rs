@@ -3,9 +3,9 @@
 //! status (the integration library's own `status`), and from the journal the
 //! last hook event each agent's hooks reported.
 
-use super::command::{self, Ran};
 use super::verdict::{IntegrationSeen, LastHook, VersionSeen};
 use crate::integration_cli::Agent;
+use crate::systemd::command::{self, Ran};
 use serde_json::Value;
 use signaltty_model::agents::AgentSet;
 use signaltty_model::integration::Roots;

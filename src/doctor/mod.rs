@@ -5,7 +5,6 @@
 //! here writes anything but a probe file in the state and data directories.
 
 mod agents;
-pub mod command;
 mod files;
 mod server;
 mod service;

@@ -1,6 +1,6 @@
 //! The systemd user service: whether `signaltty.service` / `signaltty.socket`
 //! are in the user's unit directory, and what `systemctl --user` says of
-//! them, through the `signaltty service` module's own helpers.
+//! them, through the helpers `signaltty service` uses too (`crate::systemd`).
 
 use super::verdict::{self, Check, ServiceSeen};
 use signaltty_model::Env;
@@ -11,7 +11,7 @@ pub fn probe(env: &Env) -> Check {
 }
 
 fn seen(env: &Env) -> ServiceSeen {
-    let Some(dir) = crate::service_cli::unit_dir(env) else {
+    let Some(dir) = crate::systemd::unit_dir(env) else {
         return ServiceSeen::NotInstalled {
             dir: "~/.config/systemd/user ($HOME is not set)".to_owned(),
         };
@@ -29,10 +29,10 @@ fn seen(env: &Env) -> ServiceSeen {
         "signaltty.service"
     };
     // Both questions at once, on two threads: each has its own deadline.
-    let enabled = std::thread::spawn(move || crate::service_cli::ask("is-enabled", unit));
-    let active = crate::service_cli::ask("is-active", unit);
+    let enabled = std::thread::spawn(move || crate::systemd::ask("is-enabled", unit));
+    let active = crate::systemd::ask("is-active", unit);
     let service_active = if socket {
-        crate::service_cli::ask("is-active", "signaltty.service")
+        crate::systemd::ask("is-active", "signaltty.service")
     } else {
         active.clone()
     };

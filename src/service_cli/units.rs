@@ -4,10 +4,7 @@
 
 use std::path::Path;
 
-/// The service unit's file name.
-pub const SERVICE: &str = "signaltty.service";
-/// The socket unit's file name.
-pub const SOCKET: &str = "signaltty.socket";
+pub use crate::systemd::{SERVICE, SOCKET};
 /// Where the socket unit listens: the server's default socket path in the
 /// user manager's runtime directory (`%t` is `$XDG_RUNTIME_DIR`).
 pub const LISTEN_STREAM: &str = "%t/signaltty/signaltty.sock";
