@@ -5,9 +5,8 @@
 use crate::Global;
 use crate::cli::fail;
 use serde_json::{Value, json};
-use signaltty_model::integration::program::{self, PROGRAMS, Program};
-use signaltty_model::integration::{self, INSTALLABLE, Report, Roots, Status};
-use signaltty_protocol::pane::AgentKind;
+use signaltty_model::integration::agent::Agent;
+use signaltty_model::integration::{self, Report, Roots, Status};
 use std::path::{Path, PathBuf};
 
 /// What the command was asked.
@@ -18,76 +17,6 @@ pub enum Action {
     Status,
 }
 
-/// An agent the command configures: an agent kind, or a generic program
-/// whose hooks are a builtin agent's (Qwen Code, Kilo Code).
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum Agent {
-    Kind(AgentKind),
-    Program(Program),
-}
-
-impl Agent {
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            Agent::Kind(k) => k.name(),
-            Agent::Program(p) => p.name,
-        }
-    }
-
-    fn file(self, roots: &Roots) -> Option<PathBuf> {
-        match self {
-            Agent::Kind(k) => roots.file(k).ok(),
-            Agent::Program(p) => Some(p.file(roots)),
-        }
-    }
-
-    fn install(self, roots: &Roots, reporter: &Path) -> Result<Report, String> {
-        match self {
-            Agent::Kind(k) => integration::install(k, roots, reporter),
-            Agent::Program(p) => p.install(roots, reporter),
-        }
-    }
-
-    fn uninstall(self, roots: &Roots) -> Result<Report, String> {
-        match self {
-            Agent::Kind(k) => integration::uninstall(k, roots),
-            Agent::Program(p) => p.uninstall(roots),
-        }
-    }
-
-    pub(crate) fn status(
-        self,
-        roots: &Roots,
-        reporter: &Path,
-    ) -> Result<(PathBuf, Status), String> {
-        match self {
-            Agent::Kind(k) => integration::status(k, roots, reporter),
-            Agent::Program(p) => Ok(p.status(roots, reporter)),
-        }
-    }
-}
-
-/// The agents named: one, or every one for `all` / `--all` / none given.
-pub(crate) fn agents(name: Option<&str>, all: bool) -> Result<Vec<Agent>, String> {
-    match name {
-        None | Some("all") => Ok(INSTALLABLE
-            .into_iter()
-            .map(Agent::Kind)
-            .chain(PROGRAMS.into_iter().map(Agent::Program))
-            .collect()),
-        Some(_) if all => Err("give an agent or --all, not both".into()),
-        Some(n) => integration::parse_installable(n)
-            .map(Agent::Kind)
-            .or_else(|| program::parse(n).map(Agent::Program))
-            .map(|a| vec![a])
-            .ok_or_else(|| {
-                format!(
-                    "unknown agent {n:?} (claude, codex, opencode, cursor, gemini, pi, qwen, kilo or all)"
-                )
-            }),
-    }
-}
-
 /// Runs the command; the exit status is 1 when any agent failed.
 pub fn run(
     global: &Global,
@@ -96,7 +25,7 @@ pub fn run(
     all: bool,
     home: Option<PathBuf>,
 ) -> i32 {
-    let chosen = match agents(agent.as_deref(), all) {
+    let chosen = match integration::agent::named(agent.as_deref(), all) {
         Ok(a) => a,
         Err(e) => return fail(&format!("BAD_PARAMS: {e}")),
     };

@@ -4,11 +4,11 @@
 //! last hook event each agent's hooks reported.
 
 use super::verdict::{IntegrationSeen, LastHook, VersionSeen};
-use crate::integration_cli::Agent;
 use crate::systemd::command::{self, Ran};
 use serde_json::Value;
 use signaltty_model::agents::AgentSet;
 use signaltty_model::integration::Roots;
+use signaltty_model::integration::agent::Agent;
 use signaltty_protocol::Timestamp;
 use signaltty_protocol::pane::AgentKind;
 use std::collections::BTreeMap;
@@ -39,7 +39,7 @@ pub struct AgentFacts {
 /// program's bundled manifest binaries.
 pub fn list() -> Vec<(Agent, Vec<String>)> {
     let set = AgentSet::bundled_only();
-    crate::integration_cli::agents(None, false)
+    signaltty_model::integration::agent::named(None, false)
         .unwrap_or_default()
         .into_iter()
         .map(|agent| {

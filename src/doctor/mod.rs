@@ -111,7 +111,7 @@ fn checks(global: &Global, home: Option<PathBuf>) -> Vec<Check> {
         .collect();
     let generic: Vec<String> = agent_list
         .iter()
-        .filter(|(a, _)| matches!(a, crate::integration_cli::Agent::Program(_)))
+        .filter(|(a, _)| matches!(a, signaltty_model::integration::agent::Agent::Program(_)))
         .flat_map(|(_, names)| names.clone())
         .collect();
 
