@@ -1,4 +1,5 @@
-//! `signaltty attach [PANE]`: a raw-mode terminal client. It replays the pane's
+//! The raw-mode terminal client of `signaltty attach` (`cli/pane.rs`) and of
+//! the board's Enter. It replays the pane's
 //! screen from the attach snapshot, then follows `pty.data` (skipping bytes the
 //! snapshot already covers), forwards keystrokes as `pane.input`, keeps the pane
 //! sized to this terminal, and detaches on Ctrl-\ . A connection an in-place
@@ -6,8 +7,7 @@
 //! terminal is restored on every way out: detach, the server going away, an
 //! error, or SIGTERM/SIGHUP/SIGQUIT.
 
-use crate::Global;
-use crate::cli::{fail, resolve_socket};
+use crate::cli::fail;
 use base64::Engine as _;
 use nix::sys::signal::{SigSet, Signal};
 use nix::sys::termios::{self, SetArg, Termios};
@@ -104,16 +104,8 @@ fn send(link: &Mutex<Link>, id: String, method: Method) -> std::io::Result<()> {
         .send(id, method)
 }
 
-/// Runs the attach client; returns the exit code.
-pub fn attach(global: &Global, pane: Option<String>) -> i32 {
-    let Some(pane) = pane.or_else(|| {
-        std::env::var("SIGNALTTY_PANE")
-            .ok()
-            .filter(|s| !s.is_empty())
-    }) else {
-        return fail("BAD_PARAMS: name a pane to attach to");
-    };
-    let socket = resolve_socket(global);
+/// Runs the attach client on `pane` until it ends; returns the exit code.
+pub fn run(socket: &std::path::Path, pane: &str) -> i32 {
     // Signals that would otherwise kill us with the terminal still raw are taken
     // by a thread that restores it first. Blocked before any thread starts.
     let mut caught = SigSet::empty();
@@ -134,7 +126,7 @@ pub fn attach(global: &Global, pane: Option<String>) -> i32 {
             }
         });
     }
-    match session(&socket, &pane, &raw_slot) {
+    match session(socket, pane, &raw_slot) {
         Ok(ended) => {
             let _ = writeln!(std::io::stdout(), "\r\n[signaltty: {ended}]");
             0

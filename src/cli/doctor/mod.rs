@@ -10,7 +10,8 @@ mod server;
 mod service;
 mod verdict;
 
-use crate::Global;
+use crate::args::Global;
+use crate::cli::EXIT_FAILED;
 use signaltty_model::Env;
 use signaltty_model::integration::Roots;
 use signaltty_protocol::Timestamp;
@@ -40,7 +41,7 @@ pub fn run(global: &Global, home: Option<PathBuf>) -> i32 {
     if verdict::healthy(&checks) {
         0
     } else {
-        crate::cli::EXIT_FAILED
+        EXIT_FAILED
     }
 }
 

@@ -2,7 +2,7 @@
 //! edited by the same library the server uses at launch (spec/agents.md §11.8).
 //! Works without a server.
 
-use crate::Global;
+use crate::args::{Global, IntegrationCommand};
 use crate::cli::fail;
 use serde_json::{Value, json};
 use signaltty_model::integration::agent::Agent;
@@ -11,14 +11,24 @@ use std::path::{Path, PathBuf};
 
 /// What the command was asked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Action {
+enum Action {
     Install,
     Uninstall,
     Status,
 }
 
-/// Runs the command; the exit status is 1 when any agent failed.
-pub fn run(
+/// `signaltty integration …`; the exit status is 1 when any agent failed.
+pub fn run(global: &Global, cmd: IntegrationCommand) -> i32 {
+    let (action, args) = match cmd {
+        IntegrationCommand::Install(a) => (Action::Install, a),
+        IntegrationCommand::Uninstall(a) => (Action::Uninstall, a),
+        IntegrationCommand::Status(a) => (Action::Status, a),
+    };
+    apply(global, action, args.agent, args.all, args.home)
+}
+
+/// Runs the command on the agents named.
+fn apply(
     global: &Global,
     action: Action,
     agent: Option<String>,

@@ -1,7 +1,7 @@
 //! `signaltty worktree list|create|open|remove`: one `worktree.*` call each
 //! (spec/tasks.md §11, §16); `--json` prints the raw result.
 
-use crate::Global;
+use crate::args::Global;
 use crate::cli::{call, fail};
 use signaltty_protocol::worktree::{
     WorktreeBindResult, WorktreeCreateParams, WorktreeListParams, WorktreeListResult,
@@ -63,13 +63,13 @@ fn absolute(path: &Path) -> Result<String, i32> {
 }
 
 /// Runs one `worktree` command.
-pub fn worktree(global: &Global, cmd: WorktreeCommand) -> i32 {
-    match run(global, cmd) {
+pub fn run(global: &Global, cmd: WorktreeCommand) -> i32 {
+    match run_worktree(global, cmd) {
         Ok(code) | Err(code) => code,
     }
 }
 
-fn run(global: &Global, cmd: WorktreeCommand) -> Result<i32, i32> {
+fn run_worktree(global: &Global, cmd: WorktreeCommand) -> Result<i32, i32> {
     Ok(match cmd {
         WorktreeCommand::List { workspace } => call(
             global,

@@ -1,13 +1,14 @@
 //! `signaltty service install|uninstall|status`: the systemd user units that
 //! start the server on the first connection to its socket (docs/service.md).
-//! The units themselves are in `service_cli/units.rs`.
+//! The units themselves are in `service/units.rs`; what `stop` and the doctor
+//! share with this command is `crate::systemd`.
 
 #[cfg(test)]
 mod tests;
 mod units;
 
-use crate::Global;
-use crate::cli::{fail, resolve_socket};
+use crate::args::Global;
+use crate::cli::{EXIT_FAILED, fail, resolve_socket};
 use crate::systemd::{SERVICE, SOCKET};
 use clap::Subcommand;
 use serde_json::{Value, json};
@@ -465,7 +466,7 @@ fn uninstall() -> Result<Report, String> {
                 return Ok(Report {
                     text,
                     json: json!({"unit_dir": dir, "files": files, "systemctl": ran, "todo": todo}),
-                    code: crate::cli::EXIT_FAILED,
+                    code: EXIT_FAILED,
                 });
             }
         } else {

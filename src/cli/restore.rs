@@ -3,22 +3,13 @@
 //! (spec/persistence.md §8). Reads only: `server.status`, `workspace.list` and
 //! `workspace.get`.
 
-use crate::Global;
-use crate::cli::{fail, resolve_socket};
+use crate::args::Global;
+use crate::cli::{connect, fetch};
 use serde_json::{Value, json};
-use signaltty_model::client::{CallError, Client};
 use signaltty_protocol::pane::{Pane, RestoreState};
 use signaltty_protocol::server::ServerStatusResult;
 use signaltty_protocol::workspace::{WorkspaceGetParams, WorkspaceGetResult, WorkspaceListResult};
 use signaltty_protocol::{Method, WorkspaceRef};
-
-fn fetch<T: serde::de::DeserializeOwned>(client: &mut Client, method: Method) -> Result<T, i32> {
-    let value = client
-        .call(method)
-        .map_err(|CallError { code, message }| fail(&format!("{code}: {message}")))?;
-    serde_json::from_value(value)
-        .map_err(|e| fail(&format!("INTERNAL: unexpected result shape: {e}")))
-}
 
 /// How a restored pane can come back, if it can.
 fn how(pane: &Pane) -> Option<&'static str> {
@@ -38,8 +29,7 @@ pub fn restore(global: &Global) -> i32 {
 }
 
 fn restore_inner(global: &Global) -> Result<i32, i32> {
-    let mut client = Client::connect(&resolve_socket(global))
-        .map_err(|CallError { code, message }| fail(&format!("{code}: {message}")))?;
+    let mut client = connect(global)?;
     let status: ServerStatusResult = fetch(&mut client, Method::ServerStatus(Default::default()))?;
     let list: WorkspaceListResult = fetch(&mut client, Method::WorkspaceList(Default::default()))?;
     let mut workspaces = Vec::new();

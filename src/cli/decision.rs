@@ -1,57 +1,40 @@
 //! The decision commands for people: `signaltty decisions` (what is being
-//! asked, across every pane) and `signaltty answer PANE OPTION`.
+//! asked, across every pane), `signaltty answer PANE OPTION` and its
+//! spelling of the spec's CLI mapping, `signaltty decision answer`.
 
-use crate::Global;
-use crate::cli::{call, fail, resolve_socket};
+use crate::args::Global;
+use crate::cli::{call, connect, fail, fail_call, fetch, print_decision, resolve_socket, typed};
+use clap::Subcommand;
 use serde_json::json;
-use signaltty_model::client::{CallError, Client};
+use signaltty_model::client::Client;
 use signaltty_protocol::pane::{Pane, PaneGetResult, PaneTarget};
 use signaltty_protocol::state::{Decision, DecisionAnswerParams, DecisionAnswerResult};
 use signaltty_protocol::workspace::{WorkspaceGetParams, WorkspaceGetResult, WorkspaceListResult};
 use signaltty_protocol::{Method, PaneRef, WorkspaceRef};
 
-/// Prints a decision: its prompt and its numbered options, each line after
-/// `indent`. A read-only one says where to answer it.
-pub fn print_decision(d: &Decision, indent: &str) {
-    let paint = crate::paint::current();
-    // The question is wrapped, never cut: it is what the person must read.
-    for line in d.prompt.lines().flat_map(|l| paint.wrap(indent, l)) {
-        say!("{line}");
-    }
-    let options: Vec<String> = d
-        .options
-        .iter()
-        .enumerate()
-        .map(|(i, o)| format!("{}) {} [{}]", i + 1, o.label, o.id))
-        .collect();
-    let how = if d.answerable {
-        ""
-    } else {
-        "   (answer in the terminal)"
-    };
-    let line = format!("{indent}{}{how}", options.join("  "));
-    match paint.width() {
-        // On a terminal, options that do not fit one line get a line each.
-        Some(w) if crate::paint::columns(&line) > w => {
-            for o in &options {
-                say!("{}", paint.fit(&format!("{indent}{o}")));
-            }
-            if !how.is_empty() {
-                say!("{}", paint.fit(&format!("{indent}{}", how.trim_start())));
-            }
-        },
-        _ => say!("{line}"),
-    }
+#[derive(Debug, Subcommand)]
+pub enum DecisionCommand {
+    /// Answer a pane's pending decision (decision.answer); the same as `answer`.
+    Answer {
+        /// Pane id or name.
+        pane: String,
+        /// The option: its id (once, deny, …) or its 1-based number.
+        option: String,
+        /// Answer only if this is still the pending decision (default: whichever is).
+        #[arg(long, value_name = "ID")]
+        decision: Option<String>,
+    },
 }
 
-fn fetch(client: &mut Client, method: Method) -> Result<serde_json::Value, i32> {
-    client
-        .call(method)
-        .map_err(|CallError { code, message }| fail(&format!("{code}: {message}")))
-}
-
-fn typed<T: serde::de::DeserializeOwned>(v: serde_json::Value) -> Result<T, i32> {
-    serde_json::from_value(v).map_err(|e| fail(&format!("INTERNAL: unexpected result shape: {e}")))
+/// `signaltty decision …`.
+pub fn run(global: &Global, cmd: DecisionCommand) -> i32 {
+    match cmd {
+        DecisionCommand::Answer {
+            pane,
+            option,
+            decision,
+        } => answer(global, &pane, &option, decision),
+    }
 }
 
 /// `signaltty decisions`: every pane's pending decision, in workspace order.
@@ -62,20 +45,17 @@ pub fn list(global: &Global) -> i32 {
 }
 
 fn list_inner(global: &Global) -> Result<i32, i32> {
-    let mut client = Client::connect(&resolve_socket(global))
-        .map_err(|CallError { code, message }| fail(&format!("{code}: {message}")))?;
-    let workspaces: WorkspaceListResult = typed(fetch(
-        &mut client,
-        Method::WorkspaceList(Default::default()),
-    )?)?;
+    let mut client = connect(global)?;
+    let workspaces: WorkspaceListResult =
+        fetch(&mut client, Method::WorkspaceList(Default::default()))?;
     let mut found = Vec::new();
     for w in workspaces.workspaces {
-        let got: WorkspaceGetResult = typed(fetch(
+        let got: WorkspaceGetResult = fetch(
             &mut client,
             Method::WorkspaceGet(WorkspaceGetParams {
                 workspace_id: WorkspaceRef(w.id.0.clone()),
             }),
-        )?)?;
+        )?;
         for pane in got.panes {
             if let Some(d) = pane.pending_decision.clone() {
                 found.push((pane, d));
@@ -147,7 +127,7 @@ pub fn answer(global: &Global, pane: &str, option: &str, decision: Option<String
                     Ok(g) => g,
                     Err(code) => return code,
                 },
-                Err(CallError { code, message }) => return fail(&format!("{code}: {message}")),
+                Err(e) => return fail_call(e),
             };
             let Some(d) = got.pane.pending_decision else {
                 return fail(&format!(

@@ -1,7 +1,7 @@
 //! `signaltty workspace diff | file-diff | refresh-git`: one call each; text
 //! for people, the raw result with `--json`.
 
-use crate::Global;
+use crate::args::{DiffCommand, Global};
 use crate::cli::{call, print_workspace};
 use signaltty_protocol::diff::{
     DiffScope, FileContent, LineKind, WorkspaceDiffParams, WorkspaceDiffResult,
@@ -10,12 +10,25 @@ use signaltty_protocol::diff::{
 use signaltty_protocol::workspace::WorkspaceResult;
 use signaltty_protocol::{Method, WorkspaceRef};
 
+/// `signaltty workspace refresh-git|diff|file-diff …`.
+pub fn run(global: &Global, cmd: DiffCommand) -> i32 {
+    match cmd {
+        DiffCommand::RefreshGit { workspace } => refresh_git(global, workspace),
+        DiffCommand::Diff { workspace, turn } => diff(global, workspace, turn),
+        DiffCommand::FileDiff {
+            workspace,
+            path,
+            turn,
+        } => file_diff(global, workspace, path, turn),
+    }
+}
+
 fn scope(turn: bool) -> Option<DiffScope> {
     turn.then_some(DiffScope::Turn)
 }
 
 /// `signaltty workspace refresh-git <ws>`.
-pub fn refresh_git(global: &Global, workspace: String) -> i32 {
+fn refresh_git(global: &Global, workspace: String) -> i32 {
     let params = WorkspaceRefreshGitParams {
         workspace_id: WorkspaceRef(workspace),
     };
@@ -34,7 +47,7 @@ pub fn refresh_git(global: &Global, workspace: String) -> i32 {
 }
 
 /// `signaltty workspace diff <ws> [--turn]`.
-pub fn diff(global: &Global, workspace: String, turn: bool) -> i32 {
+fn diff(global: &Global, workspace: String, turn: bool) -> i32 {
     let params = WorkspaceDiffParams {
         workspace_id: WorkspaceRef(workspace),
         scope: scope(turn),
@@ -84,7 +97,7 @@ pub fn diff(global: &Global, workspace: String, turn: bool) -> i32 {
 }
 
 /// `signaltty workspace file-diff <ws> <path> [--turn]`.
-pub fn file_diff(global: &Global, workspace: String, path: String, turn: bool) -> i32 {
+fn file_diff(global: &Global, workspace: String, path: String, turn: bool) -> i32 {
     let params = WorkspaceFileDiffParams {
         workspace_id: WorkspaceRef(workspace),
         path,

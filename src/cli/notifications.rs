@@ -1,7 +1,7 @@
 //! `signaltty notifications` (notification.list) and `signaltty
 //! notifications read` (notification.mark_read).
 
-use crate::Global;
+use crate::args::Global;
 use crate::cli::{call, fail};
 use clap::{Args, Subcommand};
 use signaltty_protocol::notification::{

@@ -1,8 +1,8 @@
 //! `signaltty events` (follow the event stream) and `signaltty journal verify`
 //! (check the journal files offline).
 
-use crate::Global;
-use crate::cli::{fail, resolve_socket};
+use crate::args::Global;
+use crate::cli::{EXIT_FAILED, fail, fail_call, resolve_socket};
 use signaltty_model::Env;
 use signaltty_model::client::Client;
 use signaltty_model::journal::verify::verify as verify_journal;
@@ -11,7 +11,7 @@ use signaltty_protocol::{Method, ServerLine};
 use std::io::Write;
 use std::path::PathBuf;
 
-/// Subscribes and prints every event line as it arrives, until the server
+/// `signaltty events`: subscribes and prints every event line as it arrives, until the server
 /// stops (or the user stops the command). A connection closed without the
 /// server stopping (an in-place upgrade closes every one, docs/upgrade.md)
 /// is subscribed again from the last event printed: nothing is missed or
@@ -20,7 +20,7 @@ pub fn events(global: &Global, from_seq: Option<u64>, filters: Vec<String>) -> i
     let socket = resolve_socket(global);
     let mut client = match Client::connect(&socket) {
         Ok(c) => c,
-        Err(e) => return fail(&format!("{}: {}", e.code, e.message)),
+        Err(e) => return fail_call(e),
     };
     let mut from = from_seq;
     let mut out = std::io::stdout().lock();
@@ -39,7 +39,7 @@ pub fn events(global: &Global, from_seq: Option<u64>, filters: Vec<String>) -> i
             let line = match client.read_line_blocking() {
                 Ok(Some(line)) => line,
                 Ok(None) => break,
-                Err(e) => return fail(&format!("{}: {}", e.code, e.message)),
+                Err(e) => return fail_call(e),
             };
             match ServerLine::parse(&line) {
                 Ok(ServerLine::Event(e)) => {
@@ -124,7 +124,8 @@ fn subscribe(
     Ok(result.seq)
 }
 
-/// Checks the journal files of the state directory and reports.
+/// `signaltty journal verify`: checks the journal files of the state
+/// directory and reports.
 pub fn verify(global: &Global, state_dir: Option<PathBuf>) -> i32 {
     let dir = state_dir.unwrap_or_else(|| Env::from_process().state_dir());
     let report = verify_journal(&dir);
@@ -143,9 +144,5 @@ pub fn verify(global: &Global, state_dir: Option<PathBuf>) -> i32 {
             }
         }
     }
-    if report.ok() {
-        0
-    } else {
-        crate::cli::EXIT_FAILED
-    }
+    if report.ok() { 0 } else { EXIT_FAILED }
 }

@@ -1,11 +1,14 @@
-//! `signaltty new`, `signaltty pane …` and `signaltty tab …`: one method call each
-//! (`new` is workspace.create + pane.spawn), text by default, the raw result with
-//! `--json`.
+//! `signaltty new`, `signaltty pane …`, and `mark-seen` and `attach`, which
+//! are `pane mark-seen` and `pane attach` too: one method call each (`new` is
+//! workspace.create or tab.create, then pane.spawn), text by default, the raw
+//! result with `--json`. Attaching is the terminal client's (`attach.rs`).
 
-use crate::cli::{call, fail, resolve_socket};
-use crate::{Global, PaneCommand, TabCommand};
+use crate::args::{Global, PaneCommand};
+use crate::cli::{
+    absolute_cwd, call, connect, env_pane, env_param, fail, fail_call, fetch, pane_or_env,
+    parse_signal, resolve_socket, typed,
+};
 use base64::Engine as _;
-use signaltty_model::client::Client;
 use signaltty_protocol::pane::{
     Attention, LiveState, Pane, PaneCloseParams, PaneGetResult, PaneInputParams, PaneInputResult,
     PaneLaunchResult, PaneReadParams, PaneReadResult, PaneResizeParams, PaneResult,
@@ -15,12 +18,9 @@ use signaltty_protocol::pane::{
     PaneClearResult, PaneMoveParams, PaneRenameParams, PaneSplitParams, PaneSwapParams,
     PaneWaitForOutputParams, PaneWaitForOutputResult, TabsResult,
 };
-use signaltty_protocol::signal::SignalName;
-use signaltty_protocol::tab::{
-    TabCloseParams, TabCreateParams, TabResult, TabSetLayoutParams, TabSetRatioParams,
-};
+use signaltty_protocol::tab::{TabCreateParams, TabResult};
 use signaltty_protocol::workspace::{
-    ClosedResult, Layout, SplitDir, WorkspaceCreateParams, WorkspaceGetParams, WorkspaceGetResult,
+    ClosedResult, SplitDir, WorkspaceCreateParams, WorkspaceGetParams, WorkspaceGetResult,
     WorkspaceResult,
 };
 use signaltty_protocol::{Method, PaneRef, TabId, WorkspaceRef};
@@ -32,48 +32,6 @@ fn user_shell() -> String {
         .ok()
         .filter(|s| !s.is_empty())
         .unwrap_or_else(|| "sh".to_owned())
-}
-
-fn absolute(dir: Option<PathBuf>) -> Result<Option<String>, i32> {
-    dir.map(std::path::absolute)
-        .transpose()
-        .map(|d| d.map(|p| p.to_string_lossy().into_owned()))
-        .map_err(|e| fail(&format!("BAD_PARAMS: cwd: {e}")))
-}
-
-fn pane_ref(given: Option<String>) -> Result<PaneRef, i32> {
-    given
-        .or_else(|| {
-            std::env::var("SIGNALTTY_PANE")
-                .ok()
-                .filter(|s| !s.is_empty())
-        })
-        .map(PaneRef)
-        .ok_or_else(|| {
-            fail("BAD_PARAMS: name a pane (or run inside one, where $SIGNALTTY_PANE is set)")
-        })
-}
-
-/// A layout given as JSON on the command line, or read from stdin for `-`.
-fn layout_arg(given: &str) -> Result<Layout, i32> {
-    let text = if given == "-" {
-        std::io::read_to_string(std::io::stdin()).map_err(|e| {
-            fail(&format!(
-                "BAD_PARAMS: cannot read the layout from stdin: {e}"
-            ))
-        })?
-    } else {
-        given.to_owned()
-    };
-    serde_json::from_str(&text).map_err(|e| {
-        fail(&format!(
-            "BAD_PARAMS: the layout is not a layout (data-model.md §4.1): {e}"
-        ))
-    })
-}
-
-fn signal(name: &str) -> Result<SignalName, i32> {
-    SignalName::parse(name).ok_or_else(|| fail(&format!("BAD_PARAMS: unknown signal {name:?}")))
 }
 
 fn print_pane(p: &Pane) {
@@ -140,50 +98,56 @@ fn pane_line(p: &Pane, live: &str, paint: crate::paint::Paint) -> String {
     )
 }
 
-/// `signaltty new [--workspace W] [--name N] [--cwd DIR] [--tab T] [-- ARGV…]`.
+/// `signaltty new [--workspace W] [--name N] [--cwd DIR] [--tab T] [--env K=V…] [-- ARGV…]`.
 pub fn new(
     global: &Global,
     workspace: Option<String>,
     name: Option<String>,
     tab: Option<String>,
     cwd: Option<PathBuf>,
-    env: Option<std::collections::BTreeMap<String, String>>,
+    env: Vec<(String, String)>,
     argv: Vec<String>,
 ) -> i32 {
-    let cwd = match absolute(cwd) {
-        Ok(c) => c,
-        Err(code) => return code,
-    };
-    let mut client = match Client::connect(&resolve_socket(global)) {
-        Ok(c) => c,
-        Err(e) => return fail(&format!("{}: {}", e.code, e.message)),
-    };
+    match run_new(global, workspace, name, tab, cwd, env, argv) {
+        Ok(code) | Err(code) => code,
+    }
+}
+
+fn run_new(
+    global: &Global,
+    workspace: Option<String>,
+    name: Option<String>,
+    tab: Option<String>,
+    cwd: Option<PathBuf>,
+    env: Vec<(String, String)>,
+    argv: Vec<String>,
+) -> Result<i32, i32> {
+    let cwd = absolute_cwd(cwd)?;
+    let mut client = connect(global)?;
     // A new workspace gets its first tab from the spawn; an existing one gets a new
     // tab, since a spawn needs an empty one.
     let mut tab_id = None;
     let workspace = match workspace {
         Some(w) => {
-            let created = client.call(Method::TabCreate(TabCreateParams {
-                workspace_id: WorkspaceRef(w.clone()),
-                title: tab,
-            }));
-            match created.map(serde_json::from_value::<TabResult>) {
-                Ok(Ok(r)) => tab_id = Some(r.tab.id),
-                Ok(Err(e)) => return fail(&format!("INTERNAL: unexpected result shape: {e}")),
-                Err(e) => return fail(&format!("{}: {}", e.code, e.message)),
-            }
+            let created: TabResult = fetch(
+                &mut client,
+                Method::TabCreate(TabCreateParams {
+                    workspace_id: WorkspaceRef(w.clone()),
+                    title: tab,
+                }),
+            )?;
+            tab_id = Some(created.tab.id);
             WorkspaceRef(w)
         },
         None => {
-            let created = client.call(Method::WorkspaceCreate(WorkspaceCreateParams {
-                name,
-                cwd: cwd.clone(),
-            }));
-            match created.map(serde_json::from_value::<WorkspaceResult>) {
-                Ok(Ok(r)) => WorkspaceRef(r.workspace.id.0),
-                Ok(Err(e)) => return fail(&format!("INTERNAL: unexpected result shape: {e}")),
-                Err(e) => return fail(&format!("{}: {}", e.code, e.message)),
-            }
+            let created: WorkspaceResult = fetch(
+                &mut client,
+                Method::WorkspaceCreate(WorkspaceCreateParams {
+                    name,
+                    cwd: cwd.clone(),
+                }),
+            )?;
+            WorkspaceRef(created.workspace.id.0)
         },
     };
     let argv = if argv.is_empty() {
@@ -194,23 +158,16 @@ pub fn new(
     let params = PaneSpawnParams {
         tab_id,
         cwd,
-        env,
+        env: env_param(env),
         ..PaneSpawnParams::new(workspace, argv)
     };
-    match client.call(Method::PaneSpawn(params)) {
-        Ok(value) if global.json => {
-            say!("{value}");
-            0
-        },
-        Ok(value) => match serde_json::from_value::<PaneLaunchResult>(value) {
-            Ok(r) => {
-                print_launched(&r);
-                0
-            },
-            Err(e) => fail(&format!("INTERNAL: unexpected result shape: {e}")),
-        },
-        Err(e) => fail(&format!("{}: {}", e.code, e.message)),
+    let value = client.call(Method::PaneSpawn(params)).map_err(fail_call)?;
+    if global.json {
+        say!("{value}");
+    } else {
+        print_launched(&typed::<PaneLaunchResult>(value)?);
     }
+    Ok(0)
 }
 
 /// A launched pane, and what its agent's hook setup says.
@@ -225,7 +182,7 @@ fn print_launched(r: &PaneLaunchResult) {
 }
 
 /// `signaltty pane …`.
-pub fn pane(global: &Global, cmd: PaneCommand) -> i32 {
+pub fn run(global: &Global, cmd: PaneCommand) -> i32 {
     match run_pane(global, cmd) {
         Ok(code) | Err(code) => code,
     }
@@ -255,8 +212,8 @@ fn run_pane(global: &Global, cmd: PaneCommand) -> Result<i32, i32> {
             });
             let params = PaneSpawnParams {
                 tab_id: tab.map(TabId),
-                cwd: absolute(cwd)?,
-                env: crate::mapping_cli::env_param(env),
+                cwd: absolute_cwd(cwd)?,
+                env: env_param(env),
                 parent_pane_id: parent_pane.map(PaneRef),
                 label,
                 relationship,
@@ -275,11 +232,11 @@ fn run_pane(global: &Global, cmd: PaneCommand) -> Result<i32, i32> {
             argv,
         } => {
             let params = PaneSplitParams {
-                pane_id: pane_ref(pane)?,
+                pane_id: pane_or_env(pane)?,
                 direction: Some(split_dir(&direction)?),
                 argv: (!argv.is_empty()).then_some(argv),
-                cwd: absolute(cwd)?,
-                env: crate::mapping_cli::env_param(env),
+                cwd: absolute_cwd(cwd)?,
+                env: env_param(env),
             };
             call(global, Method::PaneSplit(params), |r: PaneLaunchResult| {
                 print_launched(&r)
@@ -337,7 +294,7 @@ fn run_pane(global: &Global, cmd: PaneCommand) -> Result<i32, i32> {
         },
         PaneCommand::Clear { pane } => {
             let params = PaneTarget {
-                pane_id: pane_ref(pane)?,
+                pane_id: pane_or_env(pane)?,
             };
             call(global, Method::PaneClear(params), |r: PaneClearResult| {
                 say!("cleared at offset {}", r.output_offset)
@@ -387,7 +344,7 @@ fn run_pane(global: &Global, cmd: PaneCommand) -> Result<i32, i32> {
                 _ => return Err(fail("BAD_PARAMS: give the prompt with --text or --stdin")),
             };
             let params = signaltty_protocol::state::PaneSubmitParams {
-                pane_id: pane_ref(pane)?,
+                pane_id: pane_or_env(pane)?,
                 text,
                 submit_delay_ms,
                 stall_timeout_s: stall_timeout,
@@ -405,11 +362,11 @@ fn run_pane(global: &Global, cmd: PaneCommand) -> Result<i32, i32> {
                 },
             )
         },
-        PaneCommand::Attach { pane } => crate::attach::attach(global, pane),
-        PaneCommand::MarkSeen { pane } => crate::state_cli::mark_seen(global, pane),
+        PaneCommand::Attach { pane } => attach(global, pane),
+        PaneCommand::MarkSeen { pane } => mark_seen(global, pane),
         PaneCommand::Resume { pane } => {
             let params = PaneTarget {
-                pane_id: pane_ref(pane)?,
+                pane_id: pane_or_env(pane)?,
             };
             call(global, Method::PaneResume(params), |r: PaneLaunchResult| {
                 print_launched(&r)
@@ -417,7 +374,7 @@ fn run_pane(global: &Global, cmd: PaneCommand) -> Result<i32, i32> {
         },
         PaneCommand::Get { pane } => {
             let params = PaneTarget {
-                pane_id: pane_ref(pane)?,
+                pane_id: pane_or_env(pane)?,
             };
             call(global, Method::PaneGet(params), |r: PaneGetResult| {
                 print_pane(&r.pane)
@@ -440,7 +397,7 @@ fn run_pane(global: &Global, cmd: PaneCommand) -> Result<i32, i32> {
                 },
             };
             let params = PaneReadParams {
-                pane_id: pane_ref(pane)?,
+                pane_id: pane_or_env(pane)?,
                 mode: Some(mode),
                 lines,
                 strip_ansi: None,
@@ -466,7 +423,7 @@ fn run_pane(global: &Global, cmd: PaneCommand) -> Result<i32, i32> {
                 bytes.push(b'\r');
             }
             let params = PaneInputParams {
-                pane_id: pane_ref(pane)?,
+                pane_id: pane_or_env(pane)?,
                 data_b64: base64::engine::general_purpose::STANDARD.encode(bytes),
             };
             call(global, Method::PaneInput(params), |r: PaneInputResult| {
@@ -475,7 +432,7 @@ fn run_pane(global: &Global, cmd: PaneCommand) -> Result<i32, i32> {
         },
         PaneCommand::Resize { pane, cols, rows } => {
             let params = PaneResizeParams {
-                pane_id: pane_ref(pane)?,
+                pane_id: pane_or_env(pane)?,
                 cols,
                 rows,
             };
@@ -489,8 +446,8 @@ fn run_pane(global: &Global, cmd: PaneCommand) -> Result<i32, i32> {
             group,
         } => {
             let params = PaneSignalParams {
-                pane_id: pane_ref(pane)?,
-                signal: signal(&name)?,
+                pane_id: pane_or_env(pane)?,
+                signal: parse_signal(&name)?,
                 group: Some(group),
             };
             call(global, Method::PaneSignal(params), |_: SentResult| {
@@ -499,8 +456,8 @@ fn run_pane(global: &Global, cmd: PaneCommand) -> Result<i32, i32> {
         },
         PaneCommand::Close { pane, signal: name } => {
             let params = PaneCloseParams {
-                pane_id: pane_ref(pane)?,
-                signal: Some(signal(&name)?),
+                pane_id: pane_or_env(pane)?,
+                signal: Some(parse_signal(&name)?),
             };
             call(global, Method::PaneClose(params), |_: ClosedResult| {
                 say!("closed")
@@ -530,51 +487,26 @@ fn split_dir(dir: &str) -> Result<SplitDir, i32> {
     }
 }
 
-/// `signaltty tab …`.
-pub fn tab(global: &Global, cmd: TabCommand) -> i32 {
-    match cmd {
-        TabCommand::Create { workspace, title } => {
-            let params = TabCreateParams {
-                workspace_id: WorkspaceRef(workspace),
-                title,
-            };
-            call(global, Method::TabCreate(params), |r: TabResult| {
-                say!("{}  {}", r.tab.id, r.tab.title)
-            })
+/// `signaltty mark-seen PANE` and `pane mark-seen`.
+pub fn mark_seen(global: &Global, pane: Option<String>) -> i32 {
+    let pane_id = match pane_or_env(pane) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    call(
+        global,
+        Method::PaneMarkSeen(PaneTarget { pane_id }),
+        |r: PaneResult| {
+            say!("{}  {}", r.pane.id, r.pane.attention.as_str());
         },
-        TabCommand::Close { tab, signal: name } => match signal(&name) {
-            Ok(sig) => {
-                let params = TabCloseParams {
-                    tab_id: TabId(tab),
-                    signal: Some(sig),
-                };
-                call(global, Method::TabClose(params), |_: ClosedResult| {
-                    say!("closed")
-                })
-            },
-            Err(code) => code,
-        },
-        TabCommand::SetLayout { tab, layout } => match layout_arg(&layout) {
-            Ok(layout) => {
-                let params = TabSetLayoutParams {
-                    tab_id: TabId(tab),
-                    layout,
-                };
-                call(global, Method::TabSetLayout(params), |r: TabResult| {
-                    say!("{}  {}", r.tab.id, r.tab.title)
-                })
-            },
-            Err(code) => code,
-        },
-        TabCommand::SetRatio { tab, path, ratio } => {
-            let params = TabSetRatioParams {
-                tab_id: TabId(tab),
-                path,
-                ratio,
-            };
-            call(global, Method::TabSetRatio(params), |r: TabResult| {
-                say!("{}  {}", r.tab.id, r.tab.title)
-            })
-        },
-    }
+    )
+}
+
+/// `signaltty attach [PANE]` and `pane attach`: this terminal on the pane
+/// until the person detaches.
+pub fn attach(global: &Global, pane: Option<String>) -> i32 {
+    let Some(pane) = pane.or_else(env_pane) else {
+        return fail("BAD_PARAMS: name a pane to attach to");
+    };
+    crate::attach::run(&resolve_socket(global), &pane)
 }

@@ -2,7 +2,7 @@
 //! place (server.upgrade, docs/upgrade.md) and prints what was handed over.
 //! The answer comes from the binary that took over, on the same connection.
 
-use crate::Global;
+use crate::args::Global;
 use crate::cli::{fail, resolve_socket};
 use signaltty_model::client::Client;
 use signaltty_protocol::Method;

@@ -3,8 +3,8 @@
 //! server is needed: this resolves exactly as `signaltty server` does, less
 //! the server-only flags (docs/configuration.md).
 
-use crate::Global;
-use crate::cli::EXIT_FAILED;
+use crate::args::Global;
+use crate::cli::{EXIT_FAILED, socket_flag};
 use clap::Subcommand;
 use serde_json::json;
 use signaltty_model::Env;
@@ -45,7 +45,7 @@ pub fn run(global: &Global, cmd: ConfigCommand) -> i32 {
 
 /// The settings this CLI sees, with the log filter checked too.
 fn resolve(global: &Global, env: &Env) -> (Settings, Vec<Problem>) {
-    let settings = settings::load(env, &crate::cli::socket_flag(global));
+    let settings = settings::load(env, &socket_flag(global));
     let mut problems = settings.problems.clone();
     problems.extend(crate::logger::filter_problem(&settings));
     (settings, problems)

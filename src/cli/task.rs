@@ -2,7 +2,7 @@
 //! cancel` and `signaltty report`, each one method call; `--json` prints the
 //! raw result.
 
-use crate::Global;
+use crate::args::Global;
 use crate::cli::{call, fail};
 use clap::{Args, Subcommand};
 use signaltty_protocol::task::{

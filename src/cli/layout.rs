@@ -2,7 +2,7 @@
 //! WORKSPACE FILE|-` (layout.apply), which takes what export printed (with or
 //! without `--json`) or a bare launch tree.
 
-use crate::Global;
+use crate::args::Global;
 use crate::cli::{call, fail};
 use clap::Subcommand;
 use serde_json::Value;
