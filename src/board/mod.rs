@@ -17,7 +17,7 @@ pub mod view;
 
 use crate::args::Global;
 use crate::attach::RawMode;
-use crate::cli::{fail, resolve_socket};
+use crate::cli::{fail_with, resolve_socket};
 use actions::{Done, Job, Worker};
 use feed::FeedNews;
 use keys::Action;
@@ -25,9 +25,9 @@ use model::{Board, Conn, Mode, Row, View};
 use preview::{Preview, PreviewConn, PreviewNews, PreviewState};
 use ratatui::crossterm::event::{Event, KeyEvent, MouseButton, MouseEventKind};
 use ratatui::crossterm::{execute, terminal};
-use signaltty_protocol::PaneId;
 use signaltty_protocol::pane::RestoreState;
 use signaltty_protocol::state::{Decision, DecisionOption};
+use signaltty_protocol::{ErrorCode, PaneId};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{RecvTimeoutError, channel};
@@ -96,7 +96,12 @@ pub fn run(global: &Global, options: Options) -> i32 {
     install_panic_hook();
     let mut term = match enter() {
         Ok(t) => t,
-        Err(e) => return fail(&format!("IO_ERROR: cannot set up the terminal: {e}")),
+        Err(e) => {
+            return fail_with(
+                ErrorCode::IoError,
+                format!("cannot set up the terminal: {e}"),
+            );
+        },
     };
     let color = std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     let mut dirty = true;
@@ -126,7 +131,12 @@ pub fn run(global: &Global, options: Options) -> i32 {
             let ended = attach_here(&app.socket, &pane);
             term = match enter() {
                 Ok(t) => t,
-                Err(e) => return fail(&format!("IO_ERROR: cannot set up the terminal: {e}")),
+                Err(e) => {
+                    return fail_with(
+                        ErrorCode::IoError,
+                        format!("cannot set up the terminal: {e}"),
+                    );
+                },
             };
             keys.resume();
             match ended {

@@ -3,8 +3,8 @@
 //! without a server.
 
 use crate::args::{AgentsCommand, Global};
-use crate::cli::{call, fail};
-use signaltty_protocol::Method;
+use crate::cli::{call, fail_with};
+use signaltty_protocol::{ErrorCode, Method};
 use std::io::{IsTerminal as _, Read as _};
 
 /// `signaltty agents …`.
@@ -56,7 +56,12 @@ fn check(file: &std::path::Path, title: Option<String>) -> i32 {
     use signaltty_model::agents::screen::{View, classify};
     let text = match std::fs::read_to_string(file) {
         Ok(t) => t,
-        Err(e) => return fail(&format!("IO_ERROR: cannot read {}: {e}", file.display())),
+        Err(e) => {
+            return fail_with(
+                ErrorCode::IoError,
+                format!("cannot read {}: {e}", file.display()),
+            );
+        },
     };
     let name = file
         .file_name()
@@ -64,7 +69,7 @@ fn check(file: &std::path::Path, title: Option<String>) -> i32 {
         .unwrap_or_default();
     let manifest = match Manifest::parse(&name, &text, false) {
         Ok(m) => m,
-        Err(e) => return fail(&format!("BAD_PARAMS: {name}: {e}")),
+        Err(e) => return fail_with(ErrorCode::BadParams, format!("{name}: {e}")),
     };
     say!(
         "{name}: valid, kind {:?}, {} screen rules",
@@ -76,7 +81,10 @@ fn check(file: &std::path::Path, title: Option<String>) -> i32 {
     }
     let mut screen = String::new();
     if let Err(e) = std::io::stdin().read_to_string(&mut screen) {
-        return fail(&format!("IO_ERROR: cannot read the screen from stdin: {e}"));
+        return fail_with(
+            ErrorCode::IoError,
+            format!("cannot read the screen from stdin: {e}"),
+        );
     }
     let title = title.unwrap_or_default();
     let view = View::new(&screen, &title);

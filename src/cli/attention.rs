@@ -4,15 +4,15 @@
 //! attention) and `explain` (why a pane is in its state).
 
 use crate::args::Global;
-use crate::cli::{call, fail, pane_or_env, parse_severity, print_decision};
+use crate::cli::{call, fail_with, pane_or_env, parse_severity, print_decision};
 use clap::Subcommand;
-use signaltty_protocol::Method;
 use signaltty_protocol::pane::PaneTarget;
 use signaltty_protocol::state::{
     AttentionItem, AttentionPendingParams, AttentionPendingResult, FocusNextUnreadParams,
     FocusNextUnreadResult, NotifyParams, NotifyResult, PaneExplainResult, Until, WaitBaseline,
     WaitParams, WaitResult,
 };
+use signaltty_protocol::{ErrorCode, Method};
 
 #[derive(Debug, Subcommand)]
 pub enum FocusCommand {
@@ -76,9 +76,10 @@ pub fn wait(
     };
     let after = match after.as_deref().map(serde_json::from_str::<WaitBaseline>) {
         Some(Err(e)) => {
-            return fail(&format!(
-                "BAD_PARAMS: --after is not a wait_baseline (pane get --json prints one): {e}"
-            ));
+            return fail_with(
+                ErrorCode::BadParams,
+                format!("--after is not a wait_baseline (pane get --json prints one): {e}"),
+            );
         },
         Some(Ok(b)) => Some(b),
         None => None,

@@ -2,8 +2,9 @@
 //! board itself (the TUI) is `src/board/`.
 
 use crate::args::Global;
-use crate::cli::fail;
+use crate::cli::fail_with;
 use signaltty_model::settings::{self, knobs::K, knobs::Value};
+use signaltty_protocol::ErrorCode;
 use std::io::IsTerminal as _;
 
 /// `signaltty board` options.
@@ -25,7 +26,7 @@ pub struct BoardArgs {
 /// `signaltty board`: the board on this terminal, which it needs.
 pub fn run(global: &Global, args: BoardArgs) -> i32 {
     if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
-        return fail("BAD_PARAMS: the board needs a terminal");
+        return fail_with(ErrorCode::BadParams, "the board needs a terminal");
     }
     crate::board::run(global, options(&args))
 }

@@ -3,14 +3,16 @@
 //! spelling of the spec's CLI mapping, `signaltty decision answer`.
 
 use crate::args::Global;
-use crate::cli::{call, connect, fail, fail_call, fetch, print_decision, resolve_socket, typed};
+use crate::cli::{
+    call, connect, fail_call, fail_with, fetch, print_decision, resolve_socket, typed,
+};
 use clap::Subcommand;
 use serde_json::json;
 use signaltty_model::client::Client;
 use signaltty_protocol::pane::{Pane, PaneGetResult, PaneTarget};
 use signaltty_protocol::state::{Decision, DecisionAnswerParams, DecisionAnswerResult};
 use signaltty_protocol::workspace::{WorkspaceGetParams, WorkspaceGetResult, WorkspaceListResult};
-use signaltty_protocol::{Method, PaneRef, WorkspaceRef};
+use signaltty_protocol::{ErrorCode, Method, PaneRef, WorkspaceRef};
 
 #[derive(Debug, Subcommand)]
 pub enum DecisionCommand {
@@ -130,9 +132,10 @@ pub fn answer(global: &Global, pane: &str, option: &str, decision: Option<String
                 Err(e) => return fail_call(e),
             };
             let Some(d) = got.pane.pending_decision else {
-                return fail(&format!(
-                    "NO_SUCH_DECISION: pane {pane} has no pending decision"
-                ));
+                return fail_with(
+                    ErrorCode::NoSuchDecision,
+                    format!("pane {pane} has no pending decision"),
+                );
             };
             let option_id = match option.parse::<usize>() {
                 Ok(n) if d.position(option).is_none() && n >= 1 && n <= d.options.len() => {

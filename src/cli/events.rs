@@ -2,12 +2,12 @@
 //! (check the journal files offline).
 
 use crate::args::Global;
-use crate::cli::{EXIT_FAILED, fail, fail_call, resolve_socket};
+use crate::cli::{EXIT_FAILED, fail, fail_call, fail_with, failure, resolve_socket};
 use signaltty_model::Env;
 use signaltty_model::client::Client;
 use signaltty_model::journal::verify::verify as verify_journal;
 use signaltty_protocol::subscribe::{ReplayStatus, SubscribeParams, SubscribeResult};
-use signaltty_protocol::{Method, ServerLine};
+use signaltty_protocol::{ErrorCode, Method, ServerLine};
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -52,10 +52,12 @@ pub fn events(global: &Global, from_seq: Option<u64>, filters: Vec<String>) -> i
                 },
                 Ok(ServerLine::Response(r)) => {
                     if let Some(e) = r.error {
-                        return fail(&format!("{}: {}", e.code, e.message));
+                        return fail_with(e.code, e.message);
                     }
                 },
-                Err(e) => return fail(&format!("INTERNAL: unreadable server line: {e}")),
+                Err(e) => {
+                    return fail_with(ErrorCode::Internal, format!("unreadable server line: {e}"));
+                },
             }
         }
         if stopping {
@@ -102,9 +104,13 @@ fn subscribe(
     };
     let reply = client
         .call(Method::Subscribe(params))
-        .map_err(|e| format!("{}: {}", e.code, e.message))?;
-    let result: SubscribeResult = serde_json::from_value(reply)
-        .map_err(|e| format!("INTERNAL: unexpected subscribe result: {e}"))?;
+        .map_err(|e| failure(e.code, e.message))?;
+    let result: SubscribeResult = serde_json::from_value(reply).map_err(|e| {
+        failure(
+            ErrorCode::Internal,
+            format!("unexpected subscribe result: {e}"),
+        )
+    })?;
     if let Some(replay) = result
         .replay
         .as_ref()

@@ -4,7 +4,9 @@
 //! `hook-event` never breaks its agent: no server is not an error.
 
 use crate::args::Global;
-use crate::cli::{call, env_pane, fail, pane_or_env, parse_severity, resolve_socket};
+use crate::cli::{
+    call, env_pane, fail_call, fail_with, pane_or_env, parse_severity, resolve_socket,
+};
 use serde_json::Value;
 use signaltty_model::client::{CallError, Client};
 use signaltty_protocol::pane::PaneResult;
@@ -121,14 +123,19 @@ pub fn hook_event(global: &Global, args: HookEventArgs) -> i32 {
     trace_hook(&args);
     let payload = match hook_payload(&args) {
         Ok(p) => p,
-        Err(e) => return fail(&format!("BAD_PARAMS: {e}")),
+        Err(e) => return fail_with(ErrorCode::BadParams, e),
     };
     let decision = match args
         .decision
         .as_deref()
         .map(serde_json::from_str::<DecisionInput>)
     {
-        Some(Err(e)) => return fail(&format!("BAD_PARAMS: --decision is not a decision: {e}")),
+        Some(Err(e)) => {
+            return fail_with(
+                ErrorCode::BadParams,
+                format!("--decision is not a decision: {e}"),
+            );
+        },
         Some(Ok(d)) => Some(d),
         None => None,
     };
@@ -204,7 +211,7 @@ pub fn hook_event(global: &Global, args: HookEventArgs) -> i32 {
             }
             0
         },
-        Err(CallError { code, message }) => fail(&format!("{code}: {message}")),
+        Err(e) => fail_call(e),
     }
 }
 
@@ -230,9 +237,7 @@ fn permission_reporter(global: &Global, params: HookEventParams) -> i32 {
             return 0;
         },
         Err(CallError { code, message }) => {
-            return fail(&format!(
-                "{code}: {message} ({label}: answer in the terminal)"
-            ));
+            return fail_with(code, format!("{message} ({label}: answer in the terminal)"));
         },
     };
     // A reply of neither shape (a server of another version) carries no

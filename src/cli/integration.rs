@@ -3,10 +3,11 @@
 //! Works without a server.
 
 use crate::args::{Global, IntegrationCommand};
-use crate::cli::fail;
+use crate::cli::fail_with;
 use serde_json::{Value, json};
 use signaltty_model::integration::agent::Agent;
 use signaltty_model::integration::{self, Report, Roots, Status};
+use signaltty_protocol::ErrorCode;
 use std::path::{Path, PathBuf};
 
 /// What the command was asked.
@@ -37,16 +38,17 @@ fn apply(
 ) -> i32 {
     let chosen = match integration::agent::named(agent.as_deref(), all) {
         Ok(a) => a,
-        Err(e) => return fail(&format!("BAD_PARAMS: {e}")),
+        Err(e) => return fail_with(ErrorCode::BadParams, e),
     };
     if action != Action::Status && agent.is_none() && !all {
-        return fail(
-            "BAD_PARAMS: name an agent (claude, codex, opencode, cursor, gemini, pi, qwen, kilo) or --all",
+        return fail_with(
+            ErrorCode::BadParams,
+            "name an agent (claude, codex, opencode, cursor, gemini, pi, qwen, kilo) or --all",
         );
     }
     let roots = match Roots::new(home.as_deref(), |k| std::env::var(k).ok()) {
         Ok(r) => r,
-        Err(e) => return fail(&format!("BAD_PARAMS: {e}")),
+        Err(e) => return fail_with(ErrorCode::BadParams, e),
     };
     let reporter = integration::reporter();
     let text = !global.json;

@@ -3,13 +3,13 @@
 //! without `--json`) or a bare launch tree.
 
 use crate::args::Global;
-use crate::cli::{call, fail};
+use crate::cli::{call, fail_with};
 use clap::Subcommand;
 use serde_json::Value;
 use signaltty_protocol::layout::{
     LaunchNode, LayoutApplyParams, LayoutApplyResult, LayoutExportParams, LayoutExportResult,
 };
-use signaltty_protocol::{Method, TabId, WorkspaceRef};
+use signaltty_protocol::{ErrorCode, Method, TabId, WorkspaceRef};
 use std::path::PathBuf;
 
 #[derive(Debug, Subcommand)]
@@ -56,7 +56,7 @@ pub fn run(global: &Global, cmd: LayoutCommand) -> i32 {
         } => {
             let root = match read_tree(&file) {
                 Ok(root) => root,
-                Err(why) => return fail(&format!("BAD_PARAMS: {why}")),
+                Err(why) => return fail_with(ErrorCode::BadParams, why),
             };
             let params = LayoutApplyParams {
                 workspace_id: WorkspaceRef(workspace),

@@ -3,8 +3,9 @@
 //! can never describe a flag that does not exist.
 
 use crate::args::Cli;
-use crate::cli::fail;
+use crate::cli::fail_with;
 use clap::CommandFactory;
+use signaltty_protocol::ErrorCode;
 use std::path::{Path, PathBuf};
 
 /// Prints the completion script for `shell` on stdout.
@@ -25,7 +26,10 @@ pub fn man(dir: Option<&Path>) -> i32 {
                 Ok(()) => 0,
                 // A closed pipe (`signaltty man | head`) is not worth a message.
                 Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => 0,
-                Err(e) => fail(&format!("IO_ERROR: cannot write the man page: {e}")),
+                Err(e) => fail_with(
+                    ErrorCode::IoError,
+                    format!("cannot write the man page: {e}"),
+                ),
             }
         },
         Some(dir) => match write_pages(dir) {
@@ -33,10 +37,10 @@ pub fn man(dir: Option<&Path>) -> i32 {
                 say!("wrote {} man pages to {}", pages.len(), dir.display());
                 0
             },
-            Err(e) => fail(&format!(
-                "IO_ERROR: cannot write man pages to {}: {e}",
-                dir.display()
-            )),
+            Err(e) => fail_with(
+                ErrorCode::IoError,
+                format!("cannot write man pages to {}: {e}", dir.display()),
+            ),
         },
     }
 }

@@ -2,14 +2,14 @@
 //! notifications read` (notification.mark_read).
 
 use crate::args::Global;
-use crate::cli::{call, fail};
+use crate::cli::{call, fail_with};
 use clap::{Args, Subcommand};
 use signaltty_protocol::notification::{
     NotificationListParams, NotificationListResult, NotificationMarkReadParams,
     NotificationMarkReadResult,
 };
 use signaltty_protocol::state::{Notification, Severity};
-use signaltty_protocol::{Method, PaneRef};
+use signaltty_protocol::{ErrorCode, Method, PaneRef};
 
 /// The width a text line is cut to.
 const WIDTH: usize = 80;
@@ -79,7 +79,12 @@ pub fn run(global: &Global, args: NotificationsArgs) -> i32 {
                     pane_id: Some(PaneRef(p)),
                 },
                 (true, None, true) => NotificationMarkReadParams::default(),
-                _ => return fail("BAD_PARAMS: give notification ids, --pane PANE or --all"),
+                _ => {
+                    return fail_with(
+                        ErrorCode::BadParams,
+                        "give notification ids, --pane PANE or --all",
+                    );
+                },
             };
             call(
                 global,

@@ -5,8 +5,8 @@
 
 use crate::args::{Global, PaneCommand};
 use crate::cli::{
-    absolute_cwd, call, connect, env_pane, env_param, fail, fail_call, fetch, pane_or_env,
-    parse_signal, resolve_socket, typed,
+    absolute_cwd, call, connect, env_pane, env_param, fail, fail_call, fail_with, fetch,
+    pane_or_env, parse_signal, resolve_socket, typed,
 };
 use base64::Engine as _;
 use signaltty_protocol::pane::{
@@ -23,7 +23,7 @@ use signaltty_protocol::workspace::{
     ClosedResult, SplitDir, WorkspaceCreateParams, WorkspaceGetParams, WorkspaceGetResult,
     WorkspaceResult,
 };
-use signaltty_protocol::{Method, PaneRef, TabId, WorkspaceRef};
+use signaltty_protocol::{ErrorCode, Method, PaneRef, TabId, WorkspaceRef};
 use std::path::PathBuf;
 
 /// The user's shell, for a spawn without a command.
@@ -259,7 +259,7 @@ fn run_pane(global: &Global, cmd: PaneCommand) -> Result<i32, i32> {
         },
         PaneCommand::Rename { pane, name, clear } => {
             if clear == name.is_some() {
-                return Err(fail("BAD_PARAMS: give a name, or --clear"));
+                return Err(fail_with(ErrorCode::BadParams, "give a name, or --clear"));
             }
             let params = PaneRenameParams {
                 pane_id: PaneRef(pane),
@@ -341,7 +341,12 @@ fn run_pane(global: &Global, cmd: PaneCommand) -> Result<i32, i32> {
                         .map_err(|e| fail(&format!("cannot read stdin: {e}")))?;
                     t
                 },
-                _ => return Err(fail("BAD_PARAMS: give the prompt with --text or --stdin")),
+                _ => {
+                    return Err(fail_with(
+                        ErrorCode::BadParams,
+                        "give the prompt with --text or --stdin",
+                    ));
+                },
             };
             let params = signaltty_protocol::state::PaneSubmitParams {
                 pane_id: pane_or_env(pane)?,
@@ -391,9 +396,10 @@ fn run_pane(global: &Global, cmd: PaneCommand) -> Result<i32, i32> {
                 "tail" => ReadMode::Tail,
                 "rendered" => ReadMode::Rendered,
                 other => {
-                    return Err(fail(&format!(
-                        "BAD_PARAMS: unknown mode {other:?} (screen, tail, rendered)"
-                    )));
+                    return Err(fail_with(
+                        ErrorCode::BadParams,
+                        format!("unknown mode {other:?} (screen, tail, rendered)"),
+                    ));
                 },
             };
             let params = PaneReadParams {
@@ -471,9 +477,10 @@ fn read_mode(mode: &str) -> Result<ReadMode, i32> {
         "screen" => Ok(ReadMode::Screen),
         "tail" => Ok(ReadMode::Tail),
         "rendered" => Ok(ReadMode::Rendered),
-        other => Err(fail(&format!(
-            "BAD_PARAMS: unknown mode {other:?} (screen, tail, rendered)"
-        ))),
+        other => Err(fail_with(
+            ErrorCode::BadParams,
+            format!("unknown mode {other:?} (screen, tail, rendered)"),
+        )),
     }
 }
 
@@ -481,9 +488,10 @@ fn split_dir(dir: &str) -> Result<SplitDir, i32> {
     match dir {
         "right" => Ok(SplitDir::Right),
         "down" => Ok(SplitDir::Down),
-        other => Err(fail(&format!(
-            "BAD_PARAMS: unknown direction {other:?} (right, down)"
-        ))),
+        other => Err(fail_with(
+            ErrorCode::BadParams,
+            format!("unknown direction {other:?} (right, down)"),
+        )),
     }
 }
 
@@ -506,7 +514,7 @@ pub fn mark_seen(global: &Global, pane: Option<String>) -> i32 {
 /// until the person detaches.
 pub fn attach(global: &Global, pane: Option<String>) -> i32 {
     let Some(pane) = pane.or_else(env_pane) else {
-        return fail("BAD_PARAMS: name a pane to attach to");
+        return fail_with(ErrorCode::BadParams, "name a pane to attach to");
     };
     crate::attach::run(&resolve_socket(global), &pane)
 }

@@ -4,13 +4,13 @@
 //! itself is `signaltty server` (`serve.rs`).
 
 use crate::args::Global;
-use crate::cli::{call, fail, human_duration, resolve_socket};
+use crate::cli::{call, fail_call, fail_with, human_duration, resolve_socket};
 use signaltty_model::Env;
 use signaltty_model::client::{Client, server_answers};
 use signaltty_model::settings;
 use signaltty_model::settings::knobs::{K, Value};
-use signaltty_protocol::Method;
 use signaltty_protocol::server::{ServerSchemaResult, ServerShutdownParams, ServerStatusResult};
+use signaltty_protocol::{ErrorCode, Method};
 use std::os::unix::fs::DirBuilderExt;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -99,10 +99,10 @@ pub fn start(global: &Global) -> i32 {
         .mode(0o700)
         .create(&state_dir)
     {
-        return fail(&format!(
-            "IO_ERROR: cannot create {}: {e}",
-            state_dir.display()
-        ));
+        return fail_with(
+            ErrorCode::IoError,
+            format!("cannot create {}: {e}", state_dir.display()),
+        );
     }
     // The server writes (and rotates) its own log: the config file's
     // `[log] file` when it names one, else <state dir>/server.log.
@@ -117,7 +117,12 @@ pub fn start(global: &Global) -> i32 {
         .unwrap_or_else(|| state_dir.join("server.log"));
     let exe = match std::env::current_exe() {
         Ok(p) => p,
-        Err(e) => return fail(&format!("IO_ERROR: cannot find the signaltty binary: {e}")),
+        Err(e) => {
+            return fail_with(
+                ErrorCode::IoError,
+                format!("cannot find the signaltty binary: {e}"),
+            );
+        },
     };
     let mut cmd = Command::new(exe);
     cmd.arg("server").arg("--detached");
@@ -133,7 +138,12 @@ pub fn start(global: &Global) -> i32 {
         .stderr(Stdio::null());
     let mut child = match cmd.spawn() {
         Ok(c) => c,
-        Err(e) => return fail(&format!("SPAWN_FAILED: cannot start the server: {e}")),
+        Err(e) => {
+            return fail_with(
+                ErrorCode::SpawnFailed,
+                format!("cannot start the server: {e}"),
+            );
+        },
     };
     let deadline = Instant::now() + LIFECYCLE_TIMEOUT;
     loop {
@@ -153,17 +163,23 @@ pub fn start(global: &Global) -> i32 {
             return 0;
         }
         if let Ok(Some(status)) = child.try_wait() {
-            return fail(&format!(
-                "SPAWN_FAILED: the server exited ({status}) before answering; see {}",
-                log_path.display()
-            ));
+            return fail_with(
+                ErrorCode::SpawnFailed,
+                format!(
+                    "the server exited ({status}) before answering; see {}",
+                    log_path.display()
+                ),
+            );
         }
         if Instant::now() > deadline {
-            return fail(&format!(
-                "TIMEOUT: the server did not answer on {} in time; see {}",
-                socket.display(),
-                log_path.display()
-            ));
+            return fail_with(
+                ErrorCode::Timeout,
+                format!(
+                    "the server did not answer on {} in time; see {}",
+                    socket.display(),
+                    log_path.display()
+                ),
+            );
         }
         std::thread::sleep(Duration::from_millis(10));
     }
@@ -174,14 +190,14 @@ pub fn stop(global: &Global, force: bool) -> i32 {
     let socket = resolve_socket(global);
     let mut client = match Client::connect(&socket) {
         Ok(c) => c,
-        Err(e) => return fail(&format!("{}: {}", e.code, e.message)),
+        Err(e) => return fail_call(e),
     };
     let activated = crate::systemd::activated_pid(&mut client);
     let result = match client.call(Method::ServerShutdown(ServerShutdownParams {
         force: Some(force),
     })) {
         Ok(r) => r,
-        Err(e) => return fail(&format!("{}: {}", e.code, e.message)),
+        Err(e) => return fail_call(e),
     };
     // The server closes every connection once it has answered; wait for that, then
     // for the socket to stop answering.
@@ -193,7 +209,10 @@ pub fn stop(global: &Global, force: bool) -> i32 {
     let deadline = Instant::now() + LIFECYCLE_TIMEOUT;
     while server_answers(&socket) {
         if Instant::now() > deadline {
-            return fail("TIMEOUT: the server is still answering after shutdown");
+            return fail_with(
+                ErrorCode::Timeout,
+                "the server is still answering after shutdown",
+            );
         }
         std::thread::sleep(Duration::from_millis(10));
     }
@@ -209,9 +228,10 @@ pub fn stop(global: &Global, force: bool) -> i32 {
 /// process `pid` is gone, then says the socket unit still listens.
 fn stopped_activated(global: &Global, pid: u32, result: &serde_json::Value) -> i32 {
     if !crate::systemd::wait_for_exit(pid, LIFECYCLE_TIMEOUT) {
-        return fail(&format!(
-            "TIMEOUT: the server (pid {pid}) is still running after shutdown"
-        ));
+        return fail_with(
+            ErrorCode::Timeout,
+            format!("the server (pid {pid}) is still running after shutdown"),
+        );
     }
     if global.json {
         say!("{result}");

@@ -8,7 +8,7 @@ mod tests;
 mod units;
 
 use crate::args::Global;
-use crate::cli::{EXIT_FAILED, fail, resolve_socket};
+use crate::cli::{EXIT_FAILED, fail, failure, resolve_socket};
 use crate::systemd::{SERVICE, SOCKET};
 use clap::Subcommand;
 use serde_json::{Value, json};
@@ -75,9 +75,11 @@ struct Report {
 /// [`crate::systemd::unit_dir`] for this process, or the error a command reports.
 fn this_unit_dir() -> Result<PathBuf, String> {
     crate::systemd::unit_dir(&Env::from_process()).ok_or_else(|| {
-        "IO_ERROR: neither XDG_CONFIG_HOME nor HOME is set to an absolute path: \
-         cannot find the systemd user unit directory"
-            .to_owned()
+        failure(
+            ErrorCode::IoError,
+            "neither XDG_CONFIG_HOME nor HOME is set to an absolute path: \
+             cannot find the systemd user unit directory",
+        )
     })
 }
 
@@ -127,7 +129,12 @@ impl OnDisk {
         let text = match std::fs::read_to_string(&path) {
             Ok(t) => Some(t),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-            Err(e) => return Err(format!("IO_ERROR: cannot read {}: {e}", path.display())),
+            Err(e) => {
+                return Err(failure(
+                    ErrorCode::IoError,
+                    format!("cannot read {}: {e}", path.display()),
+                ));
+            },
         };
         Ok(OnDisk { name, path, text })
     }
@@ -251,16 +258,24 @@ fn probe(socket: &Path) -> Running {
                 Running::Manual(pid)
             }
         },
-        Err(e) => Running::Unclear(format!("{}: {}", e.code, e.message)),
+        Err(e) => Running::Unclear(failure(e.code, e.message)),
     }
 }
 
 /// The running binary, canonicalized: what ExecStart= names.
 fn current_binary() -> Result<PathBuf, String> {
-    let exe = std::env::current_exe()
-        .map_err(|e| format!("IO_ERROR: cannot find the signaltty binary: {e}"))?;
-    std::fs::canonicalize(&exe)
-        .map_err(|e| format!("IO_ERROR: cannot resolve {}: {e}", exe.display()))
+    let exe = std::env::current_exe().map_err(|e| {
+        failure(
+            ErrorCode::IoError,
+            format!("cannot find the signaltty binary: {e}"),
+        )
+    })?;
+    std::fs::canonicalize(&exe).map_err(|e| {
+        failure(
+            ErrorCode::IoError,
+            format!("cannot resolve {}: {e}", exe.display()),
+        )
+    })
 }
 
 /// Writes `text` to `path` (0644) through a temporary file and a rename.
@@ -279,7 +294,10 @@ fn write_unit(path: &Path, text: &str) -> Result<(), String> {
     };
     write().map_err(|e| {
         let _ = std::fs::remove_file(&tmp);
-        format!("IO_ERROR: cannot write {}: {e}", path.display())
+        failure(
+            ErrorCode::IoError,
+            format!("cannot write {}: {e}", path.display()),
+        )
     })
 }
 
@@ -300,6 +318,8 @@ fn install(global: &Global, force: bool) -> Result<Report, String> {
         Running::Manual(pid) => {
             let who = pid.map_or_else(String::new, |p| format!(" (pid {p})"));
             if !force {
+                // Not a wire code (`ErrorCode` has none for it): the words
+                // `service install` has always refused with.
                 return Err(format!(
                     "ALREADY_RUNNING: a signaltty server not started by systemd{who} answers on \
                      {}: stop it first (`signaltty stop`), or pass --force to install anyway",
@@ -349,6 +369,7 @@ fn install(global: &Global, force: bool) -> Result<Report, String> {
                 } else {
                     "was not written by signaltty"
                 };
+                // Not a wire code either, as ALREADY_RUNNING above.
                 return Err(format!(
                     "REFUSED: {} {why}; keep it, or pass --force to replace it",
                     disk.path.display()
@@ -357,8 +378,12 @@ fn install(global: &Global, force: bool) -> Result<Report, String> {
         };
         plan.push((disk, content, action));
     }
-    std::fs::create_dir_all(&dir)
-        .map_err(|e| format!("IO_ERROR: cannot create {}: {e}", dir.display()))?;
+    std::fs::create_dir_all(&dir).map_err(|e| {
+        failure(
+            ErrorCode::IoError,
+            format!("cannot create {}: {e}", dir.display()),
+        )
+    })?;
     let mut changed = false;
     let mut files = Vec::new();
     for (disk, content, action) in &plan {
@@ -473,8 +498,12 @@ fn uninstall() -> Result<Report, String> {
             text.push("systemctl is not installed: nothing to stop".to_owned());
         }
         for d in &ours {
-            std::fs::remove_file(&d.path)
-                .map_err(|e| format!("IO_ERROR: cannot remove {}: {e}", d.path.display()))?;
+            std::fs::remove_file(&d.path).map_err(|e| {
+                failure(
+                    ErrorCode::IoError,
+                    format!("cannot remove {}: {e}", d.path.display()),
+                )
+            })?;
             text.push(format!("removed: {}", d.path.display()));
             files.push(json!({"unit": d.name, "path": d.path, "action": "removed"}));
         }

@@ -2,12 +2,12 @@
 //! text by default, the raw result with `--json`.
 
 use crate::args::{Global, TabCommand};
-use crate::cli::{call, fail, parse_signal};
+use crate::cli::{call, fail_with, parse_signal};
 use signaltty_protocol::tab::{
     TabCloseParams, TabCreateParams, TabResult, TabSetLayoutParams, TabSetRatioParams,
 };
 use signaltty_protocol::workspace::{ClosedResult, Layout};
-use signaltty_protocol::{Method, TabId, WorkspaceRef};
+use signaltty_protocol::{ErrorCode, Method, TabId, WorkspaceRef};
 
 /// `signaltty tab …`.
 pub fn run(global: &Global, cmd: TabCommand) -> i32 {
@@ -62,16 +62,18 @@ pub fn run(global: &Global, cmd: TabCommand) -> i32 {
 fn layout_arg(given: &str) -> Result<Layout, i32> {
     let text = if given == "-" {
         std::io::read_to_string(std::io::stdin()).map_err(|e| {
-            fail(&format!(
-                "BAD_PARAMS: cannot read the layout from stdin: {e}"
-            ))
+            fail_with(
+                ErrorCode::BadParams,
+                format!("cannot read the layout from stdin: {e}"),
+            )
         })?
     } else {
         given.to_owned()
     };
     serde_json::from_str(&text).map_err(|e| {
-        fail(&format!(
-            "BAD_PARAMS: the layout is not a layout (data-model.md §4.1): {e}"
-        ))
+        fail_with(
+            ErrorCode::BadParams,
+            format!("the layout is not a layout (data-model.md §4.1): {e}"),
+        )
     })
 }

@@ -3,14 +3,14 @@
 //! raw result.
 
 use crate::args::Global;
-use crate::cli::{call, fail};
+use crate::cli::{call, fail, fail_with};
 use clap::{Args, Subcommand};
 use signaltty_protocol::task::{
     Artifact, Contract, ResultStatus, Task, TaskDiffResult, TaskFileDiffParams, TaskFinishParams,
     TaskFinishResult, TaskListParams, TaskListResult, TaskReportParams, TaskResultReply,
     TaskStartParams, TaskStartResult, TaskState, TaskTarget, TaskWaitParams, TaskWaitResult,
 };
-use signaltty_protocol::{ContextId, Method, PaneRef, TaskId};
+use signaltty_protocol::{ContextId, ErrorCode, Method, PaneRef, TaskId};
 use std::path::PathBuf;
 
 /// `signaltty task …`.
@@ -217,7 +217,9 @@ pub fn run(global: &Global, cmd: TaskCommand) -> i32 {
             limit,
         } => {
             let state = match state.as_deref().map(|s| (s, TaskState::parse(s))) {
-                Some((s, None)) => return fail(&format!("BAD_PARAMS: unknown task state {s:?}")),
+                Some((s, None)) => {
+                    return fail_with(ErrorCode::BadParams, format!("unknown task state {s:?}"));
+                },
                 Some((_, Some(state))) => Some(state),
                 None => None,
             };
@@ -360,7 +362,12 @@ fn start(global: &Global, a: StartArgs) -> i32 {
             Ok(text) => text,
             Err(e) => return fail(&format!("cannot read {}: {e}", file.display())),
         },
-        (None, None) => return fail("BAD_PARAMS: --objective or --objective-file is required"),
+        (None, None) => {
+            return fail_with(
+                ErrorCode::BadParams,
+                "--objective or --objective-file is required",
+            );
+        },
     };
     let absolute = |p: PathBuf| {
         if p.is_absolute() {
@@ -408,15 +415,16 @@ pub fn report(global: &Global, a: ReportArgs) -> i32 {
         "failed" => ResultStatus::Failed,
         "rejected" => ResultStatus::Rejected,
         other => {
-            return fail(&format!(
-                "BAD_PARAMS: --status must be completed, failed or rejected, not {other:?}"
-            ));
+            return fail_with(
+                ErrorCode::BadParams,
+                format!("--status must be completed, failed or rejected, not {other:?}"),
+            );
         },
     };
     let json_arg = |what: &str, text: Option<String>| -> Result<Option<serde_json::Value>, i32> {
         text.map(|t| {
             serde_json::from_str(&t)
-                .map_err(|e| fail(&format!("BAD_PARAMS: --{what} is not JSON: {e}")))
+                .map_err(|e| fail_with(ErrorCode::BadParams, format!("--{what} is not JSON: {e}")))
         })
         .transpose()
     };
@@ -426,7 +434,7 @@ pub fn report(global: &Global, a: ReportArgs) -> i32 {
     };
     let artifacts: Option<Vec<Artifact>> = match artifacts.map(serde_json::from_value).transpose() {
         Ok(a) => a,
-        Err(e) => return fail(&format!("BAD_PARAMS: --artifacts: {e}")),
+        Err(e) => return fail_with(ErrorCode::BadParams, format!("--artifacts: {e}")),
     };
     let evidence = match json_arg("evidence", a.evidence) {
         Ok(v) => v,
@@ -440,8 +448,9 @@ pub fn report(global: &Global, a: ReportArgs) -> i32 {
         None
     };
     if task.is_none() && pane.is_none() {
-        return fail(
-            "BAD_PARAMS: no task: pass --task or run inside a task's worker ($SIGNALTTY_TASK)",
+        return fail_with(
+            ErrorCode::BadParams,
+            "no task: pass --task or run inside a task's worker ($SIGNALTTY_TASK)",
         );
     }
     let params = TaskReportParams {

@@ -3,10 +3,10 @@
 //! The answer comes from the binary that took over, on the same connection.
 
 use crate::args::Global;
-use crate::cli::{fail, resolve_socket};
+use crate::cli::{fail_call, fail_with, resolve_socket};
 use signaltty_model::client::Client;
-use signaltty_protocol::Method;
 use signaltty_protocol::server::{ServerUpgradeParams, UpgradeReport};
+use signaltty_protocol::{ErrorCode, Method};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -20,9 +20,10 @@ pub fn upgrade(global: &Global, binary: Option<PathBuf>) -> i32 {
     let binary = match binary.map(std::path::absolute).transpose() {
         Ok(b) => b,
         Err(e) => {
-            return fail(&format!(
-                "BAD_PARAMS: cannot resolve the binary's path: {e}"
-            ));
+            return fail_with(
+                ErrorCode::BadParams,
+                format!("cannot resolve the binary's path: {e}"),
+            );
         },
     };
     let started = Instant::now();
@@ -34,14 +35,14 @@ pub fn upgrade(global: &Global, binary: Option<PathBuf>) -> i32 {
     });
     let value = match outcome {
         Ok(v) => v,
-        Err(e) => return fail(&format!("{}: {}", e.code, e.message)),
+        Err(e) => return fail_call(e),
     };
     let took = started.elapsed();
     if global.json {
         say!("{value}");
     }
     let Ok(report) = serde_json::from_value::<UpgradeReport>(value) else {
-        return fail("INTERNAL: unexpected result shape");
+        return fail_with(ErrorCode::Internal, "unexpected result shape");
     };
     if !global.json {
         show(&report, took);

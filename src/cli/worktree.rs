@@ -2,12 +2,12 @@
 //! (spec/tasks.md §11, §16); `--json` prints the raw result.
 
 use crate::args::Global;
-use crate::cli::{call, fail};
+use crate::cli::{call, fail_with};
 use signaltty_protocol::worktree::{
     WorktreeBindResult, WorktreeCreateParams, WorktreeListParams, WorktreeListResult,
     WorktreeOpenParams, WorktreeRemoveParams, WorktreeRemoveResult,
 };
-use signaltty_protocol::{Method, WorkspaceRef};
+use signaltty_protocol::{ErrorCode, Method, WorkspaceRef};
 use std::path::{Path, PathBuf};
 
 /// `signaltty worktree …`.
@@ -56,10 +56,13 @@ pub enum WorktreeCommand {
 /// Makes a path absolute against the current directory, as the server wants.
 fn absolute(path: &Path) -> Result<String, i32> {
     let abs = std::path::absolute(path)
-        .map_err(|e| fail(&format!("IO_ERROR: {}: {e}", path.display())))?;
-    abs.to_str()
-        .map(str::to_owned)
-        .ok_or_else(|| fail(&format!("BAD_PARAMS: {} is not valid UTF-8", abs.display())))
+        .map_err(|e| fail_with(ErrorCode::IoError, format!("{}: {e}", path.display())))?;
+    abs.to_str().map(str::to_owned).ok_or_else(|| {
+        fail_with(
+            ErrorCode::BadParams,
+            format!("{} is not valid UTF-8", abs.display()),
+        )
+    })
 }
 
 /// Runs one `worktree` command.

@@ -3,6 +3,7 @@
 //! agent panes are read from their screens only.
 
 use super::verdict::{self, Check, Owned, ServerSeen, Verdict};
+use crate::cli::failure;
 use signaltty_model::client::{CallError, Client};
 use signaltty_model::{Env, SocketOrigin};
 use signaltty_protocol::pane::{AgentKind, LiveState, PaneTarget};
@@ -86,7 +87,7 @@ pub fn probe(socket: &Socket, programs: &[String]) -> Vec<Check> {
         Err(_) if started.elapsed() >= ANSWER_DEADLINE => ServerSeen::Silent {
             waited_ms: ANSWER_DEADLINE.as_millis() as u64,
         },
-        Err(e) => ServerSeen::Error(format!("{}: {}", e.code, e.message)),
+        Err(e) => ServerSeen::Error(failure(e.code, e.message)),
     };
     let answered = matches!(seen, ServerSeen::Answered { .. });
     let mut checks = vec![verdict::server(&seen, &shown, socket.from, ours)];
