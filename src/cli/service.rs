@@ -3,8 +3,6 @@
 //! The units themselves are in `service/units.rs`; what `stop` and the doctor
 //! share with this command is `crate::systemd`.
 
-#[cfg(test)]
-mod tests;
 mod units;
 
 use crate::args::Global;

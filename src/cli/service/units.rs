@@ -207,3 +207,6 @@ fn first_word(value: &str) -> Option<String> {
         value.split_whitespace().next().map(str::to_owned)
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,6 +1,9 @@
+//! The units `service install` writes: a notify service started by its
+//! socket, a private socket on the default path, stable bytes, awkward binary
+//! paths quoted and read back, and edits noticed through the marker.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use super::units::*;
+use super::*;
 use std::path::Path;
 
 /// The value of `key` in `[section]`; fails when it is absent or repeated.
