@@ -2,8 +2,10 @@
 //! dispatches; completions and man pages are generated from the same tree.
 
 mod pane;
+mod workspace;
 
 pub use pane::{PaneCommand, TabCommand};
+pub use workspace::{DiffCommand, ManageCommand, WorkspaceCommand};
 
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
@@ -36,39 +38,7 @@ pub struct Global {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run the server in the foreground.
-    Server {
-        /// Also write the log to this file, rotated to PATH.1 past [log] max_bytes
-        /// (default: [log] file of the config file).
-        #[arg(long, value_name = "PATH")]
-        log_file: Option<PathBuf>,
-        /// Leave the terminal's session (used by `signaltty start`).
-        #[arg(long, hide = true)]
-        detached: bool,
-        /// Rotate the journal past this many bytes (tests shrink it).
-        #[arg(long, hide = true, value_name = "BYTES")]
-        journal_rotate_bytes: Option<u64>,
-        /// Look at panes' processes this often (default 10 s; tests shorten it).
-        #[arg(long, hide = true, value_name = "MS")]
-        process_refresh_ms: Option<u64>,
-        /// Write a due snapshot this often (default 2 s; tests lengthen it).
-        #[arg(long, hide = true, value_name = "MS")]
-        snapshot_interval_ms: Option<u64>,
-        /// Read agent manifests from this directory ($SIGNALTTY_AGENTS_DIR wins;
-        /// default $XDG_CONFIG_HOME/signaltty/agents).
-        #[arg(long, value_name = "DIR")]
-        agents_dir: Option<PathBuf>,
-        /// Cursor approval inference wait (default 10 s; tests shorten it).
-        #[arg(long, hide = true, value_name = "MS")]
-        cursor_approval_ms: Option<u64>,
-        /// Tasks running at once at most (default 4, or $SIGNALTTY_MAX_PARALLEL_TASKS;
-        /// 0 refuses every start).
-        #[arg(long, value_name = "N")]
-        max_tasks: Option<usize>,
-        /// A working task whose worker prints and reports nothing this long
-        /// needs input (default 600, or $SIGNALTTY_WORKER_SILENT_TIMEOUT_S; 0: never).
-        #[arg(long, value_name = "S")]
-        worker_silent_timeout: Option<u64>,
-    },
+    Server(crate::serve::ServerArgs),
     /// Start a background server unless one already answers; returns once it does.
     Start,
     /// Stop the server (server.shutdown).
@@ -94,7 +64,7 @@ pub enum Command {
     /// The settings: effective values and their origins, the default config
     /// file, the file in use (no server needed).
     #[command(subcommand)]
-    Config(crate::config_cli::ConfigCommand),
+    Config(crate::cli::config::ConfigCommand),
     /// Manage workspaces (workspace.*).
     #[command(subcommand)]
     Workspace(WorkspaceCommand),
@@ -113,7 +83,7 @@ pub enum Command {
         #[arg(long, value_name = "DIR")]
         cwd: Option<PathBuf>,
         /// An environment variable for the pane's process; repeatable.
-        #[arg(long = "env", value_name = "KEY=VALUE", value_parser = crate::mapping_cli::parse_env)]
+        #[arg(long = "env", value_name = "KEY=VALUE", value_parser = crate::cli::parse_env)]
         env: Vec<(String, String)>,
         /// The command (default: $SHELL).
         #[arg(last = true)]
@@ -121,7 +91,7 @@ pub enum Command {
     },
     /// The live board: every agent's state, questions answered with one key,
     /// any pane one keypress away (`?` shows the keys).
-    Board(crate::board::BoardArgs),
+    Board(crate::cli::board::BoardArgs),
     /// Attach this terminal to a pane: see its screen, type into it; Ctrl-\ detaches.
     Attach {
         /// Pane id or name (default: $SIGNALTTY_PANE).
@@ -135,7 +105,7 @@ pub enum Command {
     Tab(TabCommand),
     /// Git checkouts of a workspace's repository (worktree.*).
     #[command(subcommand)]
-    Worktree(crate::worktree_cli::WorktreeCommand),
+    Worktree(crate::cli::worktree::WorktreeCommand),
     /// Print state events as JSON lines and keep following them (subscribe).
     Events {
         /// Replay every matching event after this seq first.
@@ -151,41 +121,7 @@ pub enum Command {
     /// Report an agent hook (what installed hooks run; hook-event). Reads the hook's
     /// JSON from stdin when piped. Prints nothing on stdout unless --json, and
     /// exits 0 when no server runs: a hook never breaks its agent.
-    HookEvent {
-        /// claude, codex, opencode, cursor, pi, gemini, generic or none.
-        #[arg(long)]
-        agent: String,
-        /// The native hook name (Stop, PermissionRequest, session.idle, …).
-        #[arg(long)]
-        event: String,
-        /// Pane id or name (default: $SIGNALTTY_PANE, else found from this process's parents).
-        #[arg(long)]
-        pane: Option<String>,
-        /// Read the payload from stdin even when it is a terminal.
-        #[arg(long)]
-        payload_stdin: bool,
-        /// An explicit notification body.
-        #[arg(long)]
-        message: Option<String>,
-        /// The notification title.
-        #[arg(long)]
-        title: Option<String>,
-        /// info, warning or error.
-        #[arg(long)]
-        severity: Option<String>,
-        /// A decision: {"id", "prompt", "options": [{"id", "label"}]}.
-        #[arg(long)]
-        decision: Option<String>,
-        /// Permission reporter: wait for Allow once / Deny from a person and print
-        /// the provider's verdict JSON; print nothing when nobody answers.
-        #[arg(long, visible_alias = "wait-for-answer")]
-        wait: bool,
-        /// With --wait: seconds the server waits for an answer (1-120, default 120).
-        #[arg(long, value_name = "S")]
-        wait_timeout: Option<u64>,
-        /// The payload JSON as an argument (what Codex's `notify` appends).
-        payload: Option<String>,
-    },
+    HookEvent(crate::cli::hook::HookEventArgs),
     /// Store a notification on a pane and raise its attention (notify).
     Notify {
         /// Pane id or name (default: $SIGNALTTY_PANE).
@@ -257,9 +193,9 @@ pub enum Command {
     Decisions,
     /// Tasks: worker agents in their own git worktrees (task.*).
     #[command(subcommand)]
-    Task(crate::tasks_cli::TaskCommand),
+    Task(crate::cli::task::TaskCommand),
     /// Report a task's result from inside its worker (task.report).
-    Report(crate::tasks_cli::ReportArgs),
+    Report(crate::cli::task::ReportArgs),
     /// The agents' hook configuration: install, remove or check the managed
     /// hooks that report to signaltty (works without a server).
     #[command(subcommand)]
@@ -267,7 +203,7 @@ pub enum Command {
     /// The systemd user units that start the server on the first connection to
     /// its socket: install, uninstall, status (docs/service.md).
     #[command(subcommand)]
-    Service(crate::service_cli::ServiceCommand),
+    Service(crate::cli::service::ServiceCommand),
     /// Check the whole setup (server, socket, journal, snapshot, directories,
     /// agents and their hooks, service, config) and say how to fix what is wrong.
     /// Exits 1 when a check fails. Works without a server.
@@ -303,16 +239,16 @@ pub enum Command {
     },
     /// Pending decisions (decision.*): `decision answer` is `answer`.
     #[command(subcommand)]
-    Decision(crate::mapping_cli::DecisionCommand),
+    Decision(crate::cli::decision::DecisionCommand),
     /// Jump to the pane that needs a person most (focus.*).
     #[command(subcommand)]
-    Focus(crate::mapping_cli::FocusCommand),
+    Focus(crate::cli::attention::FocusCommand),
     /// Layouts as launch trees: export a tab, start one in a new tab (layout.*).
     #[command(subcommand)]
-    Layout(crate::layout_cli::LayoutCommand),
+    Layout(crate::cli::layout::LayoutCommand),
     /// The kept notifications, newest first (notification.list); `read` marks
     /// them read (notification.mark_read).
-    Notifications(crate::notifications_cli::NotificationsArgs),
+    Notifications(crate::cli::notifications::NotificationsArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -362,72 +298,5 @@ pub enum JournalCommand {
         /// The state directory (default: $XDG_STATE_HOME/signaltty).
         #[arg(long, value_name = "DIR")]
         state_dir: Option<PathBuf>,
-    },
-}
-
-#[derive(Debug, Subcommand)]
-pub enum WorkspaceCommand {
-    /// Create a workspace (workspace.create).
-    Create {
-        /// Label; the handle is derived from it.
-        #[arg(long)]
-        name: Option<String>,
-        /// Default directory for new panes (default: $HOME).
-        #[arg(long, value_name = "DIR")]
-        cwd: Option<PathBuf>,
-    },
-    /// List workspaces (workspace.list).
-    List,
-    /// Show one workspace with its tabs and panes (workspace.get).
-    Get {
-        /// Workspace id or handle.
-        workspace: String,
-    },
-    /// Rename a workspace; its handle stays (workspace.rename).
-    Rename {
-        /// Workspace id or handle.
-        workspace: String,
-        /// The new name.
-        name: String,
-    },
-    /// Whether the workspace's resumable agents start again by themselves after
-    /// a restart, a few at a time (workspace.set_auto_resume; off by default).
-    AutoResume {
-        /// Workspace id or handle.
-        workspace: String,
-        /// on or off.
-        #[arg(value_parser = ["on", "off"])]
-        state: String,
-    },
-    /// Close a workspace and everything in it (workspace.close).
-    Close {
-        /// Workspace id or handle.
-        workspace: String,
-        /// Signal for each live child (INT TERM KILL HUP QUIT WINCH USR1 USR2).
-        #[arg(long, default_value = "TERM")]
-        signal: String,
-    },
-    /// Recompute the workspace's git cache: branch and dirty (workspace.refresh_git).
-    RefreshGit {
-        /// Workspace id or handle.
-        workspace: String,
-    },
-    /// Changed files with line counts, against HEAD or the turn's start (workspace.diff).
-    Diff {
-        /// Workspace id or handle.
-        workspace: String,
-        /// Compare with the checkout when the latest agent turn started.
-        #[arg(long)]
-        turn: bool,
-    },
-    /// One file's diff, against HEAD or the turn's start (workspace.file_diff).
-    FileDiff {
-        /// Workspace id or handle.
-        workspace: String,
-        /// The file, relative to the checkout root.
-        path: String,
-        /// Compare with the checkout when the latest agent turn started.
-        #[arg(long)]
-        turn: bool,
     },
 }

@@ -1,4 +1,5 @@
-//! `signaltty attach [PANE]`: a raw-mode terminal client. It replays the pane's
+//! The raw-mode terminal client of `signaltty attach` (`cli/pane.rs`) and of
+//! the board's Enter. It replays the pane's
 //! screen from the attach snapshot, then follows `pty.data` (skipping bytes the
 //! snapshot already covers), forwards keystrokes as `pane.input`, keeps the pane
 //! sized to this terminal, and detaches on Ctrl-\ . A connection an in-place
@@ -6,15 +7,14 @@
 //! terminal is restored on every way out: detach, the server going away, an
 //! error, or SIGTERM/SIGHUP/SIGQUIT.
 
-use crate::Global;
-use crate::cli::{fail, resolve_socket};
+use crate::cli::{fail, failure};
 use base64::Engine as _;
 use nix::sys::signal::{SigSet, Signal};
 use nix::sys::termios::{self, SetArg, Termios};
 use signaltty_protocol::pane::{
     LiveState, PaneAttachParams, PaneAttachResult, PaneInputParams, PaneResizeParams, PaneTarget,
 };
-use signaltty_protocol::{Method, PaneRef, Request, ServerLine};
+use signaltty_protocol::{ErrorCode, Method, PaneRef, Request, ServerLine};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::net::UnixStream;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -104,16 +104,8 @@ fn send(link: &Mutex<Link>, id: String, method: Method) -> std::io::Result<()> {
         .send(id, method)
 }
 
-/// Runs the attach client; returns the exit code.
-pub fn attach(global: &Global, pane: Option<String>) -> i32 {
-    let Some(pane) = pane.or_else(|| {
-        std::env::var("SIGNALTTY_PANE")
-            .ok()
-            .filter(|s| !s.is_empty())
-    }) else {
-        return fail("BAD_PARAMS: name a pane to attach to");
-    };
-    let socket = resolve_socket(global);
+/// Runs the attach client on `pane` until it ends; returns the exit code.
+pub fn run(socket: &std::path::Path, pane: &str) -> i32 {
     // Signals that would otherwise kill us with the terminal still raw are taken
     // by a thread that restores it first. Blocked before any thread starts.
     let mut caught = SigSet::empty();
@@ -134,7 +126,7 @@ pub fn attach(global: &Global, pane: Option<String>) -> i32 {
             }
         });
     }
-    match session(&socket, &pane, &raw_slot) {
+    match session(socket, pane, &raw_slot) {
         Ok(ended) => {
             let _ = writeln!(std::io::stdout(), "\r\n[signaltty: {ended}]");
             0
@@ -166,8 +158,9 @@ pub fn session(
             }
         },
         Err(e) => {
-            return Err(format!(
-                "IO_ERROR: stdin is not a terminal ({e}); attach needs one"
+            return Err(failure(
+                ErrorCode::IoError,
+                format!("stdin is not a terminal ({e}); attach needs one"),
             ));
         },
     }
@@ -267,12 +260,14 @@ fn open(
     size: Option<(u16, u16)>,
 ) -> Result<(BufReader<UnixStream>, UnixStream, PaneAttachResult), String> {
     let stream = UnixStream::connect(socket).map_err(|e| {
-        format!(
-            "NO_SUCH_SERVER: cannot connect to {}: {e}",
-            socket.display()
+        failure(
+            ErrorCode::NoSuchServer,
+            format!("cannot connect to {}: {e}", socket.display()),
         )
     })?;
-    let writer = stream.try_clone().map_err(|e| format!("IO_ERROR: {e}"))?;
+    let writer = stream
+        .try_clone()
+        .map_err(|e| failure(ErrorCode::IoError, e))?;
     let mut reader = BufReader::new(stream);
     let params = PaneAttachParams {
         pane_id: pane.clone(),
@@ -284,12 +279,17 @@ fn open(
     let mut writer = Link::new(writer);
     writer
         .send("attach".into(), Method::PaneAttach(params))
-        .map_err(|e| format!("IO_ERROR: {e}"))?;
+        .map_err(|e| failure(ErrorCode::IoError, e))?;
     let writer = writer.stream;
     loop {
         let mut line = String::new();
         match reader.read_line(&mut line) {
-            Ok(0) | Err(_) => return Err("INTERNAL: the server closed the connection".into()),
+            Ok(0) | Err(_) => {
+                return Err(failure(
+                    ErrorCode::Internal,
+                    "the server closed the connection",
+                ));
+            },
             Ok(_) => {},
         }
         match ServerLine::parse(line.trim_end()) {
@@ -297,9 +297,14 @@ fn open(
                 return match (r.result, r.error) {
                     (Some(v), None) => serde_json::from_value(v)
                         .map(|s| (reader, writer, s))
-                        .map_err(|e| format!("INTERNAL: unexpected attach result: {e}")),
-                    (_, Some(e)) => Err(format!("{}: {}", e.code, e.message)),
-                    _ => Err("INTERNAL: empty attach reply".into()),
+                        .map_err(|e| {
+                            failure(
+                                ErrorCode::Internal,
+                                format!("unexpected attach result: {e}"),
+                            )
+                        }),
+                    (_, Some(e)) => Err(failure(e.code, e.message)),
+                    _ => Err(failure(ErrorCode::Internal, "empty attach reply")),
                 };
             },
             _ => continue,

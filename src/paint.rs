@@ -1,13 +1,16 @@
 //! Colour and width for the CLI's text output: `--color never|auto|always`,
 //! `NO_COLOR` (https://no-color.org: any non-empty value turns colour off
 //! unless `--color always`), and lines that fit the terminal they are printed
-//! on. The state colours are the board's (`board::view::glyphs`), so a state
-//! looks the same in `pane list`, `attention`, `decisions` and on the board.
+//! on. The state glyphs and colours are here, for the board and the CLI
+//! both, so a state looks the same in `pane list`, `attention`, `decisions`
+//! and on the board.
 //!
 //! Output that is not a terminal is left exactly as before: no colour, no
 //! cutting, one line per item, for scripts that read it.
 
 use ratatui::style::Color;
+use signaltty_protocol::pane::{Attention, Lifecycle};
+use signaltty_protocol::task::TaskState;
 use std::io::IsTerminal;
 use unicode_width::UnicodeWidthChar;
 
@@ -118,6 +121,75 @@ impl Paint {
     }
 }
 
+// The state glyphs. Every state has its own character, so the board and the
+// CLI read the same with `NO_COLOR`; colours only repeat what the glyphs say.
+
+/// The legend (the help popup shows it): the lifecycle glyph, first column of
+/// a pane line, then the attention marker, second column. All distinct.
+pub const GLYPHS: &[(&str, &str)] = &[
+    ("●", "working"),
+    ("◆", "blocked: waiting for you"),
+    ("✓", "done"),
+    ("○", "idle"),
+    ("✗", "failed"),
+    ("■", "exited"),
+    ("?", "unknown"),
+    ("*", "unread: something new"),
+    ("»", "input required"),
+    ("!", "permission required"),
+    ("△", "warning"),
+    ("▲", "error"),
+];
+
+/// The tasks view's legend: one glyph per task state, all distinct.
+pub const TASK_GLYPHS: &[(&str, &str)] = &[
+    ("◌", "pending"),
+    ("●", "working"),
+    ("◆", "input required: waiting for you"),
+    ("✓", "completed"),
+    ("✗", "failed"),
+    ("■", "canceled"),
+    ("⊘", "rejected"),
+];
+
+/// The glyph of a task state and its colour.
+pub fn task_state(s: TaskState) -> (&'static str, Color) {
+    match s {
+        TaskState::Pending => ("◌", Color::Gray),
+        TaskState::Working => ("●", Color::Cyan),
+        TaskState::InputRequired => ("◆", Color::Yellow),
+        TaskState::Completed => ("✓", Color::Green),
+        TaskState::Failed => ("✗", Color::Red),
+        TaskState::Canceled => ("■", Color::DarkGray),
+        TaskState::Rejected => ("⊘", Color::LightRed),
+    }
+}
+
+/// The glyph of a lifecycle and its colour.
+pub fn lifecycle(l: Lifecycle) -> (&'static str, Color) {
+    match l {
+        Lifecycle::Working => ("●", Color::Cyan),
+        Lifecycle::Blocked => ("◆", Color::Yellow),
+        Lifecycle::Done => ("✓", Color::Green),
+        Lifecycle::Idle => ("○", Color::Gray),
+        Lifecycle::Failed => ("✗", Color::Red),
+        Lifecycle::Exited => ("■", Color::DarkGray),
+        Lifecycle::Unknown => ("?", Color::DarkGray),
+    }
+}
+
+/// The marker of an attention value (a space for none) and its colour.
+pub fn attention(a: Attention) -> (&'static str, Color) {
+    match a {
+        Attention::None => (" ", Color::Reset),
+        Attention::Unread => ("*", Color::LightCyan),
+        Attention::InputRequired => ("»", Color::LightYellow),
+        Attention::PermissionRequired => ("!", Color::LightYellow),
+        Attention::Warning => ("△", Color::Yellow),
+        Attention::Error => ("▲", Color::LightRed),
+    }
+}
+
 /// Whether to colour: `always` and `never` are final; `auto` colours a
 /// terminal unless `NO_COLOR` is set.
 pub fn decide(when: ColorWhen, terminal: bool, no_color: bool) -> bool {
@@ -202,64 +274,4 @@ pub fn cut_left(s: &str, max: usize) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn colour_follows_the_flag_then_the_terminal_and_no_color() {
-        // (when, terminal, NO_COLOR set) → colour
-        let table = [
-            (ColorWhen::Always, false, true, true),
-            (ColorWhen::Always, true, true, true),
-            (ColorWhen::Never, true, false, false),
-            (ColorWhen::Auto, true, false, true),
-            (ColorWhen::Auto, true, true, false),
-            (ColorWhen::Auto, false, false, false),
-        ];
-        for (when, terminal, no_color, want) in table {
-            assert_eq!(
-                decide(when, terminal, no_color),
-                want,
-                "{when:?} terminal={terminal} NO_COLOR={no_color}"
-            );
-        }
-    }
-
-    #[test]
-    fn paint_wraps_in_sgr_only_when_colouring() {
-        assert_eq!(
-            Paint::new(true, None).paint("done", Color::Green, false),
-            "\x1b[32mdone\x1b[0m"
-        );
-        assert_eq!(
-            Paint::new(true, None).paint("x", Color::LightRed, true),
-            "\x1b[1;91mx\x1b[0m"
-        );
-        assert_eq!(
-            Paint::new(false, None).paint("done", Color::Green, true),
-            "done"
-        );
-    }
-
-    #[test]
-    fn wrapping_breaks_at_spaces_within_the_width() {
-        let lines = Paint::new(false, Some(20)).wrap("    ", "one two three four five six seven");
-        assert_eq!(
-            lines,
-            ["    one two three", "    four five six", "    seven"]
-        );
-        assert_eq!(Paint::new(false, None).wrap("  ", "a b"), ["  a b"]);
-        let long = Paint::new(false, Some(10)).wrap("", "abcdefghijklmnop q");
-        assert_eq!(long, ["abcdefghi…", "q"]);
-    }
-
-    #[test]
-    fn cuts_keep_to_the_columns_asked() {
-        assert_eq!(cut("hello", 10), "hello");
-        assert_eq!(cut("hello world", 6), "hello…");
-        assert_eq!(columns(&cut("日本語のテキスト", 7)), 7);
-        assert_eq!(cut_left("/home/me/src/api", 9), "…/src/api");
-        assert_eq!(cut_left("/a", 9), "/a");
-        assert!(columns(&cut_left("/home/me/日本/api", 8)) <= 8);
-    }
-}
+mod tests;

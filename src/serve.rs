@@ -1,55 +1,50 @@
-//! `signaltty server`, `start` and `stop`: bootstrap and lifecycle of the server
-//! process.
+//! `signaltty server`: the server's bootstrap (settings, log, config) in the
+//! foreground, and `signaltty upgrade-probe`, the line an upgrading server
+//! reads from its successor. Starting and stopping a server from the CLI is
+//! `cli/server.rs`.
 
-use crate::Global;
-use crate::cli::{fail, resolve_socket};
+use crate::args::Global;
 use signaltty_actors::Config;
 use signaltty_actors::config::SettingsReport;
 use signaltty_model::Env;
 use signaltty_model::agents::AgentRules;
-use signaltty_model::client::{Client, server_answers};
 use signaltty_model::settings::knobs::{K, Value};
 use signaltty_model::settings::{self, Settings};
-use signaltty_protocol::Method;
-use signaltty_protocol::server::ServerShutdownParams;
-use std::os::unix::fs::DirBuilderExt;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
-/// How long `start` and `stop` wait for the server to come up or go away.
-const LIFECYCLE_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// Whether the server keeps the session of the terminal it was started from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Session {
-    /// Stay in it (`signaltty server` in a shell).
-    Inherit,
-    /// Leave it, so the starting terminal's hangup never reaches the server
-    /// (`signaltty start`).
-    Detach,
-}
-
-/// What `signaltty server` was started with.
-#[derive(Debug, Clone)]
+/// `signaltty server`'s flags (the clap tree names this struct).
+#[derive(Debug, Clone, clap::Args)]
 pub struct ServerArgs {
-    /// Where the log goes (default: stderr).
+    /// Also write the log to this file, rotated to PATH.1 past [log] max_bytes
+    /// (default: [log] file of the config file).
+    #[arg(long, value_name = "PATH")]
     pub log_file: Option<PathBuf>,
-    /// Whether to leave the starting terminal's session.
-    pub session: Session,
-    /// Journal rotation size, overriding the default.
+    /// Leave the terminal's session (used by `signaltty start`).
+    #[arg(long, hide = true)]
+    pub detached: bool,
+    /// Rotate the journal past this many bytes (tests shrink it).
+    #[arg(long, hide = true, value_name = "BYTES")]
     pub journal_rotate_bytes: Option<u64>,
-    /// The process refresh period, overriding the default.
+    /// Look at panes' processes this often (default 10 s; tests shorten it).
+    #[arg(long, hide = true, value_name = "MS")]
     pub process_refresh_ms: Option<u64>,
-    /// The snapshot flusher's period, overriding the default.
+    /// Write a due snapshot this often (default 2 s; tests lengthen it).
+    #[arg(long, hide = true, value_name = "MS")]
     pub snapshot_interval_ms: Option<u64>,
-    /// The agent manifests directory (`--agents-dir`).
+    /// Read agent manifests from this directory ($SIGNALTTY_AGENTS_DIR wins;
+    /// default $XDG_CONFIG_HOME/signaltty/agents).
+    #[arg(long, value_name = "DIR")]
     pub agents_dir: Option<PathBuf>,
-    /// Cursor's approval inference wait, overriding the default.
+    /// Cursor approval inference wait (default 10 s; tests shorten it).
+    #[arg(long, hide = true, value_name = "MS")]
     pub cursor_approval_ms: Option<u64>,
-    /// The task cap (`--max-tasks`).
+    /// Tasks running at once at most (default 4, or $SIGNALTTY_MAX_PARALLEL_TASKS;
+    /// 0 refuses every start).
+    #[arg(long, value_name = "N")]
     pub max_tasks: Option<usize>,
-    /// The silent-worker timeout in seconds (`--worker-silent-timeout`).
+    /// A working task whose worker prints and reports nothing this long
+    /// needs input (default 600, or $SIGNALTTY_WORKER_SILENT_TIMEOUT_S; 0: never).
+    #[arg(long, value_name = "S")]
     pub worker_silent_timeout: Option<u64>,
 }
 
@@ -86,8 +81,9 @@ impl ServerArgs {
 pub fn server(global: &Global, args: ServerArgs) -> i32 {
     // A server upgraded in place (docs/upgrade.md) already leads its session.
     let leads_session = nix::unistd::getsid(None).ok() == Some(nix::unistd::getpid());
-    if args.session == Session::Detach && !leads_session {
-        // Leave the starting terminal's session so its hangup never reaches us.
+    if args.detached && !leads_session {
+        // Leave the starting terminal's session (`signaltty start`) so its
+        // hangup never reaches us.
         if let Err(e) = nix::unistd::setsid() {
             eprintln!("signaltty: cannot start a new session: {e}");
         }
@@ -146,132 +142,9 @@ fn report_settings(settings: &Settings, trouble: &[String]) {
     }
 }
 
-/// Starts a detached server unless one already answers, and waits until it does.
 /// `signaltty upgrade-probe`: the line a running server reads to learn
 /// whether this binary can take over its panes (docs/upgrade.md).
 pub fn upgrade_probe() -> i32 {
     say!("{}", signaltty_actors::upgrade_probe_line());
-    0
-}
-
-pub fn start(global: &Global) -> i32 {
-    let socket = resolve_socket(global);
-    if server_answers(&socket) {
-        if !global.json {
-            say!("a server is already running on {}", socket.display());
-        }
-        return 0;
-    }
-    let env = Env::from_process();
-    let state_dir = env.state_dir();
-    // The state dir holds prompts and session ids: private, as the server makes it.
-    if let Err(e) = std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(&state_dir)
-    {
-        return fail(&format!(
-            "IO_ERROR: cannot create {}: {e}",
-            state_dir.display()
-        ));
-    }
-    // The server writes (and rotates) its own log: the config file's
-    // `[log] file` when it names one, else <state dir>/server.log.
-    let flags: Vec<(K, Value)> = global
-        .socket
-        .iter()
-        .map(|p| (K::Socket, Value::Path(p.clone())))
-        .collect();
-    let configured = settings::load(&env, &flags).path(K::LogFile);
-    let log_path = configured
-        .clone()
-        .unwrap_or_else(|| state_dir.join("server.log"));
-    let exe = match std::env::current_exe() {
-        Ok(p) => p,
-        Err(e) => return fail(&format!("IO_ERROR: cannot find the signaltty binary: {e}")),
-    };
-    let mut cmd = Command::new(exe);
-    cmd.arg("server").arg("--detached");
-    if let Some(s) = &global.socket {
-        cmd.arg("--socket").arg(s);
-    }
-    if configured.is_none() {
-        cmd.arg("--log-file").arg(&log_path);
-    }
-    // A panic is logged too (logger::init), so nothing needs stderr.
-    cmd.stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
-    let mut child = match cmd.spawn() {
-        Ok(c) => c,
-        Err(e) => return fail(&format!("SPAWN_FAILED: cannot start the server: {e}")),
-    };
-    let deadline = Instant::now() + LIFECYCLE_TIMEOUT;
-    loop {
-        if server_answers(&socket) {
-            if global.json {
-                say!(
-                    "{}",
-                    serde_json::json!({"started": true, "pid": child.id(), "socket": socket})
-                );
-            } else {
-                say!(
-                    "started signaltty (pid {}) on {}",
-                    child.id(),
-                    socket.display()
-                );
-            }
-            return 0;
-        }
-        if let Ok(Some(status)) = child.try_wait() {
-            return fail(&format!(
-                "SPAWN_FAILED: the server exited ({status}) before answering; see {}",
-                log_path.display()
-            ));
-        }
-        if Instant::now() > deadline {
-            return fail(&format!(
-                "TIMEOUT: the server did not answer on {} in time; see {}",
-                socket.display(),
-                log_path.display()
-            ));
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-}
-
-/// Asks the server to stop and waits until its socket is gone.
-pub fn stop(global: &Global, force: bool) -> i32 {
-    let socket = resolve_socket(global);
-    let mut client = match Client::connect(&socket) {
-        Ok(c) => c,
-        Err(e) => return fail(&format!("{}: {}", e.code, e.message)),
-    };
-    let activated = crate::service_cli::activated_pid(&mut client);
-    let result = match client.call(Method::ServerShutdown(ServerShutdownParams {
-        force: Some(force),
-    })) {
-        Ok(r) => r,
-        Err(e) => return fail(&format!("{}: {}", e.code, e.message)),
-    };
-    // The server closes every connection once it has answered; wait for that, then
-    // for the socket to stop answering.
-    let _ = client.set_timeout(Some(LIFECYCLE_TIMEOUT));
-    while let Ok(Some(_)) = client.read_line() {}
-    if let Some(pid) = activated {
-        return crate::service_cli::stopped_activated(global, pid, &result, LIFECYCLE_TIMEOUT);
-    }
-    let deadline = Instant::now() + LIFECYCLE_TIMEOUT;
-    while server_answers(&socket) {
-        if Instant::now() > deadline {
-            return fail("TIMEOUT: the server is still answering after shutdown");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    if global.json {
-        say!("{result}");
-    } else {
-        say!("stopped");
-    }
     0
 }

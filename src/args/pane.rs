@@ -16,7 +16,7 @@ pub enum PaneCommand {
         #[arg(long, value_name = "DIR")]
         cwd: Option<PathBuf>,
         /// An environment variable for the process; repeatable.
-        #[arg(long = "env", value_name = "KEY=VALUE", value_parser = crate::mapping_cli::parse_env)]
+        #[arg(long = "env", value_name = "KEY=VALUE", value_parser = crate::cli::parse_env)]
         env: Vec<(String, String)>,
         /// The pane this one was started from (lineage; id or name).
         #[arg(long, value_name = "PANE")]
@@ -45,7 +45,7 @@ pub enum PaneCommand {
         #[arg(long, value_name = "DIR")]
         cwd: Option<PathBuf>,
         /// An environment variable for the process; repeatable.
-        #[arg(long = "env", value_name = "KEY=VALUE", value_parser = crate::mapping_cli::parse_env)]
+        #[arg(long = "env", value_name = "KEY=VALUE", value_parser = crate::cli::parse_env)]
         env: Vec<(String, String)>,
         /// The command (default: $SHELL).
         #[arg(last = true)]

@@ -5,6 +5,7 @@
 //! the subscription like anyone else's.
 
 use super::Input;
+use crate::cli::failure;
 use signaltty_model::client::{CallError, Client};
 use signaltty_protocol::pane::{PaneCloseParams, PaneTarget};
 use signaltty_protocol::state::{DecisionAnswerParams, FocusNextUnreadParams, PaneSubmitParams};
@@ -90,7 +91,7 @@ fn work(socket: PathBuf, jobs: Receiver<Job>, out: Sender<Input>) {
         let done = done.unwrap_or_else(|e| {
             client = None;
             Done {
-                text: format!("{}: {}", e.code, e.message),
+                text: failure(e.code, e.message),
                 error: true,
                 select: None,
                 diff: None,

@@ -2,7 +2,8 @@
 //! other: one subscription (`feed`), one watch-only attach for the preview
 //! (`preview`), one connection for what the person asks (`actions`). The main
 //! loop owns the model and draws it when something changed, at most 30 times
-//! a second; nothing is polled. See docs/board.md.
+//! a second; nothing is polled. See docs/board.md; the command and its
+//! flags are `cli/board.rs`.
 
 mod actions;
 mod alert;
@@ -14,9 +15,9 @@ mod preview;
 mod trace;
 pub mod view;
 
-use crate::Global;
+use crate::args::Global;
 use crate::attach::RawMode;
-use crate::cli::{fail, resolve_socket};
+use crate::cli::{fail_with, resolve_socket};
 use actions::{Done, Job, Worker};
 use feed::FeedNews;
 use keys::Action;
@@ -24,10 +25,9 @@ use model::{Board, Conn, Mode, Row, View};
 use preview::{Preview, PreviewConn, PreviewNews, PreviewState};
 use ratatui::crossterm::event::{Event, KeyEvent, MouseButton, MouseEventKind};
 use ratatui::crossterm::{execute, terminal};
-use signaltty_protocol::PaneId;
 use signaltty_protocol::pane::RestoreState;
 use signaltty_protocol::state::{Decision, DecisionOption};
-use std::io::IsTerminal as _;
+use signaltty_protocol::{ErrorCode, PaneId};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{RecvTimeoutError, channel};
@@ -39,35 +39,13 @@ const FRAME: Duration = Duration::from_millis(33);
 /// With nothing happening, the clocks ("3m in state") still move.
 const TICK: Duration = Duration::from_secs(1);
 
-/// `signaltty board` options.
-#[derive(Debug, Clone, clap::Args)]
-pub struct BoardArgs {
-    /// Ring the terminal bell when a pane starts waiting for you or finishes
-    /// with a result you have not seen (`--bell=false` to keep quiet; default
-    /// `[board] bell` in the config file, else on).
-    #[arg(long, num_args = 0..=1, default_missing_value = "true",
-          action = clap::ArgAction::Set, value_name = "BOOL")]
-    pub bell: Option<bool>,
-    /// Also send a desktop notification (`notify-send`, in a desktop session;
-    /// default `[board] notify` in the config file, else off).
-    #[arg(long, num_args = 0..=1, default_missing_value = "true",
-          action = clap::ArgAction::Set, value_name = "BOOL")]
-    pub notify: Option<bool>,
-}
-
-impl BoardArgs {
-    /// The bell and the desktop notification: each flag given wins over the
-    /// config file, which wins over the defaults (on, off). A problem in the
-    /// file is the server's and `signaltty config show`'s to report.
-    pub fn alerts(&self) -> (bool, bool) {
-        use signaltty_model::settings::{self, knobs::K, knobs::Value};
-        let flags: Vec<(K, Value)> = [(K::BoardBell, self.bell), (K::BoardNotify, self.notify)]
-            .into_iter()
-            .filter_map(|(k, v)| v.map(|b| (k, Value::Bool(b))))
-            .collect();
-        let s = settings::load(&signaltty_model::Env::from_process(), &flags);
-        (s.bool(K::BoardBell), s.bool(K::BoardNotify))
-    }
+/// What the board was asked to do besides drawing (`cli/board.rs` decides).
+#[derive(Debug, Clone, Copy)]
+pub struct Options {
+    /// Ring the terminal bell when a pane starts waiting for a person.
+    pub bell: bool,
+    /// Also send a desktop notification.
+    pub notify: bool,
 }
 
 /// What reaches the main loop.
@@ -95,11 +73,8 @@ struct App {
     quit: bool,
 }
 
-/// Runs the board until `q`; returns the exit code.
-pub fn run(global: &Global, args: BoardArgs) -> i32 {
-    if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
-        return fail("BAD_PARAMS: the board needs a terminal");
-    }
+/// Runs the board on this terminal until `q`; returns the exit code.
+pub fn run(global: &Global, options: Options) -> i32 {
     let socket = resolve_socket(global);
     let (tx, rx) = channel();
     let last_seq = Arc::new(AtomicU64::new(0));
@@ -110,10 +85,7 @@ pub fn run(global: &Global, args: BoardArgs) -> i32 {
         preview: Preview::empty(),
         preview_conn: PreviewConn::new(socket.clone(), tx.clone()),
         worker: Worker::start(socket.clone(), tx),
-        alerts: {
-            let (bell, notify) = args.alerts();
-            alert::Alerts::new(bell, notify)
-        },
+        alerts: alert::Alerts::new(options.bell, options.notify),
         drawn: view::Drawn::default(),
         last_seq,
         socket,
@@ -124,7 +96,12 @@ pub fn run(global: &Global, args: BoardArgs) -> i32 {
     install_panic_hook();
     let mut term = match enter() {
         Ok(t) => t,
-        Err(e) => return fail(&format!("IO_ERROR: cannot set up the terminal: {e}")),
+        Err(e) => {
+            return fail_with(
+                ErrorCode::IoError,
+                format!("cannot set up the terminal: {e}"),
+            );
+        },
     };
     let color = std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty());
     let mut dirty = true;
@@ -154,7 +131,12 @@ pub fn run(global: &Global, args: BoardArgs) -> i32 {
             let ended = attach_here(&app.socket, &pane);
             term = match enter() {
                 Ok(t) => t,
-                Err(e) => return fail(&format!("IO_ERROR: cannot set up the terminal: {e}")),
+                Err(e) => {
+                    return fail_with(
+                        ErrorCode::IoError,
+                        format!("cannot set up the terminal: {e}"),
+                    );
+                },
             };
             keys.resume();
             match ended {

@@ -8,6 +8,7 @@
 //! is attached: the others cost nothing. Redraws follow the output, never a
 //! timer.
 
+use crate::cli::failure;
 use base64::Engine as _;
 use signaltty_model::term::Terminal;
 use signaltty_protocol::pane::{PaneAttachParams, PaneAttachResult, PaneTarget};
@@ -207,7 +208,7 @@ fn read_preview(
                 },
                 (_, Some(e)) => news.send(super::Input::Preview(PreviewNews::Failed {
                     pane,
-                    why: format!("{}: {}", e.code, e.message),
+                    why: failure(e.code, e.message),
                 })),
                 _ => Ok(()),
             },

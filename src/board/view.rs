@@ -16,7 +16,7 @@
 //! ```
 //!
 //! The preview is on the right from 120 columns, below the list when the
-//! height allows, else left out. Glyphs (`glyphs::GLYPHS`) carry every state
+//! height allows, else left out. Glyphs (`paint::GLYPHS`) carry every state
 //! without colour; the selection is reverse video either way.
 
 pub mod glyphs;
@@ -38,7 +38,7 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph, Widget as _};
 use signaltty_protocol::TaskId;
 use std::time::Instant;
 
-pub use glyphs::{GLYPHS, TASK_GLYPHS};
+use crate::paint::{GLYPHS, TASK_GLYPHS};
 
 /// From this width the preview sits right of the list.
 const WIDE: u16 = 120;

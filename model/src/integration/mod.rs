@@ -13,8 +13,10 @@
 //! | pi | `<pi agent dir>/extensions/signaltty.ts` | whole file |
 //!
 //! Generic agents whose hooks are a builtin agent's (Qwen Code, Kilo Code)
-//! are configured by `program.rs`.
+//! are configured by `program.rs`; `agent.rs` names either kind of agent as
+//! the CLI chooses them.
 
+pub mod agent;
 pub mod command;
 pub mod file;
 pub mod hooks_json;

@@ -1,3 +1,7 @@
+//! Settings resolution: the knob table, precedence (flag, env, file,
+//! default), problems reported at their line and falling through, the default
+//! file read back, the file's path, and the board's alerts.
+
 use super::knobs::{K, KNOBS, Value};
 use super::*;
 

@@ -1,77 +1,10 @@
-//! The board's glyphs and colours, and the small text helpers the parts of
-//! the view share. Every state has its own character, so the board reads the
-//! same with `NO_COLOR`; colours only repeat what the glyphs say.
+//! The board's styles and the small text helpers the parts of the view
+//! share. The state glyphs and colours are `crate::paint`'s, which the CLI
+//! prints with too.
 
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use signaltty_protocol::pane::{Attention, Lifecycle, Pane};
-use signaltty_protocol::task::TaskState;
-
-/// The legend (the help popup shows it): the lifecycle glyph, first column of
-/// a pane line, then the attention marker, second column. All distinct.
-pub const GLYPHS: &[(&str, &str)] = &[
-    ("●", "working"),
-    ("◆", "blocked: waiting for you"),
-    ("✓", "done"),
-    ("○", "idle"),
-    ("✗", "failed"),
-    ("■", "exited"),
-    ("?", "unknown"),
-    ("*", "unread: something new"),
-    ("»", "input required"),
-    ("!", "permission required"),
-    ("△", "warning"),
-    ("▲", "error"),
-];
-
-/// The tasks view's legend: one glyph per task state, all distinct.
-pub const TASK_GLYPHS: &[(&str, &str)] = &[
-    ("◌", "pending"),
-    ("●", "working"),
-    ("◆", "input required: waiting for you"),
-    ("✓", "completed"),
-    ("✗", "failed"),
-    ("■", "canceled"),
-    ("⊘", "rejected"),
-];
-
-/// The glyph of a task state and its colour.
-pub fn task_state(s: TaskState) -> (&'static str, Color) {
-    match s {
-        TaskState::Pending => ("◌", Color::Gray),
-        TaskState::Working => ("●", Color::Cyan),
-        TaskState::InputRequired => ("◆", Color::Yellow),
-        TaskState::Completed => ("✓", Color::Green),
-        TaskState::Failed => ("✗", Color::Red),
-        TaskState::Canceled => ("■", Color::DarkGray),
-        TaskState::Rejected => ("⊘", Color::LightRed),
-    }
-}
-
-/// The glyph of a lifecycle and its colour.
-pub fn lifecycle(l: Lifecycle) -> (&'static str, Color) {
-    match l {
-        Lifecycle::Working => ("●", Color::Cyan),
-        Lifecycle::Blocked => ("◆", Color::Yellow),
-        Lifecycle::Done => ("✓", Color::Green),
-        Lifecycle::Idle => ("○", Color::Gray),
-        Lifecycle::Failed => ("✗", Color::Red),
-        Lifecycle::Exited => ("■", Color::DarkGray),
-        Lifecycle::Unknown => ("?", Color::DarkGray),
-    }
-}
-
-/// The marker of an attention value (a space for none) and its colour.
-pub fn attention(a: Attention) -> (&'static str, Color) {
-    match a {
-        Attention::None => (" ", Color::Reset),
-        Attention::Unread => ("*", Color::LightCyan),
-        Attention::InputRequired => ("»", Color::LightYellow),
-        Attention::PermissionRequired => ("!", Color::LightYellow),
-        Attention::Warning => ("△", Color::Yellow),
-        Attention::Error => ("▲", Color::LightRed),
-    }
-}
+use signaltty_protocol::pane::Pane;
 
 /// Colours on or off (`NO_COLOR`): styles keep their modifiers either way.
 #[derive(Debug, Clone, Copy)]

@@ -64,8 +64,8 @@ fn pane_line(
     opts: &ViewOpts,
 ) -> Line<'static> {
     let paint = Paint(opts.color);
-    let (glyph, color) = glyphs::lifecycle(pane.lifecycle);
-    let (marker, marker_color) = glyphs::attention(pane.attention);
+    let (glyph, color) = crate::paint::lifecycle(pane.lifecycle);
+    let (marker, marker_color) = crate::paint::attention(pane.attention);
     let kind = pane.agent.kind;
     let kind_style = if kind.is_agent() {
         Style::new()

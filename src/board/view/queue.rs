@@ -144,9 +144,9 @@ impl Asked {
         let paint = Paint(opts.color);
         let (glyph, color) = match pane.attention {
             Attention::InputRequired | Attention::PermissionRequired => {
-                glyphs::attention(pane.attention)
+                crate::paint::attention(pane.attention)
             },
-            _ => glyphs::lifecycle(Lifecycle::Blocked),
+            _ => crate::paint::lifecycle(Lifecycle::Blocked),
         };
         let asked_at = d
             .map(|d| &d.received_at)

@@ -33,7 +33,7 @@ pub(super) fn draw_preview(
         Style::new().add_modifier(Modifier::BOLD),
     )];
     if let Some(p) = pane {
-        let (glyph, color) = glyphs::lifecycle(p.lifecycle);
+        let (glyph, color) = crate::paint::lifecycle(p.lifecycle);
         title.push(Span::raw(" · "));
         title.push(Span::styled(
             pane_name(p),

@@ -216,12 +216,12 @@ fn counts(board: &Board, short: bool, paint: Paint) -> Vec<Span<'static>> {
     };
     for (l, n) in states {
         if n > 0 {
-            let (glyph, color) = glyphs::lifecycle(l);
+            let (glyph, color) = crate::paint::lifecycle(l);
             push(glyph, color, n, l.as_str());
         }
     }
     if c.unread > 0 {
-        let (glyph, color) = glyphs::attention(Attention::Unread);
+        let (glyph, color) = crate::paint::attention(Attention::Unread);
         push(glyph, color, c.unread, "unread");
     }
     if spans.is_empty() {

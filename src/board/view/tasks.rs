@@ -82,7 +82,7 @@ fn time_in_state(task: &Task, now_ms: i64) -> String {
 /// the summary or the reason.
 fn task_line(task: &Task, cols: &Columns, width: usize, opts: &ViewOpts) -> Line<'static> {
     let paint = Paint(opts.color);
-    let (glyph, color) = glyphs::task_state(task.state);
+    let (glyph, color) = crate::paint::task_state(task.state);
     let mut spans = vec![
         Span::raw("  "),
         Span::styled(glyph, paint.fg(color).add_modifier(Modifier::BOLD)),
@@ -329,7 +329,7 @@ pub(super) fn draw_task_detail(buf: &mut Buffer, area: Rect, board: &Board, opts
         buf.set_line(area.x, area.y, &rule(title, area.width, paint), area.width);
         return;
     };
-    let (glyph, color) = glyphs::task_state(task.state);
+    let (glyph, color) = crate::paint::task_state(task.state);
     let title = vec![
         Span::styled("task · ", bold),
         Span::styled(one_line(&task.label), bold),

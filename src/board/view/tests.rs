@@ -2,12 +2,13 @@
 //! and 200×50, every glyph, an empty server, 200 panes, NO_COLOR, a lost
 //! connection, the help and the preview.
 
-use super::glyphs::{self, GLYPHS};
+use super::glyphs;
 use super::*;
 use crate::board::keys::HELP;
 use crate::board::model::tests::*;
 use crate::board::model::{Conn, Flash, StateFilter, View};
 use crate::board::preview::PreviewState;
+use crate::paint::{GLYPHS, TASK_GLYPHS};
 use ratatui::backend::TestBackend;
 use ratatui::style::Color;
 use signaltty_model::term::Terminal;
@@ -298,25 +299,25 @@ fn every_lifecycle_and_attention_has_its_own_glyph_on_the_panes_line() {
         let (buf, _) = render(&board, &Preview::empty(), 100, 40, &opts(color));
         for l in Lifecycle::ALL {
             let y = row_with(&buf, &format!("life-{} ", l.as_str())).unwrap();
-            let (glyph, _) = glyphs::lifecycle(l);
+            let (glyph, _) = crate::paint::lifecycle(l);
             assert_eq!(buf[(2, y)].symbol(), glyph, "{l:?}");
         }
         for a in Attention::ALL {
             let y = row_with(&buf, &format!("att-{}", a.as_str())).unwrap();
-            let (marker, _) = glyphs::attention(a);
+            let (marker, _) = crate::paint::attention(a);
             assert_eq!(buf[(3, y)].symbol(), marker, "{a:?}");
         }
     }
     // All distinct, all in the legend.
     let mut all: Vec<&str> = Lifecycle::ALL
         .iter()
-        .map(|l| glyphs::lifecycle(*l).0)
+        .map(|l| crate::paint::lifecycle(*l).0)
         .collect();
     all.extend(
         Attention::ALL
             .iter()
             .filter(|a| **a != Attention::None)
-            .map(|a| glyphs::attention(*a).0),
+            .map(|a| crate::paint::attention(*a).0),
     );
     let mut unique = all.clone();
     unique.sort();
@@ -822,7 +823,7 @@ fn the_tasks_view_at_80x24_and_200x50_shows_every_task_with_its_glyph_and_note()
         assert!(!text(&buf).contains("panes 4"), "the pane list is replaced");
         for s in TaskState::ALL {
             let y = row_with(&buf, &format!("claude {} ", label(s))).unwrap();
-            let (glyph, _) = glyphs::task_state(s);
+            let (glyph, _) = crate::paint::task_state(s);
             assert_eq!(buf[(2, y)].symbol(), glyph, "{s:?}");
             assert!(lines(&buf)[usize::from(y)].contains("claude"));
         }
@@ -845,7 +846,7 @@ fn the_tasks_view_at_80x24_and_200x50_shows_every_task_with_its_glyph_and_note()
     // All distinct, one cell wide, all in the legend.
     let all: Vec<&str> = TaskState::ALL
         .iter()
-        .map(|s| glyphs::task_state(*s).0)
+        .map(|s| crate::paint::task_state(*s).0)
         .collect();
     let mut unique = all.clone();
     unique.sort();
@@ -869,7 +870,7 @@ fn the_tasks_view_without_colour_keeps_its_glyphs_and_reverse_video() {
         }
         for s in TaskState::ALL {
             let y = row_with(&buf, &format!("claude {} ", label(s))).unwrap();
-            assert_eq!(buf[(2, y)].symbol(), glyphs::task_state(s).0);
+            assert_eq!(buf[(2, y)].symbol(), crate::paint::task_state(s).0);
         }
         let sel = row_with(&buf, "claude parser ").unwrap();
         assert!(buf[(0, sel)].modifier.contains(Modifier::REVERSED));

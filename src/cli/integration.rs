@@ -1,0 +1,173 @@
+//! `signaltty integration install|uninstall|status`: the agents' hook files,
+//! edited by the same library the server uses at launch (spec/agents.md §11.8).
+//! Works without a server.
+
+use crate::args::{Global, IntegrationCommand};
+use crate::cli::fail_with;
+use serde_json::{Value, json};
+use signaltty_model::integration::agent::Agent;
+use signaltty_model::integration::{self, Report, Roots, Status};
+use signaltty_protocol::ErrorCode;
+use std::path::{Path, PathBuf};
+
+/// What the command was asked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Action {
+    Install,
+    Uninstall,
+    Status,
+}
+
+/// `signaltty integration …`; the exit status is 1 when any agent failed.
+pub fn run(global: &Global, cmd: IntegrationCommand) -> i32 {
+    let (action, args) = match cmd {
+        IntegrationCommand::Install(a) => (Action::Install, a),
+        IntegrationCommand::Uninstall(a) => (Action::Uninstall, a),
+        IntegrationCommand::Status(a) => (Action::Status, a),
+    };
+    apply(global, action, args.agent, args.all, args.home)
+}
+
+/// Runs the command on the agents named.
+fn apply(
+    global: &Global,
+    action: Action,
+    agent: Option<String>,
+    all: bool,
+    home: Option<PathBuf>,
+) -> i32 {
+    let chosen = match integration::agent::named(agent.as_deref(), all) {
+        Ok(a) => a,
+        Err(e) => return fail_with(ErrorCode::BadParams, e),
+    };
+    if action != Action::Status && agent.is_none() && !all {
+        return fail_with(
+            ErrorCode::BadParams,
+            "name an agent (claude, codex, opencode, cursor, gemini, pi, qwen, kilo) or --all",
+        );
+    }
+    let roots = match Roots::new(home.as_deref(), |k| std::env::var(k).ok()) {
+        Ok(r) => r,
+        Err(e) => return fail_with(ErrorCode::BadParams, e),
+    };
+    let reporter = integration::reporter();
+    let text = !global.json;
+    let mut failed = false;
+    let mut items = Vec::new();
+    for agent in chosen {
+        let item = match action {
+            Action::Install => match &reporter {
+                Ok(r) => report(agent, agent.install(&roots, r), &roots, "installed", text),
+                Err(e) => report(agent, Err(e.clone()), &roots, "installed", text),
+            },
+            Action::Uninstall => report(agent, agent.uninstall(&roots), &roots, "removed", text),
+            Action::Status => {
+                let path = reporter
+                    .clone()
+                    .unwrap_or_else(|_| PathBuf::from("signaltty"));
+                match agent.status(&roots, &path) {
+                    Ok((file, status)) => status_item(agent, &file, &status, text),
+                    // Only for a kind that is not installable, which
+                    // `agents` never returns.
+                    Err(e) => report(agent, Err(e), &roots, "installed", text),
+                }
+            },
+        };
+        failed |= item.get("error").is_some();
+        items.push(item);
+    }
+    if global.json {
+        let out = match action {
+            Action::Status => json!({"agents": items, "manifests": manifests()}),
+            _ => json!({"results": items}),
+        };
+        say!("{out}");
+    }
+    i32::from(failed)
+}
+
+/// One install/uninstall result, printed in text mode as it is made.
+fn report(
+    agent: Agent,
+    done: Result<Report, String>,
+    roots: &Roots,
+    verb: &str,
+    text: bool,
+) -> Value {
+    let name = agent.name();
+    match done {
+        Ok(r) => {
+            if text {
+                let what = if r.changed { verb } else { "unchanged" };
+                say!("{name}: {what} ({})", r.file.display());
+                if let Some(n) = &r.notice {
+                    say!("  note: {n}");
+                }
+            }
+            let mut v = json!({"agent": name, "file": r.file, "changed": r.changed});
+            if let Some(n) = r.notice {
+                v["notice"] = json!(n);
+            }
+            v
+        },
+        Err(e) => {
+            eprintln!("signaltty: {name}: {e}");
+            json!({"agent": name, "file": agent.file(roots), "changed": false, "error": e})
+        },
+    }
+}
+
+fn status_item(agent: Agent, file: &Path, status: &Status, text: bool) -> Value {
+    let name = agent.name();
+    let mut v = json!({
+        "agent": name,
+        "status": status.as_str(),
+        "installed": *status == Status::Installed,
+        "file": file,
+    });
+    let detail = match status {
+        Status::Invalid(e) => {
+            v["detail"] = json!(e);
+            format!("  ({e})")
+        },
+        _ => String::new(),
+    };
+    if text {
+        say!(
+            "{name:<9} {:<14} {}{detail}",
+            status.as_str(),
+            file.display()
+        );
+    }
+    v
+}
+
+/// The user's manifests, each checked (spec/agents.md §11.8).
+fn manifests() -> Value {
+    let env = signaltty_model::Env::from_process();
+    let Some(dir) = env.agents_dir(None) else {
+        return json!([]);
+    };
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map(|d| d.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    files.retain(|p| p.extension().is_some_and(|x| x == "toml"));
+    files.sort();
+    files
+        .iter()
+        .map(|path| {
+            let name = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let parsed = std::fs::read_to_string(path)
+                .map_err(|e| e.to_string())
+                .and_then(|t| signaltty_model::agents::manifest::Manifest::parse(&name, &t, false));
+            let manifest = match parsed {
+                Ok(m) => json!({"file": path, "ok": true, "kind": m.kind}),
+                Err(e) => json!({"file": path, "ok": false, "error": e}),
+            };
+            json!({"name": name, "manifest": manifest})
+        })
+        .collect()
+}

@@ -1,0 +1,629 @@
+//! `signaltty service install|uninstall|status`: the systemd user units that
+//! start the server on the first connection to its socket (docs/service.md).
+//! The units themselves are in `service/units.rs`; what `stop` and the doctor
+//! share with this command is `crate::systemd`.
+
+mod units;
+
+use crate::args::Global;
+use crate::cli::{EXIT_FAILED, fail, failure, resolve_socket};
+use crate::systemd::{SERVICE, SOCKET};
+use clap::Subcommand;
+use serde_json::{Value, json};
+use signaltty_model::Env;
+use signaltty_model::client::{CallError, Client};
+use signaltty_protocol::{ErrorCode, Method};
+use std::io::Write as _;
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+use units::Ownership;
+
+/// `signaltty service …`.
+#[derive(Debug, Subcommand)]
+pub enum ServiceCommand {
+    /// Write the systemd user units (signaltty.service, signaltty.socket) and
+    /// enable the socket: the first connection starts the server.
+    Install {
+        /// Replace unit files edited by hand or not written by signaltty, and
+        /// install even while a server not started by systemd runs.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Stop and disable the units and remove the unit files signaltty wrote.
+    Uninstall,
+    /// Whether the units are installed, enabled and active, and whether the
+    /// running server was started by systemd.
+    Status,
+}
+
+/// How long the server gets to answer a status probe.
+const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Runs one `service` command; returns the exit code.
+pub fn run(global: &Global, command: ServiceCommand) -> i32 {
+    let result = match command {
+        ServiceCommand::Install { force } => install(global, force),
+        ServiceCommand::Uninstall => uninstall(),
+        ServiceCommand::Status => status(global),
+    };
+    match result {
+        Ok(report) => {
+            if global.json {
+                say!("{}", report.json);
+            } else {
+                for line in &report.text {
+                    say!("{line}");
+                }
+            }
+            report.code
+        },
+        Err(message) => fail(&message),
+    }
+}
+
+/// What a command did: its lines for people, its JSON, its exit code.
+struct Report {
+    text: Vec<String>,
+    json: Value,
+    code: i32,
+}
+
+/// [`crate::systemd::unit_dir`] for this process, or the error a command reports.
+fn this_unit_dir() -> Result<PathBuf, String> {
+    crate::systemd::unit_dir(&Env::from_process()).ok_or_else(|| {
+        failure(
+            ErrorCode::IoError,
+            "neither XDG_CONFIG_HOME nor HOME is set to an absolute path: \
+             cannot find the systemd user unit directory",
+        )
+    })
+}
+
+/// The socket the socket unit listens on, as this shell sees it: the server's
+/// default path, whatever `SIGNALTTY_SOCKET` says.
+fn unit_socket() -> PathBuf {
+    let mut env = Env::from_process();
+    env.signaltty_socket = None;
+    env.socket_path(None).0
+}
+
+/// Notes about sockets this shell would not reach through the unit.
+fn socket_warnings(global: &Global) -> Vec<String> {
+    let mut out = Vec::new();
+    if std::env::var_os("XDG_RUNTIME_DIR").is_none_or(|d| d.is_empty()) {
+        out.push(
+            "XDG_RUNTIME_DIR is not set here: the socket unit listens in systemd's runtime \
+             directory (%t, normally /run/user/UID), which signaltty finds only when \
+             XDG_RUNTIME_DIR is set"
+                .to_owned(),
+        );
+    }
+    let cli = resolve_socket(global);
+    let unit = unit_socket();
+    if cli != unit {
+        out.push(format!(
+            "this shell talks to {} (--socket or SIGNALTTY_SOCKET), but the socket unit listens \
+             on {}",
+            cli.display(),
+            unit.display()
+        ));
+    }
+    out
+}
+
+/// A unit file as it is on disk.
+struct OnDisk {
+    name: &'static str,
+    path: PathBuf,
+    /// Its content, when the file exists.
+    text: Option<String>,
+}
+
+impl OnDisk {
+    fn read(dir: &Path, name: &'static str) -> Result<OnDisk, String> {
+        let path = dir.join(name);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => Some(t),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => {
+                return Err(failure(
+                    ErrorCode::IoError,
+                    format!("cannot read {}: {e}", path.display()),
+                ));
+            },
+        };
+        Ok(OnDisk { name, path, text })
+    }
+
+    fn ownership(&self) -> Option<Ownership> {
+        self.text.as_deref().map(units::ownership)
+    }
+}
+
+/// The outcome of one `systemctl --user …`.
+enum Ctl {
+    /// It ran and exited 0.
+    Ok,
+    /// It ran and failed, saying this.
+    Failed(String),
+    /// There is no `systemctl` to run.
+    Missing,
+}
+
+/// Runs `systemctl --user ARGS`.
+fn systemctl(args: &[&str]) -> Ctl {
+    match Command::new("systemctl").arg("--user").args(args).output() {
+        Ok(out) if out.status.success() => Ctl::Ok,
+        Ok(out) => {
+            let stderr = String::from_utf8_lossy(&out.stderr).trim().to_owned();
+            let stdout = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+            Ctl::Failed(if stderr.is_empty() {
+                format!("{} ({})", stdout, out.status)
+            } else {
+                stderr
+            })
+        },
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ctl::Missing,
+        Err(e) => Ctl::Failed(format!("cannot run systemctl: {e}")),
+    }
+}
+
+/// One word of `systemctl --user is-enabled|is-active UNIT`, or `None`
+/// without a manager.
+fn query(verb: &str, unit: &str) -> Option<String> {
+    crate::systemd::ask(verb, unit).ok()
+}
+
+/// Runs the `systemctl --user` commands in order, stopping at the first that
+/// cannot run; returns what ran (for the report) and the commands the user
+/// still has to run, when any could not.
+fn run_all(commands: &[Vec<&str>], ran: &mut Vec<Value>, text: &mut Vec<String>) -> Vec<String> {
+    for (i, args) in commands.iter().enumerate() {
+        let shown = format!("systemctl --user {}", args.join(" "));
+        let (ok, error) = match systemctl(args) {
+            Ctl::Ok => (true, None),
+            Ctl::Failed(e) => (false, Some(e)),
+            Ctl::Missing => (false, Some("systemctl is not installed".to_owned())),
+        };
+        ran.push(json!({"command": shown, "ok": ok, "error": error}));
+        match error {
+            None => text.push(format!("ran: {shown}")),
+            Some(e) => {
+                text.push(format!("could not run `{shown}`: {e}"));
+                return commands[i..]
+                    .iter()
+                    .map(|a| format!("systemctl --user {}", a.join(" ")))
+                    .collect();
+            },
+        }
+    }
+    Vec::new()
+}
+
+/// Who answers on the unit's socket now.
+enum Running {
+    /// Nothing listens.
+    Nothing,
+    /// systemd's socket unit listens and no server runs yet: a connection
+    /// would start one, so none is made.
+    Listening,
+    /// A server started by systemd (socket-activated).
+    Systemd(Option<u32>),
+    /// A server started some other way (`signaltty start`, a shell).
+    Manual(Option<u32>),
+    /// Something accepted the connection but gave no usable answer.
+    Unclear(String),
+}
+
+/// Who answers on `socket`, without starting a server: no file means nobody,
+/// and a listening socket unit whose service is not active is left alone.
+fn who_answers(socket: &Path) -> Running {
+    if std::fs::symlink_metadata(socket).is_err() {
+        return Running::Nothing;
+    }
+    if query("is-active", SOCKET).as_deref() == Some("active")
+        && query("is-active", SERVICE).as_deref() != Some("active")
+    {
+        return Running::Listening;
+    }
+    probe(socket)
+}
+
+/// Asks whoever listens on `socket` for `server.status`.
+fn probe(socket: &Path) -> Running {
+    let mut client = match Client::connect(socket) {
+        Ok(c) => c,
+        Err(CallError {
+            code: ErrorCode::NoSuchServer,
+            ..
+        }) => return Running::Nothing,
+        Err(e) => return Running::Unclear(e.message),
+    };
+    if let Err(e) = client.set_timeout(Some(PROBE_TIMEOUT)) {
+        return Running::Unclear(e.message);
+    }
+    match client.call(Method::ServerStatus(Default::default())) {
+        Ok(status) => {
+            let pid = status
+                .get("pid")
+                .and_then(Value::as_u64)
+                .and_then(|p| u32::try_from(p).ok());
+            if status.get("socket_activated").and_then(Value::as_bool) == Some(true) {
+                Running::Systemd(pid)
+            } else {
+                Running::Manual(pid)
+            }
+        },
+        Err(e) => Running::Unclear(failure(e.code, e.message)),
+    }
+}
+
+/// The running binary, canonicalized: what ExecStart= names.
+fn current_binary() -> Result<PathBuf, String> {
+    let exe = std::env::current_exe().map_err(|e| {
+        failure(
+            ErrorCode::IoError,
+            format!("cannot find the signaltty binary: {e}"),
+        )
+    })?;
+    std::fs::canonicalize(&exe).map_err(|e| {
+        failure(
+            ErrorCode::IoError,
+            format!("cannot resolve {}: {e}", exe.display()),
+        )
+    })
+}
+
+/// Writes `text` to `path` (0644) through a temporary file and a rename.
+fn write_unit(path: &Path, text: &str) -> Result<(), String> {
+    let tmp = path.with_extension("signaltty-tmp");
+    let write = || -> std::io::Result<()> {
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(true)
+            .write(true)
+            .mode(0o644)
+            .open(&tmp)?;
+        f.write_all(text.as_bytes())?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, path)
+    };
+    write().map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        failure(
+            ErrorCode::IoError,
+            format!("cannot write {}: {e}", path.display()),
+        )
+    })
+}
+
+/// `signaltty service install`.
+fn install(global: &Global, force: bool) -> Result<Report, String> {
+    let dir = this_unit_dir()?;
+    let exe = current_binary()?;
+    let path_env = std::env::var("PATH").ok();
+    let wanted = [
+        (SERVICE, units::service_unit(&exe, path_env.as_deref())?),
+        (SOCKET, units::socket_unit()),
+    ];
+    let socket = unit_socket();
+    let running = who_answers(&socket);
+    let mut text = Vec::new();
+    let mut warnings = socket_warnings(global);
+    let manual = match &running {
+        Running::Manual(pid) => {
+            let who = pid.map_or_else(String::new, |p| format!(" (pid {p})"));
+            if !force {
+                // Not a wire code (`ErrorCode` has none for it): the words
+                // `service install` has always refused with.
+                return Err(format!(
+                    "ALREADY_RUNNING: a signaltty server not started by systemd{who} answers on \
+                     {}: stop it first (`signaltty stop`), or pass --force to install anyway",
+                    socket.display()
+                ));
+            }
+            warnings.push(format!(
+                "a signaltty server not started by systemd{who} answers on {}: the socket unit \
+                 is enabled but not started",
+                socket.display()
+            ));
+            true
+        },
+        Running::Unclear(why) => {
+            warnings.push(format!(
+                "something listens on {} but did not answer as a signaltty server: {why}",
+                socket.display()
+            ));
+            false
+        },
+        Running::Nothing | Running::Listening | Running::Systemd(_) => false,
+    };
+
+    // Look at both files before writing either: a refusal changes nothing.
+    let mut plan = Vec::new();
+    for (name, content) in &wanted {
+        let disk = OnDisk::read(&dir, name)?;
+        let action = match (disk.text.as_deref(), disk.ownership()) {
+            (None, _) => "created",
+            (Some(t), _) if t == content => "unchanged",
+            (Some(_), Some(Ownership::Ours)) => "updated",
+            (Some(_), Some(o)) if force => {
+                warnings.push(format!(
+                    "replaced {} ({}) because of --force",
+                    disk.path.display(),
+                    if o == Ownership::Edited {
+                        "edited by hand"
+                    } else {
+                        "not written by signaltty"
+                    }
+                ));
+                "replaced"
+            },
+            (Some(_), o) => {
+                let why = if o == Some(Ownership::Edited) {
+                    "was edited after signaltty wrote it"
+                } else {
+                    "was not written by signaltty"
+                };
+                // Not a wire code either, as ALREADY_RUNNING above.
+                return Err(format!(
+                    "REFUSED: {} {why}; keep it, or pass --force to replace it",
+                    disk.path.display()
+                ));
+            },
+        };
+        plan.push((disk, content, action));
+    }
+    std::fs::create_dir_all(&dir).map_err(|e| {
+        failure(
+            ErrorCode::IoError,
+            format!("cannot create {}: {e}", dir.display()),
+        )
+    })?;
+    let mut changed = false;
+    let mut files = Vec::new();
+    for (disk, content, action) in &plan {
+        if *action != "unchanged" {
+            write_unit(&disk.path, content)?;
+            changed = true;
+        }
+        text.push(format!("{action}: {}", disk.path.display()));
+        files.push(json!({"unit": disk.name, "path": disk.path, "action": action}));
+    }
+
+    let mut commands: Vec<Vec<&str>> = Vec::new();
+    if changed {
+        commands.push(vec!["daemon-reload"]);
+    }
+    if manual {
+        commands.push(vec!["enable", SOCKET]);
+    } else {
+        // Unchanged files: enable only what is not enabled and listening yet.
+        let settled = !changed
+            && query("is-enabled", SOCKET).as_deref() == Some("enabled")
+            && query("is-active", SOCKET).as_deref() == Some("active");
+        if !settled {
+            commands.push(vec!["enable", "--now", SOCKET]);
+        }
+    }
+    if changed && let Running::Systemd(pid) = &running {
+        warnings.push(format!(
+            "the running server{} keeps its old unit until it restarts (`signaltty stop`;              the next command starts the new one)",
+            pid.map_or_else(String::new, |p| format!(" (pid {p})"))
+        ));
+    }
+    let mut ran = Vec::new();
+    let mut todo = run_all(&commands, &mut ran, &mut text);
+    if manual {
+        todo.push("signaltty stop".to_owned());
+        todo.push(format!("systemctl --user start {SOCKET}"));
+    }
+    if commands.is_empty() {
+        text.push("already installed and enabled: nothing changed".to_owned());
+    } else if todo.is_empty() {
+        text.push(format!(
+            "installed: the first connection to {} starts the server",
+            socket.display()
+        ));
+    } else {
+        text.push("the unit files are written; to finish, run:".to_owned());
+        text.extend(todo.iter().map(|c| format!("  {c}")));
+    }
+    text.extend(warnings.iter().map(|w| format!("note: {w}")));
+    Ok(Report {
+        text,
+        json: json!({
+            "unit_dir": dir,
+            "exec_start": exe,
+            "socket": socket,
+            "files": files,
+            "changed": changed,
+            "systemctl": ran,
+            "todo": todo,
+            "warnings": warnings,
+        }),
+        code: 0,
+    })
+}
+
+/// `signaltty service uninstall`.
+fn uninstall() -> Result<Report, String> {
+    let dir = this_unit_dir()?;
+    let disks = [OnDisk::read(&dir, SOCKET)?, OnDisk::read(&dir, SERVICE)?];
+    let mut text = Vec::new();
+    let mut files = Vec::new();
+    let ours: Vec<&OnDisk> = disks
+        .iter()
+        .filter(|d| matches!(d.ownership(), Some(Ownership::Ours | Ownership::Edited)))
+        .collect();
+    for d in disks
+        .iter()
+        .filter(|d| !ours.iter().any(|o| o.name == d.name))
+    {
+        let state = if d.text.is_some() {
+            text.push(format!(
+                "kept: {} (not written by signaltty)",
+                d.path.display()
+            ));
+            "kept"
+        } else {
+            "absent"
+        };
+        files.push(json!({"unit": d.name, "path": d.path, "action": state}));
+    }
+    let mut ran = Vec::new();
+    let mut todo = Vec::new();
+    if !ours.is_empty() {
+        let mut disable = vec!["disable", "--now"];
+        disable.extend(ours.iter().map(|d| d.name));
+        let missing = matches!(systemctl(&["--version"]), Ctl::Missing);
+        if !missing {
+            todo = run_all(&[disable], &mut ran, &mut text);
+            if !todo.is_empty() {
+                // The units may still run: their files stay until they are stopped.
+                todo.push("signaltty service uninstall".to_owned());
+                text.push("the unit files are kept; to finish, run:".to_owned());
+                text.extend(todo.iter().map(|c| format!("  {c}")));
+                return Ok(Report {
+                    text,
+                    json: json!({"unit_dir": dir, "files": files, "systemctl": ran, "todo": todo}),
+                    code: EXIT_FAILED,
+                });
+            }
+        } else {
+            text.push("systemctl is not installed: nothing to stop".to_owned());
+        }
+        for d in &ours {
+            std::fs::remove_file(&d.path).map_err(|e| {
+                failure(
+                    ErrorCode::IoError,
+                    format!("cannot remove {}: {e}", d.path.display()),
+                )
+            })?;
+            text.push(format!("removed: {}", d.path.display()));
+            files.push(json!({"unit": d.name, "path": d.path, "action": "removed"}));
+        }
+        if !missing {
+            todo = run_all(&[vec!["daemon-reload"]], &mut ran, &mut text);
+        }
+    } else {
+        text.push("signaltty's units are not installed: nothing to do".to_owned());
+    }
+    if !todo.is_empty() {
+        text.push("to finish, run:".to_owned());
+        text.extend(todo.iter().map(|c| format!("  {c}")));
+    }
+    Ok(Report {
+        text,
+        json: json!({"unit_dir": dir, "files": files, "systemctl": ran, "todo": todo}),
+        code: 0,
+    })
+}
+
+/// `signaltty service status`.
+fn status(global: &Global) -> Result<Report, String> {
+    let dir = this_unit_dir()?;
+    let current = current_binary().ok();
+    let mut text = Vec::new();
+    let mut units_json = Vec::new();
+    let mut installed = true;
+    for name in [SERVICE, SOCKET] {
+        let disk = OnDisk::read(&dir, name)?;
+        let ownership = disk.ownership();
+        installed &= matches!(ownership, Some(Ownership::Ours | Ownership::Edited));
+        let enabled = query("is-enabled", name);
+        let active = query("is-active", name);
+        let mut entry = json!({
+            "unit": name,
+            "path": disk.path,
+            "present": disk.text.is_some(),
+            "owner": ownership.map(Ownership::as_str),
+            "enabled": enabled,
+            "active": active,
+        });
+        let mut line = format!(
+            "{name}: {}",
+            match ownership {
+                None => "not installed".to_owned(),
+                Some(o) => format!("{} ({})", disk.path.display(), o.as_str()),
+            }
+        );
+        if name == SERVICE
+            && let Some(program) = disk.text.as_deref().and_then(units::exec_start_program)
+        {
+            let exists = Path::new(&program).is_file();
+            let is_current = current.as_deref().is_some_and(|c| c == Path::new(&program));
+            installed &= exists;
+            entry["exec_start"] = json!(program);
+            entry["exec_start_exists"] = json!(exists);
+            entry["exec_start_is_this_binary"] = json!(is_current);
+            line.push_str(&format!(
+                "\n  ExecStart: {program}{}",
+                if !exists {
+                    " (missing: run `signaltty service install` again)"
+                } else if !is_current {
+                    " (another binary than this one)"
+                } else {
+                    ""
+                }
+            ));
+        }
+        line.push_str(&format!(
+            "\n  enabled: {}, active: {}",
+            enabled.as_deref().unwrap_or("unknown"),
+            active.as_deref().unwrap_or("unknown")
+        ));
+        text.push(line);
+        units_json.push(entry);
+    }
+    let socket = unit_socket();
+    // A connection to a listening socket unit would start the server: only a
+    // server that already runs is asked.
+    let server = match who_answers(&socket) {
+        Running::Listening => {
+            text.push(format!(
+                "server: not running; the next connection to {} starts it",
+                socket.display()
+            ));
+            json!({"running": false, "starts_on_connect": true})
+        },
+        Running::Nothing => {
+            text.push(format!("server: not running on {}", socket.display()));
+            json!({"running": false})
+        },
+        Running::Systemd(pid) => {
+            text.push(format!(
+                "server: running{}, socket-activated by systemd",
+                pid.map_or_else(String::new, |p| format!(" (pid {p})"))
+            ));
+            json!({"running": true, "pid": pid, "socket_activated": true})
+        },
+        Running::Manual(pid) => {
+            text.push(format!(
+                "server: running{}, not started by systemd",
+                pid.map_or_else(String::new, |p| format!(" (pid {p})"))
+            ));
+            json!({"running": true, "pid": pid, "socket_activated": false})
+        },
+        Running::Unclear(why) => {
+            text.push(format!("server: unclear ({why})"));
+            json!({"running": null, "error": why})
+        },
+    };
+    let warnings = socket_warnings(global);
+    text.extend(warnings.iter().map(|w| format!("note: {w}")));
+    Ok(Report {
+        text,
+        json: json!({
+            "installed": installed,
+            "unit_dir": dir,
+            "socket": socket,
+            "units": units_json,
+            "server": server,
+            "warnings": warnings,
+        }),
+        code: 0,
+    })
+}
