@@ -71,3 +71,58 @@ pub struct OpenWorkspaces;
 #[derive(Debug, Message)]
 #[rtype(result = "Vec<crate::os::occupants::LivePane>")]
 pub struct LivePanes;
+
+/// Who a hook reporter may be: the pane it names (resolved now), or, when
+/// it names none, every live pane by the pid of its process; and whether
+/// launches are under way (a new process may report before its pane is
+/// registered), with how to wait for the next one to end.
+#[derive(Debug, Message)]
+#[rtype(result = "ReportersSeen")]
+pub struct Reporters {
+    /// The pane the hook names, if it names one.
+    pub pane: Option<PaneRef>,
+}
+
+/// What [`Reporters`] found.
+#[derive(Debug)]
+pub struct ReportersSeen {
+    /// The named pane, resolved (`NO_SUCH_PANE` when nothing is registered
+    /// under it); none when the hook named none.
+    pub named: Option<Result<PaneEntry<Addr<Pane>>, Error>>,
+    /// Without a named pane: the live panes by their process's pid.
+    pub live: std::collections::HashMap<u32, PaneEntry<Addr<Pane>>>,
+    /// While launches are under way: changes when one ends.
+    pub launching: Option<tokio::sync::watch::Receiver<u64>>,
+}
+
+/// Records the answer route of a reporter waiting on `conn`: it ends,
+/// unanswered, when the connection goes away or the server stops.
+#[derive(Debug, Message)]
+#[rtype(result = "()")]
+pub struct AddRoute {
+    /// The reporter's connection.
+    pub conn: crate::ids::ConnId,
+    /// Its route.
+    pub route: Addr<crate::actors::decision::Decision>,
+}
+
+/// Stops the server as `server.shutdown` asks: `server.will_shutdown` is
+/// published, then the shutdown begins. Replies once the event is durable;
+/// the journal's failure otherwise.
+#[derive(Debug, Message)]
+#[rtype(result = "Result<(), Error>")]
+pub struct Shutdown;
+
+/// Marks a pane's unread notifications read (`pane.mark_seen`): one
+/// `notification.read` for those the ring keeps, published by the Supervisor,
+/// whose read model the ring is. Replies once it is durable (at once when
+/// there is none).
+#[derive(Debug, Message)]
+#[rtype(result = "Result<(), Error>")]
+pub struct ReadNotificationsOf(pub signaltty_protocol::PaneId);
+
+/// The agent rules were replaced (`agents.reload`): every pane reads them
+/// again.
+#[derive(Debug, Message)]
+#[rtype(result = "()")]
+pub struct RulesReplaced;

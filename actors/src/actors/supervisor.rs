@@ -364,7 +364,6 @@ impl Supervisor {
             events: &mut self.events,
             launches: &mut self.launches,
             checkouts: &self.checkouts,
-            routes: &mut self.routes,
             arbiters: &mut self.arbiters,
             restore: &self.restore_report,
             tasks: &mut self.tasks,
@@ -593,6 +592,7 @@ mod directory;
 mod persist;
 pub(crate) mod router;
 pub mod sequencer;
+mod services;
 #[cfg(test)]
 mod tests;
 pub mod upgrade;

@@ -17,7 +17,7 @@ use std::collections::HashMap;
 mod apply;
 mod launch;
 mod panes;
-pub use apply::{ApplyLayout, ApplyLeaf};
+pub use apply::{Apply, ApplyLeaf};
 pub use launch::{Launch, Launched, Spawn};
 pub use panes::{Arrangement, Rearrange, RemovePane};
 use std::collections::HashSet;

@@ -7,7 +7,8 @@ use crate::actors::directory::Directory;
 use crate::actors::pane::Pane;
 use crate::actors::pane::Relaunched;
 use crate::actors::services::{
-    FindPane, FindWorkspace, LivePanes, OpenWorkspace, OpenWorkspaces, StartPane, WorkspaceAt,
+    AddRoute, FindPane, FindWorkspace, LivePanes, OpenWorkspace, OpenWorkspaces, Reporters,
+    ReportersSeen, StartPane, WorkspaceAt,
 };
 use crate::actors::workspace::Launched;
 use crate::actors::workspace::{Announce as AnnounceOpened, Workspace as WorkspaceActor};
@@ -236,5 +237,43 @@ impl Handler<LivePanes> for Supervisor {
                 })
                 .collect(),
         )
+    }
+}
+
+impl Handler<Reporters> for Supervisor {
+    type Result = MessageResult<Reporters>;
+
+    fn handle(&mut self, msg: Reporters, _ctx: &mut Self::Context) -> Self::Result {
+        let launching = self.launches.any().then(|| self.launches.watch());
+        let (named, live) = match msg.pane {
+            Some(r) => (Some(self.registry.pane(&r)), Default::default()),
+            None => {
+                let projection = self.events.projection();
+                let live = self
+                    .registry
+                    .panes()
+                    .filter(|e| {
+                        projection
+                            .pane(&e.id)
+                            .is_some_and(|p| p.live == LiveState::Live)
+                    })
+                    .map(|e| (e.pid, e.clone()))
+                    .collect();
+                (None, live)
+            },
+        };
+        MessageResult(ReportersSeen {
+            named,
+            live,
+            launching,
+        })
+    }
+}
+
+impl Handler<AddRoute> for Supervisor {
+    type Result = ();
+
+    fn handle(&mut self, msg: AddRoute, _ctx: &mut Self::Context) {
+        self.routes.add(msg.conn, msg.route);
     }
 }

@@ -20,7 +20,6 @@
 use crate::actors::arbiters::PaneArbiters;
 use crate::actors::connection::ConnHandle;
 pub use crate::actors::connection::reply::Reply;
-use crate::actors::decision::AnswerRoutes;
 use crate::actors::supervisor::ServerRegistry;
 use crate::actors::supervisor::Supervisor;
 use crate::actors::supervisor::sequencer::Sequencer;
@@ -56,6 +55,7 @@ mod workspaces;
 mod worktrees;
 
 use crate::domain::slug::checked_name as validate_name;
+pub(crate) use notifications::read_of_pane;
 pub use workspaces::DirtyCheck;
 
 /// What routing may see and change of the server: borrowed from the host for
@@ -75,8 +75,6 @@ pub struct Cx<'a> {
     pub launches: &'a mut Launches,
     /// Checkout reservations and locks (`worktree.*`, tasks).
     pub checkouts: &'a crate::domain::worktrees::Checkouts,
-    /// Waiting permission reporters' answer routes.
-    pub routes: &'a mut AnswerRoutes,
     /// Where new pane actors run.
     pub arbiters: &'a mut PaneArbiters,
     /// How the restore at start went.
@@ -218,6 +216,12 @@ pub(crate) fn start_pane(
 ) -> impl std::future::Future<Output = Result<crate::actors::workspace::Launched, Error>> + 'static
 {
     panes::start(cx, p)
+}
+
+/// A reply that comes later, built by `work` (a subscription's, with its
+/// replay lines).
+fn later(work: impl std::future::Future<Output = Reply> + 'static) -> Routed {
+    Box::pin(actix::fut::wrap_future(work))
 }
 
 /// A reply that comes later: the typed result of `work`, serialized once

@@ -13,11 +13,12 @@ use crate::domain::registry::PaneEntry;
 use crate::error::Error;
 use crate::os::pty::PtyHandle;
 use crate::os::pty::SpawnSpec;
-use crate::os::seams::Spawner;
+use crate::os::seams::{FileKind, Spawner};
 use actix::prelude::*;
 use nix::sys::signal::Signal;
 use signaltty_protocol::Event;
-use signaltty_protocol::pane::Pane as PaneState;
+use signaltty_protocol::WorkspaceRef;
+use signaltty_protocol::pane::{Integration, Pane as PaneState};
 use signaltty_protocol::workspace::{Layout, Tab};
 use std::sync::mpsc::SyncSender;
 
@@ -57,6 +58,131 @@ pub struct ApplyLayout {
     /// are registered, or when this message is dropped.
     pub ticket: LaunchTicket,
 }
+
+/// A launch tree to start into a new tab, checked whole and built into panes
+/// (docs/layouts.md): the directories are checked, entered and the agents'
+/// hooks prepared off the event loop, then every pane is started at once
+/// ([`ApplyLayout`]). Replies as [`ApplyLayout`] does, with each pane's
+/// integration report; `BAD_PARAMS` naming the first leaf whose cwd is not a
+/// directory.
+#[derive(Message)]
+#[rtype(result = "Result<Applied, Error>")]
+pub struct Apply {
+    /// The new tab (empty layout, no active pane).
+    pub tab: Tab,
+    /// Its arrangement.
+    pub layout: Layout,
+    /// The panes, in leaf order (their specs before the hook setup).
+    pub leaves: Vec<ApplyLeaf>,
+    /// Where the panes send `pty.data` to be numbered.
+    pub pty_out: Recipient<crate::actors::publish::PtyData>,
+    /// The server's configuration (seams, agent rules).
+    pub config: std::sync::Arc<crate::config::Config>,
+    /// Checkout reservations: each leaf's directory is entered until the
+    /// panes are registered.
+    pub checkouts: crate::domain::worktrees::Checkouts,
+    /// The launch under way, holding the leaves' names.
+    pub ticket: LaunchTicket,
+}
+
+/// A launch tree started: its tab and each pane with its integration report.
+pub type Applied = (Tab, Vec<(PaneState, Option<Integration>)>);
+
+impl Handler<Apply> for Workspace {
+    type Result = ResponseFuture<Result<Applied, Error>>;
+
+    fn handle(&mut self, msg: Apply, ctx: &mut Self::Context) -> Self::Result {
+        let Apply {
+            tab,
+            layout,
+            mut leaves,
+            pty_out,
+            config,
+            checkouts,
+            mut ticket,
+        } = msg;
+        let me = ctx.address();
+        let probes: Vec<_> = leaves
+            .iter()
+            .map(|l| {
+                let config_env = l.pane.agent.config_env.clone().unwrap_or_default();
+                (l.spec.clone(), config_env)
+            })
+            .collect();
+        let os = config.os.clone();
+        Box::pin(async move {
+            let check = actix_rt::task::spawn_blocking(move || -> Result<Prepared, Error> {
+                let mut out = Vec::with_capacity(probes.len());
+                for (i, (spec, _)) in probes.iter().enumerate() {
+                    if !matches!(os.files.kind(&spec.cwd), Ok(FileKind::Dir)) {
+                        return Err(Error::BadParams(format!(
+                            "leaf {}: cwd {} is not a directory",
+                            i + 1,
+                            spec.cwd.display()
+                        )));
+                    }
+                }
+                for (spec, config_env) in &probes {
+                    let entering = checkouts.enter_dir(&spec.cwd)?;
+                    let prepared = os
+                        .hooks
+                        .prepare(&spec.argv, config_env, &spec.cwd, &spec.env);
+                    out.push((entering, prepared.exec_argv, prepared.integration));
+                }
+                Ok(out)
+            })
+            .await;
+            let prepared = match check {
+                Ok(r) => r?,
+                Err(e) => {
+                    return Err(Error::Io {
+                        what: "layout cwd check".into(),
+                        source: std::io::Error::other(e.to_string()),
+                    });
+                },
+            };
+            let mut integrations = Vec::with_capacity(leaves.len());
+            for (leaf, (entering, exec_argv, integration)) in leaves.iter_mut().zip(prepared) {
+                if let Some(argv) = exec_argv {
+                    leaf.spec.argv = argv;
+                }
+                // Each leaf's directory stays entered until the panes are registered.
+                if let Some(entering) = entering {
+                    ticket.hold(entering);
+                }
+                integrations.push(integration);
+            }
+            let workspace = tab.workspace_id.clone();
+            let placed = me
+                .send(ApplyLayout {
+                    tab,
+                    layout,
+                    leaves,
+                    pty_out,
+                    config,
+                    ticket,
+                })
+                .await
+                // The workspace's actor stopped meanwhile: it was closed.
+                .map_err(|_| Error::NoSuchWorkspace(WorkspaceRef(workspace.0)))??;
+            let (tab, placed) = placed;
+            let panes = placed
+                .into_iter()
+                .zip(integrations)
+                .map(|((pane, _, _), integration)| (pane, integration))
+                .collect();
+            Ok((tab, panes))
+        })
+    }
+}
+
+/// What the blocking step found for each leaf: the entering reference of its
+/// directory and its agent's hook setup (the argv to execute, the report).
+type Prepared = Vec<(
+    Option<crate::domain::worktrees::Reservation>,
+    Option<Vec<String>>,
+    Option<Integration>,
+)>;
 
 /// Started processes, with the channel each one's PTY threads wait on.
 type Started = Vec<(Box<dyn PtyHandle>, SyncSender<Addr<Pane>>)>;

@@ -1,5 +1,6 @@
 //! Workspace actor tests: tab layouts against a real Supervisor on a memory journal.
 
+use super::apply::ApplyLayout;
 use super::*;
 use crate::actors::supervisor::Supervisor;
 use crate::store::journal::MemoryStore;

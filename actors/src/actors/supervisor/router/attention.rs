@@ -3,11 +3,11 @@
 //! pane's actor, which owns its state; rankings are read from the projection.
 
 use super::panes::ask_pane;
-use super::{Cx, OnHost, Reply, Routed, fail, flatten, ready};
+use super::{Cx, Routed, answer, fail, ready};
 use crate::actors::pane::{Explain, MarkSeen, Notify};
+use crate::actors::services::ReadNotificationsOf;
 use crate::domain::projection::Projection;
 use crate::error::Error;
-use actix::prelude::*;
 use signaltty_protocol::pane::{PaneResult, PaneTarget};
 use signaltty_protocol::state::{
     AttentionPendingParams, AttentionPendingResult, FocusNextUnreadResult, NotifyParams,
@@ -26,27 +26,19 @@ pub fn mark_seen(cx: &mut Cx<'_>, p: PaneTarget) -> Routed {
         Ok(e) => e,
         Err(e) => return fail(Err(e)),
     };
+    let Some(me) = cx.me.clone() else {
+        return fail(Err(Error::Internal("the Supervisor is not running".into())));
+    };
     let gone = Error::NoSuchPane(entry.id.0.clone());
     let id = entry.id.clone();
     let seen = entry.addr.send(MarkSeen {
         reason: "mark_seen",
     });
-    Box::pin(seen.on_host().then(move |answer, act, _| {
-        let pane = match answer.map_err(|_| gone).and_then(|inner| inner) {
-            Ok(pane) => pane,
-            Err(e) => return fail(Err(e)),
-        };
-        let cx = act.cx();
-        let Some(read) = super::notifications::read_of_pane(&cx, &id) else {
-            return ready(Ok(PaneResult { pane }));
-        };
-        let rx = cx.events.publish(vec![read]);
-        Box::pin(
-            rx.on_host().map(move |published, _, _| {
-                Reply::of(flatten(published).map(|_| PaneResult { pane }))
-            }),
-        )
-    }))
+    answer(async move {
+        let pane = seen.await.map_err(|_| gone)??;
+        me.send(ReadNotificationsOf(id)).await??;
+        Ok(PaneResult { pane })
+    })
 }
 
 /// `notify`.

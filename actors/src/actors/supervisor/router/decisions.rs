@@ -3,16 +3,15 @@
 //! route's actor, and the wait of a native permission reporter. The pane does
 //! the rest in its own turn (pane/decisions.rs).
 
-use super::Reply;
-use super::hooks::{Target, route, validate};
+use super::hooks::{Target, find, validate};
 use super::panes::ask_pane;
-use super::{Cx, OnHost, Routed, fail};
+use super::{Cx, Routed, fail};
 use crate::actors::decision::{AbandonOnDrop, Decision as Route, WaitEnd};
 use crate::actors::pane::{Answer, NativeHook, NativeRoute, NativeStarted};
+use crate::actors::services::AddRoute;
 use crate::domain::state::decision::{NativeRequest, native_id};
 use crate::error::Error;
 use crate::ids::ConnId;
-use actix::prelude::*;
 use signaltty_protocol::pane::AgentKind;
 use signaltty_protocol::state::{
     DecisionAnswerParams, DecisionAnswerResult, HookEventParams, HookWaitReply, HookWaitResult,
@@ -96,27 +95,30 @@ pub fn wait_for_answer(cx: &mut Cx<'_>, conn: ConnId, p: HookEventParams) -> Rou
         Ok(hook) => hook,
         Err(e) => return fail(Err(e)),
     };
+    let Some(me) = cx.me.clone() else {
+        return fail(Err(Error::Internal("the Supervisor is not running".into())));
+    };
     let to = Target {
         pane: p.pane_id,
         pid: p.client_pid.and_then(|pid| u32::try_from(pid).ok()),
         until: Instant::now() + super::hooks::LAUNCH_WAIT,
     };
-    route(cx, to, move |cx, found| {
-        let Some(pane_id) = found else {
-            return fail(Err(Error::BadParams(
+    super::answer(async move {
+        let Some(entry) = find(me.clone().recipient(), to).await? else {
+            return Err(Error::BadParams(
                 "wait_for_answer requires a managed pane: none was given and the reporter does not run in one".into(),
-            )));
+            ));
         };
-        let entry = match cx.registry.pane(&pane_id) {
-            Ok(entry) => entry,
-            Err(e) => return fail(Err(e)),
-        };
+        let pane_id = entry.id.clone();
         let deadline = Instant::now() + timeout;
         let (addr, ended) = Route::start(id.clone(), entry.addr.clone().recipient(), deadline);
         // The connection going away (EOF, another line) ends the route; so
         // does this wait being dropped for any other reason.
-        cx.routes.add(conn, addr.clone());
-        let guard = AbandonOnDrop(addr.clone());
+        me.do_send(AddRoute {
+            conn,
+            route: addr.clone(),
+        });
+        let _guard = AbandonOnDrop(addr.clone());
         let (agent, event) = (hook.agent.clone(), hook.event.clone());
         let msg = NativeHook {
             hook,
@@ -128,39 +130,29 @@ pub fn wait_for_answer(cx: &mut Cx<'_>, conn: ConnId, p: HookEventParams) -> Rou
                 deadline,
             },
         };
-        let asked = entry.addr.send(msg);
-        let waited = async move {
-            let _guard = guard;
-            match asked.await {
-                Err(_) => Err(Error::NoSuchPane(pane_id.0.clone())),
-                Ok(Err(e)) => Err(e),
-                Ok(Ok(NativeStarted::Dropped(result))) => {
-                    Ok(Reply::of(Ok(HookWaitReply::Dropped(result))))
-                },
-                Ok(Ok(NativeStarted::Waiting)) => {
-                    // The route's actor always answers before it stops; a
-                    // dropped channel can only mean it was torn down.
-                    let end = ended.await.unwrap_or(WaitEnd::Shutdown);
-                    let cancelled = end.cancelled().map(str::to_owned);
-                    let native_verdict = match end {
-                        WaitEnd::Answered(v) => Some(v),
-                        _ => None,
-                    };
-                    Ok(Reply::of(Ok(HookWaitReply::Waited(HookWaitResult {
-                        accepted: true,
-                        agent,
-                        event,
-                        pane_id,
-                        decision_id: id,
-                        native_verdict,
-                        cancelled,
-                    }))))
-                },
-            }
-        };
-        Box::pin(waited.on_host().map(|result, _, _| match result {
-            Ok(reply) => reply,
-            Err(e) => Reply::of::<HookWaitReply>(Err(e)),
-        }))
+        match entry.addr.send(msg).await {
+            Err(_) => Err(Error::NoSuchPane(pane_id.0.clone())),
+            Ok(Err(e)) => Err(e),
+            Ok(Ok(NativeStarted::Dropped(result))) => Ok(HookWaitReply::Dropped(result)),
+            Ok(Ok(NativeStarted::Waiting)) => {
+                // The route's actor always answers before it stops; a
+                // dropped channel can only mean it was torn down.
+                let end = ended.await.unwrap_or(WaitEnd::Shutdown);
+                let cancelled = end.cancelled().map(str::to_owned);
+                let native_verdict = match end {
+                    WaitEnd::Answered(v) => Some(v),
+                    _ => None,
+                };
+                Ok(HookWaitReply::Waited(HookWaitResult {
+                    accepted: true,
+                    agent,
+                    event,
+                    pane_id,
+                    decision_id: id,
+                    native_verdict,
+                    cancelled,
+                }))
+            },
+        }
     })
 }

@@ -4,11 +4,10 @@
 //! the git cache off the event loop and hands it to the Workspace actor, which
 //! publishes `workspace.updated` (and `git.branch_changed`).
 
-use super::{Cx, OnHost, Reply, Routed, fail};
+use super::{Cx, Routed, answer, fail};
 use crate::actors::workspace::Refresh;
 use crate::error::Error;
 use crate::os::git::diff::{self, Base, DiffError};
-use actix::prelude::*;
 use signaltty_protocol::diff::{
     DiffScope, TurnRef, WorkspaceDiffParams, WorkspaceDiffResult, WorkspaceFileDiffParams,
     WorkspaceFileDiffResult, WorkspaceRefreshGitParams,
@@ -113,11 +112,7 @@ pub fn summary(cx: &mut Cx<'_>, p: WorkspaceDiffParams) -> Routed {
             turn,
         })
     };
-    Box::pin(
-        off_loop(work)
-            .on_host()
-            .map(|result, _, _| Reply::of(result)),
-    )
+    answer(off_loop(work))
 }
 
 /// Not a checkout is `BAD_PARAMS` even when there is nothing to compare.
@@ -174,14 +169,14 @@ pub fn file(cx: &mut Cx<'_>, p: WorkspaceFileDiffParams) -> Routed {
             )))),
         }
     };
-    Box::pin(bounded.on_host().map(move |result, _, _| {
-        Reply::of(result.map(|d| WorkspaceFileDiffResult {
+    answer(async move {
+        bounded.await.map(|d| WorkspaceFileDiffResult {
             workspace_id: id,
             path,
             untracked: d.untracked,
             content: d.content,
-        }))
-    }))
+        })
+    })
 }
 
 /// `workspace.refresh_git`: recomputes the git cache (branch, `dirty`) and
@@ -197,10 +192,7 @@ pub fn refresh_git(cx: &mut Cx<'_>, p: WorkspaceRefreshGitParams) -> Routed {
     };
     let work =
         crate::actors::workspace::refresh_git(addr, cx.config.os.clone(), cwd, Refresh::Always);
-    Box::pin(
-        work.on_host()
-            .map(|r, _, _| Reply::of(r.map(|workspace| WorkspaceResult { workspace }))),
-    )
+    answer(async move { work.await.map(|workspace| WorkspaceResult { workspace }) })
 }
 
 /// `task.diff` (tasks.md §12.3): the task's checkout against its base, with
@@ -230,12 +222,11 @@ pub fn task_summary(cx: &mut Cx<'_>, p: signaltty_protocol::task::TaskTarget) ->
             })
             .map_err(diff_error)
     });
-    Box::pin(read.on_host().map(|r, _, _| {
-        Reply::of(
-            r.map_err(|e| Error::Internal(format!("the diff stopped: {e}")))
-                .and_then(|r| r),
-        )
-    }))
+    answer(async move {
+        read.await
+            .map_err(|e| Error::Internal(format!("the diff stopped: {e}")))
+            .and_then(|r| r)
+    })
 }
 
 /// `task.file_diff`: one file of the task's checkout against its base.
@@ -254,10 +245,9 @@ pub fn task_file(cx: &mut Cx<'_>, p: signaltty_protocol::task::TaskFileDiffParam
             })
             .map_err(diff_error)
     });
-    Box::pin(read.on_host().map(|r, _, _| {
-        Reply::of(
-            r.map_err(|e| Error::Internal(format!("the diff stopped: {e}")))
-                .and_then(|r| r),
-        )
-    }))
+    answer(async move {
+        read.await
+            .map_err(|e| Error::Internal(format!("the diff stopped: {e}")))
+            .and_then(|r| r)
+    })
 }

@@ -2,16 +2,20 @@
 //! §6.3): validation, the adapter, and the pane — by explicit id or by walking
 //! the reporting process's parents to a pane. The pane's actor applies it.
 
-use super::{Cx, OnHost, Routed, fail, ready};
+use super::{Cx, Routed, answer, fail};
+use crate::actors::pane::Pane;
 use crate::actors::pane::{Hook, ReportSession};
+use crate::actors::services::Reporters;
+use crate::domain::registry::PaneEntry;
 use crate::domain::state::decision::{NativeRequest, native_id};
 use crate::domain::state::hooks::answer_channel;
 use crate::error::Error;
+use crate::ids::ConnId;
 use crate::os::procfs;
 use actix::prelude::*;
 use signaltty_protocol::PaneId;
+use signaltty_protocol::pane::AgentKind;
 use signaltty_protocol::pane::PaneResult;
-use signaltty_protocol::pane::{AgentKind, LiveState};
 use signaltty_protocol::state::{
     Decision, DecisionInput, HookEventParams, HookEventResult, ReportSessionParams,
 };
@@ -27,7 +31,7 @@ pub const LAUNCH_WAIT: Duration = Duration::from_secs(5);
 
 /// `hook-event`: ordinary reporting, or a native permission request that waits
 /// for its answer.
-pub fn hook_event(cx: &mut Cx<'_>, conn: crate::ids::ConnId, p: HookEventParams) -> Routed {
+pub fn hook_event(cx: &mut Cx<'_>, conn: ConnId, p: HookEventParams) -> Routed {
     if p.wait_for_answer == Some(true) {
         return super::decisions::wait_for_answer(cx, conn, p);
     }
@@ -35,15 +39,22 @@ pub fn hook_event(cx: &mut Cx<'_>, conn: crate::ids::ConnId, p: HookEventParams)
         Ok(hook) => hook,
         Err(e) => return fail(Err(e)),
     };
-    let pid = p.client_pid.and_then(|pid| u32::try_from(pid).ok());
+    let Some(me) = cx.me.clone() else {
+        return fail(Err(Error::Internal("the Supervisor is not running".into())));
+    };
     let to = Target {
         pane: p.pane_id,
-        pid,
+        pid: p.client_pid.and_then(|pid| u32::try_from(pid).ok()),
         until: Instant::now() + LAUNCH_WAIT,
     };
-    route(cx, to, move |cx, found| match found {
-        Some(id) => deliver(cx, id, hook),
-        None => ready(Ok(unrouted(&hook))),
+    answer(async move {
+        match find(me.recipient(), to).await? {
+            Some(entry) => {
+                let gone = Error::NoSuchPane(entry.id.0.clone());
+                entry.addr.send(hook).await.map_err(|_| gone)?
+            },
+            None => Ok(unrouted(&hook)),
+        }
     })
 }
 
@@ -55,59 +66,47 @@ pub(super) struct Target {
     pub until: Instant,
 }
 
-/// Routes by explicit pane, else by the reporter's ancestry, then hands the
-/// pane found (or none) to `then`. An explicit pane that does not resolve is
-/// `NO_SUCH_PANE`. A hook that finds no pane while launches are under way tries
-/// again as each one finishes.
-pub(super) fn route(
-    cx: &mut Cx<'_>,
+/// The pane a hook is for: the explicit pane, else the live pane whose
+/// process the reporter descends from (a `/proc` walk on a blocking thread).
+/// An explicit pane that does not resolve is `NO_SUCH_PANE`. A hook that
+/// finds no pane while launches are under way looks again as each one ends,
+/// until `until`.
+pub(super) async fn find(
+    supervisor: Recipient<Reporters>,
     to: Target,
-    then: impl FnOnce(&mut Cx<'_>, Option<PaneId>) -> Routed + 'static,
-) -> Routed {
-    if let Some(r) = to.pane.clone() {
-        return match cx.registry.resolve(&r) {
-            Ok(id) => then(cx, Some(id)),
-            Err(_) if cx.launches.any() && Instant::now() < to.until => {
-                after_a_launch(cx, move |cx| route(cx, to, then))
+) -> Result<Option<PaneEntry<Addr<Pane>>>, Error> {
+    loop {
+        let seen = supervisor
+            .send(Reporters {
+                pane: to.pane.clone(),
+            })
+            .await?;
+        let found = match (seen.named, to.pid) {
+            (Some(Ok(entry)), _) => return Ok(Some(entry)),
+            (Some(Err(e)), _) => Err(e),
+            (None, None) => return Ok(None),
+            (None, Some(pid)) => {
+                let live = seen.live;
+                let by_pid: HashMap<u32, PaneId> =
+                    live.iter().map(|(pid, e)| (*pid, e.id.clone())).collect();
+                let walked =
+                    actix_rt::task::spawn_blocking(move || procfs::pane_of_process(pid, &by_pid))
+                        .await
+                        .ok()
+                        .flatten();
+                match walked.and_then(|id| live.into_values().find(|e| e.id == id)) {
+                    Some(entry) => return Ok(Some(entry)),
+                    None => Ok(None),
+                }
             },
-            Err(e) => fail(Err(e)),
         };
-    }
-    let Some(pid) = to.pid else {
-        return then(cx, None);
-    };
-    // Processes started by live panes, for the walk up from the reporter.
-    let projection = cx.events.projection();
-    let panes: HashMap<u32, PaneId> = cx
-        .registry
-        .panes()
-        .filter(|e| {
-            projection
-                .pane(&e.id)
-                .is_some_and(|p| p.live == LiveState::Live)
-        })
-        .map(|e| (e.pid, e.id.clone()))
-        .collect();
-    let walk = actix_rt::task::spawn_blocking(move || procfs::pane_of_process(pid, &panes));
-    Box::pin(walk.on_host().then(move |found, act, _| {
-        let cx = &mut act.cx();
-        match found.ok().flatten() {
-            Some(id) => then(cx, Some(id)),
-            None if cx.launches.any() && Instant::now() < to.until => {
-                after_a_launch(cx, move |cx| route(cx, to, then))
+        match seen.launching {
+            Some(mut launched) if Instant::now() < to.until => {
+                let _ = tokio::time::timeout(LAUNCH_WAIT, launched.changed()).await;
             },
-            None => then(cx, None),
+            _ => return found,
         }
-    }))
-}
-
-/// Runs `then` once the next launch under way has finished (or after a while).
-fn after_a_launch(cx: &mut Cx<'_>, then: impl FnOnce(&mut Cx<'_>) -> Routed + 'static) -> Routed {
-    let mut launched = cx.launches.watch();
-    let waited = async move {
-        let _ = tokio::time::timeout(LAUNCH_WAIT, launched.changed()).await;
-    };
-    Box::pin(waited.on_host().then(move |(), act, _| then(&mut act.cx())))
+    }
 }
 
 /// A hook no pane claims is accepted and changes nothing (a foreign process's
@@ -123,10 +122,6 @@ fn unrouted(hook: &Hook) -> HookEventResult {
         lifecycle: None,
         attention: None,
     }
-}
-
-fn deliver(cx: &mut Cx<'_>, id: PaneId, hook: Hook) -> Routed {
-    super::panes::ask_pane(cx, &id, hook, |result| result)
 }
 
 /// The checks of agents.md §6.3 steps 1–3 and the payload cap. `native` is the

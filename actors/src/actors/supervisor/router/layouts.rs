@@ -5,20 +5,20 @@
 //! the Workspace actor to start every pane into a new tab, all or nothing
 //! (`workspace::ApplyLayout`).
 
-use super::{Cx, OnHost, Routed, answer, fail, validate_name};
+use super::{Cx, Routed, answer, fail, validate_name};
 use crate::actors::directory::LaunchTicket;
-use crate::actors::workspace::{ApplyLayout, ApplyLeaf};
+use crate::actors::workspace::{Apply, ApplyLeaf};
 use crate::domain::launch::{self, PaneRecipe};
 use crate::domain::launch_tree::{self, Defaults, PlannedLeaf};
 use crate::domain::projection::Projection;
 use crate::error::Error;
 use crate::ids::random_u128;
-use actix::prelude::*;
+
 use signaltty_protocol::layout::{
     LaunchLeaf, LaunchNode, LayoutApplyParams, LayoutApplyResult, LayoutExportParams,
     LayoutExportResult,
 };
-use signaltty_protocol::pane::{Integration, PaneLaunchResult, PtySize};
+use signaltty_protocol::pane::{PaneLaunchResult, PtySize};
 use signaltty_protocol::workspace::Layout;
 use signaltty_protocol::{PaneId, Timestamp};
 
@@ -61,14 +61,6 @@ fn describe(projection: &Projection, layout: &Layout) -> LaunchNode {
         },
     }
 }
-
-/// What the blocking step found for each leaf: the entering reference of its
-/// directory and its agent's hook setup (the argv to execute, the report).
-type Prepared = Vec<(
-    Option<crate::domain::worktrees::Reservation>,
-    Option<Vec<String>>,
-    Option<Integration>,
-)>;
 
 /// `layout.apply`.
 pub fn apply(cx: &mut Cx<'_>, p: LayoutApplyParams) -> Routed {
@@ -120,108 +112,51 @@ pub fn apply(cx: &mut Cx<'_>, p: LayoutApplyParams) -> Routed {
             (pane, spec)
         })
         .collect();
-    let checkouts = cx.checkouts.clone();
-    let probes: Vec<_> = built
-        .iter()
-        .map(|(pane, spec)| {
-            let config_env = pane.agent.config_env.clone().unwrap_or_default();
-            (spec.clone(), config_env)
+    if cx.shutting_down {
+        cx.registry.release_names(&names);
+        return fail(Err(Error::ShuttingDown));
+    }
+    let (Some(me), Ok((workspace_id, addr))) =
+        (cx.me.clone(), cx.registry.workspace(&workspace_ref))
+    else {
+        cx.registry.release_names(&names);
+        return fail(Err(Error::NoSuchWorkspace(workspace_ref)));
+    };
+    let tab = super::tabs::new_tab(workspace_id, title);
+    let leaves = built
+        .into_iter()
+        .map(|(pane, spec)| ApplyLeaf {
+            pane,
+            spec,
+            arbiter: cx.arbiters.next_arbiter(),
+            tail: signaltty_model::term::TailSlot::default(),
         })
         .collect();
-    let check = actix_rt::task::spawn_blocking(move || -> Result<Prepared, Error> {
-        let mut out = Vec::with_capacity(probes.len());
-        for (i, (spec, _)) in probes.iter().enumerate() {
-            if !spec.cwd.is_dir() {
-                return Err(Error::BadParams(format!(
-                    "leaf {}: cwd {} is not a directory",
-                    i + 1,
-                    spec.cwd.display()
-                )));
-            }
-        }
-        for (spec, config_env) in &probes {
-            let entering = checkouts.enter_dir(&spec.cwd)?;
-            let prepared = signaltty_model::integration::launch::prepare(
-                &spec.argv, config_env, &spec.cwd, &spec.env,
-            );
-            out.push((entering, prepared.exec_argv, prepared.integration));
-        }
-        Ok(out)
+    // Counted from now: a hook of a new process may arrive before it is
+    // placed. The Workspace ends the launch, and the names held for the
+    // leaves become theirs, when it registers the panes.
+    cx.launches.begin();
+    let sent = addr.send(Apply {
+        tab,
+        layout,
+        leaves,
+        pty_out: me.clone().recipient(),
+        config: cx.config.clone(),
+        checkouts: cx.checkouts.clone(),
+        ticket: LaunchTicket::new(me.recipient(), names),
     });
-    Box::pin(check.on_host().then(move |checked, act, ctx| {
-        let cx = &mut act.cx();
-        let prepared = match checked {
-            Ok(r) => r,
-            Err(e) => Err(Error::Io {
-                what: "layout cwd check".into(),
-                source: std::io::Error::other(e.to_string()),
-            }),
-        };
-        let started = prepared.and_then(|prepared| {
-            if cx.shutting_down {
-                return Err(Error::ShuttingDown);
-            }
-            let (workspace_id, addr) = cx.registry.workspace(&workspace_ref)?;
-            Ok((prepared, workspace_id, addr))
-        });
-        let (prepared, workspace_id, addr) = match started {
-            Ok(s) => s,
-            Err(e) => {
-                cx.registry.release_names(&names);
-                return fail(Err(e));
-            },
-        };
-        let tab = super::tabs::new_tab(workspace_id.clone(), title);
-        let mut leaves = Vec::with_capacity(built.len());
-        let mut integrations = Vec::with_capacity(built.len());
-        let mut entering = Vec::with_capacity(built.len());
-        for ((pane, mut spec), (reservation, exec_argv, integration)) in
-            built.into_iter().zip(prepared)
-        {
-            if let Some(argv) = exec_argv {
-                spec.argv = argv;
-            }
-            leaves.push(ApplyLeaf {
-                pane,
-                spec,
-                arbiter: cx.arbiters.next_arbiter(),
-                tail: signaltty_model::term::TailSlot::default(),
-            });
-            integrations.push(integration);
-            entering.push(reservation);
-        }
-        // A workspace whose actor stopped meanwhile was closed: it is gone.
-        let gone = Error::NoSuchWorkspace(workspace_ref.clone());
-        // Counted from now: a hook of a new process may arrive before it is
-        // placed. The Workspace ends the launch, and the names held for the
-        // leaves become theirs, when it registers the panes.
-        cx.launches.begin();
-        let mut ticket = LaunchTicket::new(ctx.address().recipient(), names);
-        // Each leaf's directory stays entered until the panes are registered.
-        for reservation in entering.into_iter().flatten() {
-            ticket.hold(reservation);
-        }
-        let sent = addr.send(ApplyLayout {
+    // A workspace whose actor stopped meanwhile was closed: it is gone.
+    let gone = Error::NoSuchWorkspace(workspace_ref);
+    answer(async move {
+        let (tab, panes) = sent.await.map_err(|_| gone)??;
+        Ok(LayoutApplyResult {
             tab,
-            layout,
-            leaves,
-            pty_out: ctx.address().recipient(),
-            config: cx.config.clone(),
-            ticket,
-        });
-        let _ = workspace_id;
-        answer(async move {
-            let placed = sent.await.map_err(|_| gone).and_then(|inner| inner);
-            placed.map(|(tab, placed)| LayoutApplyResult {
-                tab,
-                panes: placed
-                    .into_iter()
-                    .zip(integrations)
-                    .map(|((pane, _, _), integration)| PaneLaunchResult { pane, integration })
-                    .collect(),
-            })
+            panes: panes
+                .into_iter()
+                .map(|(pane, integration)| PaneLaunchResult { pane, integration })
+                .collect(),
         })
-    }))
+    })
 }
 
 /// An apply whose tree and names passed every check that needs no

@@ -5,9 +5,9 @@
 //! a replaying subscriber all apply the same way. `pane.mark_seen` marks the
 //! pane's notifications read through [`read_of_pane`].
 
-use super::{Cx, OnHost, Routed, fail, flatten, ready};
+use super::{Cx, Routed, answer, fail, flatten, ready};
+use crate::domain::projection::Projection;
 use crate::error::Error;
-use actix::prelude::*;
 use signaltty_protocol::notification::{
     LIST_DEFAULT, LIST_MAX, NotificationListParams, NotificationListResult,
     NotificationMarkReadParams, NotificationMarkReadResult,
@@ -43,10 +43,8 @@ pub fn list(cx: &mut Cx<'_>, p: NotificationListParams) -> Routed {
 }
 
 /// The unread kept notifications that pass `keep`, by id.
-fn unread_ids(cx: &Cx<'_>, keep: impl Fn(&Notification) -> bool) -> Vec<String> {
-    let mut ids: Vec<String> = cx
-        .events
-        .projection()
+fn unread_ids(projection: &Projection, keep: impl Fn(&Notification) -> bool) -> Vec<String> {
+    let mut ids: Vec<String> = projection
         .notifications_newest(|n| n.read_at.is_none() && keep(n), LIST_MAX)
         .into_iter()
         .map(|n| n.id)
@@ -56,8 +54,8 @@ fn unread_ids(cx: &Cx<'_>, keep: impl Fn(&Notification) -> bool) -> Vec<String> 
 }
 
 /// The event that marks `pane`'s unread notifications read, if it has any.
-pub(super) fn read_of_pane(cx: &Cx<'_>, pane: &PaneId) -> Option<Event> {
-    let ids = unread_ids(cx, |n| n.pane_id.as_ref() == Some(pane));
+pub(crate) fn read_of_pane(projection: &Projection, pane: &PaneId) -> Option<Event> {
+    let ids = unread_ids(projection, |n| n.pane_id.as_ref() == Some(pane));
     (!ids.is_empty()).then(|| Event::NotificationRead {
         ids,
         read_at: Timestamp::now(),
@@ -78,12 +76,14 @@ pub fn mark_read(cx: &mut Cx<'_>, p: NotificationMarkReadParams) -> Routed {
                 "ids must not be empty (leave it out to mark every notification)".into(),
             )));
         },
-        (Some(ids), None) => unread_ids(cx, |n| ids.contains(&n.id)),
+        (Some(ids), None) => unread_ids(cx.events.projection(), |n| ids.contains(&n.id)),
         (None, Some(r)) => {
             let pane = pane_filter(cx, &r);
-            unread_ids(cx, |n| n.pane_id.as_ref() == Some(&pane))
+            unread_ids(cx.events.projection(), |n| {
+                n.pane_id.as_ref() == Some(&pane)
+            })
         },
-        (None, None) => unread_ids(cx, |_| true),
+        (None, None) => unread_ids(cx.events.projection(), |_| true),
     };
     let marked = ids.len();
     if marked == 0 {
@@ -93,7 +93,5 @@ pub fn mark_read(cx: &mut Cx<'_>, p: NotificationMarkReadParams) -> Routed {
         ids,
         read_at: Timestamp::now(),
     }]);
-    Box::pin(rx.on_host().map(move |published, _, _| {
-        super::Reply::of(flatten(published).map(|_| NotificationMarkReadResult { marked }))
-    }))
+    answer(async move { flatten(rx.await).map(|_| NotificationMarkReadResult { marked }) })
 }

@@ -3,8 +3,7 @@
 //! running process in the Pane actor. Reads of the pane object come from the
 //! projection.
 
-use super::Reply;
-use super::{Cx, OnHost, Routed, answer, fail, ready};
+use super::{Cx, Routed, answer, fail, ready};
 use crate::actors::connection::ConnHandle;
 use crate::actors::directory::LaunchTicket;
 use crate::actors::pane::{
@@ -266,9 +265,14 @@ where
         Err(e) => return fail(Err(e)),
     };
     let gone = Error::NoSuchPane(r.to_string());
-    Box::pin(entry.addr.send(msg).on_host().map(move |answer, _, _| {
-        Reply::of(answer.map_err(|_| gone).and_then(|inner| inner).map(wrap))
-    }))
+    let asked = entry.addr.send(msg);
+    answer(async move {
+        asked
+            .await
+            .map_err(|_| gone)
+            .and_then(|inner| inner)
+            .map(wrap)
+    })
 }
 
 /// `pane.read`.
@@ -363,15 +367,12 @@ pub fn attach(cx: &mut Cx<'_>, conn: &ConnHandle, p: PaneAttachParams) -> Routed
         mark_seen: p.mark_seen.unwrap_or(true),
         watch: p.watch.unwrap_or(false),
     };
-    let conn_id = conn.id;
+    // Recorded now, so the connection's going away detaches it; a pane that
+    // refuses (or went) has no viewer to detach, which is harmless.
+    cx.registry.attach(conn.id, &entry.id);
     let gone = closed(&p.pane_id);
-    Box::pin(pane_id.send(msg).on_host().map(move |r, act, _| {
-        let result = r.map_err(|_| gone).and_then(|inner| inner);
-        if result.is_ok() {
-            act.cx().registry.attach(conn_id, &entry.id);
-        }
-        Reply::of(result)
-    }))
+    let attached = pane_id.send(msg);
+    answer(async move { attached.await.map_err(|_| gone).and_then(|inner| inner) })
 }
 
 /// `pane.detach`: forget the viewer; the process is untouched.
@@ -490,7 +491,7 @@ pub fn wait_for_output(cx: &mut Cx<'_>, p: PaneWaitForOutputParams) -> Routed {
                 .await;
         }
     };
-    Box::pin(waited.on_host().map(|r, _, _| Reply::of(r)))
+    answer(waited)
 }
 
 /// A substring or a regex.

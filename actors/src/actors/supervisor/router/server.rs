@@ -2,11 +2,12 @@
 //! read from the Supervisor's own state, the shutdown (which publishes the
 //! Supervisor's own `server.will_shutdown`), and the agent manifests.
 
-use super::{Cx, OnHost, Reply, Routed, fail, flatten};
+use super::{Cx, Routed, answer, fail};
+use crate::actors::services::{RulesReplaced, Shutdown};
 use crate::error::Error;
 use actix::prelude::*;
+use signaltty_protocol::PROTOCOL;
 use signaltty_protocol::server::{ServerShutdownParams, ServerShutdownResult, ServerStatusResult};
-use signaltty_protocol::{Event, PROTOCOL};
 
 pub(super) fn status(cx: &Cx<'_>) -> ServerStatusResult {
     ServerStatusResult {
@@ -67,15 +68,13 @@ pub(super) fn shutdown(cx: &mut Cx<'_>, p: ServerShutdownParams) -> Routed {
     if live > 0 && !p.force.unwrap_or(false) {
         return fail(Err(Error::PanesAlive { live }));
     }
-    let rx = cx.events.publish(vec![Event::ServerWillShutdown {}]);
-    Box::pin(rx.on_host().map(|published, act, ctx| {
-        let result = flatten(published).map(|_| ServerShutdownResult { stopped: true });
-        if result.is_ok() {
-            log::info!("server.shutdown requested: shutting down");
-            act.begin_shutdown(ctx);
-        }
-        Reply::of(result)
-    }))
+    let Some(me) = cx.me.clone() else {
+        return fail(Err(Error::Internal("the Supervisor is not running".into())));
+    };
+    answer(async move {
+        me.send(Shutdown).await??;
+        Ok(ServerShutdownResult { stopped: true })
+    })
 }
 
 /// The `agents.list` / `agents.reload` answer for `set`.
@@ -116,14 +115,15 @@ pub(super) fn agents_reload(cx: &mut Cx<'_>) -> Routed {
     let load = actix_rt::task::spawn_blocking(move || {
         signaltty_model::agents::AgentSet::load(dir.as_deref())
     });
-    Box::pin(load.on_host().map(|loaded, act, _| {
-        let result = match loaded {
+    let rules = cx.config.agents.clone();
+    let panes = cx.me.clone().map(Addr::recipient::<RulesReplaced>);
+    answer(async move {
+        match load.await {
             Ok(Ok(set)) => {
                 let result = agents_result(&set);
-                let cx = act.cx();
-                cx.config.agents.replace(set);
-                for entry in cx.registry.panes() {
-                    entry.addr.do_send(crate::actors::pane::RulesChanged);
+                rules.replace(set);
+                if let Some(panes) = panes {
+                    panes.do_send(RulesReplaced);
                 }
                 Ok(result)
             },
@@ -135,7 +135,6 @@ pub(super) fn agents_reload(cx: &mut Cx<'_>) -> Routed {
                 what: "reloading agent manifests".into(),
                 source: std::io::Error::other(e.to_string()),
             }),
-        };
-        Reply::of(result)
-    }))
+        }
+    })
 }

@@ -3,11 +3,10 @@
 //! files on a blocking thread, and the subscription registered in the same
 //! turn as its fence, so no event is lost or doubled between replay and live.
 
-use super::{Cx, OnHost, Reply, Routed, fail};
+use super::{Cx, Reply, Routed, fail, later};
 use crate::actors::connection::ConnHandle;
 use crate::domain::events::{EventFilter, ReplaySource, coverage, finish_replay};
 use crate::error::Error;
-use actix::prelude::*;
 use bytes::Bytes;
 use signaltty_protocol::Seq;
 use signaltty_protocol::envelope::EventFrame;
@@ -49,7 +48,8 @@ pub(super) fn subscribe(
                 return fail(Err(Error::JournalFailed("journal history vanished".into())));
             };
             let read = actix_rt::task::spawn_blocking(move || disk.read(after, head));
-            Box::pin(read.on_host().map(move |read, _act, _ctx| {
+            later(async move {
+                let read = read.await;
                 let failed = |why: String| {
                     log::error!("replay from the journal failed: {why}");
                     let (replay, _) = finish_replay(
@@ -79,7 +79,7 @@ pub(super) fn subscribe(
                 events.extend(ring_events);
                 let (replay, lines) = finish_replay(status, after, head, retained_after, events);
                 replay_reply(head, replay, lines)
-            }))
+            })
         },
         None => {
             let (replay, _) = finish_replay(status, after, head, retained_after, Vec::new());

@@ -4,13 +4,11 @@
 //! the params. The pending waits live in the Sequencer (`waits.rs`), which
 //! checks them after each batch it applies.
 
-use super::Reply;
-use super::{Cx, OnHost, Routed, fail};
+use super::{Cx, Routed, answer, fail};
 use crate::domain::state::progress::Outcome;
 use crate::domain::waits::{WaitAnswer, Wanted};
 use crate::error::Error;
 use crate::ids::ConnId;
-use actix::prelude::*;
 use signaltty_protocol::PaneId;
 use signaltty_protocol::state::{WaitBaseline, WaitParams};
 use std::time::{Duration, Instant};
@@ -25,21 +23,17 @@ pub fn wait(cx: &mut Cx<'_>, conn: ConnId, p: WaitParams) -> Routed {
         Err(e) => return fail(Err(e)),
     };
     let answered = cx.events.wait(conn, wanted);
-    Box::pin(
-        async move {
-            match tokio::time::timeout(timeout, answered).await {
-                Ok(Ok(result)) => result,
-                // The Supervisor dropped the wait: it is stopping.
-                Ok(Err(_)) => Err(Error::ShuttingDown),
-                Err(_) => Err(Error::Timeout {
-                    what: "waiting for the pane's state".into(),
-                    written: None,
-                }),
-            }
+    answer(async move {
+        match tokio::time::timeout(timeout, answered).await {
+            Ok(Ok(result)) => result,
+            // The Supervisor dropped the wait: it is stopping.
+            Ok(Err(_)) => Err(Error::ShuttingDown),
+            Err(_) => Err(Error::Timeout {
+                what: "waiting for the pane's state".into(),
+                written: None,
+            }),
         }
-        .on_host()
-        .map(|result, _, _| Reply::of(result)),
-    )
+    })
 }
 
 /// Waits for one of `until` on `pane` after `after` (or now, without a

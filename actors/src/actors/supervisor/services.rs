@@ -1,0 +1,53 @@
+//! The Supervisor's own services to routing: the shutdown a client asks for,
+//! marking a pane's notifications read (the notification ring is the
+//! projection's), telling every pane that the agent rules changed.
+
+use super::Supervisor;
+use super::router::read_of_pane;
+use crate::actors::services::{ReadNotificationsOf, RulesReplaced, Shutdown};
+use crate::error::Error;
+use actix::prelude::*;
+use signaltty_protocol::Event;
+
+impl Handler<Shutdown> for Supervisor {
+    type Result = ResponseActFuture<Self, Result<(), Error>>;
+
+    fn handle(&mut self, _msg: Shutdown, _ctx: &mut Self::Context) -> Self::Result {
+        let rx = self.events.publish(vec![Event::ServerWillShutdown {}]);
+        Box::pin(rx.into_actor(self).map(|published, act, ctx| {
+            let published = published
+                .unwrap_or_else(|_| Err(Error::JournalFailed("publish was abandoned".into())));
+            if published.is_ok() {
+                log::info!("server.shutdown requested: shutting down");
+                act.begin_shutdown(ctx);
+            }
+            published.map(|_| ())
+        }))
+    }
+}
+
+impl Handler<ReadNotificationsOf> for Supervisor {
+    type Result = ResponseFuture<Result<(), Error>>;
+
+    fn handle(&mut self, msg: ReadNotificationsOf, _ctx: &mut Self::Context) -> Self::Result {
+        let Some(read) = read_of_pane(self.events.projection(), &msg.0) else {
+            return Box::pin(std::future::ready(Ok(())));
+        };
+        let rx = self.events.publish(vec![read]);
+        Box::pin(async move {
+            rx.await
+                .unwrap_or_else(|_| Err(Error::JournalFailed("publish was abandoned".into())))
+                .map(|_| ())
+        })
+    }
+}
+
+impl Handler<RulesReplaced> for Supervisor {
+    type Result = ();
+
+    fn handle(&mut self, _msg: RulesReplaced, _ctx: &mut Self::Context) {
+        for entry in self.registry.panes() {
+            entry.addr.do_send(crate::actors::pane::RulesChanged);
+        }
+    }
+}
