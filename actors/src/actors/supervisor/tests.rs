@@ -1,6 +1,9 @@
 //! Supervisor tests with fake journal stores and probe connections.
 
 use super::*;
+use crate::actors::publish::Publish;
+use crate::store::journal::JournalStore;
+use signaltty_protocol::{Event, Seq};
 use crate::actors::connection::ConnHandle;
 use crate::store::journal::MemoryStore;
 use crate::testkit::{FailingStore, GatedStore, Probe, config, wait_for};

@@ -1,0 +1,133 @@
+//! What the Supervisor does as events become facts: it sequences what owners
+//! publish, and once the journal acknowledges a batch applies it (the
+//! Sequencer), then starts what the applied events call for: a turn's
+//! baseline capture, a worker's task told of its pane's events, a
+//! workspace's git cache refreshed at a turn's end. A journal failure stops
+//! the server (docs/persistence.md#state-events-and-sequence-reservations).
+
+use super::Supervisor;
+use crate::actors::publish::{PtyData, Publish};
+use crate::domain::turns::TurnStart;
+use crate::error::Error;
+use crate::os::listener::Accepting;
+use crate::store::journal::{JournalAck, JournalFailed};
+use actix::prelude::*;
+use signaltty_protocol::Seq;
+
+impl Supervisor {
+    /// A journal failure is fatal: nothing unproven may be published.
+    pub(super) fn fail_stop(&mut self, why: &str) {
+        log::error!("event journal failed, stopping the server: {why}");
+        self.events.fail(why);
+        // spec/persistence.md §3: a journal or reservation failure exits with status 1.
+        self.exit_code = 1;
+        let _ = self.stop_accepting.send(Accepting::Stopped);
+        self.stopped();
+    }
+
+    /// Captures the workspace checkout's tree for a turn that just started, on a
+    /// blocking thread, records it as the workspace's baseline (the newest turn
+    /// wins) and publishes `workspace.turn_started`, also when the capture failed.
+    pub(super) fn capture_turn(&mut self, turn: TurnStart, ctx: &mut Context<Self>) {
+        let Some(cwd) = self
+            .events
+            .projection()
+            .workspace(&turn.workspace)
+            .map(|w| w.cwd.clone())
+        else {
+            return;
+        };
+        let capture = crate::os::git::turns::capture_off_loop(cwd);
+        ctx.spawn(capture.into_actor(self).map(move |tree, sup, _| {
+            let started = sup.turns.record(turn, tree);
+            if sup
+                .events
+                .projection()
+                .workspace(&started.workspace_id)
+                .is_some()
+            {
+                // Nobody waits for this publication; it happens all the same.
+                drop(sup.events.publish(vec![started.event()]));
+            }
+        }));
+    }
+
+    /// Recomputes a workspace's git cache (`dirty`, branch) after a turn ended,
+    /// on a blocking thread; the Workspace actor publishes `workspace.updated`
+    /// only when it changed (docs/diffs.md).
+    pub(super) fn refresh_git(
+        &mut self,
+        workspace: signaltty_protocol::WorkspaceId,
+        ctx: &mut Context<Self>,
+    ) {
+        let Some(cwd) = self
+            .events
+            .projection()
+            .workspace(&workspace)
+            .map(|w| std::path::PathBuf::from(&w.cwd))
+        else {
+            return;
+        };
+        let Some(addr) = self.registry.workspace_addr(&workspace) else {
+            return;
+        };
+        let work = crate::actors::workspace::refresh_git(
+            addr,
+            self.config.os.clone(),
+            cwd,
+            crate::actors::workspace::Refresh::IfChanged,
+        );
+        ctx.spawn(actix::fut::wrap_future(async move {
+            drop(work.await);
+        }));
+    }
+}
+
+impl Handler<Publish> for Supervisor {
+    type Result = ResponseFuture<Result<Seq, Error>>;
+
+    fn handle(&mut self, msg: Publish, _ctx: &mut Self::Context) -> Self::Result {
+        let rx = self.events.publish(msg.events);
+        Box::pin(async move {
+            rx.await
+                .unwrap_or_else(|_| Err(Error::JournalFailed("publish was abandoned".into())))
+        })
+    }
+}
+
+impl Handler<PtyData> for Supervisor {
+    type Result = ();
+
+    fn handle(&mut self, msg: PtyData, _ctx: &mut Self::Context) {
+        self.events.sequence_pty(msg);
+    }
+}
+
+impl Handler<JournalAck> for Supervisor {
+    type Result = ();
+
+    fn handle(&mut self, msg: JournalAck, ctx: &mut Self::Context) {
+        let applied = self.events.publish_through(msg.through);
+        for turn in applied.turn_starts {
+            self.capture_turn(turn, ctx);
+        }
+        // A worker pane's events, once durable, drive its task (tasks.md §6).
+        for (task, event) in applied.worker_events {
+            if let Some(actor) = self.tasks.get(&task) {
+                actor.do_send(crate::actors::task::WorkerEvent(event));
+            }
+        }
+        for workspace in applied.turn_ends {
+            self.refresh_git(workspace, ctx);
+        }
+        self.journal_moved();
+    }
+}
+
+impl Handler<JournalFailed> for Supervisor {
+    type Result = ();
+
+    fn handle(&mut self, msg: JournalFailed, _ctx: &mut Self::Context) {
+        self.fail_stop(&msg.error);
+    }
+}

@@ -1,0 +1,84 @@
+//! What the Supervisor looks at on a timer: the live panes' processes in
+//! `/proc` (every 10 s, docs/terminal.md), and the working tasks whose worker
+//! has gone silent (docs/tasks.md#the-silent-worker-watchdog).
+
+use super::Supervisor;
+use actix::prelude::*;
+use signaltty_protocol::pane::LiveState;
+
+/// How often working tasks' workers are checked for silence (tasks.md §6.2).
+pub(super) const WATCHDOG_EVERY: std::time::Duration = std::time::Duration::from_millis(250);
+
+impl Supervisor {
+    /// The silent-worker watchdog (tasks.md §6.2): a `working` task whose
+    /// worker pane has had no output and no hook for the timeout needs input.
+    pub(super) fn watch_silent_workers(&mut self) {
+        let timeout = self.config.limits.worker_silent_timeout;
+        let now = signaltty_protocol::Timestamp::now().unix_millis();
+        let projection = self.events.projection();
+        let silent: Vec<_> = projection
+            .tasks()
+            .into_iter()
+            .filter(|t| t.state == signaltty_protocol::task::TaskState::Working)
+            .filter(|t| {
+                let last = t
+                    .pane_id
+                    .as_ref()
+                    .and_then(|p| projection.pane(p))
+                    .and_then(|p| p.last_activity_at.unix_millis());
+                match (last, now) {
+                    (Some(last), Some(now)) => {
+                        now.saturating_sub(last)
+                            >= i64::try_from(timeout.as_millis()).unwrap_or(i64::MAX)
+                    },
+                    _ => false,
+                }
+            })
+            .map(|t| t.id.clone())
+            .collect();
+        for id in silent {
+            if let Some(actor) = self.tasks.get(&id) {
+                actor.do_send(crate::actors::task::Transition {
+                    to: signaltty_protocol::task::TaskState::InputRequired,
+                    reason: Some(serde_json::json!({
+                        "reason": "worker_silent",
+                        "timeout_s": timeout.as_secs(),
+                    })),
+                });
+            }
+        }
+    }
+}
+
+impl Supervisor {
+    /// The process refresh (spec/lifecycle.md §6.2): reads `/proc` once on a
+    /// blocking thread and tells each live pane what it runs now; the panes
+    /// decide whether that changes anything.
+    pub(super) fn refresh_processes(&mut self, ctx: &mut Context<Self>) {
+        if self.refreshing || self.shutting_down || self.upgrading.is_some() {
+            return;
+        }
+        let projection = self.events.projection();
+        let panes: Vec<(u32, Addr<crate::actors::pane::Pane>)> = self
+            .registry
+            .panes()
+            .filter(|e| {
+                projection
+                    .pane(&e.id)
+                    .is_some_and(|p| p.live == LiveState::Live)
+            })
+            .map(|e| (e.pid, e.addr.clone()))
+            .collect();
+        if panes.is_empty() {
+            return;
+        }
+        self.refreshing = true;
+        let scan = actix_rt::task::spawn_blocking(move || crate::os::procfs::scan_panes(panes));
+        ctx.spawn(scan.into_actor(self).map(|seen, sup, _| {
+            sup.refreshing = false;
+            for (addr, seen) in seen.unwrap_or_default() {
+                addr.do_send(crate::actors::pane::ProcessSeen { seen });
+            }
+        }));
+    }
+}
