@@ -483,3 +483,210 @@ impl crate::actors::pane::PtyHandle for FakePty {
         ))
     }
 }
+
+/// The file system as a launch sees it, made of directories the test names;
+/// a check can be held until the test lets it go.
+#[derive(Default)]
+pub struct FakeFiles {
+    dirs: Mutex<std::collections::HashSet<std::path::PathBuf>>,
+    /// While set, every check waits until it is cleared.
+    hold: Mutex<Option<mpsc::Receiver<()>>>,
+    checked: Mutex<Vec<std::path::PathBuf>>,
+}
+
+impl FakeFiles {
+    /// `path` is a directory.
+    pub fn dir(&self, path: impl Into<std::path::PathBuf>) {
+        self.dirs.lock().insert(path.into());
+    }
+
+    /// The next check waits until the returned sender sends (or drops).
+    pub fn hold_next(&self) -> mpsc::Sender<()> {
+        let (tx, rx) = mpsc::channel();
+        *self.hold.lock() = Some(rx);
+        tx
+    }
+
+    /// Every path checked, in order.
+    pub fn checked(&self) -> Vec<std::path::PathBuf> {
+        self.checked.lock().clone()
+    }
+}
+
+impl crate::os::seams::Files for FakeFiles {
+    fn kind(&self, path: &std::path::Path) -> std::io::Result<crate::os::seams::FileKind> {
+        self.checked.lock().push(path.to_path_buf());
+        let held = self.hold.lock().take();
+        if let Some(rx) = held {
+            let _ = rx.recv();
+        }
+        if self.dirs.lock().contains(path) {
+            Ok(crate::os::seams::FileKind::Dir)
+        } else {
+            Err(std::io::Error::from(std::io::ErrorKind::NotFound))
+        }
+    }
+}
+
+/// A PTY layer that starts nothing: every spawn is recorded and answered
+/// with a [`FakePty`] (or the failure the test set).
+#[derive(Default)]
+pub struct FakeSpawner {
+    spawned: Mutex<Vec<(crate::domain::launch::SpawnSpec, FakePty)>>,
+    fail: Mutex<Option<String>>,
+}
+
+impl FakeSpawner {
+    /// Later spawns fail as a program that cannot start.
+    pub fn fail_with(&self, why: &str) {
+        *self.fail.lock() = Some(why.to_owned());
+    }
+
+    /// Every spawn that started, with its fake terminal.
+    pub fn spawned(&self) -> Vec<(crate::domain::launch::SpawnSpec, FakePty)> {
+        self.spawned.lock().clone()
+    }
+}
+
+impl crate::os::seams::Spawner for FakeSpawner {
+    fn spawn(
+        &self,
+        spec: &crate::domain::launch::SpawnSpec,
+        _sink: Box<dyn crate::os::pty::PtySink>,
+    ) -> Result<Box<dyn crate::os::pty::PtyHandle>, crate::os::pty::SpawnError> {
+        if let Some(why) = self.fail.lock().clone() {
+            return Err(crate::os::pty::SpawnError::Io {
+                argv0: spec.argv.first().cloned().unwrap_or_default(),
+                source: std::io::Error::other(why),
+            });
+        }
+        let pty = FakePty::new();
+        self.spawned.lock().push((spec.clone(), pty.clone()));
+        Ok(pty.handle())
+    }
+}
+
+/// Agents' hook setup that writes nothing: each call is recorded, and the
+/// test may have it run another command (as Codex's setup adds a flag).
+#[derive(Default)]
+pub struct FakeHooks {
+    calls: Mutex<Vec<Vec<String>>>,
+    exec: Mutex<Option<Vec<String>>>,
+}
+
+impl FakeHooks {
+    /// The argv of every agent launch prepared, in order.
+    pub fn calls(&self) -> Vec<Vec<String>> {
+        self.calls.lock().clone()
+    }
+
+    /// Later setups run `argv` instead and report an installed integration.
+    pub fn exec(&self, argv: &[&str]) {
+        *self.exec.lock() = Some(argv.iter().map(|a| (*a).to_owned()).collect());
+    }
+}
+
+impl crate::os::seams::HookSetup for FakeHooks {
+    fn prepare(
+        &self,
+        argv: &[String],
+        _config_env: &std::collections::BTreeMap<String, String>,
+        _cwd: &std::path::Path,
+        _child_env: &[(String, String)],
+    ) -> signaltty_model::integration::launch::Prepared {
+        self.calls.lock().push(argv.to_vec());
+        let exec = self.exec.lock().clone();
+        signaltty_model::integration::launch::Prepared {
+            integration: exec
+                .as_ref()
+                .map(|_| signaltty_protocol::pane::Integration {
+                    agent: "fake".into(),
+                    status: "installed".into(),
+                    changed: false,
+                    file: None,
+                    notice: None,
+                }),
+            exec_argv: exec,
+        }
+    }
+}
+
+/// Git that knows nothing: no checkout anywhere.
+pub struct FakeGit;
+
+impl crate::os::seams::GitProbe for FakeGit {
+    fn git_info(&self, _cwd: &std::path::Path) -> signaltty_protocol::workspace::GitInfo {
+        signaltty_protocol::workspace::GitInfo::default()
+    }
+
+    fn probe(&self, _cwd: &std::path::Path) -> signaltty_protocol::workspace::GitInfo {
+        signaltty_protocol::workspace::GitInfo::default()
+    }
+}
+
+/// The fakes behind a [`fake_os`].
+#[derive(Clone)]
+pub struct FakeWorld {
+    /// Directories.
+    pub files: Arc<FakeFiles>,
+    /// Spawns.
+    pub spawner: Arc<FakeSpawner>,
+    /// Hook setups.
+    pub hooks: Arc<FakeHooks>,
+}
+
+/// An [`Os`](crate::os::seams::Os) of fakes, and the fakes to drive.
+pub fn fake_os() -> (crate::os::seams::Os, FakeWorld) {
+    let world = FakeWorld {
+        files: Arc::new(FakeFiles::default()),
+        spawner: Arc::new(FakeSpawner::default()),
+        hooks: Arc::new(FakeHooks::default()),
+    };
+    let os = crate::os::seams::Os {
+        files: world.files.clone(),
+        spawner: world.spawner.clone(),
+        hooks: world.hooks.clone(),
+        git: Arc::new(FakeGit),
+    };
+    (os, world)
+}
+
+/// A Supervisor on a memory journal whose workflows run on `os`, and a probe
+/// connection to send it requests on.
+pub fn server_on(
+    dir: &std::path::Path,
+    os: crate::os::seams::Os,
+) -> (Addr<crate::actors::supervisor::Supervisor>, ConnHandle) {
+    let (stop_tx, _) = tokio::sync::watch::channel(crate::os::listener::Accepting::Open);
+    let config = Config { os, ..config(dir) };
+    let sup = crate::actors::supervisor::Supervisor::new(
+        Arc::new(config),
+        crate::store::journal::MemoryStore,
+        None,
+        stop_tx,
+    )
+    .start();
+    let (conn, _) = Probe::start(1);
+    (sup, conn)
+}
+
+/// Sends `method` as a request on `conn` and returns its result, or its
+/// error's code and message.
+pub async fn call(
+    sup: &Addr<crate::actors::supervisor::Supervisor>,
+    conn: &ConnHandle,
+    method: signaltty_protocol::Method,
+) -> Result<serde_json::Value, (signaltty_protocol::ErrorCode, String)> {
+    let reply = sup
+        .send(crate::actors::connection::Dispatch {
+            request: signaltty_protocol::Request::new("t", method),
+            conn: conn.clone(),
+            generation: 1,
+        })
+        .await
+        .expect("the Supervisor runs");
+    match reply.result {
+        Ok(bytes) => Ok(serde_json::from_slice(&bytes).expect("a JSON result")),
+        Err(e) => Err((e.code(), e.to_string())),
+    }
+}

@@ -129,3 +129,6 @@ impl Handler<Resume> for Pane {
         ))
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -180,3 +180,6 @@ impl Handler<Spawn> for Workspace {
         })
     }
 }
+
+#[cfg(test)]
+mod tests;
