@@ -617,3 +617,22 @@ fn qwen_codes_real_screens_read_the_same_without_their_title() {
         assert_eq!(got, Some((expected, rule.to_owned())), "{file}");
     }
 }
+
+#[test]
+fn only_claude_and_codex_ask_permission_through_a_waiting_reporter() {
+    use crate::agents::vocabulary::asks_permission;
+    assert!(asks_permission(AgentKind::Claude, "PermissionRequest"));
+    assert!(asks_permission(AgentKind::Codex, "PermissionRequest"));
+    assert!(!asks_permission(AgentKind::Claude, "Notification"));
+    assert!(!asks_permission(AgentKind::Claude, "permissionrequest"));
+    for kind in [
+        AgentKind::Cursor,
+        AgentKind::Gemini,
+        AgentKind::Opencode,
+        AgentKind::Pi,
+        AgentKind::Generic,
+        AgentKind::None,
+    ] {
+        assert!(!asks_permission(kind, "PermissionRequest"), "{kind:?}");
+    }
+}

@@ -241,6 +241,22 @@ pub fn find(kind: AgentKind, name: &str) -> Option<&'static NativeHook> {
     hooks(kind).iter().find(|h| h.name == name)
 }
 
+/// Whether `name` is `kind`'s native permission request: the hook whose
+/// reporter waits for a person's answer (Claude Code's and Codex's
+/// `PermissionRequest`).
+pub fn asks_permission(kind: AgentKind, name: &str) -> bool {
+    find(kind, name).is_some_and(|h| {
+        h.role == Role::Permission
+            && matches!(
+                h.install,
+                Install::Command {
+                    mode: ReporterMode::WaitForAnswer,
+                    ..
+                }
+            )
+    })
+}
+
 /// The hooks `signaltty integration install` subscribes `kind` to, in the
 /// order they are written.
 pub fn installed(kind: AgentKind) -> impl Iterator<Item = &'static NativeHook> {

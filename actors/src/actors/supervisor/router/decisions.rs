@@ -12,6 +12,7 @@ use crate::actors::services::AddRoute;
 use crate::domain::state::decision::{NativeRequest, native_id};
 use crate::error::Error;
 use crate::ids::ConnId;
+use signaltty_model::agents::vocabulary::asks_permission;
 use signaltty_protocol::pane::AgentKind;
 use signaltty_protocol::state::{
     DecisionAnswerParams, DecisionAnswerResult, HookEventParams, HookWaitReply, HookWaitResult,
@@ -36,7 +37,12 @@ pub fn answer(cx: &mut Cx<'_>, p: DecisionAnswerParams) -> Routed {
 
 /// The checks of the waiting mode that need no pane (ipc.md §8.7 table).
 fn check_waiting(p: &HookEventParams) -> Result<(AgentKind, String, Duration), Error> {
-    if p.event != "PermissionRequest" {
+    // The native permission hook of either waiting dialect, whatever agent
+    // says it sends it (the agent is checked next).
+    if ![AgentKind::Claude, AgentKind::Codex]
+        .iter()
+        .any(|dialect| asks_permission(*dialect, &p.event))
+    {
         return Err(Error::BadParams(format!(
             "wait_for_answer is for PermissionRequest hooks, not {:?}",
             p.event

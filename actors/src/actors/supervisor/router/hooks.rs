@@ -2,6 +2,7 @@
 //! §6.3): validation, the adapter, and the pane — by explicit id or by walking
 //! the reporting process's parents to a pane. The pane's actor applies it.
 
+use super::decisions::waiting_dialect;
 use super::{Cx, Routed, answer, fail};
 use crate::actors::pane::Pane;
 use crate::actors::pane::{Hook, ReportSession};
@@ -13,6 +14,7 @@ use crate::error::Error;
 use crate::ids::ConnId;
 use crate::os::procfs;
 use actix::prelude::*;
+use signaltty_model::agents::vocabulary::asks_permission;
 use signaltty_protocol::PaneId;
 use signaltty_protocol::pane::AgentKind;
 use signaltty_protocol::pane::PaneResult;
@@ -156,12 +158,14 @@ pub(super) fn validate(p: &HookEventParams, native: Option<String>) -> Result<Ho
         }),
         // A waiting reporter's (its route is live); a generic one's payload
         // is Claude Code's.
-        (None, Some(id)) if p.event == "PermissionRequest" => {
-            NativeRequest::parse(super::decisions::waiting_dialect(kind), &p.payload)
+        (None, Some(id)) if asks_permission(waiting_dialect(kind), &p.event) => {
+            NativeRequest::parse(waiting_dialect(kind), &p.payload)
                 .map(|request| request.decision(id, true, now))
         },
-        (None, None) if p.event == "PermissionRequest" => NativeRequest::parse(kind, &p.payload)
-            .map(|request| request.decision(native_id(), false, now)),
+        (None, None) if asks_permission(waiting_dialect(kind), &p.event) => {
+            NativeRequest::parse(kind, &p.payload)
+                .map(|request| request.decision(native_id(), false, now))
+        },
         (None, _) => None,
     };
     let non_empty = |s: &Option<String>| s.clone().filter(|s| !s.trim().is_empty());
