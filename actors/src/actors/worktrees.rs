@@ -74,7 +74,7 @@ pub struct Open {
     pub name: Option<String>,
 }
 
-/// `worktree.remove`: the refusals of docs/worktrees.md#worktreeremove in
+/// `worktree.remove`: the refusals of docs/worktrees.md#removing-a-checkout in
 /// order, then a non-force `git worktree remove` while the path is reserved.
 #[derive(Debug, Message)]
 #[rtype(result = "Result<WorktreeRemoveResult, Error>")]

@@ -1,5 +1,6 @@
-//! Crate-wide tests: the in-process system tests (`system.rs`) and the
-//! module graph's rules (`module_graph.rs`).
+//! Crate-wide tests: the in-process system tests (`system.rs`), the module
+//! graph's rules (`module_graph.rs`), and the docs the code cites (`docs.rs`).
 
+mod docs;
 mod module_graph;
 mod system;

@@ -3,7 +3,7 @@
 //! Sequencer), then starts what the applied events call for: a turn's
 //! baseline capture, a worker's task told of its pane's events, a
 //! workspace's git cache refreshed at a turn's end. A journal failure stops
-//! the server (docs/persistence.md#state-events-and-sequence-reservations).
+//! the server (docs/persistence.md#state-events-and-sequence-numbers).
 
 use super::Supervisor;
 use crate::actors::publish::{PtyData, Publish};

@@ -394,11 +394,11 @@ pub fn apply_screen_seen(
             withdraw(&mut axes, screen_raised);
             axes.set_lifecycle(Lifecycle::Idle, &source);
         },
-        // Departure from §5.3 ("idle, other: unchanged"): a known agent
-        // whose screen shows its prompt before any signal is ready for one.
+        // A known agent whose screen shows its prompt before any signal is
+        // ready for one (docs/screen-rules.md#a-fresh-agent-whose-prompt-is-on-screen-is-idle).
         // Codex sends its first hook only with the first prompt; without
         // this its pane stays `unknown`, so `pane.submit` and a task's ready
-        // wait refuse it forever (docs/lifecycle.md).
+        // wait refuse it forever.
         (ScreenState::Idle, Lifecycle::Unknown) => {
             axes.set_lifecycle(Lifecycle::Idle, &source);
         },
