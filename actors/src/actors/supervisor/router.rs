@@ -43,6 +43,7 @@ mod layouts;
 mod notifications;
 mod panes;
 mod server;
+mod spawns;
 mod submit;
 mod subscribe;
 mod tabs;
@@ -142,8 +143,8 @@ pub fn route(host: &mut Supervisor, request: Request, conn: ConnHandle, generati
         Method::TabSetRatio(p) => tabs::set_ratio(cx, p),
         Method::LayoutExport(p) => ready(layouts::export(cx, &p)),
         Method::LayoutApply(p) => layouts::apply(cx, p),
-        Method::PaneSpawn(p) => panes::spawn(cx, p),
-        Method::PaneSplit(p) => panes::split(cx, p),
+        Method::PaneSpawn(p) => spawns::spawn(cx, p),
+        Method::PaneSplit(p) => spawns::split(cx, p),
         Method::PaneSwap(p) => panes::swap(cx, p),
         Method::PaneRename(p) => panes::rename(cx, p),
         Method::PaneMove(p) => panes::move_pane(cx, p),
@@ -157,7 +158,7 @@ pub fn route(host: &mut Supervisor, request: Request, conn: ConnHandle, generati
         Method::PaneAttach(p) => panes::attach(cx, &conn, p),
         Method::PaneDetach(p) => panes::detach(cx, &conn, p),
         Method::PaneClose(p) => panes::close(cx, p),
-        Method::PaneResume(p) => panes::resume(cx, p),
+        Method::PaneResume(p) => spawns::resume(cx, p),
         Method::PaneMarkSeen(p) => attention::mark_seen(cx, p),
         Method::PaneExplain(p) => attention::explain(cx, p),
         Method::PaneSubmit(p) => submit::submit(cx, conn.id, p),
@@ -187,7 +188,7 @@ pub fn route(host: &mut Supervisor, request: Request, conn: ConnHandle, generati
 
 /// `pane.resume` of `pane` on the server's own initiative (auto-resume).
 pub fn resume(cx: &mut Cx<'_>, pane: &signaltty_protocol::PaneId) -> Routed {
-    panes::resume(
+    spawns::resume(
         cx,
         signaltty_protocol::pane::PaneTarget {
             pane_id: pane.into(),
@@ -215,7 +216,7 @@ pub(crate) fn start_pane(
     p: signaltty_protocol::pane::PaneSpawnParams,
 ) -> impl std::future::Future<Output = Result<crate::actors::workspace::Launched, Error>> + 'static
 {
-    panes::start(cx, p)
+    spawns::start(cx, p)
 }
 
 /// A reply that comes later, built by `work` (a subscription's, with its

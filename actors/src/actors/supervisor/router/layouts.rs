@@ -180,7 +180,7 @@ fn plan(cx: &mut Cx<'_>, p: LayoutApplyParams) -> Result<Planned, Error> {
         Some(t) => t,
         None => "tab".to_owned(),
     };
-    let shell = super::panes::user_shell();
+    let shell = super::spawns::user_shell();
     let defaults = Defaults {
         cwd: &workspace.cwd,
         shell: &shell,

@@ -5,225 +5,25 @@
 
 use super::{Cx, Routed, answer, fail, ready};
 use crate::actors::connection::ConnHandle;
-use crate::actors::directory::LaunchTicket;
 use crate::actors::pane::{
     Attach, ClearPane, Detach, IsLive, Pane, ReadPane, ResizePane, SetName, SignalPane, WriteInput,
 };
-use crate::actors::workspace::{Arrangement, Launch, Launched, Rearrange, RemovePane, Spawn};
-use crate::domain::launch;
+use crate::actors::workspace::{Arrangement, Rearrange, RemovePane};
 use crate::domain::registry::PaneKey;
 use crate::error::Error;
-use crate::ids::random_u128;
 use actix::prelude::*;
 use base64::Engine as _;
-use signaltty_protocol::pane::PaneLaunchResult;
 use signaltty_protocol::pane::{
-    AgentKind, DetachedResult, LiveState, MAX_INPUT_B64, MAX_READ_LINES, PaneAttachParams,
-    PaneClearResult, PaneCloseParams, PaneGetResult, PaneInputParams, PaneInputResult,
-    PaneReadParams, PaneReadResult, PaneRenameParams, PaneResizeParams, PaneResult,
-    PaneSignalParams, PaneSpawnParams, PaneSplitParams, PaneTarget, PaneWaitForOutputParams,
-    PaneWaitForOutputResult, PtySize, ReadMode, SentResult,
+    DetachedResult, MAX_INPUT_B64, MAX_READ_LINES, PaneAttachParams, PaneClearResult,
+    PaneCloseParams, PaneGetResult, PaneInputParams, PaneInputResult, PaneReadParams,
+    PaneReadResult, PaneRenameParams, PaneResizeParams, PaneResult, PaneSignalParams, PaneTarget,
+    PaneWaitForOutputParams, PaneWaitForOutputResult, PtySize, ReadMode, SentResult,
 };
 use signaltty_protocol::pane::{PaneMoveParams, PaneSwapParams, TabsResult};
 use signaltty_protocol::signal::SignalName;
 use signaltty_protocol::workspace::{ClosedResult, SplitDir};
 use signaltty_protocol::{PaneId, PaneRef};
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
-
-/// The most bytes of a human label.
-pub const MAX_LABEL_CHARS: usize = 128;
-
-/// `pane.spawn`, for a workflow: the launch, typed.
-pub(crate) fn start(
-    cx: &mut Cx<'_>,
-    p: PaneSpawnParams,
-) -> impl std::future::Future<Output = Result<Launched, Error>> + 'static {
-    let checked = check_spawn(cx, p, None);
-    let launched = checked.map(|(at, launch)| launch_in(cx, at, launch));
-    async move { launched?.await }
-}
-
-/// `pane.spawn`.
-pub fn spawn(cx: &mut Cx<'_>, p: PaneSpawnParams) -> Routed {
-    match check_spawn(cx, p, None) {
-        Ok((at, launch)) => {
-            let launched = launch_in(cx, at, launch);
-            answer(async move {
-                launched.await.map(|l| PaneLaunchResult {
-                    pane: l.pane,
-                    integration: l.integration,
-                })
-            })
-        },
-        Err(e) => fail(Err(e)),
-    }
-}
-
-/// The checks of a spawn that need neither the file system nor the
-/// workspace's tabs, in the order of docs/methods.md#panespawn; the
-/// workspace's actor checks the cwd next, then the tab.
-fn check_spawn(
-    cx: &mut Cx<'_>,
-    p: PaneSpawnParams,
-    split: Option<(PaneId, SplitDir)>,
-) -> Result<(WorkspaceAt, Launch), Error> {
-    let (workspace_id, addr) = cx.registry.workspace(&p.workspace_id)?;
-    if p.argv.is_empty() || p.argv[0].is_empty() {
-        return Err(Error::BadParams("argv must name a program".into()));
-    }
-    let size = PtySize::clamped(
-        p.cols.unwrap_or(PtySize::DEFAULT.cols),
-        p.rows.unwrap_or(PtySize::DEFAULT.rows),
-    );
-    let kind = match &p.agent_hint {
-        Some(hint) => AgentKind::parse(hint).unwrap_or(AgentKind::None),
-        None => launch::detect_kind(&p.argv),
-    };
-    let parent = match &p.parent_pane_id {
-        Some(r) => {
-            let parent = cx.registry.resolve(r)?;
-            let root = cx
-                .events
-                .projection()
-                .pane(&parent)
-                .and_then(|pp| pp.root_pane_id.clone())
-                .unwrap_or_else(|| parent.clone());
-            Some(launch::Lineage { parent, root })
-        },
-        None => None,
-    };
-    if let Some(env) = &p.env {
-        launch::check_overrides(env).map_err(Error::BadParams)?;
-    }
-    if let Some(label) = &p.label
-        && label.chars().count() > MAX_LABEL_CHARS
-    {
-        return Err(Error::BadParams(format!(
-            "label is longer than {MAX_LABEL_CHARS} characters"
-        )));
-    }
-    let workspace = cx
-        .events
-        .projection()
-        .workspace(&workspace_id)
-        .ok_or_else(|| Error::NoSuchWorkspace(p.workspace_id.clone()))?;
-    let cwd = PathBuf::from(p.cwd.as_deref().unwrap_or(&workspace.cwd));
-    if !cwd.is_absolute() {
-        return Err(Error::BadParams(format!(
-            "cwd {} is not an absolute path",
-            cwd.display()
-        )));
-    }
-    // Whether the tab named is this workspace's, as the registry knows now;
-    // reported after the cwd check.
-    let tab_check = match &p.tab_id {
-        None => Ok(()),
-        Some(tab) => match cx.registry.tab_owner(tab) {
-            None => Err(Error::NoSuchTab(tab.clone())),
-            Some(owner) if *owner != workspace_id => Err(Error::BadParams(format!(
-                "tab {tab} belongs to another workspace"
-            ))),
-            Some(_) => Ok(()),
-        },
-    };
-    let launch = Launch {
-        id: PaneId::from_random(random_u128()),
-        argv: p.argv,
-        cwd,
-        size,
-        kind,
-        request_env: p.env.unwrap_or_default(),
-        parent,
-        relationship: p.relationship,
-        label: p.label,
-        task_id: p.task_id,
-        tab: p.tab_id,
-        tab_check,
-        split,
-    };
-    Ok(((workspace_id, addr), launch))
-}
-
-/// A workspace and its actor.
-type WorkspaceAt = (
-    signaltty_protocol::WorkspaceId,
-    Addr<crate::actors::workspace::Workspace>,
-);
-
-/// Asks the workspace's actor to launch `launch`, counted as a launch under
-/// way from now: a hook of the new process may arrive before its pane is
-/// registered, and the workspace ends the launch when it registers it.
-pub(super) fn launch_in(
-    cx: &mut Cx<'_>,
-    (workspace, addr): WorkspaceAt,
-    launch: Launch,
-) -> impl std::future::Future<Output = Result<Launched, Error>> + 'static {
-    let Some(me) = cx.me.clone() else {
-        return futures_util::future::Either::Left(std::future::ready(Err(Error::Internal(
-            "the Supervisor is not running".into(),
-        ))));
-    };
-    cx.launches.begin();
-    let sent = addr.send(Spawn {
-        launch,
-        arbiter: cx.arbiters.next_arbiter(),
-        pty_out: me.clone().recipient(),
-        config: cx.config.clone(),
-        checkouts: cx.checkouts.clone(),
-        ticket: LaunchTicket::new(me.recipient(), Vec::new()),
-    });
-    futures_util::future::Either::Right(async move {
-        // A workspace whose actor stopped meanwhile was closed: it is gone.
-        sent.await
-            .map_err(|_| Error::NoSuchWorkspace(signaltty_protocol::WorkspaceRef(workspace.0)))?
-    })
-}
-
-/// `pane.split`: a new pane beside an existing one, in its tab.
-pub fn split(cx: &mut Cx<'_>, p: PaneSplitParams) -> Routed {
-    let prepared = cx.registry.pane(&p.pane_id).and_then(|entry| {
-        let source = cx
-            .events
-            .projection()
-            .pane(&entry.id)
-            .cloned()
-            .ok_or_else(|| Error::NoSuchPane(entry.id.0.clone()))?;
-        let argv = p.argv.clone().unwrap_or_else(|| vec![user_shell()]);
-        let params = PaneSpawnParams {
-            cwd: Some(p.cwd.clone().unwrap_or_else(|| source.cwd.clone())),
-            cols: Some(source.pty_size.cols),
-            rows: Some(source.pty_size.rows),
-            env: p.env.clone(),
-            ..PaneSpawnParams::new(
-                signaltty_protocol::WorkspaceRef(source.workspace_id.0.clone()),
-                argv,
-            )
-        };
-        let split = (entry.id.clone(), p.direction.unwrap_or(SplitDir::Right));
-        check_spawn(cx, params, Some(split))
-    });
-    match prepared {
-        Ok((at, launch)) => {
-            let launched = launch_in(cx, at, launch);
-            answer(async move {
-                launched.await.map(|l| PaneLaunchResult {
-                    pane: l.pane,
-                    integration: l.integration,
-                })
-            })
-        },
-        Err(e) => fail(Err(e)),
-    }
-}
-
-/// The user's shell for a pane started without a command: `$SHELL`, else `sh`.
-pub(super) fn user_shell() -> String {
-    std::env::var("SHELL")
-        .ok()
-        .filter(|s| !s.is_empty())
-        .unwrap_or_else(|| "sh".to_owned())
-}
 
 /// `pane.get`: the pane object from the projection.
 pub fn get(cx: &mut Cx<'_>, p: PaneTarget) -> Routed {
@@ -558,57 +358,5 @@ pub fn move_pane(cx: &mut Cx<'_>, p: PaneMoveParams) -> Routed {
     let dir = p.direction.unwrap_or(SplitDir::Right);
     rearrange(cx, &p.pane_id, &p.target_pane_id, |pane, target| {
         Arrangement::Move { pane, target, dir }
-    })
-}
-
-/// `pane.resume`: the tombstone's agent again, with its adapter's resume
-/// command, in the same pane (spec/ipc.md §8.5).
-pub fn resume(cx: &mut Cx<'_>, p: PaneTarget) -> Routed {
-    let entry = match cx.registry.pane(&p.pane_id) {
-        Ok(e) => e,
-        Err(e) => return fail(Err(e)),
-    };
-    let Some(pane) = cx.events.projection().pane(&entry.id).cloned() else {
-        return fail(Err(Error::NoSuchPane(entry.id.0.clone())));
-    };
-    if pane.live == LiveState::Live {
-        return fail(Err(Error::BadParams(format!(
-            "pane {} is already live",
-            pane.id
-        ))));
-    }
-    if launch::resume_command(&pane).is_none() {
-        return fail(Err(Error::BadParams(format!(
-            "pane {} is not resumable: its agent reported no session to resume",
-            pane.id
-        ))));
-    }
-    // One conversation runs in one pane: a session already live elsewhere is
-    // not resumed a second time.
-    if let Some(session) = &pane.agent.agent_session_id
-        && let Some(other) = cx
-            .events
-            .projection()
-            .panes_with_session(pane.agent.kind, session)
-            .into_iter()
-            .find(|p| p.id != pane.id && p.live == LiveState::Live)
-    {
-        return fail(Err(Error::BadParams(format!(
-            "pane {} is not resumed: its session {session} is already live in pane {}",
-            pane.id, other.id
-        ))));
-    }
-    let Some(me) = cx.me.clone() else {
-        return fail(Err(Error::Internal("the Supervisor is not running".into())));
-    };
-    let gone = Error::NoSuchPane(pane.id.0.clone());
-    let resumed = entry.addr.send(crate::actors::pane::Resume {
-        socket: cx.config.socket.clone(),
-        os: cx.config.os.clone(),
-        directory: me.recipient(),
-    });
-    answer(async move {
-        let (pane, integration) = resumed.await.map_err(|_| gone)??;
-        Ok(PaneLaunchResult { pane, integration })
     })
 }

@@ -581,7 +581,7 @@ fn spawn_worker(
     spawn.label = Some(task.label.clone());
     spawn.relationship = Some(task.relationship);
     spawn.task_id = Some(task.id.0.clone());
-    let spawned = super::panes::start(cx, spawn);
+    let spawned = super::spawns::start(cx, spawn);
     Box::pin(spawned.on_host().then(move |launched, act, _| {
         let cx = &mut act.cx();
         let (pane, pid) = match launched {
