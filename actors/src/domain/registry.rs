@@ -78,11 +78,52 @@ impl PaneKey for PaneRef {
         if panes.contains_key(&as_id) {
             return Ok(as_id);
         }
-        names
-            .get(self.as_str())
-            .cloned()
-            .ok_or_else(|| Error::NoSuchPane(self.0.clone()))
+        if let Some(id) = names.get(self.as_str()) {
+            return Ok(id.clone());
+        }
+        match by_prefix(
+            panes.keys().map(|id| id.as_str()),
+            self.as_str(),
+            "pane_",
+            "panes",
+        )? {
+            Some(id) => Ok(PaneId(id.to_owned())),
+            None => Err(Error::NoSuchPane(self.0.clone())),
+        }
     }
+}
+
+/// The fewest characters after an id's kind (`pane_`, `ws_`, `tab_`,
+/// `task_`) that a shortened id may have.
+pub const MIN_ID_PREFIX: usize = 4;
+
+/// The one id of `ids` that `wanted` is a shortened form of, as git takes a
+/// commit's: `wanted` starts with `kind` and at least [`MIN_ID_PREFIX`] more
+/// characters (a trailing `…`, as ids are printed cut, is dropped), and no
+/// other id starts the same way. `None` when nothing matches;
+/// `BAD_PARAMS` naming how many when several do (docs/objects.md#shortened-ids).
+pub fn by_prefix<'a>(
+    ids: impl Iterator<Item = &'a str>,
+    wanted: &str,
+    kind: &str,
+    plural: &str,
+) -> Result<Option<&'a str>, Error> {
+    let wanted = wanted.strip_suffix('…').unwrap_or(wanted);
+    if !wanted.starts_with(kind) || wanted.len() < kind.len() + MIN_ID_PREFIX {
+        return Ok(None);
+    }
+    let mut found = ids.filter(|id| id.starts_with(wanted));
+    let Some(first) = found.next() else {
+        return Ok(None);
+    };
+    let more = found.count();
+    if more > 0 {
+        return Err(Error::BadParams(format!(
+            "{wanted} is ambiguous: the ids of {} {plural} start with it; give more of the id",
+            more + 1
+        )));
+    }
+    Ok(Some(first))
 }
 
 impl PaneKey for PaneId {
@@ -164,7 +205,7 @@ impl<W: Clone, P: Clone> Registry<W, P> {
         Ok(())
     }
 
-    /// Finds a live workspace by id, then by handle.
+    /// Finds a live workspace by id, then by handle, then by a shortened id.
     pub fn workspace(&self, r: &WorkspaceRef) -> Result<(WorkspaceId, W), Error> {
         let id = WorkspaceId(r.0.clone());
         if let Some(entry) = self.workspaces.get(&id) {
@@ -174,6 +215,12 @@ impl<W: Clone, P: Clone> Registry<W, P> {
             && let Some(entry) = self.workspaces.get(id)
         {
             return Ok((id.clone(), entry.addr.clone()));
+        }
+        let ids = self.workspaces.keys().map(|id| id.0.as_str());
+        if let Some(id) = by_prefix(ids, r.as_str(), "ws_", "workspaces")?
+            && let Some(entry) = self.workspaces.get(&WorkspaceId(id.to_owned()))
+        {
+            return Ok((WorkspaceId(id.to_owned()), entry.addr.clone()));
         }
         Err(Error::NoSuchWorkspace(r.clone()))
     }
@@ -202,16 +249,22 @@ impl<W: Clone, P: Clone> Registry<W, P> {
         }
     }
 
-    /// The workspace owning a live tab.
-    pub fn tab_owner(&self, tab: &TabId) -> Option<&WorkspaceId> {
-        self.tabs.get(tab)
+    /// A live tab by id, or by a shortened id: its full id and workspace.
+    pub fn tab_of(&self, tab: &TabId) -> Result<Option<(TabId, &WorkspaceId)>, Error> {
+        if let Some(owner) = self.tabs.get(tab) {
+            return Ok(Some((tab.clone(), owner)));
+        }
+        let ids = self.tabs.keys().map(|id| id.0.as_str());
+        Ok(by_prefix(ids, &tab.0, "tab_", "tabs")?.and_then(|id| {
+            let id = TabId(id.to_owned());
+            self.tabs.get(&id).map(|owner| (id, owner))
+        }))
     }
 
-    /// The actor of the workspace owning a live tab.
-    pub fn tab(&self, tab: &TabId) -> Result<W, Error> {
-        self.tabs
-            .get(tab)
-            .and_then(|ws| self.workspace_addr(ws))
+    /// A live tab's full id and the actor of the workspace owning it.
+    pub fn tab(&self, tab: &TabId) -> Result<(TabId, W), Error> {
+        self.tab_of(tab)?
+            .and_then(|(id, ws)| self.workspace_addr(ws).map(|addr| (id, addr)))
             .ok_or_else(|| Error::NoSuchTab(tab.clone()))
     }
 

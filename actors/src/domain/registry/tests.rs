@@ -106,7 +106,7 @@ fn closing_a_tab_removes_its_panes_and_frees_their_names() {
     let removed = reg.remove_tab(&tab(1));
     assert_eq!(removed.len(), 2);
     assert!(reg.resolve(&pane_ref("web")).is_err());
-    assert_eq!(reg.tab(&tab(2)).unwrap(), 7);
+    assert_eq!(reg.tab(&tab(2)).unwrap(), (tab(2), 7));
     reg.set_pane_name(&pane_id(3), Some("web")).unwrap();
     reg.check_invariants().unwrap();
 }
@@ -249,5 +249,49 @@ fn reserved_names_are_all_or_none_and_no_rename_takes_them() {
     assert!(reg.reserve_names(&names(&["free"])).is_err());
     reg.release_names(&names(&["free"]));
     reg.set_pane_name(&pane_id(2), Some("free")).unwrap();
+    reg.check_invariants().unwrap();
+}
+
+#[test]
+fn a_shortened_id_names_the_one_pane_workspace_or_tab_it_starts_and_no_other() {
+    // Ids that differ from their first characters, as random ones do.
+    let big = |n: u128| n << 96 | 0x5a5a;
+    let mut reg = Reg::new();
+    let id = ws(big(0xa1b2_c3d4));
+    let t = tab(big(0xb1b2_c3d4));
+    reg.add_workspace(id.clone(), reg.free_handle("w"), 7)
+        .unwrap();
+    let p1 = pane_id(big(0xc1c2_c3c4));
+    reg.add_pane(PaneEntry {
+        id: p1.clone(),
+        ..entry(1, &id, &t)
+    });
+    let short = |id: &str| id[..id.find('_').unwrap() + 1 + 8].to_owned();
+    assert_eq!(reg.resolve(&pane_ref(&short(p1.as_str()))).unwrap(), p1);
+    assert_eq!(
+        reg.resolve(&pane_ref(&format!("{}…", short(p1.as_str()))))
+            .unwrap(),
+        p1,
+        "as ids are printed cut"
+    );
+    assert_eq!(reg.workspace(&WorkspaceRef(short(&id.0))).unwrap().0, id);
+    assert_eq!(reg.tab(&TabId(short(&t.0))).unwrap().0, t);
+    // Too short to be taken for an id: `pane_` and three characters.
+    let three = &p1.as_str()[.."pane_".len() + 3];
+    assert!(matches!(
+        reg.resolve(&pane_ref(three)),
+        Err(Error::NoSuchPane(_))
+    ));
+    // Two panes whose ids start alike: the prefix is ambiguous.
+    let twin = PaneId(format!("{}ffff", short(p1.as_str())));
+    reg.add_pane(PaneEntry {
+        id: twin.clone(),
+        ..entry(3, &id, &t)
+    });
+    match reg.resolve(&pane_ref(&short(p1.as_str()))) {
+        Err(Error::BadParams(m)) => assert!(m.contains("ambiguous"), "{m}"),
+        other => panic!("expected an ambiguous prefix, got {other:?}"),
+    }
+    assert_eq!(reg.resolve(&pane_ref(twin.as_str())).unwrap(), twin);
     reg.check_invariants().unwrap();
 }

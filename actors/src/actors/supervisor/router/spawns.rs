@@ -104,14 +104,17 @@ fn check_spawn(
     }
     // Whether the tab named is this workspace's, as the registry knows now;
     // reported after the cwd check.
-    let tab_check = match &p.tab_id {
-        None => Ok(()),
-        Some(tab) => match cx.registry.tab_owner(tab) {
-            None => Err(Error::NoSuchTab(tab.clone())),
-            Some(owner) if *owner != workspace_id => Err(Error::BadParams(format!(
-                "tab {tab} belongs to another workspace"
-            ))),
-            Some(_) => Ok(()),
+    let (tab, tab_check) = match &p.tab_id {
+        None => (None, Ok(())),
+        Some(tab) => match cx.registry.tab_of(tab)? {
+            None => (Some(tab.clone()), Err(Error::NoSuchTab(tab.clone()))),
+            Some((full, owner)) if *owner != workspace_id => (
+                Some(full),
+                Err(Error::BadParams(format!(
+                    "tab {tab} belongs to another workspace"
+                ))),
+            ),
+            Some((full, _)) => (Some(full), Ok(())),
         },
     };
     let launch = Launch {
@@ -125,7 +128,7 @@ fn check_spawn(
         relationship: p.relationship,
         label: p.label,
         task_id: p.task_id,
-        tab: p.tab_id,
+        tab,
         tab_check,
         split,
     };

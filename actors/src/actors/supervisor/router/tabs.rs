@@ -48,50 +48,38 @@ pub(super) fn new_tab(workspace_id: signaltty_protocol::WorkspaceId, title: Stri
 /// `tab.close`: closes the tab's panes, then the tab; the workspace's actor
 /// forgets them in the registry.
 pub fn close(cx: &mut Cx<'_>, p: TabCloseParams) -> Routed {
-    let addr = match cx.registry.tab(&p.tab_id) {
-        Ok(addr) => addr,
+    let (tab_id, addr) = match cx.registry.tab(&p.tab_id) {
+        Ok(found) => found,
         Err(e) => return fail(Err(e)),
     };
     let signal = p.signal.unwrap_or(SignalName::Term);
-    let closed = ask(
-        addr,
-        CloseTab {
-            tab_id: p.tab_id,
-            signal,
-        },
-    );
+    let closed = ask(addr, CloseTab { tab_id, signal });
     answer(async move { closed.await.map(|()| ClosedResult { closed: true }) })
 }
 
 /// `tab.set_layout`: leaves may name panes; they are resolved to ids first.
 pub fn set_layout(cx: &mut Cx<'_>, p: TabSetLayoutParams) -> Routed {
-    let addr = match cx.registry.tab(&p.tab_id) {
-        Ok(addr) => addr,
+    let (tab_id, addr) = match cx.registry.tab(&p.tab_id) {
+        Ok(found) => found,
         Err(e) => return fail(Err(e)),
     };
     let layout = match resolve_leaves(cx, p.layout) {
         Ok(l) => l,
         Err(e) => return fail(Err(e)),
     };
-    ask_tab(
-        addr,
-        SetLayout {
-            tab_id: p.tab_id,
-            layout,
-        },
-    )
+    ask_tab(addr, SetLayout { tab_id, layout })
 }
 
 /// `tab.set_ratio`: one divider, by path.
 pub fn set_ratio(cx: &mut Cx<'_>, p: TabSetRatioParams) -> Routed {
-    let addr = match cx.registry.tab(&p.tab_id) {
-        Ok(addr) => addr,
+    let (tab_id, addr) = match cx.registry.tab(&p.tab_id) {
+        Ok(found) => found,
         Err(e) => return fail(Err(e)),
     };
     ask_tab(
         addr,
         SetRatio {
-            tab_id: p.tab_id,
+            tab_id,
             path: p.path,
             ratio: p.ratio,
         },
