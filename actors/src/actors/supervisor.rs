@@ -588,6 +588,7 @@ mod directory;
 mod persist;
 pub(crate) mod router;
 pub mod sequencer;
+mod tasks;
 #[cfg(test)]
 mod tests;
 pub mod upgrade;

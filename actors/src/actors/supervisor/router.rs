@@ -47,15 +47,12 @@ mod server;
 mod submit;
 mod subscribe;
 mod tabs;
-mod task_finish;
-mod task_prompt;
 mod task_wait;
 mod tasks;
 pub mod wait;
 mod workspaces;
 mod worktrees;
 
-pub use workspaces::DirtyCheck;
 use workspaces::validate_name;
 
 /// What routing may see and change of the server: borrowed from the host for
@@ -178,7 +175,7 @@ pub fn route(host: &mut Supervisor, request: Request, conn: ConnHandle, generati
         Method::TaskList(p) => ready(tasks::list(cx, &p)),
         Method::TaskWait(p) => task_wait::wait(cx, conn.id, p),
         Method::TaskReport(p) => tasks::report(cx, p),
-        Method::TaskFinish(p) => task_finish::finish(cx, p),
+        Method::TaskFinish(p) => tasks::finish(cx, p),
         Method::TaskDiff(p) => diff::task_summary(cx, p),
         Method::TaskFileDiff(p) => diff::task_file(cx, p),
         Method::TaskCancel(p) => tasks::cancel(cx, p),
@@ -216,6 +213,27 @@ pub(crate) fn start_pane(
 ) -> impl std::future::Future<Output = Result<crate::actors::workspace::Launched, Error>> + 'static
 {
     panes::start(cx, p)
+}
+
+/// `task.start` for the Supervisor's own retry (a start whose idempotency
+/// key another start holds, docs/tasks.md#repeated-starts), typed.
+pub(crate) fn start_task(
+    cx: &mut Cx<'_>,
+    p: signaltty_protocol::task::TaskStartParams,
+) -> std::pin::Pin<
+    Box<dyn std::future::Future<Output = Result<signaltty_protocol::task::TaskStartResult, Error>>>,
+> {
+    tasks::begin(cx, p)
+}
+
+/// One look of `task.wait` (docs/tasks.md#waiting-for-tasks).
+pub(crate) fn look_tasks(
+    cx: &Cx<'_>,
+    conn: crate::ids::ConnId,
+    watched: &crate::domain::task::wait::Watched,
+    wanted: &[crate::domain::task::wait::Wanted],
+) -> Result<Option<Vec<signaltty_protocol::task::Task>>, Error> {
+    task_wait::look(cx, conn, watched, wanted)
 }
 
 /// A reply that comes later: the typed result of `work`, serialized once

@@ -7,12 +7,11 @@
 use super::Reply;
 use super::{Cx, OnHost, Routed, fail};
 use crate::domain::state::progress::Outcome;
-use crate::domain::waits::{WaitAnswer, Wanted};
+use crate::domain::waits::Wanted;
 use crate::error::Error;
 use crate::ids::ConnId;
 use actix::prelude::*;
-use signaltty_protocol::PaneId;
-use signaltty_protocol::state::{WaitBaseline, WaitParams};
+use signaltty_protocol::state::WaitParams;
 use std::time::{Duration, Instant};
 
 /// A wait's default timeout, in seconds.
@@ -40,19 +39,6 @@ pub fn wait(cx: &mut Cx<'_>, conn: ConnId, p: WaitParams) -> Routed {
         .on_host()
         .map(|result, _, _| Reply::of(result)),
     )
-}
-
-/// Waits for one of `until` on `pane` after `after` (or now, without a
-/// baseline), checked at once and after every published batch; the receiver
-/// gets the answer. Dropping the receiver abandons the wait.
-pub fn register(
-    cx: &mut Cx<'_>,
-    conn: ConnId,
-    pane: PaneId,
-    until: Vec<(String, Outcome)>,
-    after: Option<WaitBaseline>,
-) -> WaitAnswer {
-    cx.events.wait(conn, Wanted { pane, until, after })
 }
 
 /// The up-front checks of spec/ipc.md `wait`: outcomes, pane, baseline, timeout.
