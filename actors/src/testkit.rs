@@ -15,6 +15,8 @@ use std::sync::Arc;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+pub mod tasks;
+
 /// A config whose paths point into `dir`.
 pub fn config(dir: &std::path::Path) -> Config {
     Config {

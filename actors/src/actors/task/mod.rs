@@ -30,10 +30,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 mod finish;
+#[cfg(test)]
+mod finish_tests;
 mod place;
 mod prompt;
 mod start;
 mod stop;
+#[cfg(test)]
+mod tests;
 
 pub use finish::{FinishTask, Mode};
 pub use start::{Start, StartTicket};
