@@ -15,6 +15,8 @@ use std::sync::Arc;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+pub mod tasks;
+
 /// A config whose paths point into `dir`.
 pub fn config(dir: &std::path::Path) -> Config {
     Config {
@@ -647,6 +649,8 @@ pub fn fake_os() -> (crate::os::seams::Os, FakeWorld) {
         spawner: world.spawner.clone(),
         hooks: world.hooks.clone(),
         git: Arc::new(FakeGit),
+        task_git: Arc::new(tasks::FakeTaskGit::default()),
+        workbench: Arc::new(tasks::FakeWorkbench::default()),
     };
     (os, world)
 }

@@ -9,6 +9,7 @@ pub mod directory;
 pub mod pane;
 pub mod publish;
 pub mod services;
+pub mod submit;
 pub mod subscriber;
 pub mod supervisor;
 pub mod task;

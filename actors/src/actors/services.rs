@@ -5,12 +5,21 @@
 //! handlers are in `actors/supervisor/directory.rs`.
 
 use crate::actors::pane::Pane;
+use crate::actors::publish::Publish;
 use crate::actors::workspace::{Launched, Workspace};
 use crate::domain::registry::PaneEntry;
+use crate::domain::task::wait::{Wanted as TaskWanted, Watched};
+use crate::domain::waits::{WaitAnswer, Wanted};
 use crate::error::Error;
+use crate::ids::ConnId;
 use actix::prelude::*;
+use signaltty_protocol::pane::Pane as PaneObject;
+use signaltty_protocol::signal::SignalName;
+use signaltty_protocol::state::WaitBaseline;
+use signaltty_protocol::task::{Task, TaskStartParams, TaskStartResult};
 use signaltty_protocol::workspace::{GitInfo, Workspace as WorkspaceObject};
-use signaltty_protocol::{PaneRef, WorkspaceId};
+use signaltty_protocol::{PaneId, PaneRef, TabId, TaskId, WorkspaceId};
+use std::path::PathBuf;
 
 /// Opens a new workspace: a free handle from `name`, its actor started and
 /// registered in one turn (two opens can never take one handle), then
@@ -126,3 +135,133 @@ pub struct ReadNotificationsOf(pub signaltty_protocol::PaneId);
 #[derive(Debug, Message)]
 #[rtype(result = "()")]
 pub struct RulesReplaced;
+/// The workspace a task's worker goes in (docs/tasks.md#the-start-steps-in-order,
+/// steps 11–12), in one turn: the one whose cwd is the checkout, with its
+/// active tab if that has no panes; else a new one named after `label` (a
+/// bad name is `BAD_PARAMS`) in the checked `dir`, opened as
+/// [`OpenWorkspace`] opens one and announced with its first tab, titled
+/// `tab_title`, in the same publication. `dirty` is computed after the reply.
+#[derive(Message)]
+#[rtype(result = "Result<Placement, Error>")]
+pub struct TaskWorkspace {
+    /// The task's label, the new workspace's name.
+    pub label: String,
+    /// The checkout.
+    pub checkout: PathBuf,
+    /// The checkout checked to be an absolute directory, as text, with what
+    /// is known of its git checkout so far; or why it cannot be one.
+    pub dir: Result<(String, GitInfo), Error>,
+    /// The title of the tab a new workspace opens with.
+    pub tab_title: String,
+}
+
+/// Where a task's worker goes.
+#[derive(Debug)]
+pub struct Placement {
+    /// The workspace.
+    pub workspace: WorkspaceId,
+    /// Its actor.
+    pub addr: Addr<Workspace>,
+    /// The empty tab the worker goes in; none when a new one is needed.
+    pub tab: Option<TabId>,
+}
+
+/// A pane as the projection and the registry have it now: its object, its
+/// wait baseline and its actor (each none once it is gone).
+#[derive(Message)]
+#[rtype(result = "PaneView")]
+pub struct ViewPane(pub PaneId);
+
+/// The answer to [`ViewPane`].
+#[derive(Debug, Default)]
+pub struct PaneView {
+    /// The pane object, from the projection.
+    pub pane: Option<PaneObject>,
+    /// The `wait_baseline` of `pane.get`, from the same turn.
+    pub baseline: Option<WaitBaseline>,
+    /// Its actor, from the registry.
+    pub addr: Option<Addr<Pane>>,
+}
+
+/// Registers a wait of the Sequencer (docs/methods.md#wait): checked now,
+/// then after every published batch; filed under `conn`, so it ends with
+/// that connection (the server's own waits use `SERVER_CONN`). Dropping the
+/// answer abandons it.
+#[derive(Message)]
+#[rtype(result = "WaitAnswer")]
+pub struct RegisterWait {
+    /// Whose wait it is.
+    pub conn: ConnId,
+    /// What it waits for.
+    pub wanted: Wanted,
+}
+
+/// Closes every workspace whose cwd is `path`, one after the other, as
+/// `workspace.close` does (docs/methods.md#workspaceclose); answers once they
+/// are closed (a failure is only logged).
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct CloseWorkspacesAt {
+    /// The removed checkout.
+    pub path: PathBuf,
+    /// The signal for each live child.
+    pub signal: SignalName,
+}
+
+/// A task start ended its hold on the cap's slot and its idempotency key
+/// (docs/tasks.md#the-parallel-task-cap, docs/tasks.md#repeated-starts):
+/// its task is committed, or the start failed before that (then its actor
+/// is forgotten too). Sent through the start's ticket.
+#[derive(Message)]
+#[rtype(result = "()")]
+pub struct StartEnded {
+    /// The task it started.
+    pub task: TaskId,
+    /// Its idempotency key.
+    pub key: Option<String>,
+    /// Whether `task.created` is in the journal.
+    pub committed: bool,
+}
+
+/// `task.start` routed again: a start whose idempotency key another start
+/// holds looks again (docs/tasks.md#repeated-starts).
+#[derive(Message)]
+#[rtype(result = "Result<TaskStartResult, Error>")]
+pub struct StartTask(pub TaskStartParams);
+
+/// One look of `task.wait` (docs/tasks.md#waiting-for-tasks): the watched
+/// tasks once each is in a wanted state, none while some is not;
+/// `NO_SUCH_TASK`, or `SHUTTING_DOWN` when the server stops or the waiting
+/// connection is gone.
+#[derive(Message)]
+#[rtype(result = "Result<Option<Vec<Task>>, Error>")]
+pub struct WatchTasks {
+    /// The task or the context.
+    pub watched: Watched,
+    /// The states any of which ends the wait.
+    pub wanted: Vec<TaskWanted>,
+    /// The connection waiting.
+    pub conn: ConnId,
+}
+
+/// What a task's workflows ask of the Supervisor (its recipients, so that a
+/// Task actor never holds the Supervisor's address type).
+#[derive(Clone)]
+pub struct Services {
+    /// Publication of the task's events.
+    pub publish: Recipient<Publish>,
+    /// The worker's workspace.
+    pub workspace: Recipient<TaskWorkspace>,
+    /// The worker's launch.
+    pub start_pane: Recipient<StartPane>,
+    /// A pane by reference (the parent).
+    pub find_pane: Recipient<FindPane>,
+    /// A pane now.
+    pub view_pane: Recipient<ViewPane>,
+    /// The Sequencer's waits.
+    pub waits: Recipient<RegisterWait>,
+    /// The live panes.
+    pub live_panes: Recipient<LivePanes>,
+    /// Closing the workspaces rooted at a checkout.
+    pub close_at: Recipient<CloseWorkspacesAt>,
+}

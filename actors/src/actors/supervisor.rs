@@ -305,6 +305,7 @@ mod persist;
 pub(crate) mod router;
 pub mod sequencer;
 mod services;
+mod tasks;
 #[cfg(test)]
 mod tests;
 mod timers;

@@ -81,6 +81,54 @@ pub async fn refresh_git(
     addr.send(SetGit { git, announce }).await?
 }
 
+pub use crate::domain::slug::checked_name as validate_name;
+
+/// When a new workspace's `dirty` flag is computed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DirtyCheck {
+    /// Before the reply (`workspace.create`).
+    Now,
+    /// After it, on a blocking thread, announced when known: a task's fresh
+    /// checkout, whose `git status` over a large tree would hold the worker's
+    /// start back (docs/performance.md, tasks). Until then it is unknown.
+    Later,
+}
+
+/// A workspace's directory: absolute, a directory, UTF-8; with what is known
+/// of its git checkout (the whole cache now, or only the branch). Blocking.
+pub fn check_dir(
+    os: &Os,
+    cwd: std::path::PathBuf,
+    dirty: DirtyCheck,
+) -> Result<(String, signaltty_protocol::workspace::GitInfo), Error> {
+    use crate::os::seams::FileKind;
+    if !cwd.is_absolute() {
+        return Err(Error::BadParams(format!(
+            "cwd {} is not an absolute path",
+            cwd.display()
+        )));
+    }
+    match os.files.kind(&cwd) {
+        Ok(FileKind::Dir) => {},
+        Ok(FileKind::Other) => {
+            return Err(Error::BadParams(format!(
+                "cwd {} is not a directory",
+                cwd.display()
+            )));
+        },
+        Err(e) => return Err(Error::BadParams(format!("cwd {}: {e}", cwd.display()))),
+    }
+    let text = cwd
+        .to_str()
+        .ok_or_else(|| Error::BadParams(format!("cwd {} is not valid UTF-8", cwd.display())))?
+        .to_owned();
+    let git = match dirty {
+        DirtyCheck::Now => os.git.git_info(&cwd),
+        DirtyCheck::Later => os.git.probe(&cwd),
+    };
+    Ok((text, git))
+}
+
 /// Closes every pane and tab the workspace owns, then the workspace itself, and
 /// stops the actor. Replies after `tab.closed`… and `workspace.closed` are published.
 #[derive(Debug, Message)]
@@ -137,12 +185,16 @@ pub struct SetRatio {
 
 /// Publishes `workspace.created` for a workspace the Supervisor just opened
 /// and replies with it; with `dirty_later`, the git cache's `dirty` flag is
-/// computed after the reply and announced if it changed.
+/// computed after the reply and announced if it changed. With `first_tab`,
+/// the workspace opens with that tab (a task's, docs/tasks.md#the-start-steps-in-order):
+/// `tab.created` follows `workspace.created` in the same publication.
 #[derive(Debug, Message)]
 #[rtype(result = "Result<WorkspaceState, Error>")]
 pub struct Announce {
     /// Recompute `dirty` after the reply.
     pub dirty_later: bool,
+    /// A tab, empty, to open with.
+    pub first_tab: Option<Tab>,
 }
 
 /// The Workspace actor.
@@ -271,13 +323,20 @@ impl Handler<Announce> for Workspace {
     type Result = ResponseActFuture<Self, Result<WorkspaceState, Error>>;
 
     fn handle(&mut self, msg: Announce, _ctx: &mut Self::Context) -> Self::Result {
-        let workspace = self.state.clone();
-        let published = self.publish(
-            vec![Event::WorkspaceCreated {
-                workspace: workspace.clone(),
-            }],
-            workspace,
-        );
+        let mut events = vec![Event::WorkspaceCreated {
+            workspace: self.state.clone(),
+        }];
+        if let Some(tab) = msg.first_tab {
+            self.state.tabs.push(tab.id.clone());
+            self.state.active_tab_id = Some(tab.id.clone());
+            self.tabs.push(tab.clone());
+            self.directory.do_send(Directory::TabOpened {
+                tab: tab.id.clone(),
+                workspace: self.state.id.clone(),
+            });
+            events.push(Event::TabCreated { tab });
+        }
+        let published = self.publish(events, self.state.clone());
         Box::pin(published.into_actor(self).map(move |r, act, ctx| {
             if r.is_ok() && msg.dirty_later {
                 let cwd = std::path::PathBuf::from(&act.state.cwd);

@@ -1,6 +1,7 @@
 //! The seams between the workflows and the operating system: small traits for
 //! what a workflow asks of the file system, the PTY layer, an agent's hook
-//! setup and git, so the workflows run in unit tests against fakes (the way
+//! setup, git and a task's checkout, so the workflows run in unit tests
+//! against fakes (the way
 //! [`PtyHandle`] lets the Pane actor run on a fake PTY). [`Os`] carries one
 //! implementation of each; the server's is [`Os::real`], tests build theirs
 //! from `testkit`.
@@ -8,12 +9,17 @@
 //! Every call here may block: callers run them on a blocking thread.
 
 use crate::domain::launch::SpawnSpec;
+use crate::error::Error;
+use crate::os::git::task_finish::{self, Cleaned, MergeJob};
+use crate::os::git::task_start::{self, Checkout, Plan};
+use crate::os::occupants::{self, Depth, LivePane};
 use crate::os::pty::{self, PtyHandle, PtySink, SpawnError};
 use signaltty_model::integration::launch::Prepared;
+use signaltty_protocol::PaneId;
 use signaltty_protocol::workspace::GitInfo;
 use std::collections::BTreeMap;
 use std::io;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// What a path is, as far as a launch cares.
@@ -63,6 +69,40 @@ pub trait GitProbe: Send + Sync {
     fn probe(&self, cwd: &Path) -> GitInfo;
 }
 
+/// The git steps of a task's start and finish: the checkout
+/// (docs/tasks.md#the-start-steps-in-order, steps 5–8), its unlock after a
+/// failed start (docs/tasks.md#when-a-start-fails), the merge
+/// (docs/tasks.md#merging) and the cleanup
+/// (docs/tasks.md#after-the-work-is-merged-or-discarded).
+pub trait TaskGit: Send + Sync {
+    /// Resolves the base, checks the branch and the prompt's size, and makes
+    /// the checkout; nothing is left on disk when it fails.
+    fn prepare(&self, plan: &Plan) -> Result<Checkout, Error>;
+    /// Unlocks the checkout of a start that failed after it was made.
+    fn unlock(&self, repo: &Path, path: &Path);
+    /// The merge with its checks: the merge's HEAD. Run again on a branch
+    /// merged already, it makes no commit and answers the same HEAD.
+    fn merge(&self, job: &MergeJob) -> Result<String, Error>;
+    /// Removes the checkout and, given one, deletes the branch; what failed
+    /// is the cleanup error, never a refusal.
+    fn cleanup(&self, repo: &Path, path: &Path, delete_branch: Option<&str>) -> Cleaned;
+}
+
+/// What a finish reads of a task's checkout on disk and of the panes in it
+/// (docs/tasks.md#checks-before-finishing, docs/tasks.md#finishing-again).
+pub trait Workbench: Send + Sync {
+    /// Whether the checkout is still there.
+    fn exists(&self, path: &Path) -> bool;
+    /// The checkout's canonical path and the live panes of `panes`, other
+    /// than `exclude`, whose cwd is it or inside it.
+    fn panes_inside(
+        &self,
+        checkout: &Path,
+        panes: &[LivePane],
+        exclude: Option<&PaneId>,
+    ) -> (PathBuf, Vec<PaneId>);
+}
+
 /// One implementation of every seam.
 #[derive(Clone)]
 pub struct Os {
@@ -74,6 +114,10 @@ pub struct Os {
     pub hooks: Arc<dyn HookSetup>,
     /// Git, for workspaces.
     pub git: Arc<dyn GitProbe>,
+    /// Git, for tasks' checkouts and merges.
+    pub task_git: Arc<dyn TaskGit>,
+    /// A task's checkout on disk, and the panes inside it.
+    pub workbench: Arc<dyn Workbench>,
 }
 
 impl std::fmt::Debug for Os {
@@ -90,6 +134,8 @@ impl Os {
             spawner: Arc::new(RealSpawner),
             hooks: Arc::new(RealHooks),
             git: Arc::new(RealGit),
+            task_git: Arc::new(RealTaskGit),
+            workbench: Arc::new(RealWorkbench),
         }
     }
 }
@@ -143,6 +189,47 @@ impl GitProbe for RealGit {
 
     fn probe(&self, cwd: &Path) -> GitInfo {
         crate::os::git::probe(cwd)
+    }
+}
+
+struct RealTaskGit;
+
+impl TaskGit for RealTaskGit {
+    fn prepare(&self, plan: &Plan) -> Result<Checkout, Error> {
+        task_start::prepare(plan)
+    }
+
+    fn unlock(&self, repo: &Path, path: &Path) {
+        task_start::unlock(repo, path);
+    }
+
+    fn merge(&self, job: &MergeJob) -> Result<String, Error> {
+        task_finish::merge(job)
+    }
+
+    fn cleanup(&self, repo: &Path, path: &Path, delete_branch: Option<&str>) -> Cleaned {
+        task_finish::cleanup(repo, path, delete_branch)
+    }
+}
+
+struct RealWorkbench;
+
+impl Workbench for RealWorkbench {
+    fn exists(&self, path: &Path) -> bool {
+        path.exists()
+    }
+
+    fn panes_inside(
+        &self,
+        checkout: &Path,
+        panes: &[LivePane],
+        exclude: Option<&PaneId>,
+    ) -> (PathBuf, Vec<PaneId>) {
+        let canonical = checkout
+            .canonicalize()
+            .unwrap_or_else(|_| checkout.to_path_buf());
+        let inside = occupants::inside(&canonical, panes, exclude, Depth::PaneCwd);
+        (canonical, inside.into_iter().map(|o| o.pane).collect())
     }
 }
 

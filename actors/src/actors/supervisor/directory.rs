@@ -1,25 +1,27 @@
 //! The Supervisor's side of the directory (`actors/directory.rs`): the
 //! registry changes owners tell it, opening workspaces, and the lookups
-//! workflows ask of it.
+//! workflows ask of it (`actors/services.rs`), each answered from the
+//! registry and the projection in one turn.
 
 use super::Supervisor;
 use crate::actors::directory::Directory;
-use crate::actors::pane::Pane;
-use crate::actors::pane::Relaunched;
+use crate::actors::pane::{Pane, Relaunched};
 use crate::actors::services::{
-    AddRoute, FindPane, FindWorkspace, LivePanes, OpenWorkspace, OpenWorkspaces, Reporters,
-    ReportersSeen, StartPane, WorkspaceAt,
+    AddRoute, CloseWorkspacesAt, FindPane, FindWorkspace, LivePanes, OpenWorkspace, OpenWorkspaces,
+    PaneView, Placement, RegisterWait, Reporters, ReportersSeen, StartPane, TaskWorkspace,
+    ViewPane, WorkspaceAt,
 };
-use crate::actors::workspace::Launched;
 use crate::actors::workspace::{Announce as AnnounceOpened, Workspace as WorkspaceActor};
+use crate::actors::workspace::{Close, Launched, validate_name};
 use crate::domain::registry::PaneEntry;
 use crate::error::Error;
 use crate::ids::random_u128;
 use crate::os::occupants::LivePane;
 use actix::prelude::*;
 use signaltty_protocol::pane::LiveState;
-use signaltty_protocol::workspace::{GitInfo, Workspace};
-use signaltty_protocol::{Timestamp, WorkspaceId, WorkspaceRef};
+use signaltty_protocol::workspace::{GitInfo, Tab, Workspace};
+use signaltty_protocol::{TabId, Timestamp, WorkspaceId, WorkspaceRef};
+use std::path::Path;
 
 impl Handler<Directory> for Supervisor {
     type Result = ();
@@ -150,7 +152,12 @@ impl Handler<OpenWorkspace> for Supervisor {
         let registered = self.register_workspace(ctx, name, cwd, git);
         Box::pin(async move {
             let (_, addr) = registered?;
-            let workspace = addr.send(AnnounceOpened { dirty_later }).await??;
+            let workspace = addr
+                .send(AnnounceOpened {
+                    dirty_later,
+                    first_tab: None,
+                })
+                .await??;
             Ok((workspace, addr))
         })
     }
@@ -219,6 +226,94 @@ impl Handler<OpenWorkspaces> for Supervisor {
     }
 }
 
+impl Handler<TaskWorkspace> for Supervisor {
+    type Result = ResponseFuture<Result<Placement, Error>>;
+
+    fn handle(&mut self, msg: TaskWorkspace, ctx: &mut Self::Context) -> Self::Result {
+        let projection = self.events.projection();
+        let rooted = projection
+            .workspaces()
+            .into_iter()
+            .find(|w| Path::new(&w.cwd) == msg.checkout.as_path());
+        if let Some(w) = rooted {
+            // Its active tab, if that has no panes yet.
+            let tab = w
+                .active_tab_id
+                .clone()
+                .filter(|tab| projection.tab(tab).is_some_and(|t| t.layout.is_none()));
+            let placed = self
+                .registry
+                .workspace_addr(&w.id)
+                .map(|addr| Placement {
+                    workspace: w.id.clone(),
+                    addr,
+                    tab,
+                })
+                .ok_or(Error::NoSuchWorkspace(WorkspaceRef(w.id.0)));
+            return Box::pin(std::future::ready(placed));
+        }
+        let TaskWorkspace {
+            label,
+            dir,
+            tab_title,
+            ..
+        } = msg;
+        let registered = validate_name(&label).and_then(|name| {
+            let (cwd, git) = dir?;
+            self.register_workspace(ctx, name, cwd, git)
+        });
+        Box::pin(async move {
+            let (workspace, addr) = registered?;
+            let tab = Tab {
+                id: TabId::from_random(random_u128()),
+                workspace_id: workspace.id.clone(),
+                title: tab_title,
+                layout: None,
+                active_pane_id: None,
+                created_at: Timestamp::now(),
+            };
+            let tab_id = tab.id.clone();
+            // The checkout was just cut: its dirty check comes after the reply.
+            addr.send(AnnounceOpened {
+                dirty_later: true,
+                first_tab: Some(tab),
+            })
+            .await??;
+            Ok(Placement {
+                workspace: workspace.id,
+                addr,
+                tab: Some(tab_id),
+            })
+        })
+    }
+}
+
+impl Handler<ViewPane> for Supervisor {
+    type Result = MessageResult<ViewPane>;
+
+    fn handle(&mut self, msg: ViewPane, _ctx: &mut Self::Context) -> Self::Result {
+        let projection = self.events.projection();
+        let pane = projection.pane(&msg.0).cloned();
+        let baseline = pane
+            .as_ref()
+            .and_then(|p| projection.progress(&msg.0).map(|pr| pr.baseline(p)));
+        let addr = self.registry.pane_by_id(&msg.0).map(|e| e.addr.clone());
+        MessageResult(PaneView {
+            pane,
+            baseline,
+            addr,
+        })
+    }
+}
+
+impl Handler<RegisterWait> for Supervisor {
+    type Result = MessageResult<RegisterWait>;
+
+    fn handle(&mut self, msg: RegisterWait, _ctx: &mut Self::Context) -> Self::Result {
+        MessageResult(self.events.wait(msg.conn, msg.wanted))
+    }
+}
+
 impl Handler<LivePanes> for Supervisor {
     type Result = MessageResult<LivePanes>;
 
@@ -275,5 +370,28 @@ impl Handler<AddRoute> for Supervisor {
 
     fn handle(&mut self, msg: AddRoute, _ctx: &mut Self::Context) {
         self.routes.add(msg.conn, msg.route);
+    }
+}
+
+impl Handler<CloseWorkspacesAt> for Supervisor {
+    type Result = ResponseFuture<()>;
+
+    fn handle(&mut self, msg: CloseWorkspacesAt, _ctx: &mut Self::Context) -> Self::Result {
+        let rooted: Vec<_> = self
+            .events
+            .projection()
+            .workspaces()
+            .into_iter()
+            .filter(|w| Path::new(&w.cwd) == msg.path.as_path())
+            .filter_map(|w| self.registry.workspace_addr(&w.id))
+            .collect();
+        let signal = msg.signal;
+        Box::pin(async move {
+            for addr in rooted {
+                if let Err(e) = addr.send(Close { signal }).await.map_err(Error::from) {
+                    log::debug!("a workspace at a finished task's checkout was not closed: {e}");
+                }
+            }
+        })
     }
 }

@@ -148,7 +148,7 @@ impl Supervisor {
 
     /// Starts an actor per restored task; a task that was not terminal when
     /// the server stopped fails with `{stage: "restart"}` through the normal
-    /// transition (persistence.md §8.1, tasks.md §6.4): its worker is gone.
+    /// transition (docs/tasks.md#after-a-restart): its worker is gone.
     /// Completed tasks and their checkouts stay as they are.
     fn adopt_tasks(&mut self, ctx: &mut Context<Self>) {
         let tasks: Vec<_> = self
@@ -167,8 +167,8 @@ impl Supervisor {
                 .is_some_and(|p| p.live == signaltty_protocol::pane::LiveState::Live);
             let live = !task.state.is_terminal() && !worker_kept;
             let id = task.id.clone();
-            let actor =
-                crate::actors::task::TaskActor::new(task, ctx.address().recipient()).start();
+            let kit = super::tasks::kit(&ctx.address(), &self.config, &self.checkouts);
+            let actor = crate::actors::task::TaskActor::restored(task, kit).start();
             if live {
                 actor.do_send(crate::actors::task::Transition {
                     to: signaltty_protocol::task::TaskState::Failed,

@@ -26,7 +26,6 @@ use crate::actors::supervisor::sequencer::Sequencer;
 use crate::config::Config;
 use crate::domain::registry::Launches;
 use crate::error::Error;
-use actix::fut::future::FutureWrap;
 use actix::prelude::*;
 use signaltty_protocol::server::{ServerSchemaResult, ServerStatusResult};
 use signaltty_protocol::{Method, Request};
@@ -47,8 +46,6 @@ mod spawns;
 mod submit;
 mod subscribe;
 mod tabs;
-mod task_finish;
-mod task_prompt;
 mod task_wait;
 mod tasks;
 pub mod wait;
@@ -57,7 +54,6 @@ mod worktrees;
 
 use crate::domain::slug::checked_name as validate_name;
 pub(crate) use notifications::read_of_pane;
-pub use workspaces::DirtyCheck;
 
 /// What routing may see and change of the server: borrowed from the host for
 /// one routing step.
@@ -95,15 +91,6 @@ pub struct Cx<'a> {
 
 /// The future a router function returns, resolved on the Supervisor.
 pub type Routed = ResponseActFuture<Supervisor, Reply>;
-
-/// Runs a plain future on the host, so its continuation gets the host back.
-trait OnHost: std::future::Future + Sized {
-    fn on_host(self) -> FutureWrap<Self, Supervisor> {
-        actix::fut::wrap_future(self)
-    }
-}
-
-impl<F: std::future::Future> OnHost for F {}
 
 /// Serves one request.
 pub fn route(host: &mut Supervisor, request: Request, conn: ConnHandle, generation: u64) -> Routed {
@@ -179,7 +166,7 @@ pub fn route(host: &mut Supervisor, request: Request, conn: ConnHandle, generati
         Method::TaskList(p) => ready(tasks::list(cx, &p)),
         Method::TaskWait(p) => task_wait::wait(cx, conn.id, p),
         Method::TaskReport(p) => tasks::report(cx, p),
-        Method::TaskFinish(p) => task_finish::finish(cx, p),
+        Method::TaskFinish(p) => tasks::finish(cx, p),
         Method::TaskDiff(p) => diff::task_summary(cx, p),
         Method::TaskFileDiff(p) => diff::task_file(cx, p),
         Method::TaskCancel(p) => tasks::cancel(cx, p),
@@ -223,6 +210,27 @@ pub(crate) fn start_pane(
 /// replay lines).
 fn later(work: impl std::future::Future<Output = Reply> + 'static) -> Routed {
     Box::pin(actix::fut::wrap_future(work))
+}
+
+/// `task.start` for the Supervisor's own retry (a start whose idempotency
+/// key another start holds, docs/tasks.md#repeated-starts), typed.
+pub(crate) fn start_task(
+    cx: &mut Cx<'_>,
+    p: signaltty_protocol::task::TaskStartParams,
+) -> std::pin::Pin<
+    Box<dyn std::future::Future<Output = Result<signaltty_protocol::task::TaskStartResult, Error>>>,
+> {
+    tasks::begin(cx, p)
+}
+
+/// One look of `task.wait` (docs/tasks.md#waiting-for-tasks).
+pub(crate) fn look_tasks(
+    cx: &Cx<'_>,
+    conn: crate::ids::ConnId,
+    watched: &crate::domain::task::wait::Watched,
+    wanted: &[crate::domain::task::wait::Wanted],
+) -> Result<Option<Vec<signaltty_protocol::task::Task>>, Error> {
+    task_wait::look(cx, conn, watched, wanted)
 }
 
 /// A reply that comes later: the typed result of `work`, serialized once

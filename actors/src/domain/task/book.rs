@@ -1,6 +1,7 @@
-//! Which tasks have an actor, and the starts under way (tasks.md §2.2 steps
-//! 2 and 4): the cap's reservations and the idempotency keys being started.
-//! A plain struct the Supervisor owns.
+//! Which tasks have an actor, and the starts under way
+//! (docs/tasks.md#the-parallel-task-cap, docs/tasks.md#repeated-starts): the
+//! cap's reservations and the idempotency keys being started. A plain struct
+//! the Supervisor owns.
 
 use std::collections::{HashMap, HashSet};
 
@@ -59,6 +60,12 @@ impl<A> TaskBook<A> {
     /// Registers a task's actor.
     pub fn insert(&mut self, id: signaltty_protocol::TaskId, actor: A) {
         self.actors.insert(id, actor);
+    }
+
+    /// Forgets the actor of a start that ended before its task was
+    /// committed.
+    pub fn remove(&mut self, id: &signaltty_protocol::TaskId) -> Option<A> {
+        self.actors.remove(id)
     }
 
     /// A task's actor.

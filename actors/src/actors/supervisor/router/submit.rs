@@ -1,20 +1,16 @@
-//! `pane.submit` (spec/ipc.md §8.5, lifecycle.md §8.5): validate, capture the
-//! wait baseline, paste through the pane's gate, pause, send the re-checked
-//! Enter, then hold the activity gate until the agent shows it took the prompt.
+//! `pane.submit` (docs/methods.md#panesubmit,
+//! docs/decisions.md#prompts-that-cannot-answer-a-question): validate,
+//! capture the wait baseline, then the typing and the activity gate that a
+//! task's first prompt shares (`actors/submit.rs`); an accepted follow-up
+//! resumes the worker's task (docs/tasks.md#picking-up-again).
 
-use super::Reply;
-use super::wait::register;
-use super::{Cx, OnHost, Routed, fail};
-use crate::actors::pane::{Pane, SubmitEnter, SubmitPaste, SubmitRetry};
-use crate::actors::supervisor::Supervisor;
-use crate::domain::state::Outcome;
+use super::{Cx, Routed, answer, fail};
+use crate::actors::submit::{Gate, activity_gate, type_prompt};
+use crate::actors::task::FollowUp;
 use crate::error::Error;
 use crate::ids::ConnId;
-use actix::prelude::*;
-use signaltty_protocol::PaneId;
-use signaltty_protocol::pane::Lifecycle;
-use signaltty_protocol::state::{PaneSubmitParams, PaneSubmitResult, WaitBaseline, WaitResult};
-use signaltty_protocol::task::{Task, TaskState};
+use signaltty_protocol::state::PaneSubmitParams;
+use signaltty_protocol::task::TaskState;
 use std::time::{Duration, Instant};
 
 /// The largest prompt, in bytes.
@@ -48,11 +44,6 @@ fn check(p: &PaneSubmitParams) -> Result<(Duration, Duration), Error> {
     Ok((delay, stall))
 }
 
-/// The task whose worker `pane` is.
-pub(super) fn pane_task<'c>(cx: &'c Cx<'_>, pane: &PaneId) -> Option<&'c Task> {
-    cx.events.projection().task_of_pane(pane)
-}
-
 /// `pane.submit`.
 pub fn submit(cx: &mut Cx<'_>, conn: ConnId, p: PaneSubmitParams) -> Routed {
     let (delay, stall) = match check(&p) {
@@ -63,13 +54,18 @@ pub fn submit(cx: &mut Cx<'_>, conn: ConnId, p: PaneSubmitParams) -> Routed {
         Ok(entry) => (entry.id.clone(), entry.addr.clone()),
         Err(e) => return fail(Err(e)),
     };
-    // A pending task's worker gets its first prompt from the server (tasks.md
-    // §3); a prompt typed over it would race it.
-    if pane_task(cx, &id).is_some_and(|t| t.state == TaskState::Pending) {
+    let task = cx.events.projection().task_of_pane(&id);
+    // A pending task's worker gets its first prompt from the server
+    // (docs/tasks.md#the-first-prompt); a prompt typed over it would race it.
+    if task.is_some_and(|t| t.state == TaskState::Pending) {
         return fail(Err(Error::AgentNotReady(
             "the pane's task is pending: the server is giving the worker its first prompt".into(),
         )));
     }
+    let task = task.and_then(|t| cx.tasks.get(&t.id).cloned());
+    let Some(me) = cx.me.clone() else {
+        return fail(Err(Error::Internal("the Supervisor is not running".into())));
+    };
     // Step 3: the baseline, before the paste.
     let baseline = cx.events.projection().pane(&id).and_then(|pane| {
         cx.events
@@ -78,126 +74,25 @@ pub fn submit(cx: &mut Cx<'_>, conn: ConnId, p: PaneSubmitParams) -> Routed {
             .map(|pr| pr.baseline(pane))
     });
     let gone = id.0.clone();
-    let pane = addr.clone();
-    let typed = async move {
-        let lost = |_| Error::NoSuchPane(gone.clone());
-        pane.send(SubmitPaste { text: p.text })
+    let gate = Gate {
+        conn,
+        pane: id,
+        addr: addr.clone(),
+        baseline,
+        stall,
+        waits: me.clone().recipient(),
+        view: me.recipient(),
+    };
+    answer(async move {
+        type_prompt(&addr, p.text, delay, |_| Error::NoSuchPane(gone.clone()))
             .await
-            .map_err(lost)??;
-        tokio::time::sleep(delay).await;
-        pane.send(SubmitEnter).await.map_err(lost)??;
-        Ok::<(), Error>(())
-    };
-    Box::pin(typed.on_host().then(move |typed, act, _| match typed {
-        Err(e) => fail(Err(e)),
-        Ok(()) => {
-            let gated = activity_gate(&mut act.cx(), conn, id.clone(), addr, baseline, stall);
-            Box::pin(
-                gated.then(move |reply, act: &mut Supervisor, _| {
-                    resume_task(&mut act.cx(), &id, reply)
-                }),
-            )
-        },
-    }))
-}
-
-/// An accepted follow-up prompt resumes the worker's task from
-/// `input_required` (tasks.md §3.4, ipc.md §8.5), then the reply goes out.
-fn resume_task(cx: &mut Cx<'_>, pane: &PaneId, reply: Reply) -> Routed {
-    let actor = pane_task(cx, pane)
-        .filter(|t| t.state == TaskState::InputRequired && reply.result.is_ok())
-        .and_then(|t| cx.tasks.get(&t.id).cloned());
-    let Some(actor) = actor else {
-        return Box::pin(actix::fut::ready(reply));
-    };
-    let resumed = async move {
-        let moved = actor
-            .send(crate::actors::task::Transition {
-                to: TaskState::Working,
-                reason: None,
-            })
-            .await;
-        if let Ok(Err(e)) | Err(e) = moved.map_err(Error::from) {
-            log::debug!("a follow-up prompt did not resume its task: {e}");
+            .map_err(|typed| typed.into_error())?;
+        let taken = activity_gate(gate).await?;
+        // Accepted: a worker's task that needs input works again, then the
+        // reply goes out.
+        if let Some(task) = task {
+            let _ = task.send(FollowUp).await;
         }
-    };
-    Box::pin(resumed.on_host().map(move |(), _, _| reply))
-}
-
-/// The outcomes that show the prompt was taken (or that it never can be).
-fn taken() -> Vec<(String, Outcome)> {
-    [Lifecycle::Working, Lifecycle::Blocked, Lifecycle::Exited]
-        .into_iter()
-        .map(|l| (l.as_str().to_owned(), Outcome::Lifecycle(l)))
-        .collect()
-}
-
-/// Step 7: a `working` or `blocked` transition newer than the baseline, with
-/// one Enter retry halfway into an untouched input box.
-pub(super) fn activity_gate(
-    cx: &mut Cx<'_>,
-    conn: ConnId,
-    id: PaneId,
-    addr: Addr<Pane>,
-    baseline: Option<WaitBaseline>,
-    stall: Duration,
-) -> Routed {
-    let mut first = register(cx, conn, id.clone(), taken(), baseline);
-    let half = stall / 2;
-    let waited = async move {
-        if let Ok(settled) = tokio::time::timeout(half, &mut first).await {
-            return Some(settled);
-        }
-        let _ = addr.send(SubmitRetry).await;
-        tokio::time::timeout(stall - half, first).await.ok()
-    };
-    Box::pin(waited.on_host().map(move |settled, act, _| {
-        let result = match settled {
-            None => Err(stalled()),
-            Some(Err(_)) => Err(Error::ShuttingDown),
-            // A new agent session is activity too: judge the state now.
-            Some(Ok(Err(Error::IdentityChanged(_)))) => {
-                match act.cx().events.projection().pane(&id) {
-                    Some(p) if matches!(p.lifecycle, Lifecycle::Working | Lifecycle::Blocked) => {
-                        Ok(WaitResult {
-                            satisfied: true,
-                            outcome: p.lifecycle.as_str().to_owned(),
-                            transition_seq: 0,
-                            lifecycle: p.lifecycle,
-                            attention: p.attention,
-                        })
-                    },
-                    Some(_) => Err(stalled()),
-                    None => Err(Error::NoSuchPane(id.0.clone())),
-                }
-            },
-            Some(Ok(result)) => result,
-        };
-        to_reply(&id, result)
-    }))
-}
-
-fn stalled() -> Error {
-    Error::Stalled {
-        what: "no working or blocked transition after Enter".into(),
-        stage: "activity_gate",
-    }
-}
-
-fn to_reply(id: &PaneId, result: Result<WaitResult, Error>) -> Reply {
-    Reply::of(result.and_then(|w| {
-        if w.outcome == Lifecycle::Exited.as_str() {
-            return Err(Error::PaneExited {
-                pane: id.0.clone(),
-                written: None,
-            });
-        }
-        Ok(PaneSubmitResult {
-            submitted: true,
-            outcome: w.outcome,
-            transition_seq: w.transition_seq,
-            lifecycle: w.lifecycle,
-            attention: w.attention,
-        })
-    }))
+        Ok(taken)
+    })
 }

@@ -6,11 +6,10 @@
 
 use super::{Cx, Routed, answer, fail};
 use crate::domain::state::progress::Outcome;
-use crate::domain::waits::{WaitAnswer, Wanted};
+use crate::domain::waits::Wanted;
 use crate::error::Error;
 use crate::ids::ConnId;
-use signaltty_protocol::PaneId;
-use signaltty_protocol::state::{WaitBaseline, WaitParams};
+use signaltty_protocol::state::WaitParams;
 use std::time::{Duration, Instant};
 
 /// A wait's default timeout, in seconds.
@@ -34,19 +33,6 @@ pub fn wait(cx: &mut Cx<'_>, conn: ConnId, p: WaitParams) -> Routed {
             }),
         }
     })
-}
-
-/// Waits for one of `until` on `pane` after `after` (or now, without a
-/// baseline), checked at once and after every published batch; the receiver
-/// gets the answer. Dropping the receiver abandons the wait.
-pub fn register(
-    cx: &mut Cx<'_>,
-    conn: ConnId,
-    pane: PaneId,
-    until: Vec<(String, Outcome)>,
-    after: Option<WaitBaseline>,
-) -> WaitAnswer {
-    cx.events.wait(conn, Wanted { pane, until, after })
 }
 
 /// The up-front checks of spec/ipc.md `wait`: outcomes, pane, baseline, timeout.

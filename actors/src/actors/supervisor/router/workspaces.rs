@@ -6,30 +6,22 @@
 
 use super::{Cx, Routed, answer, ask, fail, ready};
 use crate::actors::services::OpenWorkspace;
-use crate::actors::workspace::{Close, Rename, SetAutoResume, Workspace as WorkspaceActor};
+use crate::actors::workspace::{
+    Close, Rename, SetAutoResume, Workspace as WorkspaceActor, check_dir,
+};
 use crate::domain::worktrees::Checkouts;
 use crate::error::Error;
-use crate::os::seams::{FileKind, Os};
+use crate::os::seams::Os;
 use actix::prelude::*;
 use signaltty_protocol::signal::SignalName;
 use signaltty_protocol::workspace::{
-    ClosedResult, GitInfo, WorkspaceCreateParams, WorkspaceGetResult, WorkspaceResult,
+    ClosedResult, WorkspaceCreateParams, WorkspaceGetResult, WorkspaceResult,
 };
 use signaltty_protocol::{WorkspaceId, WorkspaceRef};
 use std::path::PathBuf;
 
-pub use crate::domain::slug::checked_name as validate_name;
-
-/// When a new workspace's `dirty` flag is computed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DirtyCheck {
-    /// Before the reply (`workspace.create`).
-    Now,
-    /// After it, on a blocking thread, announced when known: a task's fresh
-    /// checkout, whose `git status` over a large tree would hold the worker's
-    /// start back (docs/performance.md, tasks). Until then it is unknown.
-    Later,
-}
+use crate::actors::workspace::DirtyCheck;
+pub(super) use crate::actors::workspace::validate_name;
 
 /// `workspace.create`.
 pub fn create(cx: &mut Cx<'_>, p: WorkspaceCreateParams) -> Routed {
@@ -71,7 +63,7 @@ pub async fn open(
     dirty: DirtyCheck,
 ) -> Result<signaltty_protocol::workspace::Workspace, Error> {
     let checked = actix_rt::task::spawn_blocking(move || {
-        let checked = check_cwd(&os, cwd.clone(), dirty)?;
+        let checked = check_dir(&os, cwd.clone(), dirty)?;
         let entering = checkouts.enter_dir(&cwd)?;
         Ok::<_, Error>((checked, entering))
     })
@@ -90,36 +82,6 @@ pub async fn open(
         })
         .await??;
     Ok(workspace)
-}
-
-/// A workspace's directory: absolute, a directory, UTF-8; with what is known
-/// of its git checkout (the whole cache now, or only the branch).
-fn check_cwd(os: &Os, cwd: PathBuf, dirty: DirtyCheck) -> Result<(String, GitInfo), Error> {
-    if !cwd.is_absolute() {
-        return Err(Error::BadParams(format!(
-            "cwd {} is not an absolute path",
-            cwd.display()
-        )));
-    }
-    match os.files.kind(&cwd) {
-        Ok(FileKind::Dir) => {},
-        Ok(FileKind::Other) => {
-            return Err(Error::BadParams(format!(
-                "cwd {} is not a directory",
-                cwd.display()
-            )));
-        },
-        Err(e) => return Err(Error::BadParams(format!("cwd {}: {e}", cwd.display()))),
-    }
-    let text = cwd
-        .to_str()
-        .ok_or_else(|| Error::BadParams(format!("cwd {} is not valid UTF-8", cwd.display())))?
-        .to_owned();
-    let git = match dirty {
-        DirtyCheck::Now => os.git.git_info(&cwd),
-        DirtyCheck::Later => os.git.probe(&cwd),
-    };
-    Ok((text, git))
 }
 
 /// `workspace.get`: by id, else by handle, from the projection.

@@ -1,0 +1,165 @@
+//! Typing a prompt into an agent's pane and holding the activity gate: the
+//! one implementation behind `pane.submit` (docs/methods.md#panesubmit,
+//! docs/decisions.md#prompts-that-cannot-answer-a-question) and a task's
+//! first prompt (docs/tasks.md#delivering-the-prompt). The caller takes the
+//! wait baseline before the paste; the pane decides the paste and the
+//! re-checked Enter in its own turns; the gate is a wait of the Sequencer,
+//! registered after the Enter through [`RegisterWait`].
+//!
+//! ```text
+//!   baseline (caller) ─ SubmitPaste ─ delay ─ SubmitEnter ─ RegisterWait
+//!        ─ half the stall: SubmitRetry (one Enter) ─ the rest ─ outcome
+//! ```
+
+use crate::actors::pane::{Pane, SubmitEnter, SubmitPaste, SubmitRetry};
+use crate::actors::services::{RegisterWait, ViewPane};
+use crate::domain::state::Outcome;
+use crate::domain::waits::Wanted;
+use crate::error::Error;
+use crate::ids::ConnId;
+use actix::prelude::*;
+use signaltty_protocol::PaneId;
+use signaltty_protocol::pane::Lifecycle;
+use signaltty_protocol::state::{PaneSubmitResult, WaitBaseline, WaitResult};
+use std::time::Duration;
+
+/// The connection the server's own waits are filed under: no client has it,
+/// so none of them is ever cancelled by a client going away.
+pub const SERVER_CONN: ConnId = ConnId(u64::MAX);
+
+/// Why typing a prompt stopped.
+#[derive(Debug)]
+pub enum Typed {
+    /// The paste was refused: nothing was written.
+    Before(Error),
+    /// The paste is in, the Enter was not sent.
+    After(Error),
+}
+
+impl Typed {
+    /// The error, whichever step it stopped at.
+    pub fn into_error(self) -> Error {
+        match self {
+            Typed::Before(e) | Typed::After(e) => e,
+        }
+    }
+}
+
+/// The paste through the pane's readiness gate, the pause, then the
+/// re-checked Enter. `lost` names a pane whose actor is gone.
+pub async fn type_prompt(
+    pane: &Addr<Pane>,
+    text: String,
+    delay: Duration,
+    lost: impl Fn(MailboxError) -> Error,
+) -> Result<(), Typed> {
+    pane.send(SubmitPaste { text })
+        .await
+        .map_err(&lost)
+        .and_then(|r| r)
+        .map_err(Typed::Before)?;
+    tokio::time::sleep(delay).await;
+    pane.send(SubmitEnter)
+        .await
+        .map_err(&lost)
+        .and_then(|r| r)
+        .map_err(Typed::After)
+}
+
+/// An activity gate to hold.
+pub struct Gate {
+    /// The connection the wait is filed under.
+    pub conn: ConnId,
+    /// The pane.
+    pub pane: PaneId,
+    /// Its actor (for the Enter retry).
+    pub addr: Addr<Pane>,
+    /// The baseline taken before the paste.
+    pub baseline: Option<WaitBaseline>,
+    /// How long the agent may take to show it took the prompt.
+    pub stall: Duration,
+    /// The Sequencer's waits.
+    pub waits: Recipient<RegisterWait>,
+    /// The pane now, for a new agent session met by the wait.
+    pub view: Recipient<ViewPane>,
+}
+
+/// The outcomes that show the prompt was taken (or that it never can be).
+fn taken() -> Vec<(String, Outcome)> {
+    [Lifecycle::Working, Lifecycle::Blocked, Lifecycle::Exited]
+        .into_iter()
+        .map(|l| (l.as_str().to_owned(), Outcome::Lifecycle(l)))
+        .collect()
+}
+
+/// A `working` or `blocked` transition newer than the baseline, with one
+/// Enter retry halfway into an untouched input box. `STALLED` when none
+/// comes, `PANE_EXITED` when the pane exits instead.
+pub async fn activity_gate(g: Gate) -> Result<PaneSubmitResult, Error> {
+    let wanted = Wanted {
+        pane: g.pane.clone(),
+        until: taken(),
+        after: g.baseline,
+    };
+    let Ok(mut first) = g
+        .waits
+        .send(RegisterWait {
+            conn: g.conn,
+            wanted,
+        })
+        .await
+    else {
+        return Err(Error::ShuttingDown);
+    };
+    let half = g.stall / 2;
+    let settled = match tokio::time::timeout(half, &mut first).await {
+        Ok(settled) => Some(settled),
+        Err(_) => {
+            let _ = g.addr.send(SubmitRetry).await;
+            tokio::time::timeout(g.stall - half, first).await.ok()
+        },
+    };
+    let result = match settled {
+        None => Err(stalled()),
+        Some(Err(_)) => Err(Error::ShuttingDown),
+        // A new agent session is activity too: judge the state now.
+        Some(Ok(Err(Error::IdentityChanged(_)))) => {
+            match g.view.send(ViewPane(g.pane.clone())).await.map(|v| v.pane) {
+                Ok(Some(p)) if matches!(p.lifecycle, Lifecycle::Working | Lifecycle::Blocked) => {
+                    Ok(WaitResult {
+                        satisfied: true,
+                        outcome: p.lifecycle.as_str().to_owned(),
+                        transition_seq: 0,
+                        lifecycle: p.lifecycle,
+                        attention: p.attention,
+                    })
+                },
+                Ok(Some(_)) => Err(stalled()),
+                Ok(None) => Err(Error::NoSuchPane(g.pane.0.clone())),
+                Err(_) => Err(Error::ShuttingDown),
+            }
+        },
+        Some(Ok(result)) => result,
+    };
+    let w = result?;
+    if w.outcome == Lifecycle::Exited.as_str() {
+        return Err(Error::PaneExited {
+            pane: g.pane.0.clone(),
+            written: None,
+        });
+    }
+    Ok(PaneSubmitResult {
+        submitted: true,
+        outcome: w.outcome,
+        transition_seq: w.transition_seq,
+        lifecycle: w.lifecycle,
+        attention: w.attention,
+    })
+}
+
+fn stalled() -> Error {
+    Error::Stalled {
+        what: "no working or blocked transition after Enter".into(),
+        stage: "activity_gate",
+    }
+}
