@@ -536,9 +536,15 @@ impl crate::os::seams::Files for FakeFiles {
 pub struct FakeSpawner {
     spawned: Mutex<Vec<(crate::domain::launch::SpawnSpec, FakePty)>>,
     fail: Mutex<Option<String>>,
+    missing: Mutex<Vec<String>>,
 }
 
 impl FakeSpawner {
+    /// `program` is not installed: it cannot be found, as on a `PATH` without it.
+    pub fn missing(&self, program: &str) {
+        self.missing.lock().push(program.to_owned());
+    }
+
     /// Later spawns fail as a program that cannot start.
     pub fn fail_with(&self, why: &str) {
         *self.fail.lock() = Some(why.to_owned());
@@ -551,6 +557,21 @@ impl FakeSpawner {
 }
 
 impl crate::os::seams::Spawner for FakeSpawner {
+    fn locate(
+        &self,
+        spec: &crate::domain::launch::SpawnSpec,
+    ) -> Result<(), crate::os::pty::SpawnError> {
+        match spec.argv.first() {
+            Some(program) if self.missing.lock().contains(program) => {
+                Err(crate::os::pty::SpawnError::Io {
+                    argv0: program.clone(),
+                    source: std::io::Error::from(std::io::ErrorKind::NotFound),
+                })
+            },
+            _ => Ok(()),
+        }
+    }
+
     fn spawn(
         &self,
         spec: &crate::domain::launch::SpawnSpec,

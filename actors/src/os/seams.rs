@@ -39,6 +39,10 @@ pub trait Files: Send + Sync {
 
 /// How a pane's process starts.
 pub trait Spawner: Send + Sync {
+    /// Whether `spec`'s program can be started, failing as the spawn would
+    /// (checked before anything is prepared for it).
+    fn locate(&self, spec: &SpawnSpec) -> Result<(), SpawnError>;
+
     /// Starts `spec` on a new PTY whose output and exit go to `sink`.
     fn spawn(
         &self,
@@ -157,6 +161,10 @@ impl Files for RealFiles {
 struct RealSpawner;
 
 impl Spawner for RealSpawner {
+    fn locate(&self, spec: &SpawnSpec) -> Result<(), SpawnError> {
+        pty::locate(spec)
+    }
+
     fn spawn(
         &self,
         spec: &SpawnSpec,
@@ -236,16 +244,24 @@ impl Workbench for RealWorkbench {
 /// Prepares the hooks of the agent `spec` runs, if it is a supported one, on
 /// a blocking thread (docs/integrations.md#automatic-setup-at-launch): the spec to
 /// execute (Codex may gain `--no-daemon`) and the integration report. A
-/// setup that could not run at all is reported, and the launch goes ahead.
+/// program that cannot be started is refused first, as its spawn would
+/// fail, so nothing is written for it. A setup that could not run at all is
+/// reported, and the launch goes ahead.
 pub async fn prepare_hooks(
     os: &Os,
     mut spec: SpawnSpec,
     config_env: BTreeMap<String, String>,
-) -> (SpawnSpec, Option<signaltty_protocol::pane::Integration>) {
+) -> Result<(SpawnSpec, Option<signaltty_protocol::pane::Integration>), SpawnError> {
     use signaltty_model::integration::launch::agent_of;
     let Some(agent) = agent_of(&spec.argv) else {
-        return (spec, None);
+        return Ok((spec, None));
     };
+    let spawner = os.spawner.clone();
+    let probe = spec.clone();
+    match actix_rt::task::spawn_blocking(move || spawner.locate(&probe)).await {
+        Ok(Err(e)) => return Err(e),
+        Ok(Ok(())) | Err(_) => {},
+    }
     let hooks = os.hooks.clone();
     let (argv, cwd, env) = (spec.argv.clone(), spec.cwd.clone(), spec.env.clone());
     let setup =
@@ -255,7 +271,7 @@ pub async fn prepare_hooks(
             if let Some(argv) = prepared.exec_argv {
                 spec.argv = argv;
             }
-            (spec, prepared.integration)
+            Ok((spec, prepared.integration))
         },
         Err(e) => {
             let integration = signaltty_protocol::pane::Integration {
@@ -268,7 +284,7 @@ pub async fn prepare_hooks(
                     agent.name()
                 )),
             };
-            (spec, Some(integration))
+            Ok((spec, Some(integration)))
         },
     }
 }

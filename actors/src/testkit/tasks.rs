@@ -234,6 +234,10 @@ impl FakeSpawner {
 }
 
 impl Spawner for FakeSpawner {
+    fn locate(&self, _spec: &SpawnSpec) -> Result<(), SpawnError> {
+        Ok(())
+    }
+
     fn spawn(
         &self,
         spec: &SpawnSpec,

@@ -76,57 +76,66 @@ impl Handler<Resume> for Pane {
         };
         let (os, directory) = (msg.os, msg.directory);
         let spawned = async move {
-            let (spec, integration) = prepare_hooks(&os, spec, config_env).await;
+            let (spec, integration) = match prepare_hooks(&os, spec, config_env).await {
+                Ok(prepared) => prepared,
+                Err(e) => return Err(Error::SpawnFailed(e.to_string())),
+            };
             let (sink, addr_tx) = PaneSink::new();
             let argv = spec.argv.clone();
             let spawner = os.spawner.clone();
             let spawned =
                 actix_rt::task::spawn_blocking(move || spawner.spawn(&spec, Box::new(sink))).await;
-            (spawned, addr_tx, argv, integration)
+            Ok((spawned, addr_tx, argv, integration))
         };
-        Box::pin(spawned.into_actor(self).then(
-            move |(result, addr_tx, argv, integration), pane, ctx| {
-                let pty = match result {
-                    Ok(Ok(pty)) => pty,
-                    Ok(Err(e)) => return failed(Error::SpawnFailed(e.to_string())),
-                    Err(e) => {
-                        return failed(Error::SpawnFailed(format!("launch task failed: {e}")));
-                    },
-                };
-                let pid = pty.pid();
-                // The old screen goes into the scrollback: the new process starts
-                // on a clean one, and no screen rule reads the tail as its screen.
-                pane.term.push_screen_into_history();
-                pane.pty = Some(pty);
-                pane.ended = false;
-                pane.reaped = None;
-                pane.exit_reported = false;
-                // A new process: unhooked, its own program, no inferred approvals.
-                let effects = pane.tracker.on_process_started(&argv);
-                let mut events = pane.perform(effects, ctx);
-                let state = pane.state().clone();
-                events.push(Event::PaneCreated {
-                    pane: state.clone(),
-                    resumed: Some(true),
-                });
-                let sent = pane.events.send(Publish { events });
-                let me = ctx.address();
-                Box::pin(
-                    async move {
-                        sent.await??;
-                        directory.do_send(Relaunched {
-                            pane: state.id.clone(),
-                            pid,
-                        });
-                        // Only now may the new process's output and exit reach the
-                        // pane: nothing it reports can overtake `pane.created`.
-                        let _ = addr_tx.send(me);
-                        Ok((state, integration))
-                    }
-                    .into_actor(pane),
-                )
-            },
-        ))
+        Box::pin(
+            spawned
+                .into_actor(self)
+                .then(move |prepared: Result<_, Error>, pane, ctx| {
+                    let (result, addr_tx, argv, integration) = match prepared {
+                        Ok(prepared) => prepared,
+                        Err(e) => return failed(e),
+                    };
+                    let pty = match result {
+                        Ok(Ok(pty)) => pty,
+                        Ok(Err(e)) => return failed(Error::SpawnFailed(e.to_string())),
+                        Err(e) => {
+                            return failed(Error::SpawnFailed(format!("launch task failed: {e}")));
+                        },
+                    };
+                    let pid = pty.pid();
+                    // The old screen goes into the scrollback: the new process starts
+                    // on a clean one, and no screen rule reads the tail as its screen.
+                    pane.term.push_screen_into_history();
+                    pane.pty = Some(pty);
+                    pane.ended = false;
+                    pane.reaped = None;
+                    pane.exit_reported = false;
+                    // A new process: unhooked, its own program, no inferred approvals.
+                    let effects = pane.tracker.on_process_started(&argv);
+                    let mut events = pane.perform(effects, ctx);
+                    let state = pane.state().clone();
+                    events.push(Event::PaneCreated {
+                        pane: state.clone(),
+                        resumed: Some(true),
+                    });
+                    let sent = pane.events.send(Publish { events });
+                    let me = ctx.address();
+                    Box::pin(
+                        async move {
+                            sent.await??;
+                            directory.do_send(Relaunched {
+                                pane: state.id.clone(),
+                                pid,
+                            });
+                            // Only now may the new process's output and exit reach the
+                            // pane: nothing it reports can overtake `pane.created`.
+                            let _ = addr_tx.send(me);
+                            Ok((state, integration))
+                        }
+                        .into_actor(pane),
+                    )
+                }),
+        )
     }
 }
 

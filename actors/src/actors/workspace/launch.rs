@@ -155,7 +155,9 @@ impl Handler<Spawn> for Workspace {
                 now: Timestamp::now(),
             });
             let config_env = pane.agent.config_env.clone().unwrap_or_default();
-            let (spec, integration) = prepare_hooks(&config.os, spec, config_env).await;
+            let (spec, integration) = prepare_hooks(&config.os, spec, config_env)
+                .await
+                .map_err(|e| Error::SpawnFailed(e.to_string()))?;
             let placed = me
                 .send(SpawnPane {
                     pane,

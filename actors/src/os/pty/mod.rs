@@ -114,6 +114,51 @@ pub trait PtySink: Send + 'static {
     fn released(&mut self) {}
 }
 
+/// Whether `spec`'s program can be started: a path (relative to `spec.cwd`
+/// when it is not absolute) that is an executable file, or a bare name found
+/// as one on the child's `PATH` (the server's when the child has none, else
+/// `/bin:/usr/bin`), as the exec will look for it. The error is the one the
+/// spawn would fail with, so a launch can find out before it prepares
+/// anything for a program that is not there (docs/panes.md#the-walk-of-a-spawn).
+pub fn locate(spec: &SpawnSpec) -> Result<(), SpawnError> {
+    use std::os::unix::fs::PermissionsExt;
+    let Some(program) = spec.argv.first() else {
+        return Err(SpawnError::EmptyArgv);
+    };
+    let failed = |kind: io::ErrorKind| SpawnError::Io {
+        argv0: program.clone(),
+        source: io::Error::from(kind),
+    };
+    let executable = |path: &std::path::Path| match std::fs::metadata(path) {
+        Ok(m) if m.is_file() && m.permissions().mode() & 0o111 != 0 => Ok(()),
+        Ok(_) => Err(io::ErrorKind::PermissionDenied),
+        Err(e) => Err(e.kind()),
+    };
+    if program.contains('/') {
+        return executable(&spec.cwd.join(program)).map_err(failed);
+    }
+    let path = spec
+        .env
+        .iter()
+        .find(|(k, _)| k == "PATH")
+        .map(|(_, v)| v.clone())
+        .or_else(|| std::env::var("PATH").ok())
+        .unwrap_or_else(|| "/bin:/usr/bin".to_owned());
+    let mut denied = false;
+    for dir in path.split(':').filter(|d| !d.is_empty()) {
+        match executable(&std::path::Path::new(dir).join(program)) {
+            Ok(()) => return Ok(()),
+            Err(io::ErrorKind::PermissionDenied) => denied = true,
+            Err(_) => {},
+        }
+    }
+    Err(failed(if denied {
+        io::ErrorKind::PermissionDenied
+    } else {
+        io::ErrorKind::NotFound
+    }))
+}
+
 /// Why `spawn` failed. Nothing is left behind: no process, no thread, no fd.
 #[derive(Debug)]
 pub enum SpawnError {

@@ -989,3 +989,35 @@ fn without_pidfds_a_released_child_continues_when_adopted() {
     let _serial = SERIAL.lock();
     without_pidfd(released_child_continues_when_adopted);
 }
+
+#[test]
+fn a_program_is_located_as_the_exec_would_find_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let bin = dir.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let tool = bin.join("tool");
+    std::fs::write(&tool, "#!/bin/sh\n").unwrap();
+    let plain = bin.join("plain");
+    std::fs::write(&plain, "data\n").unwrap();
+    std::fs::set_permissions(&tool, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let spec = |argv: &str| SpawnSpec {
+        argv: vec![argv.to_owned()],
+        cwd: dir.path().to_path_buf(),
+        env: vec![("PATH".into(), bin.to_string_lossy().into_owned())],
+        rows: 24,
+        cols: 80,
+    };
+    assert!(locate(&spec("tool")).is_ok(), "found on the child's PATH");
+    assert!(
+        locate(&spec("./bin/tool")).is_ok(),
+        "a path relative to the cwd"
+    );
+    let missing = locate(&spec("nope")).unwrap_err();
+    assert_eq!(missing.to_string(), "failed to spawn \"nope\": not found");
+    let denied = locate(&spec("plain")).unwrap_err();
+    assert_eq!(
+        denied.to_string(),
+        "failed to spawn \"plain\": permission denied"
+    );
+    assert!(locate(&spec("./bin/plain")).is_err());
+}

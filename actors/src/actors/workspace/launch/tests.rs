@@ -165,3 +165,29 @@ async fn an_agent_gets_its_hooks_prepared_and_runs_what_the_setup_says() {
     let got = call(&sup, &conn, get()).await.unwrap();
     assert_eq!(panes_and_tabs(&got), (2, 1), "{got}");
 }
+
+#[actix::test]
+async fn an_agent_that_is_not_installed_gets_nothing_written_for_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let (os, world) = fake_os();
+    world.files.dir("/w");
+    world.spawner.missing("claude");
+    let (sup, conn) = server_on(dir.path(), os);
+    call(&sup, &conn, create("/w")).await.unwrap();
+
+    let refused = call(&sup, &conn, spawn(&["claude"], None)).await;
+    assert_eq!(
+        refused,
+        Err((
+            ErrorCode::SpawnFailed,
+            "failed to spawn \"claude\": not found".into()
+        ))
+    );
+    assert!(
+        world.hooks.calls().is_empty(),
+        "no hook setup for a program that is not there"
+    );
+    assert!(world.spawner.spawned().is_empty());
+    let seen = sup.send(Reporters { pane: None }).await.unwrap();
+    assert!(seen.launching.is_none(), "the launch ended");
+}
