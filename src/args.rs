@@ -223,12 +223,16 @@ pub enum Command {
         #[arg(long, value_name = "ID")]
         decision: Option<String>,
     },
-    /// Print a shell completion script (bash, zsh, fish, elvish, powershell);
-    /// README "Shell completions and man pages" says where to put it.
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell),
+    /// or with --install write it where the shell loads it from.
     Completions {
         /// The shell.
         #[arg(value_enum)]
         shell: clap_complete::Shell,
+        /// Write the script into the shell's user completion folder
+        /// (bash: $XDG_DATA_HOME/bash-completion/completions), creating it.
+        #[arg(long)]
+        install: bool,
     },
     /// Print the man page, or with --dir write one page per command there
     /// (signaltty.1, signaltty-pane.1, signaltty-pane-spawn.1, …).

@@ -1,15 +1,15 @@
 //! Supervisor tests with fake journal stores and probe connections.
 
 use super::*;
+use crate::actors::connection::ConnHandle;
 use crate::actors::publish::Publish;
 use crate::store::journal::JournalStore;
-use signaltty_protocol::{Event, Seq};
-use crate::actors::connection::ConnHandle;
 use crate::store::journal::MemoryStore;
 use crate::testkit::{FailingStore, GatedStore, Probe, config, wait_for};
 use signaltty_protocol::WorkspaceId;
 use signaltty_protocol::subscribe::SubscribeParams;
 use signaltty_protocol::workspace::WorkspaceCreateParams;
+use signaltty_protocol::{Event, Seq};
 use signaltty_protocol::{Method, Request};
 
 fn start(store: impl JournalStore, dir: &std::path::Path) -> Addr<Supervisor> {
