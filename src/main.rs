@@ -61,7 +61,11 @@ fn main() -> ExitCode {
         Command::Worktree(cmd) => cli::worktree::run(global, cmd),
         Command::Layout(cmd) => cli::layout::run(global, cmd),
         Command::Notifications(args) => cli::notifications::run(global, args),
-        Command::Events { from_seq, filters } => cli::events::events(global, from_seq, filters),
+        Command::Events {
+            from_seq,
+            no_follow,
+            filters,
+        } => cli::events::events(global, from_seq, no_follow, filters),
         Command::Journal(JournalCommand::Verify { state_dir }) => {
             cli::events::verify(global, state_dir)
         },

@@ -231,8 +231,9 @@ pub enum TabCommand {
         #[arg(long, default_value = "TERM")]
         signal: String,
     },
-    /// Rearrange a tab's panes (tab.set_layout). The layout is the JSON of
-    /// data-model.md §4.1, e.g. as printed by `workspace get --json`.
+    /// Rearrange a tab's panes (tab.set_layout). The layout is a tab's
+    /// `layout` JSON (docs/objects.md#layout), e.g. as `workspace get --json`
+    /// prints it.
     SetLayout {
         /// Tab id.
         tab: String,
