@@ -24,6 +24,7 @@ mod manual;
 mod notifications;
 mod pane_ops;
 mod panes;
+mod readme;
 mod real_agents;
 mod restore;
 mod security;
