@@ -16,6 +16,7 @@ mod diff;
 mod differential;
 mod doctor;
 mod failed_spawn;
+mod first_hour;
 mod flood;
 mod hooks;
 mod integration;
