@@ -111,6 +111,9 @@ pub enum Command {
         /// Replay every matching event after this seq first.
         #[arg(long, value_name = "SEQ")]
         from_seq: Option<u64>,
+        /// Stop after the replayed events instead of following live.
+        #[arg(long, requires = "from_seq")]
+        no_follow: bool,
         /// Event globs (`*`, `workspace.*`, `agent.done`); repeatable. Default: every event.
         #[arg(long = "filter", value_name = "GLOB")]
         filters: Vec<String>,
@@ -160,8 +163,10 @@ pub enum Command {
         /// repeatable or comma-separated (`--until done,failed`).
         #[arg(long, required = true, value_delimiter = ',')]
         until: Vec<String>,
-        /// A wait_baseline (JSON, from `pane get --json`): only newer transitions count.
-        #[arg(long, visible_alias = "after-baseline")]
+        /// Count only what happens after this point: the `wait_baseline` JSON
+        /// that `pane get --json` and `pane submit --json` print (without it,
+        /// a pane already in the state returns at once).
+        #[arg(long, visible_alias = "after-baseline", value_name = "BASELINE_JSON")]
         after: Option<String>,
         /// Give up after this many seconds.
         #[arg(long)]
@@ -223,12 +228,16 @@ pub enum Command {
         #[arg(long, value_name = "ID")]
         decision: Option<String>,
     },
-    /// Print a shell completion script (bash, zsh, fish, elvish, powershell);
-    /// README "Shell completions and man pages" says where to put it.
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell),
+    /// or with --install write it where the shell loads it from.
     Completions {
         /// The shell.
         #[arg(value_enum)]
         shell: clap_complete::Shell,
+        /// Write the script into the shell's user completion folder
+        /// (bash: $XDG_DATA_HOME/bash-completion/completions), creating it.
+        #[arg(long)]
+        install: bool,
     },
     /// Print the man page, or with --dir write one page per command there
     /// (signaltty.1, signaltty-pane.1, signaltty-pane-spawn.1, …).

@@ -2,6 +2,10 @@
 //! every command is one method call on the socket. This file only routes:
 //! one arm per command, calling that command's one function.
 
+// Every line on stdout goes through `say!` (or a write whose error is
+// handled): `println!` panics on a closed stdout (`signaltty … | head -1`).
+#![cfg_attr(not(test), deny(clippy::print_stdout))]
+
 /// Prints a line on stdout. A closed stdout (`signaltty schema | head -1`) is not
 /// an error worth a panic: the reader has what it wanted.
 macro_rules! say {
@@ -36,7 +40,7 @@ fn main() -> ExitCode {
         Command::Status => cli::server::status(global),
         Command::Schema => cli::server::schema(global),
         Command::Upgrade { binary } => cli::upgrade::upgrade(global, binary),
-        Command::Completions { shell } => cli::manual::completions(shell),
+        Command::Completions { shell, install } => cli::manual::completions(shell, install),
         Command::Man { dir } => cli::manual::man(dir.as_deref()),
         Command::Config(cmd) => cli::config::run(global, cmd),
         Command::Workspace(WorkspaceCommand::Manage(cmd)) => cli::workspace::run(global, cmd),
@@ -57,7 +61,11 @@ fn main() -> ExitCode {
         Command::Worktree(cmd) => cli::worktree::run(global, cmd),
         Command::Layout(cmd) => cli::layout::run(global, cmd),
         Command::Notifications(args) => cli::notifications::run(global, args),
-        Command::Events { from_seq, filters } => cli::events::events(global, from_seq, filters),
+        Command::Events {
+            from_seq,
+            no_follow,
+            filters,
+        } => cli::events::events(global, from_seq, no_follow, filters),
         Command::Journal(JournalCommand::Verify { state_dir }) => {
             cli::events::verify(global, state_dir)
         },

@@ -209,6 +209,17 @@ pub fn set_mode(path: &Path, mode: u32) {
 /// Runs `cmd` with piped stdout and stderr under the harness deadline.
 pub fn run_with_deadline(cmd: &mut Command, what: &str) -> Output {
     cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+    run_spawned(cmd, what)
+}
+
+/// Runs `cmd` with the stdout it was given (a closed pipe, a file) and a
+/// piped stderr under the harness deadline; the output's stdout is empty.
+pub fn run_with_deadline_keeping_stdout(cmd: &mut Command, what: &str) -> Output {
+    cmd.stderr(Stdio::piped());
+    run_spawned(cmd, what)
+}
+
+fn run_spawned(cmd: &mut Command, what: &str) -> Output {
     let mut child = match cmd.spawn() {
         Ok(child) => child,
         Err(e) => panic!("cannot spawn {what}: {e}"),

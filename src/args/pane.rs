@@ -51,10 +51,11 @@ pub enum PaneCommand {
         #[arg(last = true)]
         argv: Vec<String>,
     },
-    /// List the panes of a workspace (workspace.get).
+    /// List the panes of a workspace (workspace.get), or with none given the
+    /// panes of every workspace, grouped by workspace.
     List {
-        /// Workspace id or handle.
-        workspace: String,
+        /// Workspace id or handle (default: every workspace).
+        workspace: Option<String>,
     },
     /// Name a pane, or clear its name with --clear (pane.rename).
     Rename {
@@ -165,13 +166,17 @@ pub enum PaneCommand {
         #[arg(long)]
         after_seq: Option<u64>,
     },
-    /// Type text into a pane (pane.input).
+    /// Type text into a pane (pane.input): what a plain shell takes; an
+    /// agent's prompt goes with `pane submit`.
     Input {
-        /// Pane id or name.
+        /// Pane id or name (default: $SIGNALTTY_PANE).
         pane: Option<String>,
         /// The text.
+        #[arg(long, conflicts_with = "stdin", required_unless_present = "stdin")]
+        text: Option<String>,
+        /// Read the text from stdin (any size: sent in several pane.input calls).
         #[arg(long)]
-        text: String,
+        stdin: bool,
         /// Press Enter after the text.
         #[arg(long)]
         enter: bool,
@@ -226,8 +231,9 @@ pub enum TabCommand {
         #[arg(long, default_value = "TERM")]
         signal: String,
     },
-    /// Rearrange a tab's panes (tab.set_layout). The layout is the JSON of
-    /// data-model.md §4.1, e.g. as printed by `workspace get --json`.
+    /// Rearrange a tab's panes (tab.set_layout). The layout is a tab's
+    /// `layout` JSON (docs/objects.md#layout), e.g. as `workspace get --json`
+    /// prints it.
     SetLayout {
         /// Tab id.
         tab: String,

@@ -529,17 +529,23 @@ impl App {
         }
     }
 
-    /// Answers the selected pane's question with the option `choose` picks.
+    /// Answers the selected pane's question with the option `choose` picks;
+    /// with none there, the oldest waiting question, whose pane is then
+    /// selected so the person sees what was answered.
     fn answer(&mut self, choose: impl Fn(&Decision) -> Option<&DecisionOption>) {
+        let target = self.board.answer_target().map(|p| p.id.clone());
+        if let Some(id) = target.filter(|id| self.board.selected.as_ref() != Some(id)) {
+            self.board.select(&id);
+        }
         let Some(pane) = self.board.selected_pane() else {
-            self.board.say("no pane selected", true);
+            self.board.say("no question waits for an answer here", true);
             return;
         };
         let Some(d) = &pane.pending_decision else {
             let why = if model::asks_in_terminal(pane) {
                 "this question is answered in the terminal: Enter attaches"
             } else {
-                "no question on this pane (Tab: the next one that needs you)"
+                "no question waits for an answer (Tab: the next pane that needs you)"
             };
             self.board.say(why, true);
             return;

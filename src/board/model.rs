@@ -428,6 +428,19 @@ impl Board {
         q
     }
 
+    /// The pane a number key, `y` or `n` answers: the selected pane when it
+    /// has a question, else the oldest question the board can answer
+    /// (docs/board.md#keys). `None` when nothing waits for an answer here.
+    pub fn answer_target(&self) -> Option<&Pane> {
+        let selected = self.selected_pane();
+        if let Some(p) = selected.filter(|p| p.pending_decision.is_some() || asks_in_terminal(p)) {
+            return Some(p);
+        }
+        self.queue()
+            .into_iter()
+            .find(|p| p.pending_decision.as_ref().is_some_and(|d| d.answerable))
+    }
+
     pub fn counts(&self) -> Counts {
         let mut c = Counts::default();
         for p in self.panes.values() {

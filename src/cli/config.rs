@@ -15,8 +15,17 @@ pub enum ConfigCommand {
     /// Every setting, its effective value and where it came from (default,
     /// file:line, env or flag), then any problems; exits 1 when there are some.
     Show,
-    /// Print a complete config file: every key with its default, commented.
-    Default,
+    /// Print a complete config file: every key with its default, commented;
+    /// with --write, write it to the config file's path instead.
+    Default {
+        /// Write the file (creating its folder) instead of printing it; an
+        /// existing file is kept unless --force.
+        #[arg(long)]
+        write: bool,
+        /// With --write: replace an existing file.
+        #[arg(long, requires = "write")]
+        force: bool,
+    },
     /// Print the path of the config file in use ($SIGNALTTY_CONFIG, else
     /// $XDG_CONFIG_HOME/signaltty/config.toml).
     Path,
@@ -27,10 +36,13 @@ pub fn run(global: &Global, cmd: ConfigCommand) -> i32 {
     let env = Env::from_process();
     match cmd {
         ConfigCommand::Show => show(global, &env),
-        ConfigCommand::Default => {
-            print!("{}", settings::default_file(&env));
+        ConfigCommand::Default { write: false, .. } => {
+            use std::io::Write as _;
+            // A closed stdout (`config default | head`) ends it quietly.
+            let _ = std::io::stdout().write_all(settings::default_file(&env).as_bytes());
             0
         },
+        ConfigCommand::Default { write: true, force } => write_default(global, &env, force),
         ConfigCommand::Path => {
             let path = settings::file_path(&env);
             if global.json {
@@ -40,6 +52,45 @@ pub fn run(global: &Global, cmd: ConfigCommand) -> i32 {
             }
             0
         },
+    }
+}
+
+/// `config default --write [--force]`: the default file at the config
+/// path ($SIGNALTTY_CONFIG, else $XDG_CONFIG_HOME/signaltty/config.toml),
+/// its folder created; a file already there is never replaced without
+/// `--force` (docs/configuration.md#the-file).
+fn write_default(global: &Global, env: &Env, force: bool) -> i32 {
+    use std::io::Write as _;
+    let path = settings::file_path(env);
+    let text = settings::default_file(env);
+    let written = (|| {
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)?;
+        }
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .create_new(!force)
+            .truncate(true)
+            .open(&path)?;
+        file.write_all(text.as_bytes())?;
+        file.sync_all()
+    })();
+    match written {
+        Ok(()) if global.json => {
+            say!("{}", json!({"path": path, "written": true}));
+            0
+        },
+        Ok(()) => {
+            say!("wrote {}", path.display());
+            0
+        },
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => crate::cli::fail(&format!(
+            "{} already exists: kept as it is (`signaltty config default --write --force` \
+             replaces it; `signaltty config default` prints the defaults)",
+            path.display()
+        )),
+        Err(e) => crate::cli::fail(&format!("cannot write {}: {e}", path.display())),
     }
 }
 

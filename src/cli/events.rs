@@ -16,7 +16,15 @@ use std::path::PathBuf;
 /// server stopping (an in-place upgrade closes every one, docs/upgrade.md)
 /// is subscribed again from the last event printed: nothing is missed or
 /// printed twice.
-pub fn events(global: &Global, from_seq: Option<u64>, filters: Vec<String>) -> i32 {
+///
+/// With `no_follow`, it stops after the replayed events (the count the
+/// reply's `replay.returned` gives, docs/protocol.md#event-sequence-and-replay).
+pub fn events(
+    global: &Global,
+    from_seq: Option<u64>,
+    no_follow: bool,
+    filters: Vec<String>,
+) -> i32 {
     let socket = resolve_socket(global);
     let mut client = match Client::connect(&socket) {
         Ok(c) => c,
@@ -26,7 +34,7 @@ pub fn events(global: &Global, from_seq: Option<u64>, filters: Vec<String>) -> i
     let mut out = std::io::stdout().lock();
     let mut again = false;
     loop {
-        let head = match subscribe(&mut client, from, &filters) {
+        let (head, mut replayed) = match subscribe(&mut client, from, &filters) {
             Ok(head) => head,
             // A server that stops while this reconnects is the end.
             Err(_) if again => return 0,
@@ -36,6 +44,9 @@ pub fn events(global: &Global, from_seq: Option<u64>, filters: Vec<String>) -> i
         let mut last = from.unwrap_or(head);
         let mut stopping = false;
         loop {
+            if no_follow && replayed == 0 {
+                return 0;
+            }
             let line = match client.read_line_blocking() {
                 Ok(Some(line)) => line,
                 Ok(None) => break,
@@ -45,6 +56,7 @@ pub fn events(global: &Global, from_seq: Option<u64>, filters: Vec<String>) -> i
                 Ok(ServerLine::Event(e)) => {
                     last = last.max(e.seq);
                     stopping |= e.event == "server.will_shutdown";
+                    replayed = replayed.saturating_sub(1);
                     // A closed stdout ends the command quietly, like any Unix filter.
                     if writeln!(out, "{line}").and_then(|()| out.flush()).is_err() {
                         return 0;
@@ -90,13 +102,14 @@ fn reconnect(socket: &std::path::Path) -> Option<Client> {
     None
 }
 
-/// Subscribes from `from_seq`; returns the head, or why not (the replay
-/// cannot be complete, or the call failed).
+/// Subscribes from `from_seq`; returns the head and how many replayed
+/// events follow, or why not (the replay cannot be complete, or the call
+/// failed).
 fn subscribe(
     client: &mut Client,
     from_seq: Option<u64>,
     filters: &[String],
-) -> Result<u64, String> {
+) -> Result<(u64, usize), String> {
     let params = SubscribeParams {
         events: (!filters.is_empty()).then(|| filters.to_vec()),
         from_seq,
@@ -127,7 +140,7 @@ fn subscribe(
             replay.through
         ));
     }
-    Ok(result.seq)
+    Ok((result.seq, result.replay.map_or(0, |r| r.returned)))
 }
 
 /// `signaltty journal verify`: checks the journal files of the state

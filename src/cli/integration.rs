@@ -1,5 +1,5 @@
 //! `signaltty integration install|uninstall|status`: the agents' hook files,
-//! edited by the same library the server uses at launch (spec/agents.md §11.8).
+//! edited by the same library the server uses at launch (docs/integrations.md).
 //! Works without a server.
 
 use crate::args::{Global, IntegrationCommand};
@@ -142,7 +142,7 @@ fn status_item(agent: Agent, file: &Path, status: &Status, text: bool) -> Value 
     v
 }
 
-/// The user's manifests, each checked (spec/agents.md §11.8).
+/// The user's manifests, each checked (docs/integrations.md).
 fn manifests() -> Value {
     let env = signaltty_model::Env::from_process();
     let Some(dir) = env.agents_dir(None) else {

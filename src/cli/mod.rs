@@ -72,9 +72,11 @@ pub fn socket_flag(
         .collect()
 }
 
-/// Prints `message` on stderr and returns the failure exit code.
+/// Prints `message` on stderr and returns the failure exit code. A closed
+/// stderr is no reason to panic either.
 pub fn fail(message: &str) -> i32 {
-    eprintln!("signaltty: {message}");
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "signaltty: {message}");
     EXIT_FAILED
 }
 
@@ -90,9 +92,47 @@ pub fn fail_with(code: ErrorCode, message: impl Display) -> i32 {
     fail(&failure(code, message))
 }
 
-/// Prints a failed call, as the server (or the client) coded it.
+/// Prints a failed call, as the server (or the client) coded it, with the
+/// command to run instead when the server's message names a protocol method
+/// or flag ([`hint`]).
 pub fn fail_call(e: CallError) -> i32 {
-    fail_with(e.code, e.message)
+    let code = fail_with(e.code, &e.message);
+    if let Some(hint) = hint(&e) {
+        say_err(&format!("  hint: {hint}"));
+    }
+    code
+}
+
+/// A line on stderr, never a panic.
+pub fn say_err(line: &str) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "{line}");
+}
+
+/// What a person types instead, for the server's errors that speak the
+/// protocol's words (a method, a param) rather than the CLI's
+/// (docs/cli.md#errors-and-hints). The server's message stays as it is.
+pub fn hint(e: &CallError) -> Option<String> {
+    match e.code {
+        ErrorCode::BadParams if e.message.contains("already has panes") => Some(
+            "a spawn takes an empty tab: add a pane beside one with \
+             `signaltty pane split PANE -- COMMAND`, or start it in a new tab with \
+             `signaltty new --workspace WORKSPACE -- COMMAND`"
+                .to_owned(),
+        ),
+        ErrorCode::PanesAlive => Some(
+            "`signaltty stop --force` stops anyway: the panes' processes end, and at \
+             the next start they come back as restorable panes (`signaltty restore` \
+             lists them, `signaltty pane resume PANE` starts an agent again)"
+                .to_owned(),
+        ),
+        ErrorCode::BadParams if e.message.contains("only a completed task can be merged") => Some(
+            "throw its work away with `signaltty task finish TASK --discard` \
+                 (the branch is kept unless you add --delete-branch)"
+                .to_owned(),
+        ),
+        _ => None,
+    }
 }
 
 /// A connection to this invocation's socket, or the printed failure.

@@ -15,13 +15,13 @@ use signaltty_protocol::pane::{
     PaneSignalParams, PaneSpawnParams, PaneTarget, ReadMode, RestoreState, SentResult,
 };
 use signaltty_protocol::pane::{
-    PaneClearResult, PaneMoveParams, PaneRenameParams, PaneSplitParams, PaneSwapParams,
-    PaneWaitForOutputParams, PaneWaitForOutputResult, TabsResult,
+    MAX_INPUT_B64, PaneClearResult, PaneMoveParams, PaneRenameParams, PaneSplitParams,
+    PaneSwapParams, PaneWaitForOutputParams, PaneWaitForOutputResult, TabsResult,
 };
 use signaltty_protocol::tab::{TabCreateParams, TabResult};
 use signaltty_protocol::workspace::{
     ClosedResult, SplitDir, WorkspaceCreateParams, WorkspaceGetParams, WorkspaceGetResult,
-    WorkspaceResult,
+    WorkspaceListResult, WorkspaceResult,
 };
 use signaltty_protocol::{ErrorCode, Method, PaneRef, TabId, WorkspaceRef};
 use std::path::PathBuf;
@@ -35,6 +35,11 @@ fn user_shell() -> String {
 }
 
 fn print_pane(p: &Pane) {
+    say!("{}", pane_text(p));
+}
+
+/// A pane's line ([`pane_line`]) with its live and restore state.
+fn pane_text(p: &Pane) -> String {
     let live = match p.live {
         LiveState::Live => "live".to_owned(),
         LiveState::Exited { code: Some(c) } => format!("exited {c}"),
@@ -46,22 +51,34 @@ fn print_pane(p: &Pane) {
         RestoreState::Resumable => format!("{live}, resumable"),
         RestoreState::Live | RestoreState::Exited => live,
     };
-    say!("{}", pane_line(p, &live, crate::paint::current()));
+    pane_line(p, &live, crate::paint::current())
 }
 
-/// One pane as a line. Into a pipe: every field whole, as scripts read it.
-/// On a terminal: the state glyphs first, coloured, and the title and cwd cut
-/// so the line fits the terminal's width.
+/// What a person calls a pane: its name, else its label, else its title.
+pub fn display_name(p: &Pane) -> &str {
+    [p.name.as_deref(), p.label.as_deref()]
+        .into_iter()
+        .flatten()
+        .find(|n| !n.trim().is_empty())
+        .unwrap_or(&p.title)
+}
+
+/// One pane as a line, its name first and its agent kind second (as the
+/// board shows it, docs/board.md). Into a pipe: every field whole, as
+/// scripts read it. On a terminal: the state glyphs first, coloured, and
+/// the name and cwd cut so the line fits the terminal's width.
 fn pane_line(p: &Pane, live: &str, paint: crate::paint::Paint) -> String {
     use crate::paint::{columns, cut, cut_left};
     let (glyph, lc_colour) = crate::paint::lifecycle(p.lifecycle);
     let (mark, at_colour) = crate::paint::attention(p.attention);
     let lifecycle = paint.paint(p.lifecycle.as_str(), lc_colour, false);
     let attention = paint.paint(p.attention.as_str(), at_colour, false);
+    let name = display_name(p);
+    let kind = p.agent.kind.name();
     let Some(width) = paint.width() else {
         return format!(
-            "{}  {}  [{live}]  {lifecycle}/{attention}  {}x{}  {}",
-            p.id, p.title, p.pty_size.cols, p.pty_size.rows, p.cwd
+            "{}  {name}  {kind}  [{live}]  {lifecycle}/{attention}  {}x{}  {}",
+            p.id, p.pty_size.cols, p.pty_size.rows, p.cwd
         );
     };
     // On a terminal the size is left to `pane get`, and `live` is said only
@@ -79,19 +96,27 @@ fn pane_line(p: &Pane, live: &str, paint: crate::paint::Paint) -> String {
         (format!("{lifecycle}/{attention}"), cols)
     };
     let pad = " ".repeat(7usize.saturating_sub(state_cols));
-    // "GM id  state  title  cwd[  [live]]".
-    let fixed = 3 + columns(p.id.as_str()) + 2 + state_cols.max(7) + 2 + 2 + columns(&live);
+    // "GM id  state  name  kind  cwd[  [live]]".
+    let fixed = 3
+        + columns(p.id.as_str())
+        + 2
+        + state_cols.max(7)
+        + 2
+        + 2
+        + columns(kind)
+        + 2
+        + columns(&live);
     let room = width.saturating_sub(fixed);
-    let title = cut(&p.title, columns(&p.title).min((room / 3).max(8)).min(room));
+    let name = cut(name, columns(name).min((room / 3).max(8)).min(room));
     // A cwd cut to a few columns says nothing: then it is left out.
-    let cwd_room = room.saturating_sub(columns(&title));
+    let cwd_room = room.saturating_sub(columns(&name));
     let cwd = if cwd_room >= 12 || cwd_room >= columns(&p.cwd) {
         cut_left(&p.cwd, cwd_room)
     } else {
         String::new()
     };
     format!(
-        "{}{} {}  {state}{pad}  {title}  {cwd}{live}",
+        "{}{} {}  {state}{pad}  {name}  {kind}  {cwd}{live}",
         paint.paint(glyph, lc_colour, false),
         paint.paint(mark, at_colour, true),
         p.id,
@@ -242,7 +267,9 @@ fn run_pane(global: &Global, cmd: PaneCommand) -> Result<i32, i32> {
                 print_launched(&r)
             })
         },
-        PaneCommand::List { workspace } => {
+        PaneCommand::List {
+            workspace: Some(workspace),
+        } => {
             let params = WorkspaceGetParams {
                 workspace_id: WorkspaceRef(workspace),
             };
@@ -257,6 +284,7 @@ fn run_pane(global: &Global, cmd: PaneCommand) -> Result<i32, i32> {
                 },
             )
         },
+        PaneCommand::List { workspace: None } => list_all(global)?,
         PaneCommand::Rename { pane, name, clear } => {
             if clear == name.is_some() {
                 return Err(fail_with(ErrorCode::BadParams, "give a name, or --clear"));
@@ -348,24 +376,42 @@ fn run_pane(global: &Global, cmd: PaneCommand) -> Result<i32, i32> {
                     ));
                 },
             };
+            let pane_id = pane_or_env(pane)?;
             let params = signaltty_protocol::state::PaneSubmitParams {
-                pane_id: pane_or_env(pane)?,
+                pane_id: pane_id.clone(),
                 text,
                 submit_delay_ms,
                 stall_timeout_s: stall_timeout,
             };
-            call(
-                global,
-                Method::PaneSubmit(params),
-                |r: signaltty_protocol::state::PaneSubmitResult| {
-                    say!(
-                        "submitted: {} (lifecycle {}, attention {})",
-                        r.outcome,
-                        r.lifecycle.as_str(),
-                        r.attention.as_str()
-                    )
+            let mut client = connect(global)?;
+            let value = match client.call(Method::PaneSubmit(params)) {
+                Ok(value) => value,
+                Err(e) => {
+                    let not_agent =
+                        e.code == ErrorCode::AgentNotReady && not_an_agent(&mut client, &pane_id);
+                    let code = fail_call(e);
+                    if not_agent {
+                        crate::cli::say_err(&format!(
+                            "  hint: {} runs no agent, and `pane submit` is for agents: type \
+                             into it with `signaltty pane input {} --text TEXT --enter`",
+                            pane_id.0, pane_id.0
+                        ));
+                    }
+                    return Err(code);
                 },
-            )
+            };
+            if global.json {
+                say!("{value}");
+            } else {
+                let r: signaltty_protocol::state::PaneSubmitResult = typed(value)?;
+                say!(
+                    "submitted: {} (lifecycle {}, attention {})",
+                    r.outcome,
+                    r.lifecycle.as_str(),
+                    r.attention.as_str()
+                );
+            }
+            0
         },
         PaneCommand::Attach { pane } => attach(global, pane),
         PaneCommand::MarkSeen { pane } => mark_seen(global, pane),
@@ -423,18 +469,31 @@ fn run_pane(global: &Global, cmd: PaneCommand) -> Result<i32, i32> {
                 }
             })
         },
-        PaneCommand::Input { pane, text, enter } => {
-            let mut bytes = text.into_bytes();
+        PaneCommand::Input {
+            pane,
+            text,
+            stdin,
+            enter,
+        } => {
+            let mut bytes = match (text, stdin) {
+                (Some(t), false) => t.into_bytes(),
+                (None, true) => {
+                    let mut b = Vec::new();
+                    std::io::Read::read_to_end(&mut std::io::stdin(), &mut b)
+                        .map_err(|e| fail(&format!("cannot read stdin: {e}")))?;
+                    b
+                },
+                _ => {
+                    return Err(fail_with(
+                        ErrorCode::BadParams,
+                        "give the text with --text or --stdin",
+                    ));
+                },
+            };
             if enter {
                 bytes.push(b'\r');
             }
-            let params = PaneInputParams {
-                pane_id: pane_or_env(pane)?,
-                data_b64: base64::engine::general_purpose::STANDARD.encode(bytes),
-            };
-            call(global, Method::PaneInput(params), |r: PaneInputResult| {
-                say!("wrote {} bytes", r.written)
-            })
+            input(global, pane_or_env(pane)?, &bytes)?
         },
         PaneCommand::Resize { pane, cols, rows } => {
             let params = PaneResizeParams {
@@ -470,6 +529,92 @@ fn run_pane(global: &Global, cmd: PaneCommand) -> Result<i32, i32> {
             })
         },
     })
+}
+
+/// `pane list` with no workspace: every workspace (workspace.list), then
+/// each one's panes (workspace.get), grouped under its handle and name.
+fn list_all(global: &Global) -> Result<i32, i32> {
+    let mut client = connect(global)?;
+    let list: WorkspaceListResult = fetch(&mut client, Method::WorkspaceList(Default::default()))?;
+    let mut all = Vec::new();
+    for w in list.workspaces {
+        let params = WorkspaceGetParams {
+            workspace_id: WorkspaceRef(w.id.0.clone()),
+        };
+        match client.call(Method::WorkspaceGet(params)) {
+            Ok(value) => all.push(value),
+            // Closed between the two calls: it is no longer there to list.
+            Err(e) if e.code == ErrorCode::NoSuchWorkspace => {},
+            Err(e) => return Err(fail_call(e)),
+        }
+    }
+    if global.json {
+        say!("{}", serde_json::json!({ "workspaces": all }));
+        return Ok(0);
+    }
+    if all.is_empty() {
+        say!("no workspaces");
+    }
+    for value in all {
+        let r: WorkspaceGetResult = typed(value)?;
+        say!("{}  {}", r.workspace.handle, r.workspace.name);
+        if r.panes.is_empty() {
+            say!("  no panes");
+        }
+        for p in &r.panes {
+            let line = pane_text(p);
+            say!("  {line}");
+        }
+    }
+    Ok(0)
+}
+
+/// Whether `pane` runs no agent (a plain shell, any other program), as
+/// `pane.get` says; `false` when it cannot tell.
+fn not_an_agent(client: &mut signaltty_model::client::Client, pane: &PaneRef) -> bool {
+    client
+        .call(Method::PaneGet(PaneTarget {
+            pane_id: pane.clone(),
+        }))
+        .ok()
+        .and_then(|v| serde_json::from_value::<PaneGetResult>(v).ok())
+        .is_some_and(|r| !r.pane.agent.kind.is_agent())
+}
+
+/// The most raw bytes one `pane.input` carries: what base64 turns into
+/// at most `MAX_INPUT_B64` characters.
+const INPUT_CHUNK: usize = MAX_INPUT_B64 / 4 * 3;
+
+/// `pane input`: the bytes in as few `pane.input` calls as the protocol's
+/// limit allows, in order on one connection (docs/methods.md#paneinput);
+/// prints the total written.
+fn input(global: &Global, pane_id: PaneRef, bytes: &[u8]) -> Result<i32, i32> {
+    let mut client = connect(global)?;
+    let mut written = 0u64;
+    let mut results = Vec::new();
+    for chunk in bytes.chunks(INPUT_CHUNK) {
+        let params = PaneInputParams {
+            pane_id: pane_id.clone(),
+            data_b64: base64::engine::general_purpose::STANDARD.encode(chunk),
+        };
+        let value = client.call(Method::PaneInput(params)).map_err(fail_call)?;
+        let r: PaneInputResult = typed(value.clone())?;
+        written += r.written;
+        results.push(value);
+    }
+    if global.json {
+        // One call: its result as it came; several: the total.
+        match results.as_slice() {
+            [one] => say!("{one}"),
+            _ => say!(
+                "{}",
+                serde_json::json!({ "written": written, "calls": results.len() })
+            ),
+        }
+    } else {
+        say!("wrote {written} bytes");
+    }
+    Ok(0)
 }
 
 fn read_mode(mode: &str) -> Result<ReadMode, i32> {

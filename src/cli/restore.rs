@@ -1,6 +1,6 @@
 //! `signaltty restore`: what came back after the last start, per workspace
 //! and per restore state, what can be resumed, and the commands to resume it
-//! (spec/persistence.md §8). Reads only: `server.status`, `workspace.list` and
+//! (docs/restore.md). Reads only: `server.status`, `workspace.list` and
 //! `workspace.get`.
 
 use crate::args::Global;

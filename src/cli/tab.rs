@@ -73,7 +73,7 @@ fn layout_arg(given: &str) -> Result<Layout, i32> {
     serde_json::from_str(&text).map_err(|e| {
         fail_with(
             ErrorCode::BadParams,
-            format!("the layout is not a layout (data-model.md §4.1): {e}"),
+            format!("the layout is not a layout (docs/objects.md#layout): {e}"),
         )
     })
 }

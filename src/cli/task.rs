@@ -1,6 +1,6 @@
-//! The task commands (tasks.md §16): `signaltty task start|get|list|report|
-//! cancel` and `signaltty report`, each one method call; `--json` prints the
-//! raw result.
+//! The task commands (docs/tasks.md#commands): `signaltty task start|get|
+//! list|wait|finish|diff|file-diff|cancel` and `signaltty report`, each one
+//! method call; `--json` prints the raw result.
 
 use crate::args::Global;
 use crate::cli::{call, fail, fail_with};
@@ -291,8 +291,23 @@ pub fn run(global: &Global, cmd: TaskCommand) -> i32 {
             }),
             |r: TaskFinishResult| {
                 show(&r.task);
-                if let Some(m) = &r.merge {
-                    say!("  merged into {} at {}", m.target, m.sha);
+                let branch = match r.task.disposition.branch_deleted {
+                    Some(true) => "deleted",
+                    _ => "kept",
+                };
+                match &r.merge {
+                    Some(m) => say!(
+                        "  merged into {} at {}; branch {} {branch}",
+                        m.target,
+                        m.sha,
+                        r.task.branch
+                    ),
+                    None if r.cleanup_error.is_none() => say!(
+                        "  discarded: checkout {} removed, branch {} {branch}",
+                        r.task.worktree_path,
+                        r.task.branch
+                    ),
+                    None => say!("  discarded; branch {} {branch}", r.task.branch),
                 }
                 if let Some(e) = &r.cleanup_error {
                     say!("  cleanup: {e}");

@@ -63,6 +63,11 @@ pub fn run(global: &Global, cmd: ManageCommand) -> i32 {
                 |r: WorkspaceGetResult| {
                     print_workspace(&r.workspace);
                     say!("  tabs {}  panes {}", r.tabs.len(), r.panes.len());
+                    // Each tab's id: what `tab …` and `layout export` take.
+                    for t in &r.tabs {
+                        let panes = r.panes.iter().filter(|p| p.tab_id == t.id).count();
+                        say!("  {}  {}  ({panes} pane(s))", t.id, t.title);
+                    }
                 },
             )
         },

@@ -1,5 +1,5 @@
 //! `signaltty worktree list|create|open|remove`: one `worktree.*` call each
-//! (spec/tasks.md §11, §16); `--json` prints the raw result.
+//! (docs/worktrees.md); `--json` prints the raw result.
 
 use crate::args::Global;
 use crate::cli::{call, fail_with};

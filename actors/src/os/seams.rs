@@ -258,9 +258,9 @@ pub async fn prepare_hooks(
     };
     let spawner = os.spawner.clone();
     let probe = spec.clone();
-    match actix_rt::task::spawn_blocking(move || spawner.locate(&probe)).await {
-        Ok(Err(e)) => return Err(e),
-        Ok(Ok(())) | Err(_) => {},
+    // A check that could not run at all leaves the spawn to say why.
+    if let Ok(Err(e)) = actix_rt::task::spawn_blocking(move || spawner.locate(&probe)).await {
+        return Err(e);
     }
     let hooks = os.hooks.clone();
     let (argv, cwd, env) = (spec.argv.clone(), spec.cwd.clone(), spec.env.clone());

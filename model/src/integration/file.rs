@@ -53,26 +53,63 @@ fn side_file(path: &Path, suffix: &str) -> Result<PathBuf, String> {
     Ok(path.with_file_name(format!(".{}.{suffix}", name.to_string_lossy())))
 }
 
+/// An advisory lock on a config file, held while it lives: the lock file
+/// `.<name>.signaltty.lock` beside the file. It is removed before it is
+/// released, so the user's folder is left as it was found
+/// (docs/integrations.md#how-files-are-edited).
+struct Lock {
+    file: File,
+    path: PathBuf,
+}
+
+impl Drop for Lock {
+    fn drop(&mut self) {
+        // Removed while still held: a writer waiting on this inode gets it
+        // only after the name is gone, sees that, and starts again on a new
+        // file; nobody ever holds a lock on a file another lock replaced.
+        let _ = fs::remove_file(&self.path);
+        let _ = fs4::FileExt::unlock(&self.file);
+    }
+}
+
+/// Whether the open `file` is still the one at `path` (not removed or
+/// replaced since it was opened).
+fn still_there(file: &File, path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt as _;
+    match (file.metadata(), fs::symlink_metadata(path)) {
+        (Ok(open), Ok(named)) => open.dev() == named.dev() && open.ino() == named.ino(),
+        _ => false,
+    }
+}
+
 /// Takes the exclusive lock `.<name>.signaltty.lock` beside `path`, retrying
 /// every 5 ms up to `LOCK_WAIT`.
-fn lock(path: &Path) -> Result<File, String> {
+fn lock(path: &Path) -> Result<Lock, String> {
     let lock_path = side_file(path, "signaltty.lock")?;
-    let file = OpenOptions::new()
-        .create(true)
-        .read(true)
-        .write(true)
-        .truncate(false)
-        .mode(0o600)
-        .custom_flags(libc_flags::NONBLOCK | libc_flags::NOFOLLOW)
-        .open(&lock_path)
-        .map_err(|e| format!("cannot open the lock {}: {e}", lock_path.display()))?;
-    if !file.metadata().map(|m| m.is_file()).unwrap_or(false) {
-        return Err(format!("{} is not a regular file", lock_path.display()));
-    }
     let until = Instant::now() + LOCK_WAIT;
     loop {
+        let file = OpenOptions::new()
+            .create(true)
+            .read(true)
+            .write(true)
+            .truncate(false)
+            .mode(0o600)
+            .custom_flags(libc_flags::NONBLOCK | libc_flags::NOFOLLOW)
+            .open(&lock_path)
+            .map_err(|e| format!("cannot open the lock {}: {e}", lock_path.display()))?;
+        if !file.metadata().map(|m| m.is_file()).unwrap_or(false) {
+            return Err(format!("{} is not a regular file", lock_path.display()));
+        }
         match fs4::FileExt::try_lock(&file) {
-            Ok(()) => return Ok(file),
+            // Held, and still the lock file: ours.
+            Ok(()) if still_there(&file, &lock_path) => {
+                return Ok(Lock {
+                    file,
+                    path: lock_path,
+                });
+            },
+            // The holder removed it as it finished: open the name again.
+            Ok(()) => drop(file),
             Err(fs4::TryLockError::WouldBlock) if Instant::now() < until => {
                 std::thread::sleep(Duration::from_millis(5));
             },
@@ -82,6 +119,12 @@ fn lock(path: &Path) -> Result<File, String> {
                     lock_path.display()
                 ));
             },
+        }
+        if Instant::now() >= until {
+            return Err(format!(
+                "configuration lock unavailable: {} keeps changing",
+                lock_path.display()
+            ));
         }
     }
 }

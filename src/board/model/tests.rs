@@ -584,6 +584,31 @@ fn the_queue_lists_decisions_oldest_first() {
 }
 
 #[test]
+fn a_number_key_answers_the_selected_question_else_the_oldest_answerable_one() {
+    let mut world = two_workspaces();
+    world[0].panes[0] = asking(world[0].panes[0].clone(), decision("d1", "a?", T0 + 30_000));
+    let mut read_only = decision("d3", "c?", T0 + 5_000);
+    read_only.answerable = false;
+    world[0].panes[2] = asking(world[0].panes[2].clone(), read_only);
+    world[1].panes[0] = asking(world[1].panes[0].clone(), decision("d4", "d?", T0 + 20_000));
+    let mut b = loaded(world);
+    // Nothing selected, or a pane without a question: the oldest one the
+    // board can answer (pane 3's is answered in its terminal).
+    b.selected = None;
+    assert_eq!(b.answer_target().map(|p| &p.id), Some(&pane_id(4)));
+    b.select(&pane_id(2));
+    assert_eq!(b.answer_target().map(|p| &p.id), Some(&pane_id(4)));
+    // A selected pane with a question: that one.
+    b.select(&pane_id(1));
+    assert_eq!(b.answer_target().map(|p| &p.id), Some(&pane_id(1)));
+    b.select(&pane_id(3));
+    assert_eq!(b.answer_target().map(|p| &p.id), Some(&pane_id(3)));
+    // No question anywhere: none.
+    let b = loaded(two_workspaces());
+    assert!(b.answer_target().is_none());
+}
+
+#[test]
 fn a_pane_blocked_on_a_question_only_its_terminal_shows_is_queued_too() {
     let mut world = two_workspaces();
     world[0].panes[0] = asking(world[0].panes[0].clone(), decision("d1", "a?", T0 + 30_000));

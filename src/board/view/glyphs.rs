@@ -39,12 +39,16 @@ impl Paint {
     }
 }
 
-/// What a pane is called on the board: its name, else its title.
+/// What a pane is called on the board: its name, else its label, else its title.
 pub fn pane_name(pane: &Pane) -> String {
-    match pane.name.as_deref() {
-        Some(name) if !name.is_empty() => one_line(name),
-        _ if !pane.title.trim().is_empty() => one_line(&pane.title),
-        _ => pane.id.0.clone(),
+    match [pane.name.as_deref(), pane.label.as_deref()]
+        .into_iter()
+        .flatten()
+        .find(|n| !n.trim().is_empty())
+    {
+        Some(name) => one_line(name),
+        None if !pane.title.trim().is_empty() => one_line(&pane.title),
+        None => pane.id.0.clone(),
     }
 }
 

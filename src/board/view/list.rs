@@ -54,8 +54,8 @@ fn restore_tag(pane: &Pane) -> Option<(&'static str, Color)> {
     }
 }
 
-/// One pane line: glyph, marker, agent kind, name, time in state, restore
-/// tag, last message.
+/// One pane line: glyph, marker, name, agent kind, time in state, restore
+/// tag, last message. The name comes first: it is what a person looks for.
 fn pane_line(
     pane: &Pane,
     indent: usize,
@@ -77,12 +77,12 @@ fn pane_line(
         Span::styled(glyph, paint.fg(color).add_modifier(Modifier::BOLD)),
         Span::styled(marker, paint.alarm(marker_color)),
         Span::raw(" "),
-        Span::styled(pad(kind.name(), cols.kind), kind_style),
-        Span::raw(" "),
         Span::styled(
             pad(&pane_name(pane), cols.name),
             Style::new().add_modifier(Modifier::BOLD),
         ),
+        Span::raw(" "),
+        Span::styled(pad(kind.name(), cols.kind), kind_style),
         Span::styled(
             format!(" {:>4} ", glyphs::time_in_state(pane, opts.now_ms)),
             paint.dim(),

@@ -72,8 +72,13 @@ impl Queue {
         let n = self.entries.len();
         let title = vec![Span::styled(
             format!(
-                "{n} question{} waiting for you, oldest first",
-                if n == 1 { "" } else { "s" }
+                "{n} question{} waiting for you, oldest first · 1–9/y/n answer{}",
+                if n == 1 { "" } else { "s" },
+                if n == 1 {
+                    "s it"
+                } else {
+                    " the selected or the oldest"
+                }
             ),
             paint.alarm(Color::Yellow),
         )];

@@ -72,6 +72,17 @@ fn assert_shows(buf: &Buffer, wanted: &[&str]) {
 }
 
 /// The row showing `needle`.
+/// The row of the pane line whose name `name` is followed by the kind `kind`.
+fn pane_row(buf: &Buffer, name: &str, kind: &str) -> Option<u16> {
+    lines(buf)
+        .iter()
+        .position(|l| {
+            l.split_once(&format!("{name} "))
+                .is_some_and(|(_, rest)| rest.trim_start().starts_with(kind))
+        })
+        .map(|y| y as u16)
+}
+
 fn row_with(buf: &Buffer, needle: &str) -> Option<u16> {
     lines(buf)
         .iter()
@@ -454,8 +465,8 @@ fn no_color_draws_no_colour_and_keeps_the_glyphs_and_reverse_video() {
             for glyph in ["●", "◆", "✓"] {
                 assert!(screen.contains(glyph));
             }
-            let sel = row_with(&buf, "claude life-working ")
-                .or_else(|| row_with(&buf, "claude back "))
+            let sel = pane_row(&buf, "life-working", "claude")
+                .or_else(|| pane_row(&buf, "back", "claude"))
                 .unwrap();
             assert!(
                 buf[(0, sel)].modifier.contains(Modifier::REVERSED),
@@ -583,7 +594,7 @@ fn the_restore_tags_and_times_in_state() {
     board.panes.get_mut(&pane_id(1)).unwrap().restore_state = RestoreState::Restored;
     board.panes.get_mut(&pane_id(1)).unwrap().lifecycle_since = Some(ts(T0 + 168_000));
     let (buf, _) = render(&board, &Preview::empty(), 120, 30, &opts(true));
-    let front = &lines(&buf)[usize::from(row_with(&buf, "claude front").unwrap())];
+    let front = &lines(&buf)[usize::from(pane_row(&buf, "front", "claude").unwrap())];
     assert!(front.contains("12s RESTORED"), "{front}");
     let e2e = &lines(&buf)[usize::from(row_with(&buf, "e2e").unwrap())];
     assert!(e2e.contains("3m RESUMABLE"), "{e2e}");

@@ -104,8 +104,14 @@ pub fn snapshot(state_dir: &Path) -> Check {
     ))
 }
 
-/// The state or data directory: exists, ours, 0700, writable.
-pub fn private_dir(name: &str, dir: &Path, missing: (Verdict, &str)) -> Check {
+/// The state or data directory: exists, ours, writable, and as private as
+/// `privacy` says.
+pub fn private_dir(
+    name: &str,
+    dir: &Path,
+    missing: (Verdict, &str),
+    privacy: verdict::Privacy,
+) -> Check {
     let seen = match std::fs::metadata(dir) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => DirSeen::Missing,
         Err(e) => DirSeen::Unusable(e.to_string()),
@@ -118,7 +124,7 @@ pub fn private_dir(name: &str, dir: &Path, missing: (Verdict, &str)) -> Check {
             writable: probe_write(dir),
         },
     };
-    verdict::private_dir(name, &dir.display().to_string(), &seen, missing)
+    verdict::private_dir(name, &dir.display().to_string(), &seen, missing, privacy)
 }
 
 /// Creates and removes a probe file in `dir`.

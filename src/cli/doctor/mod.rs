@@ -18,7 +18,7 @@ use signaltty_protocol::Timestamp;
 use std::path::PathBuf;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
-use verdict::{Check, Verdict};
+use verdict::{Check, Privacy, Verdict};
 
 /// No group of probes may take longer than this; one that does is reported
 /// as a failed check and left behind (the process exits without it).
@@ -133,11 +133,16 @@ fn checks(global: &Global, home: Option<PathBuf>) -> Vec<Check> {
         let mut checks = vec![
             files::journal(&state_dir),
             files::snapshot(&state_dir),
-            files::private_dir("state dir", &state_dir, missing),
+            files::private_dir("state dir", &state_dir, missing, Privacy::Private),
             files::disk("state disk", &state_dir),
         ];
         if data_dir.exists() {
-            checks.push(files::private_dir("data dir", &data_dir, missing));
+            checks.push(files::private_dir(
+                "data dir",
+                &data_dir,
+                missing,
+                Privacy::NotWritableByOthers,
+            ));
             checks.push(files::disk("data disk", &data_dir));
         }
         let hooks = agents::last_hooks(&state_dir, &programs, &Timestamp::now());
@@ -200,7 +205,7 @@ fn checks(global: &Global, home: Option<PathBuf>) -> Vec<Check> {
         if let Some(journal) = &hooks {
             let last = journal.as_ref().and_then(|m| m.get(name));
             if installed || last.is_some() {
-                hook_checks.push(verdict::hooks(name, installed, last));
+                hook_checks.push(verdict::hooks(name, installed, facts.exe.is_some(), last));
             }
         }
     }

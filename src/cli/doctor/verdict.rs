@@ -266,9 +266,27 @@ pub enum DirSeen {
     },
 }
 
-/// The check of a private directory (state or data dir). `missing` is the
-/// verdict and detail for an absent one.
-pub fn private_dir(name: &str, path: &str, seen: &DirSeen, missing: (Verdict, &str)) -> Check {
+/// How private a directory must be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Privacy {
+    /// 0700: the state dir holds prompts and session ids (the server
+    /// creates it so).
+    Private,
+    /// Others may read it, never write it: the data dir holds task
+    /// checkouts, as readable as the repositories they come from (the
+    /// server creates it with the umask's mode, 0755 by default).
+    NotWritableByOthers,
+}
+
+/// The check of signaltty's own directory (state or data dir). `missing`
+/// is the verdict and detail for an absent one.
+pub fn private_dir(
+    name: &str,
+    path: &str,
+    seen: &DirSeen,
+    missing: (Verdict, &str),
+    privacy: Privacy,
+) -> Check {
     match seen {
         DirSeen::Missing => Check::new(name, missing.0, format!("{path}: {}", missing.1)),
         DirSeen::Unusable(e) => Check::new(name, Verdict::Fail, format!("{path}: {e}"))
@@ -291,15 +309,25 @@ pub fn private_dir(name: &str, path: &str, seen: &DirSeen, missing: (Verdict, &s
                 ));
             }
             let mode = owned.mode & 0o777;
-            if mode != 0o700 {
-                return Check::new(
+            match privacy {
+                Privacy::Private if mode != 0o700 => Check::new(
                     name,
                     Verdict::Warn,
                     format!("{path} is {mode:04o}, not 0700: others may read it"),
                 )
-                .fix(format!("chmod 700 {path}"));
+                .fix(format!("chmod 700 {path}")),
+                Privacy::NotWritableByOthers if mode & 0o022 != 0 => Check::new(
+                    name,
+                    Verdict::Warn,
+                    format!("{path} is {mode:04o}: others may write in it"),
+                )
+                .fix(format!("chmod go-w {path}")),
+                _ => Check::new(
+                    name,
+                    Verdict::Ok,
+                    format!("{path}: yours, {mode:04o}, writable"),
+                ),
             }
-            Check::new(name, Verdict::Ok, format!("{path}: yours, 0700, writable"))
         },
     }
 }
@@ -445,10 +473,17 @@ pub struct LastHook {
 }
 
 /// The hooks-firing check of an agent whose hooks are installed (or that
-/// reported anyway).
-pub fn hooks(name: &str, installed: bool, last: Option<&LastHook>) -> Check {
+/// reported anyway). Hooks of an agent that is not on PATH cannot have
+/// fired: that is information, not a warning (`integration install --all`
+/// writes every agent's).
+pub fn hooks(name: &str, installed: bool, on_path: bool, last: Option<&LastHook>) -> Check {
     let check = format!("hooks {name}");
     match last {
+        None if installed && !on_path => Check::new(
+            check,
+            Verdict::Skip,
+            format!("installed; they fire once {name} is installed and runs in a signaltty pane"),
+        ),
         Some(l) => Check::new(
             check,
             Verdict::Ok,

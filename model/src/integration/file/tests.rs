@@ -160,3 +160,31 @@ fn a_held_lock_makes_a_writer_give_up_in_bounded_time() {
     assert!(update(&path, |_| Ok(Edit::Write(b"x".to_vec()))).is_ok());
     let _ = fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn an_edit_leaves_no_lock_file_in_the_folder() {
+    let dir = temp_dir("nolock");
+    let path = dir.join("settings.json");
+    let listing = || {
+        let mut names: Vec<String> = fs::read_dir(&dir)
+            .map(|d| {
+                d.filter_map(|e| e.ok()?.file_name().into_string().ok())
+                    .collect()
+            })
+            .unwrap_or_default();
+        names.sort();
+        names
+    };
+    assert!(update(&path, |_| Ok(Edit::Write(b"{}".to_vec()))).is_ok());
+    assert_eq!(listing(), ["settings.json"]);
+    // Unchanged, removed: still nothing beside it.
+    assert!(update(&path, |_| Ok(Edit::Keep)).is_ok());
+    assert_eq!(listing(), ["settings.json"]);
+    assert!(update(&path, |_| Ok(Edit::Remove)).is_ok());
+    assert!(listing().is_empty(), "{:?}", listing());
+    // A lock file a killed writer left is taken over and removed.
+    fs::write(dir.join(".settings.json.signaltty.lock"), b"").unwrap_or_default();
+    assert!(update(&path, |_| Ok(Edit::Write(b"{}".to_vec()))).is_ok());
+    assert_eq!(listing(), ["settings.json"]);
+    let _ = fs::remove_dir_all(&dir);
+}

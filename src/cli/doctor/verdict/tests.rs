@@ -34,7 +34,15 @@ fn private_dirs_want_ours_0700_and_writable() {
         owned: Owned { mode, ours },
         writable,
     };
-    let c = |seen: &DirSeen| private_dir("state dir", "/s", seen, (Verdict::Skip, "absent"));
+    let c = |seen: &DirSeen| {
+        private_dir(
+            "state dir",
+            "/s",
+            seen,
+            (Verdict::Skip, "absent"),
+            Privacy::Private,
+        )
+    };
     assert_eq!(c(&present(0o700, true, Ok(()))).verdict, Verdict::Ok);
     let loose = c(&present(0o755, true, Ok(())));
     assert_eq!(loose.verdict, Verdict::Warn);
@@ -49,6 +57,30 @@ fn private_dirs_want_ours_0700_and_writable() {
         c(&DirSeen::Unusable("not a directory".into())).verdict,
         Verdict::Fail
     );
+}
+
+#[test]
+fn the_data_dir_may_be_readable_by_others_but_not_writable() {
+    let present = |mode| DirSeen::Present {
+        owned: Owned { mode, ours: true },
+        writable: Ok(()),
+    };
+    let c = |mode| {
+        private_dir(
+            "data dir",
+            "/d",
+            &present(mode),
+            (Verdict::Skip, "absent"),
+            Privacy::NotWritableByOthers,
+        )
+    };
+    // What the server creates under a 022 umask is fine.
+    assert_eq!(c(0o755).verdict, Verdict::Ok);
+    assert_eq!(c(0o755).detail, "/d: yours, 0755, writable");
+    assert_eq!(c(0o700).verdict, Verdict::Ok);
+    let open = c(0o777);
+    assert_eq!(open.verdict, Verdict::Warn);
+    assert_eq!(open.fix.as_deref(), Some("chmod go-w /d"));
 }
 
 #[test]
@@ -206,14 +238,18 @@ fn hooks_that_never_fired_warn_and_a_recent_one_is_shown() {
         source: "hook:claude:Stop".into(),
         age_s: 180,
     };
-    let fired = hooks("claude", true, Some(&last));
+    let fired = hooks("claude", true, true, Some(&last));
     assert_eq!(fired.verdict, Verdict::Ok);
     assert_eq!(fired.detail, "last hook 3 min ago (hook:claude:Stop)");
-    let never = hooks("codex", true, None);
+    let never = hooks("codex", true, true, None);
     assert_eq!(never.verdict, Verdict::Warn);
     assert!(never.detail.contains("never fired"));
     assert!(never.fix.as_deref().is_some_and(|f| f.contains("/hooks")));
-    assert_eq!(hooks("claude", false, None).verdict, Verdict::Skip);
+    assert_eq!(hooks("claude", false, true, None).verdict, Verdict::Skip);
+    // Installed for an agent that is not there: information only.
+    let absent = hooks("gemini", true, false, None);
+    assert_eq!(absent.verdict, Verdict::Skip);
+    assert!(absent.fix.is_none());
 }
 
 #[test]
