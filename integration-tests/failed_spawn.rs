@@ -42,8 +42,6 @@ fn tree(root: &Path) -> BTreeMap<String, (u32, Vec<u8>)> {
 }
 
 #[test]
-#[ignore = "server side, issue 26 item 13: the launch setup still writes ~/.claude/settings.json \
-            before the spawn fails; remove this line once it no longer does"]
 fn a_spawn_that_fails_leaves_the_home_byte_for_byte_as_it_was() {
     let mut env = TestEnv::new();
     // A PATH with no agent on it.
