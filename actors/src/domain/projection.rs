@@ -408,6 +408,11 @@ impl Projection {
         self.tasks.get(id).map(Arc::as_ref)
     }
 
+    /// The id of every task, in no order.
+    pub fn task_ids(&self) -> impl Iterator<Item = &TaskId> {
+        self.tasks.keys()
+    }
+
     /// Every task, ordered by creation (then id).
     pub fn tasks(&self) -> Vec<&Task> {
         let mut tasks: Vec<&Task> = self.tasks.values().map(Arc::as_ref).collect();

@@ -93,13 +93,16 @@ pub struct Cx<'a> {
 pub type Routed = ResponseActFuture<Supervisor, Reply>;
 
 /// Serves one request.
-pub fn route(host: &mut Supervisor, request: Request, conn: ConnHandle, generation: u64) -> Routed {
+pub fn route(host: &mut Supervisor, mut request: Request, conn: ConnHandle, generation: u64) -> Routed {
     if let Method::ServerUpgrade(p) = request.method {
         return host.upgrade(p, conn, request.id);
     }
     let upgrades = host.upgrade_status();
     let mut cx = host.cx();
     let cx = &mut cx;
+    if let Err(e) = tasks::full_ids(cx, &mut request.method) {
+        return fail(Err(e));
+    }
     match request.method {
         Method::ServerStatus(_) => ready(Ok(ServerStatusResult {
             upgrades: Some(upgrades.0),

@@ -217,3 +217,33 @@ async fn a_spawn_failure_fails_the_task_at_its_stage_and_keeps_its_checkout_unlo
         checkout.to_string_lossy().as_ref()
     );
 }
+
+#[actix::test]
+async fn every_task_route_takes_the_id_cut_short_as_it_is_printed() {
+    let w = World::start(|_| {});
+    let one = w.start_task(json!({"label": "one"})).await.expect("one");
+    let two = w.start_task(json!({"label": "two"})).await.expect("two");
+    let id = str_of(&one["task"], "id").to_string();
+    // Cut to the kind and eight digits, with the ellipsis lists print.
+    let short = format!("{}…", &id[..13]);
+    assert_eq!(w.task(&short).await["id"], id.as_str());
+    assert_eq!(w.task(&id[..9]).await["id"], id.as_str(), "four digits do");
+    // The other task is still found by its own; too short an id is no
+    // task at all (an ambiguous one is refused: the registry's tests).
+    let other = str_of(&two["task"], "id");
+    assert_eq!(w.task(&other[..13]).await["id"], other);
+    w.call(World::method("task.cancel", json!({"task_id": &other[..13]})))
+        .await
+        .expect("a cancel takes it too");
+    assert_eq!(w.task(other).await["state"], "canceled");
+    let e = w
+        .call(World::method("task.get", json!({"task_id": &id[..8]})))
+        .await
+        .expect_err("three digits are too few");
+    assert_eq!(e.code(), ErrorCode::NoSuchTask, "{e:?}");
+    let e = w
+        .call(World::method("task.cancel", json!({"task_id": &id[..8]})))
+        .await
+        .expect_err("nor for a cancel");
+    assert_eq!(e.code(), ErrorCode::NoSuchTask, "{e:?}");
+}

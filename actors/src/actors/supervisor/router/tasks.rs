@@ -14,12 +14,13 @@ use super::{Cx, Routed, answer, fail};
 use crate::actors::services::StartTask;
 use crate::actors::task::{Cancel, FinishTask, Mode, Report, Start, StartTicket, TaskActor};
 use crate::domain::task::contract::check_contract;
+use crate::domain::registry::by_prefix;
 use crate::error::Error;
 use crate::ids::random_u128;
 use crate::os::git::task_start::Plan;
 use actix::prelude::*;
 use serde_json::json;
-use signaltty_protocol::TaskId;
+use signaltty_protocol::{Method, TaskId};
 use signaltty_protocol::pane::AgentKind;
 use signaltty_protocol::task::{
     TaskFinishParams, TaskListParams, TaskListResult, TaskReportParams, TaskResultReply,
@@ -35,6 +36,35 @@ const KEY_RETRY: Duration = Duration::from_millis(20);
 
 /// The most tasks `task.list` returns.
 const MAX_LIST: usize = 1000;
+
+/// Spells out in full the task id a `task.*` request names in a shortened
+/// form (docs/objects.md#shortened-ids), so each route looks up one exact
+/// id; an id no task has is left as it is, for the route to refuse.
+pub fn full_ids(cx: &Cx<'_>, method: &mut Method) -> Result<(), Error> {
+    let id = match method {
+        Method::TaskGet(p) | Method::TaskDiff(p) | Method::TaskCancel(p) => &mut p.task_id,
+        Method::TaskFinish(p) => &mut p.task_id,
+        Method::TaskFileDiff(p) => &mut p.task_id,
+        Method::TaskWait(p) => match &mut p.task_id {
+            Some(id) => id,
+            None => return Ok(()),
+        },
+        Method::TaskReport(p) => match &mut p.task_id {
+            Some(id) => id,
+            None => return Ok(()),
+        },
+        _ => return Ok(()),
+    };
+    let projection = cx.events.projection();
+    if projection.task(id).is_some() {
+        return Ok(());
+    }
+    let ids = projection.task_ids().map(|t| t.0.as_str());
+    if let Some(full) = by_prefix(ids, &id.0, TaskId::PREFIX, "tasks")? {
+        *id = TaskId(full.to_string());
+    }
+    Ok(())
+}
 
 /// `task.get`.
 pub fn get(cx: &Cx<'_>, id: &TaskId) -> Result<TaskResultReply, Error> {
