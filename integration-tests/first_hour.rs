@@ -210,3 +210,31 @@ fn the_doctor_after_installing_every_integration_warns_about_nothing_and_no_lock
     assert!(!said.contains("WARN"), "{said}");
     assert!(said.trim_end().ends_with("all good"), "{said}");
 }
+
+#[test]
+fn new_says_its_workspace_and_a_failed_new_leaves_nothing_behind() {
+    let server = TestServer::start();
+    let out = succeeds(server.cli(&["new", "--name", "y", "--", "sh"]));
+    assert!(out.starts_with("workspace y  (ws_"), "{out}");
+    // A spawn that fails: its workspace goes with it, so the name is free.
+    let out = server.cli(&["new", "--name", "z", "--", "no-such-program-here"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("SPAWN_FAILED"), "{}", text(&out));
+    let list = succeeds(server.cli(&["workspace", "list"]));
+    assert!(
+        !list.lines().any(|l| l.starts_with("z ")),
+        "the failed new's workspace is gone: {list}"
+    );
+    let out = succeeds(server.cli(&["new", "--name", "z", "--", "sh"]));
+    assert!(out.starts_with("workspace z  (ws_"), "not z-2: {out}");
+    // In a workspace that exists, the failed spawn's new tab goes instead.
+    let mut client = server.client();
+    let tabs = |c: &mut crate::support::Client| {
+        let ws = c.call_ok("workspace.get", serde_json::json!({"workspace_id": "y"}));
+        ws["tabs"].as_array().map_or(0, Vec::len)
+    };
+    let before = tabs(&mut client);
+    let out = server.cli(&["new", "--workspace", "y", "--", "no-such-program-here"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert_eq!(tabs(&mut client), before, "no empty tab is left in y");
+}

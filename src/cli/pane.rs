@@ -18,9 +18,9 @@ use signaltty_protocol::pane::{
     MAX_INPUT_B64, PaneClearResult, PaneMoveParams, PaneRenameParams, PaneSplitParams,
     PaneSwapParams, PaneWaitForOutputParams, PaneWaitForOutputResult, TabsResult,
 };
-use signaltty_protocol::tab::{TabCreateParams, TabResult};
+use signaltty_protocol::tab::{TabCloseParams, TabCreateParams, TabResult};
 use signaltty_protocol::workspace::{
-    ClosedResult, SplitDir, WorkspaceCreateParams, WorkspaceGetParams, WorkspaceGetResult,
+    ClosedResult, SplitDir, Workspace, WorkspaceCloseParams, WorkspaceCreateParams, WorkspaceGetParams, WorkspaceGetResult,
     WorkspaceListResult, WorkspaceResult,
 };
 use signaltty_protocol::{ErrorCode, Method, PaneRef, TabId, WorkspaceRef};
@@ -150,9 +150,9 @@ fn run_new(
     let cwd = absolute_cwd(cwd)?;
     let mut client = connect(global)?;
     // A new workspace gets its first tab from the spawn; an existing one gets a new
-    // tab, since a spawn needs an empty one.
-    let mut tab_id = None;
-    let workspace = match workspace {
+    // tab, since a spawn needs an empty one. Whichever this made is closed
+    // again when the spawn fails: a failed `new` leaves nothing behind.
+    let (workspace, made) = match workspace {
         Some(w) => {
             let created: TabResult = fetch(
                 &mut client,
@@ -161,8 +161,7 @@ fn run_new(
                     title: tab,
                 }),
             )?;
-            tab_id = Some(created.tab.id);
-            WorkspaceRef(w)
+            (WorkspaceRef(w), Made::Tab(created.tab.id))
         },
         None => {
             let created: WorkspaceResult = fetch(
@@ -172,7 +171,8 @@ fn run_new(
                     cwd: cwd.clone(),
                 }),
             )?;
-            WorkspaceRef(created.workspace.id.0)
+            let ws = created.workspace;
+            (WorkspaceRef(ws.id.0.clone()), Made::Workspace(ws))
         },
     };
     let argv = if argv.is_empty() {
@@ -181,18 +181,49 @@ fn run_new(
         argv
     };
     let params = PaneSpawnParams {
-        tab_id,
+        tab_id: match &made {
+            Made::Tab(id) => Some(id.clone()),
+            Made::Workspace(_) => None,
+        },
         cwd,
         env: env_param(env),
         ..PaneSpawnParams::new(workspace, argv)
     };
-    let value = client.call(Method::PaneSpawn(params)).map_err(fail_call)?;
+    let value = match client.call(Method::PaneSpawn(params)) {
+        Ok(value) => value,
+        Err(e) => {
+            let code = fail_call(e);
+            // Best effort: the spawn's error is the one to report.
+            let _ = client.call(match made {
+                Made::Tab(tab_id) => Method::TabClose(TabCloseParams {
+                    tab_id,
+                    signal: None,
+                }),
+                Made::Workspace(ws) => Method::WorkspaceClose(WorkspaceCloseParams {
+                    workspace_id: WorkspaceRef(ws.id.0),
+                    signal: None,
+                }),
+            });
+            return Err(code);
+        },
+    };
     if global.json {
         say!("{value}");
     } else {
+        if let Made::Workspace(ws) = &made {
+            say!("workspace {}  ({})", ws.handle, ws.id);
+        }
         print_launched(&typed::<PaneLaunchResult>(value)?);
     }
     Ok(0)
+}
+
+/// What `new` made before its spawn.
+enum Made {
+    /// A tab in the workspace it was given.
+    Tab(TabId),
+    /// A workspace of its own.
+    Workspace(Workspace),
 }
 
 /// A launched pane, and what its agent's hook setup says.
