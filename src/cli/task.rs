@@ -196,7 +196,13 @@ fn line(t: &Task) -> String {
 fn show(t: &Task) {
     say!("{}", line(t));
     if let Some(reason) = &t.status_reason {
+        // The hint is for a person: its own line, as words.
+        let mut reason = reason.clone();
+        let hint = reason.as_object_mut().and_then(|r| r.remove("hint"));
         say!("  why: {reason}");
+        if let Some(hint) = hint.as_ref().and_then(|h| h.as_str()) {
+            say!("  hint: {hint}");
+        }
     }
 }
 

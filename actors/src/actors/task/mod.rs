@@ -132,6 +132,23 @@ impl TaskActor {
         }
     }
 
+    /// Records what the task waits for (no state change), in the background.
+    fn explain(&mut self, reason: Value) {
+        match self.machine() {
+            Ok(m) => {
+                let event = m.explain(reason, Timestamp::now());
+                let task = self.id.clone();
+                let sent = self.publish(vec![event]);
+                actix::spawn(async move {
+                    if let Err(e) = sent.await {
+                        log::debug!("task {task}: what it waits for was not recorded: {e}");
+                    }
+                });
+            },
+            Err(e) => log::debug!("task {}: {e}", self.id),
+        }
+    }
+
     /// Whether the task waits for its first prompt.
     fn pending(&self) -> bool {
         self.task().is_ok_and(|t| t.state == TaskState::Pending)

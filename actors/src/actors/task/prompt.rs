@@ -19,7 +19,7 @@ use crate::actors::submit::{Gate, SERVER_CONN, Typed, activity_gate, type_prompt
 use crate::error::Error;
 use actix::prelude::*;
 use serde_json::{Value, json};
-use signaltty_protocol::pane::{Lifecycle, LiveState, Pane, ReadMode};
+use signaltty_protocol::pane::{AgentKind, Lifecycle, LiveState, Pane, ReadMode};
 use signaltty_protocol::state::PaneSubmitResult;
 use signaltty_protocol::task::TaskState;
 use signaltty_protocol::{PaneId, Timestamp};
@@ -59,6 +59,8 @@ struct Run {
     pane: PaneId,
     p: FirstPrompt,
     deadline: Instant,
+    /// The task says already what it waits for.
+    explained: bool,
 }
 
 type Step = Pin<Box<dyn ActorFuture<TaskActor, Output = ()>>>;
@@ -106,6 +108,31 @@ fn settled(pane: &Pane) -> bool {
         || since(pane.lifecycle_since.as_ref()) >= IDLE_AT_MOST
 }
 
+/// What a `pending` task says it waits for when its worker is a program
+/// signaltty knows nothing about (no adapter: no hook, no built-in screen
+/// rule), whose lifecycle is still `unknown`: such a worker is typed into
+/// only if a screen rule of the user's reads it as idle, so without one the
+/// task fails at its deadline, and a person reading the task should learn
+/// that now rather than then.
+fn never_ready(pane: &Pane) -> Option<Value> {
+    if pane.agent.kind != AgentKind::Generic || pane.lifecycle != Lifecycle::Unknown {
+        return None;
+    }
+    let program = pane.argv.first().map_or("the worker", String::as_str);
+    Some(json!({
+        "stage": "ready_wait",
+        "waiting_for": "idle",
+        "lifecycle": "unknown",
+        "hint": format!(
+            "{program} is not an agent signaltty knows: nothing tells when it is ready, \
+             so the first prompt is typed only once a screen rule reads it as idle, and \
+             the task fails after ready_timeout_s otherwise. Start a known agent \
+             (--agent), add a screen rule for it, or have the worker run \
+             `signaltty task report` itself"
+        ),
+    }))
+}
+
 /// How the delivery went.
 enum Delivered {
     /// Refused before the paste.
@@ -124,7 +151,12 @@ impl TaskActor {
     /// Starts the first prompt into `pane` (the task's worker).
     pub(super) fn begin_prompt(&mut self, p: FirstPrompt, pane: PaneId, ctx: &mut Context<Self>) {
         let deadline = Instant::now() + p.ready_timeout;
-        ctx.spawn(self.wait_ready(Run { pane, p, deadline }));
+        ctx.spawn(self.wait_ready(Run {
+            pane,
+            p,
+            deadline,
+            explained: false,
+        }));
     }
 
     fn wait_ready(&self, run: Run) -> Step {
@@ -148,7 +180,16 @@ impl TaskActor {
         match ready_state(&view) {
             Ready::Fail(reason) => self.settle(TaskState::Failed, reason),
             Ready::Go => self.submit(run, view),
-            Ready::Again if Instant::now() < run.deadline => self.wait_ready(run),
+            Ready::Again if Instant::now() < run.deadline => {
+                let mut run = run;
+                if !run.explained
+                    && let Some(reason) = view.pane.as_ref().and_then(never_ready)
+                {
+                    run.explained = true;
+                    self.explain(reason);
+                }
+                self.wait_ready(run)
+            },
             Ready::Again => self.timed_out(view),
         }
     }
@@ -167,6 +208,11 @@ impl TaskActor {
 
     /// The deadline passed: failed, with the screen's last lines.
     fn timed_out(&mut self, view: PaneView) -> Step {
+        let hint = view
+            .pane
+            .as_ref()
+            .and_then(never_ready)
+            .map(|r| r["hint"].clone());
         let read = async move {
             let Some(addr) = view.addr else {
                 return String::new();
@@ -183,11 +229,14 @@ impl TaskActor {
             }
         };
         Box::pin(
-            actix::fut::wrap_future(read).then(|text: String, act: &mut TaskActor, _| {
+            actix::fut::wrap_future(read).then(move |text: String, act: &mut TaskActor, _| {
                 let mut lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
                 let keep = lines.len().saturating_sub(SCREEN_TAIL_LINES);
                 lines.drain(..keep);
-                let reason = json!({"stage": "ready_timeout", "screen_tail": lines.join("\n")});
+                let mut reason = json!({"stage": "ready_timeout", "screen_tail": lines.join("\n")});
+                if let Some(hint) = hint {
+                    reason["hint"] = hint;
+                }
                 act.settle(TaskState::Failed, reason)
             }),
         )

@@ -247,3 +247,39 @@ async fn every_task_route_takes_the_id_cut_short_as_it_is_printed() {
         .expect_err("nor for a cancel");
     assert_eq!(e.code(), ErrorCode::NoSuchTask, "{e:?}");
 }
+
+/// `task.get` of `id` until `cond` holds of it (10 s at most).
+async fn task_until(w: &World, id: &str, what: &str, cond: impl Fn(&Value) -> bool) -> Value {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let task = w.task(id).await;
+        if cond(&task) {
+            return task;
+        }
+        assert!(std::time::Instant::now() < deadline, "{what}: {task}");
+        actix_rt::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
+
+#[actix::test]
+async fn a_worker_nothing_reads_as_ready_says_so_while_pending_and_when_it_fails() {
+    let w = World::start(|_| {});
+    let reply = w
+        .start_task(json!({"ready_timeout_s": 1}))
+        .await
+        .expect("started");
+    let id = str_of(&reply["task"], "id").to_string();
+    // Pending, and saying what for and how to fix it, long before the deadline.
+    let task = task_until(&w, &id, "a ready_wait reason", |t| {
+        t["status_reason"]["stage"] == "ready_wait"
+    })
+    .await;
+    assert_eq!(task["state"], "pending");
+    let hint = str_of(&task["status_reason"], "hint");
+    assert!(hint.starts_with("fake-worker is not an agent"), "{hint}");
+    assert!(hint.contains("task report"), "{hint}");
+    // The failure at the deadline keeps the hint beside the screen's tail.
+    let task = task_until(&w, &id, "failed", |t| t["state"] == "failed").await;
+    assert_eq!(task["status_reason"]["stage"], "ready_timeout", "{task}");
+    assert_eq!(task["status_reason"]["hint"], hint, "{task}");
+}

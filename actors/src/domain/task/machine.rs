@@ -91,6 +91,14 @@ impl TaskMachine {
         Ok(self.updated(Some(from)))
     }
 
+    /// Sets `status_reason` without a state change: what a `pending` task
+    /// waits for.
+    pub fn explain(&mut self, reason: Value, now: Timestamp) -> Event {
+        self.task.status_reason = Some(reason);
+        self.task.updated_at = now;
+        self.updated(None)
+    }
+
     /// Records the worker pane and its pid (no state change).
     pub fn set_worker(&mut self, pane: PaneId, pid: Option<u32>, now: Timestamp) -> Event {
         self.task.pane_id = Some(pane);
