@@ -238,3 +238,35 @@ fn new_says_its_workspace_and_a_failed_new_leaves_nothing_behind() {
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     assert_eq!(tabs(&mut client), before, "no empty tab is left in y");
 }
+
+#[test]
+fn a_task_whose_worker_is_a_plain_shell_says_why_it_waits_and_takes_a_short_id() {
+    let server = TestServer::start();
+    let repo = server.env().root().join("repo");
+    init_repo(&repo, "README", "hi\n");
+    let out = server.cli(&[
+        "task",
+        "start",
+        "--json",
+        "--repo",
+        &repo.display().to_string(),
+        "--objective",
+        "x",
+        "--",
+        "bash",
+        "--norc",
+    ]);
+    let v: serde_json::Value =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&out)));
+    let task = str_field(&v["task"], "id").to_owned();
+    // As a list prints it: cut, with an ellipsis.
+    let short = format!("{}…", &task[..13]);
+    let said = wait_until("the task to say what it waits for", Duration::from_secs(20), || {
+        let said = succeeds(server.cli(&["task", "get", &short]));
+        said.contains("hint: bash is not an agent signaltty knows")
+            .then_some(said)
+    });
+    assert!(said.contains(" pending "), "{said}");
+    assert!(said.contains("signaltty task report"), "{said}");
+    succeeds(server.cli(&["task", "cancel", &short]));
+}
