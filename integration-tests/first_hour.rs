@@ -261,11 +261,15 @@ fn a_task_whose_worker_is_a_plain_shell_says_why_it_waits_and_takes_a_short_id()
     let task = str_field(&v["task"], "id").to_owned();
     // As a list prints it: cut, with an ellipsis.
     let short = format!("{}…", &task[..13]);
-    let said = wait_until("the task to say what it waits for", Duration::from_secs(20), || {
-        let said = succeeds(server.cli(&["task", "get", &short]));
-        said.contains("hint: bash is not an agent signaltty knows")
-            .then_some(said)
-    });
+    let said = wait_until(
+        "the task to say what it waits for",
+        Duration::from_secs(20),
+        || {
+            let said = succeeds(server.cli(&["task", "get", &short]));
+            said.contains("hint: bash is not an agent signaltty knows")
+                .then_some(said)
+        },
+    );
     assert!(said.contains(" pending "), "{said}");
     assert!(said.contains("signaltty task report"), "{said}");
     succeeds(server.cli(&["task", "cancel", &short]));

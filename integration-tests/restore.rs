@@ -258,35 +258,80 @@ fn a_restored_plain_shell_resumes_in_its_cwd_on_request() {
     life.start();
     let cwd = life.env.home().join("project");
     std::fs::create_dir_all(&cwd).unwrap();
-    let id = {
+    let (id, cmd) = {
         let mut c = life.client();
         let ws = c.call_ok("workspace.create", json!({"name": "shells", "cwd": cwd}));
+        // Options that run nothing still make an interactive shell.
         let p = c.call_ok(
             "pane.spawn",
-            json!({"workspace_id": ws["workspace"]["id"], "argv": ["bash"]}),
+            json!({"workspace_id": ws["workspace"]["id"], "argv": ["bash", "--norc", "--noprofile"]}),
         );
-        str_field(&p["pane"], "id").to_owned()
+        let t = c.call_ok("tab.create", json!({"workspace_id": ws["workspace"]["id"]}));
+        // A command is not run again by itself.
+        let q = c.call_ok(
+            "pane.spawn",
+            json!({"workspace_id": ws["workspace"]["id"], "tab_id": t["tab"]["id"],
+                   "argv": ["sh", "-c", "exec cat"]}),
+        );
+        (
+            str_field(&p["pane"], "id").to_owned(),
+            str_field(&q["pane"], "id").to_owned(),
+        )
     };
     life.kill9();
     life.start();
     let mut c = life.client();
-    assert_eq!(pane(&mut c, &id)["restore_state"], "RESTORED");
+    assert_eq!(pane(&mut c, &id)["restore_state"], "RESUMABLE");
+    assert_eq!(pane(&mut c, &cmd)["restore_state"], "RESTORED");
+    // One count everywhere: the status, `signaltty status` and `restore`.
+    let status = c.call_ok("server.status", json!({}));
+    assert_eq!(status["restore"]["resumable"], 1, "{status}");
+    assert_eq!(status["restore"]["restored"], 1, "{status}");
+    let out = life.env.cli(&["status"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("restored 2 pane(s) waiting: 1 resumable"),
+        "{text}"
+    );
     // `signaltty restore` says what came back and how to resume it.
     let out = life.env.cli(&["restore"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("restored from the journal alone"), "{text}");
+    assert!(
+        text.contains("live 0  resumable 1  restored 1  exited 0"),
+        "{text}"
+    );
     assert!(
         text.contains(&format!(
             "resume with its shell: signaltty pane resume {id}"
         )),
         "{text}"
     );
+    assert_eq!(text.matches("signaltty pane resume").count(), 1, "{text}");
     let out = life.env.cli(&["--json", "restore"]);
     let listed: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let panes = listed["workspaces"][0]["panes"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let shell = panes.iter().find(|p| p["pane_id"] == id.as_str());
     assert_eq!(
-        listed["workspaces"][0]["panes"][0]["resumable_as"], "its shell",
+        shell.map(|p| &p["resumable_as"]),
+        Some(&json!("its shell")),
         "{listed}"
     );
+    // The command's refusal talks about the command, not about an agent.
+    let refused = c.call("pane.resume", json!({"pane_id": cmd}));
+    let message = refused
+        .error
+        .as_ref()
+        .map(|e| e.message.clone())
+        .unwrap_or_default();
+    assert!(
+        message.contains("it ran `sh -c exec cat`, a command"),
+        "{refused:?}"
+    );
+    assert!(!message.contains("agent reported"), "{message}");
     let resumed = c.call_ok("pane.resume", json!({"pane_id": id}));
     assert_eq!(resumed["pane"]["restore_state"], "LIVE", "{resumed}");
     assert_eq!(resumed["pane"]["live"]["state"], "live", "{resumed}");

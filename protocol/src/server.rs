@@ -111,9 +111,11 @@ pub struct UpgradedPane {
 /// How the world came back at start, and what of it waits for a resume.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct RestoreStatus {
-    /// Panes restored without a process and without a resume command, now.
+    /// Panes restored without a process and with nothing `pane.resume`
+    /// can start (`RESTORED`), now.
     pub restored: usize,
-    /// Panes restored with an adapter resume command, not resumed yet.
+    /// Panes restored that `pane.resume` can start (`RESUMABLE`: an agent
+    /// session or an interactive shell), not resumed yet.
     pub resumable: usize,
     /// The seq of the snapshot the restore started from, if one was used.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -20,8 +20,8 @@ use signaltty_protocol::pane::{
 };
 use signaltty_protocol::tab::{TabCloseParams, TabCreateParams, TabResult};
 use signaltty_protocol::workspace::{
-    ClosedResult, SplitDir, Workspace, WorkspaceCloseParams, WorkspaceCreateParams, WorkspaceGetParams, WorkspaceGetResult,
-    WorkspaceListResult, WorkspaceResult,
+    ClosedResult, SplitDir, Workspace, WorkspaceCloseParams, WorkspaceCreateParams,
+    WorkspaceGetParams, WorkspaceGetResult, WorkspaceListResult, WorkspaceResult,
 };
 use signaltty_protocol::{ErrorCode, Method, PaneRef, TabId, WorkspaceRef};
 use std::path::PathBuf;

@@ -104,12 +104,18 @@ fn restore_inner(global: &Global) -> Result<i32, i32> {
                 RestoreState::Restored => "RESTORED",
                 _ => "EXITED",
             };
-            let with = match how(p) {
-                Some(what) if p.restore_state != RestoreState::Exited => {
+            // What `server.status` counts as resumable is what is offered
+            // here, and in `all of`: the panes whose restore state says so.
+            let with = match (how(p), p.restore_state) {
+                (Some(what), RestoreState::Resumable) => {
                     resume.push(p.id.to_string());
                     format!("resume with {what}: signaltty pane resume {}", p.id)
                 },
-                _ => "not resumable".to_owned(),
+                (Some(what), _) => format!(
+                    "exited by itself; {what} can still be resumed: signaltty pane resume {}",
+                    p.id
+                ),
+                (None, _) => "not resumable".to_owned(),
             };
             say!(
                 "  {}  {:<9}  {:<12}  {}",

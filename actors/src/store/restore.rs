@@ -222,7 +222,7 @@ pub fn reporter_gone(pane: &mut Pane) {
 }
 
 fn resumable_or_restored(pane: &Pane) -> RestoreState {
-    if pane.agent.resume_argv.is_some() {
+    if signaltty_model::agents::programs::comes_back_resumable(pane) {
         RestoreState::Resumable
     } else {
         RestoreState::Restored

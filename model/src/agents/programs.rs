@@ -64,28 +64,91 @@ pub fn resolve_resume_argv(original: &[String], resume: &[String]) -> Vec<String
 }
 
 /// What `pane.resume` starts in a pane without a process: the adapter's
-/// exact-session command (resolved as above), or, for a `RESTORED` pane whose
-/// command is a plain interactive shell, that shell again in its cwd. `None`
-/// when the pane has neither.
+/// exact-session command (resolved as above), or, for a pane the server's
+/// restart took (`RESTORED` or `RESUMABLE`) whose command is an interactive
+/// shell, that shell again in its cwd. `None` when the pane has neither.
 pub fn resume_command(pane: &Pane) -> Option<Vec<String>> {
     if let Some(resume) = &pane.agent.resume_argv {
         return Some(resolve_resume_argv(&pane.argv, resume));
     }
-    let shell = pane
-        .argv
+    let taken = matches!(
+        pane.restore_state,
+        RestoreState::Restored | RestoreState::Resumable
+    );
+    (taken && interactive_shell(&pane.argv)).then(|| pane.argv.clone())
+}
+
+/// Whether a pane with this command comes back `RESUMABLE` after a restart:
+/// its agent reported a session, or it is an interactive shell. The one
+/// rule behind the restore state, `server.status`'s count and `pane.resume`.
+pub fn comes_back_resumable(pane: &Pane) -> bool {
+    pane.agent.resume_argv.is_some() || interactive_shell(&pane.argv)
+}
+
+/// Whether `argv` is an interactive shell: a shell of [`RESUMABLE_SHELLS`]
+/// whose options run no command and name no script, so starting it again
+/// runs nothing the person did not type. `bash --norc --noprofile`, `zsh -l`
+/// and `bash --rcfile ~/.x` are; `sh -c 'make'`, `bash -lc make`, `fish
+/// --command=x` and `bash script.sh` are not.
+pub fn interactive_shell(argv: &[String]) -> bool {
+    let Some(name) = argv
         .first()
         .and_then(|p| Path::new(p).file_name())
         .and_then(|n| n.to_str())
-        .is_some_and(|name| RESUMABLE_SHELLS.contains(&name));
-    // Only an interactive shell: `sh -c …` ran a command, which is not ours to
-    // run again.
-    let interactive = pane
-        .argv
-        .iter()
-        .skip(1)
-        .all(|a| a == "-l" || a == "-i" || a == "--login");
-    (pane.restore_state == RestoreState::Restored && shell && interactive)
-        .then(|| pane.argv.clone())
+    else {
+        return false;
+    };
+    if !RESUMABLE_SHELLS.contains(&name) {
+        return false;
+    }
+    let mut args = argv.iter().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            // Options that take the next word as their value.
+            "--rcfile" | "--init-file" | "-o" | "+o" | "-O" | "+O" => {
+                args.next();
+            },
+            "--command" | "--init-command" | "-C" => return false,
+            a if a.starts_with("--command=") => return false,
+            a if a.starts_with("--") => {},
+            // A cluster of short options: `-c` among them runs a command.
+            a if (a.starts_with('-') || a.starts_with('+')) && a.len() > 1 => {
+                if a[1..].contains('c') {
+                    return false;
+                }
+            },
+            // `-` or `--` ends the options; a word after them, or any other
+            // word, is a script to run.
+            _ => return false,
+        }
+    }
+    true
+}
+
+/// Why `pane.resume` refuses `pane` (not live, no [`resume_command`]), in
+/// words that fit what the pane ran.
+pub fn not_resumable_because(pane: &Pane) -> String {
+    let id = &pane.id;
+    let program = pane.argv.first().map_or("", String::as_str);
+    let kind_has_adapter = executable(pane.agent.kind).is_some();
+    if kind_has_adapter {
+        return format!(
+            "pane {id} is not resumable: its agent reported no session to resume \
+             (start it again with `signaltty new -- {}`)",
+            basename(program)
+        );
+    }
+    if interactive_shell(&pane.argv) {
+        return format!(
+            "pane {id} is not resumable: its shell exited by itself; only a pane the \
+             server's restart took comes back"
+        );
+    }
+    format!(
+        "pane {id} is not resumable: it ran `{}`, a command rather than an agent or an \
+         interactive shell, and signaltty does not run a command again by itself",
+        pane.argv.join(" ")
+    )
 }
 
 /// Runtimes whose process is named after the script they run.

@@ -59,10 +59,9 @@ impl Handler<Resume> for Pane {
         }
         let pane = self.state();
         let Some(argv) = launch::resume_command(pane) else {
-            return failed(Error::BadParams(format!(
-                "pane {} is not resumable: its agent reported no session to resume",
-                pane.id
-            )));
+            return failed(Error::BadParams(
+                signaltty_model::agents::programs::not_resumable_because(pane),
+            ));
         };
         // Only the retained config variables are passed again (CLAUDE_CONFIG_DIR, …).
         let config_env = pane.agent.config_env.clone().unwrap_or_default();

@@ -93,7 +93,12 @@ pub struct Cx<'a> {
 pub type Routed = ResponseActFuture<Supervisor, Reply>;
 
 /// Serves one request.
-pub fn route(host: &mut Supervisor, mut request: Request, conn: ConnHandle, generation: u64) -> Routed {
+pub fn route(
+    host: &mut Supervisor,
+    mut request: Request,
+    conn: ConnHandle,
+    generation: u64,
+) -> Routed {
     if let Method::ServerUpgrade(p) = request.method {
         return host.upgrade(p, conn, request.id);
     }

@@ -232,9 +232,12 @@ async fn every_task_route_takes_the_id_cut_short_as_it_is_printed() {
     // task at all (an ambiguous one is refused: the registry's tests).
     let other = str_of(&two["task"], "id");
     assert_eq!(w.task(&other[..13]).await["id"], other);
-    w.call(World::method("task.cancel", json!({"task_id": &other[..13]})))
-        .await
-        .expect("a cancel takes it too");
+    w.call(World::method(
+        "task.cancel",
+        json!({"task_id": &other[..13]}),
+    ))
+    .await
+    .expect("a cancel takes it too");
     assert_eq!(w.task(other).await["state"], "canceled");
     let e = w
         .call(World::method("task.get", json!({"task_id": &id[..8]})))

@@ -232,10 +232,9 @@ pub fn resume(cx: &mut Cx<'_>, p: PaneTarget) -> Routed {
         ))));
     }
     if launch::resume_command(&pane).is_none() {
-        return fail(Err(Error::BadParams(format!(
-            "pane {} is not resumable: its agent reported no session to resume",
-            pane.id
-        ))));
+        return fail(Err(Error::BadParams(
+            signaltty_model::agents::programs::not_resumable_because(&pane),
+        )));
     }
     // One conversation runs in one pane: a session already live elsewhere is
     // not resumed a second time.

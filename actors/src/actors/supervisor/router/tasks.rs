@@ -13,19 +13,19 @@
 use super::{Cx, Routed, answer, fail};
 use crate::actors::services::StartTask;
 use crate::actors::task::{Cancel, FinishTask, Mode, Report, Start, StartTicket, TaskActor};
-use crate::domain::task::contract::check_contract;
 use crate::domain::registry::by_prefix;
+use crate::domain::task::contract::check_contract;
 use crate::error::Error;
 use crate::ids::random_u128;
 use crate::os::git::task_start::Plan;
 use actix::prelude::*;
 use serde_json::json;
-use signaltty_protocol::{Method, TaskId};
 use signaltty_protocol::pane::AgentKind;
 use signaltty_protocol::task::{
     TaskFinishParams, TaskListParams, TaskListResult, TaskReportParams, TaskResultReply,
     TaskStartParams, TaskStartResult, TaskTarget,
 };
+use signaltty_protocol::{Method, TaskId};
 use std::future::Future;
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
