@@ -43,7 +43,7 @@ use tokio::sync::watch;
 use crate::actors::arbiters::PaneArbiters;
 use crate::actors::connection::ConnId;
 use crate::actors::connection::reply::Reply;
-use crate::actors::publish::{PtyData, Publish};
+use crate::actors::publish::Publish;
 
 /// What an in-place upgrade handed this binary: its PTYs' sinks reach their
 /// pane actors through [`PaneSink`](crate::actors::pane::PaneSink)'s channel.
@@ -497,14 +497,6 @@ impl Handler<Publish> for Supervisor {
             rx.await
                 .unwrap_or_else(|_| Err(Error::JournalFailed("publish was abandoned".into())))
         })
-    }
-}
-
-impl Handler<PtyData> for Supervisor {
-    type Result = ();
-
-    fn handle(&mut self, msg: PtyData, _ctx: &mut Self::Context) {
-        self.events.sequence_pty(msg);
     }
 }
 

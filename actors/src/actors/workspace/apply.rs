@@ -50,7 +50,7 @@ pub struct ApplyLayout {
     /// The panes, in leaf order.
     pub leaves: Vec<ApplyLeaf>,
     /// Where the panes send `pty.data` to be numbered.
-    pub pty_out: Recipient<crate::actors::publish::PtyData>,
+    pub pty_out: crate::actors::publish::PtyOut,
     /// The server's configuration, for the pane actors.
     pub config: std::sync::Arc<crate::config::Config>,
     /// The launch under way, holding the leaves' names: ended when the panes

@@ -205,7 +205,7 @@ pub fn apply(cx: &mut Cx<'_>, p: LayoutApplyParams) -> Routed {
             tab,
             layout,
             leaves,
-            pty_out: ctx.address().recipient(),
+            pty_out: cx.events.pty_out(),
             config: cx.config.clone(),
             ticket,
         });
