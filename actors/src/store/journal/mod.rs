@@ -160,7 +160,7 @@ impl Journal {
         clock.raise(store.ceiling());
         clock.connect(tx.clone());
         let ours = clock.clone();
-        let thread = std::thread::Builder::new()
+        let spawned = std::thread::Builder::new()
             .name("journal".into())
             .spawn(move || {
                 let fail = |e: std::io::Error| {
@@ -220,7 +220,14 @@ impl Journal {
                         Err(e) => return fail(e),
                     }
                 }
-            })?;
+            });
+        let thread = match spawned {
+            Ok(thread) => thread,
+            Err(e) => {
+                clock.close();
+                return Err(e);
+            },
+        };
         Ok(Journal {
             tx: Some(tx),
             clock,
