@@ -146,8 +146,11 @@ impl Sequencer {
         let count = events.len();
         let mut batch = Vec::with_capacity(count);
         let mut waiter = Some(tx);
+        // One block: a batch's numbers are consecutive, even while panes
+        // take numbers on other threads.
+        let first = self.clock.next_states(count as u64);
         for (i, event) in events.into_iter().enumerate() {
-            let seq = self.clock.next_state();
+            let seq = Seq(first.0 + i as u64);
             let published = Published::new(seq, &event);
             batch.push(JournalRecord {
                 seq,

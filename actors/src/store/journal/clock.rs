@@ -4,7 +4,7 @@
 //!
 //! ```text
 //!   last issued ──────────────┐          ceiling (durable in event-sequence.json)
-//!   Sequencer: next_state()   │ any number; the journal reserves before it writes
+//!   Sequencer: next_states(n) │ any numbers; the journal reserves before it writes
 //!   Pane:      try_next()     │ only while last < ceiling, else wait_issuable()
 //!                             ▼
 //!   headroom < LOW_WATER ──Reserve──► journal thread ──reserve() + publish ceiling──► waiters woken
@@ -102,13 +102,20 @@ impl SeqClock {
         }
     }
 
-    /// The next number for a state event. It may pass the ceiling: the
-    /// journal reserves before it writes the event, and nobody sees the
-    /// event before that.
+    /// The first of `n` consecutive numbers for a batch of state events
+    /// (no pane's number falls between them). They may pass the ceiling:
+    /// the journal reserves before it writes the events, and nobody sees
+    /// them before that.
+    pub fn next_states(&self, n: u64) -> Seq {
+        let first = self.last.fetch_add(n, Ordering::AcqRel) + 1;
+        self.check_headroom(first + n.saturating_sub(1));
+        Seq(first)
+    }
+
+    /// The next number for one state event ([`SeqClock::next_states`]).
+    #[cfg(test)]
     pub fn next_state(&self) -> Seq {
-        let seq = self.last.fetch_add(1, Ordering::AcqRel) + 1;
-        self.check_headroom(seq);
-        Seq(seq)
+        self.next_states(1)
     }
 
     /// The next number for a `pty.data`, if one is reserved durably; `None`
@@ -233,6 +240,8 @@ mod tests {
         assert_eq!(clock.next_state(), Seq(13), "the journal reserves for it");
         clock.raise(Some(Seq(20)));
         assert_eq!(clock.try_next(), Some(Seq(14)));
+        assert_eq!(clock.next_states(3), Seq(15), "a batch is consecutive");
+        assert_eq!(clock.try_next(), Some(Seq(18)));
         clock.raise(Some(Seq(15)));
         assert_eq!(clock.ceiling(), Some(Seq(20)), "a ceiling never falls");
     }
