@@ -1314,6 +1314,72 @@ fn every_restart_skips_the_rest_of_the_reserved_block_even_without_events_or_aft
     );
 }
 
+/// A program that, once told to go, prints one byte every half millisecond:
+/// many small chunks, each a `pty.data` with a number of its own.
+const TRICKLE: &str = "import os, sys, time
+sys.stdin.readline()
+while True:
+    os.write(1, b'x')
+    time.sleep(0.0005)
+";
+
+/// `pty.data` takes its numbers from the one counter without waiting for the
+/// journal, but only numbers already reserved on disk: every seq a viewer
+/// receives is at or below the ceiling in `event-sequence.json` by then, the
+/// numbering goes on past the first block with no state event to carry it,
+/// and a restart after SIGKILL numbers above every one of them
+/// (docs/protocol.md#event-sequence-and-replay).
+#[test]
+fn pty_data_seqs_stay_under_the_durable_reservation_and_a_restart_after_sigkill_continues_above() {
+    let mut life = Life::new(&[]);
+    life.start();
+    let state = life.state();
+    let mut actor = life.client();
+    let ws = create_id(&mut actor, "pty-seqs");
+    let pane = actor.call_ok(
+        "pane.spawn",
+        json!({"workspace_id": ws, "argv": ["python3", "-c", TRICKLE]}),
+    )["pane"]["id"]
+        .clone();
+    let mut viewer = life.client();
+    viewer.call_ok("pane.attach", json!({"pane_id": pane}));
+    // "go\n"
+    actor.call_ok("pane.input", json!({"pane_id": pane, "data_b64": "Z28K"}));
+    let deadline = Instant::now() + Duration::from_secs(120);
+    let mut last_seq = 0;
+    while last_seq <= RESERVATION_BLOCK + 64 {
+        assert!(
+            Instant::now() < deadline,
+            "pty.data numbered only up to {last_seq}"
+        );
+        let event = viewer.next_event();
+        if event.event != "pty.data" {
+            continue;
+        }
+        assert!(event.seq > last_seq, "seq {} after {last_seq}", event.seq);
+        let ceiling = reservation(&state);
+        assert!(
+            event.seq <= ceiling,
+            "pty.data seq {} arrived above the durable ceiling {ceiling}",
+            event.seq
+        );
+        last_seq = event.seq;
+    }
+
+    life.kill9();
+    life.start();
+    let mut sub = life.client();
+    subscribe(&mut sub, json!({}));
+    let mut actor = life.client();
+    create(&mut actor, "after");
+    let event = sub.next_event();
+    assert!(
+        event.seq > last_seq,
+        "seq {} after a restart reuses a pty.data number (up to {last_seq})",
+        event.seq
+    );
+}
+
 #[test]
 fn a_second_server_on_another_socket_but_the_same_state_dir_exits_3_and_the_first_keeps_going() {
     let mut server = TestServer::start();

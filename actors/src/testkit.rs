@@ -167,8 +167,6 @@ impl JournalStore for FailingStore {
 pub struct PublishLog {
     /// Every `Publish`, one batch each, in arrival order.
     pub batches: Vec<Vec<signaltty_protocol::Event>>,
-    /// Every `PtyData`: its chunk and end offset.
-    pub pty: Vec<(Vec<u8>, u64)>,
 }
 
 impl PublishLog {
@@ -179,7 +177,7 @@ impl PublishLog {
 }
 
 /// Stands in for the Supervisor a pane publishes to: records each `Publish`
-/// batch and `PtyData` chunk and acknowledges it.
+/// batch and acknowledges it.
 pub struct PublishProbe {
     log: Arc<Mutex<PublishLog>>,
     changed: Arc<tokio::sync::Notify>,
@@ -223,14 +221,6 @@ impl Handler<crate::actors::publish::Publish> for PublishProbe {
         self.log.lock().batches.push(msg.events);
         self.changed.notify_waiters();
         Ok(Seq(self.seq))
-    }
-}
-
-impl Handler<crate::actors::publish::PtyData> for PublishProbe {
-    type Result = ();
-    fn handle(&mut self, msg: crate::actors::publish::PtyData, _: &mut Self::Context) {
-        self.log.lock().pty.push((msg.chunk, msg.end_offset));
-        self.changed.notify_waiters();
     }
 }
 

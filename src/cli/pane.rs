@@ -20,10 +20,10 @@ use signaltty_protocol::pane::{
 };
 use signaltty_protocol::tab::{TabCloseParams, TabCreateParams, TabResult};
 use signaltty_protocol::workspace::{
-    ClosedResult, SplitDir, Workspace, WorkspaceCloseParams, WorkspaceCreateParams,
-    WorkspaceGetParams, WorkspaceGetResult, WorkspaceListResult, WorkspaceResult,
+    ClosedResult, SplitDir, WorkspaceCloseParams, WorkspaceCreateParams, WorkspaceGetParams,
+    WorkspaceGetResult, WorkspaceListResult, WorkspaceResult,
 };
-use signaltty_protocol::{ErrorCode, Method, PaneRef, TabId, WorkspaceRef};
+use signaltty_protocol::{ErrorCode, Method, PaneRef, TabId, WorkspaceId, WorkspaceRef};
 use std::path::PathBuf;
 
 /// The user's shell, for a spawn without a command.
@@ -172,7 +172,10 @@ fn run_new(
                 }),
             )?;
             let ws = created.workspace;
-            (WorkspaceRef(ws.id.0.clone()), Made::Workspace(ws))
+            (
+                WorkspaceRef(ws.id.0.clone()),
+                Made::Workspace(ws.handle, ws.id),
+            )
         },
     };
     let argv = if argv.is_empty() {
@@ -183,7 +186,7 @@ fn run_new(
     let params = PaneSpawnParams {
         tab_id: match &made {
             Made::Tab(id) => Some(id.clone()),
-            Made::Workspace(_) => None,
+            Made::Workspace(..) => None,
         },
         cwd,
         env: env_param(env),
@@ -199,8 +202,8 @@ fn run_new(
                     tab_id,
                     signal: None,
                 }),
-                Made::Workspace(ws) => Method::WorkspaceClose(WorkspaceCloseParams {
-                    workspace_id: WorkspaceRef(ws.id.0),
+                Made::Workspace(_, id) => Method::WorkspaceClose(WorkspaceCloseParams {
+                    workspace_id: WorkspaceRef(id.0),
                     signal: None,
                 }),
             });
@@ -210,8 +213,8 @@ fn run_new(
     if global.json {
         say!("{value}");
     } else {
-        if let Made::Workspace(ws) = &made {
-            say!("workspace {}  ({})", ws.handle, ws.id);
+        if let Made::Workspace(handle, id) = &made {
+            say!("workspace {handle}  ({id})");
         }
         print_launched(&typed::<PaneLaunchResult>(value)?);
     }
@@ -222,8 +225,8 @@ fn run_new(
 enum Made {
     /// A tab in the workspace it was given.
     Tab(TabId),
-    /// A workspace of its own.
-    Workspace(Workspace),
+    /// A workspace of its own: its handle and id.
+    Workspace(String, WorkspaceId),
 }
 
 /// A launched pane, and what its agent's hook setup says.

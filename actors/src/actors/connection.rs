@@ -116,12 +116,17 @@ pub struct Deliver {
     pub line: Bytes,
 }
 
-/// A `pty.data` line for a pane this connection attached.
+/// A `pty.data` line for a pane this connection attached, straight from the
+/// pane (docs/terminal.md#the-output-path).
 #[derive(Debug, Message)]
 #[rtype(result = "()")]
 pub struct DeliverPty {
     /// The event line, newline included.
     pub line: Bytes,
+    /// Dropped with the message once the connection took the line: the pane
+    /// paces its PTY reader by it.
+    #[allow(dead_code)] // Never read: dropping it is the signal.
+    pub taken: Option<std::sync::Arc<dyn std::any::Any + Send + Sync>>,
 }
 
 /// Disconnect this client (lag, out-of-order delivery), telling it why.
@@ -511,20 +516,19 @@ impl Handler<DeliverPty> for Connection {
 impl Connection {
     /// Writes an event line, or holds it while a subscribe or attach reply is pending.
     fn deliver(&mut self, line: Bytes, ctx: &mut Context<Self>) {
-        let msg = DeliverPty { line };
         if self
             .in_flight
             .as_ref()
             .is_some_and(|f| f.flow.holds_events())
         {
-            self.held_bytes += msg.line.len() as u64;
-            self.held.push(msg.line);
+            self.held_bytes += line.len() as u64;
+            self.held.push(line);
             if self.held_bytes > self.limits.slow_subscriber_bytes {
                 let why = "subscriber fell behind while its replay was being prepared";
                 self.kick(KickReason::SlowReader, why, ctx);
             }
         } else {
-            self.write(&msg.line, true, ctx);
+            self.write(&line, true, ctx);
         }
     }
 }

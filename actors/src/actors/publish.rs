@@ -3,12 +3,15 @@
 //! durable and only then applies and fans them out (docs/persistence.md).
 //! Every owner publishes its own events this way; the reply to a request
 //! waits for the publication, so a client that reads after it sees the
-//! change.
+//! change. A pane's output is not a state event: it numbers its `pty.data`
+//! itself from the server's clock ([`PtyOut`]) and sends it straight to its
+//! viewers (docs/terminal.md#the-output-path).
 
-use crate::actors::connection::DeliverPty;
 use crate::error::Error;
+use crate::store::journal::clock::SeqClock;
 use actix::prelude::*;
-use signaltty_protocol::{Event, PaneId, Seq};
+use signaltty_protocol::{Event, Seq};
+use std::sync::Arc;
 
 /// Sequences, journals and publishes events for their owning actor. Replies with
 /// the seq of the last event once all are published; fails only when the journal
@@ -20,17 +23,28 @@ pub struct Publish {
     pub events: Vec<Event>,
 }
 
-/// A chunk of a pane's output for its viewers (`pty.data`). It is numbered and
-/// delivered in seq order with the state events.
-#[derive(Message)]
-#[rtype(result = "()")]
-pub struct PtyData {
-    /// The pane.
-    pub pane_id: PaneId,
-    /// The bytes.
-    pub chunk: Vec<u8>,
-    /// The pane's cumulative output offset at the end of the chunk.
-    pub end_offset: u64,
-    /// The connections attached to the pane.
-    pub viewers: Vec<Recipient<DeliverPty>>,
+/// What a pane numbers its `pty.data` with: the server-wide seq clock, whose
+/// numbers below the durable reservation it may take without asking anyone
+/// (see [`SeqClock`]).
+#[derive(Debug, Clone)]
+pub struct PtyOut {
+    clock: Arc<SeqClock>,
+}
+
+impl PtyOut {
+    /// Numbers from `clock`.
+    pub fn new(clock: Arc<SeqClock>) -> PtyOut {
+        PtyOut { clock }
+    }
+
+    /// A clock of its own with no ceiling (tests of a pane alone).
+    #[cfg(test)]
+    pub fn unbounded() -> PtyOut {
+        PtyOut::new(SeqClock::unbounded())
+    }
+
+    /// The clock.
+    pub fn clock(&self) -> &Arc<SeqClock> {
+        &self.clock
+    }
 }

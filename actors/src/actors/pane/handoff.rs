@@ -8,7 +8,7 @@
 //! binary starts from a handed-over one.
 
 use super::{Pane, PaneSink, PtyHandle};
-use crate::actors::publish::{PtyData, Publish};
+use crate::actors::publish::{PtyOut, Publish};
 use crate::config::Config;
 use crate::domain::state::tracker::{AgentTracker, Carry};
 use crate::error::Error;
@@ -77,7 +77,7 @@ impl Pane {
         output_offset: u64,
         pty: Option<Box<dyn PtyHandle>>,
         events: Recipient<Publish>,
-        pty_out: Recipient<PtyData>,
+        pty_out: PtyOut,
         config: &Config,
     ) -> Pane {
         let tracker = AgentTracker::with_rules(

@@ -7,7 +7,7 @@
 //! (`state/tracker/`); the pane feeds it and performs the effects it returns.
 
 use crate::actors::connection::DeliverPty;
-use crate::actors::publish::{PtyData, Publish};
+use crate::actors::publish::{PtyOut, Publish};
 use crate::config::Config;
 use crate::domain::state::tracker::{AgentTracker, Effect, Screen, Timer};
 use crate::error::Error;
@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 mod decisions;
 mod handoff;
 mod hooks;
-
+mod output;
 mod resume;
 mod screen;
 mod signals;
@@ -58,7 +58,8 @@ pub const INPUT_BUDGET: Duration = Duration::from_secs(5);
 pub struct Output {
     /// The bytes, as read.
     pub chunk: Vec<u8>,
-    /// Dropped (or sent) when the chunk is processed.
+    /// Sent when the chunk is processed and every viewer took it
+    /// (`output.rs`).
     pub ack: SyncSender<()>,
 }
 
@@ -204,8 +205,8 @@ pub struct Pane {
     output_offset: u64,
     pty: Option<Box<dyn PtyHandle>>,
     events: Recipient<Publish>,
-    /// Where numbered `pty.data` goes.
-    pty_out: Recipient<PtyData>,
+    /// The `pty.data` on its way to the viewers (`output.rs`).
+    outbox: output::Outbox,
     /// Attached connections.
     viewers: HashMap<ConnId, Recipient<DeliverPty>>,
     /// The viewers that only watch (a board's preview): they get output but
@@ -247,7 +248,7 @@ impl Pane {
         state: PaneState,
         pty: Box<dyn PtyHandle>,
         events: Recipient<Publish>,
-        pty_out: Recipient<PtyData>,
+        pty_out: PtyOut,
         config: &Config,
     ) -> Pane {
         let term = Terminal::new(state.pty_size.rows, state.pty_size.cols);
@@ -268,7 +269,7 @@ impl Pane {
         output_offset: u64,
         pty: Option<Box<dyn PtyHandle>>,
         events: Recipient<Publish>,
-        pty_out: Recipient<PtyData>,
+        pty_out: PtyOut,
     ) -> Pane {
         let gone = pty.is_none();
         Pane {
@@ -277,7 +278,7 @@ impl Pane {
             output_offset,
             pty,
             events,
-            pty_out,
+            outbox: output::Outbox::new(pty_out),
             viewers: HashMap::new(),
             watchers: HashSet::new(),
             ended: gone,
@@ -298,7 +299,7 @@ impl Pane {
         state: PaneState,
         tail: Option<&str>,
         events: Recipient<Publish>,
-        pty_out: Recipient<PtyData>,
+        pty_out: PtyOut,
         config: &Config,
     ) -> Pane {
         let mut term = Terminal::new(state.pty_size.rows, state.pty_size.cols);
@@ -417,6 +418,9 @@ impl Pane {
         if self.exit_reported || !(self.ended || drained_or_late) {
             return;
         }
+        if self.hold_exit(drained_or_late) {
+            return;
+        }
         self.exit_reported = true;
         self.pty = None;
         // A notification held back by the gate has no pane to raise any more.
@@ -448,33 +452,6 @@ impl Actor for Pane {
                 crate::actors::decision::WaitEnd::MovedOn,
             ));
         }
-    }
-}
-
-impl Handler<Output> for Pane {
-    type Result = ResponseFuture<()>;
-
-    fn handle(&mut self, msg: Output, ctx: &mut Self::Context) -> Self::Result {
-        self.on_output(&msg.chunk, ctx);
-        let viewers = self.live_viewers();
-        let ack = msg.ack;
-        if viewers.is_empty() {
-            // The reader may already be gone (closing); nothing waits then.
-            let _ = ack.try_send(());
-            return Box::pin(async {});
-        }
-        let sent = self.pty_out.send(PtyData {
-            pane_id: self.state().id.clone(),
-            chunk: msg.chunk,
-            end_offset: self.output_offset,
-            viewers,
-        });
-        // Acknowledged once the Supervisor took the chunk: a flood with viewers is
-        // paced by the Supervisor's mailbox, never queued without bound.
-        Box::pin(async move {
-            let _ = sent.await;
-            let _ = ack.try_send(());
-        })
     }
 }
 
@@ -727,32 +704,6 @@ impl Handler<SetName> for Pane {
         Box::pin(async move {
             sent.await??;
             Ok(pane)
-        })
-    }
-}
-
-impl Handler<ClearPane> for Pane {
-    type Result = ResponseFuture<Result<u64, Error>>;
-
-    fn handle(&mut self, _msg: ClearPane, ctx: &mut Self::Context) -> Self::Result {
-        const CLEAR: &[u8] = b"\x1b[H\x1b[2J\x1b[3J";
-        self.on_output(CLEAR, ctx);
-        self.term.clear_history();
-        let offset = self.output_offset;
-        let viewers = self.live_viewers();
-        let sent = (!viewers.is_empty()).then(|| {
-            self.pty_out.send(PtyData {
-                pane_id: self.state().id.clone(),
-                chunk: CLEAR.to_vec(),
-                end_offset: offset,
-                viewers,
-            })
-        });
-        Box::pin(async move {
-            if let Some(sent) = sent {
-                sent.await?;
-            }
-            Ok(offset)
         })
     }
 }

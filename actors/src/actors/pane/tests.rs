@@ -27,8 +27,8 @@ fn start(kind: AgentKind, config: &Config) -> Fixture {
     let pane = Pane::new(
         state,
         pty.handle(),
-        probe.clone().recipient(),
         probe.recipient(),
+        crate::actors::publish::PtyOut::unbounded(),
         config,
     )
     .start();

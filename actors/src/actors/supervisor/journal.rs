@@ -6,7 +6,7 @@
 //! the server (docs/persistence.md#state-events-and-sequence-numbers).
 
 use super::Supervisor;
-use crate::actors::publish::{PtyData, Publish};
+use crate::actors::publish::Publish;
 use crate::domain::turns::TurnStart;
 use crate::error::Error;
 use crate::os::listener::Accepting;
@@ -92,14 +92,6 @@ impl Handler<Publish> for Supervisor {
             rx.await
                 .unwrap_or_else(|_| Err(Error::JournalFailed("publish was abandoned".into())))
         })
-    }
-}
-
-impl Handler<PtyData> for Supervisor {
-    type Result = ();
-
-    fn handle(&mut self, msg: PtyData, _ctx: &mut Self::Context) {
-        self.events.sequence_pty(msg);
     }
 }
 

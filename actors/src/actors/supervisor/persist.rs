@@ -66,7 +66,7 @@ impl Supervisor {
             .unwrap_or_default();
         for pane in projection.all_panes() {
             let tail = tails.get(&pane.id).cloned();
-            let (events, pty_out) = (addr.clone().recipient(), addr.clone().recipient());
+            let (events, pty_out) = (addr.clone().recipient(), self.events.pty_out());
             let config = self.config.clone();
             let state = signaltty_protocol::pane::Pane::clone(&pane);
             let slot = TailSlot::default();

@@ -2,36 +2,34 @@
 //! the next `seq`, hands it to the Journal, and only when the Journal reports it
 //! durable applies it to the projection (the read model), keeps it in the ring
 //! (recent history for replays), fans it out to subscribers and checks the
-//! pending `wait`s. `pty.data` frames take a number in the same sequence but are
-//! never journaled: they go to the pane's viewers in seq order with the rest.
+//! pending `wait`s. The numbers come from the server's [`SeqClock`], which
+//! the panes share: a pane numbers its own `pty.data` there and sends it to
+//! its viewers itself, never through here (docs/terminal.md#the-output-path).
 //!
 //! ```text
 //!  publish(events) ─► seq N.. ─► pending ─► Journal thread ─► JournalAck{through}
 //!                                                                  │
-//!   publish_through(through): for each pending item up to `through`, in order:
-//!     state event ─► projection.apply ─► ring ─► subscribers ─► publisher's reply
-//!     pty.data    ─► the pane's viewers
+//!   publish_through(through): for each pending event up to `through`, in order:
+//!     projection.apply ─► ring ─► subscribers ─► publisher's reply
 //!   then: pending waits checked; turn starts reported to the caller
 //! ```
 //!
 //! It is a plain struct owned by the Supervisor actor, whose mailbox feeds it
-//! (`Publish`, `PtyData`, `JournalAck`); it never blocks. A journal failure is
-//! fatal: every publisher still waiting is told, nothing unproven is ever
-//! applied, and the Supervisor stops the server (spec/persistence.md §3).
+//! (`Publish`, `JournalAck`); it never blocks. A journal failure is fatal:
+//! every publisher still waiting is told, nothing unproven is ever applied,
+//! and the Supervisor stops the server (docs/persistence.md#writing-the-journal).
 
-use crate::actors::connection::{CloseConnection, ConnHandle, ConnId, DeliverPty, KickReason};
-use crate::actors::publish::PtyData;
+use crate::actors::connection::{CloseConnection, ConnHandle, ConnId, KickReason};
+use crate::actors::publish::PtyOut;
 use crate::actors::subscriber::{DrainAfterEvents, Fanout, Subscriber};
 use crate::domain::events::{EventFilter, Published, Ring};
 use crate::domain::projection::Projection;
 use crate::domain::waits::{WaitAnswer, Waits, Wanted};
 use crate::error::Error;
+use crate::store::journal::clock::SeqClock;
 use crate::store::journal::file::DiskHistory;
 use crate::store::journal::{Journal, JournalAck, JournalFailed, JournalRecord, JournalStore};
 use actix::prelude::*;
-use base64::Engine as _;
-use bytes::Bytes;
-use signaltty_protocol::envelope::EventFrame;
 use signaltty_protocol::{Event, Seq, Timestamp, WorkspaceId};
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
@@ -57,30 +55,12 @@ pub struct Applied {
     pub turn_ends: Vec<WorkspaceId>,
 }
 
-/// A sequenced item waiting for the journal's acknowledgement.
-enum Pending {
-    /// A state event: journaled, then applied, kept in the ring and fanned out.
-    State {
-        event: Box<Event>,
-        published: Arc<Published>,
-        waiter: Option<oneshot::Sender<Result<Seq, Error>>>,
-    },
-    /// A `pty.data` frame: its number is reserved like any other, but it is only
-    /// sent to the pane's viewers.
-    Pty {
-        seq: Seq,
-        line: Bytes,
-        viewers: Vec<Recipient<DeliverPty>>,
-    },
-}
-
-impl Pending {
-    fn seq(&self) -> Seq {
-        match self {
-            Pending::State { published, .. } => published.seq,
-            Pending::Pty { seq, .. } => *seq,
-        }
-    }
+/// A sequenced state event waiting for the journal's acknowledgement: then
+/// it is applied, kept in the ring and fanned out.
+struct Pending {
+    event: Box<Event>,
+    published: Arc<Published>,
+    waiter: Option<oneshot::Sender<Result<Seq, Error>>>,
 }
 
 /// A connection's subscription.
@@ -94,9 +74,9 @@ pub struct Sequencer {
     journal: Option<Journal>,
     /// Told when an append cannot even be handed to the journal thread.
     failed: Option<Recipient<JournalFailed>>,
-    /// The last seq handed out.
-    last_seq: Seq,
-    /// Sequenced items waiting for the journal, in seq order.
+    /// The server's seq counter, shared with the panes and the journal.
+    clock: Arc<SeqClock>,
+    /// Sequenced events waiting for the journal, in seq order.
     pending: VecDeque<Pending>,
     projection: Projection,
     ring: Ring,
@@ -119,7 +99,7 @@ impl Sequencer {
         Sequencer {
             journal: None,
             failed: None,
-            last_seq: head,
+            clock: SeqClock::new(head),
             pending: VecDeque::new(),
             projection: Projection::new(head),
             ring: Ring::new(ring_events, head),
@@ -144,7 +124,12 @@ impl Sequencer {
         ack: Recipient<JournalAck>,
         failed: Recipient<JournalFailed>,
     ) -> std::io::Result<()> {
-        self.journal = Some(Journal::spawn(store, ack, failed.clone())?);
+        self.journal = Some(Journal::spawn(
+            store,
+            self.clock.clone(),
+            ack,
+            failed.clone(),
+        )?);
         self.failed = Some(failed);
         Ok(())
     }
@@ -154,25 +139,27 @@ impl Sequencer {
     pub fn publish(&mut self, events: Vec<Event>) -> PublishReceipt {
         let (tx, rx) = oneshot::channel();
         if events.is_empty() {
-            let _ = tx.send(Ok(self.last_seq));
+            let _ = tx.send(Ok(self.clock.last()));
             return rx;
         }
         let at = Timestamp::now();
         let count = events.len();
         let mut batch = Vec::with_capacity(count);
         let mut waiter = Some(tx);
+        // One block: a batch's numbers are consecutive, even while panes
+        // take numbers on other threads.
+        let first = self.clock.next_states(count as u64);
         for (i, event) in events.into_iter().enumerate() {
-            self.last_seq = self.last_seq.next();
-            let published = Published::new(self.last_seq, &event);
+            let seq = Seq(first.0 + i as u64);
+            let published = Published::new(seq, &event);
             batch.push(JournalRecord {
-                seq: self.last_seq,
+                seq,
                 event: published.name,
                 payload: published.payload_json.clone(),
                 at: at.clone(),
-                journaled: true,
             });
             let waiter = if i + 1 == count { waiter.take() } else { None };
-            self.pending.push_back(Pending::State {
+            self.pending.push_back(Pending {
                 event: Box::new(event),
                 published,
                 waiter,
@@ -182,29 +169,9 @@ impl Sequencer {
         rx
     }
 
-    /// Numbers a chunk of pane output and queues it behind the state events.
-    pub fn sequence_pty(&mut self, msg: PtyData) {
-        self.last_seq = self.last_seq.next();
-        let seq = self.last_seq;
-        let event = Event::PtyData {
-            pane_id: msg.pane_id,
-            data_b64: base64::engine::general_purpose::STANDARD.encode(&msg.chunk),
-            output_offset: msg.end_offset,
-        };
-        let line = Bytes::from(EventFrame::new(event.name(), seq.0, event.payload()).to_line());
-        let record = JournalRecord {
-            seq,
-            event: event.name(),
-            payload: Bytes::new(),
-            at: Timestamp::now(),
-            journaled: false,
-        };
-        self.pending.push_back(Pending::Pty {
-            seq,
-            line,
-            viewers: msg.viewers,
-        });
-        self.append(vec![record]);
+    /// What the panes number their `pty.data` with.
+    pub fn pty_out(&self) -> PtyOut {
+        PtyOut::new(self.clock.clone())
     }
 
     fn append(&mut self, batch: Vec<JournalRecord>) {
@@ -225,56 +192,52 @@ impl Sequencer {
     /// checks the pending waits. Returns what changed.
     pub fn publish_through(&mut self, through: Seq) -> Applied {
         let mut applied = Applied::default();
-        while self.pending.front().is_some_and(|p| p.seq() <= through) {
-            let Some(p) = self.pending.pop_front() else {
+        while self
+            .pending
+            .front()
+            .is_some_and(|p| p.published.seq <= through)
+        {
+            let Some(Pending {
+                event,
+                published,
+                waiter,
+            }) = self.pending.pop_front()
+            else {
                 break;
             };
-            match p {
-                Pending::State {
-                    event,
-                    published,
-                    waiter,
-                } => {
-                    let seq = published.seq;
-                    applied.state_events += 1;
-                    // A working turn that does not resume from a permission prompt
-                    // is a new turn (spec/lifecycle.md §9).
-                    if let Event::AgentWorking { pane, .. } = &*event
-                        && crate::domain::state::starts_turn(&event)
-                    {
-                        applied.turn_starts.push(TurnStart {
-                            workspace: pane.workspace_id.clone(),
-                            pane: pane.id.clone(),
-                            started_at: Timestamp::now(),
-                        });
-                    }
-                    // Looked up before the event applies: a closed pane
-                    // leaves the projection with it.
-                    let worker = worker_task(&self.projection, &event);
-                    if let Some(task) = worker {
-                        applied
-                            .worker_events
-                            .push((task, Arc::new((*event).clone())));
-                    }
-                    if let Event::AgentDone { pane, .. } = &*event
-                        && !applied.turn_ends.contains(&pane.workspace_id)
-                    {
-                        applied.turn_ends.push(pane.workspace_id.clone());
-                    }
-                    self.projection.apply(seq, *event);
-                    self.ring.push(published.clone());
-                    self.fan_out(&published);
-                    if let Some(w) = waiter {
-                        // The publisher may have gone away (its client disconnected);
-                        // the event is published all the same.
-                        let _ = w.send(Ok(seq));
-                    }
-                },
-                Pending::Pty { line, viewers, .. } => {
-                    for viewer in viewers {
-                        viewer.do_send(DeliverPty { line: line.clone() });
-                    }
-                },
+            let seq = published.seq;
+            applied.state_events += 1;
+            // A working turn that does not resume from a permission prompt
+            // is a new turn (spec/lifecycle.md §9).
+            if let Event::AgentWorking { pane, .. } = &*event
+                && crate::domain::state::starts_turn(&event)
+            {
+                applied.turn_starts.push(TurnStart {
+                    workspace: pane.workspace_id.clone(),
+                    pane: pane.id.clone(),
+                    started_at: Timestamp::now(),
+                });
+            }
+            // Looked up before the event applies: a closed pane
+            // leaves the projection with it.
+            let worker = worker_task(&self.projection, &event);
+            if let Some(task) = worker {
+                applied
+                    .worker_events
+                    .push((task, Arc::new((*event).clone())));
+            }
+            if let Event::AgentDone { pane, .. } = &*event
+                && !applied.turn_ends.contains(&pane.workspace_id)
+            {
+                applied.turn_ends.push(pane.workspace_id.clone());
+            }
+            self.projection.apply(seq, *event);
+            self.ring.push(published.clone());
+            self.fan_out(&published);
+            if let Some(w) = waiter {
+                // The publisher may have gone away (its client disconnected);
+                // the event is published all the same.
+                let _ = w.send(Ok(seq));
             }
         }
         if applied.state_events > 0 {
@@ -308,10 +271,7 @@ impl Sequencer {
     /// pending is ever applied, and no more appends are taken.
     pub fn fail(&mut self, why: &str) {
         for p in self.pending.drain(..) {
-            if let Pending::State {
-                waiter: Some(w), ..
-            } = p
-            {
+            if let Some(w) = p.waiter {
                 let _ = w.send(Err(Error::JournalFailed(why.to_owned())));
             }
         }

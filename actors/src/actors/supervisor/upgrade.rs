@@ -349,7 +349,7 @@ pub(super) fn start_adopted(
     arbiter: &actix::ArbiterHandle,
     slot: &signaltty_model::term::TailSlot,
     events: Recipient<crate::actors::publish::Publish>,
-    pty_out: Recipient<crate::actors::publish::PtyData>,
+    pty_out: crate::actors::publish::PtyOut,
     config: std::sync::Arc<crate::config::Config>,
 ) -> (Addr<crate::actors::pane::Pane>, u32) {
     let crate::os::upgrade::takeover::AdoptedPane {

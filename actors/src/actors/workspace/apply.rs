@@ -50,8 +50,8 @@ pub struct ApplyLayout {
     pub layout: Layout,
     /// The panes, in leaf order.
     pub leaves: Vec<ApplyLeaf>,
-    /// Where the panes send `pty.data` to be numbered.
-    pub pty_out: Recipient<crate::actors::publish::PtyData>,
+    /// How the panes number their `pty.data` (the shared seq clock).
+    pub pty_out: crate::actors::publish::PtyOut,
     /// The server's configuration, for the pane actors.
     pub config: std::sync::Arc<crate::config::Config>,
     /// The launch under way, holding the leaves' names: ended when the panes
@@ -74,8 +74,8 @@ pub struct Apply {
     pub layout: Layout,
     /// The panes, in leaf order (their specs before the hook setup).
     pub leaves: Vec<ApplyLeaf>,
-    /// Where the panes send `pty.data` to be numbered.
-    pub pty_out: Recipient<crate::actors::publish::PtyData>,
+    /// How the panes number their `pty.data` (the shared seq clock).
+    pub pty_out: crate::actors::publish::PtyOut,
     /// The server's configuration (seams, agent rules).
     pub config: std::sync::Arc<crate::config::Config>,
     /// Checkout reservations: each leaf's directory is entered until the

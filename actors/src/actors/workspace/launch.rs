@@ -72,7 +72,7 @@ pub struct Spawn {
     /// Where the pane actor runs.
     pub arbiter: ArbiterHandle,
     /// Where the pane sends `pty.data` to be numbered.
-    pub pty_out: Recipient<crate::actors::publish::PtyData>,
+    pub pty_out: crate::actors::publish::PtyOut,
     /// The server's configuration (socket, agent rules, limits, seams).
     pub config: Arc<Config>,
     /// Checkout reservations: the cwd is entered until the pane is registered.

@@ -34,7 +34,7 @@ pub struct SpawnPane {
     /// Where the pane actor runs.
     pub arbiter: ArbiterHandle,
     /// Where the pane sends `pty.data` to be numbered.
-    pub pty_out: Recipient<crate::actors::publish::PtyData>,
+    pub pty_out: crate::actors::publish::PtyOut,
     /// Where the pane leaves its ring for the snapshot's tail.
     pub tail: signaltty_model::term::TailSlot,
     /// `pane.split`: the pane to split and the direction, instead of an empty tab.

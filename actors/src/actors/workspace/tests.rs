@@ -118,7 +118,7 @@ fn apply_of(
         },
         layout: layout.unwrap(),
         leaves,
-        pty_out: sup.clone().recipient(),
+        pty_out: crate::actors::publish::PtyOut::unbounded(),
         config: Arc::new(config(dir)),
         ticket: crate::actors::directory::LaunchTicket::new(sup.clone().recipient(), Vec::new()),
     }

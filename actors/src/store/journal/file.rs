@@ -443,6 +443,20 @@ impl JournalStore for FileStore {
         Seq(self.head)
     }
 
+    fn ceiling(&self) -> Option<Seq> {
+        Some(Seq(self.reserved))
+    }
+
+    fn reserve(&mut self, needed: Seq) -> io::Result<()> {
+        if needed.0 > self.reserved {
+            let ceiling = reservation::ceiling_for(self.reserved, needed.0)
+                .ok_or_else(|| io::Error::other("the event sequence is exhausted"))?;
+            reservation::write(&self.paths().reservation, ceiling)?;
+            self.reserved = ceiling;
+        }
+        Ok(())
+    }
+
     fn append(&mut self, batch: &[JournalRecord]) -> io::Result<()> {
         let Some(last) = batch.last() else {
             return Ok(());
@@ -454,20 +468,13 @@ impl JournalStore for FileStore {
         {
             self.rotate()?;
         }
-        if last.seq.0 > self.reserved {
-            let ceiling = reservation::ceiling_for(self.reserved, last.seq.0)
-                .ok_or_else(|| io::Error::other("the event sequence is exhausted"))?;
-            reservation::write(&self.paths().reservation, ceiling)?;
-            self.reserved = ceiling;
-        }
-        // Only state events are written; a batch of `pty.data` numbers needs nothing
-        // more than the reservation above.
-        let Some(last_written) = batch.iter().rev().find(|r| r.journaled).map(|r| r.seq.0) else {
-            return Ok(());
-        };
+        // The journal thread reserves ahead before a round; this covers a
+        // caller that did not.
+        self.reserve(last.seq)?;
+        let last_written = last.seq.0;
         self.check_still_named()?;
         let mut buf = Vec::with_capacity(batch.len() * 256);
-        for r in batch.iter().filter(|r| r.journaled) {
+        for r in batch {
             write_record(&mut buf, r);
         }
         self.file.write_all(&buf)?;

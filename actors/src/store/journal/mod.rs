@@ -9,19 +9,27 @@
 //! cannot prove.
 //!
 //! ```text
-//!  Supervisor ──batch──► channel ──► journal thread ──append+sync──► store
-//!      ▲                                   │
+//!  Supervisor ──batch──► channel ──► journal thread ──reserve?──append+sync──► store
+//!      ▲        panes ──Reserve──┘         │    └──ceiling──► SeqClock
 //!      └──────── JournalAck{through} ──────┘   (or JournalFailed)
 //! ```
+//!
+//! The thread also keeps the sequence reservation ahead of the numbers the
+//! [`clock::SeqClock`] hands out: before each round it reserves the next
+//! block when the headroom is low, and publishes the new ceiling to the
+//! clock, under which panes number their `pty.data` on their own.
 //!
 //! The store behind the thread is a [`JournalStore`]: [`file::FileStore`] in the
 //! server (`audit.jsonl`, rotation, retention, reservations), [`MemoryStore`] and
 //! the testkit's gated and failing stores in tests.
 
+pub mod clock;
 pub mod file;
 
 use actix::prelude::*;
+use clock::SeqClock;
 use signaltty_protocol::{Seq, Timestamp};
+use std::sync::Arc;
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::Instant;
 
@@ -32,13 +40,10 @@ pub struct JournalRecord {
     pub seq: Seq,
     /// The event name.
     pub event: &'static str,
-    /// The event payload as JSON text (empty for a record that is not written).
+    /// The event payload as JSON text (empty: `{}`).
     pub payload: bytes::Bytes,
     /// When the event was sequenced.
     pub at: Timestamp,
-    /// Whether the record is written. `pty.data` takes a sequence number (which
-    /// must be reserved durably like any other) but is never journaled.
-    pub journaled: bool,
 }
 
 /// Durable storage for journal records.
@@ -46,6 +51,19 @@ pub trait JournalStore: Send + 'static {
     /// The highest seq ever issued or reserved before this run; the next event gets
     /// a higher number.
     fn head(&self) -> Seq;
+
+    /// The durable reservation ceiling: no number above it may reach anyone
+    /// before [`JournalStore::reserve`] raised it. `None`: the store keeps
+    /// nothing across runs, so every number may be handed out.
+    fn ceiling(&self) -> Option<Seq> {
+        None
+    }
+
+    /// Reserves durably so that every number up to `needed` may be handed out.
+    fn reserve(&mut self, _needed: Seq) -> std::io::Result<()> {
+        Ok(())
+    }
+
     /// Writes the batch and syncs it. Returns only once the records are durable.
     fn append(&mut self, batch: &[JournalRecord]) -> std::io::Result<()>;
 
@@ -93,25 +111,60 @@ pub struct JournalFailed {
     pub error: String,
 }
 
+/// What the journal thread is asked to do.
+#[derive(Debug)]
+pub(crate) enum Command {
+    /// Write these records (in seq order, after every earlier batch).
+    Append(Vec<JournalRecord>),
+    /// The clock's headroom is low: reserve ahead.
+    Reserve,
+}
+
 /// The sending side of the journal thread.
 #[derive(Debug)]
 pub struct Journal {
-    tx: Option<mpsc::Sender<Vec<JournalRecord>>>,
+    tx: Option<mpsc::Sender<Command>>,
+    clock: Arc<SeqClock>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
+/// Reserves the next block(s) when the clock has less than
+/// [`clock::LOW_WATER`] numbers left below the ceiling (or has passed it,
+/// for a batch of state events), and publishes the ceiling.
+fn reserve_ahead(store: &mut dyn JournalStore, clock: &SeqClock) -> std::io::Result<()> {
+    let Some(ceiling) = store.ceiling() else {
+        return Ok(());
+    };
+    let last = clock.last();
+    if ceiling.0.saturating_sub(last.0) < clock::LOW_WATER {
+        let needed = last
+            .0
+            .checked_add(clock::LOW_WATER)
+            .ok_or_else(|| std::io::Error::other("the event sequence is exhausted"))?;
+        store.reserve(Seq(needed))?;
+        clock.raise(store.ceiling());
+    }
+    Ok(())
+}
+
 impl Journal {
-    /// Starts the journal thread over `store`; acknowledgements go to the recipients.
+    /// Starts the journal thread over `store`, keeping `clock`'s ceiling;
+    /// acknowledgements go to the recipients.
     pub fn spawn(
         mut store: Box<dyn JournalStore>,
+        clock: Arc<SeqClock>,
         ack: Recipient<JournalAck>,
         failed: Recipient<JournalFailed>,
     ) -> std::io::Result<Journal> {
-        let (tx, rx) = mpsc::channel::<Vec<JournalRecord>>();
-        let thread = std::thread::Builder::new()
+        let (tx, rx) = mpsc::channel::<Command>();
+        clock.raise(store.ceiling());
+        clock.connect(tx.clone());
+        let ours = clock.clone();
+        let spawned = std::thread::Builder::new()
             .name("journal".into())
             .spawn(move || {
                 let fail = |e: std::io::Error| {
+                    ours.close();
                     failed.do_send(JournalFailed {
                         error: e.to_string(),
                     })
@@ -123,8 +176,10 @@ impl Journal {
                         },
                         None => rx.recv().map_err(|_| RecvTimeoutError::Disconnected),
                     };
-                    let mut batch = match first {
-                        Ok(batch) => batch,
+                    let mut batch = Vec::new();
+                    match first {
+                        Ok(Command::Append(records)) => batch = records,
+                        Ok(Command::Reserve) => {},
                         Err(RecvTimeoutError::Timeout) => {
                             if let Err(e) = store.idle() {
                                 return fail(e);
@@ -132,15 +187,24 @@ impl Journal {
                             continue;
                         },
                         Err(RecvTimeoutError::Disconnected) => {
+                            ours.close();
                             if let Err(e) = store.idle() {
                                 log::error!("journal: final housekeeping failed: {e}");
                             }
                             return;
                         },
-                    };
+                    }
                     // Group commit: everything queued while the last sync ran goes in this one.
                     while let Ok(more) = rx.try_recv() {
-                        batch.extend(more);
+                        if let Command::Append(records) = more {
+                            batch.extend(records);
+                        }
+                    }
+                    // One reservation covers the batch and the headroom ahead; an
+                    // ask after this look is a new one.
+                    ours.take_asked();
+                    if let Err(e) = reserve_ahead(store.as_mut(), &ours) {
+                        return fail(e);
                     }
                     let Some(through) = batch.last().map(|r| r.seq) else {
                         continue;
@@ -148,13 +212,25 @@ impl Journal {
                     // No retry after a failed sync: the kernel may have dropped the
                     // dirty pages, so a second fdatasync could lie (PostgreSQL's rule).
                     match store.append(&batch) {
-                        Ok(()) => ack.do_send(JournalAck { through }),
+                        Ok(()) => {
+                            // A batch past the ceiling raised it inside `append`.
+                            ours.raise(store.ceiling());
+                            ack.do_send(JournalAck { through });
+                        },
                         Err(e) => return fail(e),
                     }
                 }
-            })?;
+            });
+        let thread = match spawned {
+            Ok(thread) => thread,
+            Err(e) => {
+                clock.close();
+                return Err(e);
+            },
+        };
         Ok(Journal {
             tx: Some(tx),
+            clock,
             thread: Some(thread),
         })
     }
@@ -163,7 +239,7 @@ impl Journal {
     pub fn append(&self, batch: Vec<JournalRecord>) -> Result<(), String> {
         match &self.tx {
             Some(tx) => tx
-                .send(batch)
+                .send(Command::Append(batch))
                 .map_err(|_| "journal thread has stopped".to_owned()),
             None => Err("journal is closed".to_owned()),
         }
@@ -171,6 +247,8 @@ impl Journal {
 
     /// Stops taking batches and waits for the thread to write what it has.
     pub fn close(&mut self) {
+        // The clock's copy of the channel goes too, so the thread sees the end.
+        self.clock.disconnect();
         self.tx = None;
         if let Some(t) = self.thread.take() {
             // A panicked journal thread has already reported nothing more; there is
@@ -205,7 +283,6 @@ mod verify_tests {
                 event: "workspace.closed",
                 payload: bytes::Bytes::from_static(b"{}"),
                 at: Timestamp::now(),
-                journaled: true,
             };
             store.append(&[r]).unwrap();
         }
@@ -224,5 +301,87 @@ mod verify_tests {
         assert!(all.contains("is not a journal record"), "{all}");
         assert!(all.contains("does not increase"), "{all}");
         assert!(all.contains("unfinished record"), "{all}");
+    }
+}
+
+#[cfg(test)]
+mod reserve_tests {
+    use super::clock::SeqClock;
+    use super::file::FileStore;
+    use super::{Journal, JournalAck, JournalFailed, JournalStore};
+    use actix::prelude::*;
+    use signaltty_model::journal::reservation::{self, BLOCK};
+    use signaltty_protocol::Seq;
+
+    /// Takes the journal's acknowledgements; fails the test on a failure.
+    struct Sink;
+
+    impl Actor for Sink {
+        type Context = Context<Self>;
+    }
+
+    impl Handler<JournalAck> for Sink {
+        type Result = ();
+        fn handle(&mut self, _: JournalAck, _: &mut Self::Context) {}
+    }
+
+    impl Handler<JournalFailed> for Sink {
+        type Result = ();
+        fn handle(&mut self, msg: JournalFailed, _: &mut Self::Context) {
+            panic!("the journal failed: {}", msg.error);
+        }
+    }
+
+    #[actix_rt::test]
+    async fn a_pane_takes_only_numbers_reserved_on_disk_and_the_journal_keeps_ahead_of_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("event-sequence.json");
+        let (store, _, _) = FileStore::open(dir.path(), 1 << 20).unwrap();
+        let clock = SeqClock::new(store.head());
+        let sink = Sink.start();
+        let mut journal = Journal::spawn(
+            Box::new(store),
+            clock.clone(),
+            sink.clone().recipient(),
+            sink.recipient(),
+        )
+        .unwrap();
+        assert_eq!(
+            clock.ceiling(),
+            Some(Seq(BLOCK)),
+            "the block reserved at open"
+        );
+
+        let mut waits = 0;
+        let mut taken = 0;
+        while taken < 3 * BLOCK {
+            match clock.try_next() {
+                Some(seq) => {
+                    let on_disk = reservation::read(&file).unwrap().unwrap_or_default();
+                    assert!(seq.0 <= on_disk, "{seq} issued above the durable {on_disk}");
+                    taken += 1;
+                },
+                None => {
+                    waits += 1;
+                    assert!(clock.wait_issuable().await, "the journal runs");
+                },
+            }
+        }
+        assert_eq!(clock.last(), Seq(3 * BLOCK));
+        assert!(
+            clock.ceiling().is_some_and(|c| c.0 >= 3 * BLOCK),
+            "{:?}",
+            clock.ceiling()
+        );
+        eprintln!("the pane waited {waits} time(s) for 3 blocks");
+
+        // Once the journal stops, what is reserved is all there is.
+        journal.close();
+        while clock.try_next().is_some() {}
+        assert!(!clock.wait_issuable().await, "no journal, no more numbers");
+        assert_eq!(
+            reservation::read(&file).unwrap(),
+            clock.ceiling().map(|c| c.0)
+        );
     }
 }

@@ -140,7 +140,7 @@ pub fn apply(cx: &mut Cx<'_>, p: LayoutApplyParams) -> Routed {
         tab,
         layout,
         leaves,
-        pty_out: me.clone().recipient(),
+        pty_out: cx.events.pty_out(),
         config: cx.config.clone(),
         checkouts: cx.checkouts.clone(),
         ticket: LaunchTicket::new(me.recipient(), names),

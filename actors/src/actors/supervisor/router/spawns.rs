@@ -158,7 +158,7 @@ pub(super) fn launch_in(
     let sent = addr.send(Spawn {
         launch,
         arbiter: cx.arbiters.next_arbiter(),
-        pty_out: me.clone().recipient(),
+        pty_out: cx.events.pty_out(),
         config: cx.config.clone(),
         checkouts: cx.checkouts.clone(),
         ticket: LaunchTicket::new(me.recipient(), Vec::new()),

@@ -10,7 +10,6 @@ fn record(seq: u64) -> JournalRecord {
         event: "workspace.closed",
         payload: bytes::Bytes::from(json!({"workspace_id": format!("ws_{seq}")}).to_string()),
         at: Timestamp::from_unix_millis(0),
-        journaled: true,
     }
 }
 
