@@ -1,7 +1,7 @@
 //! What owners tell and ask the Supervisor about who exists: the registry of
 //! workspaces, tabs and panes and their actors is the Supervisor's, and it is
 //! kept true by the owners themselves. A Workspace that starts a pane says so
-//! ([`Directory::PaneStarted`]) before it publishes `pane.created`; one that
+//! ([`Directory::Launched`]) before it publishes `pane.created`; one that
 //! closes a tab says so after `tab.closed`; so a client that sends its next
 //! request after the reply always finds the registry as the events say.
 //!

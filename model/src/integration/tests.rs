@@ -402,7 +402,7 @@ fn codex_with_hooks_turned_off_in_its_config_is_disabled() {
 /// (for the JSON agents) over a foreign one, with the reporter path replaced by
 /// `/REPORTER/signaltty`. Kept as golden files under `integration/golden/` so a
 /// refactor of the hook tables can prove the files did not change;
-/// `SIGNALTTY_BLESS=1 cargo test -p signaltty-actors integration` rewrites them
+/// `SIGNALTTY_BLESS=1 cargo test -p signaltty-model integration` rewrites them
 /// after a deliberate change.
 #[test]
 fn installed_files_match_the_golden_files_byte_for_byte() {
