@@ -442,7 +442,7 @@ fn installed_files_match_the_golden_files_byte_for_byte() {
         }
         let expected = fs::read_to_string(&path).unwrap_or_else(|e| {
             panic!(
-                "{}: {e}; write it with SIGNALTTY_BLESS=1 cargo test -p signaltty-actors integration",
+                "{}: {e}; write it with SIGNALTTY_BLESS=1 cargo test -p signaltty-model integration",
                 path.display()
             )
         });

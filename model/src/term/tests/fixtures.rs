@@ -5,7 +5,7 @@
 //!
 //! To record a new case, capture the bytes (`script -q -c CMD /dev/null >
 //! input.bin`), add it to `term_fixtures!` and write the expected files with
-//! `SIGNALTTY_BLESS=1 cargo test -p signaltty-actors term::tests::fixtures`;
+//! `SIGNALTTY_BLESS=1 cargo test -p signaltty-model term::tests::fixtures`;
 //! read them before committing.
 
 use super::*;
@@ -27,7 +27,7 @@ fn compare(name: &str, file: &str, got: &str) {
     }
     let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| {
         panic!(
-            "{}: {e}; write it with SIGNALTTY_BLESS=1 cargo test -p signaltty-actors \
+            "{}: {e}; write it with SIGNALTTY_BLESS=1 cargo test -p signaltty-model \
              term::tests::fixtures",
             path.display()
         )

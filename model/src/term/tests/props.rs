@@ -1,6 +1,6 @@
 //! Properties over generated output, with a small seeded generator (no new
 //! dependency). Every failure names its seed; rerun one with
-//! `SIGNALTTY_TERM_SEED=<seed> cargo test -p signaltty-actors term::tests::props`.
+//! `SIGNALTTY_TERM_SEED=<seed> cargo test -p signaltty-model term::tests::props`.
 
 use super::*;
 
