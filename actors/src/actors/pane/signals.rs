@@ -239,8 +239,9 @@ impl Handler<MarkSeen> for Pane {
 }
 
 /// The pane's task closed it (`task.cancel`, `task.finish`): its attention is
-/// cleared (`task_closed`) and a pending decision dropped (`pane_exited`),
-/// so a stopped worker does not keep asking for a person (seed 004).
+/// cleared (`task_closed`) and a pending decision dropped (`pane_exited`), so a
+/// stopped worker does not keep asking for a person
+/// (docs/states.md#spawn-resume-restart-and-close).
 #[derive(Debug, Message)]
 #[rtype(result = "Result<PaneState, Error>")]
 pub struct TaskClosed;
