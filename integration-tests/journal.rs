@@ -1412,7 +1412,8 @@ fn a_second_server_on_another_socket_but_the_same_state_dir_exits_3_and_the_firs
 
 /// Renames to publish: about 12 MB of `workspace.updated` events.
 const FLOOD_RENAMES: usize = 20_000;
-/// The slow subscriber's bound (spec: 4 MiB of unread events).
+/// The slow subscriber's bound (4 MiB of unread events,
+/// docs/persistence.md#slow-subscribers).
 const SLOW_BOUND: usize = 4 * 1024 * 1024;
 /// Room for the kernel's socket buffers on top of the bound.
 const SOCKET_BUFFERS: usize = 2 * 1024 * 1024;
