@@ -1,6 +1,7 @@
-//! Agent manifests and screen rules through the real binary (spec/agents.md
-//! §12–§14): a hook-less Claude look-alike classified by the bundled rules until
-//! its first hook, agents.list and agents.reload, and explain.
+//! Agent manifests and screen rules through the real binary
+//! (docs/agents.md#manifests, docs/screen-rules.md): a hook-less Claude
+//! look-alike classified by the bundled rules until its first hook, agents.list
+//! and agents.reload, and explain.
 
 use crate::support::agents::{script, type_line, wait_state, workspace};
 use crate::support::process::BIN;
@@ -9,8 +10,11 @@ use serde_json::json;
 use signaltty_protocol::ErrorCode;
 use std::path::PathBuf;
 
-/// §13 items 16 and 17 through the server: working, blocked with a question,
-/// idle (the question withdrawn), then the first hook switches the rules off.
+/// Screen rules through the server
+/// (docs/screen-rules.md#what-the-winning-rule-does,
+/// docs/screen-rules.md#withdrawing-a-screen-question): working, blocked with a
+/// question, idle (the question withdrawn), then the first hook switches the
+/// rules off.
 #[test]
 fn a_hookless_claude_is_classified_by_its_screen_until_it_sends_a_hook() {
     let server = TestServer::start();

@@ -1,7 +1,7 @@
 //! `pane.attach` / `pane.detach` and the `pty.data` contract
-//! (spec/pty-terminal.md §8): the snapshot and its offset are taken together, so a
-//! client that attaches while the child is writing can rebuild the exact byte
-//! stream from the snapshot's offset on: nothing lost, nothing doubled.
+//! (docs/terminal.md#attach): the snapshot and its offset are taken together,
+//! so a client that attaches while the child is writing can rebuild the exact
+//! byte stream from the snapshot's offset on: nothing lost, nothing doubled.
 
 use crate::support::{Client, TestServer, expect_code, ok, wait_until};
 use base64::Engine as _;

@@ -246,11 +246,11 @@ fn line_naming<'s>(screen: &'s str, name: &str) -> &'s str {
     screen.lines().find(|l| l.contains(name)).unwrap_or("")
 }
 
-/// Codex's "Hooks need review" gate, its real screen replayed into a pane
-/// that sends no hook: the board queues it as a question to answer in the
-/// terminal (a number key says so), the preview shows the question itself,
-/// and once the gate is gone the queue empties and the row's attention with
-/// it (withdrawn by the screen, lifecycle.md §5.4).
+/// Codex's "Hooks need review" gate, its real screen replayed into a pane that
+/// sends no hook: the board queues it as a question to answer in the terminal
+/// (a number key says so), the preview shows the question itself, and once the
+/// gate is gone the queue empties and the row's attention with it (withdrawn by
+/// the screen, docs/screen-rules.md#withdrawing-a-screen-question).
 #[test]
 fn a_question_only_the_terminal_shows_is_queued_and_withdrawn_when_it_goes() {
     let server = TestServer::start();

@@ -1,5 +1,5 @@
-//! The blocking CLI against a real server (spec/ipc.md §11): human and `--json`
-//! output, exit codes, error reporting, socket resolution, and `start` / `stop`.
+//! The blocking CLI against a real server (docs/cli.md): human and `--json` output,
+//! exit codes, error reporting, socket resolution, and `start` / `stop`.
 
 use crate::support::process::wait_process_gone;
 use crate::support::{Client, TestEnv, TestServer, process_gone, str_field};

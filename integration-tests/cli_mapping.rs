@@ -1,6 +1,6 @@
-//! The CLI commands and flags of spec/ipc.md §11 added for issue 18, one test
-//! each through the binary, and `server.schema`'s capability flags checked
-//! against what the server really serves.
+//! The CLI commands and flags of docs/cli.md#commands-and-their-methods added
+//! for issue 18, one test each through the binary, and `server.schema`'s
+//! capability flags checked against what the server really serves.
 
 use crate::support::{Client, TestServer, ok, str_field};
 use serde_json::{Value, json};
@@ -80,8 +80,9 @@ fn wait_takes_comma_lists_a_pane_flag_and_the_after_baseline_alias() {
         "10",
     ]));
     assert!(out.starts_with("done"), "{out}");
-    // The spec's flag name: a baseline that is not one is refused, never a
-    // current-state wait.
+    // `--after-baseline`, the other spelling of `--after`
+    // (docs/cli.md#commands-and-their-methods): a baseline that is not one is
+    // refused, never a current-state wait.
     let out = server.cli(&["wait", &p, "--until", "done", "--after-baseline", "null"]);
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     assert!(stderr(&out).contains("wait_baseline"), "{out:?}");

@@ -1,8 +1,8 @@
-//! Decisions end to end (spec/ipc.md §8.6, `hook-event` waiting mode, `pane.submit`;
-//! lifecycle.md §7; agents.md §7): fake Claude and Codex agents whose
-//! PermissionRequest hook runs the real waiting reporter (`signaltty hook-event
-//! --wait`), answered from another client or the CLI. Whatever ends a wait but an
-//! answer, the reporter prints nothing.
+//! Decisions end to end (`decision.answer`, `hook-event` waiting mode,
+//! `pane.submit`: docs/methods.md#decisions, docs/decisions.md): fake Claude
+//! and Codex agents whose PermissionRequest hook runs the real waiting reporter
+//! (`signaltty hook-event --wait`), answered from another client or the CLI.
+//! Whatever ends a wait but an answer, the reporter prints nothing.
 
 use crate::support::agents::{spawn_fake_with, type_line, wait_screen, wait_state, workspace};
 use crate::support::client::Client;
@@ -113,9 +113,9 @@ fn next_decision_event(sub: &mut Client, pane: &str) -> (String, Value) {
     }
 }
 
-/// §13 items 8: Claude asks, a person allows once from the CLI, the reporter
-/// prints the allow verdict, and the pane goes back to work; a second answer finds
-/// nothing.
+/// docs/decisions.md#answering-a-native-decision: Claude asks, a person allows
+/// once from the CLI, the reporter prints the allow verdict, and the pane goes
+/// back to work; a second answer finds nothing.
 #[test]
 fn claude_allow_once_reaches_the_reporter_and_the_pane_works_again() {
     let server = TestServer::start();
@@ -456,7 +456,7 @@ fn a_graceful_shutdown_cancels_the_wait_with_shutdown() {
     assert_eq!(v["cancelled"], "shutdown");
 }
 
-/// The waiting mode's checks, in the spec's order.
+/// The waiting mode's checks, in the order of docs/methods.md#hook-event.
 #[test]
 fn waiting_hook_events_are_validated() {
     let (server, mut c, agent) = one_agent("fake-claude", json!({}));
@@ -746,9 +746,9 @@ fn submit_answers_a_plain_question() {
     assert_eq!(r["attention"], "none");
 }
 
-/// §13 item 8: a supersede is one `decision.created` with `prev`; the old id
-/// is no longer answerable. A second waiting request on the same pane moves the
-/// first reporter on.
+/// docs/decisions.md#what-a-decision-is: a supersede is one `decision.created`
+/// with `prev`; the old id is no longer answerable. A second waiting request on
+/// the same pane moves the first reporter on.
 #[test]
 fn a_superseded_decision_cannot_be_answered() {
     let server = TestServer::start();
@@ -826,8 +826,9 @@ fn a_superseded_decision_cannot_be_answered() {
     );
 }
 
-/// §13 item 10: a typed answer that cannot be delivered leaves the pane
-/// blocked and clears the decision (`pane_exited`); the error says why.
+/// docs/decisions.md#typed-answers: a typed answer that cannot be delivered
+/// leaves the pane blocked and clears the decision (`pane_exited`); the error
+/// says why.
 #[test]
 fn a_typed_answer_that_cannot_be_written_keeps_the_pane_blocked() {
     let server = TestServer::start();

@@ -1,5 +1,5 @@
-//! Diffs and the git cache (spec/tasks.md §12, §17 item 16; spec/ipc.md
-//! §8.2): `workspace.diff`, `workspace.file_diff`, `workspace.refresh_git`,
+//! Diffs and the git cache (docs/diffs.md, docs/methods.md#workspaces):
+//! `workspace.diff`, `workspace.file_diff`, `workspace.refresh_git`,
 //! `git.branch_changed` and `dirty`, against real repositories.
 
 use crate::support::client::Client;

@@ -1,7 +1,7 @@
-//! Differential test against tmux (STYLE.md §6): the same byte streams played into
-//! a tmux pane and a signaltty pane of the same size must give the same screen
-//! text (`capture-pane -p` against `pane.read mode=screen`). Skipped, saying why,
-//! where tmux is not installed (`.ci/run` installs it).
+//! Differential test against tmux (docs/terminal.md#testing): the same byte
+//! streams played into a tmux pane and a signaltty pane of the same size must give
+//! the same screen text (`capture-pane -p` against `pane.read mode=screen`).
+//! Skipped, saying why, where tmux is not installed (`.ci/run` installs it).
 
 use crate::support::{TestServer, ok, poll_until};
 use serde_json::json;

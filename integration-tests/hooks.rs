@@ -1,7 +1,9 @@
-//! `hook-event` and `report-session` through the real binary (spec/lifecycle.md
-//! §4, §13; agents.md §6, §10): fake agents that report the way real hooks do,
-//! attribution by `$SIGNALTTY_PANE` and by process ancestry, the adapters'
-//! mappings and the guards, and the CLI's stdout discipline.
+//! `hook-event` and `report-session` through the real binary
+//! (docs/states.md#hook-processing-rules,
+//! docs/integrations.md#the-hook-reporter, docs/agents.md#per-agent-hooks):
+//! fake agents that report the way real hooks do, attribution by
+//! `$SIGNALTTY_PANE` and by process ancestry, the adapters' mappings and the
+//! guards, and the CLI's stdout discipline.
 
 use crate::support::agents::{script, spawn_fake_with, type_line, wait_screen, workspace};
 use crate::support::client::Client;
@@ -164,7 +166,8 @@ fn a_fake_claude_turn_goes_working_blocked_done_and_is_seen() {
         ]
     );
 
-    // §13 item 4: a session end after the reviewed turn changes nothing.
+    // A session end after the reviewed turn changes nothing (H5 of
+    // docs/states.md#hook-processing-rules).
     let b = get(&mut c, &pane)["wait_baseline"].clone();
     type_line(&mut c, &pane, "end");
     wait_for(&mut c, &pane, "exited", &b);
@@ -192,7 +195,8 @@ fn a_fake_codex_without_its_pane_variable_is_found_by_ancestry() {
     wait_for(&mut c, &pane, "idle", &Value::Null);
     assert_eq!(get(&mut c, &pane)["pane"]["agent"]["kind"], "codex");
 
-    // §13 item 7: tool traffic moves an idle Codex pane to working…
+    // Tool traffic moves an idle Codex pane to working (H4 of
+    // docs/states.md#hook-processing-rules)…
     let b = get(&mut c, &pane)["wait_baseline"].clone();
     type_line(&mut c, &pane, "tool");
     wait_for(&mut c, &pane, "working", &b);
@@ -219,7 +223,8 @@ fn a_fake_codex_without_its_pane_variable_is_found_by_ancestry() {
         "nothing reached the other pane"
     );
     // The unanswered (read-only) question is kept at the turn end and survives
-    // reading (lifecycle.md §7); the next prompt clears it.
+    // reading (docs/decisions.md#every-way-a-decision-ends); the next prompt
+    // clears it.
     let seen = ok(c.call("pane.mark_seen", json!({"pane_id": pane})));
     assert_eq!(
         (
@@ -296,7 +301,7 @@ fn claude_background_work_idle_prompts_and_session_end_follow_the_seeds() {
         (json!("blocked"), json!("input_required"))
     );
 
-    // §13 items 5 and 6.
+    // H5 of docs/states.md#hook-processing-rules.
     ok(c.call("pane.mark_seen", json!({"pane_id": pane})));
     hook(&mut c, &pane, "claude", "UserPromptSubmit", s.clone());
     let r = hook(&mut c, &pane, "claude", "SessionEnd", s.clone());
@@ -643,11 +648,12 @@ fn the_hook_reporter_keeps_stdout_clean_and_never_fails_without_a_server() {
     );
 }
 
-/// spec/lifecycle.md §9: a new turn is announced as `workspace.turn_started`
-/// once the workspace checkout's tree is captured. Which working transitions
-/// start a turn (not the one resuming from `blocked`, §13 item 22) is checked
-/// on the pure rule `state::starts_turn`: announcements come after their
-/// capture, so their order against later events is not fixed here.
+/// docs/diffs.md#turn-baselines: a new turn is announced as
+/// `workspace.turn_started` once the workspace checkout's tree is captured.
+/// Which working transitions start a turn (not the one resuming from `blocked`,
+/// docs/states.md#turns) is checked on the pure rule `state::starts_turn`:
+/// announcements come after their capture, so their order against later events
+/// is not fixed here.
 #[test]
 fn new_turns_are_announced_with_their_workspace_and_pane() {
     let server = TestServer::start();
@@ -702,9 +708,9 @@ fn new_turns_are_announced_with_their_workspace_and_pane() {
     }
 }
 
-/// agents.md §10.4.1: a Cursor tool call without its post hook within the wait
-/// is taken to wait for approval; its post hook resolves it back to working;
-/// a call that finishes in time shows nothing.
+/// docs/agents.md#cursor-approval-inference: a Cursor tool call without its
+/// post hook within the wait is taken to wait for approval; its post hook
+/// resolves it back to working; a call that finishes in time shows nothing.
 #[test]
 fn cursor_approval_is_inferred_from_a_tool_call_that_does_not_finish() {
     let env = crate::support::TestEnv::new();
@@ -766,9 +772,9 @@ fn cursor_approval_is_inferred_from_a_tool_call_that_does_not_finish() {
     assert_eq!(err(later).code, ErrorCode::Timeout);
 }
 
-/// spec/ipc.md §8.5 `pane.resume`: the agent of a tombstone starts again in the
-/// same pane with its resume command; a new process, so old baselines read
-/// IDENTITY_CHANGED; never for a live or unresumable pane.
+/// `pane.resume` (docs/methods.md#paneresume): the agent of a tombstone starts
+/// again in the same pane with its resume command; a new process, so old
+/// baselines read IDENTITY_CHANGED; never for a live or unresumable pane.
 #[test]
 fn a_tombstone_resumes_its_agent_in_the_same_pane() {
     let server = TestServer::start();

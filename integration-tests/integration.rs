@@ -1,7 +1,8 @@
-//! Hook integration end to end (spec/agents.md §11, ipc.md §8.5.1): the CLI's
-//! install/status/uninstall on a temp HOME, automatic setup when a pane launches
-//! a supported agent (before the process starts), and the OpenCode plugin
-//! executed under node with both plugin loaders.
+//! Hook integration end to end (docs/integrations.md,
+//! docs/methods.md#the-integration-object): the CLI's install/status/uninstall
+//! on a temp HOME, automatic setup when a pane launches a supported agent
+//! (before the process starts), and the OpenCode plugin executed under node
+//! with both plugin loaders.
 
 use crate::support::agents::{script, wait_screen, workspace};
 use crate::support::client::Client;

@@ -1,8 +1,10 @@
-//! The durable event journal end to end (spec/persistence.md §2-§5, §11-§13;
-//! spec/ipc.md §6, §7, §8.8 `subscribe`; notes/reliability.md group J): crash safety
-//! under SIGKILL, replay across restarts and rotations, the replay statuses, the
-//! replay-to-live handoff, unprovable history, the sequence reservation, the state-dir
-//! lock, slow subscribers told why, and the `events` / `journal verify` commands.
+//! The durable event journal end to end (docs/persistence.md,
+//! docs/restore.md#what-survives-a-restart; docs/protocol.md#subscriptions,
+//! docs/protocol.md#event-sequence-and-replay, docs/methods.md#subscribe;
+//! notes/reliability.md group J): crash safety under SIGKILL, replay across restarts and
+//! rotations, the replay statuses, the replay-to-live handoff, unprovable history, the
+//! sequence reservation, the state-dir lock, slow subscribers told why, and the `events` /
+//! `journal verify` commands.
 //!
 //! Tests that restart a server use `Life`: the env (and so the state dir) outlives
 //! each server process, as it does for a user who restarts signaltty.
@@ -26,9 +28,9 @@ use std::sync::{Arc, mpsc};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-/// The replay cap (spec/persistence.md §5.3).
+/// The replay cap (docs/persistence.md#replay-coverage).
 const REPLAY_CAP: u64 = 4096;
-/// Numbers reserved per block (spec/persistence.md §3).
+/// Numbers reserved per block (docs/persistence.md#state-events-and-sequence-numbers).
 const RESERVATION_BLOCK: u64 = 4096;
 /// The rotation size the rotation tests give the server.
 const SMALL_ROTATION: u64 = 4096;
@@ -37,7 +39,7 @@ const SMALL_ROTATION: u64 = 4096;
 
 // --- the journal files -------------------------------------------------------------------
 
-/// One journal record (spec/persistence.md §4.2).
+/// One journal record (docs/persistence.md#journal-records).
 #[derive(Debug, Clone, PartialEq)]
 struct Record {
     seq: u64,
@@ -769,7 +771,7 @@ fn replay_across_one_rotation_is_complete_and_across_two_is_history_lost_with_re
     assert_eq!(kept["retained_after"], 0, "nothing discarded yet: {kept}");
     assert_eq!(kept["predecessor_bytes"], file_len(&pred), "{kept}");
     // `current_bytes` is a lower bound that catches up shortly after appends
-    // (docs/persistence.md, a documented departure from spec §4.3 step 5).
+    // (docs/persistence.md#the-retention-record).
     assert!(
         u64_field(&kept, "current_bytes") <= file_len(&current),
         "{kept}"
@@ -1410,7 +1412,8 @@ fn a_second_server_on_another_socket_but_the_same_state_dir_exits_3_and_the_firs
 
 /// Renames to publish: about 12 MB of `workspace.updated` events.
 const FLOOD_RENAMES: usize = 20_000;
-/// The slow subscriber's bound (spec: 4 MiB of unread events).
+/// The slow subscriber's bound (4 MiB of unread events,
+/// docs/persistence.md#slow-subscribers).
 const SLOW_BOUND: usize = 4 * 1024 * 1024;
 /// Room for the kernel's socket buffers on top of the bound.
 const SOCKET_BUFFERS: usize = 2 * 1024 * 1024;

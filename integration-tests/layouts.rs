@@ -1,7 +1,7 @@
-//! `layout.export` and `layout.apply` (spec/ipc.md §8.4) through the real
+//! `layout.export` and `layout.apply` (docs/layouts.md) through the real
 //! binary: the round trip of a nested tab into another workspace, the checks
-//! that create nothing, the all-or-nothing start, a concurrent close, and
-//! the `layout` CLI.
+//! that create nothing, the all-or-nothing start, a concurrent close, and the
+//! `layout` CLI.
 
 use crate::support::{Client, DEADLINE, TestServer, expect_code, ok, poll_until, str_field};
 use serde_json::{Value, json};
@@ -117,8 +117,8 @@ fn export_then_apply_reproduces_the_tree_in_another_workspace() {
         json!(["sh", "-c", "exec sleep 602"])
     );
 
-    // The names are held by the source's panes: the spec's BAD_PARAMS, and
-    // nothing is created in the target.
+    // The names are held by the source's panes: BAD_PARAMS
+    // (docs/methods.md#layoutapply), and nothing is created in the target.
     let refused = expect_code(
         c.call(
             "layout.apply",

@@ -1,5 +1,6 @@
-//! End-to-end tests (STYLE.md §6, tier 4): each test runs the real `signaltty` binary
-//! in fresh temp `XDG_*` dirs and talks to it over its Unix socket or through the CLI.
+//! End-to-end tests (docs/ARCHITECTURE.md#testing): each test runs the real
+//! `signaltty` binary in fresh temp `XDG_*` dirs and talks to it over its Unix socket
+//! or through the CLI.
 
 mod support;
 

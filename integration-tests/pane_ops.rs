@@ -1,5 +1,5 @@
-//! `pane.split`, `pane.rename`, `pane.clear` and `pane.wait_for_output` through the
-//! real binary (spec/ipc.md §8.5, spec/pty-terminal.md §7).
+//! `pane.split`, `pane.rename`, `pane.clear` and `pane.wait_for_output` through the real
+//! binary (docs/methods.md#panes, docs/terminal.md#reading-waiting-and-clearing).
 
 use crate::support::{Client, TestServer, expect_code, ok};
 use base64::Engine as _;

@@ -1,8 +1,8 @@
-//! PTY panes through the real binary (spec/ipc.md §8.4-§8.5; spec/pty-terminal.md §2,
-//! §4, §7.1, §8.4-§8.5, §9; notes/reliability.md group X): spawn and its validation,
-//! the three read modes, input (echo, limits, a child that does not read), resize,
-//! signals, exit codes, titles, the child environment, teardown of whole sessions on
-//! close, no zombies or leaked descriptors, and the CLI.
+//! PTY panes through the real binary (docs/methods.md#panes, docs/panes.md,
+//! docs/terminal.md; notes/reliability.md group X): spawn and its validation, the three
+//! read modes, input (echo, limits, a child that does not read), resize, signals, exit
+//! codes, titles, the child environment, teardown of whole sessions on close, no zombies or
+//! leaked descriptors, and the CLI.
 //!
 //! Panes run `/bin/sh -c '…'` scripts; every wait polls against a deadline.
 
@@ -1494,7 +1494,8 @@ fn the_cli_sets_a_tab_layout_from_an_argument_or_stdin_and_refuses_bad_ones() {
         .to_owned();
     ok(c.call("pane.rename", json!({"pane_id": b, "name": "second"})));
 
-    // B above A, with B named instead of given by id (ipc.md §3: names resolve).
+    // B above A, with B named instead of given by id (names resolve:
+    // docs/protocol.md#addressing).
     let stacked = json!({"type": "split", "dir": "down", "ratio": 0.25,
         "first": {"type": "pane", "pane_id": "second"},
         "second": {"type": "pane", "pane_id": a}});

@@ -333,12 +333,13 @@ impl Watch {
     ///
     /// Until the agent's first hook, the pane is read from its screen, and
     /// whether a screen tick lands between a submitted prompt and that first
-    /// hook is a matter of timing: Codex starts its session (and its hooks) only
-    /// at the first prompt, so on a busy machine the screen can see the turn's
-    /// spinner first, and the lazy `SessionStart` then reads `idle` again
-    /// (spec/lifecycle.md §11: session start → `idle`). Those screen readings
-    /// before the first hook are skipped, and the repeats the skipping leaves
-    /// are folded, so the sequence from the hooks on is checked exactly.
+    /// hook is a matter of timing: Codex starts its session (and its hooks)
+    /// only at the first prompt, so on a busy machine the screen can see the
+    /// turn's spinner first, and the lazy `SessionStart` then reads `idle`
+    /// again (session start → `idle`, docs/states.md#master-transition-table).
+    /// Those screen readings before the first hook are skipped, and the repeats
+    /// the skipping leaves are folded, so the sequence from the hooks on is
+    /// checked exactly.
     fn expect_lifecycle(&self, pane: &str, expected: &[&str]) {
         let names = || -> Vec<String> {
             let all = self.lifecycle(pane);

@@ -1,8 +1,8 @@
-//! The world after a restart (spec/persistence.md §6–§8, §11, §13.13–§13.14):
+//! The world after a restart (docs/restore.md, docs/persistence.md#snapshots):
 //! workspaces, tabs, layouts and panes come back from the snapshot plus the
-//! journal's later events, whether the server stopped cleanly or was
-//! SIGKILLed right after a reply; panes come back as tombstones with their
-//! names, lineage, session ids and a restored tail, and no process starts.
+//! journal's later events, whether the server stopped cleanly or was SIGKILLed
+//! right after a reply; panes come back as tombstones with their names,
+//! lineage, session ids and a restored tail, and no process starts.
 
 use crate::support::life::{Life, state_dir};
 use crate::support::{Client, DEADLINE, str_field, wait_until};
@@ -471,7 +471,7 @@ fn a_corrupt_snapshot_without_a_journal_that_proves_the_world_starts_empty_and_s
     life.stop();
     let dir = state_dir(&life.env);
     // Both generations unreadable, and the journal's files gone: nothing can
-    // prove the world (spec/persistence.md §13.14).
+    // prove the world (docs/persistence.md#loading-a-snapshot).
     std::fs::write(dir.join("snapshot.json"), b"{ torn").unwrap();
     let _ = std::fs::remove_file(dir.join("snapshot.json.1"));
     for name in ["audit.jsonl", "audit.jsonl.1"] {
@@ -527,7 +527,8 @@ fn a_missing_history_dir_or_a_stray_tail_costs_only_the_screens_and_old_cursors_
     life.start();
     let mut c = life.client();
     check_restored(&mut c, &before, &handle, &a, &b, Tails::NotYet);
-    // A cursor handed out before the restart reads as dropped (§13.13).
+    // A cursor handed out before the restart reads as dropped
+    // (docs/restore.md#tombstones).
     let read = c.call_ok(
         "pane.read",
         json!({"pane_id": a, "mode": "rendered", "after_seq": cursor, "lines": 50}),

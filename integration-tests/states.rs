@@ -1,6 +1,6 @@
-//! The state engine through the real binary (spec/lifecycle.md §2, §6, §13):
-//! terminal signals, exit rules, `notify`, `pane.mark_seen`, attach marking a pane
-//! seen, the attention queries and the wait baseline of `pane.get`.
+//! The state engine through the real binary (docs/states.md): terminal signals,
+//! exit rules, `notify`, `pane.mark_seen`, attach marking a pane seen, the
+//! attention queries and the wait baseline of `pane.get`.
 
 use crate::support::client::Client;
 use crate::support::{DEADLINE, TestServer, err, ok, str_field, u64_field, wait_until};
@@ -62,8 +62,8 @@ fn names(events: &[EventFrame]) -> Vec<&str> {
     events.iter().map(|e| e.event.as_str()).collect()
 }
 
-/// §13 item 19: BEL and OSC 9 raise `unread` without a lifecycle change; OSC 0
-/// changes the title only.
+/// docs/states.md#terminal-signals: BEL and OSC 9 raise `unread` without a
+/// lifecycle change; OSC 0 changes the title only.
 #[test]
 fn bell_and_osc_9_raise_unread_and_a_title_changes_only_the_title() {
     let server = TestServer::start();
@@ -114,8 +114,9 @@ fn bell_and_osc_9_raise_unread_and_a_title_changes_only_the_title() {
     assert_eq!(got["last_message"], "build finished");
 }
 
-/// §13 item 23 and §6.3: a pane with no agent ends `done` for 0 and `failed`
-/// otherwise (128 + signal when killed), after `pane.exited`, then `unread`.
+/// docs/states.md#when-the-process-exits: a pane with no agent ends `done` for 0
+/// and `failed` otherwise (128 + signal when killed), after `pane.exited`, then
+/// `unread`.
 #[test]
 fn a_plain_pane_exits_done_or_failed_with_unread_in_order() {
     let server = TestServer::start();
@@ -320,9 +321,10 @@ fn a_flood_of_osc_notifications_is_coalesced_and_rate_limited() {
     assert_eq!(get(&mut c, &pane)["pane"]["last_message"], "last one");
 }
 
-/// spec/lifecycle.md §6.2: the refresh looks through shells to the program a
-/// pane runs, promotes a generic pane to the agent it identifies (never back),
-/// follows its cwd, and publishes one `pane.updated` per change, none otherwise.
+/// docs/agents.md#process-detection: the refresh looks through shells to the
+/// program a pane runs, promotes a generic pane to the agent it identifies
+/// (never back), follows its cwd, and publishes one `pane.updated` per change,
+/// none otherwise.
 #[test]
 fn the_process_refresh_promotes_generic_panes_and_follows_the_cwd() {
     let env = crate::support::TestEnv::new();
@@ -432,7 +434,7 @@ fn explain_names_the_evidence_behind_each_axis() {
     );
 }
 
-/// spec/pty-terminal.md §10.5: a wrapper's SIGNALTTY_AGENT names the kind
+/// docs/terminal.md#the-wrapper-hint: a wrapper's SIGNALTTY_AGENT names the kind
 /// when detection finds nothing, and never overrides what detection finds.
 #[test]
 fn a_wrapper_hint_sets_the_kind_only_when_detection_finds_nothing() {

@@ -1,7 +1,7 @@
-//! `tab.*` through the real binary (spec/ipc.md §8.4): create and close with the
-//! active-tab rules, their events and projection, and validation of layouts and
-//! ratios. Layout arrangements of real panes are tested where panes are spawned;
-//! here a tab is empty.
+//! `tab.*` through the real binary (docs/methods.md#tabs-and-layouts): create
+//! and close with the active-tab rules, their events and projection, and
+//! validation of layouts and ratios. Layout arrangements of real panes are
+//! tested where panes are spawned; here a tab is empty.
 
 use crate::support::{Client, TestServer, expect_code, ok};
 use serde_json::{Value, json};

@@ -1,8 +1,8 @@
-//! `task.finish` through the real server (tasks.md §10, §17 items 13–14):
+//! `task.finish` through the real server (docs/tasks.md#finishing-a-task):
 //! merge and discard into real repositories, every refusal, a conflict that
-//! leaves the target clean, the deadline, and a SIGKILL between the merge
-//! and the recorded disposition that the next finish completes without a
-//! second merge.
+//! leaves the target clean, the deadline, and a SIGKILL between the merge and
+//! the recorded disposition that the next finish completes without a second
+//! merge.
 
 use crate::support::git::{git, init_repo};
 use crate::support::life::Life;
@@ -42,8 +42,8 @@ fn finish(c: &mut Client, id: &str, extra: Value) -> signaltty_protocol::Respons
     c.call("task.finish", p)
 }
 
-/// §17 item 13: a merge lands the worker's commit on the target, removes
-/// the checkout, deletes the branch; a second finish is refused.
+/// docs/tasks.md#merging: a merge lands the worker's commit on the target,
+/// removes the checkout, deletes the branch; a second finish is refused.
 #[test]
 fn a_completed_task_merges_into_its_target_and_its_checkout_goes() {
     let server = TestServer::start();
@@ -78,7 +78,8 @@ fn a_completed_task_merges_into_its_target_and_its_checkout_goes() {
     expect_code(finish(&mut c, &id, json!({})), ErrorCode::BadParams);
 }
 
-/// §17 item 13: the refusals before anything is merged.
+/// docs/tasks.md#checks-before-finishing: the refusals before anything is
+/// merged.
 #[test]
 fn a_merge_is_refused_when_the_task_the_target_or_either_checkout_is_not_ready() {
     let server = TestServer::start();
@@ -168,8 +169,8 @@ fn a_merge_is_refused_when_the_task_the_target_or_either_checkout_is_not_ready()
     assert_eq!(done["task"]["disposition"]["outcome"], "merged");
 }
 
-/// §17 item 13: a conflict leaves the target clean, records the files and
-/// no disposition; the task can be finished again.
+/// docs/tasks.md#merging: a conflict leaves the target clean, records the files
+/// and no disposition; the task can be finished again.
 #[test]
 fn a_conflicting_merge_leaves_the_target_clean_and_the_task_finishable() {
     let server = TestServer::start();
@@ -197,8 +198,8 @@ fn a_conflicting_merge_leaves_the_target_clean_and_the_task_finishable() {
     assert!(!git(&repo, &["branch", "--list", str_field(&task, "branch")]).is_empty());
 }
 
-/// §17 item 14: discard from `working`: canceled then discarded, the worker
-/// stopped, the checkout removed, the branch kept.
+/// docs/tasks.md#discarding: discard from `working`: canceled then discarded,
+/// the worker stopped, the checkout removed, the branch kept.
 #[test]
 fn discarding_a_working_task_cancels_it_stops_the_worker_and_removes_the_checkout() {
     let server = TestServer::start();
@@ -277,7 +278,8 @@ fn a_finish_killed_after_its_merge_is_completed_by_the_next_without_a_second_mer
     assert!(!Path::new(str_field(&task, "worktree_path")).exists());
 }
 
-/// §17 item 13: a merge past its deadline is killed and the target restored.
+/// docs/tasks.md#merging: a merge past its deadline is killed and the target
+/// restored.
 #[test]
 fn a_merge_past_its_deadline_is_stopped_and_the_target_restored() {
     let mut env = crate::support::TestEnv::new();
@@ -302,9 +304,9 @@ fn a_merge_past_its_deadline_is_stopped_and_the_target_restored() {
     assert_eq!(after["disposition"]["outcome"], "none");
 }
 
-/// tasks.md §12.3: `task.diff` counts the committed work and untracked
-/// lines against the base and previews the merge; `task.file_diff` shows a
-/// file against the base.
+/// docs/diffs.md#task-diffs: `task.diff` counts the committed work and
+/// untracked lines against the base and previews the merge; `task.file_diff`
+/// shows a file against the base.
 #[test]
 fn a_tasks_diff_includes_its_commits_and_previews_the_merge() {
     let server = TestServer::start();

@@ -1,5 +1,5 @@
-//! Tasks through the real server (spec/tasks.md §17): `task.start` into real
-//! git repositories in temporary directories, the cap, idempotency, a worker
+//! Tasks through the real server (docs/tasks.md): `task.start` into real git
+//! repositories in temporary directories, the cap, idempotency, a worker
 //! reporting through `signaltty report`, the worker's death, cancel, and a
 //! restart failing what was still running.
 
@@ -165,8 +165,8 @@ fn a_started_task_has_its_checkout_and_worker_and_a_report_completes_it() {
     );
 }
 
-/// tasks.md §17 item 3: over the cap → RATE_LIMITED with details, nothing
-/// on disk; a canceled task frees its slot.
+/// docs/tasks.md#the-parallel-task-cap: over the cap → RATE_LIMITED with
+/// details, nothing on disk; a canceled task frees its slot.
 #[test]
 fn a_start_over_the_cap_is_refused_with_details_and_leaves_nothing_on_disk() {
     let env = crate::support::TestEnv::new();
@@ -210,7 +210,8 @@ fn a_start_over_the_cap_is_refused_with_details_and_leaves_nothing_on_disk() {
     start(&mut c, &repo, json!({}));
 }
 
-/// tasks.md §17 items 1 and 4: bad params refused, no task, no checkout.
+/// docs/tasks.md#the-contract, docs/tasks.md#the-start-steps-in-order: bad
+/// params refused, no task, no checkout.
 #[test]
 fn bad_starts_are_refused_with_no_task_and_nothing_on_disk() {
     let server = TestServer::start();
@@ -270,8 +271,8 @@ fn bad_starts_are_refused_with_no_task_and_nothing_on_disk() {
     assert_eq!(worktrees(&repo), 2);
 }
 
-/// tasks.md §17 item 6: the same key gives one task, also concurrently and
-/// after a restart.
+/// docs/tasks.md#repeated-starts: the same key gives one task, also
+/// concurrently and after a restart.
 #[test]
 fn one_client_request_id_makes_one_task_even_concurrently_and_across_a_restart() {
     let mut life = Life::new(&[]);
@@ -315,7 +316,7 @@ fn one_client_request_id_makes_one_task_even_concurrently_and_across_a_restart()
     assert_eq!(again["task"]["status_reason"], json!({"stage": "restart"}));
 }
 
-/// tasks.md §17 item 11: a restart fails non-terminal tasks with
+/// docs/tasks.md#after-a-restart: a restart fails non-terminal tasks with
 /// `{stage: restart}` and leaves completed ones and their checkouts intact.
 #[test]
 fn a_restart_fails_running_tasks_and_keeps_completed_ones() {
@@ -343,9 +344,9 @@ fn a_restart_fails_running_tasks_and_keeps_completed_ones() {
     assert!(Path::new(str_field(&kept, "worktree_path")).is_dir());
 }
 
-/// tasks.md §17 item 5: a spawn that fails after the checkout exists leaves
-/// a failed task `{stage: spawn}`, the error's details naming it, and the
-/// checkout kept and unlocked.
+/// docs/tasks.md#when-a-start-fails: a spawn that fails after the checkout
+/// exists leaves a failed task `{stage: spawn}`, the error's details naming it,
+/// and the checkout kept and unlocked.
 #[test]
 fn a_spawn_failure_after_the_checkout_persists_a_failed_task_and_unlocks_the_checkout() {
     let server = TestServer::start();
@@ -376,7 +377,8 @@ fn a_spawn_failure_after_the_checkout_persists_a_failed_task_and_unlocks_the_che
     assert!(!list.contains("locked"), "unlocked: {list}");
 }
 
-/// tasks.md §17 item 11: the worker's exit fails a working task once.
+/// docs/tasks.md#when-the-worker-dies: the worker's exit fails a working task
+/// once.
 #[test]
 fn the_workers_exit_fails_its_task_once_with_the_exit_code() {
     let server = TestServer::start();
@@ -406,7 +408,7 @@ fn the_workers_exit_fails_its_task_once_with_the_exit_code() {
     );
 }
 
-// ---- the first prompt (tasks.md §3, §17 item 7) ------------------------------
+// ---- the first prompt (docs/tasks.md#the-first-prompt) ----------------------
 
 /// A task whose worker is the fake worker in `mode`, with `objective`.
 fn start_worker(
@@ -565,8 +567,8 @@ fn a_decision_on_the_worker_needs_input_and_its_answer_resumes_the_task() {
     assert!(resumed["status_reason"].is_null(), "{resumed}");
 }
 
-/// tasks.md §17 item 12: `task.wait`'s checks, an empty context at once,
-/// the default `settled`, and EOF cancelling the waiter.
+/// docs/tasks.md#waiting-for-tasks: `task.wait`'s checks, an empty context at
+/// once, the default `settled`, and EOF cancelling the waiter.
 #[test]
 fn task_wait_checks_its_params_settles_and_ends_with_its_connection() {
     let server = TestServer::start();
@@ -615,8 +617,8 @@ fn task_wait_checks_its_params_settles_and_ends_with_its_connection() {
     assert_eq!(done["tasks"][0]["state"], "completed");
 }
 
-/// tasks.md §17 item 9: the silent-worker watchdog fires after its timeout,
-/// and never with 0.
+/// docs/tasks.md#the-silent-worker-watchdog: the watchdog fires after its
+/// timeout, and never with 0.
 #[test]
 fn a_silent_worker_needs_input_after_the_timeout_and_never_with_zero() {
     for (timeout, fires) in [("1", true), ("0", false)] {
@@ -713,8 +715,8 @@ fn eight_starts_at_once_with_a_cap_of_four_make_four_tasks() {
     assert_eq!(worktrees(&repo), 5, "main and four checkouts");
 }
 
-/// tasks.md §17 item 7: an idle that follows the submit (a late session
-/// start) is not a turn end: the task stays `working`.
+/// docs/tasks.md#what-the-delivery-leads-to: an idle that follows the submit (a
+/// late session start) is not a turn end: the task stays `working`.
 #[test]
 fn an_idle_after_the_first_prompt_is_not_a_turn_end() {
     let server = TestServer::start();

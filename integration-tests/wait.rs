@@ -1,6 +1,6 @@
-//! `wait` through the real binary (spec/ipc.md §8.8, lifecycle.md §8 and §13
-//! items 12, 13 and 15): current-state waits, baselines, identity, validation,
-//! timeouts and the single-flight connection.
+//! `wait` through the real binary (docs/methods.md#wait,
+//! docs/states.md#waiting-on-states): current-state waits, baselines, identity,
+//! validation, timeouts and the single-flight connection.
 
 use crate::support::client::Client;
 use crate::support::{TestServer, err, ok, str_field, u64_field};
@@ -61,9 +61,10 @@ fn a_current_state_wait_answers_at_once_and_a_pending_one_when_the_state_comes()
     assert!(u64_field(&done, "transition_seq") > 0);
 }
 
-/// §13 items 12 and 13 (the parts that need no hook): a transition before the
-/// baseline does not match; one after it does, even once the pane moved on; the
-/// exit keeps the identity so `until: exited` succeeds after it.
+/// docs/states.md#waiting-after-a-baseline (the parts that need no hook): a
+/// transition before the baseline does not match; one after it does, even once
+/// the pane moved on; the exit keeps the identity so `until: exited` succeeds
+/// after it.
 #[test]
 fn a_baseline_matches_only_newer_transitions_on_the_outcomes_own_axis() {
     let server = TestServer::start();
@@ -116,7 +117,8 @@ fn a_baseline_matches_only_newer_transitions_on_the_outcomes_own_axis() {
     assert_eq!(again["outcome"], "exited");
 }
 
-/// §13 item 15 and the identity checks of §8.3.
+/// The checks of docs/states.md#waiting-after-a-baseline: a bad baseline, and
+/// the identity checks.
 #[test]
 fn bad_waits_fail_up_front_and_a_foreign_baseline_reads_identity_changed() {
     let server = TestServer::start();
@@ -213,9 +215,9 @@ fn bad_waits_fail_up_front_and_a_foreign_baseline_reads_identity_changed() {
     ok(c.call("server.status", json!({})));
 }
 
-/// spec/ipc.md §1: a pending wait reserves its connection; another line or EOF
-/// cancels it without a response and closes the connection. Closing the pane
-/// answers a pending wait with NO_SUCH_PANE.
+/// docs/protocol.md#connection-rules: a pending wait reserves its connection;
+/// another line or EOF cancels it without a response and closes the connection.
+/// Closing the pane answers a pending wait with NO_SUCH_PANE.
 #[test]
 fn a_second_line_or_eof_cancels_a_pending_wait_and_closes_the_connection() {
     let server = TestServer::start();

@@ -1,6 +1,7 @@
-//! Workspaces, events and the live contract over the socket (spec/ipc.md §8.1, §8.2,
-//! §8.8; spec/data-model.md §2-§3): handles, addressing, ordering, subscriptions and
-//! replay, `server.status` counters and `server.schema`.
+//! Workspaces, events and the live contract over the socket (docs/methods.md#server,
+//! docs/methods.md#workspaces, docs/methods.md#streaming-and-waiting; docs/objects.md#ids,
+//! docs/objects.md#workspace): handles, addressing, ordering, subscriptions and replay,
+//! `server.status` counters and `server.schema`.
 
 use crate::support::{
     Client, TestServer, expect_code, is_workspace_id, ok, request_line, str_field, u64_field,
@@ -25,7 +26,7 @@ fn create_named(client: &mut Client, name: &str) -> Value {
     create(client, json!({"name": name}))
 }
 
-/// Asserts the wire shape of a workspace object (spec/data-model.md §3).
+/// Asserts the wire shape of a workspace object (docs/objects.md#workspace).
 #[track_caller]
 fn check_workspace(workspace: &Value) {
     if let Err(e) = serde_json::from_value::<Workspace>(workspace.clone()) {
@@ -824,7 +825,8 @@ fn spec_methods_this_server_does_not_list_answer_unknown_method() {
     }
 }
 
-/// The 63 methods of spec/ipc.md §8, in table order.
+/// The 63 methods of the reference design's method table, in its order: the ones this
+/// server serves are those of docs/methods.md#method-groups, less its additions.
 const SPEC_METHODS: &[&str] = &[
     "server.status",
     "server.shutdown",
@@ -891,10 +893,10 @@ const SPEC_METHODS: &[&str] = &[
     "task.cancel",
 ];
 
-/// Methods beyond the spec's table, each one an issue asked for and
+/// Methods beyond the reference design's table, each one an issue asked for and
 /// docs/protocol.md describes.
 const EXTENSIONS: &[&str] = &[
-    // Issue 14: the per-workspace auto-resume opt-in (persistence.md §8.4).
+    // Issue 14: the per-workspace auto-resume opt-in (docs/restore.md#auto-resume).
     "workspace.set_auto_resume",
     // Issue 18: the kept notifications listed and marked read.
     "notification.list",
@@ -921,7 +923,7 @@ fn the_dispatched_methods_are_a_subsequence_of_the_spec_table() {
         }
         assert!(
             spec.any(|m| m == name),
-            "{name} is not in spec order or not in the spec"
+            "{name} is out of the reference table's order or not in it"
         );
     }
 }

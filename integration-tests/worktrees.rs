@@ -1,7 +1,8 @@
-//! `worktree.*` through the real binary (spec/tasks.md §11, §17 item 15):
-//! create, open and remove with their events, every refusal of a removal, a
-//! launch into a checkout while it is being removed, and a git hook that
-//! outlives the deadline killed with its process group.
+//! `worktree.*` through the real binary
+//! (docs/worktrees.md#the-worktree-commands): create, open and remove with
+//! their events, every refusal of a removal, a launch into a checkout while it
+//! is being removed, and a git hook that outlives the deadline killed with its
+//! process group.
 
 use crate::support::process::run_with_deadline;
 use crate::support::{Client, DEADLINE, TestEnv, TestServer, expect_code, ok, wait_until};

@@ -1,6 +1,7 @@
-//! Server configuration and the path rules of spec/persistence.md §1 and
-//! spec/ipc.md §1. Paths and limits arrive here once, at start; nothing else in
-//! the server reads the process environment.
+//! Server configuration and the path rules of
+//! docs/persistence.md#where-files-live and docs/protocol.md#the-socket. Paths
+//! and limits arrive here once, at start; nothing else in the server reads the
+//! process environment.
 
 use signaltty_model::env::SocketOrigin;
 use signaltty_model::settings::Limits;
@@ -15,7 +16,8 @@ pub struct Config {
     pub socket_origin: SocketOrigin,
     /// The state directory (journal, snapshot, logs).
     pub state_dir: PathBuf,
-    /// The data directory (task worktrees, spec/persistence.md §1).
+    /// The data directory (task worktrees,
+    /// docs/persistence.md#where-files-live).
     pub data_dir: PathBuf,
     /// The user's home, the default cwd of new workspaces.
     pub home: Option<PathBuf>,
@@ -23,7 +25,8 @@ pub struct Config {
     pub version: String,
     /// Tunable limits.
     pub limits: Limits,
-    /// Where user agent manifests are read (spec/agents.md §12.1).
+    /// Where user agent manifests are read
+    /// (docs/agents.md#where-manifests-live).
     pub agents_dir: Option<PathBuf>,
     /// The active agent manifests and screen rules, loaded before the server
     /// listens and replaced by `agents.reload`; every pane reads this handle.

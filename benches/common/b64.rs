@@ -1,5 +1,6 @@
-//! Standard padded base64 (RFC 4648 §4), the encoding of `pane.input`'s and
-//! `pty.data`'s `data_b64`: enough of it for the benchmarks, without a dependency.
+//! Standard padded base64 (RFC 4648, section 4), the encoding of `pane.input`'s
+//! and `pty.data`'s `data_b64`: enough of it for the benchmarks, without a
+//! dependency.
 
 use super::Res;
 

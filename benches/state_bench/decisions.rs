@@ -19,7 +19,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdout, Stdio};
 use std::time::{Duration, Instant};
 
-/// What a permission reporter prints for Allow once (spec/agents.md §7.3).
+/// What a permission reporter prints for Allow once
+/// (docs/decisions.md#what-the-reporter-prints).
 const ALLOW_VERDICT: &str = r#"{"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"allow"}}}"#;
 
 /// Waiting permission reporters (`hook-event --wait`); killed and reaped on

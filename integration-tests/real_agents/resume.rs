@@ -1,9 +1,9 @@
-//! A real agent resumed after the server crashed (spec/persistence.md §8.3,
-//! issue 14): one turn, SIGKILL of the server (its panes' terminals close
-//! with it, so the agent dies too), a restart that brings the pane back as
-//! `RESUMABLE` with its session id, `pane.resume`, and a second turn that
-//! continues the same conversation: same session id, and the model's first
-//! request of the second turn carries the first turn's prompt.
+//! A real agent resumed after the server crashed
+//! (docs/restore.md#resuming-a-pane, issue 14): one turn, SIGKILL of the server
+//! (its panes' terminals close with it, so the agent dies too), a restart that
+//! brings the pane back as `RESUMABLE` with its session id, `pane.resume`, and
+//! a second turn that continues the same conversation: same session id, and the
+//! model's first request of the second turn carries the first turn's prompt.
 
 use super::{LONG, Rig, agent_bin, claude_rig, codex_rig, opencode_rig, pending_decision, pi_rig};
 use super::{submit, wait_ready};
@@ -212,8 +212,9 @@ fn claude_resumed_after_a_server_crash_continues_the_same_conversation() {
 fn codex_resumed_after_a_server_crash_continues_the_same_conversation() {
     let argv = super::codex_argv();
     // `codex resume <id>` has none of the first launch's options
-    // (persistence.md §8.3), so Codex asks once to trust the hooks signaltty
-    // installed, as it asks a person: the answer is "Trust all and continue".
+    // (docs/restore.md#the-resume-command), so Codex asks once to trust the
+    // hooks signaltty installed, as it asks a person: the answer is "Trust all
+    // and continue".
     let hint = "Ask Codex to do anything";
     resumed_agent_continues(
         codex_rig(),

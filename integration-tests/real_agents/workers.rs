@@ -28,7 +28,8 @@ fn make_repo(rig: &Rig) -> PathBuf {
     rig.work.clone()
 }
 
-/// Where the server cuts task checkouts (tasks.md §2.6), under the rig's HOME.
+/// Where the server cuts task checkouts
+/// (docs/worktrees.md#where-task-checkouts-live), under the rig's HOME.
 fn worktrees_dir(rig: &Rig) -> PathBuf {
     rig.home.join(".local/share/signaltty/worktrees")
 }

@@ -36,22 +36,23 @@ pub struct Snapshot {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub protocol: Option<String>,
     /// The seq of the projection it was taken from: the journal's events after
-    /// it are applied on top at restore (beyond the spec, which has no seq).
+    /// it are applied on top at restore (docs/restore.md#rebuilding-the-world).
     #[serde(default)]
     pub seq: Seq,
-    /// The workspaces (data-model.md §3), in creation order.
+    /// The workspaces (docs/objects.md#workspace), in creation order.
     #[serde(default)]
     pub workspaces: Vec<Arc<Workspace>>,
-    /// Every tab with its layout (data-model.md §4).
+    /// Every tab with its layout (docs/objects.md#tab).
     #[serde(default)]
     pub tabs: Vec<Arc<Tab>>,
-    /// Every pane (data-model.md §5), tombstones included.
+    /// Every pane (docs/objects.md#pane), tombstones included.
     #[serde(default)]
     pub panes: Vec<Arc<Pane>>,
-    /// The newest 200 notifications (data-model.md §7), oldest first.
+    /// The newest 200 notifications (docs/objects.md#notification), oldest
+    /// first.
     #[serde(default)]
     pub notifications: Vec<Notification>,
-    /// Every task (data-model.md §8), in creation order.
+    /// Every task (docs/objects.md#task), in creation order.
     #[serde(default)]
     pub tasks: Vec<Arc<Task>>,
 }

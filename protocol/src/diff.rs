@@ -1,4 +1,4 @@
-//! Diffs on the wire (spec/ipc.md §8.2, spec/tasks.md §12): the params and
+//! Diffs on the wire (docs/methods.md#workspacediff, docs/diffs.md): the params and
 //! results of `workspace.diff`, `workspace.file_diff` and
 //! `workspace.refresh_git`, and the shapes `task.diff`/`task.file_diff` share.
 
@@ -6,7 +6,7 @@ use crate::ids::{PaneId, WorkspaceId, WorkspaceRef};
 use crate::time::Timestamp;
 use serde::{Deserialize, Deserializer, Serialize};
 
-/// What a diff compares against (spec/tasks.md §12.4).
+/// What a diff compares against (docs/diffs.md#turn-baselines).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum DiffScope {
@@ -201,7 +201,7 @@ pub enum LineKind {
 }
 
 /// What merging a task's committed branch tip into its target would do
-/// (spec/tasks.md §12.3).
+/// (docs/diffs.md#task-diffs).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MergePreview {
     /// The target branch or commit.

@@ -1,5 +1,5 @@
-//! The envelopes of spec/ipc.md §2 and the request-line parser that applies the
-//! transport and validation rules of §1-§4 (invalid JSON, protocol check, unknown
+//! The envelopes of docs/protocol.md#envelopes and the request-line parser that applies
+//! the rules of docs/protocol.md#parameter-validation (invalid JSON, protocol check, unknown
 //! methods, mistyped params).
 
 use crate::error::ErrorCode;
@@ -36,10 +36,11 @@ impl Request {
     }
 
     /// Parses one request line (without its newline). Shape errors come out in the
-    /// order of spec/ipc.md §1-§4: not JSON, not an object or no string `id` →
-    /// `BAD_PARAMS` with id `"?"`; a missing or wrong `protocol` → `BAD_PROTOCOL`;
-    /// no string `method` → `BAD_PARAMS`; an unknown method → `UNKNOWN_METHOD`;
-    /// params that do not fit the method → `BAD_PARAMS` naming the field.
+    /// order of docs/protocol.md#parameter-validation: not JSON, not an object or
+    /// no string `id` → `BAD_PARAMS` with id `"?"`; a missing or wrong `protocol` →
+    /// `BAD_PROTOCOL`; no string `method` → `BAD_PARAMS`; an unknown method →
+    /// `UNKNOWN_METHOD`; params that do not fit the method → `BAD_PARAMS` naming the
+    /// field.
     // The error is as large as an error body; it is built only for a bad line,
     // and boxing it would cost every caller an allocation on that path anyway.
     #[allow(clippy::result_large_err)]
@@ -127,10 +128,10 @@ impl Request {
     }
 }
 
-/// The body of an error response (spec/ipc.md §2.3).
+/// The body of an error response (docs/protocol.md#error-response).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ErrorBody {
-    /// One of the codes of §10.
+    /// One of the codes of docs/protocol.md#error-codes.
     pub code: ErrorCode,
     /// Human-readable; not stable, not for matching.
     pub message: String,
@@ -150,7 +151,8 @@ impl ErrorBody {
     }
 }
 
-/// A response line, success or error (spec/ipc.md §2.2 and §2.3).
+/// A response line, success or error (docs/protocol.md#success-response and
+/// docs/protocol.md#error-response).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Response {
     /// Always `"signaltty/1"`.
@@ -196,7 +198,7 @@ impl Response {
     }
 }
 
-/// An event line (spec/ipc.md §2.4).
+/// An event line (docs/protocol.md#event).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct EventFrame {
     /// Always `"signaltty/1"`.
@@ -204,7 +206,7 @@ pub struct EventFrame {
     /// Always `"event"`; this is what tells an event from a response.
     #[serde(rename = "type")]
     pub kind: String,
-    /// The event name (§9).
+    /// The event name (docs/events.md#event-list).
     pub event: String,
     /// The server-wide sequence number.
     pub seq: u64,

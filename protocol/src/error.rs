@@ -1,4 +1,5 @@
-//! The error codes of spec/ipc.md §10: the only list of wire codes in the project.
+//! The error codes of docs/protocol.md#error-codes: the only list of wire codes in the
+//! project.
 
 use serde::{Deserialize, Serialize};
 
@@ -11,7 +12,8 @@ macro_rules! error_codes {
         }
 
         impl ErrorCode {
-            /// Every code, in the order of spec/ipc.md §10 (`server.schema.codes`).
+            /// Every code, in the order of docs/protocol.md#error-codes
+            /// (`server.schema.codes`).
             pub const ALL: &'static [ErrorCode] = &[$(ErrorCode::$variant,)*];
 
             /// The code as written on the wire, e.g. `"NO_SUCH_PANE"`.

@@ -1,4 +1,4 @@
-//! State events (spec/ipc.md §9). Each wire name is written once, in the `events!`
+//! State events (docs/events.md#event-list). Each wire name is written once, in the `events!`
 //! invocation; `Event::NAMES` (and so `server.schema.events`) derives from it. An
 //! event this server cannot emit yet is left out of the table.
 
@@ -23,7 +23,8 @@ macro_rules! events {
         }
 
         impl Event {
-            /// Every event name the server can emit, in spec/ipc.md §9 order.
+            /// Every event name the server can emit, in the order of
+            /// docs/events.md#event-list.
             pub const NAMES: &'static [&'static str] = &[$($wire,)*];
 
             /// The wire name of this event.
@@ -97,7 +98,8 @@ impl Event {
 
 impl Event {
     /// The `agent.<lifecycle>` event of a lifecycle change. Besides the payload of
-    /// spec/ipc.md §9 it carries the evidence `source` (allowed there) and the pane
+    /// docs/events.md#event-list it carries the evidence `source`
+    /// (docs/events.md#source-in-agent) and the pane
     /// as it is after the batch of changes it belongs to, from which the
     /// projection updates itself.
     pub fn lifecycle(pane: Pane, lifecycle: Lifecycle, prev: Lifecycle, source: String) -> Event {

@@ -1,4 +1,4 @@
-//! Id newtypes (spec/data-model.md §2). Ids are opaque strings to clients; the
+//! Id newtypes (docs/objects.md#ids). Ids are opaque strings to clients; the
 //! prefix (`ws_`, `tab_`, `pane_`) is cosmetic but lets a reference tell an id
 //! from a handle or a name, since handles and names never contain `_`.
 
@@ -54,7 +54,7 @@ hex_id!(
 );
 
 hex_id!(
-    /// A task id: `task_` + 32 lowercase hex digits (spec/data-model.md §8.1).
+    /// A task id: `task_` + 32 lowercase hex digits (docs/objects.md#ids).
     TaskId,
     "task_"
 );
@@ -66,7 +66,7 @@ hex_id!(
 );
 
 /// A reference to a workspace as a client writes it: its id or its handle
-/// (spec/ipc.md §5). Resolution tries ids first, then handles.
+/// (docs/protocol.md#addressing). Resolution tries ids first, then handles.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct WorkspaceRef(pub String);
@@ -84,8 +84,8 @@ impl std::fmt::Display for WorkspaceRef {
     }
 }
 
-/// A reference to a pane as a client writes it: its id or its name (spec/ipc.md
-/// §5). Resolution tries ids first, then names; a resolved pane is a
+/// A reference to a pane as a client writes it: its id or its name
+/// (docs/protocol.md#addressing). Resolution tries ids first, then names; a resolved pane is a
 /// [`PaneId`], so an unresolved reference and an id never look the same.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(transparent)]

@@ -1,4 +1,4 @@
-//! `layout.export` / `layout.apply` params and results (spec/ipc.md §8.4): a
+//! `layout.export` / `layout.apply` params and results (docs/layouts.md): a
 //! tab's layout tree whose leaves are launch descriptions.
 
 use crate::ids::{TabId, WorkspaceId};
@@ -79,7 +79,8 @@ pub struct LayoutExportParams {
 pub struct LayoutExportResult {
     /// The tab's workspace.
     pub workspace_id: WorkspaceId,
-    /// The tab (echoed; the spec leaves it open).
+    /// The tab (echoed; an extension of this server,
+    /// docs/protocol.md#extensions-of-this-server).
     pub tab_id: TabId,
     /// Its title (echoed).
     pub title: String,

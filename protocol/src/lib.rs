@@ -2,8 +2,9 @@
 //! typed params and results, events, error codes and ids. No I/O and no actix, so the
 //! server, the CLI and the end-to-end tests all speak through exactly these types.
 //!
-//! The contract these types follow is `spec/ipc.md` (envelopes §2, validation §4,
-//! methods §8, events §9, error codes §10) and `spec/data-model.md` (object shapes).
+//! The contract these types follow is docs/protocol.md (envelopes, validation,
+//! error codes), docs/methods.md (methods), docs/events.md (events) and
+//! docs/objects.md (object shapes).
 
 pub mod diff;
 pub mod envelope;
@@ -35,7 +36,7 @@ pub use time::Timestamp;
 pub const PROTOCOL: &str = "signaltty/1";
 
 /// The longest request line a server reads, in bytes, not counting the newline
-/// (spec/ipc.md §1). A longer line is answered `RATE_LIMITED` with id `"?"`.
+/// (docs/protocol.md#framing). A longer line is answered `RATE_LIMITED` with id `"?"`.
 pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 
 /// The id echoed in an error response when the request's own id is unknown.

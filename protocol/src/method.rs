@@ -1,7 +1,8 @@
 //! The method table. Each wire name is written exactly once, in the `methods!`
 //! invocation below; `Method::NAMES` (and so `server.schema.methods`), parsing and
 //! serialization all derive from it. A method that is not implemented yet is not in
-//! the table, so the server answers `UNKNOWN_METHOD` for it (spec/ipc.md §0).
+//! the table, so the server answers `UNKNOWN_METHOD` for it
+//! (docs/protocol.md#versioning-and-capabilities).
 
 use crate::diff::{WorkspaceDiffParams, WorkspaceFileDiffParams, WorkspaceRefreshGitParams};
 use crate::layout::{LayoutApplyParams, LayoutExportParams};
@@ -54,7 +55,8 @@ macro_rules! methods {
         }
 
         impl Method {
-            /// Every dispatched method's wire name, in spec/ipc.md §8 table order.
+            /// Every dispatched method's wire name, in the order of the table of
+            /// docs/methods.md#method-groups.
             pub const NAMES: &'static [&'static str] = &[$($wire,)*];
 
             /// The wire name of this call.
@@ -148,7 +150,7 @@ methods! {
     TaskCancel = "task.cancel" (TaskTarget),
 }
 
-/// How a connection serves a request (spec/ipc.md §1): whether live events wait
+/// How a connection serves a request (docs/protocol.md#connection-rules): whether live events wait
 /// for its reply, and whether a later line cancels it. The Connection asks
 /// `Method::flow` instead of matching methods itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,5 +1,5 @@
 //! `notification.*` params and results: the server's kept notifications
-//! (the newest 200, spec/data-model.md §7) listed and marked read. These two
+//! (the newest 200, docs/notifications.md#the-ring) listed and marked read. These two
 //! methods are extensions of this server (docs/notifications.md).
 
 use crate::PaneRef;

@@ -1,5 +1,5 @@
-//! Panes on the wire (spec/data-model.md §5) and the `pane.*` params and results
-//! (spec/ipc.md §8.5).
+//! Panes on the wire (docs/objects.md#pane) and the `pane.*` params and results
+//! (docs/methods.md#panes).
 
 use crate::WorkspaceRef;
 use crate::ids::{PaneId, TabId, WorkspaceId};
@@ -75,7 +75,7 @@ pub struct Pane {
     /// Owning task.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub task_id: Option<String>,
-    /// The question waiting for an answer, if any (spec/data-model.md §6).
+    /// The question waiting for an answer, if any (docs/objects.md#decision).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pending_decision: Option<crate::state::Decision>,
 }
@@ -115,7 +115,7 @@ pub enum LiveState {
     },
 }
 
-/// The restore state of spec/data-model.md §9.3.
+/// The restore state of a pane (docs/objects.md#restore-state).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum RestoreState {
@@ -209,7 +209,7 @@ impl AgentKind {
     }
 }
 
-/// What a pane is doing (spec/lifecycle.md §1).
+/// What a pane is doing (docs/states.md#lifecycle-states).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Lifecycle {
@@ -229,7 +229,7 @@ pub enum Lifecycle {
     Exited,
 }
 
-/// Whether a person needs to look (spec/lifecycle.md §2).
+/// Whether a person needs to look (docs/states.md#attention-states).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Attention {
@@ -248,7 +248,7 @@ pub enum Attention {
 }
 
 impl Lifecycle {
-    /// Every lifecycle, in spec/lifecycle.md §1 order.
+    /// Every lifecycle, in the order of docs/states.md#lifecycle-states.
     pub const ALL: [Lifecycle; 7] = [
         Lifecycle::Unknown,
         Lifecycle::Working,
@@ -279,7 +279,7 @@ impl Lifecycle {
 }
 
 impl Attention {
-    /// Every attention value, lowest severity first (spec/lifecycle.md §2).
+    /// Every attention value, lowest severity first (docs/states.md#attention-states).
     pub const ALL: [Attention; 6] = [
         Attention::None,
         Attention::Unread,
@@ -517,7 +517,7 @@ pub struct PaneResult {
 }
 
 /// What launching a supported agent did to its hook configuration
-/// (spec/ipc.md §8.5.1).
+/// (docs/methods.md#the-integration-object).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Integration {
     /// The agent configured.
@@ -549,7 +549,8 @@ pub struct PaneLaunchResult {
 pub struct PaneGetResult {
     /// The pane.
     pub pane: Pane,
-    /// Wait baseline (spec/lifecycle.md §8); null when the pane has no process record.
+    /// Wait baseline (docs/states.md#the-wait-baseline); null when the pane has no
+    /// process record.
     pub wait_baseline: Option<crate::state::WaitBaseline>,
 }
 

@@ -1,4 +1,4 @@
-//! `server.*` params and results (spec/ipc.md §8.1).
+//! `server.*` params and results (docs/methods.md#server).
 
 use serde::{Deserialize, Serialize};
 
@@ -25,7 +25,7 @@ pub struct ServerStatusResult {
     pub live_panes: usize,
     /// The head event sequence number.
     pub seq: u64,
-    /// What came back at start (spec/persistence.md §8); absent from older
+    /// What came back at start (docs/restore.md#seeing-what-came-back); absent from older
     /// servers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restore: Option<RestoreStatus>,
@@ -186,8 +186,8 @@ pub struct Capabilities {
     #[serde(default)]
     pub notifications_read: bool,
     /// `pane.spawn`, `pane.split` and `layout.apply` pass every `env` override
-    /// to the child except the refused ones (docs/panes.md), instead of the
-    /// spec's allow-list.
+    /// to the child except the refused ones, instead of the reference design's
+    /// allow-list (docs/panes.md#the-child-environment).
     #[serde(default)]
     pub spawn_env_passthrough: bool,
     /// Tasks (`task.*`) are served.

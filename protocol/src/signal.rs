@@ -1,4 +1,5 @@
-//! The signal allow-list shared by `pane.signal` and every `*.close` (spec/ipc.md §8.5).
+//! The signal allow-list shared by `pane.signal` and every `*.close`
+//! (docs/methods.md#panesignal).
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 

@@ -1,6 +1,8 @@
-//! The state engine's wire types (spec/ipc.md §8.5 `pane.mark_seen`, §8.7
-//! `notify`, `hook-event`, `report-session`, §8.8 `wait`, §8.9 attention;
-//! spec/data-model.md §7 notifications; spec/lifecycle.md §8 baselines).
+//! The state engine's wire types: `pane.mark_seen` (docs/methods.md#panemark_seen),
+//! `notify`, `hook-event` and `report-session` (docs/methods.md#reporting), `wait`
+//! (docs/methods.md#wait), the attention methods (docs/methods.md#attention),
+//! notifications (docs/objects.md#notification) and wait baselines
+//! (docs/states.md#the-wait-baseline).
 
 use crate::ids::{PaneId, TabId, WorkspaceId};
 use crate::pane::{Attention, Lifecycle, Pane, PaneRef};
@@ -32,7 +34,7 @@ impl Severity {
     }
 }
 
-/// A stored notification (spec/data-model.md §7).
+/// A stored notification (docs/objects.md#notification).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Notification {
     /// `notif_…`.
@@ -138,7 +140,7 @@ pub struct AttentionPendingResult {
     pub panes: Vec<AttentionItem>,
 }
 
-/// The `wait_baseline` of `pane.get` (spec/lifecycle.md §8.2).
+/// The `wait_baseline` of `pane.get` (docs/states.md#the-wait-baseline).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WaitBaseline {
     /// The pane.
@@ -225,7 +227,7 @@ pub struct DecisionOption {
     pub label: String,
 }
 
-/// A decision pending on a pane (spec/data-model.md §6).
+/// A decision pending on a pane (docs/objects.md#decision).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Decision {
     /// The caller's id, or `permission_` + 32 hex for a native permission request.
@@ -263,7 +265,8 @@ impl Decision {
     }
 }
 
-/// The provider verdict a permission reporter prints (spec/agents.md §7.3), with
+/// The provider verdict a permission reporter prints
+/// (docs/decisions.md#what-the-reporter-prints), with
 /// the keys in the documented order: `allow` for Allow once, else deny.
 pub fn native_verdict_line(allow: bool) -> String {
     let decision = if allow {
@@ -276,7 +279,7 @@ pub fn native_verdict_line(allow: bool) -> String {
     )
 }
 
-/// `decision.answer` params (spec/ipc.md §8.6).
+/// `decision.answer` params (docs/methods.md#decisionanswer).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DecisionAnswerParams {
     /// The pane.
@@ -319,7 +322,7 @@ pub struct HookWaitResult {
 }
 
 /// The whole result of a waiting `hook-event` (`wait_for_answer: true`,
-/// spec/ipc.md §8.7): how the wait ended, or the hook dropped before any wait
+/// docs/methods.md#hook-event): how the wait ended, or the hook dropped before any wait
 /// began. Untagged: the wire carries either object as it is, told apart by
 /// the wait's `decision_id`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -351,7 +354,7 @@ impl HookWaitReply {
     }
 }
 
-/// `pane.submit` params (spec/ipc.md §8.5).
+/// `pane.submit` params (docs/methods.md#panesubmit).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PaneSubmitParams {
     /// The pane.
@@ -479,7 +482,7 @@ pub struct AxisEvidence {
     pub changes_with: Vec<String>,
 }
 
-/// `pane.explain` result (spec/ipc.md §8.5) with the evidence of both axes.
+/// `pane.explain` result (docs/methods.md#paneexplain) with the evidence of both axes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PaneExplainResult {
     /// Agent kind.

@@ -1,4 +1,5 @@
-//! `subscribe` params and result (spec/ipc.md §8.8, spec/persistence.md §5).
+//! `subscribe` params and result (docs/methods.md#subscribe,
+//! docs/persistence.md#replay-and-live-delivery).
 
 use serde::{Deserialize, Serialize};
 

@@ -1,4 +1,4 @@
-//! `tab.*` params and results (spec/ipc.md §8.4).
+//! `tab.*` params and results (docs/methods.md#tabs-and-layouts).
 
 use crate::WorkspaceRef;
 use crate::ids::TabId;

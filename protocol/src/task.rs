@@ -1,4 +1,4 @@
-//! Tasks (spec/data-model.md §8, tasks.md §1): one orchestrated worker, an
+//! Tasks (docs/objects.md#task, docs/tasks.md#what-a-task-is): one orchestrated worker, an
 //! agent pane in its own git worktree cut from a recorded base, driven by a
 //! contract, reporting a structured result, finished by an explicit merge or
 //! discard. States follow A2A; terminal states never change.
@@ -9,14 +9,14 @@ use crate::time::Timestamp;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// The longest objective, in bytes (tasks.md §1.3).
+/// The longest objective, in bytes (docs/tasks.md#the-contract).
 pub const MAX_OBJECTIVE_BYTES: usize = 32 * 1024;
-/// The longest result summary, in bytes (data-model.md §8.1).
+/// The longest result summary, in bytes (docs/tasks.md#results).
 pub const MAX_SUMMARY_BYTES: usize = 8 * 1024;
 /// The most artifacts a result lists.
 pub const MAX_ARTIFACTS: usize = 32;
 
-/// A task's state (data-model.md §8.3).
+/// A task's state (docs/objects.md#task-states).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TaskState {
@@ -37,7 +37,7 @@ pub enum TaskState {
 }
 
 impl TaskState {
-    /// Every state, in the order of the spec's table.
+    /// Every state, in the order of the table of docs/objects.md#task-states.
     pub const ALL: [TaskState; 7] = [
         TaskState::Pending,
         TaskState::Working,
@@ -74,7 +74,7 @@ impl TaskState {
         )
     }
 
-    /// Whether the table of data-model.md §8.3 allows `self → to`.
+    /// Whether the table of docs/objects.md#task-states allows `self → to`.
     pub fn may_become(self, to: TaskState) -> bool {
         match self {
             TaskState::Pending => to != TaskState::Pending,
@@ -87,7 +87,7 @@ impl TaskState {
     }
 }
 
-/// What the worker is asked to do (tasks.md §1.3).
+/// What the worker is asked to do (docs/tasks.md#the-contract).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Contract {
     /// Required: 1 byte to 32 KiB, not blank.
@@ -103,7 +103,7 @@ pub struct Contract {
     pub output_format: Option<String>,
 }
 
-/// What a worker may report (data-model.md §8.1).
+/// What a worker may report (docs/objects.md#task-fields).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ResultStatus {
@@ -168,7 +168,7 @@ pub enum Outcome {
     Discarded,
 }
 
-/// How `task.finish` ended a task (data-model.md §8.1).
+/// How `task.finish` ended a task (docs/objects.md#task-fields).
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Disposition {
     /// `none` until finished.
@@ -188,7 +188,7 @@ pub struct Disposition {
     pub at: Option<Timestamp>,
 }
 
-/// A task (data-model.md §8.1). Every field added later must default, so
+/// A task (docs/objects.md#task-fields). Every field added later must default, so
 /// older snapshots load.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Task {
@@ -244,7 +244,7 @@ pub struct Task {
     /// A forge pull request (not built).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pr: Option<Value>,
-    /// The evidence for the current state (data-model.md §8.4).
+    /// The evidence for the current state (docs/objects.md#status-reasons).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status_reason: Option<Value>,
     /// Why the last finish did not complete.
@@ -265,7 +265,7 @@ pub struct Task {
     pub updated_at: Timestamp,
 }
 
-/// `task.start` params (tasks.md §2.1).
+/// `task.start` params (docs/tasks.md#start-parameters).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TaskStartParams {
     /// Absolute path of a git repository.
@@ -302,7 +302,7 @@ pub struct TaskStartParams {
     /// Default `signaltty/<label>-<short>`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub branch: Option<String>,
-    /// Default tasks.md §2.6.
+    /// Default: docs/worktrees.md#where-task-checkouts-live.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<String>,
     /// Background ready wait, default 30 s.
@@ -360,7 +360,7 @@ pub struct TaskListResult {
     pub tasks: Vec<Task>,
 }
 
-/// `task.wait` params (tasks.md §7): exactly one of `task_id`/`context_id`.
+/// `task.wait` params (docs/tasks.md#waiting-for-tasks): exactly one of `task_id`/`context_id`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TaskWaitParams {
     /// One task.
@@ -386,7 +386,7 @@ pub struct TaskWaitResult {
     pub tasks: Vec<Task>,
 }
 
-/// `task.finish` params (tasks.md §10).
+/// `task.finish` params (docs/tasks.md#finishing-a-task).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TaskFinishParams {
     /// The task.
@@ -436,7 +436,7 @@ pub struct TaskFileDiffParams {
     pub path: String,
 }
 
-/// `task.diff`'s result (tasks.md §12.3): the task's checkout against its
+/// `task.diff`'s result (docs/diffs.md#task-diffs): the task's checkout against its
 /// recorded base, committed work included.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TaskDiffResult {
@@ -471,7 +471,7 @@ pub struct TaskFileDiffResult {
     pub content: crate::diff::FileContent,
 }
 
-/// `task.report` params (tasks.md §8).
+/// `task.report` params (docs/tasks.md#reports).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TaskReportParams {
     /// The task; else the task whose worker is `pane_id`.

@@ -1,5 +1,5 @@
-//! Workspaces and tabs on the wire (spec/data-model.md §3-§4) and the
-//! `workspace.*` params and results (spec/ipc.md §8.2).
+//! Workspaces and tabs on the wire (docs/objects.md#workspace, docs/objects.md#tab)
+//! and the `workspace.*` params and results (docs/methods.md#workspaces).
 
 use crate::ids::{PaneId, TabId, WorkspaceId, WorkspaceRef};
 use crate::signal::SignalName;
@@ -71,7 +71,7 @@ pub struct Tab {
     pub created_at: Timestamp,
 }
 
-/// A layout node: a pane leaf or a binary split (spec/data-model.md §4.1).
+/// A layout node: a pane leaf or a binary split (docs/objects.md#layout).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Layout {
@@ -136,7 +136,7 @@ pub struct WorkspaceRenameParams {
 
 /// `workspace.set_auto_resume` params: whether the workspace's resumable
 /// agents start again by themselves when the server restarts
-/// (spec/persistence.md §8.4; off by default).
+/// (docs/restore.md#auto-resume; off by default).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct WorkspaceSetAutoResumeParams {
     /// Id or handle.

@@ -1,4 +1,5 @@
-//! `worktree.*` params and results (spec/ipc.md §8.3, spec/tasks.md §11): git
+//! `worktree.*` params and results (docs/methods.md#worktrees,
+//! docs/worktrees.md#the-worktree-commands): git
 //! checkouts of a source workspace's repository, queried live from git and
 //! never stored in the snapshot.
 

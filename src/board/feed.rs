@@ -1,13 +1,13 @@
-//! The board's subscription: one connection, one `subscribe`, then the
-//! world read on the same connection, then every event as it comes. Never a
-//! poll loop. When the connection drops (the server stopped, crashed or was
+//! The board's subscription: one connection, one `subscribe`, then the world
+//! read on the same connection, then every event as it comes. Never a poll
+//! loop. When the connection drops (the server stopped, crashed or was
 //! upgraded) it says so at once and reconnects with a growing pause, and
-//! follows the recovery recipe of spec/persistence.md §5.6: a fresh
-//! subscription first (with `from_seq` = the last seq it applied, so the
+//! follows the recovery recipe of docs/persistence.md#how-a-client-recovers: a
+//! fresh subscription first (with `from_seq` = the last seq it applied, so the
 //! events of the gap are replayed when the journal still has them), then the
 //! state read, which replaces what the board showed. A replay that is not
-//! complete makes the server close the connection; the next attempt
-//! subscribes without `from_seq`.
+//! complete makes the server close the connection; the next attempt subscribes
+//! without `from_seq`.
 
 use super::Input;
 use signaltty_protocol::subscribe::{ReplayStatus, SubscribeParams, SubscribeResult};

@@ -1,6 +1,6 @@
-//! The decision commands for people: `signaltty decisions` (what is being
-//! asked, across every pane), `signaltty answer PANE OPTION` and its
-//! spelling of the spec's CLI mapping, `signaltty decision answer`.
+//! The decision commands for people: `signaltty decisions` (what is being asked,
+//! across every pane), `signaltty answer PANE OPTION` and its other spelling in
+//! docs/cli.md#commands-and-their-methods, `signaltty decision answer`.
 
 use crate::args::Global;
 use crate::cli::{

@@ -1,9 +1,9 @@
 //! Connection: the JSONL codec actor for one socket client. It frames request
 //! lines, parses them, and serves them one at a time in arrival order, so a
 //! request sees the effects of every earlier request on the same connection
-//! (spec/ipc.md §1). Subscribed events interleave at line boundaries. No input can
-//! stop it except EOF: a bad line gets an error reply and the next line is read as
-//! usual.
+//! (docs/protocol.md#connection-rules). Subscribed events interleave at line
+//! boundaries. No input can stop it except EOF: a bad line gets an error reply and
+//! the next line is read as usual.
 //!
 //! Input is paced (see `flow.rs`): while many requests wait, or while the client
 //! leaves its replies unread, the connection stops reading. Events cannot wait, so
@@ -212,15 +212,16 @@ pub struct Connection {
     socket: std::os::fd::RawFd,
     /// No more requests will be read (EOF, read error or drain).
     read_closed: bool,
-    /// The client closed its side: its subscription is over (spec/ipc.md §1).
+    /// The client closed its side: its subscription is over
+    /// (docs/protocol.md#connection-rules).
     eof: bool,
     closing: bool,
 }
 
 /// The request being served.
 struct InFlight {
-    /// How it is served: whether events that arrive meanwhile wait for its
-    /// reply, whether a further line cancels it (spec/ipc.md §1).
+    /// How it is served: whether events that arrive meanwhile wait for its reply,
+    /// whether a further line cancels it (docs/protocol.md#connection-rules).
     flow: RequestFlow,
     /// The future awaiting the Supervisor's reply.
     handle: Option<SpawnHandle>,
@@ -479,7 +480,8 @@ impl StreamHandler<Result<Frame, std::io::Error>> for Connection {
     }
 
     fn finished(&mut self, ctx: &mut Self::Context) {
-        // EOF: answer what was asked, then close (spec/ipc.md §1 "Disconnect").
+        // EOF: answer what was asked, then close
+        // (docs/protocol.md#connection-rules).
         self.reader = None;
         self.read_closed = true;
         self.eof = true;

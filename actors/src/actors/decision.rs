@@ -1,7 +1,8 @@
-//! Decision: the live answer route of one native permission request (spec/ipc.md
-//! `hook-event` waiting mode, agents.md §7.2). One actor per waiting reporter. It
-//! owns the reporter's reply channel and the deadline; the pane owns the decision
-//! record and decides, under its own turn, whether an answer may be delivered.
+//! Decision: the live answer route of one native permission request (the waiting
+//! mode of docs/methods.md#hook-event, docs/decisions.md#the-waiting-reporter).
+//! One actor per waiting reporter. It owns the reporter's reply channel and the
+//! deadline; the pane owns the decision record and decides, under its own turn,
+//! whether an answer may be delivered.
 //!
 //! ```text
 //!   waiting hook-event ──► Decision (deadline timer, reply channel)

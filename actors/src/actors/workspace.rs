@@ -231,8 +231,8 @@ impl Workspace {
         }
     }
 
-    /// The actor of a restored workspace (spec/persistence.md §8.1): its tabs
-    /// with their layouts and the tombstone actors of its panes.
+    /// The actor of a restored workspace (docs/restore.md#rebuilding-the-world):
+    /// its tabs with their layouts and the tombstone actors of its panes.
     pub fn restored(
         state: WorkspaceState,
         tabs: Vec<Tab>,
@@ -403,8 +403,8 @@ impl Handler<Close> for Workspace {
             return Box::pin(actix::fut::ready(Err(e)));
         }
         self.closing = true;
-        // Each tab's `pane.closed` events, then its `tab.closed`, then the workspace
-        // (spec/ipc.md §8.2).
+        // Each tab's `pane.closed` events, then its `tab.closed`, then the
+        // workspace (docs/methods.md#workspaceclose).
         let mut events = Vec::new();
         for tab in std::mem::take(&mut self.tabs) {
             events.extend(self.close_panes_of(&tab, msg.signal));

@@ -1,5 +1,6 @@
 //! Published events, the in-memory ring, subscription filters and replay coverage
-//! (spec/persistence.md §5). Pure data structures: the Supervisor owns them.
+//! (docs/persistence.md#replay-and-live-delivery). Pure data structures: the
+//! Supervisor owns them.
 //!
 //! ```text
 //!   ring (1024 newest state events)
@@ -136,10 +137,10 @@ pub enum ReplaySource {
     Disk,
 }
 
-/// The coverage verdict for a replay from `after` (spec/persistence.md §5.3): the
-/// status (before the cap), the reported `retained_after`, and the source of a
-/// complete replay. `disk` is the journal's proof point, `None` when the files
-/// cannot prove anything.
+/// The coverage verdict for a replay from `after`
+/// (docs/persistence.md#replay-coverage): the status (before the cap), the
+/// reported `retained_after`, and the source of a complete replay. `disk` is the
+/// journal's proof point, `None` when the files cannot prove anything.
 pub fn coverage(
     after: Seq,
     head: Seq,
@@ -194,7 +195,7 @@ pub fn finish_replay(
 }
 
 /// A subscription's filter: globs, plus an optional task filter that applies only
-/// to `task.*` events (spec/ipc.md §6).
+/// to `task.*` events (docs/protocol.md#subscriptions).
 #[derive(Debug, Clone)]
 pub struct EventFilter {
     globs: Vec<String>,

@@ -1,8 +1,9 @@
-//! Pure parts of launching a pane (spec/pty-terminal.md §2.2, §2.5): the new
-//! pane object and what its process is started with ([`build_pane`]), the child
-//! environment, relative-executable anchoring, the agent kind of a command, and
-//! the captured config env. No I/O: the router checks the filesystem (the cwd)
-//! on a blocking thread before it calls these.
+//! Pure parts of launching a pane (docs/panes.md#entry-points,
+//! docs/panes.md#the-child-environment): the new pane object and what its
+//! process is started with ([`build_pane`]), the child environment,
+//! relative-executable anchoring, the agent kind of a command, and the captured
+//! config env. No I/O: the router checks the filesystem (the cwd) on a blocking
+//! thread before it calls these.
 
 pub use signaltty_model::agents::programs::{detect_kind, resume_command};
 use signaltty_protocol::pane::{

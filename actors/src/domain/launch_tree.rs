@@ -1,6 +1,6 @@
-//! The pure half of `layout.apply` (spec/ipc.md §8.4): a launch tree checked
-//! whole and turned into the panes to start and the layout that arranges
-//! them, before anything is started. No I/O: the router checks the
+//! The pure half of `layout.apply` (docs/layouts.md#the-launch-tree): a launch
+//! tree checked whole and turned into the panes to start and the layout that
+//! arranges them, before anything is started. No I/O: the router checks the
 //! directories on a blocking thread and the names against the registry.
 
 use crate::domain::launch;

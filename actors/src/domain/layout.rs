@@ -1,5 +1,6 @@
-//! Layout trees (spec/data-model.md §4): pure operations on the binary split tree
-//! of a tab. The Workspace actor owns the trees; these functions only compute.
+//! Layout trees (docs/objects.md#layout, docs/layouts.md#layout-operations): pure
+//! operations on the binary split tree of a tab. The Workspace actor owns the
+//! trees; these functions only compute.
 //!
 //! ```text
 //!   split(right, 0.5)            [a b c] as one "right" run:
@@ -111,8 +112,8 @@ pub fn set_ratio(layout: &mut Layout, path: &[u8], ratio: f32) -> Result<(), Str
 }
 
 /// Splits `target` in `dir`, putting `new` second, then evens out the run of
-/// same-direction splits that holds `new` (spec/data-model.md §4.2). With no layout
-/// yet, `new` becomes the only leaf.
+/// same-direction splits that holds `new` (docs/layouts.md#layout-operations). With
+/// no layout yet, `new` becomes the only leaf.
 pub fn split(
     layout: Option<Layout>,
     target: Option<&PaneId>,

@@ -3,11 +3,12 @@
 //! seq order, so it is always "the state at seq N", and replaying the journal
 //! rebuilds it.
 //!
-//! Workspaces, tabs and panes are held behind `Arc`: a snapshot copies
-//! pointers (spec/persistence.md §6.2 "under one store read") in a few
-//! microseconds, whatever the objects hold; an event replaces an object
-//! whole, and the few changes made in place copy it first only while a
-//! snapshot still holds the old one (`Arc::make_mut`).
+//! Workspaces, tabs and panes are held behind `Arc`: a snapshot copies pointers
+//! (the whole state is read at once,
+//! docs/persistence.md#how-a-snapshot-is-written) in a few microseconds, whatever
+//! the objects hold; an event replaces an object whole, and the few changes made
+//! in place copy it first only while a snapshot still holds the old one
+//! (`Arc::make_mut`).
 
 use crate::domain::layout;
 use crate::domain::state::Progress;
@@ -19,7 +20,7 @@ use signaltty_protocol::{Event, PaneId, Seq, TabId, TaskId, WorkspaceId};
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
-/// How many notifications the server keeps (spec/data-model.md §7).
+/// How many notifications the server keeps (docs/notifications.md#the-ring).
 pub const KEPT_NOTIFICATIONS: usize = 200;
 
 /// The state as of `seq`.
@@ -31,7 +32,8 @@ pub struct Projection {
     order: Vec<WorkspaceId>,
     tabs: HashMap<TabId, Arc<Tab>>,
     panes: HashMap<PaneId, Arc<Pane>>,
-    /// The progress record of each pane's process (spec/lifecycle.md §8.1).
+    /// The progress record of each pane's process
+    /// (docs/states.md#the-progress-record).
     progress: HashMap<PaneId, Progress>,
     /// The newest notifications, oldest first (at most `KEPT_NOTIFICATIONS`).
     notifications: VecDeque<Notification>,
@@ -57,7 +59,8 @@ impl Projection {
     }
 
     /// A projection holding a snapshot's state as of `seq` (restore,
-    /// spec/persistence.md §8.1); the journal's later events are applied on top.
+    /// docs/restore.md#rebuilding-the-world); the journal's later events are
+    /// applied on top.
     pub fn restored(
         seq: Seq,
         workspaces: Vec<Arc<Workspace>>,
@@ -87,7 +90,7 @@ impl Projection {
     /// Ends a restore: every pane becomes a tombstone of its last state
     /// (`tombstone`), gets a fresh process record, and the projection moves to
     /// `head`, the first seq this run's events come after. No event is emitted
-    /// for any of it (spec/persistence.md §8.1).
+    /// for any of it (docs/restore.md#tombstones).
     pub fn finish_restore(&mut self, head: Seq, tombstone: impl Fn(&mut Pane)) {
         self.seq = self.seq.max(head);
         self.progress.clear();
@@ -228,7 +231,8 @@ impl Projection {
             },
             Event::TabCreated { tab } => {
                 // The workspace's tab list and active tab change without a
-                // `workspace.updated` (spec/ipc.md §8.4); the projection follows.
+                // `workspace.updated` (docs/methods.md#tabcreate); the projection
+                // follows.
                 if let Some(w) = self
                     .workspaces
                     .get_mut(&tab.workspace_id)
@@ -285,7 +289,7 @@ impl Projection {
             },
             Event::PaneClosed { pane_id } => {
                 // The tab's layout collapses around the closed pane without a
-                // `tab.updated` (spec/pty-terminal.md §9).
+                // `tab.updated` (docs/methods.md#paneclose).
                 self.progress.remove(pane_id);
                 if let Some(p) = self.panes.remove(pane_id)
                     && let Some(tab) = self.tabs.get_mut(&p.tab_id).map(Arc::make_mut)
@@ -445,7 +449,7 @@ impl Projection {
     }
 
     /// Panes whose attention is not `none`, the one needing a person most first:
-    /// highest severity, then most recent activity (spec/ipc.md §8.9).
+    /// highest severity, then most recent activity (docs/objects.md#rankings).
     pub fn attention_ranked(&self) -> Vec<&Pane> {
         let mut panes: Vec<&Pane> = self
             .panes()

@@ -187,7 +187,7 @@ impl<W: Clone, P: Clone> Registry<W, P> {
     // ── workspaces ─────────────────────────────────────────────────────────
 
     /// The handle a workspace named `name` would get now: its slug, suffixed
-    /// until it is free (spec/data-model.md §2.1).
+    /// until it is free (docs/objects.md#workspace-handles).
     pub fn free_handle(&self, name: &str) -> String {
         unique_handle(name, |h| self.handles.contains_key(h))
     }

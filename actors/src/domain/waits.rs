@@ -1,9 +1,9 @@
-//! Pending `wait`s (spec/ipc.md §8.8, lifecycle.md §8): each is checked when it
-//! arrives, then after every batch of published events, until it is satisfied,
-//! fails, times out or its connection goes away. The Sequencer owns the
-//! [`Waits`] and checks them once a batch is applied to the projection, so a
-//! baseline read with `pane.get` and the transitions it waits for are numbered
-//! by the same seqs.
+//! Pending `wait`s (docs/methods.md#wait, docs/states.md#waiting-on-states):
+//! each is checked when it arrives, then after every batch of published events,
+//! until it is satisfied, fails, times out or its connection goes away. The
+//! Sequencer owns the [`Waits`] and checks them once a batch is applied to the
+//! projection, so a baseline read with `pane.get` and the transitions it waits
+//! for are numbered by the same seqs.
 
 use crate::domain::projection::Projection;
 use crate::domain::state::progress::{Outcome, Satisfied, WaitError, evaluate};
@@ -79,7 +79,8 @@ impl Waits {
         }
     }
 
-    /// A connection went away: its waits end (spec/ipc.md §1, single-flight).
+    /// A connection went away: its waits end (single-flight,
+    /// docs/protocol.md#connection-rules).
     pub fn drop_conn(&mut self, conn: ConnId) {
         self.pending.retain(|w| w.conn != conn);
     }

@@ -1,6 +1,6 @@
 //! The socket: directory checks, the single-server lock, stale-socket handling,
-//! binding with mode 0600 (spec/ipc.md §1), and the accept loop with its peer-uid
-//! check.
+//! binding with mode 0600 (docs/protocol.md#the-socket), and the accept loop with
+//! its peer-uid check.
 
 use nix::sys::stat::{Mode, umask};
 use signaltty_model::SocketOrigin;

@@ -1,9 +1,9 @@
-//! Panes still living inside a checkout (spec/tasks.md §10 step 4, §11.4 step
-//! 4): a live pane whose canonical cwd is the checkout or inside it (a symlink
-//! to the checkout counts, a sibling `…/proj-other` does not), and, for
-//! `worktree.remove`, any process descending from a live pane's child whose
-//! `/proc` cwd is inside. Blocking (canonicalisation, `/proc`): run it on a
-//! blocking thread.
+//! Panes still living inside a checkout (docs/tasks.md#checks-before-finishing,
+//! docs/worktrees.md#removing-a-checkout): a live pane whose canonical cwd is
+//! the checkout or inside it (a symlink to the checkout counts, a sibling
+//! `…/proj-other` does not), and, for `worktree.remove`, any process descending
+//! from a live pane's child whose `/proc` cwd is inside. Blocking
+//! (canonicalisation, `/proc`): run it on a blocking thread.
 
 use crate::domain::worktrees::is_within;
 use crate::os::procfs::ProcessTable;

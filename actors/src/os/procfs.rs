@@ -1,6 +1,8 @@
-//! What the server reads from `/proc` about processes (spec/pty-terminal.md
-//! §10, §11), and about its own threads' scheduling (for the snapshot's
-//! timings). Blocking file reads: callers run them off the actors' threads.
+//! What the server reads from `/proc` about processes
+//! (docs/terminal.md#the-process-refresh,
+//! docs/terminal.md#hook-attribution-by-process), and about its own threads'
+//! scheduling (for the snapshot's timings). Blocking file reads: callers run
+//! them off the actors' threads.
 
 use crate::os::pty::reap::parse_stat;
 use signaltty_model::agents::programs::{basename, name_of};
@@ -9,7 +11,8 @@ use std::collections::HashMap;
 
 /// The most parent links followed from a hook's process to its pane.
 pub const MAX_ANCESTRY: usize = 64;
-/// The most shell levels the refresh descends through (spec/lifecycle.md §6.2).
+/// The most shell levels the refresh descends through
+/// (docs/terminal.md#the-process-refresh).
 pub const MAX_SHELL_DEPTH: usize = 8;
 /// Programs the refresh looks through to their newest child.
 pub const SHELLS: &[&str] = &["sh", "bash", "zsh", "fish", "dash"];
@@ -84,8 +87,9 @@ impl ProcessTable {
         found
     }
 
-    /// The process a pane is running (spec/lifecycle.md §6.2): from the pane's
-    /// own process, down through shells to their newest child, at most 8 levels.
+    /// The process a pane is running (docs/terminal.md#the-process-refresh):
+    /// from the pane's own process, down through shells to their newest child,
+    /// at most 8 levels.
     pub fn deepest(&self, pid: u32) -> u32 {
         let mut current = pid;
         for _ in 0..MAX_SHELL_DEPTH {
@@ -139,14 +143,15 @@ pub struct Seen {
     pub cwd: Option<String>,
     /// `SIGNALTTY_AGENT` from its environment (or the pane process's): a
     /// wrapper's hint, used only when detection finds nothing
-    /// (spec/pty-terminal.md §10.5).
+    /// (docs/terminal.md#the-wrapper-hint).
     pub hint: Option<String>,
 }
 
-/// The process refresh's scan (spec/lifecycle.md §6.2): one pass over `/proc`,
-/// then for each pane's process what it runs now (the newest child, seen
-/// through shells), with a wrapper's `SIGNALTTY_AGENT` hint. Blocking: run it
-/// on a blocking thread. `A` is whatever the caller needs back per pane.
+/// The process refresh's scan (docs/terminal.md#the-process-refresh): one pass
+/// over `/proc`, then for each pane's process what it runs now (the newest
+/// child, seen through shells), with a wrapper's `SIGNALTTY_AGENT` hint.
+/// Blocking: run it on a blocking thread. `A` is whatever the caller needs back
+/// per pane.
 pub fn scan_panes<A>(panes: Vec<(u32, A)>) -> Vec<(A, Seen)> {
     let table = ProcessTable::scan();
     panes
@@ -192,9 +197,9 @@ pub fn parent(pid: u32) -> Option<u32> {
     u32::try_from(ppid).ok().filter(|&p| p > 0)
 }
 
-/// Hook attribution by ancestry (spec/pty-terminal.md §11): walks `/proc`
-/// parents from `pid` to the nearest process that a live pane started.
-/// `panes` maps those processes' pids to their panes.
+/// Hook attribution by ancestry (docs/terminal.md#hook-attribution-by-process):
+/// walks `/proc` parents from `pid` to the nearest process that a live pane
+/// started. `panes` maps those processes' pids to their panes.
 pub fn pane_of_process(pid: u32, panes: &HashMap<u32, PaneId>) -> Option<PaneId> {
     let mut current = pid;
     for _ in 0..MAX_ANCESTRY {

@@ -1,7 +1,8 @@
-//! Restore after a restart (spec/persistence.md §7–§8): the world is the
-//! snapshot plus every journaled state event after the snapshot's seq, so an
-//! acknowledged change is never lost, whenever the server was killed. Then
-//! every pane becomes a tombstone (§8.1): no process is started.
+//! Restore after a restart (docs/persistence.md#loading-a-snapshot,
+//! docs/restore.md#rebuilding-the-world): the world is the snapshot plus every
+//! journaled state event after the snapshot's seq, so an acknowledged change is
+//! never lost, whenever the server was killed. Then every pane becomes a
+//! tombstone (docs/restore.md#tombstones): no process is started.
 //!
 //! ```text
 //!   snapshot.json (seq S) ──► Projection::restored
@@ -186,7 +187,7 @@ fn suffix(disk: &DiskHistory, after: Seq) -> Result<Vec<(Seq, Event)>, String> {
     Ok(events)
 }
 
-/// A restored pane (spec/persistence.md §8.1): its process died with the old
+/// A restored pane (docs/restore.md#tombstones): its process died with the old
 /// server, so a live pane is exited with an unknown code (never an invented
 /// one) and is `RESUMABLE` when its adapter can resume its session, else
 /// `RESTORED`; a pane that had already exited stays `EXITED`. A native

@@ -2,7 +2,8 @@
 //! `docs/<page>.md#<anchor>` written in a source file of any crate, and every
 //! link between the docs pages, must name a page that exists and a heading
 //! it has (GitHub's anchor of the heading). A renamed heading fails here,
-//! naming the file that still cites the old one.
+//! naming the file that still cites the old one. Nothing may cite the design
+//! notes the code was first written from: they are not in the repository.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -182,6 +183,129 @@ fn every_link_between_the_docs_pages_exists() {
         }
     }
     assert!(wrong.is_empty(), "broken links:\n{}", wrong.join("\n"));
+}
+
+/// The section sign, written as an escape so this file never holds one.
+const SECTION: char = '\u{a7}';
+
+/// The directory of the design notes, as a path names it (built from pieces so
+/// this file never cites it).
+const NOTES_DIR: &str = concat!("spec", "/");
+
+/// The files of the design notes the code was first written from. None is a
+/// page of docs/, so a citation of one can only mean the notes.
+const NOTES_ONLY: [&str; 4] = ["ipc", "data-model", "lifecycle", "pty-terminal"];
+
+/// The pages of docs/ whose names the notes share: cited with a section
+/// number, such a name means the notes, not the page.
+const SHARED_NAMES: [&str; 3] = ["tasks", "persistence", "agents"];
+
+fn name_char(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '-' || c == '_'
+}
+
+/// Where `file` (a bare name such as `ipc`, without `.md`) is written as
+/// `<file>.md` in `line`, not as the tail of a longer name: the byte offsets
+/// of the name's start and of what follows `.md`.
+fn mentions(line: &str, file: &str) -> Vec<(usize, usize)> {
+    let needle = format!("{file}.md");
+    line.match_indices(&needle)
+        .map(|(at, _)| (at, at + needle.len()))
+        .filter(|&(at, _)| !line[..at].chars().next_back().is_some_and(name_char))
+        .collect()
+}
+
+/// Whether `line` cites the design notes rather than a docs page: a section
+/// sign, a file under the notes' directory ([`NOTES_DIR`]), a notes-only file not
+/// written as a docs link (`docs/`, `(`, `/` before it), or a shared name
+/// followed by a section number.
+fn cites_the_notes(line: &str) -> bool {
+    if line.contains(SECTION) {
+        return true;
+    }
+    let in_notes_dir = line.match_indices(NOTES_DIR).any(|(at, _)| {
+        let rest = &line[at + NOTES_DIR.len()..];
+        let name_len = rest.chars().take_while(|c| name_char(*c)).count();
+        name_len > 0 && rest[name_len..].starts_with(".md")
+    });
+    let notes_only = NOTES_ONLY.iter().any(|file| {
+        mentions(line, file)
+            .into_iter()
+            .any(|(at, _)| !(line[..at].ends_with('(') || line[..at].ends_with('/')))
+    });
+    let numbered = SHARED_NAMES.iter().any(|file| {
+        mentions(line, file).into_iter().any(|(_, end)| {
+            line[end..]
+                .trim_start_matches([' ', '\t'])
+                .starts_with(|c: char| c == SECTION || c.is_ascii_digit())
+        })
+    });
+    in_notes_dir || notes_only || numbered
+}
+
+/// The design notes are not in the repository: a person with a clone cannot
+/// open them, so neither the code nor the docs may cite them. Each rule is
+/// cited by the docs heading that states it.
+#[test]
+fn nothing_cites_the_design_notes() {
+    let mut files = Vec::new();
+    for dir in [
+        "src",
+        "actors",
+        "model",
+        "protocol",
+        "integration-tests",
+        "benches",
+    ] {
+        sources(&root().join(dir), &mut files);
+    }
+    files.extend(pages().keys().map(|page| root().join("docs").join(page)));
+    files.extend(["README.md", "CONTRIBUTING.md"].map(|f| root().join(f)));
+    let mut wrong = Vec::new();
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap_or_default();
+        let shown = file.strip_prefix(root()).unwrap_or(file).display();
+        for (n, line) in text.lines().enumerate() {
+            if cites_the_notes(line) {
+                wrong.push(format!("{shown}:{}: {}", n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "citations of the design notes (cite a docs/ heading instead):\n{}",
+        wrong.join("\n")
+    );
+}
+
+#[test]
+fn citations_of_the_notes_are_told_from_docs_links() {
+    let (s, dir) = (SECTION, NOTES_DIR);
+    let [ipc, _, lifecycle, _] = NOTES_ONLY;
+    let [tasks, persistence, _] = SHARED_NAMES;
+    for cited in [
+        format!("(see {s}6.2)"),
+        format!("see {dir}{tasks}.md for it"),
+        format!("the table of {lifecycle}.md"),
+        format!("`{ipc}.md` says so"),
+        format!("{tasks}.md {s}10 step 4"),
+        format!("{persistence}.md 8.3"),
+        format!("docs/{tasks}.md {s}2"),
+    ] {
+        assert!(cites_the_notes(&cited), "{cited}");
+    }
+    for fine in [
+        format!("docs/{tasks}.md#starting-a-task"),
+        format!("[the rules]({persistence}.md#rotation)"),
+        // In a source file the citation test above reports it: no such page.
+        format!("docs/{lifecycle}.md is no page"),
+        format!("[x](./{ipc}.md)"),
+        format!("{tasks}.md, then the rest"),
+        format!("my-{ipc}.md"),
+        format!("a {dir} directory"),
+    ] {
+        assert!(!cites_the_notes(&fine), "{fine}");
+    }
 }
 
 #[test]

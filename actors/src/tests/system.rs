@@ -1,6 +1,6 @@
-//! In-process system tests (STYLE.md §6, tier 3): a whole server started with
-//! [`crate::run`] on a temporary socket and state directory, driven over the
-//! socket like any client, without a subprocess.
+//! In-process system tests (the system tests of docs/ARCHITECTURE.md#testing): a
+//! whole server started with [`crate::run`] on a temporary socket and state
+//! directory, driven over the socket like any client, without a subprocess.
 
 use crate::testkit::config;
 use crate::{EXIT_ALREADY_RUNNING, StateDir, run};

@@ -1,6 +1,7 @@
-//! Detection manifests (spec/agents.md §12): TOML files that add binaries,
-//! session keys, resume templates and hook overrides to an agent kind, and carry
-//! its screen rules. Parsed and validated whole: any error rejects the file.
+//! Detection manifests (docs/agents.md#manifests): TOML files that add
+//! binaries, session keys, resume templates and hook overrides to an agent
+//! kind, and carry its screen rules. Parsed and validated whole: any error
+//! rejects the file.
 
 use super::screen::{Rule, RuleSpec};
 use serde::Deserialize;

@@ -1,7 +1,8 @@
-//! Agent manifests and screen rules (spec/agents.md §12–§14): the bundled
-//! manifests shipped in the binary, the user's from the agents directory, and
-//! the rule sets that apply to a pane. The active set (`AgentRules`, held in
-//! `Config`) is swapped whole on reload; panes read it at each screen tick.
+//! Agent manifests and screen rules (docs/agents.md#manifests,
+//! docs/screen-rules.md): the bundled manifests shipped in the binary, the
+//! user's from the agents directory, and the rule sets that apply to a pane.
+//! The active set (`AgentRules`, held in `Config`) is swapped whole on reload;
+//! panes read it at each screen tick.
 
 pub mod manifest;
 pub mod programs;
@@ -150,8 +151,9 @@ impl AgentSet {
         Ok(set)
     }
 
-    /// The rules for a pane of `kind` running `process` (§13.5): the user's
-    /// rules that apply, else the bundled ones; never both.
+    /// The rules for a pane of `kind` running `process`
+    /// (docs/screen-rules.md#which-rules-apply-to-a-pane): the user's rules
+    /// that apply, else the bundled ones; never both.
     pub fn rules_for(&self, kind: AgentKind, process: &str) -> (RuleSource, Vec<&Rule>) {
         let applies = |m: &&Manifest| {
             m.kind == kind

@@ -6,8 +6,9 @@
 use signaltty_protocol::pane::{AgentKind, Pane, RestoreState};
 use std::path::Path;
 
-/// The kind of a command by its program's basename (spec/data-model.md §5.2 built-ins;
-/// manifest overlays come with the agent adapters). Anything else is `generic`.
+/// The kind of a command by its program's basename (the built-in programs of
+/// docs/agents.md#agent-kinds-and-detection; manifest overlays come with the
+/// agent adapters). Anything else is `generic`.
 pub fn detect_kind(argv: &[String]) -> AgentKind {
     let Some(program) = argv.first() else {
         return AgentKind::None;
@@ -22,8 +23,9 @@ pub fn detect_kind(argv: &[String]) -> AgentKind {
         .map_or(AgentKind::Generic, |(_, kind)| *kind)
 }
 
-/// The executable name of each built-in agent kind (spec/data-model.md §5.2):
-/// what `detect_kind` recognises and `signaltty doctor` looks for on `PATH`.
+/// The executable name of each built-in agent kind
+/// (docs/agents.md#agent-kinds-and-detection): what `detect_kind` recognises
+/// and `signaltty doctor` looks for on `PATH`.
 pub const BUILTIN_EXECUTABLES: [(&str, AgentKind); 6] = [
     ("codex", AgentKind::Codex),
     ("claude", AgentKind::Claude),
@@ -44,12 +46,12 @@ pub fn executable(kind: AgentKind) -> Option<&'static str> {
 /// Shells a restored pane may be started again in (tmux-resurrect parity).
 pub const RESUMABLE_SHELLS: &[&str] = &["bash", "zsh", "fish", "sh", "dash"];
 
-/// The command a resume runs (spec/persistence.md §8.3 step 2): when the
+/// The command a resume runs (docs/restore.md#the-resume-command): when the
 /// pane's original program is an absolute path whose basename is the resume
 /// command's bare program, the original path is kept (the user's chosen
-/// binary); anything else — a relative or bare original, a wrapper with
-/// another name, a resume program that is itself a path — keeps the resume
-/// command as it is. The original's launch options are never copied.
+/// binary); anything else — a relative or bare original, a wrapper with another
+/// name, a resume program that is itself a path — keeps the resume command as
+/// it is. The original's launch options are never copied.
 pub fn resolve_resume_argv(original: &[String], resume: &[String]) -> Vec<String> {
     let mut argv = resume.to_vec();
     if let (Some(orig), Some(program)) = (original.first(), argv.first_mut())

@@ -1,7 +1,7 @@
-//! Screen rules (spec/agents.md §13): declarative patterns over regions of a
-//! pane's screen or its title, the last-resort evidence for panes whose
-//! process sends no hooks. Compiled once at manifest load; classification is a
-//! pure function of the rules, the screen text and the title.
+//! Screen rules (docs/screen-rules.md): declarative patterns over regions of a
+//! pane's screen or its title, the last-resort evidence for panes whose process
+//! sends no hooks. Compiled once at manifest load; classification is a pure
+//! function of the rules, the screen text and the title.
 
 use regex::Regex;
 use serde::Deserialize;
@@ -79,7 +79,7 @@ impl ScreenState {
     }
 }
 
-/// Where a rule looks (§13.3).
+/// Where a rule looks (docs/screen-rules.md#regions).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Region {
     Title,
@@ -163,7 +163,8 @@ pub struct Rule {
 }
 
 impl Rule {
-    /// Validates and compiles a rule (§13.2); the error names the rule.
+    /// Validates and compiles a rule (docs/screen-rules.md#rule-fields); the
+    /// error names the rule.
     pub fn compile(spec: &RuleSpec) -> Result<Rule, String> {
         let id = spec
             .id
@@ -223,7 +224,8 @@ impl Rule {
         }
     }
 
-    /// Whether the rule matches the given region text (§13.4).
+    /// Whether the rule matches the given region text
+    /// (docs/screen-rules.md#which-rule-wins).
     pub fn matches_text(&self, text: &str) -> bool {
         (self.any.is_empty() || self.any.iter().any(|r| r.is_match(text)))
             && self.all.iter().all(|r| r.is_match(text))
@@ -251,8 +253,9 @@ impl<'a> View<'a> {
         }
     }
 
-    /// The text of a region (§13.3): the slice of raw lines, each trimmed at the
-    /// end, empty ones dropped, the last (`top`: first) `lines` kept, joined.
+    /// The text of a region (docs/screen-rules.md#regions): the slice of raw
+    /// lines, each trimmed at the end, empty ones dropped, the last (`top`:
+    /// first) `lines` kept, joined.
     pub fn region(&self, region: Region, lines: Option<usize>) -> String {
         let all = &self.lines[..];
         let slice: &[&str] = match region {
@@ -338,8 +341,8 @@ fn current_prompt(lines: &[&str]) -> Option<usize> {
     (!answered).then_some(at)
 }
 
-/// The winning rule of an ordered list (§13.4): the first matching rule of the
-/// highest priority. Returns its index.
+/// The winning rule of an ordered list (docs/screen-rules.md#which-rule-wins):
+/// the first matching rule of the highest priority. Returns its index.
 pub fn classify(rules: &[&Rule], view: &View<'_>) -> Option<usize> {
     let mut winner: Option<(usize, i32)> = None;
     for (i, rule) in rules.iter().enumerate() {
@@ -360,7 +363,7 @@ mod tests;
 mod boxed_fixture {
     use super::*;
 
-    /// spec/agents.md §16 item 4: every region on the boxed fixture.
+    /// Every region on the boxed fixture (docs/screen-rules.md#regions).
     #[test]
     fn every_region_on_the_boxed_fixture() {
         let screen = "old output\n────\nDo you want to proceed?\n✻ Waiting…\n────\n❯ fix it\n────\n? for shortcuts";

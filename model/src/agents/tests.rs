@@ -176,7 +176,8 @@ fn detection_honours_manifest_binaries_before_builtins() {
     assert_eq!(set.detect("bash"), None);
 }
 
-/// The fixtures of spec/agents.md §14.13 (Pi, OpenCode, Cursor), by rule id.
+/// The screen fixtures of Pi, OpenCode and Cursor, by rule id
+/// (docs/screen-rules.md#how-to-test-it).
 #[test]
 fn the_spec_fixtures_pass() {
     use ScreenState::*;
@@ -457,7 +458,7 @@ fn every_generic_rule_set_tells_working_blocked_and_idle() {
 }
 
 /// Every file of `manifests/` is embedded, parses, and ends with the idle
-/// fallback the spec requires of bundled files.
+/// fallback every bundled file has (docs/screen-rules.md#bundled-rules).
 #[test]
 fn every_bundled_file_is_embedded_valid_and_ends_with_the_idle_fallback() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../manifests");

@@ -1,9 +1,10 @@
-//! The native hook vocabulary of each builtin agent (spec/agents.md §10, §11.5):
-//! one table per agent kind of the hooks signaltty knows, with what each one
-//! means (its role) and whether and how `signaltty integration install`
-//! subscribes to it. The installer (`integration/`) writes the installed rows;
-//! the classifier (`state/hooks.rs`) reads a hook's meaning from its row, so a
-//! name missing here is unrecognized, and an installed hook cannot go unread.
+//! The native hook vocabulary of each builtin agent
+//! (docs/agents.md#per-agent-hooks, docs/integrations.md#per-agent): one table
+//! per agent kind of the hooks signaltty knows, with what each one means (its
+//! role) and whether and how `signaltty integration install` subscribes to it.
+//! The installer (`integration/`) writes the installed rows; the classifier
+//! (`state/hooks.rs`) reads a hook's meaning from its row, so a name missing
+//! here is unrecognized, and an installed hook cannot go unread.
 //!
 //! ```text
 //!   hook name ──► vocabulary::find(kind, name) ──► Role ──► state::hooks::classify
@@ -12,9 +13,9 @@
 //! ```
 //!
 //! The tables hold only hooks of the builtin adapters. The H1 liveness names
-//! and the H4 tool-traffic names (spec/lifecycle.md §4.1) are names, not rows:
-//! they hold for any pane kind, since a generic pane or a user's manifest can
-//! send them too.
+//! and the H4 tool-traffic names (docs/states.md#hook-processing-rules) are
+//! names, not rows: they hold for any pane kind, since a generic pane or a
+//! user's manifest can send them too.
 
 use Install::{No, Shim};
 // The tables below read as name, role, install: the variants stay unqualified.
@@ -65,7 +66,8 @@ pub enum Role {
 pub enum ReporterMode {
     /// Report the hook and return at once.
     Report,
-    /// The waiting permission reporter (`--wait-for-answer`, agents.md §7).
+    /// The waiting permission reporter (`--wait-for-answer`,
+    /// docs/decisions.md#the-waiting-reporter).
     WaitForAnswer,
 }
 
@@ -122,8 +124,8 @@ const WAIT_FOR_ANSWER: Install = Install::Command {
     mode: ReporterMode::WaitForAnswer,
 };
 
-/// Claude Code (agents.md §10.2). Installed rows keep the order they are
-/// written to `settings.json`.
+/// Claude Code (docs/agents.md#claude-code). Installed rows keep the order they
+/// are written to `settings.json`.
 const CLAUDE: &[NativeHook] = &[
     hook("SessionStart", SessionStart, report(10)),
     hook("UserPromptSubmit", TurnStart, report(10)),
@@ -133,9 +135,9 @@ const CLAUDE: &[NativeHook] = &[
     hook("PermissionRequest", Permission, WAIT_FOR_ANSWER),
     // A `Stop` while background subagents still run keeps the pane working.
     hook("Stop", TurnEnd, report(10)),
-    // Not in spec §11.5 (phase 2 there); seed 003 installs it: an API error
-    // ends Claude's turn with StopFailure and no Stop, and without it the pane
-    // stayed `working` for ever.
+    // Installed (docs/integrations.md#claude-code): an API error ends Claude's
+    // turn with StopFailure and no Stop, and without it the pane stayed
+    // `working` for ever.
     hook("StopFailure", TurnFailed, report(10)),
     hook("SessionEnd", SessionEnd, report(10)),
     // Tool traffic changes nothing for Claude: accepted as liveness (H1).
@@ -146,7 +148,7 @@ const CLAUDE: &[NativeHook] = &[
     hook("SubagentStop", Subagent, No),
 ];
 
-/// Codex (agents.md §10.1).
+/// Codex (docs/agents.md#codex).
 const CODEX: &[NativeHook] = &[
     hook("SessionStart", SessionStart, report(3)),
     hook("UserPromptSubmit", TurnStart, report(3)),
@@ -155,10 +157,11 @@ const CODEX: &[NativeHook] = &[
     hook("SessionEnd", SessionEnd, report(3)),
     // Codex's legacy `notify` program reports the turn end under this name.
     hook("agent-turn-complete", TurnEnd, No),
-    // Esc at a turn or its approval: `idle`, the question withdrawn (issue
-    // 16; agents.md §10.1 left it to a phase 2). Codex clamps its timeout to 3 s.
+    // Esc at a turn or its approval: `idle`, the question withdrawn (issue 16;
+    // docs/agents.md#codex). Codex clamps its timeout to 3 s.
     hook("Interrupt", Interrupt, report(3)),
-    // Not installed (§11.5): the mapping is for user-added entries.
+    // Not installed (docs/integrations.md#codex): the mapping is for user-added
+    // entries.
     hook("PreToolUse", Tool, No),
     hook("PostToolUse", Tool, No),
     hook("PreCompact", Tool, No),
@@ -166,7 +169,7 @@ const CODEX: &[NativeHook] = &[
     hook("SubagentStop", Subagent, No),
 ];
 
-/// Cursor Agent (agents.md §10.4): camelCase names, one flat file.
+/// Cursor Agent (docs/agents.md#cursor-agent): camelCase names, one flat file.
 const CURSOR: &[NativeHook] = &[
     hook("sessionStart", SessionStart, report(10)),
     hook("beforeSubmitPrompt", TurnStart, report(10)),
@@ -181,7 +184,7 @@ const CURSOR: &[NativeHook] = &[
     hook("afterShellExecution", Quiet, No),
 ];
 
-/// Gemini CLI (agents.md §10.7): timeouts in milliseconds.
+/// Gemini CLI (docs/agents.md#gemini-cli): timeouts in milliseconds.
 const GEMINI: &[NativeHook] = &[
     hook("SessionStart", SessionStart, report(10_000)),
     hook("BeforeAgent", TurnStart, report(10_000)),
@@ -199,8 +202,8 @@ const GEMINI: &[NativeHook] = &[
     hook("BeforeToolSelection", Quiet, No),
 ];
 
-/// OpenCode, through signaltty's plugin (agents.md §10.3). The plugin also
-/// reports `session.execution.failed` as `session.error`.
+/// OpenCode, through signaltty's plugin (docs/agents.md#opencode). The plugin
+/// also reports `session.execution.failed` as `session.error`.
 const OPENCODE: &[NativeHook] = &[
     hook("session.created", SessionStart, Shim),
     // Reported only for `busy` and `idle`.
@@ -214,7 +217,7 @@ const OPENCODE: &[NativeHook] = &[
     hook("question.rejected", Answered, Shim),
 ];
 
-/// Pi, through signaltty's extension (agents.md §10.5).
+/// Pi, through signaltty's extension (docs/agents.md#pi).
 const PI: &[NativeHook] = &[
     hook("session_start", SessionStart, Shim),
     hook("agent_start", TurnStart, Shim),
@@ -263,8 +266,8 @@ pub fn installed(kind: AgentKind) -> impl Iterator<Item = &'static NativeHook> {
     hooks(kind).iter().filter(|h| h.install != Install::No)
 }
 
-/// H4's tool and compaction hooks (spec/lifecycle.md §4.1), for any pane kind:
-/// the `Tool` rows' names.
+/// H4's tool and compaction hooks (docs/states.md#hook-processing-rules), for
+/// any pane kind: the `Tool` rows' names.
 pub const TOOL_TRAFFIC: &[&str] = &[
     "PreToolUse",
     "PostToolUse",
@@ -275,9 +278,10 @@ pub const TOOL_TRAFFIC: &[&str] = &[
     "postToolUseFailure",
 ];
 
-/// H1's hooks accepted as liveness even when they change nothing, for any
-/// pane kind (spec/lifecycle.md §4.1 names exactly these). Cursor's camelCase
-/// tool hooks are not among them: the spec lists only the PascalCase ones.
+/// H1's hooks accepted as liveness even when they change nothing, for any pane
+/// kind (H1 of docs/states.md#hook-processing-rules names exactly these).
+/// Cursor's camelCase tool hooks are not among them: the rule lists only the
+/// PascalCase ones.
 pub const LIVENESS: &[&str] = &[
     "PreToolUse",
     "PostToolUse",

@@ -1,6 +1,6 @@
-//! The managed hook command (spec/agents.md §11.4): how signaltty's reporter is
-//! written into an agent's hook file, and how a command already there is
-//! recognised as ours. Pure.
+//! The managed hook command (docs/integrations.md#the-managed-command): how
+//! signaltty's reporter is written into an agent's hook file, and how a command
+//! already there is recognised as ours. Pure.
 
 use crate::agents::vocabulary::ReporterMode;
 use std::path::Path;

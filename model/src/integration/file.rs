@@ -1,8 +1,9 @@
-//! Safe edits of an agent's config file (spec/agents.md §11.6 steps 2–4 and
-//! 7–9): follow a symlink to its target, take an advisory lock beside it with a
-//! bounded wait, read it without hanging on a FIFO or loading a huge file, and
-//! replace it atomically (temp file, fsync, rename, fsync of the directory).
-//! The original is never touched when nothing changes or anything fails.
+//! Safe edits of an agent's config file
+//! (docs/integrations.md#how-files-are-edited): follow a symlink to its target,
+//! take an advisory lock beside it with a bounded wait, read it without hanging
+//! on a FIFO or loading a huge file, and replace it atomically (temp file,
+//! fsync, rename, fsync of the directory). The original is never touched when
+//! nothing changes or anything fails.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{Read as _, Write as _};

@@ -1,7 +1,7 @@
-//! The JSON hook files as data (spec/agents.md §11.3, §11.6): merging the
-//! managed commands in, pruning them out, and reading what a file holds. Pure:
-//! no file I/O. Foreign keys, groups, group metadata and commands are never
-//! touched.
+//! The JSON hook files as data (docs/integrations.md#how-files-are-edited):
+//! merging the managed commands in, pruning them out, and reading what a file
+//! holds. Pure: no file I/O. Foreign keys, groups, group metadata and commands
+//! are never touched.
 //!
 //! ```text
 //!   grouped (Claude, Codex, Gemini):

@@ -1,8 +1,9 @@
-//! Automatic setup at launch (spec/agents.md §11.7, §5.2; ipc.md §8.5.1):
-//! before a pane runs a supported agent directly, its hooks are installed, and
-//! an interactive local Codex gets `--no-daemon` when it supports it (Codex's
-//! shared daemon would otherwise run every pane's hooks with the first pane's
-//! environment). A setup failure is reported, never fatal: the launch goes on.
+//! Automatic setup at launch (docs/integrations.md#automatic-setup-at-launch,
+//! docs/methods.md#the-integration-object): before a pane runs a supported
+//! agent directly, its hooks are installed, and an interactive local Codex gets
+//! `--no-daemon` when it supports it (Codex's shared daemon would otherwise run
+//! every pane's hooks with the first pane's environment). A setup failure is
+//! reported, never fatal: the launch goes on.
 
 use super::{Roots, install, reporter};
 use signaltty_protocol::pane::{AgentKind, Integration};
@@ -136,7 +137,7 @@ const CODEX_UTILITIES: &[&str] = &[
     "help",
 ];
 
-/// Classifies a Codex argv (spec/agents.md §5.2).
+/// Classifies a Codex argv (docs/integrations.md#codex-and-its-daemon).
 pub fn codex_runtime(argv: &[String]) -> CodexRuntime {
     let mut isolated = false;
     let mut i = 1;

@@ -1,7 +1,7 @@
-//! Hook integration (spec/agents.md §11): writing the managed hooks that call
+//! Hook integration (docs/integrations.md): writing the managed hooks that call
 //! `signaltty hook-event` into each agent's own config, removing them, and
-//! saying what the files hold. One library for the CLI (`signaltty
-//! integration …`) and the server (automatic setup at launch, `launch.rs`).
+//! saying what the files hold. One library for the CLI (`signaltty integration
+//! …`) and the server (automatic setup at launch, `launch.rs`).
 //!
 //! | agent | file | shape |
 //! |---|---|---|
@@ -82,8 +82,8 @@ fn target(kind: AgentKind, reporter: &Path) -> Result<Target, String> {
 }
 
 /// What a JSON hook file should hold: a managed command reporting as `agent`
-/// for each hook `kind`'s vocabulary installs as a command (spec/agents.md
-/// §11.5).
+/// for each hook `kind`'s vocabulary installs as a command
+/// (docs/integrations.md#per-agent).
 fn plan(kind: AgentKind, agent: &'static str, shape: Shape, reporter: &Path) -> Plan {
     let entries = vocabulary::installed(kind)
         .filter_map(|hook| match hook.install {
@@ -102,7 +102,7 @@ fn plan(kind: AgentKind, agent: &'static str, shape: Shape, reporter: &Path) -> 
     }
 }
 
-/// Where each agent keeps its config (§11.2).
+/// Where each agent keeps its config (docs/integrations.md#per-agent).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Roots {
     pub home: PathBuf,

@@ -1,6 +1,6 @@
-//! The OpenCode plugin file (spec/agents.md §10.3): a whole JavaScript file
-//! owned by signaltty that forwards OpenCode's session events to `signaltty
-//! hook-event --agent opencode`. Its first line marks it as ours.
+//! The OpenCode plugin file (docs/integrations.md#opencode): a whole JavaScript
+//! file owned by signaltty that forwards OpenCode's session events to
+//! `signaltty hook-event --agent opencode`. Its first line marks it as ours.
 
 /// The first line of every plugin file signaltty writes.
 pub const HEADER: &str =

@@ -1,6 +1,7 @@
-//! Install, status and uninstall over fixture files (spec/agents.md §11.6,
-//! §16 item 10): every agent's file from absent, empty, foreign, stale,
-//! hand-edited, malformed and disabled states.
+//! Install, status and uninstall over fixture files
+//! (docs/integrations.md#how-files-are-edited,
+//! docs/integrations.md#status-and-removal): every agent's file from absent,
+//! empty, foreign, stale, hand-edited, malformed and disabled states.
 
 use super::*;
 use std::fs;
@@ -277,8 +278,9 @@ fn a_codex_install_that_changes_the_file_asks_for_trust() {
     assert_eq!(again.notice, None);
 }
 
-/// §11.6: twelve simultaneous installs of one file: exactly one changes it, and
-/// the file ends valid with one managed group per event.
+/// Twelve simultaneous installs of one file
+/// (docs/integrations.md#how-files-are-edited): exactly one changes it, and the
+/// file ends valid with one managed group per event.
 #[test]
 fn concurrent_installs_merge_once() {
     let home = Home::new();

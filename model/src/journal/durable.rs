@@ -1,4 +1,5 @@
-//! The durable write primitive (spec/persistence.md §4.1) and directory syncs.
+//! The durable write primitive (docs/persistence.md#durable-writes) and directory
+//! syncs.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};

@@ -1,6 +1,7 @@
 //! Reading journal files back: record validity, seq order, torn tails
-//! (spec/persistence.md §4.2, §4.6). Pure functions over bytes, plus the replay
-//! reader used by `subscribe` and `signaltty journal verify`.
+//! (docs/persistence.md#journal-records, docs/persistence.md#opening-the-journal).
+//! Pure functions over bytes, plus the replay reader used by `subscribe` and
+//! `signaltty journal verify`.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

@@ -1,7 +1,8 @@
-//! Sequence reservations in `event-sequence.json` (spec/persistence.md §3). The
-//! file holds one number, the reservation ceiling: no seq above it has ever been
-//! issued, and a restart continues above it, so numbers are never reused even when
-//! the journal lost its tail.
+//! Sequence reservations in `event-sequence.json`
+//! (docs/persistence.md#state-events-and-sequence-numbers). The file holds one
+//! number, the reservation ceiling: no seq above it has ever been issued, and a
+//! restart continues above it, so numbers are never reused even when the journal
+//! lost its tail.
 //!
 //! ```text
 //!   old ceiling (file at start) = issued ──► reserve issued+4096 durably
@@ -62,7 +63,8 @@ pub fn read(path: &Path) -> Result<Option<u64>, ReservationError> {
 }
 
 /// Where numbering starts: the recorded ceiling, or the journal's highest seq for
-/// a state dir that has none yet (spec/persistence.md §3 "legacy").
+/// a state dir that has none yet (a legacy one,
+/// docs/persistence.md#state-events-and-sequence-numbers).
 pub fn starting_point(recorded: Option<u64>, journal_max: u64) -> Result<u64, ReservationError> {
     match recorded {
         None => Ok(journal_max),

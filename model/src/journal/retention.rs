@@ -1,5 +1,6 @@
-//! The retention record `audit-retention.json` (spec/persistence.md §4.5): what the
-//! journal files claim to hold, written durably before anything is discarded.
+//! The retention record `audit-retention.json`
+//! (docs/persistence.md#the-retention-record): what the journal files claim to
+//! hold, written durably before anything is discarded.
 //!
 //! ```text
 //!   seq:  1 ............ retained_after | retained_after+1 ........... head

@@ -84,7 +84,8 @@ pub struct Knob {
     pub env: &'static [&'static str],
     /// The server flag that overrides everything (`--max-tasks`).
     pub flag: Option<&'static str>,
-    /// The variable beats the flag (the agents dir: spec/agents.md §12.1).
+    /// The variable beats the flag (the agents dir:
+    /// docs/configuration.md#precedence).
     pub env_beats_flag: bool,
     /// One line for `config default` and the docs.
     pub doc: &'static str,
@@ -384,7 +385,7 @@ fn count(n: usize) -> Value {
 }
 
 /// The knob's value when nothing sets it. Paths follow the XDG rules of
-/// spec/persistence.md §1, so they depend on `env`.
+/// docs/persistence.md#where-files-live, so they depend on `env`.
 pub fn default_value(k: K, env: &Env) -> Value {
     let l = Limits::default();
     match k {

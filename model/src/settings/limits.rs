@@ -27,32 +27,38 @@ pub struct Limits {
     pub shutdown_grace: Duration,
     /// The journal rotates `audit.jsonl` past this size.
     pub journal_rotate_bytes: u64,
-    /// How often live panes' processes are looked at in `/proc` (spec
-    /// lifecycle.md §6.2: 10 s; tests shorten it).
+    /// How often live panes' processes are looked at in `/proc`
+    /// (docs/agents.md#process-detection: 10 s; tests shorten it).
     pub process_refresh: Duration,
     /// How long a Cursor tool call runs before it counts as waiting for
-    /// approval (spec agents.md §10.4.1: 10 s; tests shorten it).
+    /// approval (docs/agents.md#cursor-approval-inference: 10 s; tests shorten
+    /// it).
     pub cursor_approval_wait: Duration,
-    /// How often a due snapshot is written (spec persistence.md §6.1: 2 s).
+    /// How often a due snapshot is written
+    /// (docs/persistence.md#when-a-snapshot-is-written: 2 s).
     pub snapshot_interval: Duration,
-    /// The most bytes of a pane's saved history tail (spec data-model.md §13:
-    /// 64 KiB; `[history] tail_bytes`); a tail file holds about twice this.
+    /// The most bytes of a pane's saved history tail
+    /// (docs/configuration.md#the-file: 64 KiB; `[history] tail_bytes`); a tail
+    /// file holds about twice this.
     pub history_tail_bytes: usize,
     /// Auto-resume starts at most this many agents at once (`restore.max_parallel`).
     pub restore_max_parallel: usize,
     /// An auto-resumed agent counts as started once it reaches a prompt, or after this.
     pub restore_start_wait: Duration,
-    /// Tasks not yet terminal (and starts under way) at most (tasks.md §15:
-    /// `SIGNALTTY_MAX_PARALLEL_TASKS`, `--max-tasks`; 0 refuses every start).
+    /// Tasks not yet terminal (and starts under way) at most
+    /// (docs/tasks.md#settings: `SIGNALTTY_MAX_PARALLEL_TASKS`, `--max-tasks`;
+    /// 0 refuses every start).
     pub max_parallel_tasks: usize,
     /// A working task whose worker is silent this long needs input
-    /// (tasks.md §6.2: 600 s; `SIGNALTTY_WORKER_SILENT_TIMEOUT_S`,
-    /// `--worker-silent-timeout`); zero disables the watchdog.
+    /// (docs/tasks.md#the-silent-worker-watchdog: 600 s;
+    /// `SIGNALTTY_WORKER_SILENT_TIMEOUT_S`, `--worker-silent-timeout`); zero
+    /// disables the watchdog.
     pub worker_silent_timeout: Duration,
-    /// The deadline of each git a `worktree.*` method runs (spec/tasks.md §11:
-    /// 20 s; `SIGNALTTY_WORKTREE_TIMEOUT_MS` shortens it for tests).
+    /// The deadline of each git a `worktree.*` method runs
+    /// (docs/worktrees.md#running-git: 20 s; `SIGNALTTY_WORKTREE_TIMEOUT_MS`
+    /// shortens it for tests).
     pub worktree_git_deadline: Duration,
-    /// How long `task.finish`'s merge may take (tasks.md §15: 120 s;
+    /// How long `task.finish`'s merge may take (docs/tasks.md#settings: 120 s;
     /// `SIGNALTTY_MERGE_TIMEOUT_MS`).
     pub merge_timeout: Duration,
 }

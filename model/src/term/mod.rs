@@ -1,6 +1,7 @@
 //! The headless terminal of a pane: a VT grid, the rendered ring of lines built
-//! from it, and the OSC scanner (spec/pty-terminal.md §5, §6). Pure: no actor, no
-//! I/O. The Pane actor feeds it every chunk the PTY produced and reads from it.
+//! from it, and the OSC scanner (docs/terminal.md#the-headless-terminal,
+//! docs/terminal.md#the-rendered-ring). Pure: no actor, no I/O. The Pane actor
+//! feeds it every chunk the PTY produced and reads from it.
 //!
 //! ```text
 //!                 seq                                       ring_len = history
@@ -25,7 +26,8 @@
 //! seq, so a spinner redrawn a thousand times leaves one line. The alternate
 //! screen never reaches history, and while it is shown reads see only it.
 //!
-//! Where this differs from the letter of §6, and why:
+//! Where this differs from the reference design's rendered ring, and why
+//! (docs/terminal.md#feeding-in-batches, docs/terminal.md#reads-of-the-ring):
 //! * a batch is cut at `cols` bytes, not `max(cols, 64)`: on a pane narrower than
 //!   64 columns a 64-byte batch can wrap twice and scroll detection then misses
 //!   the row that left the top;
@@ -144,7 +146,8 @@ impl Terminal {
     }
 
     /// Feeds one chunk of output: updates the grid, reconciles the ring after
-    /// every batch (§6.2) and returns what the OSC scanner found, in order.
+    /// every batch (docs/terminal.md#feeding-in-batches) and returns what the OSC
+    /// scanner found, in order.
     pub fn feed(&mut self, bytes: &[u8]) -> Vec<TermEvent> {
         let mut events = Vec::new();
         self.scanner.scan(bytes, &mut events);
@@ -185,10 +188,12 @@ impl Terminal {
     /// Feeds bytes that end on a character boundary, batch by batch.
     fn feed_slice(&mut self, bytes: &[u8]) {
         self.keep_replay(bytes);
-        // §6.2 cuts at `max(cols, 64)` bytes. We cut at `cols`: a batch of text
-        // then wraps at most once, which is what the overlap excused by scroll
-        // detection (§6.5) covers; 64 bytes on a narrow pane can wrap twice from
-        // the second-to-last row and lose the row that scrolled off.
+        // The reference design cut at `max(cols, 64)` bytes. We cut at `cols`
+        // (docs/terminal.md#feeding-in-batches): a batch of text then wraps at
+        // most once, which is what the overlap excused by scroll detection
+        // (docs/terminal.md#scroll-detection) covers; 64 bytes on a narrow pane
+        // can wrap twice from the second-to-last row and lose the row that
+        // scrolled off.
         let max_batch = usize::from(self.cols);
         let mut start = 0;
         while start < bytes.len() {
@@ -198,11 +203,12 @@ impl Terminal {
         }
     }
 
-    /// Parses one batch and reconciles the ring (§6.2). A switch between the main
-    /// and the alternate screen also ends a reconcile segment: the ring is
-    /// reconciled just before the switch and again after it, so main-screen
-    /// output is never folded into a screen switch (where it could not scroll
-    /// into history) and the outcome does not depend on where a chunk ended.
+    /// Parses one batch and reconciles the ring
+    /// (docs/terminal.md#feeding-in-batches). A switch between the main and the
+    /// alternate screen also ends a reconcile segment: the ring is reconciled
+    /// just before the switch and again after it, so main-screen output is never
+    /// folded into a screen switch (where it could not scroll into history) and
+    /// the outcome does not depend on where a chunk ended.
     fn feed_batch(&mut self, batch: &[u8]) {
         let esc_before_batch = self.after_esc;
         if let Some(&last) = batch.last() {
@@ -223,8 +229,10 @@ impl Terminal {
         self.end_segment(&batch[segment..], segment == 0 && esc_before_batch);
     }
 
-    /// Reconciles the ring with the grid after `bytes` were parsed (§6.3, §6.4).
-    /// `after_esc` tells whether the byte before them was an ESC.
+    /// Reconciles the ring with the grid after `bytes` were parsed
+    /// (docs/terminal.md#the-scroll-bound,
+    /// docs/terminal.md#reconciling-the-ring). `after_esc` tells whether the byte
+    /// before them was an ESC.
     fn end_segment(&mut self, bytes: &[u8], after_esc: bool) {
         let alt = self.screen.alternate_screen();
         let track = self.screen.take_track();
@@ -283,8 +291,9 @@ impl Terminal {
             .extend((0..usize::from(self.rows)).map(|i| self.screen.row_text(i)));
     }
 
-    /// Resizes without reflow (§5.1, §8.4): rows pushed off the top go to history,
-    /// rows cut at the bottom vanish, new rows are blank; 0 counts as 1.
+    /// Resizes without reflow (docs/terminal.md#the-grid,
+    /// docs/terminal.md#resize): rows pushed off the top go to history, rows cut
+    /// at the bottom vanish, new rows are blank; 0 counts as 1.
     pub fn resize(&mut self, rows: u16, cols: u16) {
         let (rows, cols) = (rows.max(1), cols.max(1));
         if (rows, cols) == (self.rows, self.cols) {
@@ -337,13 +346,15 @@ impl Terminal {
         self.screen.contents_formatted()
     }
 
-    /// The last `lines` content lines (capped at 5000), oldest first (§7.1 `tail`).
+    /// The last `lines` content lines (capped at 5000), oldest first (`tail` of
+    /// docs/terminal.md#read-modes).
     pub fn tail(&self, lines: usize) -> Tail {
         self.ring.lock().tail(lines.min(RING_LINES))
     }
 
     /// The content lines newer than `after_seq`, at most `lines` (capped at 5000)
-    /// of the newest (§6.7, §7.1 `rendered`).
+    /// of the newest (docs/terminal.md#reads-of-the-ring, `rendered` of
+    /// docs/terminal.md#read-modes).
     pub fn rendered(&self, after_seq: u64, lines: usize) -> Rendered {
         self.ring.lock().rendered(after_seq, lines.min(RING_LINES))
     }
@@ -374,11 +385,12 @@ impl Terminal {
         self.screen.alternate_screen()
     }
 
-    /// Replayable VT bytes for `pane.attach` (§5.1, §8.1): fed into a fresh
-    /// terminal of the same size they reproduce the contents, colours, cursor and
-    /// input modes. On the alternate screen they first draw the main screen as it
-    /// was when the alternate one was entered, then enter it with `?1049h`, so
-    /// the client gets the main text back when the program leaves.
+    /// Replayable VT bytes for `pane.attach` (docs/terminal.md#the-grid,
+    /// docs/terminal.md#attaching): fed into a fresh terminal of the same size
+    /// they reproduce the contents, colours, cursor and input modes. On the
+    /// alternate screen they first draw the main screen as it was when the
+    /// alternate one was entered, then enter it with `?1049h`, so the client gets
+    /// the main text back when the program leaves.
     pub fn state_formatted(&self) -> Vec<u8> {
         self.screen.state_formatted().into_bytes()
     }
@@ -435,24 +447,26 @@ impl Terminal {
         Some((row as u16, col as u16))
     }
 
-    /// The second half of `pane.clear` (§6.8, §7.4), once its clear bytes were
-    /// fed: drops the history and makes every earlier cursor read as dropped.
+    /// The second half of `pane.clear` (docs/terminal.md#restore-and-clear,
+    /// docs/terminal.md#clearing-a-pane), once its clear bytes were fed: drops
+    /// the history and makes every earlier cursor read as dropped.
     pub fn clear_history(&mut self) {
         self.ring.lock().clear_history();
     }
 
-    /// Makes every earlier cursor read as dropped, keeping the text: a
-    /// restored pane's terminal, rebuilt from its tail, numbers its lines
-    /// afresh, so a cursor from before the restart means nothing here
-    /// (spec/pty-terminal.md §6.8).
+    /// Makes every earlier cursor read as dropped, keeping the text: a restored
+    /// pane's terminal, rebuilt from its tail, numbers its lines afresh, so a
+    /// cursor from before the restart means nothing here
+    /// (docs/terminal.md#restore-and-clear).
     pub fn drop_earlier_cursors(&mut self) {
         self.ring.lock().drop_cursors();
     }
 
-    /// Restores saved scrollback after a server restart (§6.8); call it on a
-    /// fresh terminal of the saved size. The newest 5000 lines are kept, ANSI and
-    /// control characters removed, and numbered 1, 2, 3, …; the screen rows are
-    /// numbered after them and every earlier cursor reads as dropped.
+    /// Restores saved scrollback after a server restart
+    /// (docs/terminal.md#restore-and-clear); call it on a fresh terminal of the
+    /// saved size. The newest 5000 lines are kept, ANSI and control characters
+    /// removed, and numbered 1, 2, 3, …; the screen rows are numbered after them
+    /// and every earlier cursor reads as dropped.
     pub fn restore(&mut self, lines: &[String]) {
         let newest = &lines[lines.len().saturating_sub(RING_LINES)..];
         let plain = newest.iter().flat_map(|line| {
@@ -536,7 +550,8 @@ pub struct StyledCell {
     pub continuation: bool,
 }
 
-/// Where the batch starting at `start` ends (§6.2): after the first CR or LF, at
+/// Where the batch starting at `start` ends
+/// (docs/terminal.md#feeding-in-batches): after the first CR or LF, at
 /// `max_batch` bytes (stretched by up to three bytes so a character is never cut
 /// in two, see `Terminal::feed`), or at the end.
 fn batch_end(bytes: &[u8], start: usize, max_batch: usize) -> usize {
@@ -551,9 +566,9 @@ fn batch_end(bytes: &[u8], start: usize, max_batch: usize) -> usize {
     }
 }
 
-/// Counts what the scroll bound needs (§6.3): LF, VT, FF, 0x84 and `ESC E`, and
-/// the printable bytes (0x20..=0x7E, 0x80..=0xFF). `after_esc` tells whether the
-/// byte before `bytes` was an ESC.
+/// Counts what the scroll bound needs (docs/terminal.md#the-scroll-bound): LF,
+/// VT, FF, 0x84 and `ESC E`, and the printable bytes (0x20..=0x7E, 0x80..=0xFF).
+/// `after_esc` tells whether the byte before `bytes` was an ESC.
 fn count_bound_bytes(bytes: &[u8], after_esc: bool) -> (u64, u64) {
     // Simple counting loops the compiler vectorizes: this runs over every byte.
     let controls = bytes.iter().filter(|&&b| b < 0x20 || b == 0x7f).count();

@@ -1,13 +1,14 @@
 //! The rendered ring: history plus one entry per grid row, each line with a
-//! sequence number (spec/pty-terminal.md §6). Pure data: the terminal hands it
-//! the grid rows after every batch. Serde carries it across an in-place upgrade
-//! (`export.rs`) as it is, each line as a `[seq, text]` pair.
+//! sequence number (docs/terminal.md#the-rendered-ring). Pure data: the terminal
+//! hands it the grid rows after every batch. Serde carries it across an in-place
+//! upgrade (`export.rs`) as it is, each line as a `[seq, text]` pair.
 
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
 /// The most content lines a pane keeps: history plus the screen's content rows
-/// (§6.1). Also the cap on `lines` in reads (§7.1).
+/// (docs/terminal.md#lines-and-sequence-numbers). Also the cap on `lines` in
+/// reads (docs/terminal.md#read-modes).
 pub const RING_LINES: usize = 5000;
 
 /// One rendered line.
@@ -65,7 +66,8 @@ impl GridView {
 /// How a reconcile may treat the batch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Reconcile {
-    /// Try scroll detection with this bound (§6.3), then refresh in place.
+    /// Try scroll detection with this bound (docs/terminal.md#the-scroll-bound),
+    /// then refresh in place.
     Scroll { bound: u64 },
     /// Alternate screen, a screen switch or a resize: refresh in place only.
     RefreshOnly,
@@ -80,7 +82,8 @@ pub struct Tail {
     pub truncated: bool,
 }
 
-/// The answer to [`RenderedRing::rendered`] (§6.7).
+/// The answer to [`RenderedRing::rendered`]
+/// (docs/terminal.md#reads-of-the-ring).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Rendered {
     /// The returned lines, oldest first, joined by `\n`.
@@ -162,7 +165,8 @@ impl RenderedRing {
         self.screen.get(i).map_or("", |l| l.text.as_str())
     }
 
-    /// Rows up to and including the last non-blank one (§6.1).
+    /// Rows up to and including the last non-blank one
+    /// (docs/terminal.md#lines-and-sequence-numbers).
     fn content_rows(&self) -> usize {
         self.screen
             .iter()
@@ -170,14 +174,14 @@ impl RenderedRing {
             .map_or(0, |p| p + 1)
     }
 
-    /// History plus content rows (§6.7).
+    /// History plus content rows (docs/terminal.md#reads-of-the-ring).
     pub fn len(&self) -> usize {
         self.history.len() + self.content_rows()
     }
 
     /// The lines reads see: history then content rows, or only the content rows
-    /// while the alternate screen is shown (§6.9, §7.1).
-    /// Also returns how many there are.
+    /// while the alternate screen is shown (docs/terminal.md#known-limits,
+    /// docs/terminal.md#read-modes). Also returns how many there are.
     fn readable(&self) -> (impl Iterator<Item = &Line>, usize) {
         let history = if self.alt { 0 } else { self.history.len() };
         let content = self.content_rows();
@@ -188,8 +192,8 @@ impl RenderedRing {
         (lines, history + content)
     }
 
-    /// Folds one batch in (§6.4). A view whose row count differs from the
-    /// screen's must have every row fresh.
+    /// Folds one batch in (docs/terminal.md#reconciling-the-ring). A view whose
+    /// row count differs from the screen's must have every row fresh.
     pub fn reconcile(&mut self, grid: &mut GridView, alt: bool, mode: Reconcile) {
         let transitioned = alt != self.alt;
         self.alt = alt;
@@ -275,7 +279,8 @@ impl RenderedRing {
         k == 0 || (lo.max(end)..hi).all(|i| self.screen_row(i) == self.screen_row(i + k))
     }
 
-    /// Scroll detection (§6.5): how many rows the batch scrolled off the top, or 0.
+    /// Scroll detection (docs/terminal.md#scroll-detection): how many rows the
+    /// batch scrolled off the top, or 0.
     fn scroll_by(&self, grid: &GridView, bound: u64) -> usize {
         let n = grid.rows;
         if n == 0 || self.rows_match(grid, 0..n, 0) {
@@ -310,9 +315,10 @@ impl RenderedRing {
         0
     }
 
-    /// Makes the screen `rows` long after a resize (§6.4 step 1): the `removed_top`
-    /// rows the grid pushed off the top go to history (blank ones are discarded,
-    /// and alternate-screen rows never get there), rows cut at the bottom vanish,
+    /// Makes the screen `rows` long after a resize (the first step of
+    /// docs/terminal.md#reconciling-the-ring): the `removed_top` rows the grid
+    /// pushed off the top go to history (blank ones are discarded, and
+    /// alternate-screen rows never get there), rows cut at the bottom vanish,
     /// new bottom rows get fresh seqs. The caller then refreshes in place.
     pub fn fit(&mut self, removed_top: usize, rows: usize) {
         for _ in 0..removed_top.min(self.screen.len()) {
@@ -335,7 +341,8 @@ impl RenderedRing {
         self.evict();
     }
 
-    /// Eviction (§6.6): the oldest history goes first; the screen is never evicted.
+    /// Eviction (docs/terminal.md#eviction): the oldest history goes first; the
+    /// screen is never evicted.
     fn evict(&mut self) {
         let content = self.content_rows();
         while self.history.len() + content > RING_LINES {
@@ -346,7 +353,7 @@ impl RenderedRing {
         }
     }
 
-    /// The first retained seq (§6.7).
+    /// The first retained seq (docs/terminal.md#reads-of-the-ring).
     fn oldest_retained(&self) -> u64 {
         match self.history.front() {
             Some(line) => line.seq,
@@ -372,7 +379,8 @@ impl RenderedRing {
             .map(|l| l.text.as_str())
     }
 
-    /// The screen's content rows, top first (§6.1).
+    /// The screen's content rows, top first
+    /// (docs/terminal.md#lines-and-sequence-numbers).
     pub fn content_lines(&self) -> impl DoubleEndedIterator<Item = &str> + ExactSizeIterator {
         self.screen
             .range(..self.content_rows())
@@ -389,7 +397,8 @@ impl RenderedRing {
         self.generation
     }
 
-    /// The last `lines` content lines, oldest first (§6.7).
+    /// The last `lines` content lines, oldest first
+    /// (docs/terminal.md#reads-of-the-ring).
     pub fn tail(&self, lines: usize) -> Tail {
         let (all, total) = self.readable();
         let keep = lines.min(total);
@@ -399,7 +408,8 @@ impl RenderedRing {
         }
     }
 
-    /// The content lines newer than `after_seq`, at most the newest `lines` (§6.7).
+    /// The content lines newer than `after_seq`, at most the newest `lines`
+    /// (docs/terminal.md#reads-of-the-ring).
     pub fn rendered(&self, after_seq: u64, lines: usize) -> Rendered {
         let matched = self.readable().0.filter(|l| l.seq > after_seq).count();
         let keep = lines.min(matched);
@@ -425,8 +435,9 @@ impl RenderedRing {
         }
     }
 
-    /// `pane.clear` after the clear bytes went through (§6.8): history goes and
-    /// every earlier cursor reads as dropped.
+    /// `pane.clear` after the clear bytes went through
+    /// (docs/terminal.md#restore-and-clear): history goes and every earlier
+    /// cursor reads as dropped.
     pub fn clear_history(&mut self) {
         self.history.clear();
         self.dropped_floor = self.head;
@@ -439,9 +450,10 @@ impl RenderedRing {
         self.dropped_floor = self.head;
     }
 
-    /// Restore after a server restart (§6.8): `lines` (already plain text) become
-    /// the history with seqs 1, 2, 3, …, the screen rows are renumbered after
-    /// them, and every earlier cursor reads as dropped.
+    /// Restore after a server restart (docs/terminal.md#restore-and-clear):
+    /// `lines` (already plain text) become the history with seqs 1, 2, 3, …, the
+    /// screen rows are renumbered after them, and every earlier cursor reads as
+    /// dropped.
     pub fn restore(&mut self, lines: impl IntoIterator<Item = String>) {
         self.history.clear();
         self.generation += 1;

@@ -1,10 +1,11 @@
 //! Text cleaning for everything a program in a pane can put in front of a person:
-//! titles, notification titles and bodies, restored scrollback (spec/pty-terminal.md
-//! §5.2, §5.3).
+//! titles, notification titles and bodies, restored scrollback
+//! (docs/terminal.md#titles, docs/terminal.md#the-osc-scanner-and-the-bell).
 
-/// The longest title kept, in characters (§5.2).
+/// The longest title kept, in characters (docs/terminal.md#titles).
 pub const MAX_TITLE_CHARS: usize = 200;
-/// The longest notification body kept, in characters (§5.3).
+/// The longest notification body kept, in characters
+/// (docs/terminal.md#the-osc-scanner-and-the-bell).
 pub const MAX_BODY_CHARS: usize = 2000;
 
 const ESC: char = '\u{1b}';

@@ -1,5 +1,6 @@
 //! The OSC scanner: finds titles, bells and terminal notifications in raw pane
-//! output, independently of the VT parser (spec/pty-terminal.md §5.3).
+//! output, independently of the VT parser
+//! (docs/terminal.md#the-osc-scanner-and-the-bell).
 //!
 //! ```text
 //!            ESC                 ]
@@ -16,9 +17,10 @@
 use super::sanitize::{MAX_BODY_CHARS, MAX_TITLE_CHARS, sanitize};
 use serde::{Deserialize, Serialize};
 
-/// The longest sequence carried between chunks, `ESC ]` included (§5.3). A longer
-/// one is dropped whole, even when it arrives in one chunk, so the outcome never
-/// depends on where the reads were cut.
+/// The longest sequence carried between chunks, `ESC ]` included
+/// (docs/terminal.md#the-osc-scanner-and-the-bell). A longer one is dropped whole,
+/// even when it arrives in one chunk, so the outcome never depends on where the
+/// reads were cut.
 pub const MAX_OSC_CARRY_BYTES: usize = 8192;
 
 const ESC: u8 = 0x1b;
@@ -92,7 +94,8 @@ pub(super) struct ScannerState {
     payload: Vec<u8>,
 }
 
-/// The byte-stream scanner of §5.3. Feed it every chunk in order.
+/// The byte-stream scanner of docs/terminal.md#the-osc-scanner-and-the-bell. Feed
+/// it every chunk in order.
 #[derive(Debug)]
 pub struct OscScanner {
     state: State,

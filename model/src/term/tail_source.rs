@@ -1,9 +1,9 @@
 //! A terminal's ring, read from another thread: the snapshot writer takes a
-//! pane's tail (spec/persistence.md §6.4) from it directly instead of asking
-//! the Pane actor, whose mailbox may hold a quarter megabyte of output to parse
-//! first. The pane stays the ring's only writer and holds the lock for one
-//! reconcile at a time; a reader holds it to compare a mark or copy at most a
-//! tail's worth of lines, microseconds either way.
+//! pane's tail (docs/persistence.md#screen-tails) from it directly instead of
+//! asking the Pane actor, whose mailbox may hold a quarter megabyte of output
+//! to parse first. The pane stays the ring's only writer and holds the lock for
+//! one reconcile at a time; a reader holds it to compare a mark or copy at most
+//! a tail's worth of lines, microseconds either way.
 //!
 //! ```text
 //!   Pane (its arbiter) ── feed ─► Terminal ─ lock per reconcile ─┐

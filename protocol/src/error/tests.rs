@@ -1,5 +1,5 @@
-//! The error codes: exactly the spec's twenty-one, each round-tripping through
-//! its wire name.
+//! The error codes: exactly the twenty-one of docs/protocol.md#error-codes,
+//! each round-tripping through its wire name.
 
 use super::*;
 

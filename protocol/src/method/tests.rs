@@ -1,4 +1,5 @@
-//! Round trips of every envelope and the parse rules of spec/ipc.md §1-§4.
+//! Round trips of every envelope and the parse rules of a request line
+//! (docs/protocol.md#parameter-validation).
 
 use super::*;
 use crate::envelope::{ErrorBody, EventFrame, Request, Response, ServerLine};

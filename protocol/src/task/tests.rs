@@ -1,4 +1,4 @@
-//! Task states: the transition table of data-model.md §8.3.
+//! Task states: the transition table of docs/objects.md#task-states.
 
 use super::*;
 

@@ -204,9 +204,9 @@ pub struct Owned {
     pub ours: bool,
 }
 
-/// The socket check: `socket` is `None` when there is no socket file;
-/// `dir` is the socket's directory when it is the default one (ours to
-/// check; an explicit parent belongs to the user, persistence.md §1).
+/// The socket check: `socket` is `None` when there is no socket file; `dir` is
+/// the socket's directory when it is the default one (ours to check; an explicit
+/// parent belongs to the user, docs/protocol.md#the-socket).
 pub fn socket_permissions(path: &str, socket: Option<Owned>, dir: Option<(&str, Owned)>) -> Check {
     let name = "socket perms";
     let Some(socket) = socket else {

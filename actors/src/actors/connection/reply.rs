@@ -48,7 +48,8 @@ impl Reply {
 pub fn response_line(id: &str, result: Result<Bytes, Error>) -> Vec<u8> {
     match result {
         Ok(json) => {
-            // The envelope of spec/ipc.md §2.2 around the already serialized result.
+            // The envelope of docs/protocol.md#success-response around the
+            // already serialized result.
             let id = serde_json::to_string(id).unwrap_or_else(|_| "\"?\"".to_owned());
             let mut line = Vec::with_capacity(json.len() + id.len() + 48);
             line.extend_from_slice(b"{\"protocol\":\"");

@@ -1,10 +1,12 @@
-//! Decisions on the Pane actor (spec/lifecycle.md §7, ipc.md §8.6, agents.md
-//! §7–§8). The pane owns its pending decision, so consuming it for an answer is
-//! one step in the pane's turn: a concurrent hook, clear or second answer is
-//! handled before or after it, never in between, and an answer is delivered at
-//! most once. A native permission request also has a live answer route (a
-//! `Decision` actor holding the waiting reporter); the pane keeps the route while
-//! it still fits the pane and ends it the moment it does not.
+//! Decisions on the Pane actor (docs/decisions.md#every-way-a-decision-ends,
+//! docs/methods.md#decisionanswer,
+//! docs/decisions.md#native-permission-requests). The pane owns its pending
+//! decision, so consuming it for an answer is one step in the pane's turn: a
+//! concurrent hook, clear or second answer is handled before or after it, never
+//! in between, and an answer is delivered at most once. A native permission
+//! request also has a live answer route (a `Decision` actor holding the waiting
+//! reporter); the pane keeps the route while it still fits the pane and ends it
+//! the moment it does not.
 
 use super::{Hook, Pane};
 use crate::actors::decision::{Decision as Route, EndWait, RouteEnded, Verdict, WaitEnd};
@@ -33,7 +35,8 @@ pub struct NativeRoute {
 }
 
 /// A waiting `hook-event`: register the route, then ingest the hook with its
-/// decision (ipc.md §8.7 waiting mode, agents.md §7.2 steps 3–4).
+/// decision (the waiting mode of docs/methods.md#hook-event,
+/// docs/decisions.md#the-waiting-reporter).
 #[derive(Message)]
 #[rtype(result = "Result<NativeStarted, Error>")]
 pub struct NativeHook {
@@ -69,8 +72,8 @@ enum Delivery {
 
 impl Pane {
     /// Ends the native route when it no longer fits the pane: the process is
-    /// gone, the agent kind or session changed, or its decision is no longer the
-    /// pending one (agents.md §7.2 step 5, "moved on").
+    /// gone, the agent kind or session changed, or its decision is no longer
+    /// the pending one ("moved on", docs/decisions.md#the-waiting-reporter).
     pub(super) fn check_route(&mut self) {
         let Some(route) = &self.route else { return };
         let state = self.tracker.pane();
@@ -86,7 +89,8 @@ impl Pane {
         }
     }
 
-    /// The checks of ipc.md §8.6 steps 1–4, then the consumption (step 5–6).
+    /// The checks of docs/methods.md#decisionanswer (steps 1–4), then the
+    /// consumption (steps 5–6).
     fn consume_for_answer(&mut self, msg: &Answer) -> Result<(Delivery, Vec<Event>), Error> {
         let Some(pty) = self.pty.as_ref() else {
             return Err(self.pane_exited(None));
@@ -174,7 +178,8 @@ impl Handler<NativeHook> for Pane {
             let e = self.pane_exited(None);
             return Box::pin(async move { Err(e) });
         }
-        // The route is live before anything is published (agents.md §7.2 step 3).
+        // The route is live before anything is published
+        // (docs/decisions.md#the-waiting-reporter).
         if let Some(old) = self.route.replace(msg.route) {
             old.addr.do_send(EndWait(WaitEnd::MovedOn));
         }
@@ -232,7 +237,8 @@ impl Handler<Answer> for Pane {
                             source: std::io::Error::other(why),
                         },
                         // Not a TIMEOUT: decision.answer reports a failed
-                        // delivery as PANE_EXITED or IO_ERROR (ipc.md §8.6).
+                        // delivery as PANE_EXITED or IO_ERROR
+                        // (docs/methods.md#decisionanswer).
                         WriteErrorKind::Timeout => Error::Io {
                             what: format!("answer to pane {pane}"),
                             source: std::io::Error::new(

@@ -1,7 +1,7 @@
-//! Hook events on the Pane actor (spec/lifecycle.md §4.1 H1–H10, agents.md
-//! §6.3): the messages, handed to the pane's `AgentTracker`, which applies the
-//! adapter's classification with the guards that keep a finished, reviewed or
-//! blocked pane as it should be.
+//! Hook events on the Pane actor (H1–H10 of
+//! docs/states.md#hook-processing-rules): the messages, handed to the pane's
+//! `AgentTracker`, which applies the adapter's classification with the guards
+//! that keep a finished, reviewed or blocked pane as it should be.
 
 use super::Pane;
 use crate::domain::state::tracker::HookReport;
@@ -44,8 +44,8 @@ impl Pane {
     }
 }
 
-/// `report-session` (spec/ipc.md §8.7): the pane's agent session, reported
-/// directly. Always publishes exactly one `pane.updated`.
+/// `report-session` (docs/methods.md#report-session): the pane's agent session,
+/// reported directly. Always publishes exactly one `pane.updated`.
 #[derive(Debug, Message)]
 #[rtype(result = "Result<signaltty_protocol::pane::Pane, Error>")]
 pub struct ReportSession {

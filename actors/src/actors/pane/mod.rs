@@ -49,7 +49,7 @@ pub use submit::{SubmitEnter, SubmitPaste, SubmitRetry};
 /// How long after its child was reaped a pane waits for the PTY to drain before it
 /// reports the exit anyway (a background job may hold the terminal open).
 pub const EXIT_DRAIN_GRACE: Duration = Duration::from_millis(500);
-/// The time budget of one `pane.input` (spec/pty-terminal.md §4.2).
+/// The time budget of one `pane.input` (docs/terminal.md#the-bound-writer).
 pub const INPUT_BUDGET: Duration = Duration::from_secs(5);
 
 /// A chunk of PTY output. The reader waits for `ack` before reading more.
@@ -81,7 +81,8 @@ pub struct ChildExited {
 #[rtype(result = "PaneState")]
 pub struct GetPane;
 
-/// Reads the screen or the rendered ring (spec/pty-terminal.md §7.1). Never fails.
+/// Reads the screen or the rendered ring (docs/terminal.md#read-modes). Never
+/// fails.
 #[derive(Debug, Message)]
 #[rtype(result = "Result<PaneReadResult, Error>")]
 pub struct ReadPane {
@@ -145,7 +146,8 @@ pub struct Attach {
     pub viewer: Recipient<DeliverPty>,
     /// A size to apply first.
     pub size: Option<PtySize>,
-    /// Acknowledge the pane (spec/lifecycle.md §6.5: attach marks it seen).
+    /// Acknowledge the pane (attach marks it seen:
+    /// docs/states.md#what-a-persons-actions-do).
     pub mark_seen: bool,
     /// A watch-only viewer: it never answers the program's queries.
     pub watch: bool,
@@ -170,7 +172,7 @@ pub struct SetName {
 
 /// Clears the screen as if the program had printed `ESC[H ESC[2J ESC[3J` (every
 /// viewer clears at the same offset), then drops the history so earlier cursors
-/// read as dropped (spec/pty-terminal.md §7.4). Replies with the offset.
+/// read as dropped (docs/terminal.md#clearing-a-pane). Replies with the offset.
 #[derive(Debug, Message)]
 #[rtype(result = "Result<u64, Error>")]
 pub struct ClearPane;
@@ -291,7 +293,7 @@ impl Pane {
         }
     }
 
-    /// A restored pane (spec/persistence.md §8.1): no process, its terminal
+    /// A restored pane (docs/restore.md#tombstones): no process, its terminal
     /// rebuilt at the saved size from the saved `tail` (oldest line first),
     /// followed by one dimmed line saying it was restored and when. `resume`
     /// starts a process in it later; until then it answers as an exited pane.
@@ -326,7 +328,7 @@ impl Pane {
     }
 
     /// Leaves this pane's ring in `slot`, where the snapshot writer reads its
-    /// tail (spec/persistence.md §6.4) without a message to the pane.
+    /// tail (docs/persistence.md#screen-tails) without a message to the pane.
     pub fn with_tail_slot(self, slot: &signaltty_model::term::TailSlot) -> Pane {
         slot.fill(self.term.tail_source());
         self

@@ -1,5 +1,5 @@
-//! Screen rules on the Pane actor (spec/agents.md §13.6–§13.9): the rules
-//! themselves, the ticks and the question watch are the tracker's
+//! Screen rules on the Pane actor (docs/screen-rules.md#when-screen-rules-run):
+//! the rules themselves, the ticks and the question watch are the tracker's
 //! (`state/tracker/screen.rs`); the pane hands it its terminal and arms the
 //! timers it asks for. This file holds the message that re-evaluates a pane.
 

@@ -16,7 +16,8 @@ use signaltty_protocol::state::{Notification, Severity};
 use signaltty_protocol::{Event, Timestamp};
 use std::time::{Duration, Instant};
 
-/// Terminal notifications a pane may store in a burst (spec reliability C8)…
+/// Terminal notifications a pane may store in a burst
+/// (docs/notifications.md#how-a-notification-is-stored)…
 pub const NOTIFY_BURST: f64 = 5.0;
 /// …and per second after it. Notifications beyond that are coalesced: the newest
 /// one waiting is stored when the budget allows, the others are dropped.
@@ -61,8 +62,8 @@ impl NotifyGate {
     }
 }
 
-/// `notify` (spec/ipc.md §8.7): stores a notification from the CLI. Replies once
-/// it is published.
+/// `notify` (docs/methods.md#notify): stores a notification from the CLI.
+/// Replies once it is published.
 #[derive(Debug, Message)]
 #[rtype(result = "Result<Notification, Error>")]
 pub struct Notify {
@@ -75,7 +76,8 @@ pub struct Notify {
 }
 
 /// `pane.mark_seen` or an attach that marks the pane seen: acknowledges the
-/// pane (spec/lifecycle.md §2). Replies with the pane once published.
+/// pane (docs/states.md#attention-operations). Replies with the pane once
+/// published.
 #[derive(Debug, Message)]
 #[rtype(result = "Result<PaneState, Error>")]
 pub struct MarkSeen {
@@ -103,7 +105,8 @@ impl Pane {
     }
 
     /// Applies what the terminal reported for one chunk: titles, bells and
-    /// notifications (spec/lifecycle.md §6.1). Notifications pass the gate.
+    /// notifications (docs/states.md#terminal-signals). Notifications pass the
+    /// gate.
     pub(super) fn on_term_events(&mut self, found: Vec<TermEvent>, ctx: &mut Context<Self>) {
         let mut events = Vec::new();
         let mut newest = None;
@@ -236,8 +239,9 @@ impl Handler<MarkSeen> for Pane {
 }
 
 /// The pane's task closed it (`task.cancel`, `task.finish`): its attention is
-/// cleared (`task_closed`) and a pending decision dropped (`pane_exited`),
-/// so a stopped worker does not keep asking for a person (seed 004).
+/// cleared (`task_closed`) and a pending decision dropped (`pane_exited`), so a
+/// stopped worker does not keep asking for a person
+/// (docs/states.md#spawn-resume-restart-and-close).
 #[derive(Debug, Message)]
 #[rtype(result = "Result<PaneState, Error>")]
 pub struct TaskClosed;
@@ -251,8 +255,9 @@ impl Handler<TaskClosed> for Pane {
     }
 }
 
-/// What the 10-second process refresh saw of this pane's process (spec
-/// lifecycle.md §6.2): its name, which may identify an agent, and its cwd.
+/// What the 10-second process refresh saw of this pane's process
+/// (docs/agents.md#process-detection): its name, which may identify an agent,
+/// and its cwd.
 #[derive(Debug, Message)]
 #[rtype(result = "()")]
 pub struct ProcessSeen {

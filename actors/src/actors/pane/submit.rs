@@ -1,6 +1,7 @@
-//! `pane.submit` on the Pane actor (spec/ipc.md §8.5): the readiness gate and
-//! the paste, then the delayed Enter, each decided in the pane's own turn so a
-//! decision that a hook sets is seen before the Enter byte or not at all.
+//! `pane.submit` on the Pane actor (docs/methods.md#panesubmit): the readiness
+//! gate and the paste, then the delayed Enter, each decided in the pane's own
+//! turn so a decision that a hook sets is seen before the Enter byte or not at
+//! all.
 
 use super::Pane;
 use crate::error::Error;

@@ -1,6 +1,7 @@
-//! Pane actor tests on a fake PTY (STYLE.md §6 tier 2): output into the grid,
-//! the ring and the events; the bounded input; the exit; hooks through the
-//! actor. The Supervisor is a `PublishProbe`; every wait is named and bounded.
+//! Pane actor tests on a fake PTY (the actor tests of
+//! docs/ARCHITECTURE.md#testing): output into the grid, the ring and the
+//! events; the bounded input; the exit; hooks through the actor. The Supervisor
+//! is a `PublishProbe`; every wait is named and bounded.
 
 use super::*;
 use crate::config::Config;

@@ -1,11 +1,11 @@
-//! Auto-resume (spec/persistence.md §8.4): after a restart, the `RESUMABLE`
+//! Auto-resume (docs/restore.md#auto-resume): after a restart, the `RESUMABLE`
 //! panes of workspaces that opted in (`workspace.set_auto_resume`) start again
-//! with their adapter's exact-session command — never a self-reported one —
-//! a few at a time, so twenty agents do not all boot at once: at most
+//! with their adapter's exact-session command — never a self-reported one — a
+//! few at a time, so twenty agents do not all boot at once: at most
 //! `limits.restore_max_parallel` are starting, panes that were blocked or
 //! working first, and the next one starts when an earlier one has reached a
-//! prompt (idle, blocked, done, failed or exited) or `restore_start_wait`
-//! has passed.
+//! prompt (idle, blocked, done, failed or exited) or `restore_start_wait` has
+//! passed.
 
 use super::Supervisor;
 use crate::domain::state::progress::Outcome;

@@ -19,7 +19,8 @@ impl Supervisor {
     pub(super) fn fail_stop(&mut self, why: &str) {
         log::error!("event journal failed, stopping the server: {why}");
         self.events.fail(why);
-        // spec/persistence.md §3: a journal or reservation failure exits with status 1.
+        // A journal or reservation failure exits with status 1
+        // (docs/persistence.md#writing-the-journal).
         self.exit_code = 1;
         let _ = self.stop_accepting.send(Accepting::Stopped);
         self.stopped();
@@ -103,7 +104,8 @@ impl Handler<JournalAck> for Supervisor {
         for turn in applied.turn_starts {
             self.capture_turn(turn, ctx);
         }
-        // A worker pane's events, once durable, drive its task (tasks.md §6).
+        // A worker pane's events, once durable, drive its task
+        // (docs/tasks.md#the-worker-and-its-task).
         for (task, event) in applied.worker_events {
             if let Some(actor) = self.tasks.get(&task) {
                 actor.do_send(crate::actors::task::WorkerEvent(event));

@@ -1,6 +1,7 @@
-//! Persistence on the Supervisor (spec/persistence.md §6–§8): adopting the
-//! world a restore rebuilt, and writing the snapshot — every 2 s when due,
-//! off the event loop, and once more when the server stops.
+//! Persistence on the Supervisor (docs/persistence.md#snapshots,
+//! docs/restore.md): adopting the world a restore rebuilt, and writing the
+//! snapshot — every 2 s when due, off the event loop, and once more when the
+//! server stops.
 
 use super::Supervisor;
 use crate::actors::pane::Pane;
@@ -17,9 +18,10 @@ use std::collections::HashMap;
 /// the rest of a burst follows at once, in short saves with a pause between.
 const DEFERRED_TAILS_AFTER: std::time::Duration = std::time::Duration::from_millis(50);
 
-/// When the snapshot is written (spec/persistence.md §6.1): every state event
-/// marks it due; a flusher writes a due one at most every
-/// `limits.snapshot_interval`, off the event loop, one at a time.
+/// When the snapshot is written
+/// (docs/persistence.md#when-a-snapshot-is-written): every state event marks it
+/// due; a flusher writes a due one at most every `limits.snapshot_interval`,
+/// off the event loop, one at a time.
 #[derive(Debug, Default)]
 pub(super) struct Snapshots {
     /// The state directory, when the server has one (not in some actor tests).

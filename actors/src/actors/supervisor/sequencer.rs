@@ -111,7 +111,7 @@ impl Sequencer {
     }
 
     /// Takes the world a restore rebuilt as the read model (at the head; no
-    /// event is published for it, spec/persistence.md §8.1).
+    /// event is published for it, docs/restore.md#rebuilding-the-world).
     pub fn restore(&mut self, projection: Projection) {
         self.projection = projection;
     }
@@ -207,8 +207,8 @@ impl Sequencer {
             };
             let seq = published.seq;
             applied.state_events += 1;
-            // A working turn that does not resume from a permission prompt
-            // is a new turn (spec/lifecycle.md §9).
+            // A working turn that does not resume from a permission prompt is a
+            // new turn (docs/states.md#turns).
             if let Event::AgentWorking { pane, .. } = &*event
                 && crate::domain::state::starts_turn(&event)
             {
@@ -368,8 +368,9 @@ impl Sequencer {
     }
 }
 
-/// The task whose worker pane `event` is about, if any (tasks.md §6): agent
-/// and decision events carry the pane; an exit or a close names it.
+/// The task whose worker pane `event` is about, if any
+/// (docs/tasks.md#the-worker-and-its-task): agent and decision events carry the
+/// pane; an exit or a close names it.
 fn worker_task(projection: &Projection, event: &Event) -> Option<signaltty_protocol::TaskId> {
     let pane = match event {
         Event::AgentWorking { pane, .. }

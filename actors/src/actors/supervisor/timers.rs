@@ -6,12 +6,14 @@ use super::Supervisor;
 use actix::prelude::*;
 use signaltty_protocol::pane::LiveState;
 
-/// How often working tasks' workers are checked for silence (tasks.md §6.2).
+/// How often working tasks' workers are checked for silence
+/// (docs/tasks.md#the-silent-worker-watchdog).
 pub(super) const WATCHDOG_EVERY: std::time::Duration = std::time::Duration::from_millis(250);
 
 impl Supervisor {
-    /// The silent-worker watchdog (tasks.md §6.2): a `working` task whose
-    /// worker pane has had no output and no hook for the timeout needs input.
+    /// The silent-worker watchdog (docs/tasks.md#the-silent-worker-watchdog): a
+    /// `working` task whose worker pane has had no output and no hook for the
+    /// timeout needs input.
     pub(super) fn watch_silent_workers(&mut self) {
         let timeout = self.config.limits.worker_silent_timeout;
         let now = signaltty_protocol::Timestamp::now().unix_millis();
@@ -51,9 +53,9 @@ impl Supervisor {
 }
 
 impl Supervisor {
-    /// The process refresh (spec/lifecycle.md §6.2): reads `/proc` once on a
-    /// blocking thread and tells each live pane what it runs now; the panes
-    /// decide whether that changes anything.
+    /// The process refresh (docs/agents.md#process-detection): reads `/proc`
+    /// once on a blocking thread and tells each live pane what it runs now; the
+    /// panes decide whether that changes anything.
     pub(super) fn refresh_processes(&mut self, ctx: &mut Context<Self>) {
         if self.refreshing || self.shutting_down || self.upgrading.is_some() {
             return;

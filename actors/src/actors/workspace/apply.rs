@@ -1,9 +1,9 @@
-//! The Workspace actor's half of `layout.apply` (spec/ipc.md §8.4): every
-//! pane of a launch tree is started into a new tab, all or nothing. The
+//! The Workspace actor's half of `layout.apply` (docs/methods.md#layoutapply):
+//! every pane of a launch tree is started into a new tab, all or nothing. The
 //! processes are started on one blocking thread while the workspace's mailbox
-//! waits (`AtomicResponse`, as for `SpawnPane`), and nothing is published
-//! until all of them run: when one fails, the ones already started are killed
-//! and the tab never existed, so no event announces it.
+//! waits (`AtomicResponse`, as for `SpawnPane`), and nothing is published until
+//! all of them run: when one fails, the ones already started are killed and the
+//! tab never existed, so no event announces it.
 
 use super::Workspace;
 use crate::actors::directory::LaunchTicket;

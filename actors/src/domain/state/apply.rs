@@ -1,7 +1,8 @@
-//! One hook event applied to a pane (spec/lifecycle.md §4.1 H1–H10, agents.md
-//! §6.3): a pure function from the pane's state and the hook to its new state
-//! and the events to publish. The Pane actor calls it; the master transition
-//! table of lifecycle.md §11 is its test table.
+//! One hook event applied to a pane (H1–H10 of
+//! docs/states.md#hook-processing-rules): a pure function from the pane's state
+//! and the hook to its new state and the events to publish. The Pane actor
+//! calls it; the master transition table of
+//! docs/states.md#master-transition-table is its test table.
 
 use super::hooks::{
     AttentionEffect, Classification, classify, is_liveness, is_session_end, is_tool_traffic,
@@ -31,8 +32,9 @@ pub struct HookInput<'a> {
     pub decision: Option<&'a signaltty_protocol::state::Decision>,
     /// The id a notification made from this hook gets.
     pub notification_id: String,
-    /// The user manifest overlaying this kind's adapter (agents.md §12.3),
-    /// or the bundled manifest of a generic program that names its vocabulary.
+    /// The user manifest overlaying this kind's adapter
+    /// (docs/agents.md#how-a-manifest-overlays-an-adapter), or the bundled
+    /// manifest of a generic program that names its vocabulary.
     pub overlay: Option<&'a signaltty_model::agents::manifest::Manifest>,
 }
 
@@ -190,11 +192,12 @@ pub fn apply_checked(pane: &mut Pane, checked: CheckedHook<'_, '_>, now: Timesta
             && input.decision.is_none();
         axes.set_lifecycle(lifecycle, &source);
         // The agent left its question: answered in its own UI (OpenCode's
-        // `permission.replied`, a dialog answered by keys) or interrupted.
-        // The question's attention is withdrawn, as a screen rule's is
-        // (lifecycle.md §5.4): whoever answered needs no reminder to look.
-        // A question still pending as a decision keeps it (a turn end never
-        // drops an unanswered decision, H8), unless the agent works again.
+        // `permission.replied`, a dialog answered by keys) or interrupted. The
+        // question's attention is withdrawn, as a screen rule's is
+        // (docs/screen-rules.md#withdrawing-a-screen-question): whoever
+        // answered needs no reminder to look. A question still pending as a
+        // decision keeps it (a turn end never drops an unanswered decision,
+        // H8), unless the agent works again.
         let decision_stays =
             axes.pane.pending_decision.is_some() && lifecycle != Lifecycle::Working;
         if left_question
@@ -312,7 +315,9 @@ fn notification(
 }
 
 #[cfg(test)]
-/// Applies a winning screen rule (spec/lifecycle.md §5.3–§5.4). `screen_raised`
+/// Applies a winning screen rule
+/// (docs/screen-rules.md#what-the-winning-rule-does,
+/// docs/screen-rules.md#withdrawing-a-screen-question). `screen_raised`
 /// remembers whether the pane's `input_required` came from the screen, so that
 /// leaving `blocked` withdraws only what the screen raised. `prompted`: input
 /// was written to the pane's process since it started.
@@ -328,12 +333,14 @@ pub fn apply_screen(
 }
 
 /// `apply_screen` for a pane whose screen, between two ticks, read working
-/// while it was blocked (`worked_since_blocked`). Departure from §5.3 ("idle
-/// after blocked: idle"): the question was answered and the whole turn ran
-/// between two ticks (a fast tool and a fast model), so the idle screen ends
-/// a turn, `done` with its result `unread`, rather than reading as a dismissed
-/// question (docs/agents.md) — unless the question came before the agent was
-/// ever ready (a startup gate), when no turn ran.
+/// while it was blocked (`worked_since_blocked`). Where the plain rule says
+/// "idle after blocked: idle", the question was answered and the whole turn ran
+/// between two ticks (a fast tool and a fast model), so the idle screen ends a
+/// turn, `done` with its result `unread`, rather than reading as a dismissed
+/// question
+/// (docs/screen-rules.md#an-answered-question-whose-turn-ends-between-two-ticks-is-a-finished-turn)
+/// — unless the question came before the agent was ever ready (a startup gate),
+/// when no turn ran.
 pub fn apply_screen_seen(
     pane: &mut Pane,
     state: signaltty_model::agents::screen::ScreenState,
@@ -367,10 +374,11 @@ pub fn apply_screen_seen(
                 *screen_raised = true;
             }
         },
-        // Departure from §5.3: work that began before the agent was ever
-        // ready, with nothing typed into it, was the agent starting (Codex
-        // spins its title while it boots), not a turn: it ends `idle`, with
-        // nothing to read.
+        // signaltty's own reading
+        // (docs/screen-rules.md#an-agent-starting-up-is-not-a-turn): work that
+        // began before the agent was ever ready, with nothing typed into it,
+        // was the agent starting (Codex spins its title while it boots), not a
+        // turn: it ends `idle`, with nothing to read.
         (ScreenState::Idle, Lifecycle::Working)
             if axes.pane.last_lifecycle == Lifecycle::Unknown && !prompted =>
         {

@@ -1,7 +1,8 @@
-//! The two state axes of a pane, lifecycle and attention (spec/lifecycle.md §1,
-//! §2), as pure operations on the pane object. Each operation records what it
-//! changed; the Pane actor turns the record into events (`agent.*`,
-//! `attention.*`, `notification.created`) and publishes them in order.
+//! The two state axes of a pane, lifecycle and attention
+//! (docs/states.md#lifecycle-states, docs/states.md#attention-states), as pure
+//! operations on the pane object. Each operation records what it changed; the
+//! Pane actor turns the record into events (`agent.*`, `attention.*`,
+//! `notification.created`) and publishes them in order.
 //!
 //! ```text
 //!   lifecycle (any → any; same value = no-op, no event)
@@ -92,7 +93,8 @@ impl Change {
     }
 }
 
-/// The operations of spec/lifecycle.md §2 on one pane, at one instant.
+/// The operations of docs/states.md#attention-operations on one pane, at one
+/// instant.
 pub struct Axes<'a> {
     pub pane: &'a mut Pane,
     now: Timestamp,
@@ -117,9 +119,10 @@ impl<'a> Axes<'a> {
             .collect()
     }
 
-    /// Sets the lifecycle (§1): a no-op when equal; otherwise `last_lifecycle`,
-    /// `lifecycle_since` and `last_activity_at` follow, and leaving `working`
-    /// records how long it ran. Returns whether it changed.
+    /// Sets the lifecycle (docs/states.md#lifecycle-states): a no-op when equal;
+    /// otherwise `last_lifecycle`, `lifecycle_since` and `last_activity_at`
+    /// follow, and leaving `working` records how long it ran. Returns whether it
+    /// changed.
     pub fn set_lifecycle(&mut self, to: Lifecycle, source: &str) -> bool {
         let prev = self.pane.lifecycle;
         if prev == to {
@@ -177,11 +180,12 @@ impl<'a> Axes<'a> {
     }
 
     #[cfg(test)]
-    /// The exit of the pane's child (§6.3 steps 2 and 3); step 1 (`live`,
-    /// `pane.exited`) is the caller's. An agent pane becomes `exited`; a pane with
-    /// no agent `done` for code 0 and `failed` otherwise. Questions that can no
-    /// longer be answered lower to `unread`; a turn already reviewed stays quiet;
-    /// anything else raises `unread`.
+    /// The exit of the pane's child (steps 2 and 3 of
+    /// docs/states.md#when-the-process-exits); step 1 (`live`, `pane.exited`) is
+    /// the caller's. An agent pane becomes `exited`; a pane with no agent `done`
+    /// for code 0 and `failed` otherwise. Questions that can no longer be
+    /// answered lower to `unread`; a turn already reviewed stays quiet; anything
+    /// else raises `unread`.
     pub fn exit(&mut self, code: Option<i32>) {
         self.exit_as(code, false);
     }
@@ -261,9 +265,10 @@ impl<'a> Axes<'a> {
         Some(consumed)
     }
 
-    /// Stores a notification (spec/pty-terminal.md §5.3, ipc.md `notify`):
-    /// `last_message` follows the notify rule, activity is touched, and
-    /// attention rises by severity.
+    /// Stores a notification
+    /// (docs/notifications.md#how-a-notification-is-stored): `last_message`
+    /// follows the notify rule, activity is touched, and attention rises by
+    /// severity.
     pub fn notify(&mut self, new: NewNotification) {
         if let Some(message) = new.last_message(self.pane.last_message.as_deref()) {
             self.pane.last_message = Some(message);

@@ -1,7 +1,7 @@
-//! Decisions as data (spec/lifecycle.md §7, agents.md §7–§8): the native
-//! permission question synthesized from a Claude or Codex `PermissionRequest`
-//! payload, and the provider verdict an answer becomes. The pane's pending
-//! decision itself changes through `Axes` (set, supersede, consume, clear).
+//! Decisions as data (docs/decisions.md): the native permission question
+//! synthesized from a Claude or Codex `PermissionRequest` payload, and the
+//! provider verdict an answer becomes. The pane's pending decision itself
+//! changes through `Axes` (set, supersede, consume, clear).
 
 use serde_json::Value;
 #[cfg(test)]
@@ -11,7 +11,8 @@ use signaltty_protocol::pane::AgentKind;
 use signaltty_protocol::state::{Decision, DecisionOption};
 
 /// The two options of a native permission request. There is deliberately no
-/// "always": no permanent policy is ever granted (agents.md §7.1).
+/// "always": no permanent policy is ever granted
+/// (docs/decisions.md#the-permission-payload).
 pub const ALLOW_ONCE: &str = "once";
 pub const DENY: &str = "deny";
 
@@ -19,9 +20,9 @@ pub const DENY: &str = "deny";
 #[cfg(test)]
 pub const DENIED_MESSAGE: &str = "Denied in signaltty";
 
-/// The fields of a native permission payload, when it is one (agents.md §7.1):
-/// a Claude or Codex payload with a non-blank `session_id` and `tool_name` and
-/// an object `tool_input`.
+/// The fields of a native permission payload, when it is one
+/// (docs/decisions.md#the-permission-payload): a Claude or Codex payload with a
+/// non-blank `session_id` and `tool_name` and an object `tool_input`.
 pub struct NativeRequest<'a> {
     pub session_id: &'a str,
     pub tool_name: &'a str,
@@ -80,8 +81,8 @@ pub fn native_id() -> String {
     )
 }
 
-/// The provider verdict JSON for a native option (agents.md §7.3); `None` for
-/// any other option.
+/// The provider verdict JSON for a native option
+/// (docs/decisions.md#what-the-reporter-prints); `None` for any other option.
 pub fn verdict(option_id: &str) -> Option<Value> {
     let allow = match option_id {
         ALLOW_ONCE => true,
@@ -107,7 +108,8 @@ mod tests {
         let ok = json!({"session_id": "s1", "tool_name": "Bash", "tool_input": {"command": "ls"}});
         assert!(NativeRequest::parse(AgentKind::Claude, &ok).is_some());
         assert!(NativeRequest::parse(AgentKind::Codex, &ok).is_some());
-        // agents.md §16 item 8: `{}`, `tool_input: null`, an empty session, opencode.
+        // Not native payloads (docs/decisions.md#the-permission-payload): `{}`,
+        // `tool_input: null`, an empty session, opencode.
         assert!(NativeRequest::parse(AgentKind::Opencode, &ok).is_none());
         for bad in [
             json!({}),

@@ -1,5 +1,6 @@
 //! The "what would change it" part of `pane.explain`: plain words from the
-//! rules of spec/lifecycle.md §3–§6, for a person reading the answer.
+//! rules of docs/states.md (the evidence ladder, hooks, screens, terminal
+//! signals, exits and a person's actions), for a person reading the answer.
 
 use signaltty_protocol::pane::{AgentKind, Attention, Lifecycle, Pane};
 

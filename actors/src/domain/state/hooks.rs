@@ -1,9 +1,10 @@
-//! The builtin adapters' reading of hook events (spec/agents.md §10,
-//! lifecycle.md §4): for each agent kind, what a native hook means for the
-//! pane's lifecycle, attention and message, the notification it drafts, and
-//! where its session id is. Pure functions of (kind, event name, payload). A
-//! hook's meaning is its row's role in `agents::vocabulary`, the table the
-//! installer writes from; this module says what each role does per agent.
+//! The builtin adapters' reading of hook events
+//! (docs/agents.md#per-agent-hooks, docs/states.md#hook-processing-rules): for
+//! each agent kind, what a native hook means for the pane's lifecycle,
+//! attention and message, the notification it drafts, and where its session id
+//! is. Pure functions of (kind, event name, payload). A hook's meaning is its
+//! row's role in `agents::vocabulary`, the table the installer writes from;
+//! this module says what each role does per agent.
 
 use serde_json::Value;
 use signaltty_model::agents::vocabulary::{self, LIVENESS, Role, TOOL_TRAFFIC};
@@ -132,9 +133,9 @@ pub fn session_id(kind: AgentKind, payload: &Value) -> Option<String> {
     first_text(payload, keys)
 }
 
-/// How an adapter answers a decision in the terminal (agents.md §4): Codex
-/// reads the option's 1-based number and a newline; the others have no such
-/// channel (Claude answers only through its native permission reply).
+/// How an adapter answers a decision in the terminal (docs/agents.md#adapters):
+/// Codex reads the option's 1-based number and a newline; the others have no
+/// such channel (Claude answers only through its native permission reply).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AnswerChannel {
     TypeText,
@@ -146,7 +147,7 @@ pub fn answer_channel(kind: AgentKind) -> Option<AnswerChannel> {
 }
 
 /// Resume recipes of agents that run as `generic` panes, by program name
-/// (agents.md §10.9–§10.19): `program ARGS… ID`.
+/// (docs/agents.md#other-agents): `program ARGS… ID`.
 const GENERIC_RESUME: &[(&str, &[&str])] = &[
     ("droid", &["--resume"]),
     ("qodercli", &["--resume"]),
@@ -166,9 +167,10 @@ const GENERIC_RESUME: &[(&str, &[&str])] = &[
     ("muse", &["resume"]),
 ];
 
-/// The official resume command for a session (spec/data-model.md §5.2), using
-/// the pane's own program path when it is the agent's binary. A generic pane
-/// gets one when its program is an agent whose recipe the spec gives.
+/// The official resume command for a session (docs/agents.md#resume-commands),
+/// using the pane's own program path when it is the agent's binary. A generic
+/// pane gets one when its program is an agent with a recipe
+/// (docs/agents.md#other-agents).
 pub fn resume_argv(kind: AgentKind, id: &str, pane_argv: &[String]) -> Option<Vec<String>> {
     let program_name = pane_argv
         .first()
@@ -181,7 +183,7 @@ pub fn resume_argv(kind: AgentKind, id: &str, pane_argv: &[String]) -> Option<Ve
         AgentKind::Opencode => ("opencode", &["--session"]),
         AgentKind::Cursor => ("cursor-agent", &["--resume"]),
         AgentKind::Pi => ("pi", &["--session"]),
-        // `gemini --resume=<id>`: one argument (agents.md §10.7).
+        // `gemini --resume=<id>`: one argument (docs/agents.md#gemini-cli).
         AgentKind::Gemini => ("gemini", &[]),
         AgentKind::Generic => match GENERIC_RESUME
             .iter()
@@ -230,8 +232,8 @@ pub fn classify(
     }
 }
 
-/// Pi, through signaltty's extension (agents.md §10.5, phase 2 adopted: the
-/// extension is what `signaltty integration install pi` writes).
+/// Pi, through signaltty's extension (docs/agents.md#pi: the extension is what
+/// `signaltty integration install pi` writes).
 fn pi(role: Role, p: &Value) -> Classification {
     match role {
         Role::SessionStart => session_started(),
@@ -242,7 +244,7 @@ fn pi(role: Role, p: &Value) -> Classification {
     }
 }
 
-/// Gemini CLI's hooks (agents.md §10.7, the proposed mapping adopted).
+/// Gemini CLI's hooks (docs/agents.md#gemini-cli).
 fn gemini(role: Role, p: &Value, lifecycle: Lifecycle) -> Classification {
     match role {
         Role::SessionStart => session_started(),
@@ -318,7 +320,8 @@ fn claude(role: Role, p: &Value) -> Classification {
             let kind = text(p, "notification_type").unwrap_or_default();
             let message = text(p, "message");
             if kind == "idle_prompt" {
-                // Fires about a minute after `Stop`: not a question (seed 002).
+                // Fires about a minute after `Stop`: not a question
+                // (docs/agents.md#claude-code).
                 Classification::noop()
             } else if kind.contains("permission") {
                 permission_asked("Claude needs approval", message)
@@ -352,9 +355,10 @@ fn claude(role: Role, p: &Value) -> Classification {
     }
 }
 
-/// Claude's `Stop` while a subagent or workflow still runs (agents.md §10.2.1):
-/// an entry counts when its `type`/`kind` is `subagent` or `workflow` and its
-/// `status`/`state`, if any, is not a finished one.
+/// Claude's `Stop` while a subagent or workflow still runs
+/// (docs/agents.md#claude-code): an entry counts when its `type`/`kind` is
+/// `subagent` or `workflow` and its `status`/`state`, if any, is not a finished
+/// one.
 fn background_work_in_flight(p: &Value) -> bool {
     const FINISHED: &[&str] = &[
         "completed",
@@ -399,7 +403,8 @@ fn codex(role: Role, p: &Value) -> Classification {
             first_text(p, &["last_assistant_message", "last-assistant-message"]),
         ),
         Role::SessionEnd => session_ended(),
-        // Some versions report an interruption: not a success (agents.md §10.1).
+        // Some versions report an interruption: not a success
+        // (docs/agents.md#codex).
         Role::Interrupt => Classification::state(Lifecycle::Idle, None, Some("interrupted".into())),
         Role::Tool => Classification::state(Lifecycle::Working, None, None),
         _ => Classification::default(),
@@ -488,7 +493,7 @@ fn opencode(role: Role, p: &Value, lifecycle: Lifecycle) -> Classification {
 mod tests {
     use super::*;
 
-    /// agents.md §16 item 1: only Codex advertises an answer channel.
+    /// Only Codex advertises an answer channel (docs/agents.md#adapters).
     #[test]
     fn only_codex_has_an_answer_channel() {
         for kind in [

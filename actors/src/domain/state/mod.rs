@@ -1,5 +1,5 @@
 //! The state engine: what a pane is doing (lifecycle) and whether a person needs
-//! to look (attention), spec/lifecycle.md. Pure code, no actor: each Pane actor
+//! to look (attention), docs/states.md. Pure code, no actor: each Pane actor
 //! owns an `AgentTracker` (`tracker/`) that holds the pane's state and applies
 //! these functions to it, and performs the effects it returns; the projection
 //! keeps what waits need (`progress`).
@@ -24,7 +24,7 @@ pub use axes::Axes;
 use signaltty_protocol::Event;
 use signaltty_protocol::pane::Lifecycle;
 
-/// Whether an event starts a turn (spec/lifecycle.md §9): `agent.working` from
+/// Whether an event starts a turn (docs/states.md#turns): `agent.working` from
 /// anything but `blocked`, whatever the source; a permission prompt hands back
 /// to the same turn.
 pub fn starts_turn(event: &Event) -> bool {

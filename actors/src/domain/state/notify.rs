@@ -1,5 +1,6 @@
-//! Notifications (spec/pty-terminal.md §5.3, ipc.md `notify`, data-model.md §7):
-//! building the stored record from untrusted text, and the `last_message` rule.
+//! Notifications (docs/notifications.md#how-a-notification-is-stored,
+//! docs/objects.md#notification): building the stored record from untrusted
+//! text, and the `last_message` rule.
 
 use signaltty_model::term::{MAX_BODY_CHARS, MAX_TITLE_CHARS, sanitize};
 use signaltty_protocol::Timestamp;

@@ -1,13 +1,13 @@
 //! The per-pane progress record and the evaluation of `wait` against it
-//! (spec/lifecycle.md §8). Runtime only: the projection keeps one record per
-//! pane, updated from the events it applies, so a baseline taken from
-//! `pane.get` and every later transition are numbered by the same seqs.
+//! (docs/states.md#waiting-on-states). Runtime only: the projection keeps one
+//! record per pane, updated from the events it applies, so a baseline taken
+//! from `pane.get` and every later transition are numbered by the same seqs.
 
 use signaltty_protocol::pane::{Attention, Lifecycle, LiveState, Pane};
 use signaltty_protocol::state::WaitBaseline;
 use std::collections::HashMap;
 
-/// The record of one pane's process (§8.1).
+/// The record of one pane's process (docs/states.md#the-progress-record).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Progress {
     pub process_instance: String,
@@ -66,7 +66,7 @@ impl Progress {
         }
     }
 
-    /// The `wait_baseline` of `pane.get` (§8.2).
+    /// The `wait_baseline` of `pane.get` (docs/states.md#the-wait-baseline).
     pub fn baseline(&self, pane: &Pane) -> WaitBaseline {
         WaitBaseline {
             pane_id: pane.id.clone(),
@@ -93,7 +93,8 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    /// Parses an outcome name (§8, ipc.md `wait`); `exited` is the lifecycle.
+    /// Parses an outcome name (docs/methods.md#wait); `exited` is the
+    /// lifecycle.
     pub fn parse(name: &str) -> Option<Outcome> {
         if name == "seen" || name == "attention_cleared" {
             return Some(Outcome::Seen);
@@ -112,7 +113,8 @@ impl Outcome {
         }
     }
 
-    /// Whether the pane is in this state now (§8.4).
+    /// Whether the pane is in this state now
+    /// (docs/states.md#waiting-on-the-current-state).
     fn holds(self, pane: &Pane) -> bool {
         match self {
             Outcome::Lifecycle(Lifecycle::Exited) => {
@@ -142,7 +144,8 @@ pub struct Satisfied {
     pub transition_seq: u64,
 }
 
-/// Checks a wait once (§8.3 steps 1–7, §8.4). `Ok(None)`: not yet.
+/// Checks a wait once (docs/states.md#waiting-after-a-baseline,
+/// docs/states.md#waiting-on-the-current-state). `Ok(None)`: not yet.
 pub fn evaluate(
     pane: Option<&Pane>,
     progress: Option<&Progress>,

@@ -1,5 +1,6 @@
-//! The pure state engine against spec/lifecycle.md §2, §6.3 and the §13
-//! checklist items that need no server.
+//! The pure state engine against docs/states.md#attention-states,
+//! docs/states.md#when-the-process-exits and the checks of
+//! docs/states.md#how-to-test-it that need no server.
 
 use super::*;
 use signaltty_protocol::pane::{
@@ -135,7 +136,7 @@ fn mark_seen_clears_unless_a_decision_is_pending() {
     }
 }
 
-/// §13 item 11 and §6.3 step 3.
+/// The exit attention rules (docs/states.md#when-the-process-exits).
 #[test]
 fn exit_lowers_questions_keeps_reviewed_turns_quiet_and_raises_otherwise() {
     // A blocked pane with an open question: the question becomes unread.
@@ -169,7 +170,8 @@ fn exit_lowers_questions_keeps_reviewed_turns_quiet_and_raises_otherwise() {
     assert_eq!(p.attention, Attention::Unread);
 }
 
-/// §13 item 23.
+/// A pane with no agent ends `done` or `failed`
+/// (docs/states.md#when-the-process-exits).
 #[test]
 fn a_pane_with_no_agent_ends_done_or_failed_by_its_exit_code() {
     for (kind, code, expected) in [
@@ -248,7 +250,7 @@ mod waits {
             .collect()
     }
 
-    /// §13 item 14.
+    /// Session generations (docs/states.md#the-progress-record).
     #[test]
     fn replacing_a_known_session_counts_generations_even_back_to_the_first() {
         let p = pane(AgentKind::Claude);
@@ -274,8 +276,9 @@ mod waits {
         );
     }
 
-    /// §13 item 12: an old `done` and a later attention change do not match;
-    /// a `done` after the baseline matches although the pane is working again.
+    /// docs/states.md#waiting-after-a-baseline: an old `done` and a later
+    /// attention change do not match; a `done` after the baseline matches
+    /// although the pane is working again.
     #[test]
     fn a_match_needs_a_newer_transition_on_its_own_axis() {
         let mut p = pane(AgentKind::Claude);
@@ -303,9 +306,9 @@ mod waits {
     }
 }
 
-/// The hook rows of the master transition table (spec/lifecycle.md §11), with
-/// the seeds' exceptions of §0, as one table: (agent, event, payload, from) →
-/// to. Every row also checks that exactly the axes that moved emitted events.
+/// The hook rows of docs/states.md#master-transition-table, with the exceptions
+/// decided there, as one table: (agent, event, payload, from) → to. Every row
+/// also checks that exactly the axes that moved emitted events.
 mod master_table {
     use super::*;
     use crate::domain::state::apply::{Applied, HookInput, apply_hook};
@@ -560,9 +563,10 @@ mod master_table {
                 (L::Failed, A::Error),
                 (L::Failed, A::Error),
             ),
-            // Issue 16 (beyond the spec's row, which kept the question's
-            // attention): the agent left its question, answered in its own
-            // UI or dropped, so it is withdrawn; the turn end raises unread.
+            // Issue 16 (unlike the reference design's row, which kept the
+            // question's attention): the agent left its question, answered in
+            // its own UI or dropped, so it is withdrawn; the turn end raises
+            // unread.
             row(
                 "a turn end after the question was left withdraws it",
                 "claude",
@@ -735,8 +739,8 @@ mod master_table {
     }
 }
 
-/// §13 item 22: `agent.working` from `blocked` continues the turn; from any
-/// other state it starts one.
+/// docs/states.md#turns: `agent.working` from `blocked` continues the turn;
+/// from any other state it starts one.
 #[test]
 fn working_starts_a_turn_unless_it_resumes_from_blocked() {
     for prev in Lifecycle::ALL {
@@ -751,7 +755,8 @@ fn working_starts_a_turn_unless_it_resumes_from_blocked() {
     }
 }
 
-/// Screen rules applied (lifecycle.md §5.3–§5.4, §13 items 16 and 17).
+/// Screen rules applied (docs/screen-rules.md#what-the-winning-rule-does,
+/// docs/screen-rules.md#withdrawing-a-screen-question).
 mod screen_rules {
     use super::*;
     use crate::domain::state::apply::apply_screen;
@@ -914,8 +919,9 @@ mod screen_rules {
     }
 }
 
-/// agents.md §12.3: an overlay's hook fields lay over the adapter's decision,
-/// its session key and resume template win, unmapped hooks fall through.
+/// docs/agents.md#how-a-manifest-overlays-an-adapter: an overlay's hook fields
+/// lay over the adapter's decision, its session key and resume template win,
+/// unmapped hooks fall through.
 #[test]
 fn a_manifest_overlay_overrides_field_by_field() {
     use crate::domain::state::apply::{Applied, HookInput, apply_hook};
@@ -971,7 +977,8 @@ fn a_manifest_overlay_overrides_field_by_field() {
     );
 }
 
-/// Decisions on a pane (spec/lifecycle.md §7, the decision rows of §11).
+/// Decisions on a pane (docs/decisions.md#every-way-a-decision-ends, the
+/// decision rows of docs/states.md#master-transition-table).
 mod decisions {
     use super::*;
     use crate::domain::state::apply::{Applied, HookInput, apply_hook};

@@ -1,5 +1,6 @@
-//! A task's contract and result (tasks.md §1.3–§1.4): their bounds, and the
-//! worker prompt composed from the contract. Pure.
+//! A task's contract and result (docs/tasks.md#the-contract,
+//! docs/tasks.md#results): their bounds, and the worker prompt composed from
+//! the contract. Pure.
 
 use signaltty_protocol::TaskId;
 use signaltty_protocol::task::{
@@ -50,9 +51,9 @@ pub struct PromptFacts<'a> {
     pub base_sha: &'a str,
 }
 
-/// The worker prompt (tasks.md §1.3): the preamble naming the task, its
-/// branch and base and how to report, then the objective and each optional
-/// section that is present and not blank.
+/// The worker prompt (docs/tasks.md#the-worker-prompt): the preamble naming the
+/// task, its branch and base and how to report, then the objective and each
+/// optional section that is present and not blank.
 pub fn compose_prompt(facts: PromptFacts<'_>, contract: &Contract) -> String {
     let mut prompt = preamble(facts);
     prompt.push_str(contract.objective.trim());
@@ -106,9 +107,10 @@ pub fn preamble(facts: PromptFacts<'_>) -> String {
     )
 }
 
-/// The most bytes a worker prompt may have (tasks.md §2.2 step 7): 32 KiB
-/// plus this task's fixed part, the prompt composed with an empty objective
-/// and no optional section. A maximum objective alone always fits.
+/// The most bytes a worker prompt may have
+/// (docs/tasks.md#the-start-steps-in-order): 32 KiB plus this task's fixed
+/// part, the prompt composed with an empty objective and no optional section. A
+/// maximum objective alone always fits.
 pub fn prompt_budget(facts: PromptFacts<'_>) -> usize {
     MAX_OBJECTIVE_BYTES
         + compose_prompt(
@@ -156,7 +158,7 @@ mod tests {
         }
     }
 
-    /// tasks.md §17 item 1.
+    /// docs/tasks.md#the-contract and docs/tasks.md#results.
     #[test]
     fn contract_and_result_bounds() {
         assert!(check_contract(&contract("")).is_err());
@@ -178,7 +180,7 @@ mod tests {
         }
     }
 
-    /// tasks.md §17 item 2.
+    /// docs/tasks.md#the-worker-prompt.
     #[test]
     fn the_prompt_has_the_preamble_the_objective_and_each_section_given() {
         let id = TaskId("task_1".into());

@@ -1,7 +1,8 @@
-//! A task's state machine (data-model.md §8.3, lifecycle.md §10, tasks.md
-//! §6): the record, every transition checked against the table and stamped,
-//! each one a `task.updated`; and what the worker pane's events do to it.
-//! Pure: the Task actor owns one and publishes what it returns.
+//! A task's state machine (docs/objects.md#task-states,
+//! docs/tasks.md#task-transitions, docs/tasks.md#the-worker-and-its-task): the
+//! record, every transition checked against the table and stamped, each one a
+//! `task.updated`; and what the worker pane's events do to it. Pure: the Task
+//! actor owns one and publishes what it returns.
 
 use serde_json::{Value, json};
 use signaltty_protocol::task::{
@@ -107,8 +108,8 @@ impl TaskMachine {
         self.updated(None)
     }
 
-    /// `task.report` (tasks.md §8): the result stored and the reported
-    /// state taken, `task.result` then `task.updated`. The caller has
+    /// `task.report` (docs/tasks.md#reports): the result stored and the
+    /// reported state taken, `task.result` then `task.updated`. The caller has
     /// checked the result's bounds.
     pub fn report(&mut self, p: &TaskReportParams, now: Timestamp) -> Result<Vec<Event>, Refused> {
         let from = self.task.state;
@@ -168,12 +169,14 @@ impl TaskMachine {
         self.task.status_reason.as_ref()?.get("reason")?.as_str()
     }
 
-    /// What an event of the worker pane does to the task (tasks.md §3.4,
-    /// §6.1, §6.3, §6.4): at most one transition.
+    /// What an event of the worker pane does to the task
+    /// (docs/tasks.md#the-worker-and-its-task, docs/tasks.md#picking-up-again):
+    /// at most one transition.
     pub fn on_pane_event(&mut self, event: &Event, now: Timestamp) -> Option<Event> {
         let state = self.task.state;
         let (to, reason) = match event {
-            // §6.1: a turn ended without a report.
+            // A turn ended without a report
+            // (docs/tasks.md#a-turn-that-ends-without-a-report).
             Event::AgentDone { pane, .. }
                 if state == TaskState::Working && self.task.result.is_none() =>
             {
@@ -182,14 +185,16 @@ impl TaskMachine {
                     json!({"reason": "turn_ended_without_report", "last_message": pane.last_message}),
                 )
             },
-            // §3.4: an unconfirmed first prompt that the worker took after all.
+            // An unconfirmed first prompt that the worker took after all
+            // (docs/tasks.md#picking-up-again).
             Event::AgentWorking { .. }
                 if state == TaskState::InputRequired
                     && self.reason() == Some("submit_unconfirmed") =>
             {
                 return self.transition(TaskState::Working, None, now).ok();
             },
-            // §6.3: a decision stops the work until it is answered.
+            // A decision stops the work until it is answered
+            // (docs/tasks.md#decisions-in-a-worker).
             Event::DecisionCreated { decision, .. } if state == TaskState::Working => (
                 TaskState::InputRequired,
                 json!({"reason": "decision_required", "decision_id": decision.id}),
@@ -207,7 +212,8 @@ impl TaskMachine {
             {
                 return self.transition(TaskState::Working, None, now).ok();
             },
-            // §6.4: the worker died or its pane went.
+            // The worker died or its pane went
+            // (docs/tasks.md#when-the-worker-dies).
             Event::PaneExited { code, .. } if !state.is_terminal() => (
                 TaskState::Failed,
                 json!({"reason": "pane_exited", "exit_code": code}),

@@ -1,8 +1,9 @@
-//! Checkouts the server is working in or on (spec/tasks.md §10.3, §11): the
-//! path reservations that keep a workspace creation or pane launch out of a
-//! checkout being removed, the per-path locks that serialise create, finish
-//! and remove of one checkout, the one lock every `worktree.*` mutation takes,
-//! and the check for panes still living inside a checkout.
+//! Checkouts the server is working in or on
+//! (docs/worktrees.md#reservations-and-locks): the path reservations that keep
+//! a workspace creation or pane launch out of a checkout being removed, the
+//! per-path locks that serialise create, finish and remove of one checkout, the
+//! one lock every `worktree.*` mutation takes, and the check for panes still
+//! living inside a checkout.
 //!
 //! [`Checkouts`] is a cheap handle (clone it into a blocking task); each
 //! reservation and lock it hands out is a guard released when dropped, so an

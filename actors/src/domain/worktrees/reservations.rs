@@ -1,7 +1,8 @@
-//! Path reservations (spec/tasks.md §11.4 step 3): which checkout paths are
-//! being entered (a workspace created or a pane launched there, not registered
-//! yet) and which are being removed. A plain struct with no I/O: the paths it
-//! is given are already canonical, and overlap is decided component-wise.
+//! Path reservations (docs/worktrees.md#reservations-and-locks): which checkout
+//! paths are being entered (a workspace created or a pane launched there, not
+//! registered yet) and which are being removed. A plain struct with no I/O: the
+//! paths it is given are already canonical, and overlap is decided
+//! component-wise.
 //!
 //! ```text
 //!   entering  /r/wt/src  (a pane launch)     removing  /r/wt  (worktree.remove)

@@ -1,4 +1,4 @@
-//! A cheap git probe for the workspace cache (spec/data-model.md §3): finds the
+//! A cheap git probe for the workspace cache (docs/objects.md#gitinfo): finds the
 //! checkout containing a directory and its branch by reading `.git` and `HEAD`
 //! directly. It never runs git and never reports `dirty` (that needs a real status).
 //! Blocking file I/O: call it off the event loop.

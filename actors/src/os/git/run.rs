@@ -1,6 +1,7 @@
-//! Running git (spec/tasks.md §2.7, §11, §12.2): every git the server runs
-//! goes through [`Git`]. The child gets its own process group (a deadline or
-//! a cancel kills the whole group, hooks and helpers included), no terminal
+//! Running git (docs/worktrees.md#running-git,
+//! docs/diffs.md#git-settings-for-diff-reads): every git the server runs goes
+//! through [`Git`]. The child gets its own process group (a deadline or a
+//! cancel kills the whole group, hooks and helpers included), no terminal
 //! prompt (`GIT_TERMINAL_PROMPT=0`), stdin from `/dev/null`, the C locale, and
 //! none of the caller's `GIT_DIR`/`GIT_WORK_TREE`/`GIT_INDEX_FILE`. Its output
 //! is read while it runs (a full pipe never stalls it) and kept up to a cap.
@@ -14,7 +15,7 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-/// The deadline of worktree operations (tasks.md §2.7, §11).
+/// The deadline of worktree operations (docs/worktrees.md#running-git).
 pub const WORKTREE_DEADLINE: Duration = signaltty_model::settings::limits::WORKTREE_GIT_DEADLINE;
 
 /// What git printed, and how it ended.

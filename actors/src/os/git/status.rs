@@ -1,7 +1,7 @@
-//! The workspace's git cache with its `dirty` flag (spec/data-model.md §3):
-//! the cheap probe plus one `git status --porcelain=v1 -z
-//! --untracked-files=normal`. It never writes the index
-//! (`GIT_OPTIONAL_LOCKS=0`). Blocking: call it off the event loop.
+//! The workspace's git cache with its `dirty` flag
+//! (docs/diffs.md#the-git-cache-and-dirty): the cheap probe plus one `git
+//! status --porcelain=v1 -z --untracked-files=normal`. It never writes the
+//! index (`GIT_OPTIONAL_LOCKS=0`). Blocking: call it off the event loop.
 
 use super::{Git, GitError};
 use signaltty_protocol::workspace::GitInfo;

@@ -1,6 +1,6 @@
-//! The git part of `task.finish` (tasks.md §10): the merge with its
-//! pre-flight checks, deadline and abort, and the cleanup (guarded removal,
-//! branch deletion). Blocking: call it on a blocking thread.
+//! The git part of `task.finish` (docs/tasks.md#finishing-a-task): the merge
+//! with its pre-flight checks, deadline and abort, and the cleanup (guarded
+//! removal, branch deletion). Blocking: call it on a blocking thread.
 //!
 //! ```text
 //!   target checked out? · worktree clean? · target clean? · branch tip
@@ -191,8 +191,9 @@ pub struct Cleaned {
     pub error: Option<String>,
 }
 
-/// Removes the task's checkout (tasks.md §10.3) and, when asked, its branch
-/// (`git branch -D`); failures become the cleanup error, never a refusal.
+/// Removes the task's checkout (docs/worktrees.md#removing-a-task-checkout)
+/// and, when asked, its branch (`git branch -D`); failures become the cleanup
+/// error, never a refusal.
 pub fn cleanup(repo: &Path, worktree_path: &Path, delete_branch: Option<&str>) -> Cleaned {
     let git = Git::new(repo);
     let mut errors = Vec::new();

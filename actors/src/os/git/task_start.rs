@@ -1,7 +1,9 @@
-//! The git part of `task.start` (tasks.md §2.2 steps 5–8, §2.6, §2.7):
-//! resolve the base, check the branch, derive the checkout path and create
-//! the checkout. Blocking (runs git): call it on a blocking thread. Every
-//! failure here leaves nothing on disk and creates no task.
+//! The git part of `task.start` (docs/tasks.md#the-start-steps-in-order,
+//! docs/worktrees.md#where-task-checkouts-live,
+//! docs/worktrees.md#how-a-task-checkout-is-made): resolve the base, check the
+//! branch, derive the checkout path and create the checkout. Blocking (runs
+//! git): call it on a blocking thread. Every failure here leaves nothing on
+//! disk and creates no task.
 
 use crate::domain::task::contract::{PromptFacts, compose_prompt, prompt_budget};
 use crate::error::Error;
@@ -12,7 +14,8 @@ use signaltty_protocol::task::Contract;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-/// How long `fetch_first`'s `git fetch origin` may take (tasks.md §15).
+/// How long `fetch_first`'s `git fetch origin` may take
+/// (docs/tasks.md#settings).
 pub const FETCH_DEADLINE: Duration = Duration::from_secs(60);
 
 /// What a start asks of git.
@@ -36,8 +39,9 @@ pub struct Plan {
     pub data_dir: PathBuf,
     /// The contract, for the prompt's size.
     pub contract: Contract,
-    /// The server's checkout locks: the path is locked while its checkout
-    /// is made (tasks.md §2.2 step 8), as a finish or a removal locks it.
+    /// The server's checkout locks: the path is locked while its checkout is
+    /// made (docs/tasks.md#the-start-steps-in-order), as a finish or a removal
+    /// locks it.
     pub checkouts: Option<crate::domain::worktrees::Checkouts>,
 }
 
@@ -58,7 +62,7 @@ pub struct Checkout {
     pub path: PathBuf,
 }
 
-/// The last 8 characters of a task id (tasks.md §2.1).
+/// The last 8 characters of a task id, its short id (docs/objects.md#ids).
 pub fn short_id(task: &TaskId) -> String {
     let s = task.as_str();
     s[s.len().saturating_sub(8)..].to_owned()
@@ -220,12 +224,13 @@ pub fn prepare(plan: &Plan) -> Result<Checkout, Error> {
 /// The file naming what a new checkout gets copied from the repository.
 pub const WORKTREE_INCLUDE: &str = ".worktreeinclude";
 
-/// Beyond the spec, as Claude Code does: the untracked files of the source
-/// repository that `.worktreeinclude` names (gitignore syntax, matched by git
-/// itself: `git ls-files --others --ignored --exclude-from`) — an `.env`, a
-/// local config — are copied into the new checkout at the same place. Only
-/// regular files are copied (a symlink or a device is skipped); a file that
-/// cannot be copied is logged and skipped: the checkout is usable without it.
+/// As Claude Code does (docs/tasks.md#the-start-steps-in-order): the untracked
+/// files of the source repository that `.worktreeinclude` names (gitignore
+/// syntax, matched by git itself: `git ls-files --others --ignored
+/// --exclude-from`) — an `.env`, a local config — are copied into the new
+/// checkout at the same place. Only regular files are copied (a symlink or a
+/// device is skipped); a file that cannot be copied is logged and skipped: the
+/// checkout is usable without it.
 pub fn copy_included(repo: &Path, checkout: &Path) -> usize {
     let list = repo.join(WORKTREE_INCLUDE);
     if !list.is_file() {
@@ -265,8 +270,9 @@ pub fn copy_included(repo: &Path, checkout: &Path) -> usize {
     copied
 }
 
-/// After a start failed with the checkout made (tasks.md §2.5): unlock it,
-/// so a discard or a plain `git worktree remove` can take it away.
+/// After a start failed with the checkout made
+/// (docs/tasks.md#when-a-start-fails): unlock it, so a discard or a plain `git
+/// worktree remove` can take it away.
 pub fn unlock(repo: &Path, path: &Path) {
     if let Err(e) = worktree::unlock(&Git::new(repo), path) {
         log::warn!("task start failed: cannot unlock {}: {e}", path.display());

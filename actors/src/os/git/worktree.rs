@@ -1,9 +1,9 @@
-//! Git worktrees (spec/tasks.md §2.6, §2.7, §10.3, §11): the registrations
-//! git reports (`git worktree list --porcelain -z`), the checks before a
-//! checkout is made or removed, user checkouts (`worktree.*`) and the task
-//! checkouts `task.start` and `task.finish` make and remove. Every git runs
-//! through [`Git`], so the deadline kills hooks with their process group.
-//! Blocking: call these on a blocking thread.
+//! Git worktrees (docs/worktrees.md): the registrations git reports (`git
+//! worktree list --porcelain -z`), the checks before a checkout is made or
+//! removed, user checkouts (`worktree.*`) and the task checkouts `task.start`
+//! and `task.finish` make and remove. Every git runs through [`Git`], so the
+//! deadline kills hooks with their process group. Blocking: call these on a
+//! blocking thread.
 
 use super::run::{Git, GitError};
 use crate::domain::worktrees::is_within;
@@ -125,8 +125,8 @@ pub fn find<'a>(list: &'a [Registration], canonical: &Path) -> Option<&'a Regist
     })
 }
 
-/// A git failure as a wire error (spec/tasks.md §11): its deadline is
-/// `TIMEOUT`, a non-zero exit `BAD_PARAMS` with git's message, a spawn or
+/// A git failure as a wire error (docs/worktrees.md#running-git): its deadline
+/// is `TIMEOUT`, a non-zero exit `BAD_PARAMS` with git's message, a spawn or
 /// wait failure `IO_ERROR`.
 pub fn git_error(what: &str, e: GitError) -> Error {
     match e {
@@ -250,9 +250,9 @@ pub fn remove_user_checkout(git: &Git, path: &Path) -> Result<(), Error> {
 // ── task checkouts (task.start, task.finish) ──────────────────────────────
 
 #[cfg(test)]
-/// The data directory (spec/persistence.md §1): `$XDG_DATA_HOME/signaltty`,
-/// else `~/.local/share/signaltty`, else `/tmp/signaltty-data`. Relative
-/// values are ignored, as the XDG spec says.
+/// The data directory (docs/persistence.md#where-files-live):
+/// `$XDG_DATA_HOME/signaltty`, else `~/.local/share/signaltty`, else
+/// `/tmp/signaltty-data`. Relative values are ignored, as the XDG spec says.
 pub fn data_dir(xdg_data_home: Option<&OsStr>, home: Option<&Path>) -> PathBuf {
     if let Some(xdg) = xdg_data_home.map(Path::new).filter(|p| p.is_absolute()) {
         return xdg.join("signaltty");
@@ -286,9 +286,10 @@ pub fn hash8(canonical: &Path) -> String {
     digest.iter().take(4).map(|b| format!("{b:02x}")).collect()
 }
 
-/// The default task checkout path (spec/tasks.md §2.6):
-/// `<data dir>/worktrees/<repo dirname>-<hash8>/<sanitized branch>`.
-/// `canonical_repo` must already be canonical.
+/// The default task checkout path
+/// (docs/worktrees.md#where-task-checkouts-live): `<data dir>/worktrees/<repo
+/// dirname>-<hash8>/<sanitized branch>`. `canonical_repo` must already be
+/// canonical.
 pub fn default_task_path(data_dir: &Path, canonical_repo: &Path, branch: &str) -> PathBuf {
     let dirname = canonical_repo
         .file_name()
@@ -311,10 +312,10 @@ pub enum TaskBranch {
     Existing,
 }
 
-/// Makes a task checkout (spec/tasks.md §2.7): `path` must not exist; its
-/// parent is created; then `git worktree add --lock -b <branch> -- <path>
-/// <base_sha>`, or `git worktree add --lock -- <path> <branch>` for an
-/// existing branch. `repo` runs in the source repository.
+/// Makes a task checkout (docs/worktrees.md#how-a-task-checkout-is-made):
+/// `path` must not exist; its parent is created; then `git worktree add --lock
+/// -b <branch> -- <path> <base_sha>`, or `git worktree add --lock -- <path>
+/// <branch>` for an existing branch. `repo` runs in the source repository.
 pub fn add_task_checkout(
     repo: &Git,
     path: &Path,
@@ -368,11 +369,12 @@ pub fn unlock(repo: &Git, path: &Path) -> Result<(), Error> {
         .map_err(|e| git_error("git worktree unlock", e))
 }
 
-/// Guarded removal of a task checkout (spec/tasks.md §10.3): unlock (errors
-/// ignored), `git worktree remove --force --force`, `git worktree prune`, then
-/// a leftover directory is deleted only when git no longer lists it. Only
-/// `path` itself is ever deleted, and never a path containing the repository.
-/// Returns the cleanup error, if any, as a sentence.
+/// Guarded removal of a task checkout
+/// (docs/worktrees.md#removing-a-task-checkout): unlock (errors ignored), `git
+/// worktree remove --force --force`, `git worktree prune`, then a leftover
+/// directory is deleted only when git no longer lists it. Only `path` itself is
+/// ever deleted, and never a path containing the repository. Returns the
+/// cleanup error, if any, as a sentence.
 pub fn remove_task_checkout(repo: &Git, path: &Path) -> Result<(), String> {
     let repo_dir = std::fs::canonicalize(repo.dir()).unwrap_or_else(|_| repo.dir().to_path_buf());
     let target = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());

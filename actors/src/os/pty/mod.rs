@@ -19,7 +19,8 @@
 //! needs no lock. Their order is fixed:
 //!
 //! * `output* output_ended exited`: the usual case. The reader drains the master to
-//!   EOF, then waits for the child's exit and reaps it (spec §9).
+//!   EOF, then waits for the child's exit and reaps it
+//!   (docs/terminal.md#when-the-process-exits).
 //! * `output* exited output* output_ended`: the child exited while another process
 //!   (a background job) still holds the terminal open. The reader delivers `exited`
 //!   once the master has been quiet for `EXIT_QUIET` (at most `EXIT_DRAIN_MAX`
@@ -72,7 +73,7 @@ pub const READ_CHUNK_BYTES: usize = 8192;
 /// flood reaches the pane in a few large chunks instead of many 4 KiB ones.
 pub const MAX_CHUNK_BYTES: usize = 64 * 1024;
 /// The longest a blocked write sleeps between two checks of cancellation and
-/// deadline (spec §4.2).
+/// deadline (docs/terminal.md#the-bound-writer).
 pub const WRITE_POLL_SLICE: Duration = Duration::from_millis(20);
 /// After the child is reaped, `exited` waits until the master has been quiet this
 /// long, so the child's last output is delivered before it.
@@ -220,7 +221,7 @@ impl std::error::Error for SpawnError {
 /// Why a write did not complete.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum WriteErrorKind {
-    /// The deadline passed (spec §4.2 `TIMEOUT`).
+    /// The deadline passed (`TIMEOUT`, docs/terminal.md#the-bound-writer).
     Timeout,
     /// The terminal hung up, or the write was canceled by `close` ("input
     /// canceled"); both are `PANE_EXITED` on the wire.

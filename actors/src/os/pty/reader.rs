@@ -1,5 +1,7 @@
-//! The pane's reader: drains the master into the sink and, once the child is
-//! reaped (by the reader itself through a pidfd, or by the waiter), delivers the exit after the child's last output (spec §3, §9).
+//! The pane's reader: drains the master into the sink and, once the child is reaped (by
+//! the reader itself through a pidfd, or by the waiter), delivers the exit after the
+//! child's last output (docs/terminal.md#the-output-path,
+//! docs/terminal.md#when-the-process-exits).
 //!
 //! ```text
 //!   Running ──(child reaped)──▶ Draining ──(quiet EXIT_QUIET, or EXIT_DRAIN_MAX)──▶ Delivered

@@ -67,8 +67,8 @@ pub(super) fn reap(shared: &Shared) {
     shared.exit_known.store(true, Ordering::SeqCst);
 }
 
-/// Blocks until `pid` (a child of this process) has exited, reaps it, and
-/// returns its exit code (spec §9).
+/// Blocks until `pid` (a child of this process) has exited, reaps it, and returns
+/// its exit code (docs/terminal.md#when-the-process-exits).
 fn wait_for(pid: Pid) -> Result<Option<i32>, Errno> {
     loop {
         match nix::sys::wait::waitpid(pid, None) {
@@ -105,9 +105,9 @@ pub(super) fn pidfd_open(pid: Pid) -> Option<OwnedFd> {
     Some(unsafe { OwnedFd::from_raw_fd(fd) })
 }
 
-/// The exit code of spec §9 for a wait status that ends the process: its
-/// status code, or 128 + the signal that killed it; `None` for one that does
-/// not (stopped, continued).
+/// The exit code (docs/terminal.md#when-the-process-exits) for a wait status that
+/// ends the process: its status code, or 128 + the signal that killed it; `None`
+/// for one that does not (stopped, continued).
 pub(super) fn exit_code(status: nix::sys::wait::WaitStatus) -> Option<i32> {
     use nix::sys::wait::WaitStatus;
     match status {

@@ -1,5 +1,6 @@
 //! The pane's writer: one thread, one job at a time, each bounded by its own
-//! deadline and cancelled by `close` within one poll slice (spec §4.2).
+//! deadline and cancelled by `close` within one poll slice
+//! (docs/terminal.md#the-bound-writer).
 
 use super::{Shared, WRITE_POLL_SLICE, WriteError, WriteErrorKind, poll_timeout};
 use nix::errno::Errno;
@@ -128,7 +129,8 @@ pub(super) fn run(shared: &Shared) {
     }
 }
 
-/// Writes all of `bytes` to the non-blocking master before `deadline` (spec §4.2).
+/// Writes all of `bytes` to the non-blocking master before `deadline`
+/// (docs/terminal.md#the-bound-writer).
 fn write_all(shared: &Shared, bytes: &[u8], deadline: Instant) -> Result<usize, WriteError> {
     let mut written = 0;
     while written < bytes.len() {

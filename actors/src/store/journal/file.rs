@@ -1,5 +1,7 @@
 //! The disk journal: `audit.jsonl` with one predecessor, the retention record and
-//! sequence reservations in the state directory (spec/persistence.md §3-§4).
+//! sequence reservations in the state directory
+//! (docs/persistence.md#state-events-and-sequence-numbers,
+//! docs/persistence.md#the-journal).
 //!
 //! ```text
 //!  state dir/
@@ -193,9 +195,9 @@ pub struct FileStore {
     predecessor_max: Option<u64>,
 }
 
-/// Appends one record line, `{"seq":…,"event":…,"payload":…,"at":…}` (field order
-/// of spec/persistence.md §4.2), from the payload's ready JSON text. The event name
-/// and the timestamp are ASCII without quotes or backslashes.
+/// Appends one record line, `{"seq":…,"event":…,"payload":…,"at":…}` (the field
+/// order of docs/persistence.md#journal-records), from the payload's ready JSON
+/// text. The event name and the timestamp are ASCII without quotes or backslashes.
 fn write_record(buf: &mut Vec<u8>, r: &JournalRecord) {
     buf.extend_from_slice(
         format!(

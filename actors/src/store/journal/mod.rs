@@ -33,7 +33,8 @@ use std::sync::Arc;
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::Instant;
 
-/// One journal record: `{seq, event, payload, at}` (spec/persistence.md §4.2).
+/// One journal record: `{seq, event, payload, at}`
+/// (docs/persistence.md#journal-records).
 #[derive(Debug, Clone)]
 pub struct JournalRecord {
     /// The event's sequence number.

@@ -1,4 +1,4 @@
-//! Restore rules without files: the tombstone of §8.1.
+//! Restore rules without files: the tombstone of docs/restore.md#tombstones.
 
 use super::*;
 use signaltty_protocol::pane::{AgentInfo, AgentKind, Attention, Lifecycle, PtySize};

@@ -1,6 +1,8 @@
-//! Saving and loading `snapshot.json` (spec/persistence.md §6.2, §7): two
-//! generations kept by rename, and a file that cannot be used moved aside
-//! under a new name, never overwritten or deleted.
+//! Saving and loading `snapshot.json`
+//! (docs/persistence.md#how-a-snapshot-is-written,
+//! docs/persistence.md#loading-a-snapshot): two generations kept by rename, and
+//! a file that cannot be used moved aside under a new name, never overwritten
+//! or deleted.
 
 use super::Snapshot;
 use super::tails::{TailBudget, TailFiles, TailReport, write_tails};
@@ -35,8 +37,9 @@ pub enum Loaded {
 }
 
 /// Loads `state_dir/snapshot.json`, moving a file it cannot use aside
-/// (spec/persistence.md §7). Blocking. An `Err` means the state dir could
-/// not be read or a file could not be moved aside; nothing was loaded.
+/// (docs/persistence.md#loading-a-snapshot). Blocking. An `Err` means the state
+/// dir could not be read or a file could not be moved aside; nothing was
+/// loaded.
 ///
 /// When `snapshot.json` is missing but `snapshot.json.1` exists, a save
 /// crashed between its two renames (see [`save`]) and `.1` is the newest
@@ -126,17 +129,19 @@ pub struct SaveReport {
     pub thread: ThreadTimes,
 }
 
-/// Brings the panes' tails up to date within `budget` (`panes`: the
-/// registered panes and their rings, `tails`: what this run wrote before),
-/// then saves `snapshot`,
-/// keeping the previous snapshot as `snapshot.json.1` (spec/persistence.md
-/// §6.2). Blocking: run it on a blocking thread. Creates the state dir and
-/// `history/` (0700) if missing; every file is 0600.
+/// Brings the panes' tails up to date within `budget` (`panes`: the registered
+/// panes and their rings, `tails`: what this run wrote before), then saves
+/// `snapshot`, keeping the previous snapshot as `snapshot.json.1`
+/// (docs/persistence.md#how-a-snapshot-is-written). Blocking: run it on a
+/// blocking thread. Creates the state dir and `history/` (0700) if missing;
+/// every file is 0600.
 ///
-/// Stronger than §6.2 on purpose: the spec does not fsync a snapshot, but a
-/// snapshot renamed into place before its data reaches the disk can be empty
-/// after a power loss, and then both generations could be bad. So the temp
-/// file is fsynced before its rename and the state dir after the renames.
+/// Stronger than the reference design on purpose
+/// (docs/persistence.md#how-a-snapshot-is-written): it did not fsync a
+/// snapshot, but a snapshot renamed into place before its data reaches the disk
+/// can be empty after a power loss, and then both generations could be bad. So
+/// the temp file is fsynced before its rename and the state dir after the
+/// renames.
 ///
 /// A failing tail does not stop the snapshot (tails are best-effort
 /// context). The first error is returned; the caller logs it and keeps

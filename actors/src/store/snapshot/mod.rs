@@ -1,5 +1,5 @@
-//! The snapshot (`snapshot.json`, spec/persistence.md §6–§7): the structure of
-//! the world — workspaces, tabs, panes — at a known `seq`, so a restarted
+//! The snapshot (`snapshot.json`, docs/persistence.md#snapshots): the structure
+//! of the world — workspaces, tabs, panes — at a known `seq`, so a restarted
 //! server rebuilds it from the snapshot plus the journal's events after that
 //! seq. Pure data and file handling: the Supervisor decides when to save, and
 //! `crate::store::restore` applies what is loaded.

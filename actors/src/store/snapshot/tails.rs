@@ -1,8 +1,8 @@
-//! Scrollback tails (`history/<pane>.tail`, spec/persistence.md §6.4): the
-//! last bytes of each pane's lines up to the tail cap (`[history] tail_bytes`,
-//! 64 KiB by default, spec/data-model.md §13), written beside the snapshot so
-//! a restored pane shows some context. Best effort: a tail is never needed to
-//! restore.
+//! Scrollback tails (`history/<pane>.tail`, docs/persistence.md#screen-tails):
+//! the last bytes of each pane's lines up to the tail cap (`[history]
+//! tail_bytes`, 64 KiB by default, docs/configuration.md#the-file), written
+//! beside the snapshot so a restored pane shows some context. Best effort: a
+//! tail is never needed to restore.
 //!
 //! Each save reads every pane's ring directly ([`TailSource`], no message to
 //! the pane) and writes only what changed since the last save: the lines new

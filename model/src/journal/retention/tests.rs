@@ -1,5 +1,6 @@
-//! The retention record: its round trip in the spec's shape, and lengths that
-//! match only when no generation shrank or vanished.
+//! The retention record: its round trip in its documented shape
+//! (docs/persistence.md#the-retention-record), and lengths that match only when
+//! no generation shrank or vanished.
 
 use super::*;
 

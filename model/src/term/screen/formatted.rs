@@ -57,11 +57,12 @@ impl Screen {
         lines.join("\n")
     }
 
-    /// Replayable VT bytes (§5.1, §8.1): fed into a fresh terminal of the same
-    /// size, or a client terminal in any state, they reproduce the contents,
-    /// colours, cursor, scroll region and input modes. On the alternate screen
-    /// they first draw the main screen, so leaving the alternate screen on the
-    /// client brings the main text back.
+    /// Replayable VT bytes (docs/terminal.md#the-grid,
+    /// docs/terminal.md#attaching): fed into a fresh terminal of the same size, or
+    /// a client terminal in any state, they reproduce the contents, colours,
+    /// cursor, scroll region and input modes. On the alternate screen they first
+    /// draw the main screen, so leaving the alternate screen on the client brings
+    /// the main text back.
     pub fn state_formatted(&self) -> String {
         use std::fmt::Write as _;
         let mut out = String::new();

@@ -1,6 +1,6 @@
 //! The VT emulator of a pane: cursor, modes, main and alternate grids, and the
-//! `vte::Perform` that applies every escape sequence to them (spec
-//! pty-terminal.md §5.1). Pure: bytes in through a `vte::Parser`, text and
+//! `vte::Perform` that applies every escape sequence to them
+//! (docs/terminal.md#the-grid). Pure: bytes in through a `vte::Parser`, text and
 //! replayable state out.
 //!
 //! It also keeps, for the rendered ring, an exact account of what changed
@@ -50,7 +50,8 @@ pub(crate) struct Track {
     pub dirty: Option<(usize, usize)>,
     /// Anything may have changed (screen switch, resize, reset): read it all.
     pub all: bool,
-    /// The `n` of every `CSI n S` and `CSI n T`, summed (the scroll bound, §6.3).
+    /// The `n` of every `CSI n S` and `CSI n T`, summed (the scroll bound,
+    /// docs/terminal.md#the-scroll-bound).
     pub csi_scroll: u64,
 }
 
@@ -411,8 +412,9 @@ impl Screen {
         self.track.all = true;
     }
 
-    /// Resizes without reflow (§5.1). Shrinking scrolls the shown grid up just
-    /// enough to keep the cursor row; returns how many rows that pushed off.
+    /// Resizes without reflow (docs/terminal.md#the-grid). Shrinking scrolls the
+    /// shown grid up just enough to keep the cursor row; returns how many rows
+    /// that pushed off.
     pub fn resize(&mut self, rows: usize, cols: usize) -> usize {
         let (rows, cols) = (rows.max(1), cols.max(1));
         let pushed = (self.cursor.row + 1).saturating_sub(rows);

@@ -1,6 +1,6 @@
-//! Tests of the headless terminal: the acceptance cases of spec/pty-terminal.md
-//! §13 (headless/ring), the scanner cases, properties over generated streams and
-//! the memory bound.
+//! Tests of the headless terminal: the ring's acceptance cases of
+//! docs/terminal.md#acceptance-cases, the scanner cases, properties over
+//! generated streams and the memory bound.
 
 mod export;
 mod fixtures;
@@ -242,8 +242,9 @@ fn restore_marks_old_cursors_dropped_and_returns_the_text_from_zero() {
     assert_eq!(all.text, "first\nsecond\nthird");
     assert_eq!(all.seq, 1);
     assert!(!all.dropped);
-    // §6.7: a cursor at or below the floor reads dropped, even the head the
-    // read from 0 just returned; once new output moves the head, deltas work.
+    // A cursor at or below the floor reads dropped, even the head the read from
+    // 0 just returned; once new output moves the head, deltas work
+    // (docs/terminal.md#reads-of-the-ring).
     assert!(term.rendered(all.next_seq, 200).dropped);
     term.feed(b"after\r\n");
     let again = term.rendered(0, 200);
@@ -442,9 +443,10 @@ fn a_full_clear_keeps_the_cleared_text_in_history() {
     assert_eq!(term.tail(10).text, "one\ntwo\nthree\nnext screen");
 }
 
-/// §6.9: reconciling happens per batch, so a clear and a redraw in the same batch
-/// (no CR or LF between them) look like an in-place repaint and the old rows are
-/// not kept. Full-screen programs that redraw this way do not flood history.
+/// Reconciling happens per batch (docs/terminal.md#reconciling-the-ring), so a
+/// clear and a redraw in the same batch (no CR or LF between them) look like an
+/// in-place repaint and the old rows are not kept. Full-screen programs that
+/// redraw this way do not flood history.
 #[test]
 fn a_clear_and_redraw_in_one_batch_repaints_in_place() {
     let mut term = fed(b"one\r\ntwo\r\nthree\r\n");

@@ -104,8 +104,9 @@ pub(super) fn stream(rng: &mut Rng, tokens: usize) -> Vec<u8> {
 /// and test runners (text, long wrapping lines, CR overwrites, colours, titles,
 /// notifications, bells), with full-screen programs confined to the alternate
 /// screen. It leaves out erasing a row before redrawing it: the ring is
-/// reconciled per batch (§6.2) and a chunk can end between the erase and the
-/// redraw, where the blank row may read as a scroll on a nearly empty screen.
+/// reconciled per batch (docs/terminal.md#feeding-in-batches) and a chunk can
+/// end between the erase and the redraw, where the blank row may read as a
+/// scroll on a nearly empty screen.
 pub(super) fn line_stream(rng: &mut Rng, tokens: usize) -> Vec<u8> {
     let mut out = Vec::new();
     for _ in 0..tokens {

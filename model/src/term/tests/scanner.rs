@@ -1,4 +1,5 @@
-//! The OSC scanner cases of spec/pty-terminal.md §13 and the carry rules of §5.3.
+//! The OSC scanner cases of docs/terminal.md#acceptance-cases and the carry rules
+//! of docs/terminal.md#the-osc-scanner-and-the-bell.
 
 use super::super::scanner::*;
 

@@ -1,6 +1,8 @@
-//! Routing of the attention methods (spec/ipc.md §8.5 `pane.mark_seen`, §8.7
-//! `notify`, §8.9 `focus.next_unread`, `attention.pending`). Changes go to the
-//! pane's actor, which owns its state; rankings are read from the projection.
+//! Routing of the attention methods (`pane.mark_seen`,
+//! docs/methods.md#panemark_seen; `notify`, docs/methods.md#notify;
+//! `focus.next_unread` and `attention.pending`, docs/methods.md#attention).
+//! Changes go to the pane's actor, which owns its state; rankings are read from
+//! the projection.
 
 use super::panes::ask_pane;
 use super::{Cx, Routed, answer, fail, ready};

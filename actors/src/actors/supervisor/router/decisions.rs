@@ -1,7 +1,8 @@
-//! Decisions in the router (spec/ipc.md §8.6 `decision.answer`, §8.7
-//! `hook-event` waiting mode, agents.md §7): the checks that need no pane, the
-//! route's actor, and the wait of a native permission reporter. The pane does
-//! the rest in its own turn (pane/decisions.rs).
+//! Decisions in the router (docs/methods.md#decisionanswer, the waiting mode of
+//! docs/methods.md#hook-event, docs/decisions.md#native-permission-requests):
+//! the checks that need no pane, the route's actor, and the wait of a native
+//! permission reporter. The pane does the rest in its own turn
+//! (pane/decisions.rs).
 
 use super::hooks::{Target, find, validate};
 use super::panes::ask_pane;
@@ -35,7 +36,8 @@ pub fn answer(cx: &mut Cx<'_>, p: DecisionAnswerParams) -> Routed {
     ask_pane(cx, &id, msg, |r: DecisionAnswerResult| r)
 }
 
-/// The checks of the waiting mode that need no pane (ipc.md §8.7 table).
+/// The checks of the waiting mode that need no pane
+/// (docs/methods.md#hook-event).
 fn check_waiting(p: &HookEventParams) -> Result<(AgentKind, String, Duration), Error> {
     // The native permission hook of either waiting dialect, whatever agent
     // says it sends it (the agent is checked next).

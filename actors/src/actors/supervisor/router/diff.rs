@@ -1,8 +1,8 @@
-//! `workspace.diff`, `workspace.file_diff` (spec/tasks.md §12) and
-//! `workspace.refresh_git` (spec/ipc.md §8.2). The reads run git on a
-//! blocking thread (`git/diff/`) and publish nothing; the refresh recomputes
-//! the git cache off the event loop and hands it to the Workspace actor, which
-//! publishes `workspace.updated` (and `git.branch_changed`).
+//! `workspace.diff`, `workspace.file_diff` (docs/diffs.md) and
+//! `workspace.refresh_git` (docs/methods.md#workspacerefresh_git). The reads
+//! run git on a blocking thread (`git/diff/`) and publish nothing; the refresh
+//! recomputes the git cache off the event loop and hands it to the Workspace
+//! actor, which publishes `workspace.updated` (and `git.branch_changed`).
 
 use super::{Cx, Routed, answer, fail};
 use crate::actors::workspace::Refresh;
@@ -195,8 +195,8 @@ pub fn refresh_git(cx: &mut Cx<'_>, p: WorkspaceRefreshGitParams) -> Routed {
     answer(async move { work.await.map(|workspace| WorkspaceResult { workspace }) })
 }
 
-/// `task.diff` (tasks.md §12.3): the task's checkout against its base, with
-/// the merge preview into its target.
+/// `task.diff` (docs/diffs.md#task-diffs): the task's checkout against its
+/// base, with the merge preview into its target.
 pub fn task_summary(cx: &mut Cx<'_>, p: signaltty_protocol::task::TaskTarget) -> Routed {
     let Some(task) = cx.events.projection().task(&p.task_id).cloned() else {
         return fail(Err(Error::NoSuchTask(p.task_id.0)));

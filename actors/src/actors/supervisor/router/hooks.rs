@@ -1,6 +1,7 @@
-//! Routing of `hook-event` in its ordinary mode (spec/ipc.md §8.7, agents.md
-//! §6.3): validation, the adapter, and the pane — by explicit id or by walking
-//! the reporting process's parents to a pane. The pane's actor applies it.
+//! Routing of `hook-event` in its ordinary mode (docs/methods.md#hook-event,
+//! docs/states.md#hook-processing-rules): validation, the adapter, and the pane
+//! — by explicit id or by walking the reporting process's parents to a pane.
+//! The pane's actor applies it.
 
 use super::decisions::waiting_dialect;
 use super::{Cx, Routed, answer, fail};
@@ -24,7 +25,7 @@ use signaltty_protocol::state::{
 use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
-/// The largest hook payload accepted, serialized (spec/ipc.md §12).
+/// The largest hook payload accepted, serialized (docs/methods.md#hook-event).
 pub const MAX_PAYLOAD_BYTES: usize = 256 * 1024;
 
 /// How long a hook that found no pane waits for launches under way: a new
@@ -126,8 +127,9 @@ fn unrouted(hook: &Hook) -> HookEventResult {
     }
 }
 
-/// The checks of agents.md §6.3 steps 1–3 and the payload cap. `native` is the
-/// id of a waiting request's decision (answerable: its route is live); an
+/// The checks of the ordinary mode of docs/methods.md#hook-event (steps 1–4:
+/// the agent, the decision, the payload cap, the native decision). `native` is
+/// the id of a waiting request's decision (answerable: its route is live); an
 /// ordinary `PermissionRequest` gets a read-only one.
 pub(super) fn validate(p: &HookEventParams, native: Option<String>) -> Result<Hook, Error> {
     let kind = AgentKind::parse(&p.agent).ok_or_else(|| {

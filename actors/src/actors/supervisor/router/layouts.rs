@@ -1,9 +1,9 @@
-//! Routing of `layout.export` and `layout.apply` (spec/ipc.md §8.4). Export
-//! reads the projection. Apply checks the whole launch tree
-//! (`launch_tree::plan`), holds its names in the registry, checks the
-//! directories (and prepares agents' hooks) on a blocking thread, then asks
-//! the Workspace actor to start every pane into a new tab, all or nothing
-//! (`workspace::ApplyLayout`).
+//! Routing of `layout.export` and `layout.apply` (docs/methods.md#layoutexport,
+//! docs/methods.md#layoutapply). Export reads the projection. Apply checks the
+//! whole launch tree (`launch_tree::plan`), holds its names in the registry,
+//! checks the directories (and prepares agents' hooks) on a blocking thread,
+//! then asks the Workspace actor to start every pane into a new tab, all or
+//! nothing (`workspace::ApplyLayout`).
 
 use super::{Cx, Routed, answer, fail, validate_name};
 use crate::actors::directory::LaunchTicket;

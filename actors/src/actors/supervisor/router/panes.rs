@@ -1,7 +1,7 @@
-//! Routing of `pane.*` (spec/ipc.md §8.5): validation and id resolution here, the
-//! launch and placement in the owning Workspace actor, everything about the
-//! running process in the Pane actor. Reads of the pane object come from the
-//! projection.
+//! Routing of `pane.*` (docs/methods.md#panes): validation and id resolution
+//! here, the launch and placement in the owning Workspace actor, everything
+//! about the running process in the Pane actor. Reads of the pane object come
+//! from the projection.
 
 use super::{Cx, Routed, answer, fail, ready};
 use crate::actors::connection::ConnHandle;

@@ -121,7 +121,7 @@ fn replay_reply(head: Seq, replay: Replay, lines: Vec<Bytes>) -> Reply {
 }
 
 /// `subscribed:false`, no replay frames, and the connection closes after the reply
-/// (spec/persistence.md §5.3).
+/// (docs/persistence.md#replay-coverage).
 fn not_subscribed(head: Seq, replay: Replay) -> Reply {
     let mut reply = Reply::of(Ok(SubscribeResult {
         subscribed: false,

@@ -1,5 +1,5 @@
-//! Routing of `tab.*` (spec/ipc.md §8.4): resolve ids in the Supervisor's
-//! registry, then ask the owning Workspace actor.
+//! Routing of `tab.*` (docs/methods.md#tabs-and-layouts): resolve ids in the
+//! Supervisor's registry, then ask the owning Workspace actor.
 
 use super::{Cx, Routed, answer, ask, fail, validate_name};
 use crate::actors::workspace::{CloseTab, CreateTab, SetLayout, SetRatio, Workspace};

@@ -1,8 +1,8 @@
-//! `wait` (spec/ipc.md §8.8, lifecycle.md §8): checked on arrival, then after
-//! every batch of published events until it is satisfied, fails, times out, or
-//! its connection goes away. This is the request side: parsing and checking
-//! the params. The pending waits live in the Sequencer (`waits.rs`), which
-//! checks them after each batch it applies.
+//! `wait` (docs/methods.md#wait, docs/states.md#waiting-on-states): checked on
+//! arrival, then after every batch of published events until it is satisfied,
+//! fails, times out, or its connection goes away. This is the request side:
+//! parsing and checking the params. The pending waits live in the Sequencer
+//! (`waits.rs`), which checks them after each batch it applies.
 
 use super::{Cx, Routed, answer, fail};
 use crate::domain::state::progress::Outcome;
@@ -35,7 +35,8 @@ pub fn wait(cx: &mut Cx<'_>, conn: ConnId, p: WaitParams) -> Routed {
     })
 }
 
-/// The up-front checks of spec/ipc.md `wait`: outcomes, pane, baseline, timeout.
+/// The up-front checks of `wait` (docs/methods.md#wait): outcomes, pane,
+/// baseline, timeout.
 fn prepare(cx: &Cx<'_>, p: WaitParams) -> Result<(Wanted, Duration), Error> {
     let names = p.until.outcomes();
     if names.is_empty() {

@@ -1,8 +1,9 @@
-//! Cursor's approval inference (spec/agents.md §10.4.1, seed 002): Cursor has
-//! no permission hook, so a tool call whose `postToolUse` does not follow its
-//! `preToolUse` within the approval wait (`Limits::cursor_approval_wait`, 10 s)
-//! is taken to be waiting for the person's approval. State is per tool-call
-//! id, never per turn: calls run concurrently.
+//! Cursor's approval inference (docs/agents.md#cursor-approval-inference):
+//! Cursor has no permission hook, so a tool call whose `postToolUse` does not
+//! follow its `preToolUse` within the approval wait
+//! (`Limits::cursor_approval_wait`, 10 s) is taken to be waiting for the
+//! person's approval. State is per tool-call id, never per turn: calls run
+//! concurrently.
 
 use super::{AgentTracker, Effect, Timer};
 use serde_json::Value;
@@ -81,8 +82,9 @@ impl AgentTracker {
                 {
                     return Vec::new();
                 }
-                // The last waiting call went through: back to work (the one case
-                // where tool traffic moves a blocked pane, lifecycle.md H4).
+                // The last waiting call went through: back to work (the one
+                // case where tool traffic moves a blocked pane, H4 of
+                // docs/states.md#hook-processing-rules).
                 self.with_axes("hook:cursor:approval_resolved", |axes| {
                     axes.set_lifecycle(Lifecycle::Working, "hook:cursor:approval_resolved");
                     if axes.pane.attention == Attention::PermissionRequired {

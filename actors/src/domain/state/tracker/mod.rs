@@ -62,8 +62,8 @@ pub enum Effect {
     },
     /// Cancel `timer` if it has not fired yet.
     Cancel(Timer),
-    /// The pane's state changed in a way that may end the native answer
-    /// route (agents.md §7.2 step 5): check whether it still fits.
+    /// The pane's state changed in a way that may end the native answer route
+    /// (docs/decisions.md#the-waiting-reporter): check whether it still fits.
     CheckRoute,
 }
 
@@ -345,9 +345,10 @@ impl AgentTracker {
         effects
     }
 
-    /// Applies a hook (spec/lifecycle.md H1–H10). H1 is checked once; an
-    /// accepted hook marks the process hooked (H3: screen rules stop for it,
-    /// and an `input_required` the screen raised is withdrawn first).
+    /// Applies a hook (H1–H10 of docs/states.md#hook-processing-rules). H1 is
+    /// checked once; an accepted hook marks the process hooked (H3: screen
+    /// rules stop for it, and an `input_required` the screen raised is
+    /// withdrawn first).
     pub fn on_hook(&mut self, hook: HookReport, screen: &dyn Screen) -> HookOutcome {
         let rules = self.rules.current();
         let input = HookInput {
@@ -437,8 +438,9 @@ impl AgentTracker {
         ]
     }
 
-    /// The child exited with `code` and its output is drained (spec/lifecycle.md
-    /// §6.3): `pane.exited`, then the exit rules' events, in one batch.
+    /// The child exited with `code` and its output is drained
+    /// (docs/states.md#when-the-process-exits): `pane.exited`, then the exit
+    /// rules' events, in one batch.
     pub fn on_exit(&mut self, code: Option<i32>) -> Vec<Effect> {
         self.process = Process::Gone;
         self.pane.live = LiveState::Exited { code };
@@ -468,9 +470,10 @@ impl AgentTracker {
         self.process = Process::Gone;
     }
 
-    /// What the process refresh saw (spec/lifecycle.md §6.2): a generic pane
-    /// is promoted to the agent it runs (never demoted; a wrapper's hint counts
-    /// only when detection finds nothing), and the cwd follows the process.
+    /// What the process refresh saw (docs/agents.md#process-detection): a
+    /// generic pane is promoted to the agent it runs (never demoted; a
+    /// wrapper's hint counts only when detection finds nothing), and the cwd
+    /// follows the process.
     pub fn on_process(&mut self, seen: ProcessReport) -> Vec<Effect> {
         let mut effects = Vec::new();
         if !self.live() {

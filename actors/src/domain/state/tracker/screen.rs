@@ -1,11 +1,11 @@
-//! Screen rules in the tracker (spec/agents.md §13.6–§13.9): a live pane whose
-//! process has sent no hook is classified from its screen and title by the
-//! rules that apply to its kind and program, `SCREEN_TICK` after its screen,
-//! rules, kind or program change (and every tick while output keeps coming).
-//! An idle pane costs no wake-ups. A hooked pane is watched only while a hook
-//! keeps it blocked: the question watch (`state/question.rs`) says when the
-//! screen shows its question dismissed or answered. `pane.explain` shows the
-//! same evaluation without applying it.
+//! Screen rules in the tracker (docs/screen-rules.md#when-screen-rules-run): a
+//! live pane whose process has sent no hook is classified from its screen and
+//! title by the rules that apply to its kind and program, `SCREEN_TICK` after
+//! its screen, rules, kind or program change (and every tick while output keeps
+//! coming). An idle pane costs no wake-ups. A hooked pane is watched only while
+//! a hook keeps it blocked: the question watch (`state/question.rs`) says when
+//! the screen shows its question dismissed or answered. `pane.explain` shows
+//! the same evaluation without applying it.
 
 use super::{AgentTracker, Effect, PendingSettle, Screen, ScreenSeen, Timer};
 use crate::domain::state::apply::apply_screen_seen;

@@ -1,5 +1,5 @@
 //! The task machine: the transition table, reports, and the worker pane's
-//! events (tasks.md §17 items 9–11).
+//! events (docs/tasks.md#the-worker-and-its-task).
 
 use super::*;
 use crate::domain::state::tests::pane;
@@ -127,7 +127,7 @@ fn a_transition_is_stamped_and_names_the_state_before() {
     );
 }
 
-/// §17 item 9.
+/// docs/tasks.md#a-turn-that-ends-without-a-report.
 #[test]
 fn a_turn_without_a_report_needs_input_and_a_later_report_completes_it() {
     let mut m = task(TaskState::Working);
@@ -167,7 +167,7 @@ fn a_report_may_come_while_pending_and_may_reject() {
     );
 }
 
-/// §17 item 10.
+/// docs/tasks.md#decisions-in-a-worker.
 #[test]
 fn a_decision_needs_input_until_it_is_answered_not_merely_cleared() {
     let mut m = task(TaskState::Working);
@@ -229,7 +229,7 @@ fn an_unconfirmed_first_prompt_resumes_when_the_worker_works() {
     assert!(m.on_pane_event(&working(), now()).is_none());
 }
 
-/// §17 item 11.
+/// docs/tasks.md#when-the-worker-dies.
 #[test]
 fn the_worker_dying_fails_the_task_once() {
     let mut m = task(TaskState::Working);

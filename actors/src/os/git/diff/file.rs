@@ -1,5 +1,6 @@
-//! One file's diff (spec/tasks.md §12.2): the path rules, whether the file is
-//! tracked or untracked, the bounded `git diff`, the no-follow untracked read.
+//! One file's diff (docs/diffs.md#one-files-diff): the path rules, whether the
+//! file is tracked or untracked, the bounded `git diff`, the no-follow
+//! untracked read.
 
 use super::patch::{NOT_UTF8, all_added, parse_patch};
 use super::untracked::{self, Untracked};

@@ -1,6 +1,7 @@
-//! Diffs of a checkout (spec/tasks.md §12): read-only, every git run through
-//! [`Git`] with the settings of §12.2, and no index, ref, HEAD or file ever
-//! changed (`GIT_OPTIONAL_LOCKS=0`: not even the index's stat refresh).
+//! Diffs of a checkout (docs/diffs.md): read-only, every git run through [`Git`]
+//! with the settings of docs/diffs.md#git-settings-for-diff-reads, and no index,
+//! ref, HEAD or file ever changed (`GIT_OPTIONAL_LOCKS=0`: not even the index's
+//! stat refresh).
 //!
 //! - `summary.rs`: per-file counts, directory rollups and totals
 //!   (`workspace.diff`, `task.diff` with its merge preview);
@@ -89,7 +90,7 @@ impl Budget {
     }
 
     /// A git run in `root` with what is left of the deadline and the settings
-    /// every diff read uses (spec/tasks.md §12.2).
+    /// every diff read uses (docs/diffs.md#git-settings-for-diff-reads).
     fn git(&self, root: &Path) -> Result<Git, DiffError> {
         let left = self.ends.saturating_duration_since(Instant::now());
         if left.is_zero() {

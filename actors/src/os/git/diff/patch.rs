@@ -1,5 +1,5 @@
-//! The unified diff parser (spec/tasks.md §12.2): one file's `git diff` into
-//! hunks of numbered lines, cut at [`MAX_LINES`] on a whole line.
+//! The unified diff parser (docs/diffs.md#one-files-diff): one file's `git
+//! diff` into hunks of numbered lines, cut at [`MAX_LINES`] on a whole line.
 
 use super::MAX_LINES;
 use signaltty_protocol::diff::{DiffLine, FileContent, Hunk, LineKind};

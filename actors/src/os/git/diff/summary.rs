@@ -1,6 +1,7 @@
-//! Diff summaries (spec/tasks.md §12.1, §12.3): `git diff --numstat` of the
-//! tracked changes, the untracked files, directory rollups and totals; for a
-//! task also the untracked files' line counts and the merge preview.
+//! Diff summaries (docs/diffs.md#the-diff-summary, docs/diffs.md#task-diffs):
+//! `git diff --numstat` of the tracked changes, the untracked files, directory
+//! rollups and totals; for a task also the untracked files' line counts and the
+//! merge preview.
 
 use super::untracked::{self, Untracked};
 use super::{Base, Budget, DiffError, SUMMARY_DEADLINE, checkout_root, nul_records, sides};
@@ -70,7 +71,7 @@ pub fn turn_summary(cwd: &Path, baseline_tree: &str) -> Result<Summary, DiffErro
     Ok(rolled_up(files, Counted::All))
 }
 
-/// `task.diff` (spec/tasks.md §12.3): the worktree (tracked and untracked)
+/// `task.diff` (docs/diffs.md#task-diffs): the worktree (tracked and untracked)
 /// against `base_sha`, so committed task work is included. Untracked files
 /// count their lines as additions (capped, no-follow reads; a symlink, FIFO,
 /// directory, file over 512 KiB or with NUL bytes is binary with zero counts)

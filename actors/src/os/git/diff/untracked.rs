@@ -1,9 +1,9 @@
-//! Reading an untracked file without following links (spec/tasks.md §12.2):
-//! from the checkout root's descriptor, one path component at a time, with
-//! `openat(O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)` (directories `O_DIRECTORY`),
-//! so a symlink anywhere on the path, or a swap of a directory for one during
-//! the walk, never reads outside content. FIFOs, sockets and devices are
-//! refused after `fstat`; the read is capped.
+//! Reading an untracked file without following links
+//! (docs/diffs.md#one-files-diff): from the checkout root's descriptor, one
+//! path component at a time, with `openat(O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK)`
+//! (directories `O_DIRECTORY`), so a symlink anywhere on the path, or a swap of
+//! a directory for one during the walk, never reads outside content. FIFOs,
+//! sockets and devices are refused after `fstat`; the read is capped.
 
 use super::DiffError;
 use nix::errno::Errno;

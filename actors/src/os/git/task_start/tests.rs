@@ -1,5 +1,6 @@
-//! The git part of `task.start` against real repositories (tasks.md §17
-//! item 4 at the library level; the e2e tests go through the server).
+//! The git part of `task.start` against real repositories (a bad base or branch
+//! leaves no checkout, docs/tasks.md#the-start-steps-in-order, at the library
+//! level; the e2e tests go through the server).
 
 use super::*;
 
@@ -97,7 +98,8 @@ fn an_existing_branch_is_adopted_and_a_taken_path_refused() {
     assert!(git(r.path(), &["branch", "--list", "other"]).is_empty());
 }
 
-/// tasks.md §17 item 4.
+/// docs/tasks.md#the-start-steps-in-order: a bad base or branch makes no
+/// checkout.
 #[test]
 fn bad_bases_and_branch_names_are_refused_with_nothing_on_disk() {
     let r = repo();

@@ -1,5 +1,7 @@
-//! Disk journal tests: spec/persistence.md §13 acceptance cases 1-9, torn tails,
-//! interrupted rotations and reservation arithmetic, on real files.
+//! Disk journal tests: rotation, lost and legacy history, reservations
+//! (docs/persistence.md#the-journal,
+//! docs/persistence.md#state-events-and-sequence-numbers), torn tails, interrupted
+//! rotations and reservation arithmetic, on real files.
 
 use super::*;
 use serde_json::json;
@@ -60,7 +62,7 @@ fn a_fresh_directory_is_complete_from_zero_and_numbers_from_one() {
 
 #[test]
 fn rotation_keeps_one_predecessor_and_bounded_disk_and_survives_reopen() {
-    // spec/persistence.md §13 case 1.
+    // docs/persistence.md#rotation.
     let dir = tempfile::tempdir().unwrap();
     let cap = 256;
     let (mut store, shared) = open(dir.path(), cap);
@@ -96,7 +98,7 @@ fn rotation_keeps_one_predecessor_and_bounded_disk_and_survives_reopen() {
 
 #[test]
 fn deleting_every_history_file_is_loss_that_survives_appends_and_reopens() {
-    // spec/persistence.md §13 case 2.
+    // docs/persistence.md#opening-the-journal.
     let dir = tempfile::tempdir().unwrap();
     let (mut store, _) = open(dir.path(), ROTATE_BYTES);
     append_n(&mut store, 3);
@@ -116,7 +118,7 @@ fn deleting_every_history_file_is_loss_that_survives_appends_and_reopens() {
 
 #[test]
 fn deleting_the_predecessor_after_rotation_is_loss_before_and_after_restart() {
-    // spec/persistence.md §13 case 3.
+    // docs/persistence.md#opening-the-journal: a missing predecessor.
     let dir = tempfile::tempdir().unwrap();
     let (mut store, shared) = open(dir.path(), 256);
     append_n(&mut store, 10);
@@ -136,7 +138,7 @@ fn deleting_the_predecessor_after_rotation_is_loss_before_and_after_restart() {
 
 #[test]
 fn truncating_the_current_file_to_a_valid_prefix_is_loss_persistently() {
-    // spec/persistence.md §13 case 4.
+    // docs/persistence.md#opening-the-journal: a current file shorter than recorded.
     let dir = tempfile::tempdir().unwrap();
     let (mut store, _) = open(dir.path(), ROTATE_BYTES);
     append_n(&mut store, 5);
@@ -157,7 +159,7 @@ fn truncating_the_current_file_to_a_valid_prefix_is_loss_persistently() {
 
 #[test]
 fn a_legacy_journal_without_retention_seeds_numbering_and_stays_unprovable() {
-    // spec/persistence.md §13 case 5.
+    // docs/persistence.md#opening-the-journal: a journal without a retention record.
     let dir = tempfile::tempdir().unwrap();
     let lines: String = (1..=7)
         .map(|s| {
@@ -179,7 +181,7 @@ fn a_legacy_journal_without_retention_seeds_numbering_and_stays_unprovable() {
 
 #[test]
 fn numbers_after_a_restart_without_events_are_above_every_number_issued() {
-    // spec/persistence.md §13 case 6.
+    // docs/persistence.md#state-events-and-sequence-numbers.
     let dir = tempfile::tempdir().unwrap();
     let (mut store, _) = open(dir.path(), ROTATE_BYTES);
     let issued = append_n(&mut store, 2);
@@ -197,7 +199,8 @@ fn numbers_after_a_restart_without_events_are_above_every_number_issued() {
 
 #[test]
 fn a_corrupt_reservation_refuses_to_open_with_a_clear_message() {
-    // spec/persistence.md §13 case 7.
+    // docs/persistence.md#state-events-and-sequence-numbers: an unreadable
+    // reservation.
     let dir = tempfile::tempdir().unwrap();
     fs::write(dir.path().join("event-sequence.json"), "broken").unwrap();
     let err = FileStore::open(dir.path(), ROTATE_BYTES).err().unwrap();
@@ -217,7 +220,8 @@ fn a_reservation_behind_the_journal_refuses_to_open() {
 
 #[test]
 fn a_failed_reservation_write_issues_nothing() {
-    // spec/persistence.md §13 case 8: the reservation file replaced by a directory.
+    // docs/persistence.md#state-events-and-sequence-numbers: the reservation file
+    // replaced by a directory.
     let dir = tempfile::tempdir().unwrap();
     let (mut store, shared) = open(dir.path(), ROTATE_BYTES);
     let reservation = dir.path().join("event-sequence.json");
@@ -242,8 +246,9 @@ fn a_failed_reservation_write_issues_nothing() {
 
 #[test]
 fn a_torn_tail_is_cut_off_into_a_backup_and_history_stays_provable() {
-    // spec/persistence.md §13 case 9, with the repair of the issue and
-    // notes/reliability.md J2: the torn record never counted, everything synced stays.
+    // docs/persistence.md#opening-the-journal, with the repair of the issue and
+    // notes/reliability.md J2: the torn record never counted, everything synced
+    // stays.
     let dir = tempfile::tempdir().unwrap();
     let (mut store, _) = open(dir.path(), ROTATE_BYTES);
     append_n(&mut store, 2);

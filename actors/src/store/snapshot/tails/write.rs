@@ -137,9 +137,10 @@ pub(in crate::store::snapshot) fn write_tails(
         },
     }
 
-    // Beyond the spec (no fsync there): one directory sync per save makes the
-    // renames and removals above durable together, for the cost of one call.
-    // Appends change no directory entry.
+    // Beyond the reference design, which synced nothing here
+    // (docs/persistence.md#how-tails-are-written): one directory sync per save
+    // makes the renames and removals above durable together, for the cost of
+    // one call. Appends change no directory entry.
     if renamed || report.removed > 0 {
         let synced = sync_dir(&history);
         if let Err(e) = synced {
