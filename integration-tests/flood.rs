@@ -1,4 +1,4 @@
-//! Floods (notes/reliability.md C3): a subscriber that never reads is disconnected
+//! Floods (docs/protocol.md#connection-rules): a subscriber that never reads is disconnected
 //! once its unread output passes 4 MiB, while a subscriber that keeps up receives
 //! every event and the producer is never held up.
 

@@ -1,7 +1,7 @@
 //! The durable event journal end to end (docs/persistence.md,
 //! docs/restore.md#what-survives-a-restart; docs/protocol.md#subscriptions,
-//! docs/protocol.md#event-sequence-and-replay, docs/methods.md#subscribe;
-//! notes/reliability.md group J): crash safety under SIGKILL, replay across restarts and
+//! docs/protocol.md#event-sequence-and-replay, docs/methods.md#subscribe):
+//! crash safety under SIGKILL, replay across restarts and
 //! rotations, the replay statuses, the replay-to-live handoff, unprovable history, the
 //! sequence reservation, the state-dir lock, slow subscribers told why, and the `events` /
 //! `journal verify` commands.

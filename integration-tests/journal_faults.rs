@@ -1,4 +1,4 @@
-//! Journal I/O failure (notes/reliability.md J5): with the state directory on a tiny
+//! Journal I/O failure (docs/persistence.md): with the state directory on a tiny
 //! tmpfs, the journal eventually hits ENOSPC. The server must then stop with a
 //! non-zero status, never publish or acknowledge the event it could not write, and
 //! keep everything it did acknowledge.

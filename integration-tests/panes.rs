@@ -1,5 +1,5 @@
 //! PTY panes through the real binary (docs/methods.md#panes, docs/panes.md,
-//! docs/terminal.md; notes/reliability.md group X): spawn and its validation, the three
+//! docs/terminal.md): spawn and its validation, the three
 //! read modes, input (echo, limits, a child that does not read), resize, signals, exit
 //! codes, titles, the child environment, teardown of whole sessions on close, no zombies or
 //! leaked descriptors, and the CLI.

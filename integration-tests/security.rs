@@ -1,4 +1,4 @@
-//! Socket security beyond file modes (notes/reliability.md S4, S6): peers of another
+//! Socket security beyond file modes (docs/protocol.md#the-socket): peers of another
 //! uid are dropped without a reply even when the permissions let them in, and an
 //! over-long socket path is refused with a message that says what to do.
 

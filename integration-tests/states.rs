@@ -300,7 +300,7 @@ fn pane_get_returns_a_wait_baseline_that_follows_transitions() {
     assert!(u64_field(&second, "attention_seq") > u64_field(&first, "attention_seq"));
 }
 
-/// reliability.md C8: a flood of OSC 9 is coalesced and rate-limited; the last
+/// A flood of OSC 9 is coalesced and rate-limited; the last
 /// one still arrives.
 #[test]
 fn a_flood_of_osc_notifications_is_coalesced_and_rate_limited() {

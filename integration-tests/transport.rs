@@ -1,5 +1,4 @@
-//! Transport and protocol robustness (docs/protocol.md, notes/reliability.md groups P, C
-//! and S): socket placement and permissions, single-instance and stale-socket rules,
+//! Transport and protocol robustness (docs/protocol.md): socket placement and permissions, single-instance and stale-socket rules,
 //! stopping, framing, malformed input, ordering and load.
 
 use crate::support::process::set_mode;
@@ -365,8 +364,7 @@ fn invalid_json_is_bad_params_with_id_question_mark_and_the_connection_stays_ope
 #[test]
 fn an_empty_line_is_invalid_json_and_gets_its_own_bad_params_reply() {
     // A line that is not valid JSON is answered BAD_PARAMS with id "?"
-    // (docs/protocol.md#parameter-validation); every input line gets exactly one reply
-    // (notes/reliability.md F1).
+    // (docs/protocol.md#parameter-validation); every input line gets exactly one reply.
     let server = TestServer::start();
     let mut client = server.client();
     let mut bytes = b"\n".to_vec();

@@ -196,6 +196,17 @@ const NOTES_DIR: &str = concat!("spec", "/");
 /// page of docs/, so a citation of one can only mean the notes.
 const NOTES_ONLY: [&str; 4] = ["ipc", "data-model", "lifecycle", "pty-terminal"];
 
+/// The other notes the project was started with (the reliability tests owed,
+/// the dependency pitfalls, the style examples, the reviews and peer notes):
+/// outside the repository too, so never cited either.
+const OTHER_NOTES: [&str; 5] = [
+    "reliability",
+    "deps",
+    "STYLE",
+    "peers",
+    "architecture-review-2",
+];
+
 /// The pages of docs/ whose names the notes share: cited with a section
 /// number, such a name means the notes, not the page.
 const SHARED_NAMES: [&str; 3] = ["tasks", "persistence", "agents"];
@@ -217,8 +228,8 @@ fn mentions(line: &str, file: &str) -> Vec<(usize, usize)> {
 
 /// Whether `line` cites the design notes rather than a docs page: a section
 /// sign, a file under the notes' directory ([`NOTES_DIR`]), a notes-only file not
-/// written as a docs link (`docs/`, `(`, `/` before it), or a shared name
-/// followed by a section number.
+/// written as a docs link (`docs/`, `(`, `/` before it), any of the
+/// [`OTHER_NOTES`], or a shared name followed by a section number.
 fn cites_the_notes(line: &str) -> bool {
     if line.contains(SECTION) {
         return true;
@@ -228,6 +239,9 @@ fn cites_the_notes(line: &str) -> bool {
         let name_len = rest.chars().take_while(|c| name_char(*c)).count();
         name_len > 0 && rest[name_len..].starts_with(".md")
     });
+    let other_notes = OTHER_NOTES
+        .iter()
+        .any(|file| !mentions(line, file).is_empty());
     let notes_only = NOTES_ONLY.iter().any(|file| {
         mentions(line, file)
             .into_iter()
@@ -240,7 +254,7 @@ fn cites_the_notes(line: &str) -> bool {
                 .starts_with(|c: char| c == SECTION || c.is_ascii_digit())
         })
     });
-    in_notes_dir || notes_only || numbered
+    in_notes_dir || notes_only || other_notes || numbered
 }
 
 /// The design notes are not in the repository: a person with a clone cannot
@@ -291,6 +305,8 @@ fn citations_of_the_notes_are_told_from_docs_links() {
         format!("{tasks}.md {s}10 step 4"),
         format!("{persistence}.md 8.3"),
         format!("docs/{tasks}.md {s}2"),
+        format!("({}.md X1)", OTHER_NOTES[0]),
+        format!("{}.md pitfall 5", OTHER_NOTES[1]),
     ] {
         assert!(cites_the_notes(&cited), "{cited}");
     }

@@ -82,7 +82,7 @@ pub const EXIT_QUIET: Duration = Duration::from_millis(50);
 /// that floods the terminal must not hide the exit.
 pub const EXIT_DRAIN_MAX: Duration = Duration::from_secs(1);
 
-/// Serialises PTY creation and `fork` (shared/notes/deps.md pitfall 5). The fds are
+/// Serialises PTY creation and `fork`, so no child can inherit another's PTY. The fds are
 /// opened close-on-exec already; the lock keeps spawns one at a time regardless.
 static SPAWN_LOCK: Mutex<()> = Mutex::new(());
 

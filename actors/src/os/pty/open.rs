@@ -25,8 +25,8 @@ pub(super) struct PtyPair {
 
 /// Opens a PTY pair of `rows` × `cols`.
 ///
-/// `openpty(3)` opens both ends without O_CLOEXEC (shared/notes/deps.md pitfall 5),
-/// so this opens `/dev/ptmx` and the slave with O_CLOEXEC instead: no fork anywhere
+/// `openpty(3)` opens both ends without O_CLOEXEC, so a fork elsewhere could
+/// leak them into another child; this opens `/dev/ptmx` and the slave with O_CLOEXEC instead: no fork anywhere
 /// in the server, even one that does not take `SPAWN_LOCK`, can inherit them.
 pub(super) fn open_pty(rows: u16, cols: u16) -> io::Result<PtyPair> {
     let master = posix_openpt(OFlag::O_RDWR | OFlag::O_NOCTTY | OFlag::O_CLOEXEC)?;
@@ -98,8 +98,8 @@ pub(super) fn spawn_child(spec: &SpawnSpec, slave: &File) -> io::Result<Child> {
     };
     // SAFETY: the closure runs in the forked child before exec. It allocates nothing,
     // takes no lock and only makes async-signal-safe system calls (setsid, ioctl,
-    // sigaction, sigprocmask, close_range, fcntl) on values captured by copy
-    // (shared/notes/deps.md pitfall 11).
+    // sigaction, sigprocmask, close_range, fcntl) on values captured by copy: after
+    // fork only such calls are safe in a process that had other threads.
     unsafe {
         command.pre_exec(move || child_setup(last_signal, fd_limit));
     }
@@ -114,7 +114,7 @@ fn child_setup(last_signal: libc::c_int, fd_limit: libc::c_int) -> io::Result<()
     }
     // SAFETY: fd 0 is the slave (std dup2'd it before running pre_exec) and
     // TIOCSCTTY takes a plain int argument; 0 means "do not steal it from another
-    // session" (deps.md pitfall 12).
+    // session" (1 would take a terminal another session holds).
     if unsafe { libc::ioctl(0, libc::TIOCSCTTY as _, 0) } == -1 {
         return Err(io::Error::last_os_error());
     }
@@ -173,7 +173,7 @@ fn reset_reserved_signal(sig: libc::c_int) {
 }
 
 /// Marks every descriptor above 2 close-on-exec, so the child starts with only its
-/// terminal (reliability.md X1) even if something in the server, or whoever
+/// terminal (docs/terminal.md#testing) even if something in the server, or whoever
 /// started it, left a descriptor inheritable. Marking, not closing: std's
 /// exec-error pipe must stay open until the exec.
 fn mark_inherited_fds_cloexec(fd_limit: libc::c_int) {

@@ -22,7 +22,7 @@ const KILL_ROUNDS: u8 = 5;
 
 /// The waiter thread, used only where `pidfd_open` is not available: waits for the
 /// child to exit, reaps it, stores the code and closes `exit_tx` to wake the reader.
-/// Never leaves a zombie (reliability.md X5).
+/// Never leaves a zombie.
 pub(super) fn wait_child(shared: &Shared, exit_tx: OwnedFd) {
     let pid = shared.pid;
     // Wait without reaping first: the pid stays ours until `reaped` is set under its

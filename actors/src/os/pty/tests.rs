@@ -322,7 +322,6 @@ fn the_child_gets_exactly_the_given_environment() {
 
 #[test]
 fn children_inherit_only_their_terminal() {
-    // reliability.md X1.
     let _serial = SERIAL.lock();
     // An inheritable descriptor in the server (dup clears close-on-exec) must not
     // reach the child either.
@@ -357,7 +356,6 @@ fn children_inherit_only_their_terminal() {
 
 #[test]
 fn the_child_is_a_session_leader_with_a_controlling_tty() {
-    // reliability.md X2.
     let _serial = SERIAL.lock();
     let mut pane = Pane::start(&["sh", "-c", "tty; cat /proc/$$/stat"]);
     assert_eq!(pane.wait_finished(), Some(0));
@@ -377,7 +375,7 @@ fn the_child_is_a_session_leader_with_a_controlling_tty() {
 
 #[test]
 fn the_child_has_no_ignored_or_blocked_signals() {
-    // reliability.md X3. Rust ignores SIGPIPE in this process; ignoring SIGUSR2 too
+    // Rust ignores SIGPIPE in this process; ignoring SIGUSR2 too
     // shows that any ignored disposition is reset, not only the ones std resets.
     let _serial = SERIAL.lock();
     // SAFETY: SIG_IGN installs no handler code; nothing in the test binary relies on
@@ -520,7 +518,7 @@ fn close_cancels_active_and_queued_writes_promptly() {
 
 #[test]
 fn close_kills_every_process_group_of_the_session_after_the_grace() {
-    // reliability.md X6: the shell and both background jobs ignore SIGHUP and
+    // The shell and both background jobs ignore SIGHUP and
     // SIGTERM; one job runs in the shell's group, one in a group of its own.
     let _serial = SERIAL.lock();
     let script = "trap '' HUP TERM; sleep 1000 & echo same=$!; \
@@ -579,7 +577,6 @@ fn exit_is_reported_while_a_background_job_holds_the_terminal() {
 
 #[test]
 fn resize_sends_sigwinch_and_sets_the_size() {
-    // reliability.md X9.
     let _serial = SERIAL.lock();
     let script = "stty size; trap 'stty size; exit 0' WINCH; echo ready; \
                   while :; do sleep 0.05; done";
@@ -656,7 +653,6 @@ fn spawn_failures_are_synchronous_and_leak_nothing() {
 
 #[test]
 fn fifty_spawn_exit_cycles_leave_no_zombie_and_no_descriptor() {
-    // reliability.md X5 and C2.
     let _serial = SERIAL.lock();
     let baseline = pty_fd_count();
     let mut pids = Vec::new();
@@ -673,7 +669,6 @@ fn fifty_spawn_exit_cycles_leave_no_zombie_and_no_descriptor() {
 
 #[test]
 fn the_last_output_before_exit_is_never_lost() {
-    // reliability.md X8.
     let _serial = SERIAL.lock();
     let mut pane = Pane::start(&["sh", "-c", "head -c 1000000 /dev/zero | tr '\\0' x; exit 0"]);
     assert_eq!(pane.wait_finished(), Some(0));

@@ -246,9 +246,8 @@ fn a_failed_reservation_write_issues_nothing() {
 
 #[test]
 fn a_torn_tail_is_cut_off_into_a_backup_and_history_stays_provable() {
-    // docs/persistence.md#opening-the-journal, with the repair of the issue and
-    // notes/reliability.md J2: the torn record never counted, everything synced
-    // stays.
+    // docs/persistence.md#opening-the-journal, with its repair: the torn record
+    // never counted, everything synced stays.
     let dir = tempfile::tempdir().unwrap();
     let (mut store, _) = open(dir.path(), ROTATE_BYTES);
     append_n(&mut store, 2);
@@ -396,7 +395,7 @@ fn a_replaced_current_file_stops_appends() {
 
 #[test]
 fn a_crash_at_any_byte_of_an_unsynced_batch_recovers_every_synced_record() {
-    // notes/reliability.md J3, by exhaustion: the synced journal plus every prefix of
+    // By exhaustion: the synced journal plus every prefix of
     // the next batch's bytes (what a crash mid-write can leave) must reopen to the
     // synced records, plus only whole records of the unsynced batch.
     let dir = tempfile::tempdir().unwrap();
@@ -438,7 +437,7 @@ fn a_crash_at_any_byte_of_an_unsynced_batch_recovers_every_synced_record() {
 
 #[test]
 fn arbitrary_bytes_in_the_journal_never_panic_the_opener() {
-    // notes/reliability.md F3 with a seeded generator: any content either opens (with
+    // With a seeded generator: any content either opens (with
     // history marked unprovable when it is not a journal) or fails with a message.
     let mut seed: u64 = 0x005e_ed0f_5167_7779;
     let mut next = move || {
