@@ -4,9 +4,9 @@
 //! saves ran, reading the file gives the tail its ring had at the last save.
 //! Then a small cap (`[history] tail_bytes`), and a cap changed between runs.
 
-use super::tails::{self, DEFAULT_TAIL_BYTES, TailReport, compact_at, tail_path};
-use super::tests::{listing, mode, pid, save_plain, snapshot};
-use super::*;
+use super::super::tails::{self, DEFAULT_TAIL_BYTES, TailReport, compact_at, tail_path};
+use super::super::*;
+use super::{listing, mode, pid, save_plain, snapshot};
 use signaltty_model::term::{RING_LINES, TailSlot, Terminal};
 use signaltty_protocol::PaneId;
 use std::fs;
@@ -23,7 +23,7 @@ fn tail_of<'a>(lines: impl DoubleEndedIterator<Item = &'a str>) -> String {
 
 /// [`tails::read_tail`] at the default cap.
 fn read_tail(dir: &Path, pane: &PaneId) -> Option<String> {
-    super::read_tail(dir, pane, DEFAULT_TAIL_BYTES)
+    super::super::read_tail(dir, pane, DEFAULT_TAIL_BYTES)
 }
 
 /// A pane's terminal and the slot the saves read it through.
@@ -649,7 +649,7 @@ fn whatever_a_pane_printed_the_file_reads_as_its_tail_at_the_last_save() {
 const SMALL: usize = 4096;
 
 fn read_within(dir: &Path, pane: &str, cap: usize) -> String {
-    super::read_tail(dir, &pid(pane), cap).unwrap_or_default()
+    super::super::read_tail(dir, &pid(pane), cap).unwrap_or_default()
 }
 
 /// The bytes of history lines a tail file holds (each with its newline).

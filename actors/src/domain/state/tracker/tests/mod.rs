@@ -2,6 +2,8 @@
 //! functions. Timers are never waited for: a test fires the timer the tracker
 //! asked for by handing it back to `on_timer`.
 
+mod vocabulary;
+
 use super::screen::{DISMISS_SETTLE, SCREEN_TICK};
 use super::*;
 use crate::domain::state::tests::pane;

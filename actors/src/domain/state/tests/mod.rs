@@ -2,6 +2,8 @@
 //! docs/states.md#when-the-process-exits and the checks of
 //! docs/states.md#how-to-test-it that need no server.
 
+mod vocabulary;
+
 use super::*;
 use signaltty_protocol::pane::{
     AgentInfo, AgentKind, Attention, Lifecycle, LiveState, Pane, PtySize, RestoreState,
