@@ -3,6 +3,7 @@
 //! up to the exit, and SIGWINCH.
 
 use super::*;
+use nix::fcntl::OFlag;
 
 #[test]
 fn input_reaches_the_child_and_comes_back() {

@@ -11,6 +11,7 @@ mod spawn;
 use super::reap::parse_stat;
 use super::*;
 use std::fs;
+use std::path::PathBuf;
 use std::sync::mpsc;
 
 /// How long any single expected event may take.
