@@ -69,6 +69,7 @@ fn walk(dir: &Path, at: &mut Vec<String>, out: &mut Vec<(PathBuf, Vec<String>)>)
 fn is_test(name: &str) -> bool {
     name == "tests"
         || name == "tests.rs"
+        || name == "testkit"
         || name == "testkit.rs"
         || name == "fixtures"
         || name == "golden"
