@@ -11,6 +11,8 @@
 //! The registry holds the actors' addresses but knows nothing of actix: it is
 //! generic over them (`W` for a workspace, `P` for a pane), so its tests need no
 //! actor system. [`ServerRegistry`] is the instance the server uses.
+//! Pane names and shortened ids are resolved in `names.rs`; the launches under
+//! way are counted in `launches.rs`.
 //!
 //! ```text
 //!   WorkspaceRef ──id / handle──► WorkspaceId ──► W
@@ -22,23 +24,20 @@
 use crate::domain::slug::unique_handle;
 use crate::error::Error;
 use crate::ids::ConnId;
-#[cfg(test)]
-use serde::{Deserialize, Serialize};
-use signaltty_protocol::{PaneId, PaneRef, TabId, WorkspaceId, WorkspaceRef};
-#[cfg(test)]
-use std::collections::BTreeMap;
+use signaltty_protocol::{PaneId, TabId, WorkspaceId, WorkspaceRef};
 use std::collections::{HashMap, HashSet};
 
-/// The longest pane name, in bytes.
-pub const MAX_PANE_NAME_BYTES: usize = 32;
+mod launches;
+mod names;
+#[cfg(test)]
+mod shape;
+#[cfg(test)]
+mod tests;
 
-/// Is `name` a valid pane name: `[a-z][a-z0-9_-]*`, at most 32 bytes?
-pub fn valid_pane_name(name: &str) -> bool {
-    let mut bytes = name.bytes();
-    name.len() <= MAX_PANE_NAME_BYTES
-        && bytes.next().is_some_and(|b| b.is_ascii_lowercase())
-        && bytes.all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_' || b == b'-')
-}
+pub use launches::Launches;
+pub use names::{PaneKey, by_prefix, valid_pane_name};
+#[cfg(test)]
+pub use shape::RegistryShape;
 
 /// A pane in the registry, with where it lives.
 #[derive(Debug, Clone)]
@@ -55,89 +54,6 @@ pub struct PaneEntry<P> {
     pub pid: u32,
     /// Where its ring is read for the snapshot's tail.
     pub tail: signaltty_model::term::TailSlot,
-}
-
-/// What names a pane in a request: a client's [`PaneRef`] (an id, else a
-/// name) or an id the server already holds.
-pub trait PaneKey {
-    /// The registered pane this names.
-    fn resolve_in<P>(
-        &self,
-        panes: &HashMap<PaneId, PaneEntry<P>>,
-        names: &HashMap<String, PaneId>,
-    ) -> Result<PaneId, Error>;
-}
-
-impl PaneKey for PaneRef {
-    fn resolve_in<P>(
-        &self,
-        panes: &HashMap<PaneId, PaneEntry<P>>,
-        names: &HashMap<String, PaneId>,
-    ) -> Result<PaneId, Error> {
-        let as_id = PaneId(self.0.clone());
-        if panes.contains_key(&as_id) {
-            return Ok(as_id);
-        }
-        if let Some(id) = names.get(self.as_str()) {
-            return Ok(id.clone());
-        }
-        match by_prefix(
-            panes.keys().map(|id| id.as_str()),
-            self.as_str(),
-            "pane_",
-            "panes",
-        )? {
-            Some(id) => Ok(PaneId(id.to_owned())),
-            None => Err(Error::NoSuchPane(self.0.clone())),
-        }
-    }
-}
-
-/// The fewest characters after an id's kind (`pane_`, `ws_`, `tab_`,
-/// `task_`) that a shortened id may have.
-pub const MIN_ID_PREFIX: usize = 4;
-
-/// The one id of `ids` that `wanted` is a shortened form of, as git takes a
-/// commit's: `wanted` starts with `kind` and at least [`MIN_ID_PREFIX`] more
-/// characters (a trailing `…`, as ids are printed cut, is dropped), and no
-/// other id starts the same way. `None` when nothing matches;
-/// `BAD_PARAMS` naming how many when several do (docs/objects.md#shortened-ids).
-pub fn by_prefix<'a>(
-    ids: impl Iterator<Item = &'a str>,
-    wanted: &str,
-    kind: &str,
-    plural: &str,
-) -> Result<Option<&'a str>, Error> {
-    let wanted = wanted.strip_suffix('…').unwrap_or(wanted);
-    if !wanted.starts_with(kind) || wanted.len() < kind.len() + MIN_ID_PREFIX {
-        return Ok(None);
-    }
-    let mut found = ids.filter(|id| id.starts_with(wanted));
-    let Some(first) = found.next() else {
-        return Ok(None);
-    };
-    let more = found.count();
-    if more > 0 {
-        return Err(Error::BadParams(format!(
-            "{wanted} is ambiguous: the ids of {} {plural} start with it; give more of the id",
-            more + 1
-        )));
-    }
-    Ok(Some(first))
-}
-
-impl PaneKey for PaneId {
-    fn resolve_in<P>(
-        &self,
-        panes: &HashMap<PaneId, PaneEntry<P>>,
-        _names: &HashMap<String, PaneId>,
-    ) -> Result<PaneId, Error> {
-        if panes.contains_key(self) {
-            Ok(self.clone())
-        } else {
-            Err(Error::NoSuchPane(self.0.clone()))
-        }
-    }
 }
 
 /// A workspace and how it is addressed.
@@ -328,78 +244,6 @@ impl<W: Clone, P: Clone> Registry<W, P> {
         }
     }
 
-    /// Gives `id` the name `name` (a valid, free one), or clears its name.
-    /// The old name is freed at once, so two renames cannot take one name.
-    pub fn set_pane_name(&mut self, id: &PaneId, name: Option<&str>) -> Result<(), Error> {
-        if let Some(n) = name {
-            if !valid_pane_name(n) {
-                return Err(Error::BadParams(format!(
-                    "invalid pane name {n:?}: use a lowercase letter, then lowercase letters, digits, _ or -, at most {MAX_PANE_NAME_BYTES} bytes"
-                )));
-            }
-            if self.reserved.contains(n) {
-                return Err(Error::BadParams(format!(
-                    "the name {n:?} is held for a pane being started"
-                )));
-            }
-            if self.names.get(n).is_some_and(|holder| holder != id) {
-                return Err(Error::BadParams(format!(
-                    "the name {n:?} is taken by another pane"
-                )));
-            }
-        }
-        if !self.panes.contains_key(id) {
-            return Err(Error::NoSuchPane(id.0.clone()));
-        }
-        self.names.retain(|_, holder| holder != id);
-        if let Some(n) = name {
-            self.names.insert(n.to_owned(), id.clone());
-        }
-        Ok(())
-    }
-
-    /// Holds `names` for panes being started (`layout.apply`), all or none:
-    /// `BAD_PARAMS` when one is invalid, repeated, held by a pane or already
-    /// held. Released with [`Registry::release_names`].
-    pub fn reserve_names(&mut self, names: &[String]) -> Result<(), Error> {
-        let mut seen = HashSet::new();
-        for n in names {
-            if !valid_pane_name(n) {
-                return Err(Error::BadParams(format!(
-                    "invalid pane name {n:?}: use a lowercase letter, then lowercase letters, digits, _ or -, at most {MAX_PANE_NAME_BYTES} bytes"
-                )));
-            }
-            if !seen.insert(n.as_str()) {
-                return Err(Error::BadParams(format!(
-                    "the name {n:?} is given to two panes"
-                )));
-            }
-            if self.names.contains_key(n) || self.reserved.contains(n) {
-                return Err(Error::BadParams(format!(
-                    "the name {n:?} is taken by another pane"
-                )));
-            }
-        }
-        self.reserved.extend(names.iter().cloned());
-        Ok(())
-    }
-
-    /// Frees names held by [`Registry::reserve_names`].
-    pub fn release_names(&mut self, names: &[String]) {
-        for n in names {
-            self.reserved.remove(n);
-        }
-    }
-
-    #[cfg(test)]
-    /// The name of a pane, if it has one.
-    pub fn pane_name(&self, id: &PaneId) -> Option<&str> {
-        self.names
-            .iter()
-            .find(|(_, holder)| *holder == id)
-            .map(|(n, _)| n.as_str())
-    }
-
     fn remove_panes_where(&mut self, gone: impl Fn(&PaneEntry<P>) -> bool) -> Vec<PaneEntry<P>> {
         let ids: Vec<PaneId> = self
             .panes
@@ -454,165 +298,4 @@ impl<W: Clone, P: Clone> Registry<W, P> {
             .filter_map(|id| self.panes.get(id).cloned())
             .collect()
     }
-
-    // ── the shape, for a snapshot ──────────────────────────────────────────
-
-    #[cfg(test)]
-    /// The registry without its actors: what a snapshot records and a restore
-    /// rebuilds (ids, handles, tabs, pane placement and names).
-    pub fn shape(&self) -> RegistryShape {
-        let mut shape = RegistryShape::default();
-        for (id, entry) in &self.workspaces {
-            shape.workspaces.insert(
-                id.clone(),
-                WorkspaceShape {
-                    handle: entry.handle.clone(),
-                    tabs: self
-                        .tabs
-                        .iter()
-                        .filter(|(_, owner)| *owner == id)
-                        .map(|(tab, _)| tab.clone())
-                        .collect(),
-                },
-            );
-        }
-        for (id, entry) in &self.panes {
-            shape.panes.insert(
-                id.clone(),
-                PaneShape {
-                    workspace: entry.workspace.clone(),
-                    tab: entry.tab.clone(),
-                    name: self.pane_name(id).map(str::to_owned),
-                },
-            );
-        }
-        for ws in shape.workspaces.values_mut() {
-            ws.tabs.sort_by(|a, b| a.0.cmp(&b.0));
-        }
-        shape
-    }
-
-    #[cfg(test)]
-    /// Checks every invariant of the module header; tests call it after each
-    /// step. Returns what is wrong.
-    pub fn check_invariants(&self) -> Result<(), String> {
-        for (handle, id) in &self.handles {
-            match self.workspaces.get(id) {
-                Some(e) if e.handle == *handle => {},
-                _ => return Err(format!("handle {handle} points at no workspace owning it")),
-            }
-        }
-        if self.handles.len() != self.workspaces.len() {
-            return Err("a workspace has no handle".into());
-        }
-        for (tab, owner) in &self.tabs {
-            if !self.workspaces.contains_key(owner) {
-                return Err(format!("tab {tab} belongs to a closed workspace"));
-            }
-        }
-        for (id, entry) in &self.panes {
-            if entry.id != *id {
-                return Err(format!("pane {id} is filed under another id"));
-            }
-            if !self.workspaces.contains_key(&entry.workspace) {
-                return Err(format!("pane {id} belongs to a closed workspace"));
-            }
-            if self.tabs.get(&entry.tab) != Some(&entry.workspace) {
-                return Err(format!("pane {id} is in a tab its workspace does not own"));
-            }
-        }
-        for (name, id) in &self.names {
-            if !self.panes.contains_key(id) {
-                return Err(format!("name {name} names a closed pane"));
-            }
-        }
-        let mut named = HashSet::new();
-        for id in self.names.values() {
-            if !named.insert(id) {
-                return Err(format!("pane {id} has two names"));
-            }
-        }
-        for (conn, panes) in &self.attachments {
-            if let Some(p) = panes.iter().find(|p| !self.panes.contains_key(*p)) {
-                return Err(format!("conn {} is attached to closed pane {p}", conn.0));
-            }
-        }
-        Ok(())
-    }
 }
-
-#[cfg(test)]
-/// The registry's structure without actors: ids, handles, tab ownership,
-/// pane placement and names. Serializable for the snapshot.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RegistryShape {
-    /// Every workspace, by id.
-    pub workspaces: BTreeMap<WorkspaceId, WorkspaceShape>,
-    /// Every pane, by id.
-    pub panes: BTreeMap<PaneId, PaneShape>,
-}
-
-#[cfg(test)]
-/// A workspace in a [`RegistryShape`].
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct WorkspaceShape {
-    /// Its handle.
-    pub handle: String,
-    /// Its tabs, by id.
-    pub tabs: Vec<TabId>,
-}
-
-#[cfg(test)]
-/// A pane in a [`RegistryShape`].
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PaneShape {
-    /// Its workspace.
-    pub workspace: WorkspaceId,
-    /// Its tab.
-    pub tab: TabId,
-    /// Its name, if it has one.
-    pub name: Option<String>,
-}
-
-/// Pane launches under way: a launched process may report a hook before its
-/// pane is registered, so such a hook waits for the launches to finish.
-#[derive(Debug)]
-pub struct Launches {
-    under_way: usize,
-    finished: tokio::sync::watch::Sender<u64>,
-}
-
-impl Default for Launches {
-    fn default() -> Self {
-        Launches {
-            under_way: 0,
-            finished: tokio::sync::watch::channel(0).0,
-        }
-    }
-}
-
-impl Launches {
-    /// A launch starts (counted from before its process exists).
-    pub fn begin(&mut self) {
-        self.under_way += 1;
-    }
-
-    /// A launch ended, placed or not: hooks that found no pane retry.
-    pub fn end(&mut self) {
-        self.under_way = self.under_way.saturating_sub(1);
-        self.finished.send_modify(|n| *n += 1);
-    }
-
-    /// Some launch is under way.
-    pub fn any(&self) -> bool {
-        self.under_way > 0
-    }
-
-    /// Changes each time a launch ends.
-    pub fn watch(&self) -> tokio::sync::watch::Receiver<u64> {
-        self.finished.subscribe()
-    }
-}
-
-#[cfg(test)]
-mod tests;

@@ -8,9 +8,8 @@
 //! (`actors::pane`, `domain::state`, `os::git`, `store::journal`) or one
 //! level down for the crate's top files (`config`, `error`, `ids`). An edge
 //! is any `crate::…` or `super::…` path in a file's code; test modules
-//! (`tests.rs`, `tests/`, `*_tests.rs`, the testkit, and an inline
-//! `#[cfg(test)] mod tests` at the end of a file) are left out, since tests
-//! may reach anywhere.
+//! (`tests.rs`, `tests/` and the testkit) are left out, since tests may
+//! reach anywhere.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -70,8 +69,8 @@ fn walk(dir: &Path, at: &mut Vec<String>, out: &mut Vec<(PathBuf, Vec<String>)>)
 fn is_test(name: &str) -> bool {
     name == "tests"
         || name == "tests.rs"
+        || name == "testkit"
         || name == "testkit.rs"
-        || name.ends_with("_tests.rs")
         || name == "fixtures"
         || name == "golden"
 }
@@ -87,12 +86,10 @@ fn key(path: &[String]) -> Option<String> {
     }
 }
 
-/// The code of a file without comments, string literals and a trailing
-/// inline test module.
+/// The code of a file without comments and string literals.
 fn code(text: &str) -> String {
-    let cut = text.find("#[cfg(test)]\nmod tests {").unwrap_or(text.len());
     let mut out = String::new();
-    for line in text[..cut].lines() {
+    for line in text.lines() {
         let line = line.split("//").next().unwrap_or_default();
         // Paths never appear inside string literals in this crate's imports;
         // dropping quoted text keeps messages that mention modules out.

@@ -12,23 +12,19 @@ use crate::config::Config;
 use crate::domain::state::tracker::{AgentTracker, Effect, Screen, Timer};
 use crate::error::Error;
 use crate::ids::ConnId;
-use crate::os::pty::{WriteError, WriteErrorKind};
 use actix::prelude::*;
-use base64::Engine as _;
 use signaltty_model::term::Terminal;
 use signaltty_protocol::Event;
-use signaltty_protocol::pane::{
-    MAX_READ_LINES, Pane as PaneState, PaneAttachResult, PaneReadResult, PtySize, ReadMode,
-};
-use signaltty_protocol::signal::SignalName;
+use signaltty_protocol::pane::{MAX_READ_LINES, Pane as PaneState, PaneReadResult, ReadMode};
 use std::collections::{HashMap, HashSet};
 use std::sync::mpsc::SyncSender;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 mod decisions;
 mod handoff;
 mod hooks;
 mod output;
+mod process;
 mod resume;
 mod screen;
 mod signals;
@@ -36,19 +32,21 @@ mod sink;
 mod submit;
 #[cfg(test)]
 mod tests;
+mod viewers;
 pub use crate::os::pty::{PtyHandle, SignalTarget};
 pub use decisions::{Answer, NativeHook, NativeRoute, NativeStarted};
 pub use handoff::{HandOver, HandedOver, Released, TakeBack};
 pub use hooks::{Hook, ReportSession};
+pub use process::{
+    ChildExited, ClosePane, IsLive, OutputEnded, ResizePane, SignalPane, WriteInput,
+};
 pub use resume::{Relaunched, Resume};
 pub use screen::RulesChanged;
 pub use signals::{Explain, MarkSeen, Notify, NotifyGate, ProcessSeen, TaskClosed};
 pub use sink::PaneSink;
 pub use submit::{SubmitEnter, SubmitPaste, SubmitRetry};
+pub use viewers::{Attach, Detach};
 
-/// How long after its child was reaped a pane waits for the PTY to drain before it
-/// reports the exit anyway (a background job may hold the terminal open).
-pub const EXIT_DRAIN_GRACE: Duration = Duration::from_millis(500);
 /// The time budget of one `pane.input` (docs/terminal.md#the-bound-writer).
 pub const INPUT_BUDGET: Duration = Duration::from_secs(5);
 
@@ -61,19 +59,6 @@ pub struct Output {
     /// Sent when the chunk is processed and every viewer took it
     /// (`output.rs`).
     pub ack: SyncSender<()>,
-}
-
-/// The PTY reached EOF: every byte has been delivered.
-#[derive(Debug, Message)]
-#[rtype(result = "()")]
-pub struct OutputEnded;
-
-/// The child was reaped with this code (128 + signal for a signalled child).
-#[derive(Debug, Message)]
-#[rtype(result = "()")]
-pub struct ChildExited {
-    /// Exit code, `None` when unknown.
-    pub code: Option<i32>,
 }
 
 /// Replies with the pane object.
@@ -95,70 +80,6 @@ pub struct ReadPane {
     /// `false`: a `screen` read keeps the grid's SGR colours (the ring's
     /// lines are plain text either way).
     pub strip_ansi: bool,
-}
-
-/// Writes input through the pane's bounded writer. Replies with the bytes written,
-/// or `PANE_EXITED` / `TIMEOUT` / `IO_ERROR` with the prefix written.
-#[derive(Debug, Message)]
-#[rtype(result = "Result<usize, Error>")]
-pub struct WriteInput {
-    /// The bytes.
-    pub bytes: Vec<u8>,
-}
-
-/// Resizes the pane (and its PTY when live). Replies with the pane after
-/// `pane.resized` is published.
-#[derive(Debug, Message)]
-#[rtype(result = "Result<PaneState, Error>")]
-pub struct ResizePane {
-    /// The clamped size.
-    pub size: PtySize,
-}
-
-/// Sends a signal to the child or its process group; `PANE_EXITED` without one.
-#[derive(Debug, Message)]
-#[rtype(result = "Result<(), Error>")]
-pub struct SignalPane {
-    /// Which signal.
-    pub signal: SignalName,
-    /// Signal the process group.
-    pub group: bool,
-}
-
-/// Hangs up the PTY (signalling the child) and stops the actor. The caller
-/// publishes `pane.closed`.
-#[derive(Debug, Message)]
-#[rtype(result = "()")]
-pub struct ClosePane {
-    /// The signal for the child.
-    pub signal: SignalName,
-}
-
-/// Registers a viewer (idempotent per connection), optionally resizing first, and
-/// replies with the screen snapshot and the offset it covers, taken in the same
-/// turn as the registration: no byte is lost or doubled between them.
-#[derive(Message)]
-#[rtype(result = "Result<PaneAttachResult, Error>")]
-pub struct Attach {
-    /// The connection.
-    pub conn: ConnId,
-    /// Where its `pty.data` goes.
-    pub viewer: Recipient<DeliverPty>,
-    /// A size to apply first.
-    pub size: Option<PtySize>,
-    /// Acknowledge the pane (attach marks it seen:
-    /// docs/states.md#what-a-persons-actions-do).
-    pub mark_seen: bool,
-    /// A watch-only viewer: it never answers the program's queries.
-    pub watch: bool,
-}
-
-/// Removes a viewer; the process is untouched.
-#[derive(Debug, Message)]
-#[rtype(result = "()")]
-pub struct Detach {
-    /// The connection.
-    pub conn: ConnId,
 }
 
 /// Sets or clears the pane's name (already validated and reserved by the
@@ -185,11 +106,6 @@ pub struct SetTab {
     /// The new tab.
     pub tab_id: signaltty_protocol::TabId,
 }
-
-/// Whether the pane's process still runs.
-#[derive(Debug, Message)]
-#[rtype(result = "bool")]
-pub struct IsLive;
 
 /// The child was reaped: its exit code (`None` when unknown), waiting for the
 /// output to drain before the exit is reported.
@@ -385,21 +301,6 @@ impl Pane {
         collected
     }
 
-    /// The viewers still connected (closed connections are forgotten here).
-    fn live_viewers(&mut self) -> Vec<Recipient<DeliverPty>> {
-        self.viewers.retain(|_, v| v.connected());
-        let viewers = &self.viewers;
-        self.watchers.retain(|c| viewers.contains_key(c));
-        self.viewers.values().cloned().collect()
-    }
-
-    /// Whether a viewer that is a terminal (not only a watcher) is attached:
-    /// that terminal answers the program's queries then.
-    fn terminal_attached(&mut self) -> bool {
-        self.live_viewers();
-        self.viewers.len() > self.watchers.len()
-    }
-
     fn on_output(&mut self, chunk: &[u8], ctx: &mut Context<Self>) {
         self.output_offset += chunk.len() as u64;
         self.tracker.on_output(self.output_offset);
@@ -409,33 +310,6 @@ impl Pane {
         }
         let effects = self.tracker.on_screen(&self.term);
         self.perform_now(effects, ctx);
-    }
-
-    /// Reports the exit once the child is reaped and its output drained (or the
-    /// drain grace has passed).
-    fn maybe_report_exit(&mut self, drained_or_late: bool, ctx: &mut Context<Self>) {
-        let Some(Reaped { code }) = self.reaped else {
-            return;
-        };
-        if self.exit_reported || !(self.ended || drained_or_late) {
-            return;
-        }
-        if self.hold_exit(drained_or_late) {
-            return;
-        }
-        self.exit_reported = true;
-        self.pty = None;
-        // A notification held back by the gate has no pane to raise any more.
-        self.notify_gate.forget_held();
-        let effects = self.tracker.on_exit(code);
-        self.perform_now(effects, ctx);
-    }
-
-    fn pane_exited(&self, written: Option<usize>) -> Error {
-        Error::PaneExited {
-            pane: self.state().id.0.clone(),
-            written,
-        }
     }
 }
 
@@ -453,29 +327,6 @@ impl Actor for Pane {
             route.addr.do_send(crate::actors::decision::EndWait(
                 crate::actors::decision::WaitEnd::MovedOn,
             ));
-        }
-    }
-}
-
-impl Handler<OutputEnded> for Pane {
-    type Result = ();
-
-    fn handle(&mut self, _msg: OutputEnded, ctx: &mut Self::Context) {
-        self.ended = true;
-        self.maybe_report_exit(false, ctx);
-    }
-}
-
-impl Handler<ChildExited> for Pane {
-    type Result = ();
-
-    fn handle(&mut self, msg: ChildExited, ctx: &mut Self::Context) {
-        self.reaped = Some(Reaped { code: msg.code });
-        self.maybe_report_exit(false, ctx);
-        if !self.exit_reported {
-            ctx.run_later(EXIT_DRAIN_GRACE, |act, ctx| {
-                act.maybe_report_exit(true, ctx)
-            });
         }
     }
 }
@@ -529,168 +380,6 @@ impl Handler<ReadPane> for Pane {
     }
 }
 
-impl Handler<WriteInput> for Pane {
-    type Result = ResponseFuture<Result<usize, Error>>;
-
-    fn handle(&mut self, msg: WriteInput, _ctx: &mut Self::Context) -> Self::Result {
-        let Some(pty) = self.pty.as_ref() else {
-            let e = self.pane_exited(None);
-            return Box::pin(async move { Err(e) });
-        };
-        self.tracker.on_input(msg.bytes.len());
-        Box::pin(self.write_bound(pty.as_ref(), msg.bytes))
-    }
-}
-
-impl Pane {
-    /// Starts writing `bytes` to `pty` within the input budget. The write is
-    /// bound to this PTY now: a later process in this pane never gets them.
-    fn write_bound(
-        &self,
-        pty: &dyn PtyHandle,
-        bytes: Vec<u8>,
-    ) -> impl std::future::Future<Output = Result<usize, Error>> + 'static {
-        let pending = pty.write(bytes, Instant::now() + INPUT_BUDGET);
-        let pane = self.state().id.0.clone();
-        async move {
-            match pending.await {
-                Ok(Ok(n)) => Ok(n),
-                Ok(Err(WriteError { kind, written })) => Err(match kind {
-                    WriteErrorKind::Timeout => Error::Timeout {
-                        what: format!("input to pane {pane}"),
-                        written: Some(written),
-                    },
-                    WriteErrorKind::Exited => Error::PaneExited {
-                        pane,
-                        written: Some(written),
-                    },
-                    WriteErrorKind::Io(why) => Error::Io {
-                        what: format!("input to pane {pane}"),
-                        source: std::io::Error::other(why),
-                    },
-                }),
-                Err(_) => Err(Error::PaneExited {
-                    pane,
-                    written: None,
-                }),
-            }
-        }
-    }
-}
-
-impl Handler<ResizePane> for Pane {
-    type Result = ResponseFuture<Result<PaneState, Error>>;
-
-    fn handle(&mut self, msg: ResizePane, _ctx: &mut Self::Context) -> Self::Result {
-        let size = msg.size;
-        if let Some(pty) = &self.pty
-            && let Err(e) = pty.resize(size.rows, size.cols)
-        {
-            // The child may have just exited; the stored size still changes.
-            log::debug!("pane {}: resize failed: {e}", self.state().id);
-        }
-        self.term.resize(size.rows, size.cols);
-        self.tracker.pane_mut().pty_size = size;
-        let pane = self.state().clone();
-        let sent = self.events.send(Publish {
-            events: vec![Event::PaneResized { pane: pane.clone() }],
-        });
-        Box::pin(async move {
-            sent.await??;
-            Ok(pane)
-        })
-    }
-}
-
-impl Handler<SignalPane> for Pane {
-    type Result = Result<(), Error>;
-
-    fn handle(&mut self, msg: SignalPane, _ctx: &mut Self::Context) -> Self::Result {
-        let Some(pty) = &self.pty else {
-            return Err(self.pane_exited(None));
-        };
-        let target = if msg.group {
-            SignalTarget::Group
-        } else {
-            SignalTarget::Child
-        };
-        pty.signal(to_nix(msg.signal), target)
-            .map_err(|e| Error::Io {
-                what: format!("signal {} to pane {}", msg.signal.as_str(), self.state().id),
-                source: e,
-            })
-    }
-}
-
-impl Handler<Attach> for Pane {
-    type Result = ResponseFuture<Result<PaneAttachResult, Error>>;
-
-    fn handle(&mut self, msg: Attach, _ctx: &mut Self::Context) -> Self::Result {
-        let resized = msg
-            .size
-            .filter(|s| *s != self.state().pty_size)
-            .map(|size| {
-                if let Some(pty) = &self.pty
-                    && let Err(e) = pty.resize(size.rows, size.cols)
-                {
-                    log::debug!("pane {}: resize failed: {e}", self.state().id);
-                }
-                self.term.resize(size.rows, size.cols);
-                self.tracker.pane_mut().pty_size = size;
-                self.events.send(Publish {
-                    events: vec![Event::PaneResized {
-                        pane: self.state().clone(),
-                    }],
-                })
-            });
-        self.viewers.insert(msg.conn, msg.viewer);
-        if msg.watch {
-            self.watchers.insert(msg.conn);
-        } else {
-            self.watchers.remove(&msg.conn);
-        }
-        let seen = if msg.mark_seen {
-            let pending = self.tracker.decision_pending();
-            let events = self.tracker.with_axes("attach", |axes| {
-                axes.acknowledge("attach", pending);
-            });
-            (!events.is_empty()).then(|| self.events.send(Publish { events }))
-        } else {
-            None
-        };
-        // Registration and snapshot in one turn: every later chunk goes to this viewer
-        // with an offset past the snapshot's.
-        let result = PaneAttachResult {
-            snapshot_b64: base64::engine::general_purpose::STANDARD
-                .encode(self.term.state_formatted()),
-            output_offset: self.output_offset,
-            size: self.state().pty_size,
-            live: self.state().live,
-            restore_state: self.state().restore_state,
-            lifecycle: self.state().lifecycle,
-            attention: self.state().attention,
-        };
-        Box::pin(async move {
-            if let Some(sent) = resized {
-                sent.await??;
-            }
-            if let Some(sent) = seen {
-                sent.await??;
-            }
-            Ok(result)
-        })
-    }
-}
-
-impl Handler<Detach> for Pane {
-    type Result = ();
-
-    fn handle(&mut self, msg: Detach, _ctx: &mut Self::Context) {
-        self.viewers.remove(&msg.conn);
-        self.watchers.remove(&msg.conn);
-    }
-}
-
 impl Handler<SetName> for Pane {
     type Result = ResponseFuture<Result<PaneState, Error>>;
 
@@ -716,40 +405,5 @@ impl Handler<SetTab> for Pane {
     fn handle(&mut self, msg: SetTab, _ctx: &mut Self::Context) -> Self::Result {
         self.tracker.pane_mut().tab_id = msg.tab_id;
         MessageResult(self.state().clone())
-    }
-}
-
-impl Handler<IsLive> for Pane {
-    type Result = bool;
-
-    fn handle(&mut self, _msg: IsLive, _ctx: &mut Self::Context) -> bool {
-        self.pty.is_some()
-    }
-}
-
-impl Handler<ClosePane> for Pane {
-    type Result = ();
-
-    fn handle(&mut self, msg: ClosePane, ctx: &mut Self::Context) {
-        if let Some(pty) = self.pty.take() {
-            pty.close(to_nix(msg.signal));
-        }
-        self.tracker.on_closed();
-        ctx.stop();
-    }
-}
-
-/// The nix signal of an allowed name.
-pub fn to_nix(signal: SignalName) -> nix::sys::signal::Signal {
-    use nix::sys::signal::Signal as S;
-    match signal {
-        SignalName::Int => S::SIGINT,
-        SignalName::Term => S::SIGTERM,
-        SignalName::Kill => S::SIGKILL,
-        SignalName::Hup => S::SIGHUP,
-        SignalName::Quit => S::SIGQUIT,
-        SignalName::Winch => S::SIGWINCH,
-        SignalName::Usr1 => S::SIGUSR1,
-        SignalName::Usr2 => S::SIGUSR2,
     }
 }

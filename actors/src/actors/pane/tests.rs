@@ -6,8 +6,10 @@
 use super::*;
 use crate::config::Config;
 use crate::testkit::{FakePty, FakeWrites, PublishProbe, Published};
-use signaltty_protocol::pane::{AgentKind, Attention, Lifecycle};
+use signaltty_protocol::pane::{AgentKind, Attention, Lifecycle, PtySize};
+use signaltty_protocol::signal::SignalName;
 use signaltty_protocol::state::Severity;
+use std::time::Instant;
 
 /// A pane on a fake PTY, publishing to a probe.
 struct Fixture {

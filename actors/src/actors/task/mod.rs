@@ -30,8 +30,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 mod finish;
-#[cfg(test)]
-mod finish_tests;
 mod place;
 mod prompt;
 mod start;

@@ -2,6 +2,7 @@
 //! by plain numbers.
 
 use super::*;
+use signaltty_protocol::PaneRef;
 
 type Reg = Registry<u32, u32>;
 

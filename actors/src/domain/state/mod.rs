@@ -16,8 +16,6 @@ pub mod tracker;
 
 #[cfg(test)]
 pub(crate) mod tests;
-#[cfg(test)]
-mod vocabulary_tests;
 
 pub use axes::Axes;
 

@@ -435,5 +435,4 @@ fn join(mut problems: Vec<String>, last: String) -> String {
 }
 
 #[cfg(test)]
-#[path = "worktree_tests.rs"]
 mod tests;

@@ -19,8 +19,6 @@ pub use signaltty_model::snapshot::{LoadProblem, Snapshot};
 
 mod file;
 mod tail_format;
-#[cfg(test)]
-mod tail_tests;
 mod tails;
 #[cfg(test)]
 mod tests;

@@ -247,5 +247,4 @@ pub(super) fn hash(bytes: &[u8]) -> u64 {
 }
 
 #[cfg(test)]
-#[path = "tail_format_tests.rs"]
 mod tests;

@@ -19,8 +19,6 @@ mod cursor;
 mod screen;
 #[cfg(test)]
 mod tests;
-#[cfg(test)]
-mod vocabulary_tests;
 
 pub use carry::Carry;
 

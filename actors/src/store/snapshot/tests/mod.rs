@@ -1,5 +1,7 @@
 //! Snapshot tests: saving, the two generations, loading and moving aside a
-//! file that cannot be used. The tails are tested in `tail_tests.rs`.
+//! file that cannot be used. The tails are tested in `tail.rs`.
+
+mod tail;
 
 use super::file::{load_at, utc_basic};
 use super::tails::DEFAULT_TAIL_BYTES;

@@ -3,7 +3,7 @@
 //! bundled manifest of the pane's program names the vocabulary that reads
 //! them, and the pane stays a generic one with the program's resume command.
 
-use super::*;
+use super::super::*;
 use crate::domain::state::tests::pane;
 use serde_json::json;
 use signaltty_model::agents::AgentSet;

@@ -2,6 +2,8 @@
 //! and fake PTYs (`testkit/tasks.rs`): the pipeline's order, idempotency,
 //! the cap, and a failed spawn (docs/tasks.md#starting-a-task).
 
+mod finish;
+
 use crate::testkit::tasks::World;
 use crate::testkit::wait_for;
 use serde_json::{Value, json};
