@@ -1,6 +1,8 @@
 //! Crate-wide tests: the in-process system tests (`system.rs`), the module
-//! graph's rules (`module_graph.rs`), and the docs the code cites (`docs.rs`).
+//! graph's rules (`module_graph.rs`), the docs the code cites (`docs.rs`),
+//! and the files' size limits (`file_size.rs`).
 
 mod docs;
+mod file_size;
 mod module_graph;
 mod system;
