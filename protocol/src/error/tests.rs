@@ -4,7 +4,7 @@
 use super::*;
 
 #[test]
-fn there_are_exactly_the_twenty_one_codes_of_the_spec() {
+fn there_are_exactly_the_twenty_one_codes_of_the_protocol_page() {
     assert_eq!(ErrorCode::ALL.len(), 21);
 }
 

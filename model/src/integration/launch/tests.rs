@@ -50,7 +50,7 @@ fn launches_that_turn_hooks_off_are_disabled() {
 }
 
 #[test]
-fn codex_command_lines_are_classified_like_the_spec() {
+fn codex_command_lines_are_classified_as_the_integrations_page_says() {
     use CodexRuntime::*;
     for (line, want) in [
         ("codex", Local),
