@@ -28,8 +28,6 @@ use std::sync::{Arc, mpsc};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-/// The replay cap (docs/persistence.md#replay-coverage).
-const REPLAY_CAP: u64 = 4096;
 /// Numbers reserved per block (docs/persistence.md#state-events-and-sequence-numbers).
 const RESERVATION_BLOCK: u64 = 4096;
 /// The rotation size the rotation tests give the server.
@@ -190,13 +188,13 @@ fn append_file(path: &Path, bytes: &[u8]) {
 
 // --- requests ----------------------------------------------------------------------------
 
-fn head(client: &mut Client) -> u64 {
+pub(crate) fn head(client: &mut Client) -> u64 {
     u64_field(&client.call_ok("server.status", json!({})), "seq")
 }
 
 /// Creates a workspace; returns the `workspace` object.
 #[track_caller]
-fn create(client: &mut Client, name: &str) -> Value {
+pub(crate) fn create(client: &mut Client, name: &str) -> Value {
     client.call_ok("workspace.create", json!({"name": name}))["workspace"].clone()
 }
 
@@ -233,7 +231,7 @@ fn rename_lines(id: &str, names: &[String]) -> Vec<u8> {
 
 /// Renames `id` to each of `names`, pipelined, and checks every reply in order.
 #[track_caller]
-fn rename_all(client: &mut Client, id: &str, names: &[String]) {
+pub(crate) fn rename_all(client: &mut Client, id: &str, names: &[String]) {
     let writer = write_on_thread(client, rename_lines(id, names));
     for i in 0..names.len() {
         let response = client.read_response();
@@ -252,7 +250,7 @@ fn rename_all(client: &mut Client, id: &str, names: &[String]) {
 }
 
 /// `n` names `<prefix><i>`.
-fn names(prefix: &str, n: usize) -> Vec<String> {
+pub(crate) fn names(prefix: &str, n: usize) -> Vec<String> {
     (0..n).map(|i| format!("{prefix}{i}")).collect()
 }
 
@@ -260,13 +258,13 @@ fn names(prefix: &str, n: usize) -> Vec<String> {
 
 /// `subscribe` with `params`; returns the result.
 #[track_caller]
-fn subscribe(client: &mut Client, params: Value) -> Value {
+pub(crate) fn subscribe(client: &mut Client, params: Value) -> Value {
     client.call_ok("subscribe", params)
 }
 
 /// Checks a `complete` reply for `(after, through]` and reads its replay frames.
 #[track_caller]
-fn expect_complete(client: &mut Client, reply: &Value, after: u64) -> Vec<EventFrame> {
+pub(crate) fn expect_complete(client: &mut Client, reply: &Value, after: u64) -> Vec<EventFrame> {
     let replay = &reply["replay"];
     assert_eq!(replay["status"], "complete", "{reply}");
     assert_eq!(reply["subscribed"], true, "{reply}");
@@ -852,10 +850,10 @@ fn replay_across_one_rotation_is_complete_and_across_two_is_history_lost_with_re
     assert_verify_ok(&life.env);
 }
 
-// --- 4. truncated, and filters before the cap --------------------------------------------
+// --- 4. long replays are streamed whole, and filters apply ------------------------------
 
 #[test]
-fn more_than_4096_matching_events_are_truncated_and_filters_apply_before_the_cap() {
+fn a_replay_longer_than_the_ring_comes_whole_from_the_files_and_filters_apply() {
     let server = TestServer::start();
     let mut actor = server.client();
     let start = head(&mut actor);
@@ -869,33 +867,34 @@ fn more_than_4096_matching_events_are_truncated_and_filters_apply_before_the_cap
         "every event of one run is numbered in turn"
     );
 
-    // `*` matches 4201 events: more than the cap.
+    // `*` matches 4201 events, four times the ring and more than a batch:
+    // every one comes, in order, from the journal files.
     let mut all = server.client();
     let reply = subscribe(&mut all, json!({"events": ["*"], "from_seq": start}));
     assert_eq!(reply["replay"]["through"], now, "{reply}");
-    expect_refused(&mut all, &reply, "truncated", start);
+    assert_eq!(reply["replay"]["returned"], now - start, "{reply}");
+    let frames = expect_complete(&mut all, &reply, start);
+    let seqs: Vec<u64> = frames.iter().map(|f| f.seq).collect();
+    assert_eq!(seqs, ((start + 1)..=now).collect::<Vec<_>>());
+    assert_eq!(frames[0].event, "workspace.created");
+    assert_eq!(
+        frames[4200].payload["workspace"]["name"], "m4199",
+        "{:?}",
+        frames[4200]
+    );
 
-    // `task_ids` filters only `task.*` events: the workspace events still overflow.
+    // `task_ids` filters only `task.*` events: the workspace events all come.
     let mut tasks = server.client();
     let reply = subscribe(
         &mut tasks,
         json!({"events": ["*"], "task_ids": ["task_x"], "from_seq": start}),
     );
-    expect_refused(&mut tasks, &reply, "truncated", start);
+    assert_eq!(
+        expect_complete(&mut tasks, &reply, start).len() as u64,
+        now - start
+    );
 
-    // Exactly the cap is still complete; one more is truncated.
-    let mut at_cap = server.client();
-    let after = now - REPLAY_CAP;
-    let reply = subscribe(&mut at_cap, json!({"from_seq": after}));
-    assert_eq!(reply["replay"]["returned"], REPLAY_CAP, "{reply}");
-    let frames = expect_complete(&mut at_cap, &reply, after);
-    let seqs: Vec<u64> = frames.iter().map(|f| f.seq).collect();
-    assert_eq!(seqs, ((after + 1)..=now).collect::<Vec<_>>());
-    let mut over_cap = server.client();
-    let reply = subscribe(&mut over_cap, json!({"from_seq": after - 1}));
-    expect_refused(&mut over_cap, &reply, "truncated", after - 1);
-
-    // Filters come before the cap: one matching event is complete.
+    // A filter that matches one event replays that one.
     let filtered: Vec<Client> = [
         json!({"events": ["workspace.created"], "from_seq": start}),
         json!({"events": ["workspace.created"], "task_ids": ["task_x"], "from_seq": start}),

@@ -30,6 +30,7 @@ mod pane_ops;
 mod panes;
 mod readme;
 mod real_agents;
+mod replay;
 mod restore;
 mod security;
 mod service;

@@ -771,7 +771,7 @@ fn schema_lists_exactly_the_dispatched_methods_the_events_and_the_21_codes() {
 }
 
 #[test]
-fn every_method_in_the_schema_is_dispatched_and_every_other_spec_method_is_unknown() {
+fn every_method_in_the_schema_is_dispatched_and_every_other_designed_method_is_unknown() {
     let server = TestServer::start();
     let schema = server.client().call_ok("server.schema", json!({}));
     let methods: Vec<String> = schema["methods"]

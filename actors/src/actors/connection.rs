@@ -28,6 +28,7 @@ use tokio::net::unix::OwnedWriteHalf;
 use tokio_util::codec::FramedRead;
 
 pub use crate::ids::ConnId;
+pub use kick::{CloseConnection, KickReason};
 
 /// Serves one parsed request. Replies when the request's events are published.
 #[derive(Message)]
@@ -112,6 +113,8 @@ pub struct ConnHandle {
 pub struct Deliver {
     /// The subscription generation it belongs to; older generations are dropped.
     pub generation: u64,
+    /// The event's seq.
+    pub seq: u64,
     /// The event line, newline included.
     pub line: Bytes,
 }
@@ -128,42 +131,6 @@ pub struct DeliverPty {
     #[allow(dead_code)] // Never read: dropping it is the signal.
     pub taken: Option<std::sync::Arc<dyn std::any::Any + Send + Sync>>,
 }
-
-/// Disconnect this client (lag, out-of-order delivery), telling it why.
-#[derive(Debug, Message)]
-#[rtype(result = "()")]
-pub struct CloseConnection {
-    /// The kind, sent as `details.reason`.
-    pub kind: KickReason,
-    /// Why, for the client and the log.
-    pub reason: String,
-}
-
-/// Why a connection was disconnected by the server.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum KickReason {
-    /// Its unread output passed the bound.
-    SlowReader,
-    /// Its subscription's queue overflowed.
-    Lagged,
-    /// An event arrived out of seq order.
-    OutOfOrder,
-}
-
-impl KickReason {
-    /// The `details.reason` string.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            KickReason::SlowReader => "slow_reader",
-            KickReason::Lagged => "lagged",
-            KickReason::OutOfOrder => "out_of_order",
-        }
-    }
-}
-
-/// How long a disconnected client gets to read its last lines before the socket is
-/// dropped.
-pub const KICK_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// The server is stopping: read no more requests, answer the ones already read,
 /// then close.
@@ -204,9 +171,13 @@ pub struct Connection {
     in_flight: Option<InFlight>,
     /// Subscription generation: bumped by every `subscribe` request.
     generation: u64,
-    /// Live events held while a `subscribe` reply (and its replay) is unwritten.
-    held: Vec<Bytes>,
+    /// Live events held while a `subscribe` reply (and its replay) is
+    /// unwritten, with their seqs (0 for `pty.data`).
+    held: Vec<(u64, Bytes)>,
     held_bytes: u64,
+    /// The highest seq of a state event written to the client: where it can
+    /// resume from when the server cuts it off.
+    written_seq: u64,
     reader: Option<SpawnHandle>,
     /// The socket's descriptor, owned by the stream's halves.
     socket: std::os::fd::RawFd,
@@ -248,6 +219,7 @@ impl Connection {
                 generation: 0,
                 held: Vec::new(),
                 held_bytes: 0,
+                written_seq: 0,
                 reader: Some(reader),
                 socket,
                 read_closed: false,
@@ -306,36 +278,53 @@ impl Connection {
         };
         let sent = self.hub.dispatch.send(dispatch);
         let handle = ctx.spawn(sent.into_actor(self).map(move |reply, act, ctx| {
-            let (result, after, close_after) = match reply {
-                Ok(reply) => (reply.result, reply.after, reply.close_after),
-                Err(e) => (Err(crate::error::Error::from(e)), Vec::new(), false),
+            let (result, after, feed, close_after) = match reply {
+                Ok(reply) => (reply.result, reply.after, reply.feed, reply.close_after),
+                Err(e) => (Err(crate::error::Error::from(e)), Vec::new(), None, false),
             };
             act.write(&response_line(&id, result), false, ctx);
             for line in &after {
                 act.write(line, false, ctx);
             }
-            if act.in_flight.take().is_some_and(|f| f.flow.holds_events()) {
-                act.held_bytes = 0;
-                let held = std::mem::take(&mut act.held);
-                // A subscribe that did not subscribe (its replay was not complete)
-                // closes with no events at all.
-                if !close_after {
-                    for line in held {
-                        act.write(&line, true, ctx);
-                    }
-                }
-            }
-            if close_after {
-                act.stop_reading(ctx);
-                act.queue.clear();
-                act.finish();
-            } else {
-                act.pump(ctx);
+            match feed {
+                Some(feed) if !close_after => act.feed_replay(feed, ctx),
+                _ => act.reply_done(close_after, ctx),
             }
         }));
         if let Some(f) = &mut self.in_flight {
             f.handle = Some(handle);
         }
+    }
+
+    /// The request in flight is answered, with every line that goes with it:
+    /// write the events held meanwhile and serve the next request, or close.
+    fn reply_done(&mut self, close_after: bool, ctx: &mut Context<Self>) {
+        if self.in_flight.take().is_some_and(|f| f.flow.holds_events()) {
+            self.held_bytes = 0;
+            let held = std::mem::take(&mut self.held);
+            // A subscribe that did not subscribe (its replay was not complete)
+            // closes with no events at all.
+            if !close_after {
+                for (seq, line) in held {
+                    self.write_event(seq, &line, ctx);
+                }
+            }
+        }
+        if close_after {
+            self.stop_reading(ctx);
+            self.queue.clear();
+            self.finish();
+        } else {
+            self.pump(ctx);
+        }
+    }
+
+    /// Writes a state event's line, remembering its seq for a resume hint.
+    fn write_event(&mut self, seq: u64, line: &[u8], ctx: &mut Context<Self>) {
+        if seq > 0 {
+            self.written_seq = self.written_seq.max(seq);
+        }
+        self.write(line, true, ctx);
     }
 
     /// Whether a single-flight call is pending.
@@ -388,30 +377,6 @@ impl Connection {
             };
             self.kick(KickReason::SlowReader, &why, ctx);
         }
-    }
-
-    /// Disconnects the client, telling it why in a final error line when it still
-    /// reads: the queued output (and the line) get `KICK_GRACE` to drain, then the
-    /// connection is dropped whatever is left. Nothing is skipped silently.
-    fn kick(&mut self, reason: KickReason, why: &str, ctx: &mut Context<Self>) {
-        if self.closing {
-            return;
-        }
-        log::warn!("conn {}: disconnecting: {why}", self.id.0);
-        let mut body = ErrorBody::new(
-            ErrorCode::RateLimited,
-            format!(
-                "disconnected: {why}; subscribe again with from_seq set to the last seq you received, then re-read state"
-            ),
-        );
-        body.details = Some(serde_json::json!({ "reason": reason.as_str() }));
-        self.writer
-            .write(&Response::err(UNKNOWN_REQUEST_ID, body).to_line());
-        self.held.clear();
-        self.queue.clear();
-        self.stop_reading(ctx);
-        self.finish();
-        ctx.run_later(KICK_GRACE, |_, ctx| ctx.stop());
     }
 
     /// Closes once the queued output is flushed.
@@ -500,7 +465,7 @@ impl Handler<Deliver> for Connection {
         if msg.generation != self.generation || self.eof {
             return;
         }
-        self.deliver(msg.line, ctx);
+        self.deliver(msg.seq, msg.line, ctx);
     }
 }
 
@@ -511,35 +476,30 @@ impl Handler<DeliverPty> for Connection {
         if self.eof {
             return;
         }
-        self.deliver(msg.line, ctx);
+        self.deliver(0, msg.line, ctx);
     }
 }
 
 impl Connection {
     /// Writes an event line, or holds it while a subscribe or attach reply is pending.
-    fn deliver(&mut self, line: Bytes, ctx: &mut Context<Self>) {
+    fn deliver(&mut self, seq: u64, line: Bytes, ctx: &mut Context<Self>) {
         if self
             .in_flight
             .as_ref()
             .is_some_and(|f| f.flow.holds_events())
         {
             self.held_bytes += line.len() as u64;
-            self.held.push(line);
+            self.held.push((seq, line));
             if self.held_bytes > self.limits.slow_subscriber_bytes {
-                let why = "subscriber fell behind while its replay was being prepared";
-                self.kick(KickReason::SlowReader, why, ctx);
+                let why = format!(
+                    "subscriber fell behind: more than {} bytes of live events wait behind its reply or replay",
+                    self.limits.slow_subscriber_bytes
+                );
+                self.kick(KickReason::SlowReader, &why, ctx);
             }
         } else {
-            self.write(&line, true, ctx);
+            self.write_event(seq, &line, ctx);
         }
-    }
-}
-
-impl Handler<CloseConnection> for Connection {
-    type Result = ();
-
-    fn handle(&mut self, msg: CloseConnection, ctx: &mut Self::Context) {
-        self.kick(msg.kind, &msg.reason, ctx);
     }
 }
 
@@ -571,4 +531,6 @@ impl Handler<Drain> for Connection {
 
 pub mod codec;
 pub mod flow;
+mod kick;
+mod replay;
 pub mod reply;

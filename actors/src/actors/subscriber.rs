@@ -87,6 +87,7 @@ impl Handler<Fanout> for Subscriber {
         // limit, so this send needs no mailbox bound of its own.
         self.conn.deliver.do_send(Deliver {
             generation: self.generation,
+            seq: event.seq.0,
             line: event.line.clone(),
         });
     }

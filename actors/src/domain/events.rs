@@ -13,7 +13,7 @@
 use bytes::Bytes;
 use serde_json::Value;
 use signaltty_protocol::subscribe::{
-    MAX_REPLAY_EVENTS, RECOVERY_SNAPSHOT_THEN_RESUBSCRIBE, Replay, ReplayStatus, glob_matches,
+    RECOVERY_SNAPSHOT_THEN_RESUBSCRIBE, Replay, ReplayStatus, glob_matches,
 };
 use signaltty_protocol::{Event, Seq};
 use std::collections::{HashSet, VecDeque};
@@ -163,8 +163,8 @@ pub fn coverage(
 }
 
 /// Builds the `replay` object and the lines to send: the matching events of a
-/// complete replay, deduplicated and ascending, unless there are more than 4096 of
-/// them (then `truncated` and none, never a partial prefix).
+/// complete replay, deduplicated and ascending. There is no cap: a replay from
+/// the journal files is streamed ([`replay_record`] then says how many follow).
 pub fn finish_replay(
     status: ReplayStatus,
     after: Seq,
@@ -173,25 +173,31 @@ pub fn finish_replay(
     events: Vec<(Seq, Bytes)>,
 ) -> (Replay, Vec<Bytes>) {
     let mut lines: Vec<Bytes> = Vec::new();
-    let mut status = status;
     if status == ReplayStatus::Complete {
         let unique: std::collections::BTreeMap<Seq, Bytes> = events.into_iter().collect();
-        if unique.len() > MAX_REPLAY_EVENTS {
-            status = ReplayStatus::Truncated;
-        } else {
-            lines = unique.into_values().collect();
-        }
+        lines = unique.into_values().collect();
     }
-    let replay = Replay {
+    let replay = replay_record(status, after, head, retained_after, lines.len());
+    (replay, lines)
+}
+
+/// The `replay` object of a reply after which `returned` events follow.
+pub fn replay_record(
+    status: ReplayStatus,
+    after: Seq,
+    head: Seq,
+    retained_after: Seq,
+    returned: usize,
+) -> Replay {
+    Replay {
         status,
         requested_after: after.0,
         retained_after: retained_after.0,
         through: head.0,
-        returned: lines.len(),
+        returned,
         recovery: (status != ReplayStatus::Complete)
             .then(|| RECOVERY_SNAPSHOT_THEN_RESUBSCRIBE.to_owned()),
-    };
-    (replay, lines)
+    }
 }
 
 /// A subscription's filter: globs, plus an optional task filter that applies only
@@ -209,6 +215,12 @@ impl EventFilter {
             globs: globs.unwrap_or_else(|| vec!["*".to_owned()]),
             task_ids: task_ids.map(|ids| ids.into_iter().collect()),
         }
+    }
+
+    /// Whether [`EventFilter::matches`] reads the payload of an event so named
+    /// (a task filter on a `task.*` event); if not, any payload will do.
+    pub fn needs_payload(&self, name: &str) -> bool {
+        self.task_ids.is_some() && name.starts_with("task.")
     }
 
     /// Whether an event with this name and payload passes. `pty.data` never does:

@@ -31,6 +31,8 @@ pub struct Flow {
     paused_for_requests: Cell<bool>,
     paused_for_output: Cell<bool>,
     reader: RefCell<Option<Waker>>,
+    /// Woken once the unwritten output is at or below the low mark.
+    low: RefCell<Option<Waker>>,
 }
 
 impl Flow {
@@ -58,10 +60,21 @@ impl Flow {
     /// Records `n` bytes accepted by the socket; resumes reading below the low mark.
     fn wrote(&self, n: usize) {
         self.written.set(self.written.get() + n as u64);
-        if self.paused_for_output.get() && self.queued() <= OUTPUT_LOW_BYTES {
+        if self.queued() > OUTPUT_LOW_BYTES {
+            return;
+        }
+        if self.paused_for_output.get() {
             self.paused_for_output.set(false);
             self.wake_reader();
         }
+        if let Some(w) = self.low.borrow_mut().take() {
+            w.wake();
+        }
+    }
+
+    /// Resolves once the unwritten output is at or below the low mark.
+    pub fn when_low(self: &Rc<Self>) -> WhenLow {
+        WhenLow(self.clone())
     }
 
     /// Stops or resumes reading because of the number of waiting requests.
@@ -82,6 +95,21 @@ impl Flow {
         {
             w.wake();
         }
+    }
+}
+
+/// See [`Flow::when_low`].
+pub struct WhenLow(Rc<Flow>);
+
+impl std::future::Future for WhenLow {
+    type Output = ();
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        if self.0.queued() <= OUTPUT_LOW_BYTES {
+            return Poll::Ready(());
+        }
+        *self.0.low.borrow_mut() = Some(cx.waker().clone());
+        Poll::Pending
     }
 }
 

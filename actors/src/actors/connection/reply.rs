@@ -8,15 +8,28 @@ use signaltty_protocol::PROTOCOL;
 use signaltty_protocol::envelope::{ErrorBody, Response};
 
 /// What a request produces: its result, lines to write right after the response
-/// (a subscription's replay), and whether to close the connection afterwards.
+/// (a subscription's replay from memory), a feed of more lines read as the
+/// client reads (a replay from the journal files), and whether to close the
+/// connection afterwards.
 #[derive(Debug)]
 pub struct Reply {
     /// The method's result as JSON text, or its error.
     pub result: Result<Bytes, Error>,
     /// Lines written right after the response, before any other line.
     pub after: Vec<Bytes>,
+    /// Lines written after those, a batch at a time while the client's unread
+    /// output is low, before any other line.
+    pub feed: Option<Box<dyn ReplayFeed>>,
     /// Close the connection once these lines are written.
     pub close_after: bool,
+}
+
+/// Event lines handed out in batches, on a blocking thread: a replay that is
+/// too long to hold in memory.
+pub trait ReplayFeed: Send + std::fmt::Debug {
+    /// Up to about `max_bytes` of (seq, line), ascending; `None` once the
+    /// feed is over.
+    fn next_batch(&mut self, max_bytes: usize) -> Result<Option<Vec<(u64, Bytes)>>, String>;
 }
 
 impl Reply {
@@ -30,6 +43,7 @@ impl Reply {
         Reply {
             result,
             after: Vec::new(),
+            feed: None,
             close_after: false,
         }
     }
@@ -39,6 +53,7 @@ impl Reply {
         Reply {
             result: Err(e),
             after: Vec::new(),
+            feed: None,
             close_after: false,
         }
     }

@@ -108,15 +108,19 @@ impl DiskHistory {
         Some(Seq(state.retained_after))
     }
 
+    /// Both generations opened together, predecessor first, under the
+    /// rotation lock: later renames do not change what the descriptors read.
+    pub fn open_generations(&self) -> Result<(Option<File>, File), String> {
+        let _files = self.files.lock();
+        let predecessor = File::open(&self.paths.predecessor).ok();
+        let current =
+            File::open(&self.paths.current).map_err(|e| format!("cannot open the journal: {e}"))?;
+        Ok((predecessor, current))
+    }
+
     /// Every record with `after < seq <= through`, predecessor first.
     pub fn read(&self, after: Seq, through: Seq) -> Result<Vec<StoredRecord>, String> {
-        let (predecessor, current) = {
-            let _files = self.files.lock();
-            let predecessor = File::open(&self.paths.predecessor).ok();
-            let current = File::open(&self.paths.current)
-                .map_err(|e| format!("cannot open the journal: {e}"))?;
-            (predecessor, current)
-        };
+        let (predecessor, current) = self.open_generations()?;
         let mut out = Vec::new();
         for (name, file) in [
             ("audit.jsonl.1", predecessor),

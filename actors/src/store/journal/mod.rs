@@ -25,6 +25,7 @@
 
 pub mod clock;
 pub mod file;
+pub mod replay;
 
 use actix::prelude::*;
 use clock::SeqClock;

@@ -114,7 +114,7 @@ fn a_screen_that_matches_nothing_changes_nothing() {
 /// The screen fixtures of Pi, OpenCode and Cursor, by rule id
 /// (docs/screen-rules.md#how-to-test-it).
 #[test]
-fn the_spec_fixtures_pass() {
+fn the_reference_fixtures_pass() {
     use ScreenState::*;
     let id = |kind, screen: &str| {
         state(kind, screen, "")

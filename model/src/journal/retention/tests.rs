@@ -5,7 +5,7 @@
 use super::*;
 
 #[test]
-fn the_record_round_trips_in_the_spec_shape() {
+fn the_record_round_trips_in_the_documented_shape() {
     let r = Retention {
         retained_after: 7,
         predecessor: true,

@@ -5,11 +5,11 @@
 
 use super::{Cx, Reply, Routed, fail, later};
 use crate::actors::connection::ConnHandle;
-use crate::domain::events::{EventFilter, ReplaySource, coverage, finish_replay};
+use crate::domain::events::{EventFilter, ReplaySource, coverage, finish_replay, replay_record};
 use crate::error::Error;
+use crate::store::journal::replay::DiskReplay;
 use bytes::Bytes;
 use signaltty_protocol::Seq;
-use signaltty_protocol::envelope::EventFrame;
 use signaltty_protocol::subscribe::{Replay, ReplayStatus, SubscribeParams, SubscribeResult};
 
 pub(super) fn subscribe(
@@ -43,42 +43,31 @@ pub(super) fn subscribe(
             // Register now, in the same turn as the fence, so live events after
             // `head` are held by the connection until the replay is written.
             cx.events.subscribe(conn, generation, filter.clone(), head);
-            let ring_events = cx.events.ring().matching(after, head, &filter);
             let Some(disk) = cx.events.disk().cloned() else {
                 return fail(Err(Error::JournalFailed("journal history vanished".into())));
             };
-            let read = actix_rt::task::spawn_blocking(move || disk.read(after, head));
+            // Every journal line after `after` is checked and the matching ones
+            // counted before the reply; they are read again as the client reads.
+            let open = actix_rt::task::spawn_blocking(move || {
+                let files = disk.open_generations()?;
+                DiskReplay::counted(files, after, head, filter)
+            });
             later(async move {
-                let read = read.await;
                 let failed = |why: String| {
                     log::error!("replay from the journal failed: {why}");
-                    let (replay, _) = finish_replay(
-                        ReplayStatus::Unavailable,
-                        after,
-                        head,
-                        retained_after,
-                        Vec::new(),
-                    );
+                    let replay =
+                        replay_record(ReplayStatus::Unavailable, after, head, retained_after, 0);
                     not_subscribed(head, replay)
                 };
-                let records = match read {
-                    Ok(Ok(records)) => records,
+                let (feed, returned) = match open.await {
+                    Ok(Ok(opened)) => opened,
                     Ok(Err(why)) => return failed(why),
                     Err(join) => return failed(join.to_string()),
                 };
-                let mut events: Vec<(Seq, Bytes)> = records
-                    .into_iter()
-                    .filter(|r| filter.matches(&r.event, &r.payload))
-                    .map(|r| {
-                        (
-                            Seq(r.seq),
-                            Bytes::from(EventFrame::new(r.event, r.seq, r.payload).to_line()),
-                        )
-                    })
-                    .collect();
-                events.extend(ring_events);
-                let (replay, lines) = finish_replay(status, after, head, retained_after, events);
-                replay_reply(head, replay, lines)
+                let replay = replay_record(status, after, head, retained_after, returned);
+                let mut reply = replay_reply(head, replay, Vec::new());
+                reply.feed = Some(Box::new(feed));
+                reply
             })
         },
         None => {

@@ -179,7 +179,7 @@ fn stat_lines_parse_around_odd_command_names() {
 }
 
 #[test]
-fn exit_codes_follow_spec_section_9() {
+fn exit_codes_follow_the_documented_rules() {
     use nix::sys::signal::Signal;
     use nix::sys::wait::WaitStatus;
     let pid = Pid::from_raw(4242);
