@@ -35,6 +35,7 @@ mod restore;
 mod security;
 mod service;
 mod spawn_env;
+mod state_dir;
 mod states;
 mod tabs;
 mod task_finish;
