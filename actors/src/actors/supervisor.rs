@@ -100,6 +100,8 @@ pub struct Supervisor {
     auto: autoresume::AutoResume,
     /// The tasks' actors and the starts under way.
     tasks: crate::actors::task::ServerTaskBook,
+    /// The monotonic ages of the watched workers' last activity.
+    activity_ages: crate::domain::ages::Ages<signaltty_protocol::PaneId>,
     /// This actor's own address, once it runs.
     me: Option<Addr<Supervisor>>,
     /// The owner of `worktree.*`, once the Supervisor runs.
@@ -150,6 +152,7 @@ impl Supervisor {
             snapshots: persist::Snapshots::with_tail_cap(tail_cap),
             auto: autoresume::AutoResume::default(),
             tasks: crate::actors::task::ServerTaskBook::default(),
+            activity_ages: Default::default(),
             me: None,
             worktrees: None,
         }

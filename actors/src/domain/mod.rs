@@ -3,6 +3,7 @@
 //! registry and the read model, the event ring and filters, the state engine,
 //! the task state machine, layouts, launches and the checkout reservations.
 
+pub mod ages;
 pub mod events;
 pub mod launch;
 pub mod launch_tree;

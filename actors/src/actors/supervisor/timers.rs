@@ -16,28 +16,25 @@ impl Supervisor {
     /// timeout needs input.
     pub(super) fn watch_silent_workers(&mut self) {
         let timeout = self.config.limits.worker_silent_timeout;
-        let now = signaltty_protocol::Timestamp::now().unix_millis();
+        let now = std::time::Instant::now();
         let projection = self.events.projection();
+        let ages = &mut self.activity_ages;
+        let mut watched = std::collections::HashSet::new();
         let silent: Vec<_> = projection
             .tasks()
             .into_iter()
             .filter(|t| t.state == signaltty_protocol::task::TaskState::Working)
             .filter(|t| {
-                let last = t
-                    .pane_id
-                    .as_ref()
-                    .and_then(|p| projection.pane(p))
-                    .and_then(|p| p.last_activity_at.unix_millis());
-                match (last, now) {
-                    (Some(last), Some(now)) => {
-                        now.saturating_sub(last)
-                            >= i64::try_from(timeout.as_millis()).unwrap_or(i64::MAX)
-                    },
-                    _ => false,
-                }
+                let Some(pane) = t.pane_id.as_ref().and_then(|p| projection.pane(p)) else {
+                    return false;
+                };
+                watched.insert(pane.id.clone());
+                // Monotonic: a step of the wall clock moves no task.
+                ages.age(&pane.id, Some(&pane.last_activity_at), now) >= timeout
             })
             .map(|t| t.id.clone())
             .collect();
+        ages.retain(|p| watched.contains(p));
         for id in silent {
             if let Some(actor) = self.tasks.get(&id) {
                 actor.do_send(crate::actors::task::Transition {

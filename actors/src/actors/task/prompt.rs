@@ -16,13 +16,14 @@ use super::TaskActor;
 use crate::actors::pane::{GetPane, ReadPane};
 use crate::actors::services::{PaneView, ViewPane};
 use crate::actors::submit::{Gate, SERVER_CONN, Typed, activity_gate, type_prompt};
+use crate::domain::ages::Ages;
 use crate::error::Error;
 use actix::prelude::*;
 use serde_json::{Value, json};
+use signaltty_protocol::PaneId;
 use signaltty_protocol::pane::{AgentKind, Lifecycle, LiveState, Pane, ReadMode};
 use signaltty_protocol::state::PaneSubmitResult;
 use signaltty_protocol::task::TaskState;
-use signaltty_protocol::{PaneId, Timestamp};
 use std::pin::Pin;
 use std::time::{Duration, Instant};
 
@@ -33,12 +34,20 @@ const READY_POLL: Duration = Duration::from_millis(50);
 const SCREEN_TAIL_LINES: usize = 20;
 
 /// How long an idle worker's screen must have been quiet before the prompt
-/// is typed into it, in ms.
-const QUIET: i64 = 500;
+/// is typed into it.
+const QUIET: Duration = Duration::from_millis(500);
 
 /// How long an idle worker is waited for to go quiet at most, in ms: an
 /// agent whose idle screen animates is typed into after this.
-const IDLE_AT_MOST: i64 = 3000;
+const IDLE_AT_MOST: Duration = Duration::from_millis(3000);
+
+/// The moments of a pane the ready wait times, by their monotonic ages
+/// (docs/tasks.md#the-silent-worker-watchdog).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Moment {
+    LastActivity,
+    LifecycleSince,
+}
 
 /// What the first prompt needs.
 #[derive(Debug, Clone)]
@@ -61,6 +70,8 @@ struct Run {
     deadline: Instant,
     /// The task says already what it waits for.
     explained: bool,
+    /// How long the pane has been quiet, and in its lifecycle.
+    ages: Ages<Moment>,
 }
 
 type Step = Pin<Box<dyn ActorFuture<TaskActor, Output = ()>>>;
@@ -76,14 +87,15 @@ enum Ready {
     Again,
 }
 
-fn ready_state(view: &PaneView) -> Ready {
+fn ready_state(view: &PaneView, ages: &mut Ages<Moment>) -> Ready {
     match &view.pane {
         None => Ready::Fail(json!({"stage": "ready_timeout", "error": "pane missing"})),
         Some(pane) if pane.live != LiveState::Live || pane.lifecycle == Lifecycle::Exited => {
             Ready::Fail(json!({"stage": "ready_timeout", "error": "pane exited"}))
         },
         Some(pane)
-            if matches!(pane.lifecycle, Lifecycle::Idle | Lifecycle::Done) && settled(pane) =>
+            if matches!(pane.lifecycle, Lifecycle::Idle | Lifecycle::Done)
+                && settled(pane, ages, Instant::now()) =>
         {
             Ready::Go
         },
@@ -96,16 +108,10 @@ fn ready_state(view: &PaneView) -> Ready {
 /// draws. A screen rule can read a booting agent as idle before its input
 /// box reads keys (Codex's idle fallback matches any screen); a prompt pasted
 /// then is lost.
-fn settled(pane: &Pane) -> bool {
-    let Some(now) = Timestamp::now().unix_millis() else {
-        return true;
-    };
-    let since = |t: Option<&Timestamp>| {
-        t.and_then(|t| t.unix_millis())
-            .map_or(i64::MAX, |t| now.saturating_sub(t))
-    };
-    since(Some(&pane.last_activity_at)) >= QUIET
-        || since(pane.lifecycle_since.as_ref()) >= IDLE_AT_MOST
+fn settled(pane: &Pane, ages: &mut Ages<Moment>, now: Instant) -> bool {
+    let quiet = ages.age(&Moment::LastActivity, Some(&pane.last_activity_at), now);
+    let idle = ages.age(&Moment::LifecycleSince, pane.lifecycle_since.as_ref(), now);
+    quiet >= QUIET || idle >= IDLE_AT_MOST
 }
 
 /// What a `pending` task says it waits for when its worker is a program
@@ -156,6 +162,7 @@ impl TaskActor {
             p,
             deadline,
             explained: false,
+            ages: Ages::default(),
         }));
     }
 
@@ -177,11 +184,11 @@ impl TaskActor {
         let (true, Some(view)) = (self.pending(), view) else {
             return stop();
         };
-        match ready_state(&view) {
+        let mut run = run;
+        match ready_state(&view, &mut run.ages) {
             Ready::Fail(reason) => self.settle(TaskState::Failed, reason),
             Ready::Go => self.submit(run, view),
             Ready::Again if Instant::now() < run.deadline => {
-                let mut run = run;
                 if !run.explained
                     && let Some(reason) = view.pane.as_ref().and_then(never_ready)
                 {
