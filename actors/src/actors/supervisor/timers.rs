@@ -16,25 +16,21 @@ impl Supervisor {
     /// timeout needs input.
     pub(super) fn watch_silent_workers(&mut self) {
         let timeout = self.config.limits.worker_silent_timeout;
-        let now = std::time::Instant::now();
         let projection = self.events.projection();
-        let ages = &mut self.activity_ages;
-        let mut watched = std::collections::HashSet::new();
-        let silent: Vec<_> = projection
+        let working = projection
             .tasks()
             .into_iter()
             .filter(|t| t.state == signaltty_protocol::task::TaskState::Working)
-            .filter(|t| {
-                let Some(pane) = t.pane_id.as_ref().and_then(|p| projection.pane(p)) else {
-                    return false;
-                };
-                watched.insert(pane.id.clone());
-                // Monotonic: a step of the wall clock moves no task.
-                ages.age(&pane.id, Some(&pane.last_activity_at), now) >= timeout
-            })
-            .map(|t| t.id.clone())
-            .collect();
-        ages.retain(|p| watched.contains(p));
+            .filter_map(|t| {
+                let pane = t.pane_id.as_ref().and_then(|p| projection.pane(p))?;
+                Some((t.id.clone(), pane))
+            });
+        let silent = silent_workers(
+            working,
+            &mut self.activity_ages,
+            std::time::Instant::now(),
+            timeout,
+        );
         for id in silent {
             if let Some(actor) = self.tasks.get(&id) {
                 actor.do_send(crate::actors::task::Transition {
@@ -81,3 +77,29 @@ impl Supervisor {
         }));
     }
 }
+
+/// The tasks among `working` (a task and its worker pane) whose worker has
+/// shown the same `last_activity_at` for `timeout` of monotonic time as of
+/// `now`; panes no longer watched are forgotten. A step of the wall clock
+/// changes no answer: the timestamp is only compared for a change.
+pub(super) fn silent_workers<'p, T>(
+    working: impl IntoIterator<Item = (T, &'p signaltty_protocol::pane::Pane)>,
+    ages: &mut crate::domain::ages::Ages<signaltty_protocol::PaneId>,
+    now: std::time::Instant,
+    timeout: std::time::Duration,
+) -> Vec<T> {
+    let mut watched = std::collections::HashSet::new();
+    let silent = working
+        .into_iter()
+        .filter(|(_, pane)| {
+            watched.insert(pane.id.clone());
+            ages.age(&pane.id, Some(&pane.last_activity_at), now) >= timeout
+        })
+        .map(|(task, _)| task)
+        .collect();
+    ages.retain(|p| watched.contains(p));
+    silent
+}
+
+#[cfg(test)]
+mod tests;
