@@ -116,6 +116,22 @@ fn a_bad_record_in_the_range_or_a_line_without_a_seq_is_an_error() {
 }
 
 #[test]
+fn a_seq_that_does_not_rise_inside_the_range_is_an_error() {
+    // A bit flipped after the journal was opened turned seq 13 into 11.
+    let g = generation(1..=12) + &record(11, "workspace.renamed", json!({})) + &generation(14..=15);
+    let err = replay(vec![g.clone()], 0, 15, all())
+        .count()
+        .expect_err("disorder");
+    assert!(err.contains("line 13: seq 11 is not above 12"), "{err}");
+    // Across generations too, and in the second pass.
+    let gens = vec![generation(1..=5), generation(5..=6)];
+    assert!(replay(gens.clone(), 0, 6, all()).count().is_err());
+    assert!(replay(gens, 0, 6, all()).batch(1 << 20).is_err());
+    // Before the range, it is not this replay's concern.
+    assert_eq!(replay(vec![g], 12, 15, all()).count(), Ok(2));
+}
+
+#[test]
 fn a_frame_is_the_live_frame_of_the_event_byte_for_byte() {
     let payload = json!({"workspace_id": "ws_1", "name": "a \"quoted\" ü", "n": [1, 2.5, null]});
     let g = record(7, "workspace.renamed", payload.clone());
