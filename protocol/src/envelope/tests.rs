@@ -80,6 +80,24 @@ fn check(line: &[u8]) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+/// Found by the mutated lines: an absent `name` was written as `null`, which
+/// reads back as "clear the name" (docs/methods.md#panerename).
+#[test]
+fn a_rename_without_a_name_reads_back_without_one() {
+    let line =
+        r#"{"protocol":"signaltty/1","id":"1","method":"pane.rename","params":{"pane_id":"p"}}"#;
+    let request = Request::parse(line.as_bytes()).expect("parses");
+    assert!(
+        !request.to_line().contains("\"name\""),
+        "{}",
+        request.to_line()
+    );
+    assert_eq!(Request::parse(request.to_line().as_bytes()), Ok(request));
+    let cleared = line.replace(r#""p"}"#, r#""p","name":null}"#);
+    let request = Request::parse(cleared.as_bytes()).expect("parses");
+    assert_eq!(Request::parse(request.to_line().as_bytes()), Ok(request));
+}
+
 proptest! {
     #![proptest_config(config(512))]
 
