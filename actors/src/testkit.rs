@@ -1,8 +1,8 @@
 //! Test helpers: a config on temp directories, a probe connection that records
 //! what it is sent, and a Supervisor on a memory journal to send requests to.
 //! The probe Supervisor a pane publishes to, the fake PTY, the fake `Os`, the
-//! journal stores that gate, record or fail their appends, and the task fakes
-//! have files of their own.
+//! journal stores that gate, record or fail their appends, the task fakes and
+//! the settings of generated-input properties have files of their own.
 
 use crate::actors::connection::{CloseConnection, Deliver, DeliverPty, Drain};
 use crate::actors::connection::{ConnHandle, ConnId};
@@ -14,6 +14,7 @@ use signaltty_model::settings::Limits;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+pub mod generated;
 mod journal;
 mod os;
 mod pty;

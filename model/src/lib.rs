@@ -10,6 +10,8 @@
 pub mod agents;
 pub mod client;
 pub mod env;
+#[cfg(test)]
+mod generated;
 pub mod integration;
 pub mod journal;
 pub mod settings;

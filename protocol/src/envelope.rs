@@ -260,3 +260,6 @@ fn line_of<T: Serialize>(value: &T) -> Vec<u8> {
     out.push(b'\n');
     out
 }
+
+#[cfg(test)]
+mod tests;

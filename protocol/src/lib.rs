@@ -10,6 +10,8 @@ pub mod diff;
 pub mod envelope;
 pub mod error;
 pub mod event;
+#[cfg(test)]
+mod generated;
 pub mod ids;
 pub mod layout;
 pub mod method;

@@ -306,7 +306,11 @@ pub struct PaneRenameParams {
     pub pane_id: PaneRef,
     /// The new name (`[a-z][a-z0-9_-]*`, ≤ 32 bytes), or `null` to clear; absent
     /// is an error.
-    #[serde(default, deserialize_with = "present_or_null")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        deserialize_with = "present_or_null"
+    )]
     pub name: Option<Option<String>>,
 }
 

@@ -54,6 +54,9 @@ pub struct Replay<R> {
     filter: EventFilter,
     line: Vec<u8>,
     done: bool,
+    /// The seq of the last record read in the range (`after` before the
+    /// first): a record in the range must be above it.
+    last: u64,
 }
 
 /// A replay over the journal's own files.
@@ -88,6 +91,7 @@ impl DiskReplay {
         }
         self.at = 0;
         self.done = false;
+        self.last = self.after.0;
         Ok(())
     }
 }
@@ -116,6 +120,7 @@ impl<R: Read> Replay<R> {
             filter,
             line: Vec::new(),
             done: false,
+            last: after.0,
         }
     }
 
@@ -198,6 +203,16 @@ impl<R: Read> Replay<R> {
                 self.done = true;
                 return Ok(false);
             }
+            if record.seq <= self.last {
+                // A file damaged since it was opened: the replay is ascending
+                // without duplicates (docs/persistence.md#order-on-one-connection)
+                // or it is not sent.
+                return Err(format!(
+                    "{name} line {number}: seq {} is not above {}",
+                    record.seq, self.last
+                ));
+            }
+            self.last = record.seq;
             if self.passes(&record) {
                 matched(record.seq, &record.event, record.payload);
             }

@@ -1,5 +1,6 @@
 //! Reading journal files back: clean files, torn and zero-filled tails, bad
-//! lines and disorder, continuity across files, and range reads.
+//! lines and disorder, continuity across files, and range reads, by example
+//! and over generated journals cut, flipped or followed by garbage.
 
 use super::*;
 
@@ -79,4 +80,148 @@ fn range_reads_return_only_records_inside_the_window() {
             .len(),
         1
     );
+}
+
+// Generated inputs: valid journals, then cut, flipped or followed by garbage.
+
+use crate::generated::config;
+use proptest::prelude::*;
+
+/// A valid journal: strictly increasing seqs, payloads with any text.
+fn journal() -> impl Strategy<Value = (Vec<StoredRecord>, Vec<u8>)> {
+    let record = (
+        1u64..4,
+        proptest::sample::select(&["workspace.renamed", "pane.created", "task.updated"][..]),
+        ".{0,24}",
+        proptest::option::of(Just("2026-12-02T00:00:00.000Z".to_owned())),
+    );
+    (0u64..3, proptest::collection::vec(record, 0..24)).prop_map(|(start, specs)| {
+        let mut seq = start;
+        let mut records = Vec::new();
+        let mut bytes = Vec::new();
+        for (gap, event, text, at) in specs {
+            seq += gap;
+            let r = StoredRecord {
+                seq,
+                event: event.to_owned(),
+                payload: serde_json::json!({"workspace_id": format!("ws_{seq}"), "name": text}),
+                at,
+            };
+            bytes.extend(serde_json::to_vec(&r).expect("a record serialises"));
+            bytes.push(b'\n');
+            records.push(r);
+        }
+        (records, bytes)
+    })
+}
+
+/// What happens to the file.
+#[derive(Debug, Clone)]
+enum Damage {
+    Truncate(prop::sample::Index),
+    Flip(prop::sample::Index, u8),
+    Append(Vec<u8>),
+}
+
+fn damage() -> impl Strategy<Value = Damage> {
+    prop_oneof![
+        any::<prop::sample::Index>().prop_map(Damage::Truncate),
+        (any::<prop::sample::Index>(), 0u8..8).prop_map(|(i, bit)| Damage::Flip(i, bit)),
+        proptest::collection::vec(
+            prop_oneof![Just(b'\n'), Just(b'{'), Just(0u8), any::<u8>()],
+            0..64
+        )
+        .prop_map(Damage::Append),
+    ]
+}
+
+/// The damaged bytes and the offset of the first byte that differs from the
+/// valid file (its length when only bytes were added).
+fn damaged(bytes: &[u8], damage: &Damage) -> (Vec<u8>, usize) {
+    let mut out = bytes.to_vec();
+    match damage {
+        Damage::Truncate(i) => {
+            let at = i.index(bytes.len() + 1);
+            out.truncate(at);
+            (out, at)
+        },
+        Damage::Flip(i, bit) if !bytes.is_empty() => {
+            let at = i.index(bytes.len());
+            out[at] ^= 1 << bit;
+            (out, at)
+        },
+        Damage::Flip(..) => (out, 0),
+        Damage::Append(garbage) => {
+            out.extend_from_slice(garbage);
+            (out, bytes.len())
+        },
+    }
+}
+
+/// How many whole lines of `bytes` end before `offset`.
+fn intact_lines(bytes: &[u8], offset: usize) -> usize {
+    bytes[..offset.min(bytes.len())]
+        .iter()
+        .filter(|b| **b == b'\n')
+        .count()
+}
+
+proptest! {
+    #![proptest_config(config(512))]
+
+    /// Any damage: the scan's lengths add up, every line before the damage is
+    /// still valid and in order, and a file the scan calls valid gives every
+    /// one of its records to a range read.
+    #[test]
+    fn a_damaged_journal_keeps_its_valid_prefix((records, bytes) in journal(), damage in damage()) {
+        let (bytes_after, offset) = damaged(&bytes, &damage);
+        let s = scan(&bytes_after);
+        prop_assert_eq!(s.complete_len + s.torn_bytes, bytes_after.len() as u64);
+        let complete = s.complete_len as usize;
+        prop_assert!(complete == 0 || bytes_after[complete - 1] == b'\n');
+        prop_assert!(!bytes_after[complete..].contains(&b'\n'));
+        prop_assert_eq!(s.lines, intact_lines(&bytes_after, bytes_after.len()));
+        let intact = intact_lines(&bytes, offset);
+        prop_assert!(s.invalid.iter().chain(&s.out_of_order).all(|n| *n > intact && *n <= s.lines));
+        if intact > 0 {
+            prop_assert_eq!(s.first_seq, Some(records[0].seq));
+        }
+        if let Damage::Truncate(_) = damage {
+            prop_assert!(s.is_valid());
+            prop_assert_eq!(s.lines, intact);
+            prop_assert_eq!(s.last_seq, intact.checked_sub(1).map(|i| records[i].seq));
+        }
+        match records_in_range(&bytes_after, Seq(0), Seq(u64::MAX)) {
+            Ok(read) => {
+                prop_assert!(read.len() >= intact);
+                prop_assert_eq!(&read[..intact], &records[..intact]);
+                if s.is_valid() {
+                    let zero = usize::from(s.first_seq == Some(0));
+                    prop_assert_eq!(read.len() + zero, s.lines);
+                    prop_assert_eq!(read.last().map(|r| r.seq), s.last_seq.filter(|_| !read.is_empty()));
+                }
+            },
+            Err(e) => prop_assert!(!s.is_valid(), "a valid file fails a range read: {e}"),
+        }
+    }
+
+    /// A range read of a valid journal, cut anywhere, returns exactly the
+    /// complete records in the window.
+    #[test]
+    fn a_range_read_returns_exactly_the_window(
+        (records, bytes) in journal(),
+        cut in any::<prop::sample::Index>(),
+        after in 0u64..40,
+        width in 0u64..40,
+    ) {
+        let at = cut.index(bytes.len() + 1);
+        let through = after + width;
+        let complete = intact_lines(&bytes, at);
+        let expected: Vec<&StoredRecord> = records[..complete]
+            .iter()
+            .filter(|r| r.seq > after && r.seq <= through)
+            .collect();
+        let read = records_in_range(&bytes[..at], Seq(after), Seq(through)).expect("valid");
+        prop_assert_eq!(read.iter().collect::<Vec<_>>(), expected);
+    }
 }

@@ -1,9 +1,10 @@
 //! Tests of the headless terminal: the ring's acceptance cases of
 //! docs/terminal.md#acceptance-cases, the scanner cases, properties over
-//! generated streams and the memory bound.
+//! generated streams (seeded, and with shrinking) and the memory bound.
 
 mod export;
 mod fixtures;
+mod generated;
 mod props;
 mod restore;
 mod scanner;

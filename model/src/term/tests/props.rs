@@ -500,7 +500,7 @@ pub(super) fn vt_stream(rng: &mut Rng, tokens: usize) -> Vec<u8> {
 }
 
 /// The rows of both emulators, as text.
-fn both_rows(ours: &Terminal, theirs: &vt100::Parser) -> (Vec<String>, Vec<String>) {
+pub(super) fn both_rows(ours: &Terminal, theirs: &vt100::Parser) -> (Vec<String>, Vec<String>) {
     let (rows, cols) = ours.size();
     let expected = theirs
         .screen()

@@ -1,6 +1,7 @@
 //! The streamed replay over in-memory generations: the range, the filter,
 //! both generations in order, batches by size, a growing last line, bad
-//! records refused, and frames byte for byte those of a live event.
+//! records refused, frames byte for byte those of a live event, and damaged
+//! generated journals.
 
 use super::*;
 use serde_json::json;
@@ -115,6 +116,22 @@ fn a_bad_record_in_the_range_or_a_line_without_a_seq_is_an_error() {
 }
 
 #[test]
+fn a_seq_that_does_not_rise_inside_the_range_is_an_error() {
+    // A bit flipped after the journal was opened turned seq 13 into 11.
+    let g = generation(1..=12) + &record(11, "workspace.renamed", json!({})) + &generation(14..=15);
+    let err = replay(vec![g.clone()], 0, 15, all())
+        .count()
+        .expect_err("disorder");
+    assert!(err.contains("line 13: seq 11 is not above 12"), "{err}");
+    // Across generations too, and in the second pass.
+    let gens = vec![generation(1..=5), generation(5..=6)];
+    assert!(replay(gens.clone(), 0, 6, all()).count().is_err());
+    assert!(replay(gens, 0, 6, all()).batch(1 << 20).is_err());
+    // Before the range, it is not this replay's concern.
+    assert_eq!(replay(vec![g], 12, 15, all()).count(), Ok(2));
+}
+
+#[test]
 fn a_frame_is_the_live_frame_of_the_event_byte_for_byte() {
     let payload = json!({"workspace_id": "ws_1", "name": "a \"quoted\" ü", "n": [1, 2.5, null]});
     let g = record(7, "workspace.renamed", payload.clone());
@@ -147,4 +164,167 @@ fn memory_stays_one_line_whatever_the_journal() {
         "one line's buffer: {}",
         r.line.capacity()
     );
+}
+
+// Generated inputs: valid journals in two generations, then cut, flipped or
+// followed by garbage.
+
+use crate::testkit::generated::config;
+use proptest::prelude::*;
+use signaltty_model::journal::history;
+
+/// A valid journal's bytes: strictly increasing seqs, payloads with any text.
+fn journal() -> impl Strategy<Value = Vec<u8>> {
+    let spec = (
+        1u64..4,
+        proptest::sample::select(&["workspace.renamed", "pane.created", "task.updated"][..]),
+        ".{0,24}",
+    );
+    (0u64..3, proptest::collection::vec(spec, 0..24)).prop_map(|(start, specs)| {
+        let mut seq = start;
+        let mut out = String::new();
+        for (gap, event, text) in specs {
+            seq += gap;
+            out.push_str(&record(
+                seq,
+                event,
+                json!({"task_id": "task_a", "name": text}),
+            ));
+        }
+        out.into_bytes()
+    })
+}
+
+/// What happens to the bytes: cut at, a bit flipped at, or garbage added.
+#[derive(Debug, Clone)]
+enum Damage {
+    None,
+    Truncate(prop::sample::Index),
+    Flip(prop::sample::Index, u8),
+    Append(Vec<u8>),
+}
+
+fn damage() -> impl Strategy<Value = Damage> {
+    prop_oneof![
+        Just(Damage::None),
+        any::<prop::sample::Index>().prop_map(Damage::Truncate),
+        (any::<prop::sample::Index>(), 0u8..8).prop_map(|(i, bit)| Damage::Flip(i, bit)),
+        proptest::collection::vec(prop_oneof![Just(b'\n'), Just(b'{'), any::<u8>()], 0..64)
+            .prop_map(Damage::Append),
+    ]
+}
+
+/// The damaged bytes and the offset of the first byte that differs.
+fn damaged(mut bytes: Vec<u8>, damage: &Damage) -> (Vec<u8>, usize) {
+    let len = bytes.len();
+    match damage {
+        Damage::None => (bytes, len),
+        Damage::Truncate(i) => {
+            let at = i.index(len + 1);
+            bytes.truncate(at);
+            (bytes, at)
+        },
+        Damage::Flip(i, bit) if len > 0 => {
+            let at = i.index(len);
+            bytes[at] ^= 1 << bit;
+            (bytes, at)
+        },
+        Damage::Flip(..) => (bytes, 0),
+        Damage::Append(garbage) => {
+            bytes.extend_from_slice(garbage);
+            (bytes, len)
+        },
+    }
+}
+
+/// The offset after the `n`-th newline of `bytes` (0 for none).
+fn after_lines(bytes: &[u8], n: usize) -> usize {
+    if n == 0 {
+        return 0;
+    }
+    bytes
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| **b == b'\n')
+        .nth(n - 1)
+        .map_or(bytes.len(), |(i, _)| i + 1)
+}
+
+/// A replay of `bytes` split into two generations after one of its lines.
+fn split_replay(
+    bytes: &[u8],
+    split: prop::sample::Index,
+    after: u64,
+    through: u64,
+) -> Replay<Cursor<Vec<u8>>> {
+    let lines = bytes.iter().filter(|b| **b == b'\n').count();
+    let at = after_lines(bytes, split.index(lines + 1));
+    let mut sources = Vec::new();
+    if at > 0 {
+        sources.push(("audit.jsonl.1", Cursor::new(bytes[..at].to_vec())));
+    }
+    sources.push(("audit.jsonl", Cursor::new(bytes[at..].to_vec())));
+    Replay::new(sources, Seq(after), Seq(through), all())
+}
+
+proptest! {
+    #![proptest_config(config(256))]
+
+    /// Any damage: the replay errs or hands out, in order and inside the
+    /// range, at least every record before the damage; on a file the scan
+    /// calls valid it hands out exactly the range, each frame carrying its
+    /// record, and its count agrees.
+    #[test]
+    fn a_damaged_journal_replays_its_valid_prefix_or_fails(
+        bytes in journal(),
+        damage in damage(),
+        split in any::<prop::sample::Index>(),
+        after in 0u64..30,
+        width in 0u64..40,
+        batch in 1usize..4096,
+    ) {
+        let (damaged_bytes, offset) = damaged(bytes.clone(), &damage);
+        let through = after + width;
+        let count = split_replay(&damaged_bytes, split, after, through).count();
+        let mut r = split_replay(&damaged_bytes, split, after, through);
+        let mut frames = Vec::new();
+        let drained = loop {
+            match r.batch(batch) {
+                Ok(Some(b)) if !b.is_empty() => frames.extend(b),
+                Ok(_) => break Ok(()),
+                Err(e) => break Err(e),
+            }
+        };
+        // The records in the range of the lines the damage left whole.
+        let intact = bytes[..offset].iter().filter(|b| **b == b'\n').count();
+        let prefix: Vec<u64> =
+            history::records_in_range(&bytes[..after_lines(&bytes, intact)], Seq(after), Seq(through))
+                .expect("a valid journal")
+                .into_iter()
+                .map(|rec| rec.seq)
+                .collect();
+        let seqs: Vec<u64> = frames.iter().map(|(s, _)| *s).collect();
+        if drained.is_ok() {
+            prop_assert_eq!(count.as_ref().ok(), Some(&seqs.len()));
+            prop_assert!(seqs.windows(2).all(|w| w[0] < w[1]));
+            prop_assert!(seqs.iter().all(|s| *s > after && *s <= through));
+            prop_assert!(seqs.len() >= prefix.len());
+            prop_assert_eq!(&seqs[..prefix.len()], &prefix[..]);
+        }
+        if history::scan(&damaged_bytes).is_valid() {
+            let expected = history::records_in_range(&damaged_bytes, Seq(after), Seq(through))
+                .expect("a valid journal");
+            prop_assert!(drained.is_ok(), "a valid journal fails: {drained:?}");
+            prop_assert_eq!(seqs, expected.iter().map(|rec| rec.seq).collect::<Vec<_>>());
+            for ((seq, frame), rec) in frames.iter().zip(&expected) {
+                let line = std::str::from_utf8(frame).expect("UTF-8");
+                let Ok(signaltty_protocol::ServerLine::Event(e)) =
+                    signaltty_protocol::ServerLine::parse(line.trim_end())
+                else {
+                    return Err(TestCaseError::fail(format!("not an event: {line}")));
+                };
+                prop_assert_eq!((e.seq, &e.event, &e.payload), (*seq, &rec.event, &rec.payload));
+            }
+        }
+    }
 }

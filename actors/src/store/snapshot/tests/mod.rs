@@ -1,6 +1,8 @@
 //! Snapshot tests: saving, the two generations, loading and moving aside a
-//! file that cannot be used. The tails are tested in `tail.rs`.
+//! file that cannot be used. The tails are tested in `tail.rs`, generated
+//! damage to a saved snapshot in `generated.rs`.
 
+mod generated;
 mod tail;
 
 use super::file::{load_at, utc_basic};

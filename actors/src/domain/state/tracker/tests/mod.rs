@@ -2,10 +2,11 @@
 //! functions. Timers are never waited for: a test fires the timer the tracker
 //! asked for by handing it back to `on_timer`. This file holds the harness, hooks
 //! against the screen, and the process's exit, resume and refresh; questions,
-//! unhooked panes, Cursor's approvals and the hook vocabulary have files of
-//! their own.
+//! unhooked panes, Cursor's approvals, the hook vocabulary and generated hook
+//! payloads have files of their own.
 
 mod approval;
+mod generated;
 mod questions;
 mod unhooked;
 mod vocabulary;
