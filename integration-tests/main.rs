@@ -19,6 +19,7 @@ mod doctor;
 mod failed_spawn;
 mod first_hour;
 mod flood;
+mod full_disk;
 mod hooks;
 mod integration;
 mod journal;

@@ -5,46 +5,7 @@
 //! (it runs as root in CI) and always unmounts it.
 
 use crate::support::life::Life;
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-/// A tmpfs mounted at a path for the test's lifetime.
-struct Mount(PathBuf);
-
-impl Mount {
-    #[track_caller]
-    fn tmpfs(at: &Path, options: &str) -> Mount {
-        std::fs::create_dir_all(at).unwrap_or_else(|e| panic!("{}: {e}", at.display()));
-        mount(&["-t", "tmpfs", "-o", options, "tmpfs"], at);
-        Mount(at.to_path_buf())
-    }
-
-    #[track_caller]
-    fn remount(&self, options: &str) {
-        mount(&["-o", &format!("remount,{options}")], &self.0);
-    }
-}
-
-impl Drop for Mount {
-    fn drop(&mut self) {
-        let _ = Command::new("umount").arg("-l").arg(&self.0).status();
-    }
-}
-
-#[track_caller]
-fn mount(args: &[&str], at: &Path) {
-    let out = Command::new("mount")
-        .args(args)
-        .arg(at)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run mount: {e}"));
-    assert!(
-        out.status.success(),
-        "mount {args:?} {} failed (these tests need root): {}",
-        at.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
+use crate::support::mount::Mount;
 
 #[test]
 fn a_state_dir_on_a_read_only_filesystem_is_refused_at_start_with_the_path_and_the_reason() {

@@ -21,13 +21,16 @@ mod pty;
 mod publish;
 pub mod tasks;
 
-pub use journal::{FailingStore, GatedStore};
+pub use journal::{FailingStore, FullDiskStore, GatedStore};
 pub use os::fake_os;
 pub use pty::{FakePty, FakeWrites};
 pub use publish::{PublishProbe, Published};
 
-/// A config whose paths point into `dir`.
+/// A config whose paths point into `dir` (the state directory exists, as
+/// the server makes it at start).
 pub fn config(dir: &std::path::Path) -> Config {
+    // A test's temporary directory: nothing to recover from if it fails.
+    let _ = std::fs::create_dir_all(dir.join("state"));
     Config {
         agents_dir: None,
         agents: signaltty_model::agents::AgentRules::default(),

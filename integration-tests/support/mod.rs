@@ -8,6 +8,7 @@ pub mod agents;
 pub mod client;
 pub mod git;
 pub mod life;
+pub mod mount;
 pub mod process;
 pub mod tmux;
 

@@ -80,6 +80,7 @@ events! {
     TaskResult = "task.result" { task_id: crate::ids::TaskId, context_id: crate::ids::ContextId, result: crate::task::TaskResult },
     GitBranchChanged = "git.branch_changed" { workspace_id: WorkspaceId, branch: Option<String> },
     ServerWillShutdown = "server.will_shutdown" {},
+    JournalGap = "journal.gap" { first_seq: u64, last_seq: u64, lost: u64, reason: String },
 }
 
 impl Event {

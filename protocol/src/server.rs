@@ -50,6 +50,49 @@ pub struct ServerStatusResult {
     /// The last in-place upgrade, as the binary that took over saw it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_upgrade: Option<UpgradeReport>,
+    /// Whether the state directory takes writes; absent from older servers
+    /// (docs/reliability.md#a-full-disk).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub storage: Option<StorageStatus>,
+}
+
+/// Whether the server can record state events in its state directory
+/// (docs/reliability.md#a-full-disk).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct StorageStatus {
+    /// `ok`, or `degraded`: changes are refused with `IO_ERROR` and what the
+    /// agents do is held until writes succeed again.
+    pub state: String,
+    /// The state directory.
+    pub dir: String,
+    /// Bytes free for the server's user in the state directory's filesystem,
+    /// when it could be read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub free_bytes: Option<u64>,
+    /// Why it is degraded: `no_space`, `quota`, `read_only`, `vanished` or
+    /// `io`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// The file or directory that could not be written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// The error as the system gave it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// When it began.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since: Option<crate::time::Timestamp>,
+    /// State events held in memory, to be recorded when writes succeed.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub held_events: u64,
+    /// State events dropped past the hold bound since the server started;
+    /// each run of them is recorded as a `journal.gap`.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub lost_events: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// `server.upgrade` params (docs/upgrade.md).

@@ -12,6 +12,7 @@ mod input;
 mod keys;
 pub mod model;
 mod preview;
+mod storage;
 mod trace;
 pub mod view;
 
@@ -55,6 +56,8 @@ pub enum Input {
     Feed(FeedNews),
     Preview(PreviewNews),
     Done(Done),
+    /// The state directory does not take writes (`None`: it does again).
+    Storage(Option<signaltty_protocol::server::StorageStatus>),
 }
 
 struct App {
@@ -79,6 +82,7 @@ pub fn run(global: &Global, options: Options) -> i32 {
     let (tx, rx) = channel();
     let last_seq = Arc::new(AtomicU64::new(0));
     feed::spawn(socket.clone(), tx.clone(), last_seq.clone());
+    storage::watch(socket.clone(), tx.clone());
     let keys = input::KeyReader::start(tx.clone());
     let mut app = App {
         board: Board::new(socket.display().to_string()),
@@ -234,6 +238,7 @@ impl App {
             Input::Term(_) => {},
             Input::Feed(news) => self.feed(news),
             Input::Preview(news) => self.preview_news(news),
+            Input::Storage(storage) => self.board.storage = storage,
             Input::Done(done) => {
                 if let Some(pane) = &done.select {
                     self.board.select(pane);

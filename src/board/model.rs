@@ -142,6 +142,9 @@ pub struct Board {
     /// The socket the board talks to.
     pub socket: String,
     pub conn: Conn,
+    /// The state directory takes no writes: changes are refused
+    /// (docs/reliability.md#a-full-disk).
+    pub storage: Option<signaltty_protocol::server::StorageStatus>,
     /// The seq of the newest event applied (for the replay after a reconnect).
     pub seq: u64,
     pub selected: Option<PaneId>,
@@ -185,6 +188,7 @@ impl Board {
             panes: HashMap::new(),
             socket,
             conn: Conn::Connecting,
+            storage: None,
             seq: 0,
             selected: None,
             filter_text: String::new(),
@@ -292,6 +296,7 @@ impl Board {
             Event::PaneExited { .. } | Event::WorkspaceTurnStarted { .. } => {},
             Event::PtyData { .. }
             | Event::ServerWillShutdown {}
+            | Event::JournalGap { .. }
             | Event::WorktreeChanged { .. } => {},
             other => {
                 if let Some(pane) = other.carried_pane() {

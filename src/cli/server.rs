@@ -55,6 +55,21 @@ pub fn status(global: &Global) -> i32 {
                     say!("  ! kept for you to look at: {path}");
                 }
             }
+            if let Some(st) = s.storage.as_ref().filter(|st| st.state != "ok") {
+                say!(
+                    "  ! storage degraded since {}: {} cannot be written ({}: {}); changes are refused, the agents keep running and {} event(s) are held until it can{}",
+                    st.since.as_ref().map(|t| t.as_str()).unwrap_or("now"),
+                    st.path.as_deref().unwrap_or(&st.dir),
+                    st.reason.as_deref().unwrap_or("io"),
+                    st.error.as_deref().unwrap_or("write failed"),
+                    st.held_events,
+                    if st.lost_events > 0 {
+                        format!("; {} dropped past the hold bound", st.lost_events)
+                    } else {
+                        String::new()
+                    }
+                );
+            }
             if let Some(file) = &s.config_file {
                 say!("  config {file}");
             }

@@ -125,6 +125,11 @@ impl Supervisor {
                 config.limits.ring_events,
                 config.limits.subscriber_mailbox,
                 disk,
+                crate::store::health::StorageHealth::new(
+                    &config.state_dir,
+                    config.limits.state_dir_reserve_bytes,
+                ),
+                config.limits.hold_events,
             ),
             config,
             started: Instant::now(),
@@ -238,10 +243,12 @@ impl Actor for Supervisor {
         self.worktrees = Some(self.start_worktrees(ctx));
         if let Some(store) = self.store.take() {
             let addr = ctx.address();
-            if let Err(e) =
-                self.events
-                    .start_journal(store, addr.clone().recipient(), addr.recipient())
-            {
+            let reports = crate::store::journal::Reports {
+                ack: addr.clone().recipient(),
+                stalled: addr.clone().recipient(),
+                failed: addr.recipient(),
+            };
+            if let Err(e) = self.events.start_journal(store, reports) {
                 self.fail_stop(&format!("cannot start the journal thread: {e}"));
             }
         }

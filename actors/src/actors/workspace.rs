@@ -298,7 +298,7 @@ impl Workspace {
         events: Vec<Event>,
         value: T,
     ) -> ResponseFuture<Result<T, Error>> {
-        let sent = self.events.send(Publish { events });
+        let sent = self.events.send(Publish::new(events));
         Box::pin(async move {
             sent.await??;
             Ok(value)
@@ -413,7 +413,7 @@ impl Handler<Close> for Workspace {
         events.push(Event::WorkspaceClosed {
             workspace_id: self.state.id.clone(),
         });
-        let sent = self.events.send(Publish { events });
+        let sent = self.events.send(Publish::new(events));
         Box::pin(sent.into_actor(self).map(|r, act, ctx| {
             ctx.stop();
             r??;

@@ -310,13 +310,11 @@ impl Handler<Create> for Worktrees {
             let path_text = target.to_string_lossy().into_owned();
             let announced = binder
                 .publish
-                .send(Publish {
-                    events: vec![Event::WorktreeChanged {
-                        operation: WorktreeOperation::Create,
-                        path: path_text.clone(),
-                        workspace_id: source.id.clone(),
-                    }],
-                })
+                .send(Publish::new(vec![Event::WorktreeChanged {
+                    operation: WorktreeOperation::Create,
+                    path: path_text.clone(),
+                    workspace_id: source.id.clone(),
+                }]))
                 .await
                 .map_err(Error::from)
                 .and_then(|r| r);
@@ -460,13 +458,11 @@ impl Binder {
             }
             if let Some(operation) = b.announce {
                 self.publish
-                    .send(Publish {
-                        events: vec![Event::WorktreeChanged {
-                            operation,
-                            path: path_text.clone(),
-                            workspace_id: b.source.clone(),
-                        }],
-                    })
+                    .send(Publish::new(vec![Event::WorktreeChanged {
+                        operation,
+                        path: path_text.clone(),
+                        workspace_id: b.source.clone(),
+                    }]))
                     .await??;
             }
             let open = OpenWorkspace {
@@ -559,13 +555,11 @@ impl Handler<Remove> for Worktrees {
             let canonical = removed?;
             let path = canonical.to_string_lossy().into_owned();
             publish
-                .send(Publish {
-                    events: vec![Event::WorktreeChanged {
-                        operation: WorktreeOperation::Remove,
-                        path: path.clone(),
-                        workspace_id: source.id,
-                    }],
-                })
+                .send(Publish::new(vec![Event::WorktreeChanged {
+                    operation: WorktreeOperation::Remove,
+                    path: path.clone(),
+                    workspace_id: source.id,
+                }]))
                 .await??;
             drop(held);
             Ok(WorktreeRemoveResult {

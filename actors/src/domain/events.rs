@@ -113,6 +113,13 @@ impl Ring {
         }
     }
 
+    /// Events numbered up to `seq` were lost (a `journal.gap`): the ring
+    /// proves nothing before it, and drops what it held before it.
+    pub fn forget_through(&mut self, seq: Seq) {
+        self.retained_after = self.retained_after.max(seq);
+        self.events.retain(|e| e.seq > seq);
+    }
+
     /// The seq after which the ring proves history.
     pub fn retained_after(&self) -> Seq {
         self.retained_after

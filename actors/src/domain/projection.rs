@@ -322,6 +322,7 @@ impl Projection {
             | Event::DecisionCleared { .. } => {},
             Event::TaskCreated { .. } | Event::TaskUpdated { .. } | Event::TaskResult { .. } => {},
             Event::ServerWillShutdown {}
+            | Event::JournalGap { .. }
             | Event::WorktreeChanged { .. }
             | Event::NotificationRead { .. } => {},
         }

@@ -3,6 +3,7 @@
 //! rebuilds the world from them at start (`restore.rs`). The formats, as
 //! readers see them, are in signaltty-model.
 
+pub mod health;
 pub mod journal;
 pub mod restore;
 pub mod snapshot;

@@ -13,15 +13,21 @@ pub fn replace(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let mut tmp_name = path.as_os_str().to_owned();
     tmp_name.push(".tmp");
     let tmp = Path::new(&tmp_name);
-    {
-        let mut f = OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .mode(0o600)
-            .open(tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
+    let written = OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(tmp)
+        .and_then(|mut f| {
+            f.write_all(bytes)?;
+            f.sync_all()
+        });
+    if let Err(e) = written {
+        // A half-written temporary file would only hold space a full disk
+        // needs back; the old content is untouched.
+        let _ = fs::remove_file(tmp);
+        return Err(e);
     }
     fs::rename(tmp, path)?;
     sync_dir(path.parent().unwrap_or(Path::new(".")))

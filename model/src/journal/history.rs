@@ -46,6 +46,9 @@ pub struct FileScan {
     pub complete_len: u64,
     /// Bytes after the last `\n`: a torn last record.
     pub torn_bytes: u64,
+    /// Seq of the last `journal.gap` record: events numbered below it were
+    /// dropped unrecorded, so the file proves nothing before it.
+    pub last_gap: Option<u64>,
 }
 
 impl FileScan {
@@ -54,6 +57,10 @@ impl FileScan {
         self.invalid.is_empty() && self.out_of_order.is_empty()
     }
 }
+
+/// The event that records state events dropped unrecorded
+/// (docs/reliability.md#a-full-disk).
+pub const GAP_EVENT: &str = "journal.gap";
 
 /// Is `line` a valid record? (JSON object with an unsigned `seq`, a string `event`
 /// and a `payload` field.)
@@ -82,6 +89,9 @@ pub fn scan(bytes: &[u8]) -> FileScan {
                 scan.first_seq.get_or_insert(r.seq);
                 scan.last_seq = Some(r.seq);
                 scan.max_seq = Some(scan.max_seq.map_or(r.seq, |m| m.max(r.seq)));
+                if r.event == GAP_EVENT {
+                    scan.last_gap = Some(r.seq);
+                }
             },
             None => scan.invalid.push(number),
         }

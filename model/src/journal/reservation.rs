@@ -85,9 +85,31 @@ pub fn ceiling_for(reserved: u64, needed: u64) -> Option<u64> {
     reserved.checked_add(blocks.checked_mul(BLOCK)?)
 }
 
-/// Writes a new ceiling durably.
+/// Writes a new ceiling durably. The number is padded to a fixed width, so
+/// the file never changes size: when the filesystem has no room for the new
+/// file a durable replace needs (docs/reliability.md#a-full-disk), the ceiling
+/// is written over the old one in place and synced instead. That rewrite
+/// needs no new block; it is a single write of 21 bytes inside one sector,
+/// which disks write whole.
 pub fn write(path: &Path, ceiling: u64) -> io::Result<()> {
-    durable::replace(path, ceiling.to_string().as_bytes())
+    let text = format!("{ceiling:<20}\n");
+    match durable::replace(path, text.as_bytes()) {
+        Err(e) if is_out_of_space(&e) && path.exists() => overwrite(path, text.as_bytes()),
+        other => other,
+    }
+}
+
+fn is_out_of_space(e: &io::Error) -> bool {
+    use nix::errno::Errno;
+    let code = e.raw_os_error();
+    code == Some(Errno::ENOSPC as i32) || code == Some(Errno::EDQUOT as i32)
+}
+
+fn overwrite(path: &Path, text: &[u8]) -> io::Result<()> {
+    use std::os::unix::fs::FileExt;
+    let f = std::fs::OpenOptions::new().write(true).open(path)?;
+    f.write_all_at(text, 0)?;
+    f.sync_data()
 }
 
 #[cfg(test)]

@@ -27,6 +27,12 @@ pub struct Limits {
     pub shutdown_grace: Duration,
     /// The journal rotates `audit.jsonl` past this size.
     pub journal_rotate_bytes: u64,
+    /// Changes are refused while the state directory's filesystem has less
+    /// free space than this (docs/reliability.md#a-full-disk: 1 MiB).
+    pub state_dir_reserve_bytes: u64,
+    /// State events held in memory while the state directory takes no
+    /// writes; past it they are dropped and a `journal.gap` says so.
+    pub hold_events: usize,
     /// How often live panes' processes are looked at in `/proc`
     /// (docs/agents.md#process-detection: 10 s; tests shorten it).
     pub process_refresh: Duration,
@@ -72,6 +78,8 @@ impl Default for Limits {
             subscriber_mailbox: 4096,
             shutdown_grace: Duration::from_secs(3),
             journal_rotate_bytes: JOURNAL_ROTATE_BYTES,
+            state_dir_reserve_bytes: 1024 * 1024,
+            hold_events: 10_000,
             process_refresh: Duration::from_secs(10),
             cursor_approval_wait: Duration::from_secs(10),
             snapshot_interval: Duration::from_secs(2),

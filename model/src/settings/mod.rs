@@ -393,6 +393,8 @@ impl Settings {
             subscriber_mailbox: self.count(K::Mailbox),
             shutdown_grace: self.millis(K::ShutdownGrace),
             journal_rotate_bytes: self.int(K::JournalRotate),
+            state_dir_reserve_bytes: self.int(K::JournalReserve),
+            hold_events: self.count(K::JournalHold),
             process_refresh: self.millis(K::ProcessRefresh),
             cursor_approval_wait: self.millis(K::CursorApproval),
             snapshot_interval: self.millis(K::SnapshotInterval),

@@ -178,6 +178,21 @@ fn hint(board: &Board, paint: Paint) -> Line<'static> {
 /// The connection, as the status line says it.
 fn connection(board: &Board, opts: &ViewOpts, paint: Paint) -> Span<'static> {
     match &board.conn {
+        Conn::Live if board.storage.is_some() => {
+            let s = board.storage.as_ref();
+            let reason = s.and_then(|s| s.reason.as_deref()).unwrap_or("io");
+            let what = match reason {
+                "no_space" | "quota" => "disk full",
+                "read_only" => "disk read-only",
+                "vanished" => "state dir gone",
+                _ => "disk failing",
+            };
+            let dir = s.map(|s| s.dir.as_str()).unwrap_or_default();
+            Span::styled(
+                format!("! {what}: {dir} takes no writes, changes refused; agents keep running"),
+                paint.alarm(Color::LightRed),
+            )
+        },
         Conn::Live => Span::styled("● live", paint.fg(Color::LightGreen)),
         Conn::Connecting => Span::styled("connecting…", paint.alarm(Color::Yellow)),
         Conn::Reconnecting { since, why } => {

@@ -77,6 +77,7 @@ pub fn probe(socket: &Socket, programs: &[String]) -> Vec<Check> {
     let status = client
         .call(Method::ServerStatus(Default::default()))
         .and_then(|v| serde_json::from_value::<ServerStatusResult>(v).map_err(shape));
+    let storage = status.as_ref().ok().and_then(|s| s.storage.clone());
     let seen = match status {
         Ok(s) => ServerSeen::Answered {
             version: s.version,
@@ -92,6 +93,9 @@ pub fn probe(socket: &Socket, programs: &[String]) -> Vec<Check> {
     let answered = matches!(seen, ServerSeen::Answered { .. });
     let mut checks = vec![verdict::server(&seen, &shown, socket.from, ours)];
     if answered {
+        if let Some(storage) = &storage {
+            checks.push(verdict::storage(storage));
+        }
         checks.push(live_panes(&mut client, programs, started + PANES_DEADLINE));
     }
     checks

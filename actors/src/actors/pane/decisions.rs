@@ -189,7 +189,7 @@ impl Handler<NativeHook> for Pane {
         } else {
             NativeStarted::Dropped(result)
         };
-        self.publish_then(events, started)
+        self.publish_observed_then(events, started)
     }
 }
 
@@ -216,7 +216,7 @@ impl Handler<Answer> for Pane {
             Err(e) => return Box::pin(actix::fut::ready(Err(e))),
         };
         // Consumed (and recorded) before delivery: a retry now finds nothing.
-        let published = self.events.send(Publish { events });
+        let published = self.events.send(Publish::new(events));
         let pane = self.state().id.0.clone();
         let id = msg.decision_id.clone();
         let decision_id = msg.decision_id;
@@ -281,7 +281,7 @@ impl Handler<Answer> for Pane {
                     (events, Err(e))
                 },
             };
-            let sent = (!events.is_empty()).then(|| act.events.send(Publish { events }));
+            let sent = (!events.is_empty()).then(|| act.events.send(Publish::new(events)));
             async move {
                 if let Some(sent) = sent {
                     sent.await??;

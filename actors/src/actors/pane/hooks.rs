@@ -25,7 +25,7 @@ impl Handler<Hook> for Pane {
 
     fn handle(&mut self, hook: Hook, ctx: &mut Self::Context) -> Self::Result {
         let (events, result) = self.ingest(hook, ctx);
-        self.publish_then(events, result)
+        self.publish_observed_then(events, result)
     }
 }
 
@@ -62,6 +62,6 @@ impl Handler<ReportSession> for Pane {
         let effects = self.tracker.on_session_report(msg.kind, &msg.session_id);
         let events = self.perform(effects, ctx);
         let pane = self.state().clone();
-        self.publish_then(events, pane)
+        self.publish_observed_then(events, pane)
     }
 }

@@ -278,7 +278,7 @@ impl Pane {
             match effect {
                 Effect::Publish(events) => match publishing {
                     Publishing::Collect => collected.extend(events),
-                    Publishing::Now => self.events.do_send(Publish { events }),
+                    Publishing::Now => self.events.do_send(Publish::new(events)),
                 },
                 Effect::Arm { timer, after } => {
                     let handle = ctx.run_later(after, move |pane, ctx| {
@@ -386,12 +386,10 @@ impl Handler<SetName> for Pane {
     fn handle(&mut self, msg: SetName, _ctx: &mut Self::Context) -> Self::Result {
         self.tracker.pane_mut().name = msg.name;
         let pane = self.state().clone();
-        let sent = self.events.send(Publish {
-            events: vec![Event::PaneUpdated {
-                pane_id: pane.id.clone(),
-                pane: pane.clone(),
-            }],
-        });
+        let sent = self.events.send(Publish::new(vec![Event::PaneUpdated {
+            pane_id: pane.id.clone(),
+            pane: pane.clone(),
+        }]));
         Box::pin(async move {
             sent.await??;
             Ok(pane)

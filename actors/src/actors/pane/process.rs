@@ -121,9 +121,10 @@ impl Handler<ResizePane> for Pane {
         self.term.resize(size.rows, size.cols);
         self.tracker.pane_mut().pty_size = size;
         let pane = self.state().clone();
-        let sent = self.events.send(Publish {
-            events: vec![Event::PaneResized { pane: pane.clone() }],
-        });
+        // A terminal's resize never waits on the disk (docs/reliability.md#a-full-disk).
+        let sent = self.events.send(Publish::observed(vec![Event::PaneResized {
+            pane: pane.clone(),
+        }]));
         Box::pin(async move {
             sent.await??;
             Ok(pane)

@@ -117,7 +117,7 @@ impl Handler<Resume> for Pane {
                         pane: state.clone(),
                         resumed: Some(true),
                     });
-                    let sent = pane.events.send(Publish { events });
+                    let sent = pane.events.send(Publish::new(events));
                     let me = ctx.address();
                     Box::pin(
                         async move {

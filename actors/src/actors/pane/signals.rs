@@ -4,7 +4,7 @@
 //! this file feeds them and publishes what they changed.
 
 use super::Pane;
-use crate::actors::publish::Publish;
+use crate::actors::publish::{Hold, Publish};
 use crate::domain::state::tracker::ProcessReport;
 use crate::domain::state::{Draft, NewNotification};
 use crate::error::Error;
@@ -144,7 +144,7 @@ impl Pane {
             }
         }
         if !events.is_empty() {
-            self.events.do_send(Publish { events });
+            self.events.do_send(Publish::new(events));
         }
     }
 
@@ -187,7 +187,7 @@ impl Pane {
             if pane.notify_gate.take(Instant::now()) {
                 let events = pane.store_terminal_notification(held);
                 if !events.is_empty() {
-                    pane.events.do_send(Publish { events });
+                    pane.events.do_send(Publish::new(events));
                 }
             } else {
                 pane.notify_gate.held = Some(held);
@@ -202,10 +202,30 @@ impl Pane {
         events: Vec<Event>,
         value: T,
     ) -> ResponseFuture<Result<T, Error>> {
+        self.publish_held_then(events, value, Hold::Wait)
+    }
+
+    /// [`Pane::publish_then`] for what the agent reported: while the journal
+    /// cannot write, the reply comes once the events are held
+    /// (docs/reliability.md#a-full-disk), so a hook never waits on a disk.
+    pub(super) fn publish_observed_then<T: Send + 'static>(
+        &self,
+        events: Vec<Event>,
+        value: T,
+    ) -> ResponseFuture<Result<T, Error>> {
+        self.publish_held_then(events, value, Hold::Answer)
+    }
+
+    fn publish_held_then<T: Send + 'static>(
+        &self,
+        events: Vec<Event>,
+        value: T,
+        hold: Hold,
+    ) -> ResponseFuture<Result<T, Error>> {
         if events.is_empty() {
             return Box::pin(async move { Ok(value) });
         }
-        let sent = self.events.send(Publish { events });
+        let sent = self.events.send(Publish { events, hold });
         Box::pin(async move {
             sent.await??;
             Ok(value)

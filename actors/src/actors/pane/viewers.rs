@@ -54,11 +54,10 @@ impl Handler<Attach> for Pane {
                 }
                 self.term.resize(size.rows, size.cols);
                 self.tracker.pane_mut().pty_size = size;
-                self.events.send(Publish {
-                    events: vec![Event::PaneResized {
-                        pane: self.state().clone(),
-                    }],
-                })
+                // An attach never waits on the disk (docs/reliability.md#a-full-disk).
+                self.events.send(Publish::observed(vec![Event::PaneResized {
+                    pane: self.state().clone(),
+                }]))
             });
         self.viewers.insert(msg.conn, msg.viewer);
         if msg.watch {
@@ -71,7 +70,7 @@ impl Handler<Attach> for Pane {
             let events = self.tracker.with_axes("attach", |axes| {
                 axes.acknowledge("attach", pending);
             });
-            (!events.is_empty()).then(|| self.events.send(Publish { events }))
+            (!events.is_empty()).then(|| self.events.send(Publish::observed(events)))
         } else {
             None
         };

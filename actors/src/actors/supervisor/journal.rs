@@ -2,15 +2,17 @@
 //! publish, and once the journal acknowledges a batch applies it (the
 //! Sequencer), then starts what the applied events call for: a turn's
 //! baseline capture, a worker's task told of its pane's events, a
-//! workspace's git cache refreshed at a turn's end. A journal failure stops
-//! the server (docs/persistence.md#state-events-and-sequence-numbers).
+//! workspace's git cache refreshed at a turn's end. A journal that cannot
+//! write stalls: the Sequencer holds events and the Supervisor retries with a
+//! backoff until writes succeed (docs/reliability.md#a-full-disk). A journal
+//! failure stops the server (docs/persistence.md#state-events-and-sequence-numbers).
 
 use super::Supervisor;
 use crate::actors::publish::Publish;
 use crate::domain::turns::TurnStart;
 use crate::error::Error;
 use crate::os::listener::Accepting;
-use crate::store::journal::{JournalAck, JournalFailed};
+use crate::store::journal::{JournalAck, JournalFailed, JournalStalled};
 use actix::prelude::*;
 use signaltty_protocol::Seq;
 
@@ -88,7 +90,7 @@ impl Handler<Publish> for Supervisor {
     type Result = ResponseFuture<Result<Seq, Error>>;
 
     fn handle(&mut self, msg: Publish, _ctx: &mut Self::Context) -> Self::Result {
-        let rx = self.events.publish(msg.events);
+        let rx = self.events.publish_held(msg.events, msg.hold);
         Box::pin(async move {
             rx.await
                 .unwrap_or_else(|_| Err(Error::JournalFailed("publish was abandoned".into())))
@@ -114,7 +116,34 @@ impl Handler<JournalAck> for Supervisor {
         for workspace in applied.turn_ends {
             self.refresh_git(workspace, ctx);
         }
+        self.events.stall_mut().written();
         self.journal_moved();
+    }
+}
+
+impl Handler<JournalStalled> for Supervisor {
+    type Result = ();
+
+    fn handle(&mut self, msg: JournalStalled, ctx: &mut Self::Context) {
+        log::warn!(
+            "the state directory takes no writes ({}: {}); changes are refused and agent events held until it does",
+            msg.trouble.path.display(),
+            msg.trouble.error
+        );
+        self.events.stalled(msg.trouble);
+        self.arm_journal_retry(ctx);
+    }
+}
+
+impl Supervisor {
+    /// Schedules the next retry of a stalled journal, with its backoff.
+    fn arm_journal_retry(&mut self, ctx: &mut Context<Self>) {
+        if let Some(wait) = self.events.stall_mut().arm() {
+            ctx.run_later(wait, |sup, _| {
+                sup.events.stall_mut().fired();
+                sup.events.retry();
+            });
+        }
     }
 }
 

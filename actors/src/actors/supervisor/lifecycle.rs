@@ -104,7 +104,12 @@ impl Handler<BeginShutdown> for Supervisor {
             return;
         }
         log::info!("{}: shutting down", msg.reason);
-        let rx = self.events.publish(vec![Event::ServerWillShutdown {}]);
+        // A stalled journal does not keep the server from stopping
+        // (docs/reliability.md#a-full-disk).
+        let rx = self.events.publish_held(
+            vec![Event::ServerWillShutdown {}],
+            crate::actors::publish::Hold::Answer,
+        );
         ctx.spawn(
             rx.into_actor(self)
                 .map(|_, act, ctx| act.begin_shutdown(ctx)),

@@ -36,6 +36,8 @@ pub(super) struct Snapshots {
     /// What is on disk of each pane's tail, so that a save writes only what
     /// changed; locked by the save that uses it.
     pub(super) tails: std::sync::Arc<parking_lot::Mutex<TailFiles>>,
+    /// The last save failed (a full disk fails every one: said once).
+    pub(super) failing: bool,
 }
 
 impl Snapshots {
@@ -228,6 +230,7 @@ impl Supervisor {
                     if let Some(disk) = sup.events.disk() {
                         disk.snapshot_saved(seq);
                     }
+                    sup.snapshots.failing = false;
                     log_saved(seq, started.elapsed(), &report);
                     sup.snapshots.taken_at = Some(seq);
                     // A burst of new tails is written over several short
@@ -237,7 +240,12 @@ impl Supervisor {
                         ctx.run_later(DEFERRED_TAILS_AFTER, |sup, ctx| sup.flush_snapshot(ctx));
                     }
                 },
-                Err(e) => log::warn!("cannot write the snapshot: {e}"),
+                // Said once until a save succeeds: a full disk fails every one.
+                Err(e) if sup.snapshots.failing => log::debug!("cannot write the snapshot: {e}"),
+                Err(e) => {
+                    sup.snapshots.failing = true;
+                    log::warn!("cannot write the snapshot (the previous one is kept): {e}");
+                },
             }
         }));
     }

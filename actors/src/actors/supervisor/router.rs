@@ -99,6 +99,11 @@ pub fn route(
     conn: ConnHandle,
     generation: u64,
 ) -> Routed {
+    if asks_for_a_change(&request.method)
+        && let Err(trouble) = host.events.health().check()
+    {
+        return fail(Err(trouble.to_error()));
+    }
     if let Method::ServerUpgrade(p) = request.method {
         return host.upgrade(p, conn, request.id);
     }
@@ -179,6 +184,49 @@ pub fn route(
         Method::TaskFileDiff(p) => diff::task_file(cx, p),
         Method::TaskCancel(p) => tasks::cancel(cx, p),
     }
+}
+
+/// Whether `method` is a change a client asks for, refused with `IO_ERROR`
+/// before it does anything while the state directory takes no writes
+/// (docs/reliability.md#a-full-disk). Reads, input, attach, resize,
+/// subscriptions, waits and what agents report go on; so does a shutdown.
+fn asks_for_a_change(method: &Method) -> bool {
+    !matches!(
+        method,
+        Method::ServerStatus(_)
+            | Method::ServerSchema(_)
+            | Method::ServerShutdown(_)
+            | Method::WorkspaceList(_)
+            | Method::WorkspaceGet(_)
+            | Method::WorkspaceDiff(_)
+            | Method::WorkspaceFileDiff(_)
+            | Method::WorktreeList(_)
+            | Method::LayoutExport(_)
+            | Method::PaneGet(_)
+            | Method::PaneInput(_)
+            | Method::PaneResize(_)
+            | Method::PaneSignal(_)
+            | Method::PaneRead(_)
+            | Method::PaneWaitForOutput(_)
+            | Method::PaneClear(_)
+            | Method::PaneAttach(_)
+            | Method::PaneDetach(_)
+            | Method::PaneExplain(_)
+            | Method::PaneSubmit(_)
+            | Method::NotificationList(_)
+            | Method::HookEvent(_)
+            | Method::ReportSession(_)
+            | Method::Subscribe(_)
+            | Method::Wait(_)
+            | Method::AttentionPending(_)
+            | Method::AgentsList(_)
+            | Method::AgentsReload(_)
+            | Method::TaskGet(_)
+            | Method::TaskList(_)
+            | Method::TaskWait(_)
+            | Method::TaskDiff(_)
+            | Method::TaskFileDiff(_)
+    )
 }
 
 /// `pane.resume` of `pane` on the server's own initiative (auto-resume).

@@ -15,7 +15,10 @@
 //! ```
 //!
 //! It is a plain struct owned by the Supervisor actor, whose mailbox feeds it
-//! (`Publish`, `JournalAck`); it never blocks. A journal failure is fatal:
+//! (`Publish`, `JournalAck`, `JournalStalled`); it never blocks. A journal
+//! that cannot write (a full disk) stalls: what was not written and what is
+//! published meanwhile is held, in order and bounded, until a retry writes it
+//! (`hold.rs`, docs/reliability.md#a-full-disk). A journal failure is fatal:
 //! every publisher still waiting is told, nothing unproven is ever applied,
 //! and the Supervisor stops the server (docs/persistence.md#writing-the-journal).
 
@@ -26,9 +29,10 @@ use crate::domain::events::{EventFilter, Published, Ring};
 use crate::domain::projection::Projection;
 use crate::domain::waits::{WaitAnswer, Waits, Wanted};
 use crate::error::Error;
+use crate::store::health::StorageHealth;
 use crate::store::journal::clock::SeqClock;
 use crate::store::journal::file::DiskHistory;
-use crate::store::journal::{Journal, JournalAck, JournalFailed, JournalRecord, JournalStore};
+use crate::store::journal::{Journal, JournalFailed, JournalRecord, JournalStore, Reports};
 use actix::prelude::*;
 use signaltty_protocol::{Event, Seq, Timestamp, WorkspaceId};
 use std::collections::{HashMap, VecDeque};
@@ -61,7 +65,15 @@ struct Pending {
     event: Box<Event>,
     published: Arc<Published>,
     waiter: Option<oneshot::Sender<Result<Seq, Error>>>,
+    /// What its publisher is told if it has to be held.
+    hold: Hold,
+    /// When it was sequenced.
+    at: Timestamp,
 }
+
+pub use crate::actors::publish::Hold;
+
+mod hold;
 
 /// A connection's subscription.
 struct Subscription {
@@ -85,6 +97,9 @@ pub struct Sequencer {
     subscribers: HashMap<ConnId, Subscription>,
     subscriber_mailbox: usize,
     waits: Waits,
+    /// The journal's stall: what it holds, what it dropped
+    /// (docs/reliability.md#a-full-disk).
+    stall: hold::Stall,
 }
 
 impl Sequencer {
@@ -95,6 +110,8 @@ impl Sequencer {
         ring_events: usize,
         subscriber_mailbox: usize,
         disk: Option<Arc<DiskHistory>>,
+        health: Arc<StorageHealth>,
+        hold_events: usize,
     ) -> Sequencer {
         Sequencer {
             journal: None,
@@ -107,6 +124,7 @@ impl Sequencer {
             subscribers: HashMap::new(),
             subscriber_mailbox,
             waits: Waits::default(),
+            stall: hold::Stall::new(health, hold_events),
         }
     }
 
@@ -121,14 +139,14 @@ impl Sequencer {
     pub fn start_journal(
         &mut self,
         store: Box<dyn JournalStore>,
-        ack: Recipient<JournalAck>,
-        failed: Recipient<JournalFailed>,
+        reports: Reports,
     ) -> std::io::Result<()> {
+        let failed = reports.failed.clone();
         self.journal = Some(Journal::spawn(
             store,
             self.clock.clone(),
-            ack,
-            failed.clone(),
+            self.stall.health().clone(),
+            reports,
         )?);
         self.failed = Some(failed);
         Ok(())
@@ -137,6 +155,12 @@ impl Sequencer {
     /// Sequences `events` and sends them to the journal. The receiver resolves
     /// with the last seq once every one of them is published.
     pub fn publish(&mut self, events: Vec<Event>) -> PublishReceipt {
+        self.publish_held(events, Hold::Wait)
+    }
+
+    /// [`Sequencer::publish`], saying what the publisher is told while the
+    /// journal is stalled.
+    pub fn publish_held(&mut self, events: Vec<Event>, hold: Hold) -> PublishReceipt {
         let (tx, rx) = oneshot::channel();
         if events.is_empty() {
             let _ = tx.send(Ok(self.clock.last()));
@@ -145,6 +169,7 @@ impl Sequencer {
         let at = Timestamp::now();
         let count = events.len();
         let mut batch = Vec::with_capacity(count);
+        let mut pendings = Vec::with_capacity(count);
         let mut waiter = Some(tx);
         // One block: a batch's numbers are consecutive, even while panes
         // take numbers on other threads.
@@ -159,13 +184,20 @@ impl Sequencer {
                 at: at.clone(),
             });
             let waiter = if i + 1 == count { waiter.take() } else { None };
-            self.pending.push_back(Pending {
+            pendings.push(Pending {
                 event: Box::new(event),
                 published,
                 waiter,
+                hold,
+                at: at.clone(),
             });
         }
-        self.append(batch);
+        if self.stall.stalled() {
+            self.hold(pendings);
+        } else {
+            self.pending.extend(pendings);
+            self.append(batch);
+        }
         rx
     }
 
@@ -201,11 +233,15 @@ impl Sequencer {
                 event,
                 published,
                 waiter,
+                ..
             }) = self.pending.pop_front()
             else {
                 break;
             };
             let seq = published.seq;
+            if let Event::JournalGap { .. } = &*event {
+                self.gap_published(seq);
+            }
             applied.state_events += 1;
             // A working turn that does not resume from a permission prompt is a
             // new turn (docs/states.md#turns).
@@ -270,7 +306,8 @@ impl Sequencer {
     /// The journal failed: every publisher still waiting is told, nothing
     /// pending is ever applied, and no more appends are taken.
     pub fn fail(&mut self, why: &str) {
-        for p in self.pending.drain(..) {
+        let held = self.stall.take_all();
+        for p in self.pending.drain(..).chain(held) {
             if let Some(w) = p.waiter {
                 let _ = w.send(Err(Error::JournalFailed(why.to_owned())));
             }
@@ -336,7 +373,7 @@ impl Sequencer {
 
     /// Whether everything sequenced has been journaled and published.
     pub fn settled(&self) -> bool {
-        self.pending.is_empty()
+        self.pending.is_empty() && !self.stall.holds_any()
     }
 
     /// The head: the seq of the last published event.
@@ -352,6 +389,16 @@ impl Sequencer {
     /// Recent history, for replays.
     pub fn ring(&self) -> &Ring {
         &self.ring
+    }
+
+    /// Whether the state directory takes writes.
+    pub fn health(&self) -> &Arc<StorageHealth> {
+        self.stall.health()
+    }
+
+    /// The journal's stall (its retry schedule).
+    pub fn stall_mut(&mut self) -> &mut hold::Stall {
+        &mut self.stall
     }
 
     /// The journal files' history, for replays the ring cannot serve.

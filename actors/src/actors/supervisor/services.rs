@@ -13,7 +13,12 @@ impl Handler<Shutdown> for Supervisor {
     type Result = ResponseActFuture<Self, Result<(), Error>>;
 
     fn handle(&mut self, _msg: Shutdown, _ctx: &mut Self::Context) -> Self::Result {
-        let rx = self.events.publish(vec![Event::ServerWillShutdown {}]);
+        // A stalled journal does not keep the server from stopping
+        // (docs/reliability.md#a-full-disk).
+        let rx = self.events.publish_held(
+            vec![Event::ServerWillShutdown {}],
+            crate::actors::publish::Hold::Answer,
+        );
         Box::pin(rx.into_actor(self).map(|published, act, ctx| {
             let published = published
                 .unwrap_or_else(|_| Err(Error::JournalFailed("publish was abandoned".into())));

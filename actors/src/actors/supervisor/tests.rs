@@ -5,7 +5,7 @@ use crate::actors::connection::ConnHandle;
 use crate::actors::publish::Publish;
 use crate::store::journal::JournalStore;
 use crate::store::journal::MemoryStore;
-use crate::testkit::{FailingStore, GatedStore, Probe, config, wait_for};
+use crate::testkit::{FailingStore, FullDiskStore, GatedStore, Probe, config, wait_for};
 use signaltty_protocol::WorkspaceId;
 use signaltty_protocol::subscribe::SubscribeParams;
 use signaltty_protocol::workspace::WorkspaceCreateParams;
@@ -101,16 +101,10 @@ async fn events_queued_during_a_sync_are_committed_together() {
     let (store, gate, batches) = GatedStore::new();
     let sup = start(store, dir.path());
     let (conn, _log) = Probe::start(1);
-    let first = actix_rt::spawn(sup.send(Publish {
-        events: vec![closed_event(1)],
-    }));
+    let first = actix_rt::spawn(sup.send(Publish::new(vec![closed_event(1)])));
     wait_for("the first append", || batches.lock().len() == 1).await;
     let rest: Vec<_> = (2..=4)
-        .map(|n| {
-            actix_rt::spawn(sup.send(Publish {
-                events: vec![closed_event(n)],
-            }))
-        })
+        .map(|n| actix_rt::spawn(sup.send(Publish::new(vec![closed_event(n)]))))
         .collect();
     // A round trip through the mailbox proves the three publishes were sequenced.
     sup.send(dispatch(&conn, Method::ServerStatus(Default::default())))
@@ -165,12 +159,10 @@ async fn replay_follows_the_reply_and_a_cursor_ahead_closes_without_subscribing(
     let sup = start(MemoryStore, dir.path());
     let (conn, log) = Probe::start(1);
     for n in 1..=3 {
-        sup.send(Publish {
-            events: vec![closed_event(n)],
-        })
-        .await
-        .unwrap()
-        .unwrap();
+        sup.send(Publish::new(vec![closed_event(n)]))
+            .await
+            .unwrap()
+            .unwrap();
     }
     let from = |seq| {
         Method::Subscribe(SubscribeParams {
@@ -195,12 +187,10 @@ async fn replay_follows_the_reply_and_a_cursor_ahead_closes_without_subscribing(
     assert_eq!(result["replay"]["recovery"], "snapshot_then_resubscribe");
 
     // The first subscription stays live: its fence was seq 3.
-    sup.send(Publish {
-        events: vec![closed_event(4)],
-    })
-    .await
-    .unwrap()
-    .unwrap();
+    sup.send(Publish::new(vec![closed_event(4)]))
+        .await
+        .unwrap()
+        .unwrap();
     wait_for("the live event", || !log.lock().events.is_empty()).await;
     assert_eq!(log.lock().events[0]["seq"], 4);
 }
@@ -233,4 +223,169 @@ fn a_journal_failure_stops_the_server_and_publishes_nothing() {
         log.lock().events.is_empty(),
         "an unproven event was published"
     );
+}
+
+fn status(reply: Reply) -> serde_json::Value {
+    json(reply)["storage"].clone()
+}
+
+#[actix::test]
+async fn a_full_disk_refuses_changes_holds_what_agents_do_and_writes_it_all_when_space_returns() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, disk) = FullDiskStore::new();
+    let sup = start(store, dir.path());
+    let (conn, log) = Probe::start(1);
+    sup.send(dispatch(
+        &conn,
+        Method::Subscribe(SubscribeParams::default()),
+    ))
+    .await
+    .unwrap();
+    json(sup.send(dispatch(&conn, create("before"))).await.unwrap());
+    wait_for("the first event", || log.lock().events.len() == 1).await;
+
+    disk.set_full(true);
+    // The change that meets the full disk is held, not answered: it waits
+    // for its record.
+    let on_its_way = actix_rt::spawn(sup.send(dispatch(&conn, create("on-its-way"))));
+    let stalled = || async {
+        let reply = sup
+            .send(dispatch(&conn, Method::ServerStatus(Default::default())))
+            .await
+            .unwrap();
+        status(reply)
+    };
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    while stalled().await["state"] != "degraded" {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the stall was never seen"
+        );
+        actix_rt::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
+    let storage = stalled().await;
+    assert_eq!(storage["reason"], "no_space", "{storage}");
+    assert_eq!(storage["held_events"], 1, "{storage}");
+
+    // A new change is refused before it does anything.
+    let refused = sup.send(dispatch(&conn, create("refused"))).await.unwrap();
+    let error = refused.result.expect_err("refused while the disk is full");
+    assert_eq!(error.code(), signaltty_protocol::ErrorCode::IoError);
+    assert_eq!(error.details().unwrap()["reason"], "no_space");
+    // What an agent does is taken at once and held, unseen.
+    let observed = sup
+        .send(Publish::observed(vec![closed_event(7)]))
+        .await
+        .unwrap()
+        .expect("a held observation is answered");
+    assert!(
+        !on_its_way.is_finished(),
+        "a change is answered only once written"
+    );
+    assert_eq!(
+        log.lock().events.len(),
+        1,
+        "nothing unjournaled is published"
+    );
+    let reads = sup
+        .send(dispatch(&conn, Method::WorkspaceList(Default::default())))
+        .await
+        .unwrap();
+    assert_eq!(json(reads)["workspaces"].as_array().map(Vec::len), Some(1));
+
+    disk.set_full(false);
+    let reply = on_its_way.await.unwrap().unwrap();
+    assert_eq!(json(reply)["workspace"]["handle"], "on-its-way");
+    wait_for("the held events", || log.lock().events.len() == 3).await;
+    let seqs: Vec<u64> = log
+        .lock()
+        .events
+        .iter()
+        .map(|e| e["seq"].as_u64().unwrap())
+        .collect();
+    assert!(seqs.windows(2).all(|w| w[0] < w[1]), "in order: {seqs:?}");
+    assert_eq!(seqs[2], observed.0);
+    assert_eq!(log.lock().events[1]["event"], "workspace.created");
+    let written: Vec<&str> = disk.written.lock().iter().map(|(_, e)| *e).collect();
+    assert_eq!(
+        written,
+        ["workspace.created", "workspace.created", "workspace.closed"]
+    );
+    assert_eq!(stalled().await["state"], "ok");
+    json(sup.send(dispatch(&conn, create("after"))).await.unwrap());
+}
+
+#[actix::test]
+async fn past_the_hold_bound_events_are_dropped_and_a_gap_record_says_which() {
+    let dir = tempfile::tempdir().unwrap();
+    let (store, disk) = FullDiskStore::new();
+    let mut cfg = config(dir.path());
+    cfg.limits.hold_events = 2;
+    let (stop_tx, _stop_rx) = watch::channel(crate::os::listener::Accepting::Open);
+    let sup = Supervisor::new(Arc::new(cfg), store, None, stop_tx).start();
+    let (conn, log) = Probe::start(1);
+    sup.send(dispatch(
+        &conn,
+        Method::Subscribe(SubscribeParams::default()),
+    ))
+    .await
+    .unwrap();
+    disk.set_full(true);
+    let mut seqs = Vec::new();
+    for n in 1..=5 {
+        let answer = sup
+            .send(Publish::observed(vec![closed_event(n)]))
+            .await
+            .unwrap();
+        if let Ok(seq) = answer {
+            seqs.push(seq.0);
+        }
+    }
+    // The first is held when the journal stalls; the next fill the bound;
+    // the rest are dropped.
+    assert!(seqs.len() >= 2, "{seqs:?}");
+    disk.set_full(false);
+    wait_for("the gap record", || {
+        log.lock()
+            .events
+            .iter()
+            .any(|e| e["event"] == "journal.gap")
+    })
+    .await;
+    let events = log.lock().events.clone();
+    let gap = events.last().unwrap();
+    assert_eq!(gap["event"], "journal.gap");
+    assert_eq!(events.len(), 3, "two held, then the gap: {events:?}");
+    assert_eq!(gap["payload"]["lost"], 3);
+    assert_eq!(gap["payload"]["reason"], "no_space");
+    let first = gap["payload"]["first_seq"].as_u64().unwrap();
+    assert!(first > events[1]["seq"].as_u64().unwrap());
+    // A replay from before the gap cannot be complete; from it, it is.
+    let (late, _) = Probe::start(2);
+    let before = sup
+        .send(dispatch(
+            &late,
+            Method::Subscribe(SubscribeParams {
+                from_seq: Some(0),
+                ..Default::default()
+            }),
+        ))
+        .await
+        .unwrap();
+    assert_ne!(json(before)["replay"]["status"], "complete");
+    let gap_seq = gap["seq"].as_u64().unwrap();
+    let (later, _) = Probe::start(3);
+    let after = sup
+        .send(dispatch(
+            &later,
+            Method::Subscribe(SubscribeParams {
+                from_seq: Some(gap_seq - 1),
+                ..Default::default()
+            }),
+        ))
+        .await
+        .unwrap();
+    let after = json(after);
+    assert_eq!(after["replay"]["status"], "complete", "{after}");
+    assert_eq!(after["replay"]["returned"], 1, "the gap itself: {after}");
 }

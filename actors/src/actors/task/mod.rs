@@ -108,7 +108,8 @@ impl TaskActor {
     /// once they are published.
     fn publish(&self, events: Vec<Event>) -> Answer<Task> {
         let task = self.task().cloned();
-        let sent = (!events.is_empty()).then(|| self.kit.services.publish.send(Publish { events }));
+        let sent =
+            (!events.is_empty()).then(|| self.kit.services.publish.send(Publish::new(events)));
         Box::pin(async move {
             let task = task?;
             if let Some(sent) = sent {
@@ -174,9 +175,7 @@ impl Handler<WorkerEvent> for TaskActor {
             return;
         };
         if let Some(event) = machine.on_pane_event(&msg.0, Timestamp::now()) {
-            self.kit.services.publish.do_send(Publish {
-                events: vec![event],
-            });
+            self.kit.services.publish.do_send(Publish::new(vec![event]));
         }
     }
 }

@@ -286,7 +286,7 @@ impl Handler<ApplyLayout> for Workspace {
                 // else reaches the workspace until the panes are public.
                 async move {
                     let (events, tab, placed, entries, senders) = result?;
-                    sender.send(Publish { events }).await??;
+                    sender.send(Publish::new(events)).await??;
                     // Public: the panes, their tab and names are registered.
                     ticket.launched(entries);
                     // The PTY threads wait for their pane's address before they

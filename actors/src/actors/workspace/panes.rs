@@ -214,7 +214,7 @@ impl Handler<SpawnPane> for Workspace {
                 // nothing else until the pane is public.
                 async move {
                     let (published, pane, addr, addr_tx, pid) = result?;
-                    sender.send(Publish { events: published }).await??;
+                    sender.send(Publish::new(published)).await??;
                     // Public: hooks of its process find it from now on.
                     ticket.launched(vec![(
                         PaneEntry {
@@ -266,11 +266,9 @@ impl Handler<RemovePane> for Workspace {
                 }
             }
         }
-        let sent = self.events.send(Publish {
-            events: vec![Event::PaneClosed {
-                pane_id: msg.pane_id.clone(),
-            }],
-        });
+        let sent = self.events.send(Publish::new(vec![Event::PaneClosed {
+            pane_id: msg.pane_id.clone(),
+        }]));
         let directory = self.directory.clone();
         Box::pin(async move {
             sent.await??;
@@ -445,7 +443,7 @@ impl Handler<Rearrange> for Workspace {
                         pane,
                     });
                 }
-                sender.send(Publish { events }).await??;
+                sender.send(Publish::new(events)).await??;
                 for (pane, tab) in &reply.1 {
                     directory.do_send(Directory::PaneMoved {
                         pane: pane.clone(),

@@ -18,15 +18,15 @@
 //! invalid line, a lost retention record) marks disk history unavailable, and that
 //! verdict is written down so it survives restarts.
 
-use super::{JournalRecord, JournalStore};
+use super::{AppendError, JournalRecord, JournalStore};
 use parking_lot::Mutex;
-use signaltty_model::journal::history::{self, FileScan, StoredRecord};
+use signaltty_model::journal::history::{self, FileScan, GAP_EVENT};
 use signaltty_model::journal::reservation::{self, BLOCK, ReservationError};
 use signaltty_model::journal::retention::Retention;
 use signaltty_model::journal::{Paths, durable};
 use signaltty_protocol::{Seq, Timestamp};
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::Path;
 use std::sync::Arc;
@@ -39,138 +39,11 @@ pub const ROTATE_BYTES: u64 = signaltty_model::settings::limits::JOURNAL_ROTATE_
 /// How long after an append the retention record catches up with the file length.
 pub const RETENTION_LAG: Duration = Duration::from_millis(200);
 
-/// What the disk can prove, shared by the journal thread (which writes it) and the
-/// Supervisor (which reads history for `subscribe`).
-#[derive(Debug)]
-pub struct DiskHistory {
-    paths: Paths,
-    /// Held while rotating and while a reader opens the two files, so a reader never
-    /// sees half a rotation. Open descriptors stay valid across later renames.
-    files: Mutex<()>,
-    state: Mutex<DiskState>,
-    /// Rotation waits for the snapshot: see [`DiskHistory::gate_rotation`].
-    gate: Mutex<RotationGate>,
-}
-
-/// Whether a rotation may discard the predecessor yet. Discarding events no
-/// snapshot covers would leave a restart unable to prove the world, so while
-/// the server writes snapshots a rotation waits until the newest snapshot is
-/// at or past the last event it would discard — but never while the current
-/// file passes [`ROTATION_HARD_FACTOR`] times the cap: the disk stays bounded,
-/// and a restore after that says what it could not prove.
-#[derive(Debug, Clone, Copy, Default)]
-struct RotationGate {
-    /// Rotations wait for snapshots (off: they rotate at the cap, as a
-    /// journal without snapshots must).
-    enabled: bool,
-    /// The seq of the newest snapshot written.
-    snapshot_seq: u64,
-    /// A rotation is waiting for a snapshot.
-    waiting: bool,
-}
-
-/// How far past its cap the current file may grow while a rotation waits for
-/// a snapshot.
-pub const ROTATION_HARD_FACTOR: u64 = 4;
-
-#[derive(Debug, Clone, Copy)]
-struct DiskState {
-    /// No loss detected since the files were opened (and before, per the record).
-    complete: bool,
-    retained_after: u64,
-    /// Exact length of `audit.jsonl` after the last synced append.
-    current_len: u64,
-    /// Exact length of `audit.jsonl.1`, `None` when there is none.
-    predecessor_len: Option<u64>,
-}
-
-impl DiskHistory {
-    /// The seq after which the files prove every state event, if they do right
-    /// now. A generation found missing, shorter or changed is loss: the verdict
-    /// sticks and the journal writes it down.
-    pub fn coverage(&self) -> Option<Seq> {
-        let mut state = self.state.lock();
-        if !state.complete {
-            return None;
-        }
-        let current = fs::metadata(&self.paths.current).map(|m| m.len()).ok();
-        let predecessor = fs::metadata(&self.paths.predecessor).map(|m| m.len()).ok();
-        // The current file may be longer than recorded while an append is in flight.
-        let intact = current.is_some_and(|len| len >= state.current_len)
-            && predecessor == state.predecessor_len;
-        if !intact {
-            log::error!(
-                "journal files changed under the server: disk history is no longer complete"
-            );
-            state.complete = false;
-            return None;
-        }
-        Some(Seq(state.retained_after))
-    }
-
-    /// Both generations opened together, predecessor first, under the
-    /// rotation lock: later renames do not change what the descriptors read.
-    pub fn open_generations(&self) -> Result<(Option<File>, File), String> {
-        let _files = self.files.lock();
-        let predecessor = File::open(&self.paths.predecessor).ok();
-        let current =
-            File::open(&self.paths.current).map_err(|e| format!("cannot open the journal: {e}"))?;
-        Ok((predecessor, current))
-    }
-
-    /// Every record with `after < seq <= through`, predecessor first.
-    pub fn read(&self, after: Seq, through: Seq) -> Result<Vec<StoredRecord>, String> {
-        let (predecessor, current) = self.open_generations()?;
-        let mut out = Vec::new();
-        for (name, file) in [
-            ("audit.jsonl.1", predecessor),
-            ("audit.jsonl", Some(current)),
-        ] {
-            let Some(mut file) = file else { continue };
-            let mut bytes = Vec::new();
-            file.read_to_end(&mut bytes)
-                .map_err(|e| format!("cannot read {name}: {e}"))?;
-            out.extend(
-                history::records_in_range(&bytes, after, through)
-                    .map_err(|e| format!("{name}: {e}"))?,
-            );
-        }
-        Ok(out)
-    }
-
-    fn is_complete(&self) -> bool {
-        self.state.lock().complete
-    }
-
-    /// From now on a rotation waits for a snapshot that covers what it would
-    /// discard (the server writes snapshots).
-    pub fn gate_rotation(&self) {
-        self.gate.lock().enabled = true;
-    }
-
-    /// A snapshot at `seq` is on disk: rotations up to it may go ahead.
-    pub fn snapshot_saved(&self, seq: Seq) {
-        let mut gate = self.gate.lock();
-        gate.snapshot_seq = gate.snapshot_seq.max(seq.0);
-    }
-
-    #[cfg(test)]
-    /// A rotation is waiting for a snapshot (the flusher writes one at once).
-    pub fn rotation_waiting(&self) -> bool {
-        self.gate.lock().waiting
-    }
-
-    /// May the predecessor, whose newest event is `discarded_max`, be
-    /// discarded now, with the current file at `len` of `cap` bytes?
-    fn may_rotate(&self, discarded_max: Option<u64>, len: u64, cap: u64) -> bool {
-        let mut gate = self.gate.lock();
-        let covered = discarded_max.is_none_or(|max| max <= gate.snapshot_seq);
-        let forced = len >= cap.saturating_mul(ROTATION_HARD_FACTOR);
-        let may = !gate.enabled || covered || forced;
-        gate.waiting = !may;
-        may
-    }
-}
+mod disk;
+pub use disk::DiskHistory;
+#[cfg(test)]
+use disk::ROTATION_HARD_FACTOR;
+use disk::{DiskState, RotationGate};
 
 /// What opening found, for the log.
 #[derive(Debug, Default)]
@@ -324,6 +197,14 @@ impl FileStore {
             },
         };
         retention.known_complete = available;
+        // Events dropped unrecorded before a `journal.gap` are not provable,
+        // even if the record of it was not updated before a crash.
+        let last_gap = current_scan
+            .last_gap
+            .max(predecessor_scan.as_ref().and_then(|p| p.last_gap));
+        if let Some(gap) = last_gap {
+            retention.retained_after = retention.retained_after.max(gap.saturating_sub(1));
+        }
         retention.current_bytes = current_len.unwrap_or(0);
         retention.predecessor = predecessor_len.is_some();
         retention.predecessor_bytes = predecessor_len.unwrap_or(0);
@@ -390,8 +271,10 @@ impl FileStore {
     }
 
     /// Moves `audit.jsonl` to `audit.jsonl.1` (discarding the old predecessor) after
-    /// recording durably what is being discarded.
-    fn rotate(&mut self) -> io::Result<()> {
+    /// recording durably what is being discarded. The new empty file is made
+    /// first, under a temporary name, so a full disk stops the rotation before
+    /// anything moved; after the first rename only renames and syncs remain.
+    fn rotate(&mut self) -> Result<(), AppendError> {
         let old_predecessor = fs::metadata(&self.paths().predecessor)
             .map(|m| m.len())
             .ok();
@@ -399,27 +282,41 @@ impl FileStore {
             // Someone changed the predecessor: what we discard was not what we wrote.
             self.shared.state.lock().complete = false;
         }
+        let mut retention = self.retention;
         if let Some(max) = self.predecessor_max {
-            self.retention.retained_after = self.retention.retained_after.max(max);
+            retention.retained_after = retention.retained_after.max(max);
         }
-        self.retention.predecessor = true;
-        self.retention.predecessor_bytes = self.len;
+        retention.predecessor = true;
+        retention.predecessor_bytes = self.len;
         if !self.shared.is_complete() {
-            self.retention.known_complete = false;
+            retention.known_complete = false;
         }
-        self.retention.current_bytes = 0;
-        durable::replace(&self.paths().retention, &self.retention.to_bytes())?;
-
-        let file = {
+        retention.current_bytes = 0;
+        let paths = self.shared.paths.clone();
+        let next = paths.dir.join("audit.jsonl.next");
+        let fresh = OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(&next)
+            .and_then(|f| f.sync_all().map(|()| f))
+            .map_err(|e| AppendError::unwritten(&next, e))?;
+        durable::replace(&paths.retention, &retention.to_bytes())
+            .map_err(|e| AppendError::unwritten(&paths.retention, e))?;
+        self.retention = retention;
+        {
             let _files = self.shared.files.lock();
-            fs::rename(&self.paths().current, &self.paths().predecessor)?;
-            let file = open_append(&self.paths().current)?;
-            file.sync_all()?;
-            durable::sync_dir(&self.paths().dir)?;
-            file
-        };
-        self.ino = file.metadata()?.ino();
-        self.file = file;
+            fs::rename(&paths.current, &paths.predecessor)
+                .map_err(|e| AppendError::unwritten(&paths.current, e))?;
+            // The start finishes a rotation stopped here (a missing current
+            // file beside a predecessor of the recorded length).
+            fs::rename(&next, &paths.current).map_err(AppendError::Fatal)?;
+            durable::sync_dir(&paths.dir).map_err(AppendError::Fatal)?;
+        }
+        self.ino = fresh.metadata().map_err(AppendError::Fatal)?.ino();
+        // Opened for writing, not appending: reopen the way every append expects.
+        self.file = open_append(&paths.current).map_err(AppendError::Fatal)?;
         self.predecessor_max = self.current_max.take();
         let predecessor_len = self.len;
         self.len = 0;
@@ -431,15 +328,53 @@ impl FileStore {
     }
 
     /// Fails when `audit.jsonl` is no longer the file we append to: an unlinked
-    /// descriptor is not a replayable journal.
-    fn check_still_named(&self) -> io::Result<()> {
-        match fs::metadata(&self.paths().current) {
+    /// descriptor is not a replayable journal. Nothing is written then, and
+    /// the journal waits for the file to come back.
+    fn check_still_named(&self) -> Result<(), AppendError> {
+        let path = &self.shared.paths.current;
+        match fs::metadata(path) {
             Ok(m) if m.ino() == self.ino => Ok(()),
-            Ok(_) => Err(io::Error::other("audit.jsonl was replaced by another file")),
-            Err(e) => Err(io::Error::new(
-                e.kind(),
-                format!("audit.jsonl disappeared: {e}"),
+            Ok(_) => Err(AppendError::unwritten(
+                path,
+                io::Error::other("audit.jsonl was replaced by another file"),
             )),
+            Err(e) => Err(AppendError::unwritten(
+                path,
+                io::Error::new(e.kind(), format!("audit.jsonl disappeared: {e}")),
+            )),
+        }
+    }
+
+    /// A write of a batch failed: cuts whatever part of it reached the file,
+    /// so the file ends after the last synced record and the batch may be
+    /// written again. When even that fails the file's end is unknown.
+    fn undo_write(&mut self, e: io::Error) -> AppendError {
+        let cut = self
+            .file
+            .set_len(self.len)
+            .and_then(|()| self.file.sync_data());
+        match cut {
+            Ok(()) => AppendError::unwritten(&self.shared.paths.current, e),
+            Err(cut) => AppendError::Fatal(io::Error::new(
+                cut.kind(),
+                format!("{e}, and cutting the half-written batch off audit.jsonl failed: {cut}"),
+            )),
+        }
+    }
+
+    /// A `journal.gap` at `seq` is durable: the files prove nothing before
+    /// it, and the retention record says so at once.
+    fn gap_recorded(&mut self, seq: Seq) {
+        let after = seq.0.saturating_sub(1);
+        self.retention.retained_after = self.retention.retained_after.max(after);
+        {
+            let mut state = self.shared.state.lock();
+            state.retained_after = state.retained_after.max(after);
+        }
+        if let Err(e) = self.write_retention() {
+            // Found again at the next start: opening reads the gap records.
+            log::warn!("journal: cannot record the gap in the retention record yet: {e}");
+            self.retention_dirty_since = Some(Instant::now());
         }
     }
 }
@@ -453,17 +388,19 @@ impl JournalStore for FileStore {
         Some(Seq(self.reserved))
     }
 
-    fn reserve(&mut self, needed: Seq) -> io::Result<()> {
+    fn reserve(&mut self, needed: Seq) -> Result<(), AppendError> {
         if needed.0 > self.reserved {
-            let ceiling = reservation::ceiling_for(self.reserved, needed.0)
-                .ok_or_else(|| io::Error::other("the event sequence is exhausted"))?;
-            reservation::write(&self.paths().reservation, ceiling)?;
+            let ceiling = reservation::ceiling_for(self.reserved, needed.0).ok_or_else(|| {
+                AppendError::Fatal(io::Error::other("the event sequence is exhausted"))
+            })?;
+            let path = &self.shared.paths.reservation;
+            reservation::write(path, ceiling).map_err(|e| AppendError::unwritten(path, e))?;
             self.reserved = ceiling;
         }
         Ok(())
     }
 
-    fn append(&mut self, batch: &[JournalRecord]) -> io::Result<()> {
+    fn append(&mut self, batch: &[JournalRecord]) -> Result<(), AppendError> {
         let Some(last) = batch.last() else {
             return Ok(());
         };
@@ -483,13 +420,28 @@ impl JournalStore for FileStore {
         for r in batch {
             write_record(&mut buf, r);
         }
-        self.file.write_all(&buf)?;
-        self.file.sync_data()?;
+        if let Err(e) = self.file.write_all(&buf) {
+            return Err(self.undo_write(e));
+        }
+        // A failed sync of data already written cannot be retried
+        // (docs/persistence.md#writing-the-journal).
+        self.file.sync_data().map_err(AppendError::Fatal)?;
         self.len += buf.len() as u64;
         self.current_max = Some(last_written);
         self.shared.state.lock().current_len = self.len;
         self.retention_dirty_since.get_or_insert_with(Instant::now);
+        if let Some(gap) = batch.iter().rev().find(|r| r.event == GAP_EVENT) {
+            self.gap_recorded(gap.seq);
+        }
         Ok(())
+    }
+
+    fn probe(&mut self) -> Result<(), AppendError> {
+        self.check_still_named()?;
+        // A durable replace needs a new block: the cheapest real write.
+        let path = self.shared.paths.retention.clone();
+        self.write_retention()
+            .map_err(|e| AppendError::unwritten(&path, e))
     }
 
     fn idle_deadline(&self) -> Option<Instant> {
@@ -497,10 +449,12 @@ impl JournalStore for FileStore {
     }
 
     fn idle(&mut self) -> io::Result<()> {
-        if self.retention_dirty_since.is_some()
-            || !self.shared.is_complete() && self.retention.known_complete
-        {
-            self.write_retention()?;
+        let due = self.retention_dirty_since.is_some()
+            || !self.shared.is_complete() && self.retention.known_complete;
+        if due && let Err(e) = self.write_retention() {
+            // Try again a lag later: the record is a lower bound meanwhile.
+            self.retention_dirty_since = Some(Instant::now());
+            return Err(e);
         }
         Ok(())
     }

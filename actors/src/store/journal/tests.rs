@@ -4,7 +4,10 @@
 
 use super::clock::SeqClock;
 use super::file::FileStore;
-use super::{Journal, JournalAck, JournalFailed, JournalRecord, JournalStore};
+use super::{
+    Journal, JournalAck, JournalFailed, JournalRecord, JournalStalled, JournalStore, Reports,
+};
+use crate::store::health::StorageHealth;
 use actix::prelude::*;
 use signaltty_model::journal::reservation::{self, BLOCK};
 use signaltty_model::journal::verify::verify;
@@ -59,6 +62,13 @@ impl Handler<JournalFailed> for Sink {
     }
 }
 
+impl Handler<JournalStalled> for Sink {
+    type Result = ();
+    fn handle(&mut self, msg: JournalStalled, _: &mut Self::Context) {
+        panic!("the journal stalled: {:?}", msg.trouble);
+    }
+}
+
 #[actix_rt::test]
 async fn a_pane_takes_only_numbers_reserved_on_disk_and_the_journal_keeps_ahead_of_it() {
     let dir = tempfile::tempdir().unwrap();
@@ -69,8 +79,12 @@ async fn a_pane_takes_only_numbers_reserved_on_disk_and_the_journal_keeps_ahead_
     let mut journal = Journal::spawn(
         Box::new(store),
         clock.clone(),
-        sink.clone().recipient(),
-        sink.recipient(),
+        StorageHealth::new(dir.path(), 0),
+        Reports {
+            ack: sink.clone().recipient(),
+            stalled: sink.clone().recipient(),
+            failed: sink.recipient(),
+        },
     )
     .unwrap();
     assert_eq!(

@@ -189,7 +189,12 @@ fn save_snapshot(state_dir: &Path, snapshot: &Snapshot) -> io::Result<()> {
     let current = state_dir.join(CURRENT);
     let previous = state_dir.join(PREVIOUS);
     let bytes = serde_json::to_vec_pretty(snapshot).map_err(io::Error::other)?;
-    write_synced(&tmp, &bytes)?;
+    if let Err(e) = write_synced(&tmp, &bytes) {
+        // A full disk: the previous generations stay, and half a new one
+        // would only hold space the journal needs back.
+        let _ = fs::remove_file(&tmp);
+        return Err(e);
+    }
     let rotated = match fs::rename(&current, &previous) {
         Ok(()) => true,
         Err(e) if e.kind() == io::ErrorKind::NotFound => false,

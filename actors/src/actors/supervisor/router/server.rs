@@ -31,6 +31,7 @@ pub(super) fn status(cx: &Cx<'_>) -> ServerStatusResult {
         socket_activated: Some(crate::os::activation::socket_activated()),
         upgrades: None,
         last_upgrade: None,
+        storage: Some(cx.events.health().status()),
     }
 }
 

@@ -5,6 +5,7 @@
 
 use super::*;
 use serde_json::json;
+use signaltty_model::journal::history::StoredRecord;
 
 fn record(seq: u64) -> JournalRecord {
     JournalRecord {
@@ -50,7 +51,8 @@ fn a_fresh_directory_is_complete_from_zero_and_numbers_from_one() {
     assert_eq!(seqs(&shared.read(Seq(0), Seq(3)).unwrap()), vec![1, 2, 3]);
     assert_eq!(
         fs::read_to_string(dir.path().join("event-sequence.json")).unwrap(),
-        "4096"
+        format!("{:<20}\n", 4096),
+        "a fixed width, so a full disk can rewrite it in place"
     );
     let line = fs::read_to_string(dir.path().join("audit.jsonl")).unwrap();
     let first: serde_json::Value = serde_json::from_str(line.lines().next().unwrap()).unwrap();

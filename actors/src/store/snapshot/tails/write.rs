@@ -335,7 +335,11 @@ fn append(path: &Path, len: u64, bytes: &[u8]) -> io::Result<Option<u64>> {
     if file.metadata()?.len() != len {
         return Ok(None);
     }
-    file.write_all(bytes)?;
+    if let Err(e) = file.write_all(bytes) {
+        // A full disk: the tail stays as it was, not cut mid-record.
+        let _ = file.set_len(len);
+        return Err(e);
+    }
     Ok(Some(len + bytes.len() as u64))
 }
 
@@ -356,7 +360,14 @@ fn write_whole(path: &Path, bytes: &[u8], fresh: bool) -> io::Result<()> {
             .mode(0o600)
             .open(path)
         {
-            Ok(mut file) => return file.write_all(bytes),
+            Ok(mut file) => {
+                let written = file.write_all(bytes);
+                if written.is_err() {
+                    // Half a new tail only holds space a full disk needs.
+                    let _ = fs::remove_file(path);
+                }
+                return written;
+            },
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {},
             Err(e) => return Err(e),
         }
@@ -364,7 +375,10 @@ fn write_whole(path: &Path, bytes: &[u8], fresh: bool) -> io::Result<()> {
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(".tmp");
     let tmp = PathBuf::from(tmp);
-    write_private(&tmp, bytes)?;
+    if let Err(e) = write_private(&tmp, bytes) {
+        let _ = fs::remove_file(&tmp);
+        return Err(e);
+    }
     fs::rename(&tmp, path)
 }
 
