@@ -7,8 +7,8 @@
 //! waiting for its worker to be ready, an unread turn end), the clock jumps
 //! three hours forward, then six back. Nothing may change for the jumps, and
 //! each timeout must still fire once its time has passed on the monotonic
-//! clock, never before. Skipped, saying why, where libfaketime is not
-//! installed (`.ci/run` installs it).
+//! clock, never before. It needs libfaketime (`.ci/run` installs it) and
+//! fails, saying so, without it: a skipped proof is no proof.
 
 use crate::support::agents::{spawn_fake_with, type_line, wait_screen, wait_state};
 use crate::support::git::init_repo;
@@ -416,8 +416,7 @@ fn unread_of(seen: &[Value], pane: &str) -> Vec<Value> {
 #[test]
 fn a_wall_clock_jump_forward_or_back_changes_no_state_and_every_timeout_fires_on_time() {
     let Some(lib) = libfaketime() else {
-        eprintln!("skipped: libfaketime is not installed (.ci/run installs it)");
-        return;
+        panic!("libfaketime is not installed: `apt-get install libfaketime` (.ci/run installs it)");
     };
     let (server, offset) = faked_server(&lib);
     let mut c = server.client();
