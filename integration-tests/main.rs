@@ -10,6 +10,7 @@ mod attach;
 mod board;
 mod cli;
 mod cli_mapping;
+mod clock;
 mod closed_stdout;
 mod config;
 mod decisions;

@@ -357,7 +357,7 @@ async fn start(
     if let Some(t) = &takeover {
         log::debug!(
             "upgrade: state restored at {} ms",
-            upgrade::takeover::now_ms().saturating_sub(t.requested_at_ms)
+            upgrade::takeover::monotonic_ms().saturating_sub(t.requested_at_ms)
         );
     }
     raise_fd_limit();

@@ -1,8 +1,11 @@
 //! Turn baselines (docs/diffs.md#turn-baselines): which turn started where,
 //! and the tree its workspace's checkout had then, newest turn first. The
-//! capture itself runs git (`os/git/turns.rs`); this is its record.
+//! capture itself runs git (`os/git/turns.rs`); this is its record. Which
+//! turn is newer is told by the seq of the `agent.working` that started it,
+//! never by its wall-clock time: after a step of the clock back, an older
+//! turn's baseline would otherwise win over every turn after it.
 
-use signaltty_protocol::{PaneId, Timestamp, WorkspaceId};
+use signaltty_protocol::{PaneId, Seq, Timestamp, WorkspaceId};
 
 /// A turn that started in a published batch (docs/states.md): its
 /// workspace's checkout is to be captured.
@@ -12,7 +15,9 @@ pub struct TurnStart {
     pub workspace: WorkspaceId,
     /// The pane whose agent started working.
     pub pane: PaneId,
-    /// When it was published.
+    /// The seq of the `agent.working` that started it: the order of turns.
+    pub seq: Seq,
+    /// When it was published (for display).
     pub started_at: Timestamp,
 }
 
@@ -23,6 +28,8 @@ pub struct TurnBaseline {
     pub pane: signaltty_protocol::PaneId,
     /// The checkout's tree when the turn started, or why it could not be written.
     pub tree: Result<String, String>,
+    /// The seq of the `agent.working` that started it.
+    pub seq: Seq,
     /// When the turn started.
     pub started_at: signaltty_protocol::Timestamp,
 }
@@ -62,18 +69,20 @@ impl TurnBaselines {
         let TurnStart {
             workspace,
             pane,
+            seq,
             started_at,
         } = turn;
         let newer = self
             .by_workspace
             .get(&workspace)
-            .is_some_and(|b| b.started_at > started_at);
+            .is_some_and(|b| b.seq > seq);
         if !newer {
             self.by_workspace.insert(
                 workspace.clone(),
                 TurnBaseline {
                     pane: pane.clone(),
                     tree,
+                    seq,
                     started_at: started_at.clone(),
                 },
             );
@@ -90,3 +99,6 @@ impl TurnBaselines {
         self.by_workspace.get(workspace)
     }
 }
+
+#[cfg(test)]
+mod tests;

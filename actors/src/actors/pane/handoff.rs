@@ -30,8 +30,8 @@ pub struct HandedOver {
     pub master: Option<OwnedFd>,
     /// The process, when it still runs.
     pub pid: Option<u32>,
-    /// When the reader stopped, in Unix milliseconds: the pane's output is
-    /// unread from then on.
+    /// When the reader stopped, in milliseconds of the monotonic clock: the
+    /// pane's output is unread from then on.
     pub unread_since_ms: u64,
 }
 
@@ -130,7 +130,7 @@ impl Handler<HandOver> for Pane {
                     carried: self.carried(),
                     master: None,
                     pid: None,
-                    unread_since_ms: crate::os::upgrade::takeover::now_ms(),
+                    unread_since_ms: crate::os::upgrade::takeover::monotonic_ms(),
                 };
                 return Box::pin(async move { Ok(done) });
             },
@@ -158,7 +158,7 @@ impl Handler<Released> for Pane {
             carried: self.carried(),
             master: Some(master),
             pid: Some(pid),
-            unread_since_ms: crate::os::upgrade::takeover::now_ms(),
+            unread_since_ms: crate::os::upgrade::takeover::monotonic_ms(),
         });
     }
 }

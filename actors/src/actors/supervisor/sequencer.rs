@@ -251,6 +251,7 @@ impl Sequencer {
                 applied.turn_starts.push(TurnStart {
                     workspace: pane.workspace_id.clone(),
                     pane: pane.id.clone(),
+                    seq,
                     started_at: Timestamp::now(),
                 });
             }

@@ -12,7 +12,7 @@ use crate::actors::supervisor::router::Routed;
 use crate::error::Error;
 use crate::os::listener::Accepting;
 use crate::os::upgrade::record::{self, ListenerRecord, PaneRecord, Record, ReplyRecord};
-use crate::os::upgrade::takeover::now_ms;
+use crate::os::upgrade::takeover::monotonic_ms;
 use actix::prelude::*;
 use signaltty_protocol::PaneId;
 use signaltty_protocol::server::{ServerUpgradeParams, UpgradeReport};
@@ -85,7 +85,7 @@ impl Supervisor {
             ));
         }
         let binary = p.binary.map_or_else(|| origin.exe.clone(), PathBuf::from);
-        let requested_at_ms = now_ms();
+        let requested_at_ms = monotonic_ms();
         let check = actix_rt::task::spawn_blocking(move || crate::os::upgrade::preflight(&binary));
         Box::pin(
             actix::fut::wrap_future::<_, Self>(check).then(move |checked, act, _ctx| {
@@ -100,7 +100,7 @@ impl Supervisor {
                 log::info!(
                     "upgrade to {} ({version}): checked in {} ms, quiescing",
                     binary.display(),
-                    now_ms().saturating_sub(requested_at_ms)
+                    monotonic_ms().saturating_sub(requested_at_ms)
                 );
                 act.upgrading = Some(Upgrading::default());
                 let _ = act.stop_accepting.send(Accepting::Paused);
@@ -182,7 +182,7 @@ impl Supervisor {
                 log::debug!(
                     "upgrade: {} pane(s) handed over at {} ms",
                     panes.len(),
-                    now_ms().saturating_sub(requested_at_ms)
+                    monotonic_ms().saturating_sub(requested_at_ms)
                 );
                 let handover = Handover {
                     binary,
@@ -254,7 +254,7 @@ impl Supervisor {
         };
         // Every event up to the head is durable: the snapshot at the head
         // plus an empty journal suffix is the world the record continues.
-        let since = |at: u64| now_ms().saturating_sub(at);
+        let since = |at: u64| monotonic_ms().saturating_sub(at);
         log::debug!("upgrade: settled at {} ms", since(requested_at_ms));
         self.save_snapshot_now();
         log::debug!("upgrade: snapshot at {} ms", since(requested_at_ms));
@@ -408,7 +408,7 @@ impl Supervisor {
             }
         }
         crate::os::upgrade::fds::keep(std::mem::take(&mut t.kept));
-        t.report.took_ms = now_ms().saturating_sub(t.requested_at_ms);
+        t.report.took_ms = monotonic_ms().saturating_sub(t.requested_at_ms);
         let report = t.report;
         match &report.fallback {
             Some(why) => log::warn!("upgrade: took over by restoring the snapshot: {why}"),

@@ -4,6 +4,7 @@
 //! calls it; the master transition table of
 //! docs/states.md#master-transition-table is its test table.
 
+use super::axes::Now;
 use super::hooks::{
     AttentionEffect, Classification, classify, is_liveness, is_session_end, is_tool_traffic,
     resume_argv, session_id,
@@ -159,13 +160,24 @@ pub fn apply_hook(pane: &mut Pane, input: &HookInput<'_>, now: Timestamp) -> App
 
 /// Applies a checked hook to `pane` at `now` (H2–H10) and returns the events
 /// that record it.
-pub fn apply_checked(pane: &mut Pane, checked: CheckedHook<'_, '_>, now: Timestamp) -> Vec<Event> {
+pub fn apply_checked(
+    pane: &mut Pane,
+    checked: CheckedHook<'_, '_>,
+    now: impl Into<Now>,
+) -> Vec<Event> {
+    let now = now.into();
     let CheckedHook { input, mut class } = checked;
     let session = input.session();
     let mut events = Vec::new();
     // H2: session identity, recorded even when the rest is suppressed.
     if let Some(id) = session {
-        events.extend(record_session(pane, input.kind, &id, input.overlay, &now));
+        events.extend(record_session(
+            pane,
+            input.kind,
+            &id,
+            input.overlay,
+            &now.wall,
+        ));
     }
     // H4: tool traffic cannot move a blocked pane.
     if pane.lifecycle == Lifecycle::Blocked && is_tool_traffic(input.event) {
@@ -180,7 +192,7 @@ pub fn apply_checked(pane: &mut Pane, checked: CheckedHook<'_, '_>, now: Timesta
         class = Classification::default();
     }
     let source = format!("hook:{}:{}", input.agent, input.event);
-    let notification = notification(pane, input, &class, &source, &now);
+    let notification = notification(pane, input, &class, &source, &now.wall);
     let mut axes = Axes::new(pane, now);
     // H6: apply.
     if let Some(message) = &class.message {
@@ -348,7 +360,7 @@ pub fn apply_screen_seen(
     screen_raised: &mut bool,
     prompted: bool,
     worked_since_blocked: bool,
-    now: Timestamp,
+    now: impl Into<Now>,
 ) -> Vec<Event> {
     use signaltty_model::agents::screen::ScreenState;
     use signaltty_protocol::pane::Attention;

@@ -16,6 +16,7 @@ use super::notify::NewNotification;
 use signaltty_protocol::pane::{Attention, Lifecycle, Pane};
 use signaltty_protocol::state::{Decision, Notification};
 use signaltty_protocol::{Event, Timestamp};
+use std::time::Duration;
 
 /// One change to a pane's state, in the order it happened.
 #[derive(Debug, Clone, PartialEq)]
@@ -93,19 +94,40 @@ impl Change {
     }
 }
 
+/// The instant a batch of operations runs at: the wall clock, for what is
+/// recorded and shown, and, when the caller knows it, how long the pane's
+/// current lifecycle has lasted on the monotonic clock (`stretch.rs`).
+#[derive(Debug, Clone)]
+pub struct Now {
+    /// The wall-clock time.
+    pub wall: Timestamp,
+    /// How long the lifecycle the batch finds has lasted.
+    pub lasted: Option<Duration>,
+}
+
+impl From<Timestamp> for Now {
+    fn from(wall: Timestamp) -> Now {
+        Now { wall, lasted: None }
+    }
+}
+
 /// The operations of docs/states.md#attention-operations on one pane, at one
 /// instant.
 pub struct Axes<'a> {
     pub pane: &'a mut Pane,
     now: Timestamp,
+    /// How long the current lifecycle has lasted, on the monotonic clock.
+    lasted: Option<Duration>,
     changes: Vec<Change>,
 }
 
 impl<'a> Axes<'a> {
-    pub fn new(pane: &'a mut Pane, now: Timestamp) -> Axes<'a> {
+    pub fn new(pane: &'a mut Pane, now: impl Into<Now>) -> Axes<'a> {
+        let Now { wall, lasted } = now.into();
         Axes {
             pane,
-            now,
+            now: wall,
+            lasted,
             changes: Vec::new(),
         }
     }
@@ -129,14 +151,14 @@ impl<'a> Axes<'a> {
             return false;
         }
         if prev == Lifecycle::Working
-            && let Some(since) = &self.pane.lifecycle_since
-            && let Some(secs) = self.now.seconds_since(since)
+            && let Some(secs) = self.run_secs()
         {
             self.pane.last_run_secs = Some(secs);
         }
         self.pane.lifecycle = to;
         self.pane.last_lifecycle = prev;
         self.pane.lifecycle_since = Some(self.now.clone());
+        self.lasted = Some(Duration::ZERO);
         self.pane.last_activity_at = self.now.clone();
         self.changes.push(Change::Lifecycle {
             to,
@@ -144,6 +166,20 @@ impl<'a> Axes<'a> {
             source: source.to_owned(),
         });
         true
+    }
+
+    /// How long the current lifecycle has lasted, in whole seconds: on the
+    /// monotonic clock when the batch knows it; otherwise (a stretch that
+    /// began before this process saw it) from the wall clock, never below
+    /// zero.
+    fn run_secs(&self) -> Option<i64> {
+        match self.lasted {
+            Some(lasted) => Some(i64::try_from(lasted.as_secs()).unwrap_or(i64::MAX)),
+            None => {
+                let since = self.pane.lifecycle_since.as_ref()?;
+                Some(self.now.seconds_since(since)?.max(0))
+            },
+        }
     }
 
     /// raise(x): `attention = max(attention, x)`; never lowers. Returns whether it

@@ -12,6 +12,7 @@ pub mod hooks;
 pub mod notify;
 pub mod progress;
 pub mod question;
+pub mod stretch;
 pub mod tracker;
 
 #[cfg(test)]

@@ -53,7 +53,8 @@ pub struct Record {
     pub from_version: String,
     /// The binary the exec runs.
     pub binary: String,
-    /// When `server.upgrade` was received, in Unix milliseconds.
+    /// When `server.upgrade` was received, in milliseconds of the monotonic
+    /// clock (`takeover::monotonic_ms`).
     pub requested_at_ms: u64,
     /// The journal's head: every event up to it is durable.
     pub seq: u64,
@@ -94,7 +95,7 @@ pub struct PaneRecord {
     pub fd: Option<RawFd>,
     /// Its process, when it runs.
     pub pid: Option<u32>,
-    /// When its reader stopped, in Unix milliseconds.
+    /// When its reader stopped, in milliseconds of the monotonic clock.
     pub unread_since_ms: u64,
     /// The pane itself.
     pub carried: Carried,

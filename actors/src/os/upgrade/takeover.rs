@@ -66,7 +66,7 @@ pub struct Takeover<S> {
     pub upgrades: u64,
     /// The report; `took_ms` is set when it is answered.
     pub report: UpgradeReport,
-    /// When the request was received, in Unix milliseconds.
+    /// When the request was received, in milliseconds of the monotonic clock.
     pub requested_at_ms: u64,
     /// Masters of processes that could not be adopted, held open so that
     /// they are never hung up.
@@ -84,11 +84,16 @@ impl<S> Takeover<S> {
     }
 }
 
-/// Milliseconds since the Unix epoch.
-pub fn now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+/// Milliseconds on the system's monotonic clock (`CLOCK_MONOTONIC`, counted
+/// from boot). An upgrade's durations (`took_ms`, `longest_unread_ms`) are
+/// measured on it: it runs on across the exec, which an `Instant` cannot
+/// cross, and no step of the wall clock moves it.
+pub fn monotonic_ms() -> u64 {
+    nix::time::clock_gettime(nix::time::ClockId::CLOCK_MONOTONIC).map_or(0, |t| {
+        let secs = u64::try_from(t.tv_sec()).unwrap_or(0);
+        let millis = u64::try_from(t.tv_nsec()).unwrap_or(0) / 1_000_000;
+        secs.saturating_mul(1000).saturating_add(millis)
+    })
 }
 
 /// What the environment says of an upgrade: the record's path and the
@@ -128,7 +133,7 @@ pub fn take_over<S>(named: Named, sink: MakeSink<'_, S>) -> Result<Takeover<S>, 
     };
     let (listener, socket) =
         crate::os::activation::listener_from(listener, "the socket handed over by the upgrade")?;
-    let read_at = now_ms();
+    let read_at = monotonic_ms();
     let read = record::read(&path).and_then(|r| {
         if r.envelope() == envelope {
             Ok(r)
@@ -140,7 +145,7 @@ pub fn take_over<S>(named: Named, sink: MakeSink<'_, S>) -> Result<Takeover<S>, 
         log::debug!(
             "upgrade: the new binary read the record at {} ms (took {} ms)",
             read_at.saturating_sub(r.requested_at_ms),
-            now_ms().saturating_sub(read_at)
+            monotonic_ms().saturating_sub(read_at)
         );
     }
     Ok(match read {
@@ -184,7 +189,7 @@ fn fall_back<S>(
             .map(|(fd, id)| (UnixStream::from(fd), id)),
         upgrades: 1,
         report,
-        requested_at_ms: now_ms(),
+        requested_at_ms: monotonic_ms(),
         kept: Vec::new(),
     }
 }
@@ -209,7 +214,7 @@ fn continue_from<S>(
     }
     let mut kept = Vec::new();
     let mut panes = HashMap::new();
-    let now = now_ms();
+    let now = monotonic_ms();
     for handed in record.panes {
         let Carried {
             mut pane,
@@ -289,7 +294,7 @@ fn continue_from<S>(
     log::debug!(
         "upgrade: record read, {} PTY(s) adopted at {} ms",
         panes.len(),
-        now_ms().saturating_sub(record.requested_at_ms)
+        monotonic_ms().saturating_sub(record.requested_at_ms)
     );
     Takeover {
         listener: Some((listener, socket, record.listener.passed)),

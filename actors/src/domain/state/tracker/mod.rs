@@ -21,10 +21,12 @@ mod screen;
 mod tests;
 
 pub use carry::Carry;
+pub use screen::Screen;
 
 use super::Axes;
 use super::apply::{HookInput, apply_checked, check_hook, record_session};
 use crate::domain::state::question::QuestionWatch;
+use crate::domain::state::stretch::Stretch;
 use crate::ids::random_u128;
 use serde_json::Value;
 use signaltty_model::agents::AgentRules;
@@ -94,24 +96,6 @@ pub struct HookOutcome {
     pub effects: Vec<Effect>,
     /// The `hook-event` result, sent once the events are published.
     pub reply: HookEventResult,
-}
-
-/// The screen the rules read: the pane's terminal, or a test's text.
-pub trait Screen {
-    /// The visible screen as text, one line per row.
-    fn text(&self) -> String;
-}
-
-impl Screen for String {
-    fn text(&self) -> String {
-        self.clone()
-    }
-}
-
-impl Screen for &str {
-    fn text(&self) -> String {
-        (*self).to_owned()
-    }
 }
 
 /// Which evidence last moved an axis, and when (for `pane.explain`).
@@ -210,6 +194,8 @@ pub struct AgentTracker {
     settle: Option<PendingSettle>,
     /// Cursor tool calls and the approvals inferred from them.
     approvals: cursor::Approvals,
+    /// When the current lifecycle began, on the monotonic clock.
+    stretch: Stretch,
 }
 
 impl AgentTracker {
@@ -239,6 +225,7 @@ impl AgentTracker {
             question: QuestionWatch::default(),
             settle: None,
             approvals: cursor::Approvals::default(),
+            stretch: Stretch::default(),
         }
     }
 
@@ -283,9 +270,11 @@ impl AgentTracker {
     /// Runs state-engine operations on the pane at one instant, remembers
     /// `source` as the evidence of what moved, and returns the events.
     pub fn with_axes(&mut self, source: &str, f: impl FnOnce(&mut Axes<'_>)) -> Vec<Event> {
-        let mut axes = Axes::new(&mut self.pane, Timestamp::now());
-        f(&mut axes);
-        let events = axes.into_events();
+        let events = self.stretch.batch(&mut self.pane, |pane, now| {
+            let mut axes = Axes::new(pane, now);
+            f(&mut axes);
+            axes.into_events()
+        });
         self.note_evidence(source, &events);
         events
     }
@@ -376,7 +365,10 @@ impl AgentTracker {
                 self.screen_raised = false;
                 self.hooked = true;
                 let was_blocked = self.pane.lifecycle == Lifecycle::Blocked;
-                events.extend(apply_checked(&mut self.pane, checked, Timestamp::now()));
+                let applied = self.stretch.batch(&mut self.pane, |pane, now| {
+                    apply_checked(pane, checked, now)
+                });
+                events.extend(applied);
                 // Still blocked: the agent talks, so the screen's idle is not
                 // a dismissal yet. Otherwise a new question (or none): the
                 // screen has not shown it yet.

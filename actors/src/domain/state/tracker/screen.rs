@@ -7,16 +7,33 @@
 //! the screen shows its question dismissed or answered. `pane.explain` shows
 //! the same evaluation without applying it.
 
-use super::{AgentTracker, Effect, PendingSettle, Screen, ScreenSeen, Timer};
+use super::{AgentTracker, Effect, PendingSettle, ScreenSeen, Timer};
 use crate::domain::state::apply::apply_screen_seen;
 use crate::domain::state::question::{SettleStep, TickStep};
 use serde_json::json;
 use signaltty_model::agents::RuleSource;
 use signaltty_model::agents::screen::{ScreenState, View, classify};
-use signaltty_protocol::Timestamp;
 use signaltty_protocol::pane::Lifecycle;
 use signaltty_protocol::state::{AxisEvidence, PaneExplainResult};
 use std::time::Duration;
+
+/// The screen the rules read: the pane's terminal, or a test's text.
+pub trait Screen {
+    /// The visible screen as text, one line per row.
+    fn text(&self) -> String;
+}
+
+impl Screen for String {
+    fn text(&self) -> String {
+        self.clone()
+    }
+}
+
+impl Screen for &str {
+    fn text(&self) -> String {
+        (*self).to_owned()
+    }
+}
 
 /// How long after a change a pane is classified from its screen.
 pub const SCREEN_TICK: Duration = Duration::from_millis(500);
@@ -177,15 +194,17 @@ impl AgentTracker {
             self.hooked_blocked_tick(&winner, effects);
             return;
         }
-        let events = apply_screen_seen(
-            &mut self.pane,
-            winner.state,
-            &winner.id,
-            &mut self.screen_raised,
-            self.typed,
-            self.worked_since_blocked,
-            Timestamp::now(),
-        );
+        let events = self.stretch.batch(&mut self.pane, |pane, now| {
+            apply_screen_seen(
+                pane,
+                winner.state,
+                &winner.id,
+                &mut self.screen_raised,
+                self.typed,
+                self.worked_since_blocked,
+                now,
+            )
+        });
         if self.pane.lifecycle != Lifecycle::Blocked {
             self.worked_since_blocked = false;
         }
