@@ -186,7 +186,7 @@ impl StorageHealth {
                 trouble(Reason::of(&e), e.to_string())
             },
             Ok(fs) => {
-                let free = fs.blocks_available().saturating_mul(fs.fragment_size());
+                let free = free_of(&fs);
                 if fs.flags().contains(nix::sys::statvfs::FsFlags::ST_RDONLY) {
                     trouble(
                         Reason::ReadOnly,
@@ -224,7 +224,7 @@ impl StorageHealth {
             Look::Fine(free) => Some(*free),
             Look::Bad(_) => nix::sys::statvfs::statvfs(&self.dir)
                 .ok()
-                .map(|fs| fs.blocks_available().saturating_mul(fs.fragment_size())),
+                .map(|fs| free_of(&fs)),
         };
         let trouble = match (self.trouble(), look) {
             (Some(t), _) | (None, Look::Bad(t)) => Some(t),
@@ -242,6 +242,11 @@ impl StorageHealth {
             lost_events: self.lost.load(Ordering::Relaxed),
         }
     }
+}
+
+/// Bytes free for an unprivileged user.
+fn free_of(fs: &nix::sys::statvfs::Statvfs) -> u64 {
+    fs.blocks_available().saturating_mul(fs.fragment_size())
 }
 
 enum Look {

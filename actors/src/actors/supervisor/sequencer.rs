@@ -168,7 +168,6 @@ impl Sequencer {
         }
         let at = Timestamp::now();
         let count = events.len();
-        let mut batch = Vec::with_capacity(count);
         let mut pendings = Vec::with_capacity(count);
         let mut waiter = Some(tx);
         // One block: a batch's numbers are consecutive, even while panes
@@ -177,12 +176,6 @@ impl Sequencer {
         for (i, event) in events.into_iter().enumerate() {
             let seq = Seq(first.0 + i as u64);
             let published = Published::new(seq, &event);
-            batch.push(JournalRecord {
-                seq,
-                event: published.name,
-                payload: published.payload_json.clone(),
-                at: at.clone(),
-            });
             let waiter = if i + 1 == count { waiter.take() } else { None };
             pendings.push(Pending {
                 event: Box::new(event),
@@ -195,6 +188,7 @@ impl Sequencer {
         if self.stall.stalled() {
             self.hold(pendings);
         } else {
+            let batch = pendings.iter().map(hold::record_of).collect();
             self.pending.extend(pendings);
             self.append(batch);
         }

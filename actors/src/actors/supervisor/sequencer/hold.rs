@@ -268,7 +268,8 @@ impl Sequencer {
     }
 }
 
-fn record_of(p: &Pending) -> JournalRecord {
+/// The journal record of a sequenced event.
+pub(super) fn record_of(p: &Pending) -> JournalRecord {
     JournalRecord {
         seq: p.published.seq,
         event: p.published.name,
