@@ -49,6 +49,8 @@ pub const EXIT_STARTUP_FAILED: i32 = 1;
 /// Binds the socket and runs the server until it is shut down. Returns the
 /// process exit code. Logs go through the `log` facade.
 pub fn run_server(mut config: Config) -> i32 {
+    // Before any thread is started, so every thread shares the two arenas.
+    log::info!("{}", os::malloc::tune());
     // First, while the process has one thread: what an in-place upgrade left
     // (its descriptors claimed before anything can reuse their numbers) and
     // what systemd handed over, with their variables removed from the

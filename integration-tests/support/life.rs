@@ -54,6 +54,30 @@ impl Life {
         self.client().call_ok("server.status", json!({}));
     }
 
+    /// Starts a server like `start`, but says what went wrong instead of
+    /// failing: the first request's fate, the exit status if the process
+    /// has exited, and its stderr (the soak reports it with its figures).
+    pub fn try_start(&mut self) -> Result<(), String> {
+        assert!(self.server.is_none(), "a server of this test already runs");
+        let args = self.server_args();
+        let log = self.next_log();
+        let socket = self.env.default_socket();
+        self.server = Some(self.env.spawn_listening(&args, &log, &socket));
+        let answered = status_answers(&socket);
+        answered.map_err(|why| {
+            let server = self.running();
+            // A process that closed the socket may take a moment to be reaped.
+            let status = (0..100).find_map(|_| {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+                server.try_status()
+            });
+            format!(
+                "the new server did not answer server.status ({why}); exit status {status:?}; stderr:\n{}",
+                server.stderr()
+            )
+        })
+    }
+
     /// Starts a server that must refuse to start with `code`; returns its stderr.
     #[track_caller]
     pub fn start_refused(&mut self, code: i32) -> String {
@@ -137,6 +161,26 @@ impl Drop for Life {
                 eprintln!("--- stderr of server #{n} ---\n{text}--- end ---");
             }
         }
+    }
+}
+
+/// Whether a `server.status` on a new connection to `socket` is answered.
+fn status_answers(socket: &std::path::Path) -> Result<(), String> {
+    use std::io::{BufRead, Write};
+    let mut stream = std::os::unix::net::UnixStream::connect(socket).map_err(|e| e.to_string())?;
+    stream
+        .set_read_timeout(Some(crate::support::DEADLINE))
+        .map_err(|e| e.to_string())?;
+    let line = crate::support::request_line("status", "server.status", json!({}));
+    stream
+        .write_all(line.as_bytes())
+        .map_err(|e| format!("write: {e}"))?;
+    let mut reply = String::new();
+    match std::io::BufReader::new(stream).read_line(&mut reply) {
+        Ok(0) => Err("the connection closed unanswered".to_owned()),
+        Ok(_) if reply.contains("\"ok\":true") => Ok(()),
+        Ok(_) => Err(format!("answered {reply}")),
+        Err(e) => Err(format!("read: {e}")),
     }
 }
 

@@ -5,6 +5,7 @@
 pub mod activation;
 pub mod git;
 pub mod listener;
+pub mod malloc;
 pub mod occupants;
 pub mod procfs;
 pub mod pty;
