@@ -188,14 +188,28 @@ fn full_replay(sh: &Shared) -> Result<u64, End> {
         last = seq;
     }
     // Then a second of live events, which continue above `through`.
-    c.set_timeout(Duration::from_millis(200));
     let until = Instant::now() + Duration::from_secs(1);
-    while Instant::now() < until {
+    read_rising(sh, &mut c, "a full reader", last, until, false)?;
+    Ok(returned)
+}
+
+/// Reads events until `until` (or a measurement window, when `quiet_ends`),
+/// each seq above the one before, starting above `last`; returns the last.
+fn read_rising(
+    sh: &Shared,
+    c: &mut Conn,
+    who: &str,
+    mut last: u64,
+    until: Instant,
+    quiet_ends: bool,
+) -> Result<u64, End> {
+    c.set_timeout(Duration::from_millis(200));
+    while Instant::now() < until && !(quiet_ends && sh.quiet()) {
         match c.read_line() {
             Ok(line) => {
                 let seq = lite(&line)?.seq.unwrap_or(0);
                 if seq <= last {
-                    sh.fail(format!("a live event {seq} after {last}"));
+                    sh.fail(format!("{who} got seq {seq} after {last}"));
                 }
                 last = seq;
             },
@@ -203,7 +217,7 @@ fn full_replay(sh: &Shared) -> Result<u64, End> {
             Err(e) => return Err(e),
         }
     }
-    Ok(returned)
+    Ok(last)
 }
 
 /// Subscribes (live, or from a recent seq), reads for a moment, hangs up.
@@ -235,22 +249,14 @@ pub fn vanisher(sh: Arc<Shared>) {
             if params.get("from_seq").is_some() && v["replay"]["status"] != "complete" {
                 sh.fail(format!("a vanisher's replay {params}: {v}"));
             }
-            c.set_timeout(Duration::from_millis(200));
-            let until = Instant::now() + read_for;
-            let mut last = 0;
-            while Instant::now() < until && !sh.quiet() {
-                match c.read_line() {
-                    Ok(line) => {
-                        let seq = lite(&line)?.seq.unwrap_or(0);
-                        if seq <= last {
-                            sh.fail(format!("a vanisher got {seq} after {last}"));
-                        }
-                        last = seq;
-                    },
-                    Err(End::Timeout) => {},
-                    Err(e) => return Err(e),
-                }
-            }
+            read_rising(
+                &sh,
+                &mut c,
+                "a vanisher",
+                0,
+                Instant::now() + read_for,
+                true,
+            )?;
             Ok(())
         })();
         match outcome {
