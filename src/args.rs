@@ -30,6 +30,10 @@ pub struct Global {
     /// Print the raw JSON result instead of text.
     #[arg(long, global = true)]
     pub json: bool,
+    /// Talk to this configured host's server over ssh (default:
+    /// $SIGNALTTY_HOST, else this machine's; `signaltty host list`).
+    #[arg(long, global = true, value_name = "NAME")]
+    pub host: Option<String>,
     /// Colour the text output: auto (on a terminal, unless NO_COLOR is set), always or never.
     #[arg(long, global = true, value_enum, default_value_t, value_name = "WHEN")]
     pub color: crate::paint::ColorWhen,
@@ -59,6 +63,12 @@ pub enum Command {
     UpgradeProbe,
     /// Show the server's status (server.status).
     Status,
+    /// Relay this machine's server on stdin and stdout, for `ssh HOST
+    /// signaltty bridge` (starts the server first unless --no-start).
+    Bridge(crate::cli::bridge::BridgeArgs),
+    /// The machines reached over ssh: add, list, remove, check.
+    #[command(subcommand)]
+    Host(crate::cli::host::HostCommand),
     /// Show the live protocol contract (server.schema).
     Schema,
     /// The settings: effective values and their origins, the default config
@@ -117,6 +127,10 @@ pub enum Command {
         /// Event globs (`*`, `workspace.*`, `agent.done`); repeatable. Default: every event.
         #[arg(long = "filter", value_name = "GLOB")]
         filters: Vec<String>,
+        /// Follow this machine's server and every configured host's at once;
+        /// each event line gets `"host"` (seqs are per host: no --from-seq).
+        #[arg(long, conflicts_with = "from_seq")]
+        all_hosts: bool,
     },
     /// Inspect the event journal offline.
     #[command(subcommand)]
@@ -177,9 +191,12 @@ pub enum Command {
     Restore,
     /// List the panes that need a person, most urgent first (attention.pending).
     Attention {
-        /// At most this many.
+        /// At most this many (per server).
         #[arg(long)]
         limit: Option<u64>,
+        /// This machine's server and every configured host's; each item says its host.
+        #[arg(long)]
+        all_hosts: bool,
     },
     /// Acknowledge a pane: clears its attention unless a decision is pending (pane.mark_seen).
     MarkSeen {
@@ -195,7 +212,11 @@ pub enum Command {
         pane: Option<String>,
     },
     /// List the pending decisions of every pane, with their prompts and options.
-    Decisions,
+    Decisions {
+        /// This machine's server and every configured host's; each item says its host.
+        #[arg(long)]
+        all_hosts: bool,
+    },
     /// Tasks: worker agents in their own git worktrees (task.*).
     #[command(subcommand)]
     Task(crate::cli::task::TaskCommand),

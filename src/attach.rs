@@ -11,12 +11,12 @@ use crate::cli::{fail, failure};
 use base64::Engine as _;
 use nix::sys::signal::{SigSet, Signal};
 use nix::sys::termios::{self, SetArg, Termios};
+use signaltty_model::client::{ConnRead, ConnWrite, Target};
 use signaltty_protocol::pane::{
     LiveState, PaneAttachParams, PaneAttachResult, PaneInputParams, PaneResizeParams, PaneTarget,
 };
 use signaltty_protocol::{ErrorCode, Method, PaneRef, Request, ServerLine};
 use std::io::{BufRead, BufReader, Read, Write};
-use std::os::unix::net::UnixStream;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -54,12 +54,12 @@ impl Drop for RawMode {
 /// answered: an in-place upgrade closes the connection with some unread
 /// (docs/upgrade.md), and they are sent again on the next one, in order.
 struct Link {
-    stream: UnixStream,
+    stream: ConnWrite,
     unanswered: std::collections::BTreeMap<u64, String>,
 }
 
 impl Link {
-    fn new(stream: UnixStream) -> Link {
+    fn new(stream: ConnWrite) -> Link {
         Link {
             stream,
             unanswered: std::collections::BTreeMap::new(),
@@ -90,7 +90,7 @@ impl Link {
     }
 
     /// Continues on `stream`: the unanswered input goes again, in order.
-    fn replace(&mut self, stream: UnixStream) {
+    fn replace(&mut self, stream: ConnWrite) {
         self.stream = stream;
         for line in self.unanswered.values() {
             let _ = self.stream.write_all(line.as_bytes());
@@ -105,7 +105,7 @@ fn send(link: &Mutex<Link>, id: String, method: Method) -> std::io::Result<()> {
 }
 
 /// Runs the attach client on `pane` until it ends; returns the exit code.
-pub fn run(socket: &std::path::Path, pane: &str) -> i32 {
+pub fn run(socket: &Target, pane: &str) -> i32 {
     // Signals that would otherwise kill us with the terminal still raw are taken
     // by a thread that restores it first. Blocked before any thread starts.
     let mut caught = SigSet::empty();
@@ -142,7 +142,7 @@ pub fn run(socket: &std::path::Path, pane: &str) -> i32 {
 /// the terminal any more once it returned (the board attaches from its own
 /// screen and takes the terminal back). Returns how it ended, for a person.
 pub fn session(
-    socket: &std::path::Path,
+    socket: &Target,
     pane: &str,
     raw_slot: &Arc<Mutex<Option<RawMode>>>,
 ) -> Result<&'static str, String> {
@@ -251,23 +251,17 @@ pub fn session(
 /// How long a client whose connection closed tries to attach again: an
 /// upgrade answers within a fraction of a second.
 const REATTACH_FOR: Duration = Duration::from_secs(5);
+/// The same for a pane on a host: its link may take a reconnect.
+const REATTACH_REMOTE_FOR: Duration = Duration::from_secs(30);
 
 /// Connects to `socket` and attaches to `pane` at `size`; returns the reader,
 /// a writer on the same connection and the attach result.
 fn open(
-    socket: &std::path::Path,
+    socket: &Target,
     pane: &PaneRef,
     size: Option<(u16, u16)>,
-) -> Result<(BufReader<UnixStream>, UnixStream, PaneAttachResult), String> {
-    let stream = UnixStream::connect(socket).map_err(|e| {
-        failure(
-            ErrorCode::NoSuchServer,
-            format!("cannot connect to {}: {e}", socket.display()),
-        )
-    })?;
-    let writer = stream
-        .try_clone()
-        .map_err(|e| failure(ErrorCode::IoError, e))?;
+) -> Result<(BufReader<ConnRead>, ConnWrite, PaneAttachResult), String> {
+    let (stream, writer) = socket.connect().map_err(|e| failure(e.code, e.message))?;
     let mut reader = BufReader::new(stream);
     let params = PaneAttachParams {
         pane_id: pane.clone(),
@@ -315,13 +309,19 @@ fn open(
 /// Attaches again after the connection closed, for up to `REATTACH_FOR`;
 /// `None` when the server is gone (its socket removed, or nothing answers).
 fn reattach(
-    socket: &std::path::Path,
+    socket: &Target,
     pane: &PaneRef,
-) -> Option<(BufReader<UnixStream>, UnixStream, PaneAttachResult)> {
-    let deadline = std::time::Instant::now() + REATTACH_FOR;
+) -> Option<(BufReader<ConnRead>, ConnWrite, PaneAttachResult)> {
+    let within = match socket {
+        Target::Socket(_) => REATTACH_FOR,
+        Target::Host(_) => REATTACH_REMOTE_FOR,
+    };
+    let deadline = std::time::Instant::now() + within;
     let size = terminal_size();
     while std::time::Instant::now() < deadline {
-        if !socket.exists() {
+        if let Target::Socket(path) = socket
+            && !path.exists()
+        {
             // A server that stopped removed its socket: nothing comes back.
             return None;
         }

@@ -19,8 +19,10 @@ mod args;
 mod attach;
 mod board;
 mod cli;
+mod launch;
 mod logger;
 mod paint;
+mod remote;
 mod serve;
 mod systemd;
 
@@ -29,15 +31,23 @@ use clap::Parser;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let mut cli = Cli::parse();
     paint::init(cli.global.color);
+    if let Err(code) = remote::take_pane_host(&mut cli.global, &mut cli.command) {
+        return ExitCode::from(u8::try_from(code).unwrap_or(1));
+    }
     let global = &cli.global;
+    if let Some(code) = remote::forward(global, &cli.command) {
+        return ExitCode::from(u8::try_from(code).unwrap_or(1));
+    }
     let code = match cli.command {
         Command::Server(args) => serve::server(global, args),
         Command::UpgradeProbe => serve::upgrade_probe(),
         Command::Start => cli::server::start(global),
         Command::Stop { force } => cli::server::stop(global, force),
         Command::Status => cli::server::status(global),
+        Command::Bridge(args) => cli::bridge::run(global, args),
+        Command::Host(cmd) => cli::host::run(global, cmd),
         Command::Schema => cli::server::schema(global),
         Command::Upgrade { binary } => cli::upgrade::upgrade(global, binary),
         Command::Completions { shell, install } => cli::manual::completions(shell, install),
@@ -65,7 +75,14 @@ fn main() -> ExitCode {
             from_seq,
             no_follow,
             filters,
+            all_hosts: false,
         } => cli::events::events(global, from_seq, no_follow, filters),
+        Command::Events {
+            no_follow,
+            filters,
+            all_hosts: true,
+            ..
+        } => cli::events::all_hosts(global, no_follow, filters),
         Command::Journal(JournalCommand::Verify { state_dir }) => {
             cli::events::verify(global, state_dir)
         },
@@ -88,10 +105,12 @@ fn main() -> ExitCode {
             after,
             timeout,
         } => cli::attention::wait(global, pane.or(pane_flag), until, after, timeout),
-        Command::Attention { limit } => cli::attention::attention(global, limit),
+        Command::Attention { limit, all_hosts } => {
+            cli::attention::attention(global, limit, all_hosts)
+        },
         Command::Focus(cmd) => cli::attention::focus(global, cmd),
         Command::Explain { pane } => cli::attention::explain(global, pane),
-        Command::Decisions => cli::decision::list(global),
+        Command::Decisions { all_hosts } => cli::decision::list(global, all_hosts),
         Command::Answer {
             pane,
             option,

@@ -8,6 +8,10 @@ use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+pub mod conn;
+
+pub use conn::{ConnRead, ConnWrite, Target};
+
 /// A failed call, as the CLI reports it.
 #[derive(Debug)]
 pub struct CallError {
@@ -19,9 +23,16 @@ pub struct CallError {
 
 impl CallError {
     fn io(what: &str, e: std::io::Error) -> CallError {
-        CallError {
-            code: ErrorCode::IoError,
-            message: format!("{what}: {e}"),
+        match e.kind() {
+            // A link's channel that could not reach its server says why.
+            std::io::ErrorKind::NotConnected => CallError {
+                code: ErrorCode::NoSuchServer,
+                message: e.to_string(),
+            },
+            _ => CallError {
+                code: ErrorCode::IoError,
+                message: format!("{what}: {e}"),
+            },
         }
     }
 }
@@ -37,36 +48,37 @@ impl From<ErrorBody> for CallError {
 
 /// One connection to the server.
 pub struct Client {
-    reader: BufReader<UnixStream>,
-    writer: UnixStream,
+    reader: BufReader<ConnRead>,
+    writer: ConnWrite,
     next_id: u64,
 }
 
 impl Client {
     /// Connects, or fails with `NO_SUCH_SERVER` naming the socket when nothing listens.
     pub fn connect(socket: &Path) -> Result<Client, CallError> {
-        let stream = UnixStream::connect(socket).map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound | std::io::ErrorKind::ConnectionRefused => CallError {
-                code: ErrorCode::NoSuchServer,
-                message: format!(
-                    "no server is listening on {} (start one with `signaltty start`)",
-                    socket.display()
-                ),
-            },
-            _ => CallError::io(&format!("cannot connect to {}", socket.display()), e),
-        })?;
-        let writer = stream.try_clone().map_err(|e| CallError::io("socket", e))?;
-        Ok(Client {
-            reader: BufReader::new(stream),
+        Client::open(&Target::Socket(socket.to_path_buf()))
+    }
+
+    /// Connects to `target`: a socket, or a host over its link.
+    pub fn open(target: &Target) -> Result<Client, CallError> {
+        let (reader, writer) = target.connect()?;
+        Ok(Client::from_halves(reader, writer))
+    }
+
+    /// A client on a connection already open.
+    pub fn from_halves(reader: ConnRead, writer: ConnWrite) -> Client {
+        Client {
+            reader: BufReader::new(reader),
             writer,
             next_id: 1,
-        })
+        }
     }
 
     /// Sets how long a read may block; `None` waits forever.
-    pub fn set_timeout(&self, timeout: Option<Duration>) -> Result<(), CallError> {
-        self.writer
-            .set_read_timeout(timeout)
+    pub fn set_timeout(&mut self, timeout: Option<Duration>) -> Result<(), CallError> {
+        self.reader
+            .get_mut()
+            .set_timeout(timeout)
             .map_err(|e| CallError::io("socket", e))
     }
 

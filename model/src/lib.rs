@@ -14,6 +14,7 @@ pub mod env;
 mod generated;
 pub mod integration;
 pub mod journal;
+pub mod remote;
 pub mod settings;
 pub mod snapshot;
 pub mod term;

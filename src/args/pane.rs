@@ -56,6 +56,10 @@ pub enum PaneCommand {
     List {
         /// Workspace id or handle (default: every workspace).
         workspace: Option<String>,
+        /// This machine's server and every configured host's
+        /// (`signaltty host list`); each pane says its host.
+        #[arg(long)]
+        all_hosts: bool,
     },
     /// Name a pane, or clear its name with --clear (pane.rename).
     Rename {

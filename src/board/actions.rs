@@ -6,12 +6,12 @@
 
 use super::Input;
 use crate::cli::failure;
+use signaltty_model::client::Target;
 use signaltty_model::client::{CallError, Client};
 use signaltty_protocol::pane::{PaneCloseParams, PaneTarget};
 use signaltty_protocol::state::{DecisionAnswerParams, FocusNextUnreadParams, PaneSubmitParams};
 use signaltty_protocol::task::{TaskDiffResult, TaskFinishParams, TaskFinishResult, TaskTarget};
 use signaltty_protocol::{Method, PaneId, PaneRef, TaskId};
-use std::path::PathBuf;
 use std::sync::mpsc::{Receiver, Sender, channel};
 
 /// One thing to do.
@@ -66,7 +66,7 @@ pub struct Worker {
 }
 
 impl Worker {
-    pub fn start(socket: PathBuf, out: Sender<Input>) -> Worker {
+    pub fn start(socket: Target, out: Sender<Input>) -> Worker {
         let (jobs, rx) = channel();
         std::thread::spawn(move || work(socket, rx, out));
         Worker { jobs }
@@ -77,13 +77,13 @@ impl Worker {
     }
 }
 
-fn work(socket: PathBuf, jobs: Receiver<Job>, out: Sender<Input>) {
+fn work(socket: Target, jobs: Receiver<Job>, out: Sender<Input>) {
     let mut client: Option<Client> = None;
     while let Ok(job) = jobs.recv() {
         // One connection, made again after a failure (the server restarted).
         let done = match client.as_mut() {
             Some(c) => perform(c, &job),
-            None => match Client::connect(&socket) {
+            None => match Client::open(&socket) {
                 Ok(c) => perform(client.insert(c), &job),
                 Err(e) => Err(e),
             },

@@ -10,6 +10,7 @@
 //! without `from_seq`.
 
 use super::Input;
+use signaltty_model::client::{ConnRead, ConnWrite, Target};
 use signaltty_protocol::subscribe::{ReplayStatus, SubscribeParams, SubscribeResult};
 use signaltty_protocol::task::{Task, TaskListParams, TaskListResult};
 use signaltty_protocol::workspace::{
@@ -17,8 +18,6 @@ use signaltty_protocol::workspace::{
 };
 use signaltty_protocol::{EventFrame, Method, Request, Response, ServerLine, WorkspaceRef};
 use std::io::{BufRead as _, BufReader, Write as _};
-use std::os::unix::net::UnixStream;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::Sender;
@@ -52,7 +51,7 @@ const MAX_PAUSE: Duration = Duration::from_secs(2);
 /// Runs the feed on its own thread until the main loop goes away. `last_seq`
 /// is the newest seq the board applied (shared, so a reconnect replays from
 /// it).
-pub fn spawn(socket: PathBuf, news: Sender<Input>, last_seq: Arc<AtomicU64>) {
+pub fn spawn(socket: Target, news: Sender<Input>, last_seq: Arc<AtomicU64>) {
     std::thread::spawn(move || {
         let mut pause = Duration::from_millis(50);
         let mut replay = true;
@@ -93,8 +92,8 @@ enum Ended {
 
 /// Reads the lines of one connection: responses by id, events queued.
 struct Conn {
-    reader: BufReader<UnixStream>,
-    writer: UnixStream,
+    reader: BufReader<ConnRead>,
+    writer: ConnWrite,
     events: Vec<EventFrame>,
     next_id: u64,
 }
@@ -143,14 +142,10 @@ fn result<T: serde::de::DeserializeOwned>(r: Response, what: &str) -> Result<T, 
     }
 }
 
-fn session(socket: &PathBuf, from_seq: Option<u64>, news: &Sender<Input>) -> Ended {
-    let stream = match UnixStream::connect(socket) {
+fn session(socket: &Target, from_seq: Option<u64>, news: &Sender<Input>) -> Ended {
+    let (stream, writer) = match socket.connect() {
         Ok(s) => s,
-        Err(e) => return Ended::Lost(format!("cannot connect to {}: {e}", socket.display())),
-    };
-    let writer = match stream.try_clone() {
-        Ok(w) => w,
-        Err(e) => return Ended::Lost(e.to_string()),
+        Err(e) => return Ended::Lost(e.message),
     };
     let mut conn = Conn {
         reader: BufReader::new(stream),

@@ -18,7 +18,7 @@ pub mod view;
 
 use crate::args::Global;
 use crate::attach::RawMode;
-use crate::cli::{fail_with, resolve_socket};
+use crate::cli::fail_with;
 use actions::{Done, Job, Worker};
 use feed::FeedNews;
 use keys::Action;
@@ -26,10 +26,10 @@ use model::{Board, Conn, Mode, Row, View};
 use preview::{Preview, PreviewConn, PreviewNews, PreviewState};
 use ratatui::crossterm::event::{Event, KeyEvent, MouseButton, MouseEventKind};
 use ratatui::crossterm::{execute, terminal};
+use signaltty_model::client::Target;
 use signaltty_protocol::pane::RestoreState;
 use signaltty_protocol::state::{Decision, DecisionOption};
 use signaltty_protocol::{ErrorCode, PaneId};
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{RecvTimeoutError, channel};
 use std::sync::{Arc, Mutex};
@@ -68,7 +68,7 @@ struct App {
     alerts: alert::Alerts,
     drawn: view::Drawn,
     last_seq: Arc<AtomicU64>,
-    socket: PathBuf,
+    socket: Target,
     /// A pane to attach full-screen, asked by Enter.
     attach: Option<PaneId>,
     /// Frame and latency accounting for the benchmark.
@@ -78,14 +78,17 @@ struct App {
 
 /// Runs the board on this terminal until `q`; returns the exit code.
 pub fn run(global: &Global, options: Options) -> i32 {
-    let socket = resolve_socket(global);
+    let socket = match crate::remote::target(global) {
+        Ok(t) => t,
+        Err(code) => return code,
+    };
     let (tx, rx) = channel();
     let last_seq = Arc::new(AtomicU64::new(0));
     feed::spawn(socket.clone(), tx.clone(), last_seq.clone());
     storage::watch(socket.clone(), tx.clone());
     let keys = input::KeyReader::start(tx.clone());
     let mut app = App {
-        board: Board::new(socket.display().to_string()),
+        board: Board::new(socket.to_string()),
         preview: Preview::empty(),
         preview_conn: PreviewConn::new(socket.clone(), tx.clone()),
         worker: Worker::start(socket.clone(), tx),
@@ -213,7 +216,7 @@ fn install_panic_hook() {
 }
 
 /// Attaches the terminal to `pane` until the person detaches.
-fn attach_here(socket: &std::path::Path, pane: &PaneId) -> Result<&'static str, String> {
+fn attach_here(socket: &Target, pane: &PaneId) -> Result<&'static str, String> {
     let raw: Arc<Mutex<Option<RawMode>>> = Arc::new(Mutex::new(None));
     crate::attach::session(socket, &pane.0, &raw)
 }

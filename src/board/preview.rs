@@ -10,12 +10,11 @@
 
 use crate::cli::failure;
 use base64::Engine as _;
+use signaltty_model::client::{ConnRead, ConnWrite, Target};
 use signaltty_model::term::Terminal;
 use signaltty_protocol::pane::{PaneAttachParams, PaneAttachResult, PaneTarget};
 use signaltty_protocol::{Method, PaneId, PaneRef, Request, ServerLine};
 use std::io::{BufRead as _, BufReader, Write as _};
-use std::os::unix::net::UnixStream;
-use std::path::PathBuf;
 use std::sync::mpsc::Sender;
 use std::sync::{Arc, Mutex};
 
@@ -66,8 +65,8 @@ pub enum PreviewNews {
 
 /// The preview connection: one socket, attached to at most one pane.
 pub struct PreviewConn {
-    socket: PathBuf,
-    writer: Option<Arc<Mutex<UnixStream>>>,
+    socket: Target,
+    writer: Option<Arc<Mutex<ConnWrite>>>,
     /// Which pane the connection is attached to (its reader tags news with it).
     attached: Arc<Mutex<Option<PaneId>>>,
     news: Sender<super::Input>,
@@ -75,7 +74,7 @@ pub struct PreviewConn {
 }
 
 impl PreviewConn {
-    pub fn new(socket: PathBuf, news: Sender<super::Input>) -> PreviewConn {
+    pub fn new(socket: Target, news: Sender<super::Input>) -> PreviewConn {
         PreviewConn {
             socket,
             writer: None,
@@ -144,20 +143,17 @@ impl PreviewConn {
     }
 
     fn connect(&mut self) -> bool {
-        let stream = match UnixStream::connect(&self.socket) {
+        let (reader, stream) = match self.socket.connect() {
             Ok(s) => s,
             Err(e) => {
                 if let Some(pane) = self.current() {
                     let _ = self.news.send(super::Input::Preview(PreviewNews::Failed {
                         pane,
-                        why: e.to_string(),
+                        why: e.message,
                     }));
                 }
                 return false;
             },
-        };
-        let Ok(reader) = stream.try_clone() else {
-            return false;
         };
         self.writer = Some(Arc::new(Mutex::new(stream)));
         let attached = self.attached.clone();
@@ -170,7 +166,7 @@ impl PreviewConn {
 /// The preview connection's reader: attach replies become screens, output
 /// chunks past what the screen covers are passed on in order.
 fn read_preview(
-    stream: UnixStream,
+    stream: ConnRead,
     attached: Arc<Mutex<Option<PaneId>>>,
     news: Sender<super::Input>,
 ) {

@@ -5,9 +5,9 @@
 
 use super::Input;
 use signaltty_model::client::Client;
+use signaltty_model::client::Target;
 use signaltty_protocol::Method;
 use signaltty_protocol::server::{ServerStatusResult, StorageStatus};
-use std::path::PathBuf;
 use std::sync::mpsc::Sender;
 use std::time::Duration;
 
@@ -16,14 +16,14 @@ const EVERY: Duration = Duration::from_secs(3);
 
 /// Asks on its own thread until the main loop goes away; sends the storage
 /// status when it changes (`None`: fine, or a server too old to say).
-pub fn watch(socket: PathBuf, out: Sender<Input>) {
+pub fn watch(socket: Target, out: Sender<Input>) {
     std::thread::spawn(move || {
         let mut client: Option<Client> = None;
         let mut last: Option<Option<StorageStatus>> = None;
         loop {
             if client.is_none() {
-                client = Client::connect(&socket).ok();
-                if let Some(c) = &client {
+                client = Client::open(&socket).ok();
+                if let Some(c) = client.as_mut() {
                     let _ = c.set_timeout(Some(EVERY));
                 }
             }

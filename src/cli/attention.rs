@@ -102,28 +102,35 @@ pub fn wait(
 }
 
 /// `signaltty attention`: the panes that need a person, most urgent first.
-pub fn attention(global: &Global, limit: Option<u64>) -> i32 {
-    call(
-        global,
-        Method::AttentionPending(AttentionPendingParams { limit }),
-        |r: AttentionPendingResult| {
-            if r.panes.is_empty() {
-                say!("nothing needs attention");
-            }
-            // Questions first: someone is waiting on them.
-            let (asking, rest): (Vec<_>, Vec<_>) = r
-                .panes
-                .into_iter()
-                .partition(|p| p.pending_decision.is_some());
-            let paint = crate::paint::current();
-            for p in asking.into_iter().chain(rest) {
-                attention_line(&p, paint);
-                if let Some(d) = &p.pending_decision {
-                    print_decision(d, "    ");
-                }
-            }
-        },
-    )
+pub fn attention(global: &Global, limit: Option<u64>, all_hosts: bool) -> i32 {
+    let method = || Method::AttentionPending(AttentionPendingParams { limit });
+    if all_hosts {
+        let data = |g: &Global| {
+            signaltty_model::client::Client::open(&crate::remote::resolve(g)?)?.call(method())
+        };
+        let show = |v| crate::cli::typed(v).map(show_attention);
+        return crate::remote::fleet::run(global, "panes", data, show);
+    }
+    call(global, method(), show_attention)
+}
+
+/// One server's panes that need attention, as text.
+fn show_attention(r: AttentionPendingResult) {
+    if r.panes.is_empty() {
+        say!("nothing needs attention");
+    }
+    // Questions first: someone is waiting on them.
+    let (asking, rest): (Vec<_>, Vec<_>) = r
+        .panes
+        .into_iter()
+        .partition(|p| p.pending_decision.is_some());
+    let paint = crate::paint::current();
+    for p in asking.into_iter().chain(rest) {
+        attention_line(&p, paint);
+        if let Some(d) = &p.pending_decision {
+            print_decision(d, "    ");
+        }
+    }
 }
 
 /// One pane needing attention. Into a pipe: one line with every field. On a

@@ -3,12 +3,10 @@
 //! docs/cli.md#commands-and-their-methods, `signaltty decision answer`.
 
 use crate::args::Global;
-use crate::cli::{
-    call, connect, fail_call, fail_with, fetch, print_decision, resolve_socket, typed,
-};
+use crate::cli::{call, fail_call, fail_with, print_decision, typed};
 use clap::Subcommand;
 use serde_json::json;
-use signaltty_model::client::Client;
+use signaltty_model::client::{CallError, Client};
 use signaltty_protocol::pane::{Pane, PaneGetResult, PaneTarget};
 use signaltty_protocol::state::{Decision, DecisionAnswerParams, DecisionAnswerResult};
 use signaltty_protocol::workspace::{WorkspaceGetParams, WorkspaceGetResult, WorkspaceListResult};
@@ -40,52 +38,72 @@ pub fn run(global: &Global, cmd: DecisionCommand) -> i32 {
 }
 
 /// `signaltty decisions`: every pane's pending decision, in workspace order.
-pub fn list(global: &Global) -> i32 {
-    match list_inner(global) {
-        Ok(code) | Err(code) => code,
+pub fn list(global: &Global, all_hosts: bool) -> i32 {
+    if all_hosts {
+        return crate::remote::fleet::run(global, "decisions", pending, show_pending);
+    }
+    match pending(global) {
+        Ok(value) if global.json => {
+            say!("{value}");
+            0
+        },
+        Ok(value) => show_pending(value).map_or_else(|code| code, |()| 0),
+        Err(e) => fail_call(e),
     }
 }
 
-fn list_inner(global: &Global) -> Result<i32, i32> {
-    let mut client = connect(global)?;
+/// One server's pending decisions: `{"decisions": [{pane_id, workspace_id,
+/// lifecycle, attention, decision, name, agent}, …]}`.
+fn pending(global: &Global) -> Result<serde_json::Value, CallError> {
+    let mut client = Client::open(&crate::remote::resolve(global)?)?;
+    let shape = |e: serde_json::Error| CallError {
+        code: ErrorCode::Internal,
+        message: format!("unexpected result shape: {e}"),
+    };
     let workspaces: WorkspaceListResult =
-        fetch(&mut client, Method::WorkspaceList(Default::default()))?;
-    let mut found = Vec::new();
+        serde_json::from_value(client.call(Method::WorkspaceList(Default::default()))?)
+            .map_err(shape)?;
+    let mut items = Vec::new();
     for w in workspaces.workspaces {
-        let got: WorkspaceGetResult = fetch(
-            &mut client,
-            Method::WorkspaceGet(WorkspaceGetParams {
-                workspace_id: WorkspaceRef(w.id.0.clone()),
-            }),
-        )?;
-        for pane in got.panes {
-            if let Some(d) = pane.pending_decision.clone() {
-                found.push((pane, d));
+        let got = client.call(Method::WorkspaceGet(WorkspaceGetParams {
+            workspace_id: WorkspaceRef(w.id.0.clone()),
+        }));
+        let got: WorkspaceGetResult = match got {
+            Ok(v) => serde_json::from_value(v).map_err(shape)?,
+            // Closed between the two calls.
+            Err(e) if e.code == ErrorCode::NoSuchWorkspace => continue,
+            Err(e) => return Err(e),
+        };
+        for p in got.panes {
+            if let Some(d) = &p.pending_decision {
+                items.push(json!({
+                    "pane_id": p.id, "workspace_id": p.workspace_id,
+                    "lifecycle": p.lifecycle, "attention": p.attention, "decision": d,
+                    "pane": p,
+                }));
             }
         }
     }
-    if global.json {
-        let items: Vec<_> = found
-            .iter()
-            .map(|(p, d)| {
-                json!({
-                    "pane_id": p.id, "workspace_id": p.workspace_id,
-                    "lifecycle": p.lifecycle, "attention": p.attention, "decision": d,
-                })
-            })
-            .collect();
-        say!("{}", json!({ "decisions": items }));
-        return Ok(0);
-    }
-    if found.is_empty() {
+    Ok(json!({ "decisions": items }))
+}
+
+/// One server's pending decisions as text.
+fn show_pending(value: serde_json::Value) -> Result<(), i32> {
+    let items = match value.get("decisions") {
+        Some(serde_json::Value::Array(items)) => items.clone(),
+        _ => Vec::new(),
+    };
+    if items.is_empty() {
         say!("no pending decisions");
     }
     let paint = crate::paint::current();
-    for (pane, d) in found {
+    for item in items {
+        let pane: Pane = typed(item.get("pane").cloned().unwrap_or_default())?;
+        let d: Decision = typed(item.get("decision").cloned().unwrap_or_default())?;
         say!("{}", decision_line(&pane, &d, paint));
         print_decision(&d, "    ");
     }
-    Ok(0)
+    Ok(())
 }
 
 /// The heading line of a pane's decision: the pane, its name, lifecycle and
@@ -119,7 +137,11 @@ pub fn answer(global: &Global, pane: &str, option: &str, decision: Option<String
         // A named decision is answered exactly as asked: no lookup can race it.
         Some(id) => (id, option.to_owned()),
         None => {
-            let got = Client::connect(&resolve_socket(global)).and_then(|mut c| {
+            let target = match crate::remote::target(global) {
+                Ok(t) => t,
+                Err(code) => return code,
+            };
+            let got = Client::open(&target).and_then(|mut c| {
                 c.call(Method::PaneGet(PaneTarget {
                     pane_id: pane_id.clone(),
                 }))

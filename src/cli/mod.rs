@@ -8,12 +8,14 @@
 pub mod agents;
 pub mod attention;
 pub mod board;
+pub mod bridge;
 pub mod config;
 pub mod decision;
 pub mod diff;
 pub mod doctor;
 pub mod events;
 pub mod hook;
+pub mod host;
 pub mod integration;
 pub mod layout;
 pub mod manual;
@@ -135,9 +137,11 @@ pub fn hint(e: &CallError) -> Option<String> {
     }
 }
 
-/// A connection to this invocation's socket, or the printed failure.
+/// A connection to this invocation's server (its socket, or `--host`'s), or
+/// the printed failure.
 pub fn connect(global: &Global) -> Result<Client, i32> {
-    Client::connect(&resolve_socket(global)).map_err(fail_call)
+    let target = crate::remote::target(global)?;
+    Client::open(&target).map_err(fail_call)
 }
 
 /// A call's result as `T`, or the printed failure.
@@ -153,7 +157,11 @@ pub fn typed<T: DeserializeOwned>(value: serde_json::Value) -> Result<T, i32> {
 
 /// Makes one call and hands the typed result to `show` (or prints the raw JSON).
 pub fn call<T: DeserializeOwned>(global: &Global, method: Method, show: impl FnOnce(T)) -> i32 {
-    let outcome = Client::connect(&resolve_socket(global)).and_then(|mut c| c.call(method));
+    let target = match crate::remote::target(global) {
+        Ok(t) => t,
+        Err(code) => return code,
+    };
+    let outcome = Client::open(&target).and_then(|mut c| c.call(method));
     match outcome {
         Ok(value) if global.json => {
             say!("{value}");

@@ -6,9 +6,10 @@
 use crate::args::{Global, PaneCommand};
 use crate::cli::{
     absolute_cwd, call, connect, env_pane, env_param, fail, fail_call, fail_with, fetch,
-    pane_or_env, parse_signal, resolve_socket, typed,
+    pane_or_env, parse_signal, typed,
 };
 use base64::Engine as _;
+use signaltty_model::client::{CallError, Client};
 use signaltty_protocol::pane::{
     Attention, LiveState, Pane, PaneCloseParams, PaneGetResult, PaneInputParams, PaneInputResult,
     PaneLaunchResult, PaneReadParams, PaneReadResult, PaneResizeParams, PaneResult,
@@ -189,7 +190,17 @@ fn run_pane(global: &Global, cmd: PaneCommand) -> Result<i32, i32> {
             })
         },
         PaneCommand::List {
+            workspace: Some(_),
+            all_hosts: true,
+        } => {
+            return Err(fail_with(
+                ErrorCode::BadParams,
+                "--all-hosts lists every workspace; name a host's workspace with --host",
+            ));
+        },
+        PaneCommand::List {
             workspace: Some(workspace),
+            all_hosts: false,
         } => {
             let params = WorkspaceGetParams {
                 workspace_id: WorkspaceRef(workspace),
@@ -205,7 +216,10 @@ fn run_pane(global: &Global, cmd: PaneCommand) -> Result<i32, i32> {
                 },
             )
         },
-        PaneCommand::List { workspace: None } => list_all(global)?,
+        PaneCommand::List {
+            workspace: None,
+            all_hosts,
+        } => list_all(global, all_hosts)?,
         PaneCommand::Rename { pane, name, clear } => {
             if clear == name.is_some() {
                 return Err(fail_with(ErrorCode::BadParams, "give a name, or --clear"));
@@ -454,9 +468,31 @@ fn run_pane(global: &Global, cmd: PaneCommand) -> Result<i32, i32> {
 
 /// `pane list` with no workspace: every workspace (workspace.list), then
 /// each one's panes (workspace.get), grouped under its handle and name.
-fn list_all(global: &Global) -> Result<i32, i32> {
-    let mut client = connect(global)?;
-    let list: WorkspaceListResult = fetch(&mut client, Method::WorkspaceList(Default::default()))?;
+fn list_all(global: &Global, all_hosts: bool) -> Result<i32, i32> {
+    if all_hosts {
+        return Ok(crate::remote::fleet::run(
+            global,
+            "workspaces",
+            list_data,
+            show_list,
+        ));
+    }
+    let value = list_data(global).map_err(fail_call)?;
+    if global.json {
+        say!("{value}");
+        return Ok(0);
+    }
+    show_list(value).map(|()| 0)
+}
+
+/// Every workspace of one server with its panes: `{"workspaces": [...]}`.
+fn list_data(global: &Global) -> Result<serde_json::Value, CallError> {
+    let mut client = Client::open(&crate::remote::resolve(global)?)?;
+    let list = client.call(Method::WorkspaceList(Default::default()))?;
+    let list: WorkspaceListResult = serde_json::from_value(list).map_err(|e| CallError {
+        code: ErrorCode::Internal,
+        message: format!("unexpected result shape: {e}"),
+    })?;
     let mut all = Vec::new();
     for w in list.workspaces {
         let params = WorkspaceGetParams {
@@ -466,13 +502,17 @@ fn list_all(global: &Global) -> Result<i32, i32> {
             Ok(value) => all.push(value),
             // Closed between the two calls: it is no longer there to list.
             Err(e) if e.code == ErrorCode::NoSuchWorkspace => {},
-            Err(e) => return Err(fail_call(e)),
+            Err(e) => return Err(e),
         }
     }
-    if global.json {
-        say!("{}", serde_json::json!({ "workspaces": all }));
-        return Ok(0);
-    }
+    Ok(serde_json::json!({ "workspaces": all }))
+}
+
+fn show_list(value: serde_json::Value) -> Result<(), i32> {
+    let all = match value.get("workspaces") {
+        Some(serde_json::Value::Array(a)) => a.clone(),
+        _ => Vec::new(),
+    };
     if all.is_empty() {
         say!("no workspaces");
     }
@@ -487,7 +527,7 @@ fn list_all(global: &Global) -> Result<i32, i32> {
             say!("  {line}");
         }
     }
-    Ok(0)
+    Ok(())
 }
 
 /// Whether `pane` runs no agent (a plain shell, any other program), as
@@ -582,5 +622,8 @@ pub fn attach(global: &Global, pane: Option<String>) -> i32 {
     let Some(pane) = pane.or_else(env_pane) else {
         return fail_with(ErrorCode::BadParams, "name a pane to attach to");
     };
-    crate::attach::run(&resolve_socket(global), &pane)
+    match crate::remote::target(global) {
+        Ok(target) => crate::attach::run(&target, &pane),
+        Err(code) => code,
+    }
 }

@@ -5,14 +5,9 @@
 
 use crate::args::Global;
 use crate::cli::{call, fail_call, fail_with, human_duration, resolve_socket};
-use signaltty_model::Env;
 use signaltty_model::client::{Client, server_answers};
-use signaltty_model::settings;
-use signaltty_model::settings::knobs::{K, Value};
 use signaltty_protocol::server::{ServerSchemaResult, ServerShutdownParams, ServerStatusResult};
 use signaltty_protocol::{ErrorCode, Method};
-use std::os::unix::fs::DirBuilderExt;
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// How long `start` and `stop` wait for the server to come up or go away.
@@ -20,17 +15,15 @@ const LIFECYCLE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// `signaltty status`.
 pub fn status(global: &Global) -> i32 {
-    let socket = resolve_socket(global);
+    let target = match crate::remote::target(global) {
+        Ok(t) => t,
+        Err(code) => return code,
+    };
     call(
         global,
         Method::ServerStatus(Default::default()),
         |s: ServerStatusResult| {
-            say!(
-                "signaltty {} ({}) on {}",
-                s.version,
-                s.protocol,
-                socket.display()
-            );
+            say!("signaltty {} ({}) on {target}", s.version, s.protocol);
             say!("  up {}", human_duration(s.uptime_s));
             say!(
                 "  workspaces {}  tabs {}  panes {} ({} live)",
@@ -100,103 +93,25 @@ pub fn schema(global: &Global) -> i32 {
 /// Starts a detached server unless one already answers, and waits until it does.
 pub fn start(global: &Global) -> i32 {
     let socket = resolve_socket(global);
-    if server_answers(&socket) {
-        if !global.json {
-            say!("a server is already running on {}", socket.display());
-        }
-        return 0;
-    }
-    let env = Env::from_process();
-    let state_dir = env.state_dir();
-    // The state dir holds prompts and session ids: private, as the server makes it.
-    if let Err(e) = std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(&state_dir)
-    {
-        return fail_with(
-            ErrorCode::IoError,
-            format!("cannot create {}: {e}", state_dir.display()),
-        );
-    }
-    // The server writes (and rotates) its own log: the config file's
-    // `[log] file` when it names one, else <state dir>/server.log.
-    let flags: Vec<(K, Value)> = global
-        .socket
-        .iter()
-        .map(|p| (K::Socket, Value::Path(p.clone())))
-        .collect();
-    let configured = settings::load(&env, &flags).path(K::LogFile);
-    let log_path = configured
-        .clone()
-        .unwrap_or_else(|| state_dir.join("server.log"));
-    let exe = match std::env::current_exe() {
-        Ok(p) => p,
-        Err(e) => {
-            return fail_with(
-                ErrorCode::IoError,
-                format!("cannot find the signaltty binary: {e}"),
-            );
+    match crate::launch::launch(global) {
+        Ok(None) => {
+            if !global.json {
+                say!("a server is already running on {}", socket.display());
+            }
+            0
         },
-    };
-    let mut cmd = Command::new(exe);
-    cmd.arg("server").arg("--detached");
-    if let Some(s) = &global.socket {
-        cmd.arg("--socket").arg(s);
-    }
-    if configured.is_none() {
-        cmd.arg("--log-file").arg(&log_path);
-    }
-    // A panic is logged too (logger::init), so nothing needs stderr.
-    cmd.stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
-    let mut child = match cmd.spawn() {
-        Ok(c) => c,
-        Err(e) => {
-            return fail_with(
-                ErrorCode::SpawnFailed,
-                format!("cannot start the server: {e}"),
-            );
-        },
-    };
-    let deadline = Instant::now() + LIFECYCLE_TIMEOUT;
-    loop {
-        if server_answers(&socket) {
+        Ok(Some(pid)) => {
             if global.json {
                 say!(
                     "{}",
-                    serde_json::json!({"started": true, "pid": child.id(), "socket": socket})
+                    serde_json::json!({"started": true, "pid": pid, "socket": socket})
                 );
             } else {
-                say!(
-                    "started signaltty (pid {}) on {}",
-                    child.id(),
-                    socket.display()
-                );
+                say!("started signaltty (pid {pid}) on {}", socket.display());
             }
-            return 0;
-        }
-        if let Ok(Some(status)) = child.try_wait() {
-            return fail_with(
-                ErrorCode::SpawnFailed,
-                format!(
-                    "the server exited ({status}) before answering; see {}",
-                    log_path.display()
-                ),
-            );
-        }
-        if Instant::now() > deadline {
-            return fail_with(
-                ErrorCode::Timeout,
-                format!(
-                    "the server did not answer on {} in time; see {}",
-                    socket.display(),
-                    log_path.display()
-                ),
-            );
-        }
-        std::thread::sleep(Duration::from_millis(10));
+            0
+        },
+        Err((code, message)) => fail_with(code, message),
     }
 }
 

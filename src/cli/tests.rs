@@ -79,7 +79,9 @@ fn f() -> &'static str {
 }
 
 /// The top-level modules of the binary a command module may use.
-const SHARED: &[&str] = &["args", "attach", "board", "logger", "paint", "systemd"];
+const SHARED: &[&str] = &[
+    "args", "attach", "board", "launch", "logger", "paint", "remote", "systemd",
+];
 
 /// The modules `mod.rs` declares, but its tests: the commands.
 fn command_modules(mod_rs: &str) -> Vec<String> {

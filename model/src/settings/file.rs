@@ -85,8 +85,17 @@ pub fn parse(path: &Path, text: &str) -> Parsed {
     let known = knobs::sections().join("], [");
     for (name, section) in root.get_ref() {
         let offset = name.span().start;
+        if name.get_ref() == crate::remote::hosts::SECTION {
+            // The machines reached over ssh: a table of tables that
+            // `remote::hosts` reads and checks itself.
+            hosts_problems(&mut cx, offset);
+            continue;
+        }
         let Some(_) = knobs::sections().into_iter().find(|s| *s == name.get_ref()) else {
-            let message = format!("unknown section [{}]; known: [{known}]", name.get_ref());
+            let message = format!(
+                "unknown section [{}]; known: [{known}], [hosts.NAME]",
+                name.get_ref()
+            );
             cx.problem(offset, false, Some(name.get_ref().to_string()), message);
             continue;
         };
@@ -110,6 +119,14 @@ pub fn parse(path: &Path, text: &str) -> Parsed {
         _ => 0,
     });
     cx.out
+}
+
+/// The hosts table's problems, at the line of its first header.
+fn hosts_problems(cx: &mut Ctx<'_>, offset: usize) {
+    for message in crate::remote::hosts::parse(cx.text).problems {
+        let key = message.split(':').next().map(str::to_owned);
+        cx.problem(offset, false, key, message);
+    }
 }
 
 fn entry(

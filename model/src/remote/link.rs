@@ -1,0 +1,586 @@
+//! The client's end of a host's link: one `ssh DEST signaltty bridge --mux`
+//! per host per process, the demultiplexing thread that hands each channel
+//! its lines, the credit that keeps every channel bounded, and the keepalive
+//! that declares a host that stops answering lost (docs/remote.md#the-link).
+//! A channel is one protocol connection ([`Channel`]); the client crate wraps
+//! it like a socket (`channel.rs`); [`Links`] keeps one link per host.
+
+use super::channel::Channel;
+use super::hosts::Host;
+use super::mux::{self, Frame, Hello, Window};
+use super::ssh;
+use crate::env::Env;
+use parking_lot::{Condvar, Mutex};
+use std::collections::{HashMap, VecDeque};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+/// How long a new link may take to say hello: ssh's connect timeout plus a
+/// remote server's start.
+pub const HELLO_WITHIN: Duration = Duration::from_secs(ssh::CONNECT_TIMEOUT_S as u64 + 10);
+/// Silence after which the link pings the bridge.
+pub const PING_AFTER: Duration = Duration::from_secs(2);
+/// Silence after which the link counts as lost, pings unanswered: the host
+/// is marked within this, well inside ten seconds.
+pub const LOST_AFTER: Duration = Duration::from_secs(6);
+/// A frame longer than this ends the link (nothing the server sends comes near).
+const MAX_FRAME: usize = 256 << 20;
+/// Lines of something else a remote shell may print before the hello.
+const MAX_NOISE_LINES: usize = 200;
+/// The end of ssh's stderr that is kept for the error message.
+const STDERR_KEEP: usize = 4096;
+
+/// Why a link or a channel failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LinkError {
+    /// The host cannot be reached or did not start its bridge (the message
+    /// says what ssh or the remote said).
+    Unreachable(String),
+    /// The remote speaks another protocol or mux format.
+    Mismatch(String),
+}
+
+impl std::fmt::Display for LinkError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LinkError::Unreachable(m) | LinkError::Mismatch(m) => f.write_str(m),
+        }
+    }
+}
+
+/// One live (or lost) link to a host.
+pub struct Link {
+    shared: Arc<Shared>,
+}
+
+pub(super) struct Shared {
+    host: Host,
+    hello: Mutex<Option<Hello>>,
+    writer: Mutex<Option<ChildStdin>>,
+    child: Mutex<Option<Child>>,
+    pub(super) channels: Mutex<HashMap<u32, Arc<Chan>>>,
+    next_channel: AtomicU32,
+    /// Why the link ended; `None` while it lives.
+    lost: Mutex<Option<String>>,
+    lost_cv: Condvar,
+    /// Milliseconds since `born` at which the last line arrived.
+    heard_ms: AtomicU64,
+    born: Instant,
+    pongs: Mutex<HashMap<u64, Instant>>,
+    pong_cv: Condvar,
+    next_ping: AtomicU64,
+    stderr: Arc<Mutex<String>>,
+}
+
+/// One channel's side of the link.
+pub(super) struct Chan {
+    pub(super) id: u32,
+    pub(super) state: Mutex<ChanState>,
+    pub(super) cv: Condvar,
+}
+
+#[derive(Default)]
+pub(super) struct ChanState {
+    pub(super) lines: VecDeque<String>,
+    /// Bytes of the front line already read.
+    pub(super) pos: usize,
+    /// Set when the channel ended: the reason (empty: the server closed it).
+    pub(super) closed: Option<String>,
+    /// The reason was handed to a reader once.
+    pub(super) reported: bool,
+    pub(super) send: Window,
+    pub(super) recv: Window,
+}
+
+impl Link {
+    /// Starts ssh for `host` and waits for the bridge's hello.
+    pub fn open(host: &Host, env: &Env) -> Result<Link, LinkError> {
+        let dir = ssh::control_dir(env);
+        if let Err(e) = make_private_dir(&dir) {
+            return Err(LinkError::Unreachable(format!(
+                "{}: cannot make {}: {e}",
+                host.name,
+                dir.display()
+            )));
+        }
+        let mut child = Command::new("ssh")
+            .args(ssh::argv(host, &dir, false, &ssh::bridge_command(host)))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| LinkError::Unreachable(format!("{}: cannot run ssh: {e}", host.name)))?;
+        let (Some(stdin), Some(stdout), Some(stderr)) =
+            (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(LinkError::Unreachable(format!(
+                "{}: ssh has no pipes",
+                host.name
+            )));
+        };
+        let kept = Arc::new(Mutex::new(String::new()));
+        {
+            // A control master that ssh forks keeps this pipe open, so it is
+            // read by a thread of its own that nobody waits for.
+            let kept = kept.clone();
+            let spawned = std::thread::Builder::new()
+                .name("link-stderr".into())
+                .spawn(move || keep_stderr(stderr, &kept));
+            if spawned.is_err() {
+                log::warn!("link: no thread for ssh's stderr");
+            }
+        }
+        let shared = Arc::new(Shared {
+            host: host.clone(),
+            hello: Mutex::new(None),
+            writer: Mutex::new(Some(stdin)),
+            child: Mutex::new(Some(child)),
+            channels: Mutex::new(HashMap::new()),
+            next_channel: AtomicU32::new(1),
+            lost: Mutex::new(None),
+            lost_cv: Condvar::new(),
+            heard_ms: AtomicU64::new(0),
+            born: Instant::now(),
+            pongs: Mutex::new(HashMap::new()),
+            pong_cv: Condvar::new(),
+            next_ping: AtomicU64::new(1),
+            stderr: kept,
+        });
+        let (tx, rx) = std::sync::mpsc::channel();
+        {
+            let shared = shared.clone();
+            std::thread::Builder::new()
+                .name(format!("link-{}", host.name))
+                .spawn(move || demux(&shared, stdout, tx))
+                .map_err(|e| {
+                    LinkError::Unreachable(format!("{}: no thread for the link: {e}", host.name))
+                })?;
+        }
+        let hello = match rx.recv_timeout(HELLO_WITHIN) {
+            Ok(Ok(hello)) => hello,
+            Ok(Err(e)) => {
+                shared.end(&e.to_string());
+                return Err(e);
+            },
+            Err(_) => {
+                let why = format!(
+                    "{}: no answer from `ssh {}` within {}s",
+                    host.name,
+                    host.dest,
+                    HELLO_WITHIN.as_secs()
+                );
+                shared.kill();
+                shared.end(&why);
+                return Err(LinkError::Unreachable(why));
+            },
+        };
+        if hello.protocol != signaltty_protocol::PROTOCOL || hello.signaltty_bridge != mux::MUX {
+            let why = format!(
+                "{}: the remote signaltty {} speaks {} over {}, this one {} over {}: \
+                 install the same version on both machines",
+                host.name,
+                hello.version,
+                hello.protocol,
+                hello.signaltty_bridge,
+                signaltty_protocol::PROTOCOL,
+                mux::MUX
+            );
+            shared.kill();
+            shared.end(&why);
+            return Err(LinkError::Mismatch(why));
+        }
+        *shared.hello.lock() = Some(hello);
+        {
+            let shared = shared.clone();
+            let spawned = std::thread::Builder::new()
+                .name(format!("keepalive-{}", host.name))
+                .spawn(move || keepalive(&shared));
+            if spawned.is_err() {
+                log::warn!("link: no keepalive thread");
+            }
+        }
+        Ok(Link { shared })
+    }
+
+    /// The host this link reaches.
+    pub fn host(&self) -> &Host {
+        &self.shared.host
+    }
+
+    /// What the bridge said when it started.
+    pub fn hello(&self) -> Option<Hello> {
+        self.shared.hello.lock().clone()
+    }
+
+    /// Why the link ended, once it has.
+    pub fn lost(&self) -> Option<String> {
+        self.shared.lost.lock().clone()
+    }
+
+    /// Opens a channel: a fresh connection to the host's server. It never
+    /// waits: lines written at once follow the open, and a connection the
+    /// bridge cannot make ends the channel with the reason.
+    pub fn channel(&self) -> Result<Channel, LinkError> {
+        if let Some(why) = self.lost() {
+            return Err(LinkError::Unreachable(why));
+        }
+        let id = self.shared.next_channel.fetch_add(1, Ordering::Relaxed);
+        let chan = Arc::new(Chan {
+            id,
+            state: Mutex::new(ChanState::default()),
+            cv: Condvar::new(),
+        });
+        self.shared.channels.lock().insert(id, chan.clone());
+        self.shared.send(&Frame::Open { ch: id }.encode())?;
+        Ok(Channel::new(self.shared.clone(), chan))
+    }
+
+    /// One ping through the bridge; the round trip.
+    pub fn ping(&self, within: Duration) -> Result<Duration, LinkError> {
+        self.shared.ping(within)
+    }
+
+    /// Ends the link: the bridge sees its input close, and every channel ends.
+    pub fn close(&self) {
+        self.shared.writer.lock().take();
+        self.shared
+            .end(&format!("{}: link closed", self.shared.host.name));
+    }
+
+    /// Waits until the link is lost or `within` has passed; the reason.
+    pub fn wait_lost(&self, within: Duration) -> Option<String> {
+        let mut lost = self.shared.lost.lock();
+        if lost.is_none() {
+            let _ = self.shared.lost_cv.wait_for(&mut lost, within);
+        }
+        lost.clone()
+    }
+}
+
+impl Shared {
+    pub(super) fn send(&self, frame: &str) -> Result<(), LinkError> {
+        let mut writer = self.writer.lock();
+        let lost = |why: String| LinkError::Unreachable(why);
+        let Some(w) = writer.as_mut() else {
+            return Err(lost(
+                self.lost
+                    .lock()
+                    .clone()
+                    .unwrap_or_else(|| format!("{}: link closed", self.host.name)),
+            ));
+        };
+        if let Err(e) = w.write_all(frame.as_bytes()).and_then(|()| w.flush()) {
+            writer.take();
+            drop(writer);
+            let why = format!("{}: link lost: cannot write to ssh: {e}", self.host.name);
+            self.kill();
+            self.end(&why);
+            return Err(lost(why));
+        }
+        Ok(())
+    }
+
+    fn heard(&self) {
+        let ms = u64::try_from(self.born.elapsed().as_millis()).unwrap_or(u64::MAX);
+        self.heard_ms.store(ms, Ordering::Relaxed);
+    }
+
+    fn silent_for(&self) -> Duration {
+        self.born
+            .elapsed()
+            .saturating_sub(Duration::from_millis(self.heard_ms.load(Ordering::Relaxed)))
+    }
+
+    fn ping(&self, within: Duration) -> Result<Duration, LinkError> {
+        let token = self.next_ping.fetch_add(1, Ordering::Relaxed);
+        let sent = Instant::now();
+        self.send(
+            &Frame::Ping {
+                token: &token.to_string(),
+            }
+            .encode(),
+        )?;
+        let deadline = sent + within;
+        let mut pongs = self.pongs.lock();
+        loop {
+            if let Some(at) = pongs.remove(&token) {
+                return Ok(at.saturating_duration_since(sent));
+            }
+            if let Some(why) = self.lost.lock().clone() {
+                return Err(LinkError::Unreachable(why));
+            }
+            if self.pong_cv.wait_until(&mut pongs, deadline).timed_out() {
+                return Err(LinkError::Unreachable(format!(
+                    "{}: no answer to a ping within {} ms",
+                    self.host.name,
+                    within.as_millis()
+                )));
+            }
+        }
+    }
+
+    fn kill(&self) {
+        if let Some(child) = self.child.lock().as_mut() {
+            let _ = child.kill();
+        }
+    }
+
+    /// Marks the link lost (once) and ends every channel with `why`.
+    fn end(&self, why: &str) {
+        {
+            let mut lost = self.lost.lock();
+            if lost.is_some() {
+                return;
+            }
+            *lost = Some(why.to_owned());
+        }
+        self.lost_cv.notify_all();
+        self.pong_cv.notify_all();
+        let channels: Vec<Arc<Chan>> = self.channels.lock().drain().map(|(_, c)| c).collect();
+        for chan in channels {
+            chan.close(why);
+        }
+    }
+
+    /// The child's exit status, waiting a little for it to end.
+    fn exit_status(&self) -> Option<Option<i32>> {
+        let mut slot = self.child.lock();
+        let child = slot.as_mut()?;
+        let deadline = Instant::now() + Duration::from_secs(2);
+        loop {
+            match child.try_wait() {
+                Ok(Some(status)) => {
+                    slot.take();
+                    return Some(status.code());
+                },
+                Ok(None) if Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(10));
+                },
+                _ => return None,
+            }
+        }
+    }
+}
+
+impl Chan {
+    pub(super) fn close(&self, why: &str) {
+        let mut st = self.state.lock();
+        if st.closed.is_none() {
+            st.closed = Some(why.to_owned());
+        }
+        drop(st);
+        self.cv.notify_all();
+    }
+}
+
+fn make_private_dir(dir: &std::path::Path) -> std::io::Result<()> {
+    use std::os::unix::fs::{DirBuilderExt as _, PermissionsExt as _};
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)?;
+    let meta = std::fs::metadata(dir)?;
+    if meta.permissions().mode() & 0o077 != 0 {
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
+    }
+    Ok(())
+}
+
+fn keep_stderr(stderr: std::process::ChildStderr, kept: &Mutex<String>) {
+    let mut reader = BufReader::new(stderr);
+    let mut line = String::new();
+    loop {
+        line.clear();
+        match reader.read_line(&mut line) {
+            Ok(0) | Err(_) => return,
+            Ok(_) => {
+                let mut k = kept.lock();
+                k.push_str(&line);
+                if k.len() > STDERR_KEEP {
+                    let cut = k.len() - STDERR_KEEP;
+                    let cut = (cut..k.len()).find(|i| k.is_char_boundary(*i)).unwrap_or(0);
+                    k.drain(..cut);
+                }
+            },
+        }
+    }
+}
+
+/// Reads the bridge's output: the hello (through `hello`), then every frame
+/// until the link ends.
+fn demux(
+    shared: &Arc<Shared>,
+    stdout: std::process::ChildStdout,
+    hello: std::sync::mpsc::Sender<Result<Hello, LinkError>>,
+) {
+    let mut reader = BufReader::with_capacity(64 * 1024, stdout);
+    let mut line = String::new();
+    let mut noise = Vec::new();
+    let mut greeted = false;
+    let why = loop {
+        line.clear();
+        let read = (&mut reader).take(MAX_FRAME as u64).read_line(&mut line);
+        match read {
+            Ok(0) => break None,
+            Ok(_) if !line.ends_with('\n') && line.len() >= MAX_FRAME => {
+                break Some(format!(
+                    "{}: a frame longer than {MAX_FRAME} bytes",
+                    shared.host.name
+                ));
+            },
+            Ok(_) => {},
+            Err(e) => break Some(format!("{}: cannot read from ssh: {e}", shared.host.name)),
+        }
+        shared.heard();
+        let text = line.trim_end_matches(['\n', '\r']);
+        if !greeted {
+            if let Some(h) = Hello::parse(text) {
+                greeted = true;
+                let _ = hello.send(Ok(h));
+            } else if noise.len() < MAX_NOISE_LINES {
+                // A login banner or a chatty shell startup file.
+                noise.push(text.to_owned());
+            } else {
+                let why = format!(
+                    "{}: the remote printed {MAX_NOISE_LINES} lines and no signaltty bridge \
+                     hello (first: {:?})",
+                    shared.host.name,
+                    noise.first().map_or("", String::as_str)
+                );
+                let _ = hello.send(Err(LinkError::Mismatch(why.clone())));
+                shared.kill();
+                break Some(why);
+            }
+            continue;
+        }
+        match Frame::parse(text) {
+            Ok(frame) => on_frame(shared, frame),
+            Err(e) => {
+                let why = format!("{}: the bridge sent garbage: {e}", shared.host.name);
+                shared.kill();
+                break Some(why);
+            },
+        }
+    };
+    let why = match why {
+        Some(why) => why,
+        None => {
+            let status = shared.exit_status().flatten();
+            let stderr = shared.stderr.lock().clone();
+            let mut said = stderr;
+            if !greeted && !noise.is_empty() && said.trim().is_empty() {
+                said = noise.join("\n");
+            }
+            if greeted {
+                let tail = said.trim().lines().last().unwrap_or("").to_owned();
+                match status {
+                    Some(code) if tail.is_empty() => {
+                        format!("{}: link lost (ssh exited with {code})", shared.host.name)
+                    },
+                    _ if tail.is_empty() => format!("{}: link lost", shared.host.name),
+                    _ => format!("{}: link lost: {tail}", shared.host.name),
+                }
+            } else {
+                ssh::explain_exit(&shared.host, status.or(Some(255)), &said)
+            }
+        },
+    };
+    if !greeted {
+        let mismatch = why.contains("too old");
+        let _ = hello.send(Err(if mismatch {
+            LinkError::Mismatch(why.clone())
+        } else {
+            LinkError::Unreachable(why.clone())
+        }));
+    }
+    shared.writer.lock().take();
+    shared.end(&why);
+    // Reap ssh if it has not been yet.
+    if let Some(mut child) = shared.child.lock().take() {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+}
+
+fn on_frame(shared: &Shared, frame: Frame<'_>) {
+    let chan = |ch: u32| shared.channels.lock().get(&ch).cloned();
+    match frame {
+        Frame::Data { ch, line } => {
+            if let Some(c) = chan(ch) {
+                c.state.lock().lines.push_back(line.to_owned());
+                c.cv.notify_all();
+            }
+        },
+        Frame::Closed { ch, reason } => {
+            if let Some(c) = shared.channels.lock().remove(&ch) {
+                c.close(reason);
+            }
+        },
+        Frame::Credit { ch, bytes } => {
+            if let Some(c) = chan(ch) {
+                c.state.lock().send.granted(bytes);
+                c.cv.notify_all();
+            }
+        },
+        Frame::Ping { token } => {
+            let _ = shared.send(&Frame::Pong { token }.encode());
+        },
+        Frame::Pong { token } => {
+            if let Ok(n) = token.parse() {
+                shared.pongs.lock().insert(n, Instant::now());
+                shared.pong_cv.notify_all();
+            }
+        },
+        // The bridge never sends these; a bridge that does is ignored.
+        Frame::Open { .. } | Frame::Close { .. } => {},
+    }
+}
+
+/// Pings a silent link and ends one that stays silent: a host that stops
+/// answering is marked lost within [`LOST_AFTER`].
+fn keepalive(shared: &Arc<Shared>) {
+    loop {
+        if shared.lost.lock().is_some() {
+            return;
+        }
+        let silent = shared.silent_for();
+        if silent >= LOST_AFTER {
+            let why = format!(
+                "{}: not answering (silent for {} s)",
+                shared.host.name,
+                silent.as_secs()
+            );
+            shared.writer.lock().take();
+            shared.kill();
+            shared.end(&why);
+            return;
+        }
+        if silent >= PING_AFTER {
+            let token = shared.next_ping.fetch_add(1, Ordering::Relaxed);
+            // A write that blocks on a stuck pipe must not stop the watch:
+            // it is sent from its own short thread.
+            let s = shared.clone();
+            let _ = std::thread::Builder::new()
+                .name("link-ping".into())
+                .spawn(move || {
+                    let _ = s.send(
+                        &Frame::Ping {
+                            token: &token.to_string(),
+                        }
+                        .encode(),
+                    );
+                });
+        }
+        let mut lost = shared.lost.lock();
+        if lost.is_none() {
+            let _ = shared
+                .lost_cv
+                .wait_for(&mut lost, Duration::from_millis(500));
+        }
+    }
+}
