@@ -1,6 +1,8 @@
 //! The end-to-end harness: fresh temp XDG dirs and a real `signaltty` process
-//! (`TestEnv`, `TestServer`), a blocking JSON-lines client (`Client`), and bounded
-//! polling helpers. Nothing here sleeps for a state; every wait has a deadline.
+//! (`TestEnv`, `TestServer`), a blocking JSON-lines client (`Client`), bounded
+//! polling helpers, and a real sshd on loopback with throwaway accounts for the
+//! remote-host tests (`Sshd`). Nothing here sleeps for a state; every wait has
+//! a deadline.
 
 #![allow(dead_code)]
 
@@ -10,6 +12,7 @@ pub mod git;
 pub mod life;
 pub mod mount;
 pub mod process;
+pub mod sshd;
 pub mod tmux;
 
 pub use client::{Client, RawLine, request_line};
