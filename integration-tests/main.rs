@@ -32,6 +32,7 @@ mod pane_ops;
 mod panes;
 mod readme;
 mod real_agents;
+mod remote;
 mod remote_harness;
 mod replay;
 mod restore;

@@ -1,0 +1,79 @@
+//! `attach` and the board on a host, in tmux.
+
+use super::*;
+use serde_json::Value;
+use signaltty_protocol::state::native_verdict_line;
+
+#[test]
+fn attach_over_ssh_types_sizes_and_detaches() {
+    let sshd = Sshd::start(&["hosta"]);
+    let local = TestServer::start();
+    add_hosts(&local, &sshd);
+    let pane = spawn_on(&local, "hosta", "exec cat");
+    let tmux = crate::support::tmux::Tmux::start(
+        local.env(),
+        &["--host", "hosta", "attach", &pane],
+        100,
+        30,
+    );
+    // The pane takes the attaching terminal's size.
+    wait_until("the pane sized to the terminal", REMOTE, || {
+        let v: Value = serde_json::from_str(&text(
+            &local.cli(&["--host", "hosta", "--json", "pane", "get", &pane]),
+        ))
+        .ok()?;
+        (v["pane"]["pty_size"]["cols"] == 100 && v["pane"]["pty_size"]["rows"] == 30).then_some(())
+    });
+    tmux.type_text("typed over ssh");
+    tmux.keys(&["Enter"]);
+    // cat echoes the line back: the keys went there and the output came here.
+    tmux.wait_for("the echo", REMOTE, |s| {
+        s.matches("typed over ssh").count() >= 2
+    });
+    let read = ok(
+        local.cli(&["pane", "read", &format!("hosta:{pane}")]),
+        "pane read",
+    );
+    assert!(read.contains("typed over ssh"), "{read}");
+    tmux.keys(&["C-\\"]);
+    tmux.wait_exited();
+    stop_hosts(&local, &sshd);
+}
+
+#[test]
+fn a_hosts_board_answers_its_question_with_the_same_key() {
+    let sshd = Sshd::start(&["hosta"]);
+    let local = TestServer::start();
+    add_hosts(&local, &sshd);
+    let pane = spawn_on(&local, "hosta", "exec sleep 600");
+    ok(
+        local.cli(&["--host", "hosta", "pane", "rename", &pane, "far-asker"]),
+        "rename",
+    );
+    let tmux = crate::support::tmux::Tmux::start(
+        local.env(),
+        &["--host", "hosta", "board", "--bell=false"],
+        110,
+        32,
+    );
+    tmux.wait_for("the host's pane on its board", REMOTE, |s| {
+        s.contains("far-asker")
+    });
+    let reporter = remote_reporter(&sshd, "hosta", &pane);
+    tmux.wait_for("the question in the queue", REMOTE, |s| {
+        s.contains("Allow once") && s.contains("Deny")
+    });
+    tmux.keys(&["1"]);
+    let out = reporter
+        .wait_with_output()
+        .unwrap_or_else(|e| panic!("reporter: {e}"));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        format!("{}\n", native_verdict_line(true)),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    tmux.keys(&["q"]);
+    tmux.wait_exited();
+    stop_hosts(&local, &sshd);
+}
