@@ -78,7 +78,13 @@ Host bench
   StrictHostKeyChecking yes
   LogLevel ERROR
 CFG
-run /usr/sbin/sshd -D -e -f "$tmp/sshd_config" 2>"$tmp/sshd.log" &
+# Started directly (not through `run`, a function, which would fork a
+# subshell): `$!` is then sshd itself, and the cleanup stops it.
+if [ -n "$ns" ]; then
+  ip netns exec "$ns" /usr/sbin/sshd -D -e -f "$tmp/sshd_config" 2>"$tmp/sshd.log" </dev/null >/dev/null &
+else
+  /usr/sbin/sshd -D -e -f "$tmp/sshd_config" 2>"$tmp/sshd.log" </dev/null >/dev/null &
+fi
 sshd_pid=$!
 for _ in $(seq 100); do
   run ssh -F "$tmp/ssh_config" -o BatchMode=yes bench true 2>/dev/null && break

@@ -211,3 +211,87 @@ fn a_host_that_goes_away_is_reported_while_the_other_answers() {
     assert_eq!(panes_of("hostb"), 0, "{fleet}");
     stop_hosts(&local, &a);
 }
+
+/// A stand-in for the remote signaltty: a shell script under the harness's
+/// folder that the account can run.
+fn fake_remote(sshd: &Sshd, name: &str, script: &str) -> String {
+    let path = sshd.root().join("bin").join(name);
+    std::fs::write(&path, format!("#!/bin/sh\n{script}\n"))
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    crate::support::process::set_mode(&path, 0o755);
+    path.to_string_lossy().into_owned()
+}
+
+#[test]
+fn a_missing_old_or_foreign_remote_is_a_clear_error() {
+    let sshd = Sshd::start(&["hosta"]);
+    let local = TestServer::start();
+    let cfg = sshd.ssh_config_path().to_string_lossy().into_owned();
+    let add = |name: &str, bin: &str| {
+        ok(
+            local.cli(&[
+                "host",
+                "add",
+                name,
+                "hosta",
+                "--ssh-config",
+                &cfg,
+                "--remote-bin",
+                bin,
+            ]),
+            "host add",
+        );
+    };
+    let missing = sshd
+        .root()
+        .join("bin/not-there")
+        .to_string_lossy()
+        .into_owned();
+    add("missing", &missing);
+    add(
+        "old",
+        &fake_remote(
+            &sshd,
+            "old",
+            "echo \"error: unexpected argument '--mux' found\" >&2; exit 2",
+        ),
+    );
+    add(
+        "foreign",
+        &fake_remote(
+            &sshd,
+            "foreign",
+            r#"echo 'Welcome!'; echo '{"signaltty_bridge":"mux/1","version":"9.0.0","protocol":"signaltty/9","socket":"/x","started":false}'; exec sleep 30"#,
+        ),
+    );
+    add(
+        "garbage",
+        &fake_remote(&sshd, "garbage", "echo 'not a bridge'; exit 0"),
+    );
+    let failed = |name: &str| {
+        let out = local.cli(&["--host", name, "status"]);
+        assert!(!out.status.success(), "{name} must fail");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let e = failed("missing");
+    assert!(
+        e.contains("NO_SUCH_SERVER") && e.contains("--remote-bin"),
+        "{e}"
+    );
+    let e = failed("old");
+    assert!(e.contains("BAD_PROTOCOL") && e.contains("too old"), "{e}");
+    let e = failed("foreign");
+    assert!(
+        e.contains("BAD_PROTOCOL") && e.contains("signaltty/9") && e.contains("9.0.0"),
+        "{e}"
+    );
+    let e = failed("garbage");
+    assert!(
+        e.contains("NO_SUCH_SERVER") && e.contains("not a bridge"),
+        "{e}"
+    );
+    // host check says the same and exits 1.
+    let out = local.cli(&["host", "check", "missing"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--remote-bin"));
+}

@@ -77,3 +77,48 @@ fn a_hosts_board_answers_its_question_with_the_same_key() {
     tmux.wait_exited();
     stop_hosts(&local, &sshd);
 }
+
+/// The host's server replaced in place while its board watches: the board
+/// says it is reconnecting, comes back live on its own, and shows what the
+/// new server does.
+#[test]
+fn a_hosts_board_rides_through_an_upgrade_in_place() {
+    let sshd = Sshd::start(&["hosta"]);
+    let local = TestServer::start();
+    add_hosts(&local, &sshd);
+    let pane = spawn_on(&local, "hosta", "exec sleep 600");
+    ok(
+        local.cli(&["--host", "hosta", "pane", "rename", &pane, "before-upgrade"]),
+        "rename",
+    );
+    let tmux = crate::support::tmux::Tmux::start(
+        local.env(),
+        &["--host", "hosta", "board", "--bell=false"],
+        110,
+        32,
+    );
+    tmux.wait_for("the pane on the board", REMOTE, |s| {
+        s.contains("before-upgrade") && s.contains("live")
+    });
+    ok(
+        local.cli(&["--host", "hosta", "upgrade"]),
+        "upgrade on the host",
+    );
+    let after = spawn_on(&local, "hosta", "exec sleep 600");
+    ok(
+        local.cli(&["--host", "hosta", "pane", "rename", &after, "after-upgrade"]),
+        "rename",
+    );
+    tmux.wait_for("the new server's pane on the board", REMOTE, |s| {
+        s.contains("after-upgrade") && s.contains("before-upgrade")
+    });
+    // The same processes: an in-place upgrade keeps the panes' agents.
+    let listed = text(&local.cli(&["--host", "hosta", "pane", "list"]));
+    assert!(
+        listed.contains(&pane) && listed.contains("[live]"),
+        "{listed}"
+    );
+    tmux.keys(&["q"]);
+    tmux.wait_exited();
+    stop_hosts(&local, &sshd);
+}
