@@ -124,3 +124,6 @@ pub fn disposition(task: &Task) -> Option<&'static str> {
         Outcome::Discarded => Some("discarded"),
     }
 }
+
+#[cfg(test)]
+pub(super) mod tests;

@@ -235,3 +235,6 @@ impl Asked {
         vec![Line::from(first), Line::from(second)]
     }
 }
+
+#[cfg(test)]
+mod tests;

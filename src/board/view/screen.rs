@@ -184,3 +184,6 @@ fn draw_screen(buf: &mut Buffer, area: Rect, term: &Terminal, opts: &ViewOpts) {
         );
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -342,3 +342,6 @@ pub(super) fn draw_status(buf: &mut Buffer, area: Rect, board: &Board, opts: &Vi
     line.extend(keys);
     buf.set_line(area.x, area.y, &Line::from(line), area.width);
 }
+
+#[cfg(test)]
+mod tests;

@@ -370,3 +370,6 @@ pub(super) fn draw_task_detail(buf: &mut Buffer, area: Rect, board: &Board, opts
         }
     }
 }
+
+#[cfg(test)]
+mod tests;
