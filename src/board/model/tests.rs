@@ -582,5 +582,7 @@ fn say_sets_the_flash() {
 
 // The task fixtures live beside the task tests; the view tests use them too.
 pub use super::tasks::tests::{reported, task, task_id};
+// So are the fleet fixtures, beside the hosts' tests.
+pub use super::hosts::tests::{devbox_world, fleet_board};
 
 mod episodes;
