@@ -58,18 +58,30 @@ pub struct Done {
     pub select: Option<PaneId>,
     /// A task's diff stat to show (`task.diff`).
     pub diff: Option<Box<TaskDiffResult>>,
+    /// The answer to `focus.next_unread` (a board of several hosts asks the
+    /// next host when this one has nothing).
+    pub next_unread: bool,
 }
 
-/// The worker: jobs in, outcomes out, in order.
+/// The worker of one host: jobs in, outcomes out, in order.
 pub struct Worker {
     jobs: Sender<Job>,
 }
 
 impl Worker {
-    pub fn start(socket: Target, out: Sender<Input>) -> Worker {
+    /// The worker of the board's host `host`, whose outcomes say it.
+    pub fn start(host: usize, socket: Target, out: Sender<Input>) -> Worker {
         let (jobs, rx) = channel();
-        std::thread::spawn(move || work(socket, rx, out));
+        std::thread::spawn(move || work(host, socket, rx, out));
         Worker { jobs }
+    }
+
+    /// A worker that does nothing with its jobs but hand them to the
+    /// receiver (tests look at where a job went).
+    #[cfg(test)]
+    pub fn detached() -> (Worker, Receiver<Job>) {
+        let (jobs, rx) = channel();
+        (Worker { jobs }, rx)
     }
 
     pub fn run(&self, job: Job) {
@@ -77,7 +89,7 @@ impl Worker {
     }
 }
 
-fn work(socket: Target, jobs: Receiver<Job>, out: Sender<Input>) {
+fn work(host: usize, socket: Target, jobs: Receiver<Job>, out: Sender<Input>) {
     let mut client: Option<Client> = None;
     while let Ok(job) = jobs.recv() {
         // One connection, made again after a failure (the server restarted).
@@ -88,16 +100,16 @@ fn work(socket: Target, jobs: Receiver<Job>, out: Sender<Input>) {
                 Err(e) => Err(e),
             },
         };
-        let done = done.unwrap_or_else(|e| {
+        let mut done = done.unwrap_or_else(|e| {
             client = None;
             Done {
                 text: failure(e.code, e.message),
                 error: true,
-                select: None,
-                diff: None,
+                ..said("")
             }
         });
-        if out.send(Input::Done(done)).is_err() {
+        done.next_unread = job == Job::NextUnread;
+        if out.send(Input::Done(host, done)).is_err() {
             return;
         }
     }
@@ -113,6 +125,7 @@ fn said(text: impl Into<String>) -> Done {
         error: false,
         select: None,
         diff: None,
+        next_unread: false,
     }
 }
 

@@ -63,7 +63,11 @@ impl Alerts {
         let Some(pane) = board.panes.get(&episode.pane) else {
             return;
         };
-        let name = pane.name.clone().unwrap_or_else(|| pane.title.clone());
+        let mut name = pane.name.clone().unwrap_or_else(|| pane.title.clone());
+        // Which machine, when the board shows several.
+        if let Some(host) = board.host_tag(&pane.id) {
+            name = format!("{host}:{name}");
+        }
         let (title, body) = match episode.kind {
             EpisodeKind::Blocked => (
                 format!("{name} needs you"),

@@ -48,30 +48,32 @@ pub enum FeedNews {
 /// The longest pause between two connection attempts.
 const MAX_PAUSE: Duration = Duration::from_secs(2);
 
-/// Runs the feed on its own thread until the main loop goes away. `last_seq`
-/// is the newest seq the board applied (shared, so a reconnect replays from
-/// it).
-pub fn spawn(socket: Target, news: Sender<Input>, last_seq: Arc<AtomicU64>) {
+/// Runs the feed of the board's host `host` on its own thread until the main
+/// loop goes away; its news says which host it is about. `last_seq` is the
+/// newest seq the board applied from that host (shared, so a reconnect
+/// replays from it). Each host has a feed of its own, so one that is slow
+/// or down holds up nobody else's.
+pub fn spawn(host: usize, socket: Target, news: Sender<Input>, last_seq: Arc<AtomicU64>) {
     std::thread::spawn(move || {
         let mut pause = Duration::from_millis(50);
         let mut replay = true;
         loop {
             let from = last_seq.load(Ordering::Relaxed);
             let from_seq = (replay && from > 0).then_some(from);
-            match session(&socket, from_seq, &news) {
+            match session(host, &socket, from_seq, &news) {
                 Ended::MainLoopGone => return,
                 Ended::Lost(why) => {
                     // A fresh world follows every reconnect: a replay is only
                     // worth asking for while the server keeps the gap.
                     replay = !why.contains("replay");
-                    if news.send(Input::Feed(FeedNews::Lost(why))).is_err() {
+                    if news.send(Input::Feed(host, FeedNews::Lost(why))).is_err() {
                         return;
                     }
                 },
                 Ended::Connected(why) => {
                     pause = Duration::from_millis(50);
                     replay = true;
-                    if news.send(Input::Feed(FeedNews::Lost(why))).is_err() {
+                    if news.send(Input::Feed(host, FeedNews::Lost(why))).is_err() {
                         return;
                     }
                 },
@@ -142,7 +144,7 @@ fn result<T: serde::de::DeserializeOwned>(r: Response, what: &str) -> Result<T, 
     }
 }
 
-fn session(socket: &Target, from_seq: Option<u64>, news: &Sender<Input>) -> Ended {
+fn session(host: usize, socket: &Target, from_seq: Option<u64>, news: &Sender<Input>) -> Ended {
     let (stream, writer) = match socket.connect() {
         Ok(s) => s,
         Err(e) => return Ended::Lost(e.message),
@@ -181,13 +183,16 @@ fn session(socket: &Target, from_seq: Option<u64>, news: &Sender<Input>) -> Ende
     let (replayed, events): (Vec<EventFrame>, Vec<EventFrame>) = std::mem::take(&mut conn.events)
         .into_iter()
         .partition(|e| e.seq <= sub.seq);
-    let sent = news.send(Input::Feed(FeedNews::World {
-        world,
-        tasks,
-        seq: sub.seq,
-        events,
-        replayed: replayed.len(),
-    }));
+    let sent = news.send(Input::Feed(
+        host,
+        FeedNews::World {
+            world,
+            tasks,
+            seq: sub.seq,
+            events,
+            replayed: replayed.len(),
+        },
+    ));
     if sent.is_err() {
         return Ended::MainLoopGone;
     }
@@ -195,7 +200,10 @@ fn session(socket: &Target, from_seq: Option<u64>, news: &Sender<Input>) -> Ende
         match conn.next_line() {
             Ok(ServerLine::Event(e)) => {
                 let at = std::time::Instant::now();
-                if news.send(Input::Feed(FeedNews::Event(e, at))).is_err() {
+                if news
+                    .send(Input::Feed(host, FeedNews::Event(e, at)))
+                    .is_err()
+                {
                     return Ended::MainLoopGone;
                 }
             },

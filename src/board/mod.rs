@@ -1,9 +1,12 @@
 //! `signaltty board`: the live dashboard for people. A client like any
-//! other: one subscription (`feed`), one watch-only attach for the preview
-//! (`preview`), one connection for what the person asks (`actions`). The main
-//! loop owns the model and draws it when something changed, at most 30 times
-//! a second; nothing is polled. See docs/board.md; the command and its
-//! flags are `cli/board.rs`.
+//! other: per server one subscription (`feed`), one watch-only attach for
+//! the preview (`preview`), one connection for what the person asks
+//! (`actions`). The main loop owns the model and draws it when something
+//! changed, at most 30 times a second; nothing is polled. With
+//! `--all-hosts` it shows this machine's server and every configured
+//! host's, each with connections of its own, so a host that is slow or
+//! down holds up nobody else (docs/board.md#several-hosts). See
+//! docs/board.md; the command and its flags are `cli/board.rs`.
 
 mod actions;
 mod alert;
@@ -11,28 +14,28 @@ mod feed;
 mod input;
 mod keys;
 pub mod model;
+mod news;
 mod preview;
+mod route;
 mod storage;
 mod trace;
 pub mod view;
 
 use crate::args::Global;
-use crate::attach::RawMode;
 use crate::cli::fail_with;
 use actions::{Done, Job, Worker};
 use feed::FeedNews;
 use keys::Action;
-use model::{Board, Conn, Mode, Row, View};
-use preview::{Preview, PreviewConn, PreviewNews, PreviewState};
+use model::{Board, Mode, Row, View};
+use preview::{Preview, PreviewConn, PreviewNews};
 use ratatui::crossterm::event::{Event, KeyEvent, MouseButton, MouseEventKind};
 use ratatui::crossterm::{execute, terminal};
 use signaltty_model::client::Target;
 use signaltty_protocol::pane::RestoreState;
-use signaltty_protocol::state::{Decision, DecisionOption};
 use signaltty_protocol::{ErrorCode, PaneId};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{RecvTimeoutError, channel};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
+use std::sync::mpsc::{RecvTimeoutError, Sender, channel};
 use std::time::{Duration, Instant};
 
 /// The shortest time between two frames (≤ 30 frames a second).
@@ -47,28 +50,58 @@ pub struct Options {
     pub bell: bool,
     /// Also send a desktop notification.
     pub notify: bool,
+    /// This machine's server and every configured host's (`--all-hosts`).
+    pub all_hosts: bool,
 }
 
-/// What reaches the main loop.
+/// What reaches the main loop. What a host's connections report carries
+/// the host's index in the board (`0` on a single-host board).
 #[derive(Debug)]
 pub enum Input {
     Term(Event),
-    Feed(FeedNews),
-    Preview(PreviewNews),
-    Done(Done),
-    /// The state directory does not take writes (`None`: it does again).
-    Storage(Option<signaltty_protocol::server::StorageStatus>),
+    Feed(usize, FeedNews),
+    Preview(usize, PreviewNews),
+    Done(usize, Done),
+    /// The host's state directory does not take writes (`None`: it does again).
+    Storage(usize, Option<signaltty_protocol::server::StorageStatus>),
+}
+
+/// What the board holds for one server.
+struct Server {
+    target: Target,
+    preview: PreviewConn,
+    worker: Worker,
+    /// The newest seq applied from it, where its feed resumes.
+    last_seq: Arc<AtomicU64>,
+}
+
+impl Server {
+    /// Starts the server's feed, storage watch, preview connection and
+    /// worker, each on a thread of its own.
+    fn start(host: usize, target: Target, tx: &Sender<Input>) -> Server {
+        let last_seq = Arc::new(AtomicU64::new(0));
+        feed::spawn(host, target.clone(), tx.clone(), last_seq.clone());
+        storage::watch(host, target.clone(), tx.clone());
+        Server {
+            preview: PreviewConn::new(host, target.clone(), tx.clone()),
+            worker: Worker::start(host, target.clone(), tx.clone()),
+            target,
+            last_seq,
+        }
+    }
 }
 
 struct App {
     board: Board,
     preview: Preview,
-    preview_conn: PreviewConn,
-    worker: Worker,
+    /// The host of the pane the preview follows.
+    preview_host: usize,
+    /// Per host, in the board's order.
+    servers: Vec<Server>,
+    /// The hosts `Tab` still has to ask for the next pane that needs you.
+    unread_tour: Vec<usize>,
     alerts: alert::Alerts,
     drawn: view::Drawn,
-    last_seq: Arc<AtomicU64>,
-    socket: Target,
     /// A pane to attach full-screen, asked by Enter.
     attach: Option<PaneId>,
     /// Frame and latency accounting for the benchmark.
@@ -76,26 +109,47 @@ struct App {
     quit: bool,
 }
 
+/// The servers the board shows, in fleet order: the one this invocation
+/// names; with `--all-hosts` this machine's (its own socket, `--socket`
+/// included) and every configured host's.
+fn targets(global: &Global, all_hosts: bool) -> Result<Vec<Target>, i32> {
+    if !all_hosts {
+        return crate::remote::target(global).map(|t| vec![t]);
+    }
+    let local = Target::Socket(crate::cli::resolve_socket(global));
+    let mut out = vec![local];
+    for name in crate::remote::fleet::names().iter().skip(1) {
+        let host = crate::remote::find(name)?;
+        out.push(Target::Host(Box::new(host)));
+    }
+    Ok(out)
+}
+
 /// Runs the board on this terminal until `q`; returns the exit code.
 pub fn run(global: &Global, options: Options) -> i32 {
-    let socket = match crate::remote::target(global) {
+    let targets = match targets(global, options.all_hosts) {
         Ok(t) => t,
         Err(code) => return code,
     };
     let (tx, rx) = channel();
-    let last_seq = Arc::new(AtomicU64::new(0));
-    feed::spawn(socket.clone(), tx.clone(), last_seq.clone());
-    storage::watch(socket.clone(), tx.clone());
-    let keys = input::KeyReader::start(tx.clone());
+    let named = targets
+        .iter()
+        .map(|t| (t.name().to_owned(), t.to_string()))
+        .collect();
+    let servers = targets
+        .into_iter()
+        .enumerate()
+        .map(|(host, target)| Server::start(host, target, &tx))
+        .collect();
+    let keys = input::KeyReader::start(tx);
     let mut app = App {
-        board: Board::new(socket.to_string()),
+        board: Board::fleet(named),
         preview: Preview::empty(),
-        preview_conn: PreviewConn::new(socket.clone(), tx.clone()),
-        worker: Worker::start(socket.clone(), tx),
+        preview_host: 0,
+        servers,
+        unread_tour: Vec::new(),
         alerts: alert::Alerts::new(options.bell, options.notify),
         drawn: view::Drawn::default(),
-        last_seq,
-        socket,
         attach: None,
         trace: trace::Trace::from_env(),
         quit: false,
@@ -135,7 +189,7 @@ pub fn run(global: &Global, options: Options) -> i32 {
         if let Some(pane) = app.attach.take() {
             keys.pause();
             leave();
-            let ended = attach_here(&app.socket, &pane);
+            let ended = app.attach_here(&pane);
             term = match enter() {
                 Ok(t) => t,
                 Err(e) => {
@@ -215,12 +269,6 @@ fn install_panic_hook() {
     }));
 }
 
-/// Attaches the terminal to `pane` until the person detaches.
-fn attach_here(socket: &Target, pane: &PaneId) -> Result<&'static str, String> {
-    let raw: Arc<Mutex<Option<RawMode>>> = Arc::new(Mutex::new(None));
-    crate::attach::session(socket, &pane.0, &raw)
-}
-
 impl App {
     fn handle(&mut self, input: Input) {
         match input {
@@ -239,121 +287,11 @@ impl App {
                 _ => {},
             },
             Input::Term(_) => {},
-            Input::Feed(news) => self.feed(news),
-            Input::Preview(news) => self.preview_news(news),
-            Input::Storage(storage) => self.board.storage = storage,
-            Input::Done(done) => {
-                if let Some(pane) = &done.select {
-                    self.board.select(pane);
-                }
-                if let Some(diff) = done.diff {
-                    self.board.task_diff = Some(*diff);
-                }
-                if !done.text.is_empty() {
-                    self.board.say(done.text, done.error);
-                }
-            },
+            Input::Feed(host, news) => self.feed(host, news),
+            Input::Preview(host, news) => self.preview_news(host, news),
+            Input::Storage(host, storage) => self.board.set_storage(host, storage),
+            Input::Done(host, done) => self.done(host, done),
         }
-    }
-
-    fn feed(&mut self, news: FeedNews) {
-        match news {
-            FeedNews::World {
-                world,
-                tasks,
-                seq,
-                events,
-                replayed,
-            } => {
-                let was_lost = matches!(self.board.conn, Conn::Reconnecting { .. });
-                let began = self.board.load(world, seq);
-                self.board.load_tasks(tasks);
-                for e in &events {
-                    self.event(e);
-                }
-                for episode in &began {
-                    self.alerts.episode(&self.board, episode);
-                }
-                if was_lost {
-                    let caught = if replayed > 0 {
-                        format!(" ({replayed} event(s) while away)")
-                    } else {
-                        String::new()
-                    };
-                    self.board.say(format!("reconnected{caught}"), false);
-                }
-            },
-            FeedNews::Event(e, at) => {
-                self.trace.received(at);
-                self.event(&e);
-            },
-            FeedNews::Lost(why) => {
-                if !matches!(self.board.conn, Conn::Reconnecting { .. }) {
-                    self.board.conn = Conn::Reconnecting {
-                        since: Instant::now(),
-                        why,
-                    };
-                }
-                self.preview_conn.reset();
-                self.preview.pane = None;
-                self.preview.term = None;
-                self.preview.state = PreviewState::Empty;
-            },
-        }
-        self.last_seq.store(self.board.seq, Ordering::Relaxed);
-    }
-
-    fn event(&mut self, e: &signaltty_protocol::EventFrame) {
-        if let Some(episode) = self.board.apply(e) {
-            self.alerts.episode(&self.board, &episode);
-        }
-        // The previewed pane's terminal follows its size.
-        if e.event == "pane.resized"
-            && let Some(followed) = &self.preview.pane
-            && let Some(pane) = self.board.panes.get(followed)
-            && let Some(term) = self.preview.term.as_mut()
-            && e.payload["pane"]["id"].as_str() == Some(followed.0.as_str())
-        {
-            term.resize(pane.pty_size.rows, pane.pty_size.cols);
-        }
-    }
-
-    fn preview_news(&mut self, news: PreviewNews) {
-        let ours = |p: &PaneId| self.preview.pane.as_ref() == Some(p);
-        match news {
-            PreviewNews::Attached { pane, term } if ours(&pane) => {
-                self.preview.term = Some(*term);
-                self.preview.state = PreviewState::Live;
-            },
-            PreviewNews::Output { pane, bytes } if ours(&pane) => {
-                if let Some(term) = self.preview.term.as_mut() {
-                    let _ = term.feed(&bytes);
-                }
-            },
-            PreviewNews::Gap { pane } if ours(&pane) => {
-                self.preview.term = None;
-                self.preview.state = PreviewState::Attaching;
-                self.preview_conn.follow(Some(&pane));
-            },
-            PreviewNews::Failed { pane, why } if ours(&pane) => {
-                self.preview.state = PreviewState::Failed(why);
-            },
-            _ => {},
-        }
-    }
-
-    /// Points the preview at the selected pane.
-    fn follow_selection(&mut self) {
-        if self.board.conn != Conn::Live || self.preview.pane == self.board.selected {
-            return;
-        }
-        self.preview.pane = self.board.selected.clone();
-        self.preview.term = None;
-        self.preview.state = match self.preview.pane {
-            Some(_) => PreviewState::Attaching,
-            None => PreviewState::Empty,
-        };
-        self.preview_conn.follow(self.preview.pane.as_ref());
     }
 
     /// The wheel moves the selection of the list shown.
@@ -403,13 +341,13 @@ impl App {
                     return;
                 }
                 self.board.say("submitting…", false);
-                self.worker.run(Job::Submit { pane, text });
+                self.run_job(Job::Submit { pane, text });
             },
             (Mode::Prompt { .. }, _) => self.board.mode = Mode::Normal,
             (Mode::ConfirmClose { pane }, Action::Accept) => {
                 let pane = pane.clone();
                 self.board.mode = Mode::Normal;
-                self.worker.run(Job::Close { pane });
+                self.run_job(Job::Close { pane });
             },
             (Mode::ConfirmClose { .. }, _) => self.board.mode = Mode::Normal,
             (Mode::ConfirmFinish { task, merge }, Action::Accept) => {
@@ -422,7 +360,7 @@ impl App {
                     .unwrap_or_else(|| task.0.clone());
                 let doing = if merge { "merging" } else { "discarding" };
                 self.board.say(format!("{doing} {label}…"), false);
-                self.worker.run(Job::Finish { task, label, merge });
+                self.run_job(Job::Finish { task, label, merge });
             },
             (Mode::ConfirmFinish { .. }, _) => self.board.mode = Mode::Normal,
         }
@@ -438,11 +376,11 @@ impl App {
             Action::Last => self.board.move_task_selection(isize::MAX / 2),
             Action::ToggleTasks => self.board.view = View::Panes,
             Action::Help => self.board.mode = Mode::Help,
-            Action::NextUnread => self.worker.run(Job::NextUnread),
+            Action::NextUnread => self.next_unread(),
             Action::Attach => match (&selected, self.board.selected_worker().cloned()) {
                 (None, _) => self.board.say("no task selected", true),
                 (Some(_), None) => self.board.say("the task's worker pane is gone", true),
-                (Some(_), Some(_)) if self.board.conn != Conn::Live => {
+                (Some(_), Some(pane)) if !self.board.is_live(self.board.host_of_pane(&pane)) => {
                     self.board.say("not connected to the server", true)
                 },
                 (Some(_), Some(pane)) => {
@@ -453,7 +391,7 @@ impl App {
             Action::TaskDiff => match selected {
                 Some(task) => {
                     self.board.say("reading the diff…", false);
-                    self.worker.run(Job::TaskDiff { task });
+                    self.run_job(Job::TaskDiff { task });
                 },
                 None => self.board.say("no task selected", true),
             },
@@ -478,17 +416,19 @@ impl App {
             Action::First => self.board.move_selection(isize::MIN / 2),
             Action::Last => self.board.move_selection(isize::MAX / 2),
             Action::Attach => match selected {
-                Some(pane) if self.board.conn == Conn::Live => self.attach = Some(pane),
+                Some(pane) if self.board.is_live(self.board.host_of_pane(&pane)) => {
+                    self.attach = Some(pane)
+                },
                 Some(_) => self.board.say("not connected to the server", true),
                 None => self.board.say("no pane selected", true),
             },
             Action::Answer(n) => self.answer(|d| d.options.get(n - 1)),
             Action::Yes => self.answer(model::allowing),
             Action::No => self.answer(model::denying),
-            Action::NextUnread => self.worker.run(Job::NextUnread),
+            Action::NextUnread => self.next_unread(),
             Action::MarkSeen => {
                 if let Some(pane) = selected {
-                    self.worker.run(Job::MarkSeen { pane });
+                    self.run_job(Job::MarkSeen { pane });
                 }
             },
             Action::StartPrompt => match selected {
@@ -509,7 +449,7 @@ impl App {
                 {
                     let pane = p.id.clone();
                     self.board.say("resuming…", false);
-                    self.worker.run(Job::Resume { pane });
+                    self.run_job(Job::Resume { pane });
                 },
                 Some(_) => self.board.say("this pane is not resumable", true),
                 None => self.board.say("no pane selected", true),
@@ -536,45 +476,7 @@ impl App {
             Action::Nothing => {},
         }
     }
-
-    /// Answers the selected pane's question with the option `choose` picks;
-    /// with none there, the oldest waiting question, whose pane is then
-    /// selected so the person sees what was answered.
-    fn answer(&mut self, choose: impl Fn(&Decision) -> Option<&DecisionOption>) {
-        let target = self.board.answer_target().map(|p| p.id.clone());
-        if let Some(id) = target.filter(|id| self.board.selected.as_ref() != Some(id)) {
-            self.board.select(&id);
-        }
-        let Some(pane) = self.board.selected_pane() else {
-            self.board.say("no question waits for an answer here", true);
-            return;
-        };
-        let Some(d) = &pane.pending_decision else {
-            let why = if model::asks_in_terminal(pane) {
-                "this question is answered in the terminal: Enter attaches"
-            } else {
-                "no question waits for an answer (Tab: the next pane that needs you)"
-            };
-            self.board.say(why, true);
-            return;
-        };
-        if !d.answerable {
-            self.board.say(
-                "this question is answered in the terminal: Enter attaches",
-                true,
-            );
-            return;
-        }
-        let Some(option) = choose(d) else {
-            self.board.say("the question has no such option", true);
-            return;
-        };
-        let job = Job::Answer {
-            pane: pane.id.clone(),
-            decision: d.id.clone(),
-            option: option.id.clone(),
-            label: option.label.clone(),
-        };
-        self.worker.run(job);
-    }
 }
+
+#[cfg(test)]
+mod tests;

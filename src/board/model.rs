@@ -1,13 +1,16 @@
-//! What the board shows, as plain data: the world as the server last told it
-//! (workspaces, tabs, panes with their decisions, tasks), the connection's
-//! state, and the person's selection, filter, view and mode. It changes only through `load`
-//! (a fresh state read), `apply` (one event) and the selection and filter
-//! methods, so it is tested without a terminal or a server.
+//! What the board shows, as plain data: the world as each server last told
+//! it (workspaces, tabs, panes with their decisions, tasks), the connections'
+//! state, and the person's selection, filter, view and mode. It changes only
+//! through `load_from` (a host's fresh state read), `apply_from` (one event
+//! of a host) and the selection and filter methods, so it is tested without
+//! a terminal or a server. Which host owns what is `hosts.rs`; a board of
+//! one server is host 0 alone, and `load` and `apply` mean host 0.
 
-use signaltty_protocol::pane::{Attention, Lifecycle, LiveState, Pane, RestoreState};
-use signaltty_protocol::state::{Decision, DecisionOption};
+use signaltty_protocol::pane::{Attention, Lifecycle, Pane, RestoreState};
 use signaltty_protocol::task::{Task, TaskDiffResult};
-use signaltty_protocol::workspace::{Tab, Workspace, WorkspaceGetResult};
+#[cfg(test)]
+use signaltty_protocol::workspace::WorkspaceGetResult;
+use signaltty_protocol::workspace::{Tab, Workspace};
 use signaltty_protocol::{Event, EventFrame, PaneId, TabId, TaskId, Timestamp, WorkspaceId};
 use std::collections::HashMap;
 use std::time::Instant;
@@ -92,6 +95,8 @@ pub enum View {
 /// One line of the pane list.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Row {
+    /// A host's heading (by its index), on a board of several hosts.
+    Host(usize),
     Workspace(WorkspaceId),
     Tab(TabId),
     Pane(PaneId),
@@ -161,6 +166,9 @@ pub struct Board {
     pub task_diff: Option<TaskDiffResult>,
     /// Per pane: whether it is in a blocked or a done+unread episode now.
     episodes: HashMap<PaneId, Option<EpisodeKind>>,
+    /// The servers shown and who owns what (`hosts.rs`); the fields above
+    /// that name one server (`socket`, `conn`, `storage`, `seq`) are host 0's.
+    hosts: Hosts,
 }
 
 /// The episode a pane is in: waiting for a person, or done and unseen.
@@ -182,7 +190,9 @@ fn episode_of(pane: &Pane) -> Option<EpisodeKind> {
 
 impl Board {
     pub fn new(socket: String) -> Board {
+        let hosts = Hosts::new(vec![(LOCAL.into(), socket.clone())]);
         Board {
+            hosts,
             workspaces: Vec::new(),
             tabs: HashMap::new(),
             panes: HashMap::new(),
@@ -203,58 +213,32 @@ impl Board {
         }
     }
 
-    /// Replaces the world with a fresh read (after a connect). Returns the
-    /// episodes that began while the board was not connected (none at the
-    /// first load: what was already waiting is not news). The selection stays
-    /// on its pane if that pane still exists.
+    /// Replaces the world with a fresh read (after a connect): host 0's,
+    /// the only one of a single-host board (`load_from`). The board itself
+    /// always names the host; the tests are written in this form.
+    #[cfg(test)]
     pub fn load(&mut self, world: Vec<WorkspaceGetResult>, seq: u64) -> Vec<Episode> {
-        let first = self.conn == Conn::Connecting;
-        self.workspaces.clear();
-        self.tabs.clear();
-        self.panes.clear();
-        for got in world {
-            self.workspaces.push(got.workspace);
-            for tab in got.tabs {
-                self.tabs.insert(tab.id.clone(), tab);
-            }
-            for pane in got.panes {
-                self.panes.insert(pane.id.clone(), pane);
-            }
-        }
-        let mut began = Vec::new();
-        let mut episodes = HashMap::new();
-        let mut ids: Vec<&PaneId> = self.panes.keys().collect();
-        ids.sort();
-        for id in ids {
-            let now = self.panes.get(id).and_then(episode_of);
-            let before = self.episodes.get(id).copied().flatten();
-            if let Some(kind) = now
-                && before != now
-                && !first
-            {
-                began.push(Episode {
-                    pane: id.clone(),
-                    kind,
-                });
-            }
-            episodes.insert(id.clone(), now);
-        }
-        self.episodes = episodes;
-        self.seq = self.seq.max(seq);
-        self.conn = Conn::Live;
-        self.keep_selection();
-        began
+        self.load_from(0, world, seq)
     }
 
-    /// Applies one event; returns the episode it started, if any.
+    /// Applies one event of host 0 (`apply_from`); returns the episode it
+    /// started, if any.
+    #[cfg(test)]
     pub fn apply(&mut self, frame: &EventFrame) -> Option<Episode> {
-        self.seq = self.seq.max(frame.seq);
+        self.apply_from(0, frame)
+    }
+
+    /// Applies one event of `host`'s feed, marking what it brings as the
+    /// host's; returns the episode it started, if any.
+    pub fn apply_from(&mut self, host: usize, frame: &EventFrame) -> Option<Episode> {
+        self.bump_seq(host, frame.seq);
         let value = serde_json::json!({"event": frame.event, "payload": frame.payload});
         // An event this board does not know (a newer server) changes nothing.
         let event: Event = serde_json::from_value(value).ok()?;
         let mut touched = None;
         match event {
             Event::WorkspaceCreated { workspace } | Event::WorkspaceUpdated { workspace } => {
+                self.hosts.own_workspace(&workspace.id, host);
                 match self.workspaces.iter_mut().find(|w| w.id == workspace.id) {
                     Some(w) => *w = workspace,
                     None => self.workspaces.push(workspace),
@@ -264,6 +248,7 @@ impl Board {
                 self.workspaces.retain(|w| w.id != workspace_id);
                 self.tabs.retain(|_, t| t.workspace_id != workspace_id);
                 self.panes.retain(|_, p| p.workspace_id != workspace_id);
+                self.forget_gone();
             },
             Event::TabCreated { tab } | Event::TabUpdated { tab } => {
                 if let Some(w) = self
@@ -274,6 +259,7 @@ impl Board {
                 {
                     w.tabs.push(tab.id.clone());
                 }
+                self.hosts.own_tab(&tab.id, host);
                 self.tabs.insert(tab.id.clone(), tab);
             },
             Event::TabClosed { tab_id } => {
@@ -282,16 +268,18 @@ impl Board {
                     w.tabs.retain(|t| *t != tab_id);
                 }
                 self.panes.retain(|_, p| p.tab_id != tab_id);
+                self.forget_gone();
             },
             Event::PaneCreated { pane, .. }
             | Event::PaneUpdated { pane, .. }
-            | Event::PaneResized { pane } => touched = Some(self.upsert(pane)),
+            | Event::PaneResized { pane } => touched = Some(self.upsert(host, pane)),
             Event::PaneClosed { pane_id } => {
                 self.panes.remove(&pane_id);
                 self.episodes.remove(&pane_id);
+                self.forget_gone();
             },
             Event::TaskCreated { task } | Event::TaskUpdated { task, .. } => {
-                self.upsert_task(*task);
+                self.upsert_task(host, *task);
             },
             Event::PaneExited { .. } | Event::WorkspaceTurnStarted { .. } => {},
             Event::PtyData { .. }
@@ -300,7 +288,7 @@ impl Board {
             | Event::WorktreeChanged { .. } => {},
             other => {
                 if let Some(pane) = other.carried_pane() {
-                    touched = Some(self.upsert(pane.clone()));
+                    touched = Some(self.upsert(host, pane.clone()));
                 }
             },
         }
@@ -316,8 +304,9 @@ impl Board {
 
     /// Stores `pane` (a pane of a tab the board does not know yet is kept:
     /// its tab's event may come next).
-    fn upsert(&mut self, pane: Pane) -> PaneId {
+    fn upsert(&mut self, host: usize, pane: Pane) -> PaneId {
         let id = pane.id.clone();
+        self.hosts.own_pane(&id, host);
         self.panes.insert(id.clone(), pane);
         id
     }
@@ -339,6 +328,8 @@ impl Board {
             pane.last_message.as_deref().unwrap_or_default(),
             &pane.cwd,
             &pane.id.0,
+            // `/devbox` keeps devbox's panes when several hosts are shown.
+            self.host_tag(&pane.id).unwrap_or_default(),
         ];
         hay.iter().any(|h| h.to_lowercase().contains(&needle))
     }
@@ -359,36 +350,59 @@ impl Board {
     }
 
     /// The pane list as drawn: each workspace, its tabs (a heading only when it
-    /// has several), their panes. Groups without a pane that passes the filter
-    /// are left out while a filter is on.
+    /// has several), their panes; with several hosts, each host's heading
+    /// before its workspaces, in fleet order (a heading stays while a filter
+    /// hides its panes: its link state is worth seeing). Groups without a
+    /// pane that passes the filter are left out while a filter is on.
     pub fn rows(&self) -> Vec<Row> {
-        let filtering = self.filtering();
         let mut by_tab = self.panes_by_tab();
         let mut rows = Vec::with_capacity(self.panes.len() + self.workspaces.len());
-        for w in &self.workspaces {
-            let tabs: Vec<&TabId> = w
-                .tabs
-                .iter()
-                .filter(|t| self.tabs.contains_key(*t))
-                .collect();
-            let mut body = Vec::new();
-            for tab in &tabs {
-                let panes = by_tab.remove(*tab).unwrap_or_default();
-                if panes.is_empty() && filtering {
-                    continue;
-                }
-                if tabs.len() > 1 {
-                    body.push(Row::Tab((*tab).clone()));
-                }
-                body.extend(panes.into_iter().map(|p| Row::Pane(p.id.clone())));
+        if !self.several_hosts() {
+            for w in &self.workspaces {
+                self.workspace_rows(w, &mut by_tab, &mut rows);
             }
-            if body.is_empty() && filtering {
-                continue;
+            return rows;
+        }
+        for host in 0..self.host_count() {
+            rows.push(Row::Host(host));
+            for w in &self.workspaces {
+                if self.hosts.workspace(&w.id) == host {
+                    self.workspace_rows(w, &mut by_tab, &mut rows);
+                }
             }
-            rows.push(Row::Workspace(w.id.clone()));
-            rows.extend(body);
         }
         rows
+    }
+
+    /// One workspace's rows, its panes taken out of `by_tab`.
+    fn workspace_rows<'a>(
+        &'a self,
+        w: &'a Workspace,
+        by_tab: &mut HashMap<&'a TabId, Vec<&'a Pane>>,
+        rows: &mut Vec<Row>,
+    ) {
+        let filtering = self.filtering();
+        let tabs: Vec<&TabId> = w
+            .tabs
+            .iter()
+            .filter(|t| self.tabs.contains_key(*t))
+            .collect();
+        let mut body = Vec::new();
+        for tab in &tabs {
+            let panes = by_tab.remove(*tab).unwrap_or_default();
+            if panes.is_empty() && filtering {
+                continue;
+            }
+            if tabs.len() > 1 {
+                body.push(Row::Tab((*tab).clone()));
+            }
+            body.extend(panes.into_iter().map(|p| Row::Pane(p.id.clone())));
+        }
+        if body.is_empty() && filtering {
+            return;
+        }
+        rows.push(Row::Workspace(w.id.clone()));
+        rows.extend(body);
     }
 
     /// Whether a text or state filter is on.
@@ -530,40 +544,13 @@ impl Board {
     }
 }
 
-/// Whether `pane` waits on a question it has no decision for: live,
-/// blocked, and asking for input or permission.
-pub fn asks_in_terminal(pane: &Pane) -> bool {
-    pane.pending_decision.is_none()
-        && pane.live == LiveState::Live
-        && pane.lifecycle == Lifecycle::Blocked
-        && matches!(
-            pane.attention,
-            Attention::InputRequired | Attention::PermissionRequired
-        )
-}
-
-/// The option `y` picks: the first whose id or label starts like an allow.
-pub fn allowing(d: &Decision) -> Option<&DecisionOption> {
-    pick(d, &["once", "allow", "yes"])
-}
-
-/// The option `n` picks: the first whose id or label starts like a deny.
-pub fn denying(d: &Decision) -> Option<&DecisionOption> {
-    pick(d, &["deny", "no", "reject"])
-}
-
-/// The option whose id or label starts with one of `words` (case insensitive).
-fn pick<'d>(d: &'d Decision, words: &[&str]) -> Option<&'d DecisionOption> {
-    d.options.iter().find(|o| {
-        let id = o.id.to_lowercase();
-        let label = o.label.to_lowercase();
-        words
-            .iter()
-            .any(|w| id.starts_with(w) || label.starts_with(w))
-    })
-}
-
+mod hosts;
+mod questions;
 mod tasks;
+use hosts::Hosts;
+pub use hosts::LinkState;
+pub use questions::{allowing, asks_in_terminal, denying};
+use signaltty_model::remote::LOCAL;
 pub use tasks::{TaskNote, disposition, task_note};
 
 #[cfg(test)]

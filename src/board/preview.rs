@@ -6,7 +6,9 @@
 //! attach snapshot and then every `pty.data` chunk into a local `Terminal`
 //! of the pane's size, and the view draws its cells. Only the selected pane
 //! is attached: the others cost nothing. Redraws follow the output, never a
-//! timer.
+//! timer. A board of several hosts has one such connection per host, each
+//! run by a thread of its own; the preview follows the selected pane on its
+//! host's connection and detaches on the one before.
 
 use crate::cli::failure;
 use base64::Engine as _;
@@ -15,7 +17,7 @@ use signaltty_model::term::Terminal;
 use signaltty_protocol::pane::{PaneAttachParams, PaneAttachResult, PaneTarget};
 use signaltty_protocol::{Method, PaneId, PaneRef, Request, ServerLine};
 use std::io::{BufRead as _, BufReader, Write as _};
-use std::sync::mpsc::Sender;
+use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Mutex};
 
 /// What the preview shows.
@@ -63,30 +65,93 @@ pub enum PreviewNews {
     Failed { pane: PaneId, why: String },
 }
 
-/// The preview connection: one socket, attached to at most one pane.
+/// What the main loop asks of a preview connection.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Order {
+    /// Follow this pane from now on (detaching from the previous one), or
+    /// none.
+    Follow(Option<PaneId>),
+    /// The server went away: drop the connection; the next follow connects
+    /// afresh.
+    Reset,
+}
+
+/// The preview connection of one host, attached to at most one pane. A
+/// thread of its own connects, attaches and detaches, so the main loop never
+/// waits for a connect (a remote host's can take seconds, and one that is
+/// down up to ssh's timeout).
 pub struct PreviewConn {
+    orders: Sender<Order>,
+}
+
+impl PreviewConn {
+    /// The preview connection of the board's host `host`, whose news says it.
+    pub fn new(host: usize, socket: Target, news: Sender<super::Input>) -> PreviewConn {
+        let (orders, rx) = channel();
+        let conn = Conn {
+            host,
+            socket,
+            writer: None,
+            attached: Arc::new(Mutex::new(None)),
+            news,
+            requests: 0,
+        };
+        std::thread::spawn(move || conn.run(rx));
+        PreviewConn { orders }
+    }
+
+    /// Follows `pane` from now on (detaching from the previous one), or
+    /// nothing with `None`.
+    pub fn follow(&self, pane: Option<&PaneId>) {
+        let _ = self.orders.send(Order::Follow(pane.cloned()));
+    }
+
+    /// Drops the connection (the server went away): the next `follow`
+    /// connects afresh.
+    pub fn reset(&self) {
+        let _ = self.orders.send(Order::Reset);
+    }
+}
+
+/// The orders that queued up meanwhile, to carry out in order: of the
+/// follows only the last (the ones before it would attach and detach at
+/// once, and the person has moved on).
+fn latest(batch: Vec<Order>) -> Vec<Order> {
+    let last = batch.iter().rposition(|o| matches!(o, Order::Follow(_)));
+    batch
+        .into_iter()
+        .enumerate()
+        .filter(|(i, o)| !matches!(o, Order::Follow(_)) || Some(*i) == last)
+        .map(|(_, o)| o)
+        .collect()
+}
+
+/// The connection itself, owned by its thread.
+struct Conn {
+    host: usize,
     socket: Target,
-    writer: Option<Arc<Mutex<ConnWrite>>>,
+    writer: Option<ConnWrite>,
     /// Which pane the connection is attached to (its reader tags news with it).
     attached: Arc<Mutex<Option<PaneId>>>,
     news: Sender<super::Input>,
     requests: u64,
 }
 
-impl PreviewConn {
-    pub fn new(socket: Target, news: Sender<super::Input>) -> PreviewConn {
-        PreviewConn {
-            socket,
-            writer: None,
-            attached: Arc::new(Mutex::new(None)),
-            news,
-            requests: 0,
+impl Conn {
+    fn run(mut self, orders: Receiver<Order>) {
+        while let Ok(first) = orders.recv() {
+            let mut batch = vec![first];
+            batch.extend(orders.try_iter());
+            for order in latest(batch) {
+                match order {
+                    Order::Follow(pane) => self.follow(pane.as_ref()),
+                    Order::Reset => self.reset(),
+                }
+            }
         }
     }
 
-    /// Follows `pane` from now on (detaching from the previous one), or
-    /// nothing with `None`.
-    pub fn follow(&mut self, pane: Option<&PaneId>) {
+    fn follow(&mut self, pane: Option<&PaneId>) {
         if let Some(old) = self.current()
             && Some(&old) != pane
         {
@@ -120,24 +185,23 @@ impl PreviewConn {
         }
     }
 
-    /// Drops the connection (the server went away): the next `follow`
-    /// connects afresh.
-    pub fn reset(&mut self) {
-        self.writer = None;
+    /// Follows nothing and closes the connection, so its reader ends
+    /// without reporting a pane the main loop no longer shows.
+    fn reset(&mut self) {
+        self.set_current(None);
+        if let Some(writer) = self.writer.take() {
+            writer.shutdown();
+        }
     }
 
     fn send(&mut self, method: Method) {
-        let Some(writer) = &self.writer else {
+        let Some(writer) = self.writer.as_mut() else {
             return;
         };
         self.requests += 1;
         let mut line = Request::new(format!("preview-{}", self.requests), method).to_line();
         line.push('\n');
-        let sent = writer
-            .lock()
-            .map_err(|_| std::io::Error::other("poisoned"))
-            .and_then(|mut w| w.write_all(line.as_bytes()));
-        if sent.is_err() {
+        if writer.write_all(line.as_bytes()).is_err() {
             self.writer = None;
         }
     }
@@ -147,18 +211,20 @@ impl PreviewConn {
             Ok(s) => s,
             Err(e) => {
                 if let Some(pane) = self.current() {
-                    let _ = self.news.send(super::Input::Preview(PreviewNews::Failed {
+                    let failed = PreviewNews::Failed {
                         pane,
                         why: e.message,
-                    }));
+                    };
+                    let _ = self.news.send(super::Input::Preview(self.host, failed));
                 }
                 return false;
             },
         };
-        self.writer = Some(Arc::new(Mutex::new(stream)));
+        self.writer = Some(stream);
         let attached = self.attached.clone();
         let news = self.news.clone();
-        std::thread::spawn(move || read_preview(reader, attached, news));
+        let host = self.host;
+        std::thread::spawn(move || read_preview(host, reader, attached, news));
         true
     }
 }
@@ -166,6 +232,7 @@ impl PreviewConn {
 /// The preview connection's reader: attach replies become screens, output
 /// chunks past what the screen covers are passed on in order.
 fn read_preview(
+    host: usize,
     stream: ConnRead,
     attached: Arc<Mutex<Option<PaneId>>>,
     news: Sender<super::Input>,
@@ -194,18 +261,24 @@ fn read_preview(
                         let mut term = Terminal::new(snapshot.size.rows, snapshot.size.cols);
                         let _ = term.feed(&bytes);
                         covered = Some((pane.clone(), snapshot.output_offset));
-                        news.send(super::Input::Preview(PreviewNews::Attached {
-                            pane,
-                            term: Box::new(term),
-                        }))
+                        news.send(super::Input::Preview(
+                            host,
+                            PreviewNews::Attached {
+                                pane,
+                                term: Box::new(term),
+                            },
+                        ))
                     },
                     // A detach reply, or another answer: nothing to show.
                     Err(_) => Ok(()),
                 },
-                (_, Some(e)) => news.send(super::Input::Preview(PreviewNews::Failed {
-                    pane,
-                    why: failure(e.code, e.message),
-                })),
+                (_, Some(e)) => news.send(super::Input::Preview(
+                    host,
+                    PreviewNews::Failed {
+                        pane,
+                        why: failure(e.code, e.message),
+                    },
+                )),
                 _ => Ok(()),
             },
             Ok(ServerLine::Event(e)) if e.event == "pty.data" => {
@@ -227,14 +300,17 @@ fn read_preview(
                 if start > *at {
                     // A gap: the screen cannot be trusted; attach again.
                     covered = None;
-                    news.send(super::Input::Preview(PreviewNews::Gap { pane }))
+                    news.send(super::Input::Preview(host, PreviewNews::Gap { pane }))
                 } else {
                     let skip = (*at - start) as usize;
                     *at = end;
-                    news.send(super::Input::Preview(PreviewNews::Output {
-                        pane,
-                        bytes: chunk[skip..].to_vec(),
-                    }))
+                    news.send(super::Input::Preview(
+                        host,
+                        PreviewNews::Output {
+                            pane,
+                            bytes: chunk[skip..].to_vec(),
+                        },
+                    ))
                 }
             },
             _ => Ok(()),
@@ -244,9 +320,15 @@ fn read_preview(
         }
     }
     if let Some(pane) = current() {
-        let _ = news.send(super::Input::Preview(PreviewNews::Failed {
-            pane,
-            why: "the preview connection closed".into(),
-        }));
+        let _ = news.send(super::Input::Preview(
+            host,
+            PreviewNews::Failed {
+                pane,
+                why: "the preview connection closed".into(),
+            },
+        ));
     }
 }
+
+#[cfg(test)]
+mod tests;

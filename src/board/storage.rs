@@ -14,9 +14,10 @@ use std::time::Duration;
 /// How often the board asks.
 const EVERY: Duration = Duration::from_secs(3);
 
-/// Asks on its own thread until the main loop goes away; sends the storage
-/// status when it changes (`None`: fine, or a server too old to say).
-pub fn watch(socket: Target, out: Sender<Input>) {
+/// Asks the board's host `host` on its own thread until the main loop goes
+/// away; sends the storage status when it changes (`None`: fine, or a server
+/// too old to say). Every host of the board has a watch of its own.
+pub fn watch(host: usize, socket: Target, out: Sender<Input>) {
     std::thread::spawn(move || {
         let mut client: Option<Client> = None;
         let mut last: Option<Option<StorageStatus>> = None;
@@ -36,7 +37,7 @@ pub fn watch(socket: Target, out: Sender<Input>) {
                 Some(Some(status)) => {
                     let storage = status.storage.filter(|s| s.state != "ok");
                     if last.as_ref() != Some(&storage) {
-                        if out.send(Input::Storage(storage.clone())).is_err() {
+                        if out.send(Input::Storage(host, storage.clone())).is_err() {
                             return;
                         }
                         last = Some(storage);

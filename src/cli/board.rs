@@ -21,10 +21,20 @@ pub struct BoardArgs {
     #[arg(long, num_args = 0..=1, default_missing_value = "true",
           action = clap::ArgAction::Set, value_name = "BOOL")]
     pub notify: Option<bool>,
+    /// This machine's server and every configured host's on one board, each
+    /// host under a heading with its link's state; the keys work the same on
+    /// every host (docs/board.md#several-hosts). Not with --host.
+    #[arg(long)]
+    pub all_hosts: bool,
 }
 
 /// `signaltty board`: the board on this terminal, which it needs.
 pub fn run(global: &Global, args: BoardArgs) -> i32 {
+    if args.all_hosts
+        && let Err(code) = crate::remote::fleet::check(global)
+    {
+        return code;
+    }
     if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
         return fail_with(ErrorCode::BadParams, "the board needs a terminal");
     }
@@ -43,5 +53,6 @@ fn options(args: &BoardArgs) -> crate::board::Options {
     crate::board::Options {
         bell: s.bool(K::BoardBell),
         notify: s.bool(K::BoardNotify),
+        all_hosts: args.all_hosts,
     }
 }

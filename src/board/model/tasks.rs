@@ -48,15 +48,31 @@ fn order(a: &Task, b: &Task) -> std::cmp::Ordering {
 }
 
 impl Board {
-    /// Replaces the tasks with a fresh `task.list` (after a connect).
-    pub fn load_tasks(&mut self, mut tasks: Vec<Task>) {
-        tasks.sort_by(order);
-        self.tasks = tasks;
+    /// Replaces the tasks with a fresh `task.list` (after a connect): host
+    /// 0's, the only one of a single-host board (`load_tasks_from`).
+    #[cfg(test)]
+    pub fn load_tasks(&mut self, tasks: Vec<Task>) {
+        self.load_tasks_from(0, tasks);
+    }
+
+    /// Replaces `host`'s tasks with a fresh `task.list`; the other hosts'
+    /// stay.
+    pub fn load_tasks_from(&mut self, host: usize, tasks: Vec<Task>) {
+        let owners = &self.hosts;
+        self.tasks.retain(|t| owners.task(&t.id) != host);
+        self.hosts.tasks.retain(|_, h| *h != host);
+        for t in &tasks {
+            self.hosts.tasks.insert(t.id.clone(), host);
+        }
+        self.tasks.extend(tasks);
+        self.tasks.sort_by(order);
         self.keep_task_selection();
     }
 
-    /// Stores `task` (a `task.created` or `task.updated`), in its place.
-    pub(super) fn upsert_task(&mut self, task: Task) {
+    /// Stores `host`'s `task` (a `task.created` or `task.updated`), in its
+    /// place.
+    pub(super) fn upsert_task(&mut self, host: usize, task: Task) {
+        self.hosts.tasks.insert(task.id.clone(), host);
         match self.tasks.iter_mut().find(|t| t.id == task.id) {
             Some(t) => *t = task,
             None => {
@@ -124,3 +140,6 @@ pub fn disposition(task: &Task) -> Option<&'static str> {
         Outcome::Discarded => Some("discarded"),
     }
 }
+
+#[cfg(test)]
+pub(super) mod tests;

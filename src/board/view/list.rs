@@ -3,12 +3,13 @@
 
 use super::ViewOpts;
 use super::glyphs::{self, Paint, one_line, pad, pane_name, rule, truncate, width};
-use crate::board::model::{Board, Conn, Row};
+use crate::board::model::{Board, Conn, LinkState, Row};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use signaltty_protocol::pane::{Pane, RestoreState};
+use std::time::Instant;
 
 /// Rows kept visible below the selection when the list scrolls.
 const SCROLL_MARGIN: usize = 2;
@@ -142,25 +143,13 @@ pub(super) fn draw_list(
         })
         .collect();
     let mut body = Rect::new(area.x, area.y + 1, area.width, area.height - 1);
-    // The banner that keeps a stale list from passing for the current one.
-    if let Conn::Reconnecting { since, .. } = &board.conn
+    // The banner that keeps a stale list from passing for the current one;
+    // with several hosts each host's heading says it for its own rows.
+    if !board.several_hosts()
+        && let Conn::Reconnecting { since, .. } = &board.conn
         && body.height > 0
     {
-        let ago = opts.now.saturating_duration_since(*since).as_secs();
-        let banner = format!(" ⟳ showing the state as of {ago}s ago — reconnecting…");
-        let style = if opts.color {
-            Style::new()
-                .fg(Color::Black)
-                .bg(Color::Yellow)
-                .add_modifier(Modifier::BOLD)
-        } else {
-            Style::new().add_modifier(Modifier::REVERSED | Modifier::BOLD)
-        };
-        let line = Rect::new(body.x, body.y, body.width, 1);
-        buf.set_style(line, style);
-        buf.set_line(body.x, body.y, &Line::styled(banner, style), body.width);
-        body.y += 1;
-        body.height -= 1;
+        stale_banner(buf, &mut body, *since, opts);
     }
     let height = usize::from(body.height);
     let at = board
@@ -193,76 +182,34 @@ pub(super) fn draw_list(
     }
     buf.set_line(area.x, area.y, &rule(title, area.width, paint), area.width);
 
-    if shown.is_empty() {
-        let hint = if board.conn == Conn::Connecting {
-            format!("connecting to {}…", board.socket)
-        } else if board.conn != Conn::Live && board.panes.is_empty() {
-            // Never "no panes yet" about a server the board cannot reach.
-            format!("cannot reach {} — retrying…", board.socket)
-        } else if filtering {
-            "no pane matches the filter — Esc clears it".to_owned()
-        } else if board.panes.is_empty() {
-            "no panes yet — start one with `signaltty new -- claude`".to_owned()
-        } else {
-            "no panes to show".to_owned()
-        };
-        if body.height > 0 {
-            let line = Line::styled(
-                format!("  {hint}"),
-                paint.dim().add_modifier(Modifier::ITALIC),
-            );
-            buf.set_line(body.x, body.y, &line, body.width);
-        }
+    if shown.is_empty() && !board.several_hosts() {
+        hint(buf, body, &empty_hint(board, filtering), paint);
         return (body, Vec::new());
     }
 
     let width = usize::from(body.width);
     let cols = Columns::of(&shown, width);
-    // Panes under a tab heading are indented one step more.
-    let mut indent = 2;
+    // Under host headings everything moves one step right.
+    let base = if board.several_hosts() { 2 } else { 0 };
+    let mut indent = base + 2;
     for r in rows.iter().take(from) {
-        match r {
-            Row::Workspace(_) => indent = 2,
-            Row::Tab(_) => indent = 4,
-            Row::Pane(_) => {},
-        }
+        indent = indent_after(r, indent, base);
     }
     for (i, row) in drawn.iter().enumerate() {
         let y = body.y + i as u16;
+        indent = indent_after(row, indent, base);
         let line = match row {
-            Row::Workspace(id) => {
-                indent = 2;
-                match board.workspace(id) {
-                    Some(w) => Line::from(vec![
-                        Span::styled(
-                            one_line(&w.name),
-                            paint.fg(Color::LightBlue).add_modifier(Modifier::BOLD),
-                        ),
-                        Span::styled(format!("  ({})", w.handle), paint.dim()),
-                    ]),
-                    None => Line::raw(id.0.clone()),
-                }
-            },
-            Row::Tab(id) => {
-                indent = 4;
-                let title = board
-                    .tabs
-                    .get(id)
-                    .map(|t| one_line(&t.title))
-                    .unwrap_or_default();
-                Line::from(vec![
-                    Span::styled("  ▸ ", paint.dim()),
-                    Span::styled(title, Style::new().add_modifier(Modifier::BOLD)),
-                ])
-            },
             Row::Pane(id) => match board.panes.get(id) {
                 Some(p) => pane_line(p, indent, &cols, width, opts),
                 None => Line::raw(id.0.clone()),
             },
+            _ => heading_line(board, row, base, opts),
         };
         buf.set_line(body.x, y, &line, body.width);
         let line_area = Rect::new(body.x, y, body.width, 1);
-        if board.conn != Conn::Live {
+        // A host's rows are dimmed while its feed is down; its heading
+        // says why and stays bright.
+        if !matches!(row, Row::Host(_)) && !board.is_live(board.host_of_row(row)) {
             buf.set_style(line_area, Style::new().add_modifier(Modifier::DIM));
         }
         if let Row::Pane(id) = row
@@ -271,5 +218,158 @@ pub(super) fn draw_list(
             buf.set_style(line_area, Style::new().add_modifier(Modifier::REVERSED));
         }
     }
+    // Several hosts and no pane shown: the headings, then why.
+    let after = drawn.len() as u16;
+    if shown.is_empty() && after < body.height {
+        let rest = Rect::new(body.x, body.y + after, body.width, body.height - after);
+        let why = if filtering {
+            "no pane matches the filter — Esc clears it"
+        } else {
+            "no panes yet — start one with `signaltty new -- claude`"
+        };
+        if filtering || (0..board.host_count()).any(|h| board.is_live(h)) {
+            hint(buf, rest, why, paint);
+        }
+    }
     (body, drawn)
 }
+
+/// The banner over a stale list, taking the first row of `body`.
+fn stale_banner(buf: &mut Buffer, body: &mut Rect, since: Instant, opts: &ViewOpts) {
+    let ago = opts.now.saturating_duration_since(since).as_secs();
+    let banner = format!(" ⟳ showing the state as of {ago}s ago — reconnecting…");
+    let style = if opts.color {
+        Style::new()
+            .fg(Color::Black)
+            .bg(Color::Yellow)
+            .add_modifier(Modifier::BOLD)
+    } else {
+        Style::new().add_modifier(Modifier::REVERSED | Modifier::BOLD)
+    };
+    let line = Rect::new(body.x, body.y, body.width, 1);
+    buf.set_style(line, style);
+    buf.set_line(body.x, body.y, &Line::styled(banner, style), body.width);
+    body.y += 1;
+    body.height -= 1;
+}
+
+/// Why a single-host list shows no pane.
+fn empty_hint(board: &Board, filtering: bool) -> String {
+    if board.conn == Conn::Connecting {
+        format!("connecting to {}…", board.socket)
+    } else if board.conn != Conn::Live && board.panes.is_empty() {
+        // Never "no panes yet" about a server the board cannot reach.
+        format!("cannot reach {} — retrying…", board.socket)
+    } else if filtering {
+        "no pane matches the filter — Esc clears it".to_owned()
+    } else if board.panes.is_empty() {
+        "no panes yet — start one with `signaltty new -- claude`".to_owned()
+    } else {
+        "no panes to show".to_owned()
+    }
+}
+
+/// A hint in the first row of `area`, dim and italic.
+fn hint(buf: &mut Buffer, area: Rect, text: &str, paint: Paint) {
+    if area.height > 0 {
+        let line = Line::styled(
+            format!("  {text}"),
+            paint.dim().add_modifier(Modifier::ITALIC),
+        );
+        buf.set_line(area.x, area.y, &line, area.width);
+    }
+}
+
+/// The indent of the pane lines after `row`: panes under a tab heading are
+/// one step further in than those right under their workspace.
+fn indent_after(row: &Row, indent: usize, base: usize) -> usize {
+    match row {
+        Row::Host(_) | Row::Workspace(_) => base + 2,
+        Row::Tab(_) => base + 4,
+        Row::Pane(_) => indent,
+    }
+}
+
+/// A heading line: a host, a workspace or a tab.
+fn heading_line(board: &Board, row: &Row, base: usize, opts: &ViewOpts) -> Line<'static> {
+    let paint = Paint(opts.color);
+    let mut spans = Vec::new();
+    if base > 0 && !matches!(row, Row::Host(_)) {
+        spans.push(Span::raw(" ".repeat(base)));
+    }
+    match row {
+        Row::Host(h) => spans.extend(host_heading(board, *h, opts)),
+        Row::Workspace(id) => match board.workspace(id) {
+            Some(w) => {
+                spans.push(Span::styled(
+                    one_line(&w.name),
+                    paint.fg(Color::LightBlue).add_modifier(Modifier::BOLD),
+                ));
+                spans.push(Span::styled(format!("  ({})", w.handle), paint.dim()));
+            },
+            None => spans.push(Span::raw(id.0.clone())),
+        },
+        Row::Tab(id) => {
+            let title = board
+                .tabs
+                .get(id)
+                .map(|t| one_line(&t.title))
+                .unwrap_or_default();
+            spans.push(Span::styled("  ▸ ", paint.dim()));
+            spans.push(Span::styled(
+                title,
+                Style::new().add_modifier(Modifier::BOLD),
+            ));
+        },
+        Row::Pane(id) => spans.push(Span::raw(id.0.clone())),
+    }
+    Line::from(spans)
+}
+
+/// A host's heading: its name and its link, `devbox  connected`.
+fn host_heading(board: &Board, host: usize, opts: &ViewOpts) -> Vec<Span<'static>> {
+    let paint = Paint(opts.color);
+    let (state, color) = link_words(board, host, opts);
+    let name = Style::new().add_modifier(Modifier::BOLD | Modifier::UNDERLINED);
+    let style = match color {
+        Color::LightGreen => paint.fg(color),
+        _ => paint.alarm(color),
+    };
+    vec![
+        Span::styled(one_line(board.host_name(host)), name),
+        Span::raw("  "),
+        Span::styled(state, style),
+    ]
+}
+
+/// A host's link in words, and its colour: `connected`, `connecting…`,
+/// `reconnecting since 14:02:11 UTC: why`, `unreachable: why`.
+pub(super) fn link_words(board: &Board, host: usize, opts: &ViewOpts) -> (String, Color) {
+    match board.link(host) {
+        LinkState::Connected => ("connected".into(), Color::LightGreen),
+        LinkState::Connecting => ("connecting…".into(), Color::Yellow),
+        LinkState::Reconnecting { since, why } => (
+            format!(
+                "reconnecting since {}: {}",
+                clock(since, opts),
+                one_line(why)
+            ),
+            Color::Yellow,
+        ),
+        LinkState::Unreachable { why } => {
+            (format!("unreachable: {}", one_line(why)), Color::LightRed)
+        },
+    }
+}
+
+/// The wall-clock time (UTC, as the rest of the CLI prints times) of an
+/// instant in the past.
+fn clock(at: Instant, opts: &ViewOpts) -> String {
+    let ago = opts.now.saturating_duration_since(at).as_millis();
+    let ms = opts.now_ms - i64::try_from(ago).unwrap_or(i64::MAX).min(opts.now_ms);
+    let stamp = signaltty_protocol::Timestamp::from_unix_millis(ms);
+    format!("{} UTC", stamp.as_str().get(11..19).unwrap_or("--:--:--"))
+}
+
+#[cfg(test)]
+mod tests;

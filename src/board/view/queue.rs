@@ -33,7 +33,10 @@ impl Queue {
         let asked: Vec<Asked> = board
             .queue()
             .into_iter()
-            .filter_map(|pane| Asked::of(pane, board.selected.as_ref() == Some(&pane.id), opts))
+            .filter_map(|pane| {
+                let selected = board.selected.as_ref() == Some(&pane.id);
+                Asked::of(pane, board.host_tag(&pane.id), selected, opts)
+            })
             .collect();
         // Questions and options line up from one entry to the next.
         let head_w = asked
@@ -122,6 +125,16 @@ impl Queue {
     }
 }
 
+/// The pane's name, cut to fit, as `HOST:NAME` when the board shows several
+/// hosts (the form `signaltty answer` takes).
+fn who(pane: &Pane, host: Option<&str>) -> String {
+    let name = truncate(&pane_name(pane), 24);
+    match host {
+        Some(h) => format!("{}:{name}", truncate(&one_line(h), 12)),
+        None => name,
+    }
+}
+
 fn spans_width(spans: &[Span<'_>]) -> usize {
     spans.iter().map(|s| s.width()).sum()
 }
@@ -141,7 +154,8 @@ struct Asked {
 }
 
 impl Asked {
-    fn of(pane: &Pane, selected: bool, opts: &ViewOpts) -> Option<Asked> {
+    /// `host`: the pane's host's name, when the board shows several.
+    fn of(pane: &Pane, host: Option<&str>, selected: bool, opts: &ViewOpts) -> Option<Asked> {
         let d = pane.pending_decision.as_ref();
         if d.is_none() && !crate::board::model::asks_in_terminal(pane) {
             return None;
@@ -163,10 +177,7 @@ impl Asked {
             .unwrap_or_default();
         let head = vec![
             Span::styled(format!("{glyph} "), paint.alarm(color)),
-            Span::styled(
-                truncate(&pane_name(pane), 24),
-                Style::new().add_modifier(Modifier::BOLD),
-            ),
+            Span::styled(who(pane, host), Style::new().add_modifier(Modifier::BOLD)),
             Span::styled(
                 format!(" · {}{waited}", pane.agent.kind.name()),
                 paint.dim(),
@@ -235,3 +246,6 @@ impl Asked {
         vec![Line::from(first), Line::from(second)]
     }
 }
+
+#[cfg(test)]
+mod tests;

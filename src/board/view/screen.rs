@@ -3,7 +3,7 @@
 
 use super::ViewOpts;
 use super::glyphs::{self, Paint, pane_name, rule};
-use crate::board::model::{Board, Conn};
+use crate::board::model::Board;
 use crate::board::preview::{Preview, PreviewState};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -35,8 +35,12 @@ pub(super) fn draw_preview(
     if let Some(p) = pane {
         let (glyph, color) = crate::paint::lifecycle(p.lifecycle);
         title.push(Span::raw(" · "));
+        let name = match board.host_tag(&p.id) {
+            Some(host) => format!("{host}:{}", pane_name(p)),
+            None => pane_name(p),
+        };
         title.push(Span::styled(
-            pane_name(p),
+            name,
             Style::new().add_modifier(Modifier::BOLD),
         ));
         title.push(Span::raw(" "));
@@ -58,8 +62,10 @@ pub(super) fn draw_preview(
     if inner.height == 0 {
         return;
     }
+    // The shown pane's server: another host's link being down is no reason.
+    let host = pane.map_or(0, |p| board.host_of_pane(&p.id));
     let note = match (&preview.state, &preview.term) {
-        _ if board.conn != Conn::Live => Some("no preview while not connected".to_owned()),
+        _ if !board.is_live(host) => Some("no preview while not connected".to_owned()),
         (PreviewState::Live, Some(term)) => {
             draw_screen(buf, inner, term, opts);
             None
@@ -184,3 +190,6 @@ fn draw_screen(buf: &mut Buffer, area: Rect, term: &Terminal, opts: &ViewOpts) {
         );
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -11,6 +11,7 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use signaltty_protocol::PaneId;
 use signaltty_protocol::pane::{Attention, Lifecycle, RestoreState};
+use signaltty_protocol::server::StorageStatus;
 use std::time::Duration;
 
 /// How long a flash message stays.
@@ -18,12 +19,18 @@ pub(super) const FLASH_FOR: Duration = Duration::from_secs(5);
 /// The caret of a text field.
 const CARET: &str = "▏";
 
+/// The pane's name, as `HOST:NAME` when the board shows several hosts (a
+/// prompt or a close should never leave in doubt which machine it is for).
 fn name_of(board: &Board, pane: &PaneId) -> String {
-    board
+    let name = board
         .panes
         .get(pane)
         .map(pane_name)
-        .unwrap_or_else(|| pane.0.clone())
+        .unwrap_or_else(|| pane.0.clone());
+    match board.host_tag(pane) {
+        Some(host) => format!("{host}:{name}"),
+        None => name,
+    }
 }
 
 /// A text field: `label` then the end of `text` that fits, then the caret.
@@ -175,24 +182,30 @@ fn hint(board: &Board, paint: Paint) -> Line<'static> {
     keys_line(keys, paint)
 }
 
+/// A state directory that takes no writes, in words.
+fn storage_words(s: &StorageStatus) -> String {
+    let what = match s.reason.as_deref().unwrap_or("io") {
+        "no_space" | "quota" => "disk full",
+        "read_only" => "disk read-only",
+        "vanished" => "state dir gone",
+        _ => "disk failing",
+    };
+    format!(
+        "{what}: {} takes no writes, changes refused; agents keep running",
+        s.dir
+    )
+}
+
 /// The connection, as the status line says it.
 fn connection(board: &Board, opts: &ViewOpts, paint: Paint) -> Span<'static> {
+    if board.several_hosts() {
+        return fleet_connection(board, paint);
+    }
     match &board.conn {
-        Conn::Live if board.storage.is_some() => {
-            let s = board.storage.as_ref();
-            let reason = s.and_then(|s| s.reason.as_deref()).unwrap_or("io");
-            let what = match reason {
-                "no_space" | "quota" => "disk full",
-                "read_only" => "disk read-only",
-                "vanished" => "state dir gone",
-                _ => "disk failing",
-            };
-            let dir = s.map(|s| s.dir.as_str()).unwrap_or_default();
-            Span::styled(
-                format!("! {what}: {dir} takes no writes, changes refused; agents keep running"),
-                paint.alarm(Color::LightRed),
-            )
-        },
+        Conn::Live if let Some(s) = &board.storage => Span::styled(
+            format!("! {}", storage_words(s)),
+            paint.alarm(Color::LightRed),
+        ),
         Conn::Live => Span::styled("● live", paint.fg(Color::LightGreen)),
         Conn::Connecting => Span::styled("connecting…", paint.alarm(Color::Yellow)),
         Conn::Reconnecting { since, why } => {
@@ -202,6 +215,32 @@ fn connection(board: &Board, opts: &ViewOpts, paint: Paint) -> Span<'static> {
                 paint.alarm(Color::Yellow),
             )
         },
+    }
+}
+
+/// The hosts' links in one phrase (each host's heading has the details): a
+/// host whose disk takes no writes first, then the hosts that are down,
+/// then the ones still connecting.
+fn fleet_connection(board: &Board, paint: Paint) -> Span<'static> {
+    let n = board.host_count();
+    let live = (0..n).filter(|h| board.is_live(*h)).count();
+    let full = (0..n).find_map(|h| Some((h, board.storage_of(h).filter(|_| board.is_live(h))?)));
+    if let Some((h, s)) = full {
+        let text = format!("! {}: {}", board.host_name(h), storage_words(s));
+        return Span::styled(text, paint.alarm(Color::LightRed));
+    }
+    let down: Vec<&str> = (0..n)
+        .filter(|h| matches!(board.conn_of(*h), Conn::Reconnecting { .. }))
+        .map(|h| board.host_name(h))
+        .collect();
+    if !down.is_empty() {
+        let text = format!("! {live} of {n} hosts live · {} down", down.join(", "));
+        Span::styled(text, paint.alarm(Color::Yellow))
+    } else if live < n {
+        let text = format!("connecting… ({live} of {n} hosts live)");
+        Span::styled(text, paint.alarm(Color::Yellow))
+    } else {
+        Span::styled(format!("● live · {n} hosts"), paint.fg(Color::LightGreen))
     }
 }
 
@@ -287,8 +326,8 @@ impl Fit {
 
 /// The status line: the connection, the counts per state (without their
 /// names when narrow), the filters, whether desktop notifications are on and
-/// the server's socket (its end), as much as fits, then the key hint, which
-/// always stays.
+/// where the selected pane's server is (its socket's end, or its host), as
+/// much as fits, then the key hint, which always stays.
 pub(super) fn draw_status(buf: &mut Buffer, area: Rect, board: &Board, opts: &ViewOpts) {
     if area.height == 0 {
         return;
@@ -331,7 +370,13 @@ pub(super) fn draw_status(buf: &mut Buffer, area: Rect, board: &Board, opts: &Vi
         fit.add(vec![sep(), Span::styled("notify", paint.dim())]);
     }
     if fit.room >= 3 + 8 {
-        let socket = truncate_left(&board.socket, fit.room - 3);
+        // The server the keys act on: the selected pane's, or task's.
+        let host = match (board.view, &board.task_selected) {
+            (View::Tasks, Some(task)) => board.host_of_task(task),
+            _ => board.selected_host(),
+        };
+        let at = board.host_label(host);
+        let socket = truncate_left(at, fit.room - 3);
         fit.add(vec![sep(), Span::styled(socket, paint.dim())]);
     }
     let mut line = fit.spans;
@@ -342,3 +387,6 @@ pub(super) fn draw_status(buf: &mut Buffer, area: Rect, board: &Board, opts: &Vi
     line.extend(keys);
     buf.set_line(area.x, area.y, &Line::from(line), area.width);
 }
+
+#[cfg(test)]
+mod tests;

@@ -26,6 +26,8 @@ const DISPOSITION_W: usize = 10;
 
 /// The widths of a task line's columns, the same for every line.
 struct Columns {
+    /// The host's name, on a board of several hosts (else 0: no column).
+    host: usize,
     agent: usize,
     label: usize,
     branch: usize,
@@ -33,7 +35,15 @@ struct Columns {
 }
 
 impl Columns {
-    fn of(tasks: &[Task], width: usize) -> Columns {
+    fn of(board: &Board, width: usize) -> Columns {
+        let tasks = &board.tasks;
+        let host = tasks
+            .iter()
+            .filter_map(|t| host_of(board, t))
+            .map(glyphs::width)
+            .max()
+            .unwrap_or(0)
+            .min(12);
         let agent = tasks
             .iter()
             .map(|t| glyphs::width(agent_of(t)))
@@ -58,12 +68,20 @@ impl Columns {
             0
         };
         Columns {
+            host,
             agent,
             label,
             branch,
             disposition,
         }
     }
+}
+
+/// The task's host's name, when the board shows several hosts.
+fn host_of<'b>(board: &'b Board, task: &Task) -> Option<&'b str> {
+    board
+        .several_hosts()
+        .then(|| board.host_name(board.host_of_task(&task.id)))
 }
 
 fn agent_of(task: &Task) -> &str {
@@ -78,15 +96,27 @@ fn time_in_state(task: &Task, now_ms: i64) -> String {
         .unwrap_or_default()
 }
 
-/// One task line: glyph, agent, label, branch, time in state, disposition,
-/// the summary or the reason.
-fn task_line(task: &Task, cols: &Columns, width: usize, opts: &ViewOpts) -> Line<'static> {
+/// One task line: glyph, host (with several), agent, label, branch, time
+/// in state, disposition, the summary or the reason.
+fn task_line(
+    task: &Task,
+    host: Option<&str>,
+    cols: &Columns,
+    width: usize,
+    opts: &ViewOpts,
+) -> Line<'static> {
     let paint = Paint(opts.color);
     let (glyph, color) = crate::paint::task_state(task.state);
     let mut spans = vec![
         Span::raw("  "),
         Span::styled(glyph, paint.fg(color).add_modifier(Modifier::BOLD)),
         Span::raw(" "),
+    ];
+    if let Some(host) = host.filter(|_| cols.host > 0) {
+        spans.push(Span::styled(pad(host, cols.host), paint.dim()));
+        spans.push(Span::raw(" "));
+    }
+    spans.extend([
         Span::raw(pad(agent_of(task), cols.agent)),
         Span::raw(" "),
         Span::styled(
@@ -99,7 +129,7 @@ fn task_line(task: &Task, cols: &Columns, width: usize, opts: &ViewOpts) -> Line
             format!(" {:>4} ", time_in_state(task, opts.now_ms)),
             paint.dim(),
         ),
-    ];
+    ]);
     if cols.disposition > 0 {
         let (text, color) = match disposition(task) {
             Some("merged") => ("merged", Color::LightGreen),
@@ -137,7 +167,9 @@ pub(super) fn draw_tasks(
     }
     let paint = Paint(opts.color);
     let mut body = Rect::new(area.x, area.y + 1, area.width, area.height - 1);
-    if let Conn::Reconnecting { since, .. } = &board.conn
+    // With several hosts, the panes' host headings say which are down.
+    if !board.several_hosts()
+        && let Conn::Reconnecting { since, .. } = &board.conn
         && body.height > 0
     {
         let ago = opts.now.saturating_duration_since(*since).as_secs();
@@ -182,11 +214,7 @@ pub(super) fn draw_tasks(
     buf.set_line(area.x, area.y, &rule(title, area.width, paint), area.width);
 
     if tasks.is_empty() {
-        let hint = match board.conn {
-            Conn::Connecting => format!("connecting to {}…", board.socket),
-            Conn::Reconnecting { .. } => format!("cannot reach {} — retrying…", board.socket),
-            Conn::Live => "no tasks yet — start one with `signaltty task start`".to_owned(),
-        };
+        let hint = empty_hint(board);
         if body.height > 0 {
             let line = Line::styled(
                 format!("  {hint}"),
@@ -197,12 +225,13 @@ pub(super) fn draw_tasks(
         return (body, Vec::new());
     }
     let width = usize::from(body.width);
-    let cols = Columns::of(tasks, width);
+    let cols = Columns::of(board, width);
     for (i, task) in drawn.iter().enumerate() {
         let y = body.y + i as u16;
-        buf.set_line(body.x, y, &task_line(task, &cols, width, opts), body.width);
+        let line = task_line(task, host_of(board, task), &cols, width, opts);
+        buf.set_line(body.x, y, &line, body.width);
         let line_area = Rect::new(body.x, y, body.width, 1);
-        if board.conn != Conn::Live {
+        if !board.is_live(board.host_of_task(&task.id)) {
             buf.set_style(line_area, Style::new().add_modifier(Modifier::DIM));
         }
         if board.task_selected.as_ref() == Some(&task.id) {
@@ -210,6 +239,26 @@ pub(super) fn draw_tasks(
         }
     }
     (body, drawn.into_iter().map(|t| t.id.clone()).collect())
+}
+
+/// Why the task list is empty: the link, else there are none yet.
+fn empty_hint(board: &Board) -> String {
+    let none_yet = "no tasks yet — start one with `signaltty task start`".to_owned();
+    if board.several_hosts() {
+        let n = board.host_count();
+        return if (0..n).any(|h| board.is_live(h)) {
+            none_yet
+        } else if (0..n).all(|h| *board.conn_of(h) == Conn::Connecting) {
+            "connecting to the hosts…".to_owned()
+        } else {
+            "cannot reach any host — retrying…".to_owned()
+        };
+    }
+    match board.conn {
+        Conn::Connecting => format!("connecting to {}…", board.socket),
+        Conn::Reconnecting { .. } => format!("cannot reach {} — retrying…", board.socket),
+        Conn::Live => none_yet,
+    }
 }
 
 fn short(sha: &str) -> &str {
@@ -330,9 +379,13 @@ pub(super) fn draw_task_detail(buf: &mut Buffer, area: Rect, board: &Board, opts
         return;
     };
     let (glyph, color) = crate::paint::task_state(task.state);
+    let label = match host_of(board, task) {
+        Some(host) => format!("{host}:{}", one_line(&task.label)),
+        None => one_line(&task.label),
+    };
     let title = vec![
         Span::styled("task · ", bold),
-        Span::styled(one_line(&task.label), bold),
+        Span::styled(label, bold),
         Span::raw(" "),
         Span::styled(
             format!("{glyph} {}", task.state.as_str()),
@@ -370,3 +423,6 @@ pub(super) fn draw_task_detail(buf: &mut Buffer, area: Rect, board: &Board, opts
         }
     }
 }
+
+#[cfg(test)]
+mod tests;
