@@ -5,8 +5,12 @@
 # makes and removes the account).
 #
 #   benches/remote_bench.sh                 # loopback
-#   RTT_MS=100 benches/remote_bench.sh      # inside a network namespace whose
-#                                           # loopback delays each packet RTT_MS/2
+#   RTT_MS=100 benches/remote_bench.sh      # every byte of the ssh connection
+#                                           # held RTT_MS/2 each way
+#
+# The delay is netem on the loopback of a network namespace where the kernel
+# has it, else an ssh ProxyCommand that holds each chunk
+# (benches/common/delay_proxy.py).
 #
 # RUNS, REQUESTS and ANSWERS set the sample counts (30, 20, 20).
 set -euo pipefail
@@ -32,11 +36,16 @@ cleanup() {
 }
 trap cleanup EXIT
 run() { if [ -n "$ns" ]; then ip netns exec "$ns" "$@"; else "$@"; fi; }
+proxy=""
 if [ -n "${RTT_MS:-}" ]; then
   ns="sttrb$$"
   ip netns add "$ns"
   ip -n "$ns" link set lo up
-  ip netns exec "$ns" tc qdisc add dev lo root netem delay "$((RTT_MS / 2))ms"
+  if ! ip netns exec "$ns" tc qdisc add dev lo root netem delay "$((RTT_MS / 2))ms" 2>/dev/null; then
+    echo "# no netem in this kernel: the delay is a ProxyCommand" >&2
+    ip netns del "$ns"; ns=""
+    proxy="python3 $root/benches/common/delay_proxy.py %h %p $((RTT_MS / 2))"
+  fi
 fi
 
 useradd -m -d "$tmp/home" -s /bin/sh "$acct"
@@ -77,6 +86,7 @@ Host bench
   GlobalKnownHostsFile /dev/null
   StrictHostKeyChecking yes
   LogLevel ERROR
+${proxy:+  ProxyCommand $proxy}
 CFG
 # Started directly (not through `run`, a function, which would fork a
 # subshell): `$!` is then sshd itself, and the cleanup stops it.
@@ -87,7 +97,7 @@ else
 fi
 sshd_pid=$!
 for _ in $(seq 100); do
-  run ssh -F "$tmp/ssh_config" -o BatchMode=yes bench true 2>/dev/null && break
+  run ssh -F "$tmp/ssh_config" -o BatchMode=yes bench true 2>"$tmp/ready.err" && break
   sleep 0.1
 done
 
@@ -98,6 +108,7 @@ export XDG_RUNTIME_DIR=$tmp/local/run XDG_STATE_HOME=$tmp/local/state \
 bin=$root/target/release/signaltty
 "$bin" host add bench bench --ssh-config "$tmp/ssh_config" --remote-bin "$tmp/bin/signaltty" >/dev/null
 "$bin" start >/dev/null
+[ -s "$tmp/ready.err" ] && { echo "sshd never answered:" >&2; cat "$tmp/ready.err" "$tmp/sshd.log" >&2; }
 run "$bin" host check bench >&2
 echo "# $(date -u +%FT%TZ) $(uname -r) $(nproc) cores, RTT_MS=${RTT_MS:-0} (loopback)" >&2
 run "$root/target/release/signaltty-remote-bench" --host bench --bin "$bin" \

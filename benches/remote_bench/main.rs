@@ -247,8 +247,17 @@ fn run() -> Res<()> {
         );
     }
 
-    // Answers.
-    let mut remote_asker = channel(&link)?;
+    // Answers. The waiting reporter of a real question runs on the host,
+    // beside its server: its verdict never crosses the answerer's link. Here
+    // it asks over a second ssh connection of its own (no control master),
+    // so that only the answer and its reply share the answerer's.
+    let mut apart = host.clone();
+    apart.ssh_options.splice(
+        0..0,
+        ["ControlMaster=no".to_owned(), "ControlPath=none".to_owned()],
+    );
+    let asker_link = Link::open(&apart, &env).map_err(|e| e.to_string())?;
+    let mut remote_asker = channel(&asker_link)?;
     let pane = question_pane(&o.bin, Some(&o.host))?;
     let answer_remote = answers(&mut remote_asker, &mut remote, &pane, o.answers)?;
     let mut local_asker = Client::open(&local).map_err(|e| e.message)?;

@@ -9,7 +9,6 @@ use crate::cli::{
     pane_or_env, parse_signal, typed,
 };
 use base64::Engine as _;
-use signaltty_model::client::{CallError, Client};
 use signaltty_protocol::pane::{
     Attention, LiveState, Pane, PaneCloseParams, PaneGetResult, PaneInputParams, PaneInputResult,
     PaneLaunchResult, PaneReadParams, PaneReadResult, PaneResizeParams, PaneResult,
@@ -22,12 +21,14 @@ use signaltty_protocol::pane::{
 use signaltty_protocol::tab::{TabCloseParams, TabCreateParams, TabResult};
 use signaltty_protocol::workspace::{
     ClosedResult, SplitDir, WorkspaceCloseParams, WorkspaceCreateParams, WorkspaceGetParams,
-    WorkspaceGetResult, WorkspaceListResult, WorkspaceResult,
+    WorkspaceGetResult, WorkspaceResult,
 };
 use signaltty_protocol::{ErrorCode, Method, PaneRef, TabId, WorkspaceId, WorkspaceRef};
 use std::path::PathBuf;
 
+mod list;
 mod new;
+use list::list_all;
 pub use new::new;
 use new::print_launched;
 
@@ -464,70 +465,6 @@ fn run_pane(global: &Global, cmd: PaneCommand) -> Result<i32, i32> {
             })
         },
     })
-}
-
-/// `pane list` with no workspace: every workspace (workspace.list), then
-/// each one's panes (workspace.get), grouped under its handle and name.
-fn list_all(global: &Global, all_hosts: bool) -> Result<i32, i32> {
-    if all_hosts {
-        return Ok(crate::remote::fleet::run(
-            global,
-            "workspaces",
-            list_data,
-            show_list,
-        ));
-    }
-    let value = list_data(global).map_err(fail_call)?;
-    if global.json {
-        say!("{value}");
-        return Ok(0);
-    }
-    show_list(value).map(|()| 0)
-}
-
-/// Every workspace of one server with its panes: `{"workspaces": [...]}`.
-fn list_data(global: &Global) -> Result<serde_json::Value, CallError> {
-    let mut client = Client::open(&crate::remote::resolve(global)?)?;
-    let list = client.call(Method::WorkspaceList(Default::default()))?;
-    let list: WorkspaceListResult = serde_json::from_value(list).map_err(|e| CallError {
-        code: ErrorCode::Internal,
-        message: format!("unexpected result shape: {e}"),
-    })?;
-    let mut all = Vec::new();
-    for w in list.workspaces {
-        let params = WorkspaceGetParams {
-            workspace_id: WorkspaceRef(w.id.0.clone()),
-        };
-        match client.call(Method::WorkspaceGet(params)) {
-            Ok(value) => all.push(value),
-            // Closed between the two calls: it is no longer there to list.
-            Err(e) if e.code == ErrorCode::NoSuchWorkspace => {},
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(serde_json::json!({ "workspaces": all }))
-}
-
-fn show_list(value: serde_json::Value) -> Result<(), i32> {
-    let all = match value.get("workspaces") {
-        Some(serde_json::Value::Array(a)) => a.clone(),
-        _ => Vec::new(),
-    };
-    if all.is_empty() {
-        say!("no workspaces");
-    }
-    for value in all {
-        let r: WorkspaceGetResult = typed(value)?;
-        say!("{}  {}", r.workspace.handle, r.workspace.name);
-        if r.panes.is_empty() {
-            say!("  no panes");
-        }
-        for p in &r.panes {
-            let line = pane_text(p);
-            say!("  {line}");
-        }
-    }
-    Ok(())
 }
 
 /// Whether `pane` runs no agent (a plain shell, any other program), as
