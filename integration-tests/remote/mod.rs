@@ -9,6 +9,7 @@
 //! fleet), `streams.rs` (followers across faults) and `terminals.rs`
 //! (attach and the board over ssh); this file holds what they share.
 
+mod fleet_board;
 mod hosts;
 mod streams;
 mod terminals;

@@ -10,6 +10,7 @@ use super::hosts::Host;
 use super::mux::{self, Frame, Hello, Window};
 use super::ssh;
 use crate::env::Env;
+use files::{Stderr, keep_stderr, make_private_dir};
 use parking_lot::{Condvar, Mutex};
 use std::collections::{HashMap, VecDeque};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -30,8 +31,6 @@ pub const LOST_AFTER: Duration = Duration::from_secs(6);
 const MAX_FRAME: usize = 256 << 20;
 /// Lines of something else a remote shell may print before the hello.
 const MAX_NOISE_LINES: usize = 200;
-/// The end of ssh's stderr that is kept for the error message.
-const STDERR_KEEP: usize = 4096;
 
 /// Why a link or a channel failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -72,7 +71,7 @@ pub(super) struct Shared {
     pongs: Mutex<HashMap<u64, Instant>>,
     pong_cv: Condvar,
     next_ping: AtomicU64,
-    stderr: Arc<Mutex<String>>,
+    stderr: Arc<Stderr>,
 }
 
 /// One channel's side of the link.
@@ -123,7 +122,7 @@ impl Link {
                 host.name
             )));
         };
-        let kept = Arc::new(Mutex::new(String::new()));
+        let kept = Arc::new(Stderr::default());
         {
             // A control master that ssh forks keeps this pipe open, so it is
             // read by a thread of its own that nobody waits for.
@@ -378,39 +377,6 @@ impl Chan {
     }
 }
 
-fn make_private_dir(dir: &std::path::Path) -> std::io::Result<()> {
-    use std::os::unix::fs::{DirBuilderExt as _, PermissionsExt as _};
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)?;
-    let meta = std::fs::metadata(dir)?;
-    if meta.permissions().mode() & 0o077 != 0 {
-        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
-    }
-    Ok(())
-}
-
-fn keep_stderr(stderr: std::process::ChildStderr, kept: &Mutex<String>) {
-    let mut reader = BufReader::new(stderr);
-    let mut line = String::new();
-    loop {
-        line.clear();
-        match reader.read_line(&mut line) {
-            Ok(0) | Err(_) => return,
-            Ok(_) => {
-                let mut k = kept.lock();
-                k.push_str(&line);
-                if k.len() > STDERR_KEEP {
-                    let cut = k.len() - STDERR_KEEP;
-                    let cut = (cut..k.len()).find(|i| k.is_char_boundary(*i)).unwrap_or(0);
-                    k.drain(..cut);
-                }
-            },
-        }
-    }
-}
-
 /// Reads the bridge's output: the hello (through `hello`), then every frame
 /// until the link ends.
 fn demux(
@@ -471,7 +437,7 @@ fn demux(
         Some(why) => why,
         None => {
             let status = shared.exit_status().flatten();
-            let stderr = shared.stderr.lock().clone();
+            let stderr = shared.stderr.read(Duration::from_secs(1));
             let mut said = stderr;
             if !greeted && !noise.is_empty() && said.trim().is_empty() {
                 said = noise.join("\n");
@@ -584,3 +550,5 @@ fn keepalive(shared: &Arc<Shared>) {
         }
     }
 }
+
+mod files;
