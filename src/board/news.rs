@@ -45,6 +45,7 @@ impl App {
             },
             FeedNews::Event(e, at) => {
                 self.trace.received(at);
+                self.trace.changed_at(&e);
                 self.event(host, &e);
             },
             FeedNews::Lost(why) => self.lost(host, why),

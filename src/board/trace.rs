@@ -1,6 +1,10 @@
 //! What the board benchmark reads (`SIGNALTTY_BOARD_TRACE=FILE`): for every
 //! live event, the time from reading it off the socket to the end of the
-//! frame that drew it; the frames drawn, and the most in any one second.
+//! frame that drew it; the frames drawn, and the most in any one second;
+//! and for every lifecycle change (`agent.*`), the time from the change on
+//! its server (the pane's `lifecycle_since`, wall clock) to the end of the
+//! frame that drew it: across a link, what a person waits for (the servers
+//! and the board share one clock in the benchmark).
 //! Written as one JSON object when the board quits. Off (and free) without
 //! the variable.
 
@@ -14,6 +18,11 @@ pub struct Trace {
     waiting: Vec<Instant>,
     /// Microseconds from read to drawn, per event.
     latencies: Vec<u64>,
+    /// Lifecycle changes since the last frame: when each happened on its
+    /// server (ms since the epoch).
+    changed: Vec<i64>,
+    /// Milliseconds from the change on the server to drawn.
+    since_change: Vec<i64>,
     frames: u64,
     /// Frame ends in the current one-second window, and the most seen.
     window: Option<(Instant, u64)>,
@@ -34,11 +43,30 @@ impl Trace {
         }
     }
 
+    /// Notes when `e`'s lifecycle change happened on its server.
+    pub fn changed_at(&mut self, e: &signaltty_protocol::EventFrame) {
+        if self.path.is_none() || !e.event.starts_with("agent.") {
+            return;
+        }
+        let since = e.payload["pane"]["lifecycle_since"].as_str();
+        if let Some(ms) =
+            since.and_then(|t| signaltty_protocol::Timestamp(t.to_owned()).unix_millis())
+        {
+            self.changed.push(ms);
+        }
+    }
+
     pub fn drawn(&mut self) {
         if self.path.is_none() {
             return;
         }
         let now = Instant::now();
+        let wall = signaltty_protocol::Timestamp::now()
+            .unix_millis()
+            .unwrap_or_default();
+        for ms in self.changed.drain(..) {
+            self.since_change.push(wall - ms);
+        }
         self.frames += 1;
         for at in self.waiting.drain(..) {
             self.latencies.push((now - at).as_micros() as u64);
@@ -64,7 +92,17 @@ impl Trace {
             let i = ((self.latencies.len() - 1) as f64 * q).round() as usize;
             self.latencies[i]
         };
+        self.since_change.sort_unstable();
+        let changed = |q: f64| -> i64 {
+            if self.since_change.is_empty() {
+                return 0;
+            }
+            let i = ((self.since_change.len() - 1) as f64 * q).round() as usize;
+            self.since_change[i]
+        };
         let report = serde_json::json!({
+            "changes": self.since_change.len(),
+            "change_to_screen_ms": {"p50": changed(0.5), "p99": changed(0.99), "max": changed(1.0)},
             "events": self.latencies.len(),
             "frames": self.frames,
             "max_frames_per_second": self.max_per_second,
