@@ -23,6 +23,12 @@ pub struct CallError {
 
 impl CallError {
     fn io(what: &str, e: std::io::Error) -> CallError {
+        let link = e
+            .get_ref()
+            .and_then(|inner| inner.downcast_ref::<crate::remote::LinkError>());
+        if let Some(link) = link {
+            return conn::link_error(link.clone());
+        }
         match e.kind() {
             // A link's channel that could not reach its server says why.
             std::io::ErrorKind::NotConnected => CallError {
@@ -109,6 +115,11 @@ impl Client {
                 },
                 _ => CallError::io("cannot send the request", e),
             })?;
+        self.answer(&id)
+    }
+
+    /// Reads until the answer to request `id`; events on the way are skipped.
+    fn answer(&mut self, id: &str) -> Result<serde_json::Value, CallError> {
         loop {
             let text = self.read_line()?.ok_or_else(closed_early)?;
             match ServerLine::parse(&text) {

@@ -86,7 +86,11 @@ impl Read for ChannelReader {
                     return Ok(0);
                 }
                 st.reported = true;
-                return Err(std::io::Error::new(std::io::ErrorKind::NotConnected, why));
+                return Err(match st.error.clone() {
+                    // The link's own failure, kind and all.
+                    Some(e) => std::io::Error::other(e),
+                    None => std::io::Error::new(std::io::ErrorKind::NotConnected, why),
+                });
             }
             match deadline {
                 Some(d) => {
@@ -160,6 +164,9 @@ impl ChannelWriter {
         let chan = &self.handle.chan;
         let mut st = chan.state.lock();
         loop {
+            if let Some(e) = &st.error {
+                return Err(std::io::Error::other(e.clone()));
+            }
             if let Some(why) = &st.closed {
                 let why = if why.is_empty() {
                     "the server closed the connection"
@@ -181,7 +188,7 @@ impl ChannelWriter {
         self.handle
             .shared
             .send(&Frame::Data { ch: chan.id, line }.encode())
-            .map_err(|e| std::io::Error::new(std::io::ErrorKind::BrokenPipe, e.to_string()))
+            .map_err(std::io::Error::other)
     }
 }
 

@@ -7,7 +7,7 @@
 
 use super::channel::Channel;
 use super::hosts::Host;
-use super::mux::{self, Frame, Hello, Window};
+use super::mux::{Frame, Hello, Window};
 use super::ssh;
 use crate::env::Env;
 use files::{Stderr, keep_stderr, make_private_dir};
@@ -18,6 +18,7 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
+use watch::{check_hello, keepalive, on_frame};
 
 /// How long a new link may take to say hello: ssh's connect timeout plus a
 /// remote server's start.
@@ -42,6 +43,8 @@ pub enum LinkError {
     Mismatch(String),
 }
 
+impl std::error::Error for LinkError {}
+
 impl std::fmt::Display for LinkError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
@@ -57,13 +60,15 @@ pub struct Link {
 
 pub(super) struct Shared {
     host: Host,
-    hello: Mutex<Option<Hello>>,
+    /// The bridge's hello once it came (or why it never will).
+    hello: Mutex<Option<Result<Hello, LinkError>>>,
+    hello_cv: Condvar,
     writer: Mutex<Option<ChildStdin>>,
     child: Mutex<Option<Child>>,
     pub(super) channels: Mutex<HashMap<u32, Arc<Chan>>>,
     next_channel: AtomicU32,
     /// Why the link ended; `None` while it lives.
-    lost: Mutex<Option<String>>,
+    lost: Mutex<Option<LinkError>>,
     lost_cv: Condvar,
     /// Milliseconds since `born` at which the last line arrived.
     heard_ms: AtomicU64,
@@ -88,6 +93,8 @@ pub(super) struct ChanState {
     pub(super) pos: usize,
     /// Set when the channel ended: the reason (empty: the server closed it).
     pub(super) closed: Option<String>,
+    /// The link's failure behind the reason, when the link ended it.
+    pub(super) error: Option<LinkError>,
     /// The reason was handed to a reader once.
     pub(super) reported: bool,
     pub(super) send: Window,
@@ -97,6 +104,16 @@ pub(super) struct ChanState {
 impl Link {
     /// Starts ssh for `host` and waits for the bridge's hello.
     pub fn open(host: &Host, env: &Env) -> Result<Link, LinkError> {
+        let link = Link::start(host, env)?;
+        link.wait_hello(HELLO_WITHIN)?;
+        Ok(link)
+    }
+
+    /// Starts ssh for `host` without waiting for the bridge: channels may be
+    /// opened and written at once, their lines follow the hello (a one-shot
+    /// command saves a round trip), and a link whose hello never comes, or
+    /// speaks another protocol, ends them all with why.
+    pub fn start(host: &Host, env: &Env) -> Result<Link, LinkError> {
         let dir = ssh::control_dir(env);
         if let Err(e) = make_private_dir(&dir) {
             return Err(LinkError::Unreachable(format!(
@@ -137,6 +154,7 @@ impl Link {
         let shared = Arc::new(Shared {
             host: host.clone(),
             hello: Mutex::new(None),
+            hello_cv: Condvar::new(),
             writer: Mutex::new(Some(stdin)),
             child: Mutex::new(Some(child)),
             channels: Mutex::new(HashMap::new()),
@@ -150,50 +168,15 @@ impl Link {
             next_ping: AtomicU64::new(1),
             stderr: kept,
         });
-        let (tx, rx) = std::sync::mpsc::channel();
         {
             let shared = shared.clone();
             std::thread::Builder::new()
                 .name(format!("link-{}", host.name))
-                .spawn(move || demux(&shared, stdout, tx))
+                .spawn(move || demux(&shared, stdout))
                 .map_err(|e| {
                     LinkError::Unreachable(format!("{}: no thread for the link: {e}", host.name))
                 })?;
         }
-        let hello = match rx.recv_timeout(HELLO_WITHIN) {
-            Ok(Ok(hello)) => hello,
-            Ok(Err(e)) => {
-                shared.end(&e.to_string());
-                return Err(e);
-            },
-            Err(_) => {
-                let why = format!(
-                    "{}: no answer from `ssh {}` within {}s",
-                    host.name,
-                    host.dest,
-                    HELLO_WITHIN.as_secs()
-                );
-                shared.kill();
-                shared.end(&why);
-                return Err(LinkError::Unreachable(why));
-            },
-        };
-        if hello.protocol != signaltty_protocol::PROTOCOL || hello.signaltty_bridge != mux::MUX {
-            let why = format!(
-                "{}: the remote signaltty {} speaks {} over {}, this one {} over {}: \
-                 install the same version on both machines",
-                host.name,
-                hello.version,
-                hello.protocol,
-                hello.signaltty_bridge,
-                signaltty_protocol::PROTOCOL,
-                mux::MUX
-            );
-            shared.kill();
-            shared.end(&why);
-            return Err(LinkError::Mismatch(why));
-        }
-        *shared.hello.lock() = Some(hello);
         {
             let shared = shared.clone();
             let spawned = std::thread::Builder::new()
@@ -206,6 +189,12 @@ impl Link {
         Ok(Link { shared })
     }
 
+    /// Waits for the bridge's hello: what it said, or why the link failed
+    /// (ended then if it was still up).
+    pub fn wait_hello(&self, within: Duration) -> Result<Hello, LinkError> {
+        self.shared.wait_hello(within)
+    }
+
     /// The host this link reaches.
     pub fn host(&self) -> &Host {
         &self.shared.host
@@ -213,20 +202,20 @@ impl Link {
 
     /// What the bridge said when it started.
     pub fn hello(&self) -> Option<Hello> {
-        self.shared.hello.lock().clone()
+        self.shared.hello.lock().clone().and_then(Result::ok)
     }
 
     /// Why the link ended, once it has.
     pub fn lost(&self) -> Option<String> {
-        self.shared.lost.lock().clone()
+        self.shared.lost.lock().as_ref().map(ToString::to_string)
     }
 
     /// Opens a channel: a fresh connection to the host's server. It never
     /// waits: lines written at once follow the open, and a connection the
     /// bridge cannot make ends the channel with the reason.
     pub fn channel(&self) -> Result<Channel, LinkError> {
-        if let Some(why) = self.lost() {
-            return Err(LinkError::Unreachable(why));
+        if let Some(e) = self.shared.lost.lock().clone() {
+            return Err(e);
         }
         let id = self.shared.next_channel.fetch_add(1, Ordering::Relaxed);
         let chan = Arc::new(Chan {
@@ -257,7 +246,7 @@ impl Link {
         if lost.is_none() {
             let _ = self.shared.lost_cv.wait_for(&mut lost, within);
         }
-        lost.clone()
+        lost.as_ref().map(ToString::to_string)
     }
 }
 
@@ -266,12 +255,11 @@ impl Shared {
         let mut writer = self.writer.lock();
         let lost = |why: String| LinkError::Unreachable(why);
         let Some(w) = writer.as_mut() else {
-            return Err(lost(
-                self.lost
-                    .lock()
-                    .clone()
-                    .unwrap_or_else(|| format!("{}: link closed", self.host.name)),
-            ));
+            return Err(self
+                .lost
+                .lock()
+                .clone()
+                .unwrap_or_else(|| lost(format!("{}: link closed", self.host.name))));
         };
         if let Err(e) = w.write_all(frame.as_bytes()).and_then(|()| w.flush()) {
             writer.take();
@@ -282,6 +270,33 @@ impl Shared {
             return Err(lost(why));
         }
         Ok(())
+    }
+
+    fn wait_hello(&self, within: Duration) -> Result<Hello, LinkError> {
+        let deadline = Instant::now() + within;
+        let mut hello = self.hello.lock();
+        while hello.is_none() {
+            if self.hello_cv.wait_until(&mut hello, deadline).timed_out() && hello.is_none() {
+                drop(hello);
+                let error = LinkError::Unreachable(format!(
+                    "{}: no answer from `ssh {}` within {}s",
+                    self.host.name,
+                    self.host.dest,
+                    within.as_secs()
+                ));
+                self.writer.lock().take();
+                self.kill();
+                self.fail(error);
+                return self
+                    .hello
+                    .lock()
+                    .clone()
+                    .unwrap_or_else(|| Err(LinkError::Unreachable("no hello".into())));
+            }
+        }
+        hello
+            .clone()
+            .unwrap_or_else(|| Err(LinkError::Unreachable("no hello".into())))
     }
 
     fn heard(&self) {
@@ -310,8 +325,8 @@ impl Shared {
             if let Some(at) = pongs.remove(&token) {
                 return Ok(at.saturating_duration_since(sent));
             }
-            if let Some(why) = self.lost.lock().clone() {
-                return Err(LinkError::Unreachable(why));
+            if let Some(e) = self.lost.lock().clone() {
+                return Err(e);
             }
             if self.pong_cv.wait_until(&mut pongs, deadline).timed_out() {
                 return Err(LinkError::Unreachable(format!(
@@ -331,18 +346,33 @@ impl Shared {
 
     /// Marks the link lost (once) and ends every channel with `why`.
     fn end(&self, why: &str) {
+        self.fail(LinkError::Unreachable(why.to_owned()));
+    }
+
+    /// Marks the link lost (once) with `error`, and ends every channel and
+    /// a wait for the hello with it.
+    fn fail(&self, error: LinkError) {
         {
             let mut lost = self.lost.lock();
             if lost.is_some() {
                 return;
             }
-            *lost = Some(why.to_owned());
+            *lost = Some(error.clone());
         }
+        {
+            let mut hello = self.hello.lock();
+            if hello.is_none() {
+                *hello = Some(Err(error.clone()));
+            }
+        }
+        self.hello_cv.notify_all();
+        let why = error.to_string();
+        let why = why.as_str();
         self.lost_cv.notify_all();
         self.pong_cv.notify_all();
         let channels: Vec<Arc<Chan>> = self.channels.lock().drain().map(|(_, c)| c).collect();
         for chan in channels {
-            chan.close(why);
+            chan.fail(why, &error);
         }
     }
 
@@ -367,6 +397,17 @@ impl Shared {
 }
 
 impl Chan {
+    /// Ends the channel because its link ended with `error`.
+    fn fail(&self, why: &str, error: &LinkError) {
+        let mut st = self.state.lock();
+        if st.closed.is_none() {
+            st.closed = Some(why.to_owned());
+            st.error = Some(error.clone());
+        }
+        drop(st);
+        self.cv.notify_all();
+    }
+
     pub(super) fn close(&self, why: &str) {
         let mut st = self.state.lock();
         if st.closed.is_none() {
@@ -379,11 +420,7 @@ impl Chan {
 
 /// Reads the bridge's output: the hello (through `hello`), then every frame
 /// until the link ends.
-fn demux(
-    shared: &Arc<Shared>,
-    stdout: std::process::ChildStdout,
-    hello: std::sync::mpsc::Sender<Result<Hello, LinkError>>,
-) {
+fn demux(shared: &Arc<Shared>, stdout: std::process::ChildStdout) {
     let mut reader = BufReader::with_capacity(64 * 1024, stdout);
     let mut line = String::new();
     let mut noise = Vec::new();
@@ -394,20 +431,30 @@ fn demux(
         match read {
             Ok(0) => break None,
             Ok(_) if !line.ends_with('\n') && line.len() >= MAX_FRAME => {
-                break Some(format!(
+                break Some(LinkError::Unreachable(format!(
                     "{}: a frame longer than {MAX_FRAME} bytes",
                     shared.host.name
-                ));
+                )));
             },
             Ok(_) => {},
-            Err(e) => break Some(format!("{}: cannot read from ssh: {e}", shared.host.name)),
+            Err(e) => {
+                break Some(LinkError::Unreachable(format!(
+                    "{}: cannot read from ssh: {e}",
+                    shared.host.name
+                )));
+            },
         }
         shared.heard();
         let text = line.trim_end_matches(['\n', '\r']);
         if !greeted {
             if let Some(h) = Hello::parse(text) {
                 greeted = true;
-                let _ = hello.send(Ok(h));
+                if let Err(why) = check_hello(&shared.host, &h) {
+                    shared.kill();
+                    break Some(why);
+                }
+                *shared.hello.lock() = Some(Ok(h));
+                shared.hello_cv.notify_all();
             } else if noise.len() < MAX_NOISE_LINES {
                 // A login banner or a chatty shell startup file.
                 noise.push(text.to_owned());
@@ -418,9 +465,8 @@ fn demux(
                     shared.host.name,
                     noise.first().map_or("", String::as_str)
                 );
-                let _ = hello.send(Err(LinkError::Mismatch(why.clone())));
                 shared.kill();
-                break Some(why);
+                break Some(LinkError::Mismatch(why));
             }
             continue;
         }
@@ -429,13 +475,13 @@ fn demux(
             Err(e) => {
                 let why = format!("{}: the bridge sent garbage: {e}", shared.host.name);
                 shared.kill();
-                break Some(why);
+                break Some(LinkError::Unreachable(why));
             },
         }
     };
-    let why = match why {
-        Some(why) => why,
-        None => {
+    let error = match why {
+        Some(error) => error,
+        None => LinkError::Unreachable({
             let status = shared.exit_status().flatten();
             let stderr = shared.stderr.read(Duration::from_secs(1));
             let mut said = stderr;
@@ -454,18 +500,17 @@ fn demux(
             } else {
                 ssh::explain_exit(&shared.host, status.or(Some(255)), &said)
             }
-        },
+        }),
     };
-    if !greeted {
-        let mismatch = why.contains("too old");
-        let _ = hello.send(Err(if mismatch {
-            LinkError::Mismatch(why.clone())
-        } else {
-            LinkError::Unreachable(why.clone())
-        }));
-    }
+    let error = match error {
+        // A remote too old for the bridge is a mismatch, not a dead host.
+        LinkError::Unreachable(why) if !greeted && why.contains("too old") => {
+            LinkError::Mismatch(why)
+        },
+        other => other,
+    };
     shared.writer.lock().take();
-    shared.end(&why);
+    shared.fail(error);
     // Reap ssh if it has not been yet.
     if let Some(mut child) = shared.child.lock().take() {
         let _ = child.kill();
@@ -473,82 +518,5 @@ fn demux(
     }
 }
 
-fn on_frame(shared: &Shared, frame: Frame<'_>) {
-    let chan = |ch: u32| shared.channels.lock().get(&ch).cloned();
-    match frame {
-        Frame::Data { ch, line } => {
-            if let Some(c) = chan(ch) {
-                c.state.lock().lines.push_back(line.to_owned());
-                c.cv.notify_all();
-            }
-        },
-        Frame::Closed { ch, reason } => {
-            if let Some(c) = shared.channels.lock().remove(&ch) {
-                c.close(reason);
-            }
-        },
-        Frame::Credit { ch, bytes } => {
-            if let Some(c) = chan(ch) {
-                c.state.lock().send.granted(bytes);
-                c.cv.notify_all();
-            }
-        },
-        Frame::Ping { token } => {
-            let _ = shared.send(&Frame::Pong { token }.encode());
-        },
-        Frame::Pong { token } => {
-            if let Ok(n) = token.parse() {
-                shared.pongs.lock().insert(n, Instant::now());
-                shared.pong_cv.notify_all();
-            }
-        },
-        // The bridge never sends these; a bridge that does is ignored.
-        Frame::Open { .. } | Frame::Close { .. } => {},
-    }
-}
-
-/// Pings a silent link and ends one that stays silent: a host that stops
-/// answering is marked lost within [`LOST_AFTER`].
-fn keepalive(shared: &Arc<Shared>) {
-    loop {
-        if shared.lost.lock().is_some() {
-            return;
-        }
-        let silent = shared.silent_for();
-        if silent >= LOST_AFTER {
-            let why = format!(
-                "{}: not answering (silent for {} s)",
-                shared.host.name,
-                silent.as_secs()
-            );
-            shared.writer.lock().take();
-            shared.kill();
-            shared.end(&why);
-            return;
-        }
-        if silent >= PING_AFTER {
-            let token = shared.next_ping.fetch_add(1, Ordering::Relaxed);
-            // A write that blocks on a stuck pipe must not stop the watch:
-            // it is sent from its own short thread.
-            let s = shared.clone();
-            let _ = std::thread::Builder::new()
-                .name("link-ping".into())
-                .spawn(move || {
-                    let _ = s.send(
-                        &Frame::Ping {
-                            token: &token.to_string(),
-                        }
-                        .encode(),
-                    );
-                });
-        }
-        let mut lost = shared.lost.lock();
-        if lost.is_none() {
-            let _ = shared
-                .lost_cv
-                .wait_for(&mut lost, Duration::from_millis(500));
-        }
-    }
-}
-
 mod files;
+mod watch;

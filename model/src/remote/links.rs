@@ -42,7 +42,8 @@ impl Links {
         {
             return Ok(link.clone());
         }
-        let link = Arc::new(Link::open(host, env)?);
+        // Not waiting for the hello: the first request rides with the open.
+        let link = Arc::new(Link::start(host, env)?);
         *slot = Some(link.clone());
         Ok(link)
     }
