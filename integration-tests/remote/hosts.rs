@@ -4,6 +4,8 @@
 use super::*;
 use serde_json::Value;
 use signaltty_protocol::state::native_verdict_line;
+use std::io::Write as _;
+use std::process::Stdio;
 
 #[test]
 fn hosts_are_added_checked_listed_and_driven_over_real_ssh() {
@@ -294,4 +296,82 @@ fn a_missing_old_or_foreign_remote_is_a_clear_error() {
     let out = local.cli(&["host", "check", "missing"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--remote-bin"));
+}
+
+/// `ssh HOST signaltty bridge`, plain, is a socket for any script: a request
+/// line in, its answer out, starting the host's server first; with
+/// `--no-start` and no server it fails and says why.
+#[test]
+fn the_plain_bridge_relays_json_lines_and_starts_the_server() {
+    let sshd = Sshd::start(&["hosta"]);
+    let bin = sshd.binary_for_accounts().to_string_lossy().into_owned();
+    let out = sshd.ssh("hosta", &[bin.as_str(), "bridge", "--no-start"]);
+    assert!(!out.status.success(), "no server yet: --no-start must fail");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("NO_SUCH_SERVER"), "{err}");
+
+    let mut cmd = sshd.ssh_command("hosta");
+    cmd.arg(format!("{bin} bridge"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap_or_else(|e| panic!("ssh bridge: {e}"));
+    if let Some(mut stdin) = child.stdin.take() {
+        let line =
+            r#"{"protocol":"signaltty/1","id":"far-1","method":"server.status","params":{}}"#;
+        stdin
+            .write_all(format!("{line}\n").as_bytes())
+            .unwrap_or_else(|e| panic!("write: {e}"));
+        // Closing stdin ends the bridge once the answer is out.
+    }
+    let out = child
+        .wait_with_output()
+        .unwrap_or_else(|e| panic!("bridge: {e}"));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let reply: Value = text
+        .lines()
+        .find_map(|l| serde_json::from_str::<Value>(l).ok())
+        .unwrap_or_else(|| {
+            panic!(
+                "no answer: {text:?} / {}",
+                String::from_utf8_lossy(&out.stderr)
+            )
+        });
+    assert_eq!(reply["id"], "far-1", "{reply}");
+    assert_eq!(reply["ok"], true, "{reply}");
+    assert_eq!(reply["result"]["protocol"], "signaltty/1", "{reply}");
+    // The server it started outlives the session.
+    let again = sshd.ssh("hosta", &[bin.as_str(), "status"]);
+    assert!(
+        again.status.success(),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    let _ = sshd.ssh("hosta", &[bin.as_str(), "stop", "--force"]);
+}
+
+/// `HOST:PANE` in the commands that drive a pane: input, wait, mark-seen,
+/// close.
+#[test]
+fn host_pane_references_drive_a_remote_pane() {
+    let sshd = Sshd::start(&["hosta"]);
+    let local = TestServer::start();
+    add_hosts(&local, &sshd);
+    let pane = spawn_on(&local, "hosta", "read line; echo got-$line; exit 0");
+    let at = format!("hosta:{pane}");
+    ok(
+        local.cli(&["pane", "input", &at, "--text", "ref", "--enter"]),
+        "pane input HOST:PANE",
+    );
+    ok(
+        local.cli(&["wait", &at, "--until", "exited", "--timeout", "30"]),
+        "wait HOST:PANE --until exited",
+    );
+    let read = ok(local.cli(&["pane", "read", &at]), "pane read HOST:PANE");
+    assert!(read.contains("got-ref"), "{read}");
+    ok(local.cli(&["mark-seen", &at]), "mark-seen HOST:PANE");
+    ok(local.cli(&["pane", "close", &at]), "pane close HOST:PANE");
+    let listed = text(&local.cli(&["--host", "hosta", "pane", "list"]));
+    assert!(!listed.contains(&pane), "{listed}");
+    stop_hosts(&local, &sshd);
 }

@@ -5,7 +5,7 @@ use serde_json::Value;
 use signaltty_protocol::state::native_verdict_line;
 
 #[test]
-fn attach_over_ssh_types_sizes_and_detaches() {
+fn attach_over_ssh_types_resizes_and_detaches() {
     let sshd = Sshd::start(&["hosta"]);
     let local = TestServer::start();
     add_hosts(&local, &sshd);
@@ -35,6 +35,15 @@ fn attach_over_ssh_types_sizes_and_detaches() {
         "pane read",
     );
     assert!(read.contains("typed over ssh"), "{read}");
+    // The terminal resized: the remote pane follows.
+    tmux.resize(90, 25);
+    wait_until("the pane resized with the terminal", REMOTE, || {
+        let v: Value = serde_json::from_str(&text(
+            &local.cli(&["--host", "hosta", "--json", "pane", "get", &pane]),
+        ))
+        .ok()?;
+        (v["pane"]["pty_size"]["cols"] == 90 && v["pane"]["pty_size"]["rows"] == 25).then_some(())
+    });
     tmux.keys(&["C-\\"]);
     tmux.wait_exited();
     stop_hosts(&local, &sshd);

@@ -98,6 +98,17 @@ impl Tmux {
         assert!(out.status.success(), "send-keys {keys:?} failed");
     }
 
+    /// Resizes the window, as a person dragging the terminal's corner.
+    pub fn resize(&self, cols: u16, rows: u16) {
+        let (c, r) = (cols.to_string(), rows.to_string());
+        let out = self.tmux(&["resize-window", "-t", "t", "-x", &c, "-y", &r]);
+        assert!(
+            out.status.success(),
+            "resize-window failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
     /// Types `text` literally.
     pub fn type_text(&self, text: &str) {
         let out = self.tmux(&["send-keys", "-t", "t", "-l", text]);
