@@ -6,7 +6,6 @@
 use super::*;
 use crate::support::tmux::Tmux;
 use crate::support::{DEADLINE, TestEnv};
-use signaltty_protocol::state::native_verdict_line;
 use std::time::Instant;
 
 fn fleet_board(env: &TestEnv) -> Tmux {
@@ -41,35 +40,13 @@ fn local_reporter(local: &TestServer, pane: &str) -> Child {
     child
 }
 
-#[track_caller]
-fn allowed(reporter: Child) {
-    let out = reporter
-        .wait_with_output()
-        .unwrap_or_else(|e| panic!("reporter: {e}"));
-    assert_eq!(
-        String::from_utf8_lossy(&out.stdout),
-        format!("{}\n", native_verdict_line(true)),
-        "stderr: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-fn rename(local: &TestServer, host: &str, pane: &str, name: &str) {
-    ok(
-        local.cli(&["--host", host, "pane", "rename", pane, name]),
-        "rename",
-    );
-}
-
 #[test]
 fn the_fleet_board_shows_every_host_and_answers_a_remote_question_with_1() {
     let sshd = Sshd::start(&["hosta"]);
     let local = TestServer::start();
     add_hosts(&local, &sshd);
-    let here = spawn_on(&local, "local", "exec sleep 600");
-    rename(&local, "local", &here, "here-pane");
-    let far = spawn_on(&local, "hosta", "exec sleep 600");
-    rename(&local, "hosta", &far, "far-pane");
+    named_on(&local, "local", "exec sleep 600", "here-pane");
+    let far = named_on(&local, "hosta", "exec sleep 600", "far-pane");
     let tmux = fleet_board(local.env());
     let (screen, _) = tmux.wait_for("both hosts connected", REMOTE, |s| {
         s.contains("local  connected") && s.contains("hosta  connected") && s.contains("far-pane")
@@ -104,10 +81,8 @@ fn a_silent_host_is_marked_within_ten_seconds_and_the_local_rows_keep_working() 
     let mut sshd = Sshd::start(&["hosta"]);
     let local = TestServer::start();
     add_hosts(&local, &sshd);
-    let here = spawn_on(&local, "local", "exec sleep 600");
-    rename(&local, "local", &here, "here-pane");
-    let far = spawn_on(&local, "hosta", "exec sleep 600");
-    rename(&local, "hosta", &far, "far-pane");
+    let here = named_on(&local, "local", "exec sleep 600", "here-pane");
+    named_on(&local, "hosta", "exec sleep 600", "far-pane");
     let tmux = fleet_board(local.env());
     tmux.wait_for("both hosts connected", REMOTE, |s| {
         s.contains("hosta  connected") && s.contains("far-pane") && s.contains("here-pane")
@@ -155,8 +130,7 @@ fn a_host_that_never_answers_is_unreachable_and_holds_up_nobody() {
     let local = TestServer::start();
     add_hosts(&local, &gone);
     gone.stop();
-    let here = spawn_on(&local, "local", "exec sleep 600");
-    rename(&local, "local", &here, "here-pane");
+    named_on(&local, "local", "exec sleep 600", "here-pane");
     let started = Instant::now();
     let tmux = fleet_board(local.env());
     tmux.wait_for("the local rows", DEADLINE, |s| {

@@ -182,3 +182,49 @@ pub fn children_named(parent: u32, comm: &str) -> Vec<i32> {
     }
     out
 }
+
+/// Waits for a permission reporter and checks it printed the allow verdict.
+#[track_caller]
+pub fn allowed(reporter: Child) {
+    let out = reporter
+        .wait_with_output()
+        .unwrap_or_else(|e| panic!("reporter: {e}"));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        format!("{}\n", signaltty_protocol::state::native_verdict_line(true)),
+        "the reporter's verdict; stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Starts `sh -c SCRIPT` on `host` in a new workspace and names the pane.
+pub fn named_on(local: &TestServer, host: &str, script: &str, name: &str) -> String {
+    let pane = spawn_on(local, host, script);
+    ok(
+        local.cli(&["--host", host, "pane", "rename", &pane, name]),
+        "rename",
+    );
+    pane
+}
+
+/// `signaltty --host HOST board` in a tmux window.
+pub fn host_board(local: &TestServer, host: &str) -> crate::support::tmux::Tmux {
+    crate::support::tmux::Tmux::start(
+        local.env(),
+        &["--host", host, "board", "--bell=false"],
+        110,
+        32,
+    )
+}
+
+/// Waits until `pane` on `host` is `cols`×`rows`.
+pub fn wait_size(local: &TestServer, host: &str, pane: &str, cols: u16, rows: u16) {
+    wait_until("the pane's size", REMOTE, || {
+        let v: Value = serde_json::from_str(&text(
+            &local.cli(&["--host", host, "--json", "pane", "get", pane]),
+        ))
+        .ok()?;
+        let size = &v["pane"]["pty_size"];
+        (size["cols"] == cols && size["rows"] == rows).then_some(())
+    });
+}

@@ -1,8 +1,6 @@
 //! `attach` and the board on a host, in tmux.
 
 use super::*;
-use serde_json::Value;
-use signaltty_protocol::state::native_verdict_line;
 
 #[test]
 fn attach_over_ssh_types_resizes_and_detaches() {
@@ -17,13 +15,7 @@ fn attach_over_ssh_types_resizes_and_detaches() {
         30,
     );
     // The pane takes the attaching terminal's size.
-    wait_until("the pane sized to the terminal", REMOTE, || {
-        let v: Value = serde_json::from_str(&text(
-            &local.cli(&["--host", "hosta", "--json", "pane", "get", &pane]),
-        ))
-        .ok()?;
-        (v["pane"]["pty_size"]["cols"] == 100 && v["pane"]["pty_size"]["rows"] == 30).then_some(())
-    });
+    wait_size(&local, "hosta", &pane, 100, 30);
     tmux.type_text("typed over ssh");
     tmux.keys(&["Enter"]);
     // cat echoes the line back: the keys went there and the output came here.
@@ -37,13 +29,7 @@ fn attach_over_ssh_types_resizes_and_detaches() {
     assert!(read.contains("typed over ssh"), "{read}");
     // The terminal resized: the remote pane follows.
     tmux.resize(90, 25);
-    wait_until("the pane resized with the terminal", REMOTE, || {
-        let v: Value = serde_json::from_str(&text(
-            &local.cli(&["--host", "hosta", "--json", "pane", "get", &pane]),
-        ))
-        .ok()?;
-        (v["pane"]["pty_size"]["cols"] == 90 && v["pane"]["pty_size"]["rows"] == 25).then_some(())
-    });
+    wait_size(&local, "hosta", &pane, 90, 25);
     tmux.keys(&["C-\\"]);
     tmux.wait_exited();
     stop_hosts(&local, &sshd);
@@ -54,17 +40,8 @@ fn a_hosts_board_answers_its_question_with_the_same_key() {
     let sshd = Sshd::start(&["hosta"]);
     let local = TestServer::start();
     add_hosts(&local, &sshd);
-    let pane = spawn_on(&local, "hosta", "exec sleep 600");
-    ok(
-        local.cli(&["--host", "hosta", "pane", "rename", &pane, "far-asker"]),
-        "rename",
-    );
-    let tmux = crate::support::tmux::Tmux::start(
-        local.env(),
-        &["--host", "hosta", "board", "--bell=false"],
-        110,
-        32,
-    );
+    let pane = named_on(&local, "hosta", "exec sleep 600", "far-asker");
+    let tmux = host_board(&local, "hosta");
     tmux.wait_for("the host's pane on its board", REMOTE, |s| {
         s.contains("far-asker")
     });
@@ -73,15 +50,7 @@ fn a_hosts_board_answers_its_question_with_the_same_key() {
         s.contains("Allow once") && s.contains("Deny")
     });
     tmux.keys(&["1"]);
-    let out = reporter
-        .wait_with_output()
-        .unwrap_or_else(|e| panic!("reporter: {e}"));
-    assert_eq!(
-        String::from_utf8_lossy(&out.stdout),
-        format!("{}\n", native_verdict_line(true)),
-        "stderr: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    allowed(reporter);
     tmux.keys(&["q"]);
     tmux.wait_exited();
     stop_hosts(&local, &sshd);
@@ -95,17 +64,8 @@ fn a_hosts_board_rides_through_an_upgrade_in_place() {
     let sshd = Sshd::start(&["hosta"]);
     let local = TestServer::start();
     add_hosts(&local, &sshd);
-    let pane = spawn_on(&local, "hosta", "exec sleep 600");
-    ok(
-        local.cli(&["--host", "hosta", "pane", "rename", &pane, "before-upgrade"]),
-        "rename",
-    );
-    let tmux = crate::support::tmux::Tmux::start(
-        local.env(),
-        &["--host", "hosta", "board", "--bell=false"],
-        110,
-        32,
-    );
+    let pane = named_on(&local, "hosta", "exec sleep 600", "before-upgrade");
+    let tmux = host_board(&local, "hosta");
     tmux.wait_for("the pane on the board", REMOTE, |s| {
         s.contains("before-upgrade") && s.contains("live")
     });

@@ -89,20 +89,9 @@ impl Client {
     }
 
     /// Sends one request without waiting for its answer; its id (read the
-    /// answer with [`Client::read_line`]).
+    /// answer with [`Client::read_line`]). A server that hung up is
+    /// [`CLOSED_EARLY`].
     pub fn send(&mut self, method: Method) -> Result<String, CallError> {
-        let id = format!("cli-{}", self.next_id);
-        self.next_id += 1;
-        let mut line = Request::new(id.clone(), method).to_line();
-        line.push('\n');
-        self.writer
-            .write_all(line.as_bytes())
-            .map_err(|e| CallError::io("cannot send the request", e))?;
-        Ok(id)
-    }
-
-    /// Calls one method and returns its result. Events that arrive first are skipped.
-    pub fn call(&mut self, method: Method) -> Result<serde_json::Value, CallError> {
         let id = format!("cli-{}", self.next_id);
         self.next_id += 1;
         let mut line = Request::new(id.clone(), method).to_line();
@@ -115,6 +104,12 @@ impl Client {
                 },
                 _ => CallError::io("cannot send the request", e),
             })?;
+        Ok(id)
+    }
+
+    /// Calls one method and returns its result. Events that arrive first are skipped.
+    pub fn call(&mut self, method: Method) -> Result<serde_json::Value, CallError> {
+        let id = self.send(method)?;
         self.answer(&id)
     }
 
