@@ -137,3 +137,56 @@ fn a_link_whose_host_stops_answering_is_dropped_within_ten_seconds_and_comes_bac
     follower.matches_the_journal(&local, "hosta");
     stop_hosts(&local, &sshd);
 }
+
+/// `events --all-hosts`: every server's events in one stream, each line
+/// with the host it came from first.
+#[test]
+fn events_of_every_host_come_in_one_stream_each_with_its_host() {
+    let sshd = Sshd::start(&["hosta"]);
+    let local = TestServer::start();
+    add_hosts(&local, &sshd);
+    // The host's server runs before the stream starts (its first start
+    // would otherwise race the subscription).
+    spawn_on(&local, "hosta", "exec sleep 600");
+    let mut cmd = local.env().command(&["events", "--all-hosts"]);
+    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap_or_else(|e| panic!("events: {e}"));
+    let lines = lines_of(&mut child);
+    let mut seen = Vec::new();
+    // Until both followers print: a pane made on each server after each
+    // marker shows its creation under the right host.
+    let created_on =
+        |host: &'static str| move |v: &Value| v["host"] == host && v["event"] == "pane.created";
+    let remote = wait_until("the remote follower subscribed", REMOTE, || {
+        let pane = spawn_on(&local, "hosta", "exec sleep 600");
+        let deadline = std::time::Instant::now() + Duration::from_secs(3);
+        while let Ok(line) =
+            lines.recv_timeout(deadline.saturating_duration_since(std::time::Instant::now()))
+        {
+            let v: Value = serde_json::from_str(&line).ok()?;
+            let hit = created_on("hosta")(&v) && v["payload"]["pane"]["id"] == pane.as_str();
+            seen.push(v);
+            if hit {
+                return Some(pane);
+            }
+        }
+        None
+    });
+    let here = spawn_on(&local, "local", "exec sleep 600");
+    read_until(&lines, &mut seen, "the local pane.created", |v| {
+        created_on("local")(v) && v["payload"]["pane"]["id"] == here.as_str()
+    });
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(
+        seen.iter()
+            .all(|v| v["host"] == "local" || v["host"] == "hosta"),
+        "{seen:?}"
+    );
+    assert!(
+        seen.iter()
+            .all(|v| v["protocol"] == "signaltty/1" && v["seq"].is_u64())
+    );
+    assert!(!remote.is_empty());
+    stop_hosts(&local, &sshd);
+}
