@@ -117,6 +117,11 @@ const NOT_RUN: &[(&str, &str)] = &[
     ("pane attach", "attaches a terminal (attach.rs)"),
     ("service install", "writes systemd units (service.rs)"),
     ("service uninstall", "removes systemd units (service.rs)"),
+    (
+        "bridge",
+        "relays stdin and stdout (remote/hosts.rs, over ssh)",
+    ),
+    ("host check", "needs ssh to a host (remote/hosts.rs)"),
 ];
 
 /// The commands run with a closed stdout, in order; `PANE`, `TAB`, `WS`
@@ -189,6 +194,9 @@ const RUNS: &[&str] = &[
     "integration uninstall --all",
     "service status",
     "doctor",
+    "host add devbox me@devbox.example --remote-bin /opt/signaltty",
+    "host list",
+    "host remove devbox",
     "answer p once",
     "decision answer p once",
     "completions bash",
