@@ -83,6 +83,18 @@ struct Plan {
 }
 
 impl Plan {
+    /// How much the RSS may grow from the baseline to the end. A run long
+    /// enough for its last life to reach steady state (the 30-minute run's
+    /// RSS rose for six minutes into that life, then stayed flat) gets 5 %.
+    /// A shorter one (the suite's 3 minutes) takes its baseline about 75 s
+    /// into the last life, while the allocator still warms up: there the
+    /// tuned glibc was seen at +4.7 % and +5.1 % with nothing leaking, so
+    /// it gets 10 %, which still fails every leak the soak has found (the
+    /// untuned allocator's +13.5 %).
+    fn rss_percent(&self) -> u64 {
+        if self.secs >= 900 { 5 } else { 10 }
+    }
+
     fn from_env() -> Plan {
         let number = |key: &str, default: u64| match std::env::var(key) {
             Ok(v) => v
@@ -411,7 +423,7 @@ fn a_compressed_week_of_load_and_faults_loses_nothing_and_leaks_nothing() {
     if let [.., base, end] = &windows[..]
         && windows.len() == 3
     {
-        problems.extend(measure::compare(base, end));
+        problems.extend(measure::compare(base, end, plan.rss_percent()));
         slope = trace.rss_slope(end.life, base.at_s, end.at_s);
     }
     if windows.len() != 3 {

@@ -195,16 +195,17 @@ pub fn window(sh: &Shared, pid: u32, name: &'static str, began: Instant) -> Opti
 }
 
 /// What differs by more than 5 % between the baseline and the end: RSS may
-/// not grow past it, threads (but the blocking pool's) and descriptors may
-/// not move past it either way (the same panes and connections hold the
-/// same ones), and no zombie may be left that the baseline did not have.
-pub fn compare(base: &Window, end: &Window) -> Vec<String> {
+/// not grow past `rss_percent`, threads (but the blocking pool's) and
+/// descriptors may not move past 5 % either way (the same panes and
+/// connections hold the same ones), and no zombie may be left that the
+/// baseline did not have.
+pub fn compare(base: &Window, end: &Window, rss_percent: u64) -> Vec<String> {
     let mut problems = Vec::new();
     let grew = |b: u64, e: u64| e * 100 > b * 105;
     let shrank = |b: u64, e: u64| e * 100 < b * 95;
-    if grew(base.rss_kb, end.rss_kb) {
+    if end.rss_kb * 100 > base.rss_kb * (100 + rss_percent) {
         problems.push(format!(
-            "RSS grew from {} kB to {} kB",
+            "RSS grew from {} kB to {} kB (more than {rss_percent} %)",
             base.rss_kb, end.rss_kb
         ));
     }
