@@ -25,6 +25,8 @@ mod paint;
 mod remote;
 mod serve;
 mod systemd;
+#[allow(dead_code)] // Used by `signaltty web`, still to come (issue 29).
+mod web;
 
 use args::{Cli, Command, JournalCommand, WorkspaceCommand};
 use clap::Parser;
