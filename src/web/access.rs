@@ -1,4 +1,4 @@
-//! Who may see the web view (issue 29, docs to follow in docs/web.md): the
+//! Who may see the web view (issue 29; its page is still to be written): the
 //! pairing codes, the paired browsers' sessions, their CSRF tokens and the
 //! rate limit on wrong codes, as plain data with the clock given, so every
 //! rule is tested without a server or a browser. Nothing secret is kept:
