@@ -222,13 +222,16 @@ fn strip_host(args: Vec<OsString>) -> Vec<String> {
 pub fn run_there(host: &Host, args: &[String]) -> i32 {
     use std::io::IsTerminal as _;
     let env = Env::from_process();
-    let dir = ssh::control_dir(&env);
-    if let Err(e) = std::fs::create_dir_all(&dir) {
-        return fail_with(
-            ErrorCode::IoError,
-            format!("cannot make {}: {e}", dir.display()),
-        );
-    }
+    let dir = match ssh::make_control_dir(&env) {
+        Ok(dir) => dir,
+        Err(e) => {
+            let dir = ssh::control_dir(&env);
+            return fail_with(
+                ErrorCode::IoError,
+                format!("cannot make {}: {e}", dir.display()),
+            );
+        },
+    };
     let tty = std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
     let remote = ssh::exec_command(host, args);
     let status = std::process::Command::new("ssh")

@@ -10,7 +10,7 @@ use super::hosts::Host;
 use super::mux::{Frame, Hello, Window};
 use super::ssh;
 use crate::env::Env;
-use files::{Stderr, keep_stderr, make_private_dir};
+use files::{Stderr, keep_stderr};
 use parking_lot::{Condvar, Mutex};
 use std::collections::{HashMap, VecDeque};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -114,14 +114,13 @@ impl Link {
     /// command saves a round trip), and a link whose hello never comes, or
     /// speaks another protocol, ends them all with why.
     pub fn start(host: &Host, env: &Env) -> Result<Link, LinkError> {
-        let dir = ssh::control_dir(env);
-        if let Err(e) = make_private_dir(&dir) {
-            return Err(LinkError::Unreachable(format!(
+        let dir = ssh::make_control_dir(env).map_err(|e| {
+            LinkError::Unreachable(format!(
                 "{}: cannot make {}: {e}",
                 host.name,
-                dir.display()
-            )));
-        }
+                ssh::control_dir(env).display()
+            ))
+        })?;
         let mut child = Command::new("ssh")
             .args(ssh::argv(host, &dir, false, &ssh::bridge_command(host)))
             .stdin(Stdio::piped())

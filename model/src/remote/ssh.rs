@@ -37,6 +37,22 @@ pub fn control_dir(env: &Env) -> PathBuf {
     }
 }
 
+/// Makes [`control_dir`] if needed, private to this user (0700, as the
+/// sockets in it let anyone who can reach them use the sessions), and
+/// returns it. Every ssh signaltty runs uses it.
+pub fn make_control_dir(env: &Env) -> std::io::Result<PathBuf> {
+    use std::os::unix::fs::{DirBuilderExt as _, PermissionsExt as _};
+    let dir = control_dir(env);
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(&dir)?;
+    if std::fs::metadata(&dir)?.permissions().mode() & 0o077 != 0 {
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700))?;
+    }
+    Ok(dir)
+}
+
 /// The arguments of `ssh` before the destination: the host's own options
 /// first (ssh keeps the first value it is given, so they win), then
 /// signaltty's: batch mode (never a password prompt on a terminal that is

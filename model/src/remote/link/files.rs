@@ -1,5 +1,5 @@
 //! What a link keeps beside its frames: the end of ssh's stderr (for the
-//! error a person reads) and the private folder of the control sockets.
+//! error a person reads).
 
 use parking_lot::{Condvar, Mutex};
 use std::io::{BufRead, BufReader};
@@ -27,19 +27,6 @@ impl Stderr {
         drop(ended);
         self.text.lock().clone()
     }
-}
-
-pub(super) fn make_private_dir(dir: &std::path::Path) -> std::io::Result<()> {
-    use std::os::unix::fs::{DirBuilderExt as _, PermissionsExt as _};
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)?;
-    let meta = std::fs::metadata(dir)?;
-    if meta.permissions().mode() & 0o077 != 0 {
-        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
-    }
-    Ok(())
 }
 
 pub(super) fn keep_stderr(stderr: std::process::ChildStderr, kept: &Stderr) {
