@@ -122,6 +122,10 @@ const NOT_RUN: &[(&str, &str)] = &[
         "relays stdin and stdout (remote/hosts.rs, over ssh)",
     ),
     ("host check", "needs ssh to a host (remote/hosts.rs)"),
+    ("web", "serves in the foreground until stopped (web.rs)"),
+    ("web pair", "asks a running web view (web.rs)"),
+    ("web sessions", "asks a running web view (web.rs)"),
+    ("web revoke", "asks a running web view (web.rs)"),
 ];
 
 /// The commands run with a closed stdout, in order; `PANE`, `TAB`, `WS`

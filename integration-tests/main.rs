@@ -47,5 +47,6 @@ mod tasks;
 mod transport;
 mod upgrade;
 mod wait;
+mod web;
 mod workspace;
 mod worktrees;

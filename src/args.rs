@@ -102,6 +102,9 @@ pub enum Command {
     /// The live board: every agent's state, questions answered with one key,
     /// any pane one keypress away (`?` shows the keys).
     Board(crate::cli::board::BoardArgs),
+    /// The web and phone view: every pane and question in a browser, paired
+    /// by a one-time link (`web pair`, `web sessions`, `web revoke`).
+    Web(crate::cli::web::WebArgs),
     /// Attach this terminal to a pane: see its screen, type into it; Ctrl-\ detaches.
     Attach {
         /// Pane id or name (default: $SIGNALTTY_PANE).

@@ -25,7 +25,6 @@ mod paint;
 mod remote;
 mod serve;
 mod systemd;
-#[allow(dead_code)] // Used by `signaltty web`, still to come (issue 29).
 mod web;
 
 use args::{Cli, Command, JournalCommand, WorkspaceCommand};
@@ -70,6 +69,7 @@ fn main() -> ExitCode {
         Command::MarkSeen { pane } => cli::pane::mark_seen(global, pane),
         Command::Tab(cmd) => cli::tab::run(global, cmd),
         Command::Board(args) => cli::board::run(global, args),
+        Command::Web(args) => cli::web::run(global, args),
         Command::Worktree(cmd) => cli::worktree::run(global, cmd),
         Command::Layout(cmd) => cli::layout::run(global, cmd),
         Command::Notifications(args) => cli::notifications::run(global, args),

@@ -10,12 +10,12 @@
 
 mod actions;
 mod alert;
-mod feed;
+pub(crate) mod feed;
 mod input;
 mod keys;
 pub mod model;
 mod news;
-mod preview;
+pub(crate) mod preview;
 mod route;
 mod storage;
 mod trace;
@@ -112,7 +112,7 @@ struct App {
 /// The servers the board shows, in fleet order: the one this invocation
 /// names; with `--all-hosts` this machine's (its own socket, `--socket`
 /// included) and every configured host's.
-fn targets(global: &Global, all_hosts: bool) -> Result<Vec<Target>, i32> {
+pub(crate) fn targets(global: &Global, all_hosts: bool) -> Result<Vec<Target>, i32> {
     if !all_hosts {
         return crate::remote::target(global).map(|t| vec![t]);
     }

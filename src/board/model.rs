@@ -544,9 +544,9 @@ impl Board {
     }
 }
 
-mod hosts;
+pub mod hosts;
 mod questions;
-mod tasks;
+pub mod tasks;
 use hosts::Hosts;
 pub use hosts::LinkState;
 pub use questions::{allowing, asks_in_terminal, denying};
@@ -554,4 +554,4 @@ use signaltty_model::remote::LOCAL;
 pub use tasks::{TaskNote, disposition, task_note};
 
 #[cfg(test)]
-pub(super) mod tests;
+pub(crate) mod tests;

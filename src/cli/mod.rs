@@ -27,6 +27,7 @@ pub mod service;
 pub mod tab;
 pub mod task;
 pub mod upgrade;
+pub mod web;
 pub mod workspace;
 pub mod worktree;
 

@@ -80,7 +80,7 @@ fn f() -> &'static str {
 
 /// The top-level modules of the binary a command module may use.
 const SHARED: &[&str] = &[
-    "args", "attach", "board", "launch", "logger", "paint", "remote", "systemd",
+    "args", "attach", "board", "launch", "logger", "paint", "remote", "systemd", "web",
 ];
 
 /// The modules `mod.rs` declares, but its tests: the commands.

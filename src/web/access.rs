@@ -1,9 +1,10 @@
-//! Who may see the web view (issue 29; its page is still to be written): the
-//! pairing codes, the paired browsers' sessions, their CSRF tokens and the
-//! rate limit on wrong codes, as plain data with the clock given, so every
-//! rule is tested without a server or a browser. Nothing secret is kept:
-//! codes, cookies and CSRF tokens are held as SHA-256 hashes only, and
-//! compared in constant time.
+//! Who may see the web view (docs/web.md#pairing): the pairing codes, the
+//! paired browsers' sessions, their CSRF tokens and the rate limit on wrong
+//! codes, as plain data with the clock given, so every rule is tested
+//! without a server or a browser. Nothing secret is kept: codes and cookies
+//! are held as SHA-256 hashes only and compared in constant time; a
+//! session's CSRF token is derived from its cookie, so it is never stored
+//! either, and a page served again after a restart gets the same token.
 
 use sha2::{Digest, Sha256};
 use std::collections::VecDeque;
@@ -19,6 +20,8 @@ pub const FAILURE_WINDOW_MS: u64 = 60 * 1000;
 const SECRET_BYTES: usize = 32;
 /// Random bytes in a pairing code (typed from a URL or a QR code).
 const CODE_BYTES: usize = 16;
+/// A session not used for this long ends (milliseconds: 30 days).
+pub const IDLE_LIFETIME_MS: u64 = 30 * 24 * 60 * 60 * 1000;
 
 /// A secret's hash: what is kept instead of the secret.
 #[derive(Clone, PartialEq, Eq)]
@@ -27,6 +30,23 @@ pub struct Hashed([u8; 32]);
 impl Hashed {
     pub fn of(secret: &str) -> Hashed {
         Hashed(Sha256::digest(secret.as_bytes()).into())
+    }
+
+    /// As hex, for the sessions file.
+    pub fn to_hex(&self) -> String {
+        self.0.iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    /// Back from [`Hashed::to_hex`].
+    pub fn from_hex(hex: &str) -> Option<Hashed> {
+        if hex.len() != 64 || !hex.is_ascii() {
+            return None;
+        }
+        let mut out = [0u8; 32];
+        for (i, byte) in out.iter_mut().enumerate() {
+            *byte = u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).ok()?;
+        }
+        Some(Hashed(out))
     }
 
     /// Whether `secret` hashes to this, without an early exit on the first
@@ -63,8 +83,18 @@ pub struct Session {
     pub label: String,
     pub paired_at_ms: u64,
     pub seen_at_ms: u64,
-    cookie: Hashed,
-    csrf: Hashed,
+    pub cookie: Hashed,
+}
+
+/// The CSRF token of the session whose cookie is `cookie`: a hash of it
+/// under a label of its own, so the token can be handed to the page again
+/// and checked without keeping it, and knowing it tells nothing of the
+/// cookie.
+pub fn csrf_of(cookie: &str) -> String {
+    let mut h = Sha256::new();
+    h.update(b"signaltty web csrf\0");
+    h.update(cookie.as_bytes());
+    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// What a successful pairing hands the browser (never stored).
@@ -131,10 +161,11 @@ impl Access {
         };
         self.codes.remove(at);
         let secret = |n| random_hex(n).map_err(|_| Refused::BadCode);
+        let cookie = secret(SECRET_BYTES)?;
         let paired = Paired {
             session_id: secret(4)?,
-            cookie: secret(SECRET_BYTES)?,
-            csrf: secret(SECRET_BYTES)?,
+            csrf: csrf_of(&cookie),
+            cookie,
         };
         self.sessions.push(Session {
             id: paired.session_id.clone(),
@@ -142,13 +173,14 @@ impl Access {
             paired_at_ms: now_ms,
             seen_at_ms: now_ms,
             cookie: Hashed::of(&paired.cookie),
-            csrf: Hashed::of(&paired.csrf),
         });
         Ok(paired)
     }
 
     /// The session a request's cookie belongs to (and notes it was seen).
     pub fn session(&mut self, cookie: &str, now_ms: u64) -> Option<&Session> {
+        self.sessions
+            .retain(|s| s.seen_at_ms + IDLE_LIFETIME_MS > now_ms);
         let s = self
             .sessions
             .iter_mut()
@@ -169,8 +201,16 @@ impl Access {
     ) -> bool {
         let origin_ok = origin.is_some_and(|o| allowed.iter().any(|a| a == o));
         match self.session(cookie, now_ms) {
-            Some(s) => origin_ok && s.csrf.matches(csrf),
+            Some(_) => origin_ok && Hashed::of(&csrf_of(cookie)).matches(csrf),
             None => false,
+        }
+    }
+
+    /// The sessions kept from an earlier run (the sessions file).
+    pub fn with_sessions(sessions: Vec<Session>) -> Access {
+        Access {
+            sessions,
+            ..Access::default()
         }
     }
 

@@ -189,6 +189,10 @@ impl Board {
         self.hosts.pane(pane)
     }
 
+    pub fn host_of_workspace(&self, ws: &WorkspaceId) -> usize {
+        self.hosts.workspace(ws)
+    }
+
     pub fn host_of_task(&self, task: &TaskId) -> usize {
         self.hosts.task(task)
     }

@@ -102,3 +102,29 @@ fn secrets_are_kept_only_as_hashes() {
     assert_eq!(p.cookie.len(), 64);
     assert!(Hashed::of("x").matches("x") && !Hashed::of("x").matches("y"));
 }
+
+#[test]
+fn the_csrf_token_is_the_cookies_and_survives_a_restart() {
+    let mut a = Access::default();
+    let code = a.new_code(0).expect("code");
+    let p = a.pair(&code, "phone", 0).expect("paired");
+    assert_eq!(p.csrf, csrf_of(&p.cookie));
+    assert_ne!(p.csrf, csrf_of("another cookie"));
+    // What the sessions file keeps brings the same session back.
+    let kept: Vec<Session> = a.sessions().to_vec();
+    let hex = kept[0].cookie.to_hex();
+    assert_eq!(Hashed::from_hex(&hex), Some(kept[0].cookie.clone()));
+    assert_eq!(Hashed::from_hex("zz"), None);
+    let mut b = Access::with_sessions(kept);
+    assert!(b.may_change(&p.cookie, &p.csrf, Some(ORIGIN), &allowed(), 5));
+}
+
+#[test]
+fn an_unused_session_ends_after_thirty_days() {
+    let mut a = Access::default();
+    let code = a.new_code(0).expect("code");
+    let p = a.pair(&code, "phone", 0).expect("paired");
+    assert!(a.session(&p.cookie, IDLE_LIFETIME_MS - 1).is_some());
+    assert!(a.session(&p.cookie, 2 * IDLE_LIFETIME_MS).is_none());
+    assert!(a.sessions().is_empty());
+}

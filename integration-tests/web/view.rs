@@ -1,0 +1,226 @@
+//! A `signaltty web` process for a test, and plain HTTP/1.1 and WebSocket
+//! requests to it over a TcpStream (what any client sends, no library in
+//! between).
+
+// A test helper: a step that fails is the test failing, with its message.
+#![allow(clippy::expect_used)]
+
+use crate::support::TestServer;
+use std::io::{BufRead as _, BufReader, Read as _, Write as _};
+use std::net::TcpStream;
+use std::process::{Child, Stdio};
+use std::sync::mpsc::channel;
+use std::time::Duration;
+
+pub struct WebView {
+    child: Child,
+    addr: String,
+    pair_path: String,
+}
+
+impl Drop for WebView {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl WebView {
+    /// Starts the view on a free loopback port and reads its pairing link.
+    pub fn start(server: &TestServer) -> WebView {
+        let mut cmd = server
+            .env()
+            .command(&["web", "--listen", "127.0.0.1:0", "--no-qr"]);
+        cmd.stdout(Stdio::piped()).stderr(Stdio::inherit());
+        let mut child = cmd.spawn().expect("signaltty web starts");
+        let stdout = child.stdout.take().expect("its stdout");
+        let (tx, rx) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if let Some(url) = line.strip_prefix("pair: ") {
+                    let _ = tx.send(url.to_owned());
+                }
+            }
+        });
+        let url = rx
+            .recv_timeout(Duration::from_secs(30))
+            .expect("signaltty web prints its pairing link");
+        let rest = url.strip_prefix("http://").expect("an http link");
+        let (addr, path) = rest.split_once('/').expect("a path");
+        WebView {
+            child,
+            addr: addr.to_owned(),
+            pair_path: format!("/{path}"),
+        }
+    }
+
+    pub fn addr(&self) -> &str {
+        &self.addr
+    }
+
+    pub fn origin(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// The path of the link printed at start.
+    pub fn pair_path(&self) -> String {
+        self.pair_path.clone()
+    }
+
+    /// Pairs with the printed link: the `name=value` of the session cookie.
+    pub fn pair(&self) -> String {
+        let (status, headers, body) = self.get(&self.pair_path, None);
+        assert_eq!(status, 303, "{body}");
+        let cookie = headers
+            .iter()
+            .find(|(k, _)| k == "set-cookie")
+            .map(|(_, v)| v.clone())
+            .expect("a session cookie");
+        cookie_pair(&cookie)
+    }
+
+    /// The CSRF token the page is served with.
+    pub fn csrf(&self, session: &str) -> String {
+        let (_, _, page) = self.get("/", Some(session));
+        let at = page
+            .find("name=\"csrf\" content=\"")
+            .expect("the csrf meta")
+            + 21;
+        page[at..].split('"').next().unwrap_or_default().to_owned()
+    }
+
+    pub fn get(&self, path: &str, cookie: Option<&str>) -> Response {
+        self.get_with_host(path, cookie, &self.addr.clone())
+    }
+
+    pub fn get_with_host(&self, path: &str, cookie: Option<&str>, host: &str) -> Response {
+        let mut req = format!("GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n");
+        if let Some(c) = cookie {
+            req.push_str(&format!("Cookie: {c}\r\n"));
+        }
+        req.push_str("\r\n");
+        exchange(&self.addr, &req)
+    }
+
+    pub fn post(
+        &self,
+        path: &str,
+        cookie: &str,
+        csrf: Option<&str>,
+        origin: Option<&str>,
+        body: &serde_json::Value,
+    ) -> Response {
+        let body = body.to_string();
+        let mut req = format!(
+            "POST {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\nCookie: {cookie}\r\n\
+             Content-Type: application/json\r\nContent-Length: {}\r\n",
+            self.addr,
+            body.len()
+        );
+        if let Some(t) = csrf {
+            req.push_str(&format!("X-CSRF-Token: {t}\r\n"));
+        }
+        if let Some(o) = origin {
+            req.push_str(&format!("Origin: {o}\r\n"));
+        }
+        req.push_str("\r\n");
+        req.push_str(&body);
+        exchange(&self.addr, &req)
+    }
+}
+
+/// Status, headers (names lower-cased), body.
+pub type Response = (u16, Vec<(String, String)>, String);
+
+fn exchange(addr: &str, request: &str) -> Response {
+    let mut s = TcpStream::connect(addr).expect("connect to the web view");
+    s.set_read_timeout(Some(Duration::from_secs(30)))
+        .expect("timeout");
+    s.write_all(request.as_bytes()).expect("send");
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw).expect("read the response");
+    parse(&String::from_utf8_lossy(&raw))
+}
+
+fn parse(raw: &str) -> Response {
+    let (head, body) = raw.split_once("\r\n\r\n").unwrap_or((raw, ""));
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .and_then(|l| l.split(' ').nth(1))
+        .and_then(|c| c.parse().ok())
+        .unwrap_or(0);
+    let headers = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_owned()))
+        .collect();
+    (status, headers, body.to_owned())
+}
+
+/// `name=value` of a Set-Cookie header.
+pub fn cookie_pair(set_cookie: &str) -> String {
+    set_cookie.split(';').next().unwrap_or_default().to_owned()
+}
+
+/// A WebSocket upgrade: the status, and the stream when it was accepted.
+pub fn ws_handshake(addr: &str, path: &str, cookie: &str, origin: &str) -> (u16, TcpStream) {
+    let mut s = TcpStream::connect(addr).expect("connect");
+    s.set_read_timeout(Some(Duration::from_secs(30)))
+        .expect("timeout");
+    let req = format!(
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\
+         Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\
+         Origin: {origin}\r\nCookie: {cookie}\r\n\r\n"
+    );
+    s.write_all(req.as_bytes()).expect("send");
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        match s.read(&mut byte) {
+            Ok(1) => head.push(byte[0]),
+            _ => break,
+        }
+    }
+    let (status, _, _) = parse(&String::from_utf8_lossy(&head));
+    (status, s)
+}
+
+/// The next text message the server sends (unmasked, maybe long).
+pub fn ws_next_message(s: &mut TcpStream) -> String {
+    let mut h = [0u8; 2];
+    s.read_exact(&mut h).expect("a frame");
+    assert_eq!(h[0] & 0x0f, 1, "a text frame");
+    let len = match h[1] & 0x7f {
+        126 => {
+            let mut l = [0u8; 2];
+            s.read_exact(&mut l).expect("length");
+            u64::from(u16::from_be_bytes(l))
+        },
+        127 => {
+            let mut l = [0u8; 8];
+            s.read_exact(&mut l).expect("length");
+            u64::from_be_bytes(l)
+        },
+        n => u64::from(n),
+    };
+    let mut body = vec![0u8; usize::try_from(len).expect("size")];
+    s.read_exact(&mut body).expect("the message");
+    String::from_utf8(body).expect("utf-8")
+}
+
+/// Everything readable under `dir`, for "no secret was written" checks.
+pub fn all_text_under(dir: &std::path::Path) -> String {
+    let mut out = String::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return out;
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.push_str(&all_text_under(&p));
+        } else if let Ok(bytes) = std::fs::read(&p) {
+            out.push_str(&String::from_utf8_lossy(&bytes));
+        }
+    }
+    out
+}

@@ -1,0 +1,48 @@
+use super::*;
+use crate::board::model::tests::{asking, decision, loaded, two_workspaces};
+
+#[test]
+fn every_host_workspace_and_pane_is_an_item_with_its_order() {
+    let board = loaded(two_workspaces());
+    let items = of(&board);
+    assert_eq!(items["host/local"]["state"], "live");
+    let panes: Vec<&Value> = items.values().filter(|i| i["kind"] == "pane").collect();
+    assert_eq!(panes.len(), board.panes.len());
+    let mut orders: Vec<u64> = panes.iter().filter_map(|p| p["order"].as_u64()).collect();
+    orders.sort();
+    assert_eq!(orders, (0..panes.len() as u64).collect::<Vec<_>>());
+    assert!(items.keys().any(|k| k.starts_with("ws/local/")));
+}
+
+#[test]
+fn a_question_changes_only_its_panes_item() {
+    let board = loaded(two_workspaces());
+    let before = of(&board);
+    let mut world = two_workspaces();
+    world[0].panes[0] = asking(world[0].panes[0].clone(), decision("d1", "Run rm?", 5));
+    let after = of(&loaded(world));
+    let (set, del) = diff(&before, &after);
+    assert!(del.is_empty(), "{del:?}");
+    let keys: Vec<&str> = set.iter().filter_map(|i| i["key"].as_str()).collect();
+    assert_eq!(keys, ["pane/local/pane_1"]);
+    let q = set
+        .iter()
+        .find(|i| i["pane"]["pending_decision"]["id"] == "d1")
+        .expect("the asking pane is sent");
+    assert_eq!(q["pane"]["pending_decision"]["prompt"], "Run rm?");
+}
+
+#[test]
+fn the_same_items_make_no_patch_and_a_gone_pane_is_deleted() {
+    let board = loaded(two_workspaces());
+    let a = of(&board);
+    assert_eq!(diff(&a, &a), (vec![], vec![]));
+    let mut fewer = a.clone();
+    let gone = fewer
+        .keys()
+        .find(|k| k.starts_with("pane/"))
+        .cloned()
+        .expect("a pane");
+    fewer.remove(&gone);
+    assert_eq!(diff(&a, &fewer), (vec![], vec![gone]));
+}
