@@ -2,6 +2,7 @@
 //! real `signaltty web` process, spoken to over real HTTP and WebSocket from
 //! the test (`view.rs`). What a browser does on top is `browser.rs`.
 
+mod browser;
 mod view;
 
 use crate::support::agents::{spawn_fake_with, type_line, wait_state, workspace};
@@ -220,5 +221,68 @@ fn a_non_loopback_address_needs_tls_or_saying_so() {
     assert!(
         err.contains("--tls-cert") && err.contains("--insecure-http"),
         "{err}"
+    );
+}
+
+#[test]
+fn a_browser_pairs_answers_a_question_and_a_fresh_browser_sees_nothing() {
+    let s = setup();
+    let url = format!("http://{}{}", s.view.addr(), s.view.pair_path());
+    let b = browser::Browser::start();
+    b.goto(&url);
+    b.wait_for(
+        "the pane listed over a live channel",
+        &format!(
+            "return document.getElementById('status').textContent.includes('live') \
+             && !!document.querySelector('.pane[data-pane=\"{}\"]')",
+            s.pane
+        ),
+    );
+    // A question raised now appears without a reload, with its real options.
+    let mut c = s.server.client();
+    type_line(&mut c, &s.pane, "ask Bash");
+    let d = pending(&s);
+    let card = format!(".question[data-decision=\"{}\"]", str_field(&d, "id"));
+    b.wait_for(
+        "the question with Allow once and Deny",
+        &format!(
+            "const c = document.querySelector('{card}'); return !!c \
+             && c.querySelector('button.option[data-option=\"once\"]').textContent === 'Allow once' \
+             && !!c.querySelector('button.option[data-option=\"deny\"]')"
+        ),
+    );
+    // At a phone's width nothing scrolls sideways.
+    assert_eq!(
+        b.eval(
+            "return document.documentElement.scrollWidth <= document.documentElement.clientWidth"
+        ),
+        Value::Bool(true)
+    );
+    // A tap on Allow once reaches the waiting reporter; the question goes.
+    b.eval(&format!(
+        "document.querySelector('{card} button.option[data-option=\"once\"]').click(); return true"
+    ));
+    let verdict = wait_until("the reporter's verdict", LONG, || {
+        std::fs::read_to_string(s.dir.join("verdict.1")).ok()
+    });
+    assert!(verdict.contains("\"allow\""), "{verdict}");
+    b.wait_for(
+        "the question gone",
+        &format!("return !document.querySelector('{card}')"),
+    );
+    // The code is used: a fresh browser (no cookie) gets the refusal and
+    // no pane.
+    let fresh = browser::Browser::start();
+    fresh.goto(&url);
+    fresh.wait_for(
+        "the refusal",
+        "return document.body.innerText.includes('does not work')",
+    );
+    assert_eq!(
+        fresh.eval(&format!(
+            "return document.documentElement.outerHTML.includes('{}')",
+            s.pane
+        )),
+        Value::Bool(false)
     );
 }

@@ -224,3 +224,50 @@ pub fn all_text_under(dir: &std::path::Path) -> String {
     }
     out
 }
+
+/// One request to `addr` (chromedriver's API): the body, or why not.
+pub fn request(addr: &str, method: &str, path: &str, body: Option<&str>) -> Result<String, String> {
+    let mut s = TcpStream::connect(addr).map_err(|e| e.to_string())?;
+    s.set_read_timeout(Some(Duration::from_secs(60)))
+        .map_err(|e| e.to_string())?;
+    let body = body.unwrap_or("");
+    let req = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    s.write_all(req.as_bytes()).map_err(|e| e.to_string())?;
+    // chromedriver may keep the connection open: read by Content-Length.
+    let mut head = Vec::new();
+    let mut byte = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        match s.read(&mut byte) {
+            Ok(1) => head.push(byte[0]),
+            Ok(_) => break,
+            Err(e) => return Err(e.to_string()),
+        }
+    }
+    let (_, headers, _) = parse(&String::from_utf8_lossy(&head));
+    let len = headers
+        .iter()
+        .find(|(k, _)| k == "content-length")
+        .and_then(|(_, v)| v.parse::<usize>().ok());
+    let mut body = Vec::new();
+    match len {
+        Some(n) => {
+            body.resize(n, 0);
+            s.read_exact(&mut body).map_err(|e| e.to_string())?;
+        },
+        None => {
+            s.read_to_end(&mut body).map_err(|e| e.to_string())?;
+        },
+    }
+    Ok(String::from_utf8_lossy(&body).into_owned())
+}
+
+/// A JSON POST to `addr`, its JSON answer.
+pub fn post_json(addr: &str, path: &str, body: &serde_json::Value) -> serde_json::Value {
+    let text = request(addr, "POST", path, Some(&body.to_string()))
+        .unwrap_or_else(|e| panic!("POST {path}: {e}"));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("POST {path}: {e}: {text}"))
+}

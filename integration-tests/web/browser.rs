@@ -1,0 +1,123 @@
+//! The web view in a real browser: Debian's headless Chromium driven over
+//! WebDriver (chromedriver's HTTP API, spoken with the same plain HTTP the
+//! other web tests use). Each `Browser` is a fresh profile, so it starts with
+//! no cookie; it is stopped, with its Chromium, when dropped.
+
+use super::view::post_json;
+use serde_json::{Value, json};
+use std::net::TcpListener;
+use std::os::unix::process::CommandExt as _;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+pub struct Browser {
+    driver: Child,
+    addr: String,
+    session: String,
+    _profile: tempfile::TempDir,
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        let _ = super::view::request(
+            &self.addr,
+            "DELETE",
+            &format!("/session/{}", self.session),
+            None,
+        );
+        // chromedriver leads its own process group: Chromium goes with it.
+        let _ = nix::sys::signal::killpg(
+            nix::unistd::Pid::from_raw(self.driver.id() as i32),
+            nix::sys::signal::Signal::SIGKILL,
+        );
+        let _ = self.driver.wait();
+    }
+}
+
+impl Browser {
+    /// A headless Chromium at 390×844 (a phone's width).
+    pub fn start() -> Browser {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map(|a| a.port())
+            .unwrap_or_else(|e| panic!("a free port: {e}"));
+        let driver = Command::new("chromedriver")
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .spawn()
+            .unwrap_or_else(|e| {
+                panic!("chromedriver did not start ({e}): install Debian's chromium and chromium-driver")
+            });
+        let addr = format!("127.0.0.1:{port}");
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while super::view::request(&addr, "GET", "/status", None).is_err() {
+            assert!(Instant::now() < deadline, "chromedriver never answered");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let profile = tempfile::tempdir().unwrap_or_else(|e| panic!("profile dir: {e}"));
+        let args = [
+            "--headless=new".to_owned(),
+            "--no-sandbox".into(),
+            "--disable-gpu".into(),
+            "--disable-quic".into(),
+            "--no-first-run".into(),
+            "--disable-background-networking".into(),
+            "--disable-component-update".into(),
+            "--disable-sync".into(),
+            "--disable-dev-shm-usage".into(),
+            "--window-size=390,844".into(),
+            format!("--user-data-dir={}", profile.path().display()),
+        ];
+        let caps = json!({"capabilities": {"alwaysMatch": {
+            "browserName": "chrome",
+            "goog:chromeOptions": {"binary": "/usr/bin/chromium", "args": args},
+        }}});
+        let made = post_json(&addr, "/session", &caps);
+        let session = made["value"]["sessionId"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no WebDriver session: {made}"))
+            .to_owned();
+        Browser {
+            driver,
+            addr,
+            session,
+            _profile: profile,
+        }
+    }
+
+    fn cmd(&self, path: &str, body: &Value) -> Value {
+        let v = post_json(
+            &self.addr,
+            &format!("/session/{}{path}", self.session),
+            body,
+        );
+        v["value"].clone()
+    }
+
+    pub fn goto(&self, url: &str) {
+        self.cmd("/url", &json!({"url": url}));
+    }
+
+    /// Runs `script` (a function body: `return …`) in the page.
+    pub fn eval(&self, script: &str) -> Value {
+        self.cmd("/execute/sync", &json!({"script": script, "args": []}))
+    }
+
+    /// Waits until `script` returns true, polling every 50 ms for up to 20 s.
+    pub fn wait_for(&self, what: &str, script: &str) {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let v = self.eval(script);
+            if v == Value::Bool(true) {
+                return;
+            }
+            if Instant::now() > deadline {
+                let dom = self.eval("return document.body ? document.body.innerText : ''");
+                panic!("waited 20 s for {what}; last {v}; the page says: {dom}");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
