@@ -51,7 +51,10 @@
   }
 
   function paneName(p) { return p.name || p.title || p.id; }
-  function agentOf(p) { return (p.agent && p.agent.kind) || ""; }
+  function agentOf(p) {
+    const k = (p.agent && p.agent.kind) || "";
+    return k === "none" || k === "generic" ? "" : k;
+  }
   function firstLine(s) {
     if (!s) return "";
     const line = String(s).split("\n").find((l) => l.trim() !== "");
@@ -103,6 +106,7 @@
     if (unpaired) return;
     unpaired = true;
     $("unpaired").hidden = false;
+    if (!gotWorld) document.body.classList.add("unpaired-only");
     setStatus("unpaired", "not paired");
     $("banner").hidden = true;
   }
@@ -233,7 +237,7 @@
 
   async function answer(host, pane, decision, option, key) {
     cardState.set(key, { lock: true, text: "Sending…", cls: "" });
-    drawQuestions();
+    draw();
     const { status, data } = await post("/api/answer", { host, pane, decision, option });
     if (status === 200 && data.ok) {
       cardState.set(key, { lock: true, card: "sent", cls: "ok", text: "Sent." });
@@ -242,7 +246,7 @@
     } else {
       cardState.set(key, { lock: false, cls: "err", text: data.message || "Could not send the answer." });
     }
-    drawQuestions();
+    draw();
   }
 
   function groupedPanes() {
@@ -446,6 +450,7 @@
 
   let connected = false;
   function drawHosts() {
+    $("v-conn").hidden = connected || unpaired;
     const banner = $("banner");
     if (unpaired) { banner.hidden = true; return; }
     if (!connected && gotWorld) {
@@ -669,15 +674,27 @@
     meta.append(document.createTextNode(bits.join(" · ") + " · "));
     meta.append(sinceEl("", p.lifecycle_since));
     if (p.cwd) meta.append(document.createTextNode(" · " + p.cwd));
-    if (p.pending_decision) {
-      note.hidden = false;
-      note.className = "view-note";
-      note.textContent = p.pending_decision.answerable === false
-        ? "It asks a question: answer it in the terminal."
-        : "It asks a question: answer it in the list.";
-    } else {
-      note.hidden = true;
+    const d = p.pending_decision;
+    if (!d) { note.hidden = true; return; }
+    note.hidden = false;
+    note.className = "view-note";
+    note.replaceChildren(el("div", "vq-prompt", d.prompt));
+    if (d.answerable === false) {
+      note.append(el("div", "vq-hint", "Answer this one in the terminal."));
+      return;
     }
+    const key = qKey(it);
+    const st = cardState.get(key);
+    const opts = el("div", "q-options");
+    (d.options || []).forEach((o, i) => {
+      const b = el("button", "btn view-option" + (i === 0 ? " primary" : ""), o.label || o.id);
+      b.type = "button";
+      b.disabled = !!(st && st.lock);
+      b.addEventListener("click", () => answer(it.host, p.id, d.id, o.id, key));
+      opts.append(b);
+    });
+    note.append(opts);
+    if (st && st.text) note.append(el("div", "result " + (st.cls || ""), st.text));
   }
 
   function screenMessage(text) {
