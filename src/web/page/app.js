@@ -1,393 +1,843 @@
-// signaltty web view: keeps the page in step with the live socket (a world,
-// then numbered patches), draws the question queue, the panes and the tasks,
-// and sends answers, prompts and task finishes with the session's CSRF token.
+// signaltty web view: everything the page does. It keeps one websocket to the
+// server at /live, holds the items the server sends (hosts, workspaces, panes,
+// tasks), draws the question queue, the panes and the tasks from them, shows
+// the live screen of one pane, and sends answers, prompts and task actions as
+// small JSON POSTs carrying the session's CSRF token. Text from the server is
+// only ever put into the page with textContent, never parsed as HTML.
 "use strict";
 
-const $ = (id) => document.getElementById(id);
-const csrf = document.querySelector('meta[name="csrf"]').content;
-const items = new Map();
-let epoch = null, version = null, sock = null, pause = 250, watching = null;
-const seenQuestions = new Set();
-let firstWorld = true;
+(() => {
+  const $ = (id) => document.getElementById(id);
+  const CSRF = (document.querySelector('meta[name="csrf"]') || {}).content || "";
 
-const GLYPH = { working: "●", blocked: "!", done: "✓", idle: "○", failed: "✗", exited: "–", unknown: "?" };
+  const GLYPH = {
+    working: "●", blocked: "!", done: "✓", idle: "○",
+    failed: "✗", exited: "–", unknown: "?",
+  };
+  const TASK_LOOK = {
+    pending: ["○", "idle", "pending"],
+    working: ["●", "working", "working"],
+    input_required: ["!", "blocked", "needs input"],
+    completed: ["✓", "done", "completed"],
+    failed: ["✗", "failed", "failed"],
+    canceled: ["–", "exited", "canceled"],
+    rejected: ["✗", "failed", "rejected"],
+  };
+  const ATTENTION = {
+    unread: "new", input_required: "input", permission_required: "permission",
+    warning: "warning", error: "error",
+  };
 
-function el(tag, cls, text) {
-  const e = document.createElement(tag);
-  if (cls) e.className = cls;
-  if (text !== undefined && text !== null) e.textContent = String(text);
-  return e;
-}
+  // What the page holds.
+  const items = new Map();          // key -> item
+  let epoch = null;                 // last applied epoch
+  let version = null;               // last applied version
+  let watching = null;              // {host, pane} of the open pane view
+  let gotWorld = false;             // a first world has arrived
+  const seenQuestions = new Set();  // host/pane/decision ids already known
+  const cardState = new Map();      // question key -> {cls, text}
+  const taskOpen = new Set();       // expanded task keys
+  const taskDiff = new Map();       // task key -> diffstat answer or error text
+  const taskResult = new Map();     // task key -> {cls, text}
+  let unpaired = false;
 
-function since(ts) {
-  if (!ts) return "";
-  const s = Math.max(0, Math.floor((Date.now() - Date.parse(ts)) / 1000));
-  if (s < 60) return s + "s";
-  if (s < 3600) return Math.floor(s / 60) + "m";
-  if (s < 86400) return Math.floor(s / 3600) + "h";
-  return Math.floor(s / 86400) + "d";
-}
+  // ---------- small helpers ----------
 
-function paneName(p) { return p.name || p.title || p.id; }
-function firstLine(t) { return (t || "").split("\n").find((l) => l.trim()) || ""; }
-function kind(k) { return [...items.values()].filter((i) => i.kind === k).sort((a, b) => a.order - b.order); }
+  function el(tag, cls, text) {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined && text !== null) e.textContent = String(text);
+    return e;
+  }
 
-function setStatus(text, cls) {
-  const s = $("status");
-  s.textContent = text;
-  s.className = "status " + cls;
-}
+  function paneName(p) { return p.name || p.title || p.id; }
+  function agentOf(p) {
+    const k = (p.agent && p.agent.kind) || "";
+    return k === "none" || k === "generic" ? "" : k;
+  }
+  function firstLine(s) {
+    if (!s) return "";
+    const line = String(s).split("\n").find((l) => l.trim() !== "");
+    return line ? line.trim() : "";
+  }
 
-function connect() {
-  const proto = location.protocol === "https:" ? "wss:" : "ws:";
-  const q = epoch ? `?epoch=${encodeURIComponent(epoch)}&v=${version}` : "";
-  sock = new WebSocket(`${proto}//${location.host}/live${q}`);
-  sock.onopen = () => {
-    pause = 250;
-    setStatus("live", "conn-live");
+  function parseTime(s) {
+    if (!s) return null;
+    const t = Date.parse(s);
+    return Number.isNaN(t) ? null : t;
+  }
+
+  function ago(ms) {
+    let s = Math.max(0, Math.floor((Date.now() - ms) / 1000));
+    if (s < 60) return s + "s";
+    const m = Math.floor(s / 60); s %= 60;
+    if (m < 60) return m + "m " + String(s).padStart(2, "0") + "s";
+    const h = Math.floor(m / 60);
+    if (h < 24) return h + "h " + String(m % 60).padStart(2, "0") + "m";
+    return Math.floor(h / 24) + "d " + (h % 24) + "h";
+  }
+
+  // A span that shows the time since `since` and ticks with the clock.
+  function sinceEl(cls, since) {
+    const t = parseTime(since);
+    const e = el("span", cls);
+    if (t !== null) { e.dataset.since = String(t); e.textContent = ago(t); }
+    return e;
+  }
+
+  function tick() {
+    for (const e of document.querySelectorAll("[data-since]")) {
+      const txt = ago(Number(e.dataset.since));
+      if (e.textContent !== txt) e.textContent = txt;
+    }
+  }
+
+  function byKind(kind) {
+    const out = [];
+    for (const it of items.values()) if (it.kind === kind) out.push(it);
+    return out;
+  }
+
+  function ord(a, b) {
+    return (a.order ?? 0) - (b.order ?? 0) || String(a.key).localeCompare(String(b.key));
+  }
+
+  function showUnpaired() {
+    if (unpaired) return;
+    unpaired = true;
+    $("unpaired").hidden = false;
+    if (!gotWorld) document.body.classList.add("unpaired-only");
+    setStatus("unpaired", "not paired");
     $("banner").hidden = true;
-    if (watching) watch(watching.host, watching.pane);
-  };
-  sock.onmessage = (ev) => onMessage(JSON.parse(ev.data));
-  sock.onclose = () => {
-    setStatus("reconnecting…", "conn-lost");
-    const b = $("banner");
-    b.textContent = "Reconnecting… what you see may be out of date.";
-    b.hidden = false;
-    setTimeout(connect, pause);
-    pause = Math.min(pause * 2, 4000);
-    checkPaired();
-  };
-}
-
-function checkPaired() {
-  fetch("/", { credentials: "same-origin" }).then((r) => {
-    if (r.status === 401) { $("unpaired").hidden = false; }
-  }).catch(() => {});
-}
-
-function onMessage(m) {
-  if (m.t === "world") {
-    items.clear();
-    for (const it of m.items) items.set(it.key, it);
-    epoch = m.epoch; version = m.v;
-    render(firstWorld);
-    firstWorld = false;
-  } else if (m.t === "patch") {
-    if (version !== null && m.v !== version + 1) { sock.close(); return; }
-    for (const k of m.del) items.delete(k);
-    for (const it of m.set) items.set(it.key, it);
-    version = m.v;
-    render(false);
-  } else if (m.t === "screen") {
-    if (watching && m.pane === watching.pane && m.host === watching.host) drawScreen(m);
-  } else if (m.t === "screen_failed") {
-    $("v-note").textContent = "Cannot show this screen: " + m.why;
-    $("v-note").hidden = false;
   }
-  document.body.dataset.v = String(version);
-  document.body.dataset.epoch = epoch || "";
-}
 
-function post(path, body) {
-  return fetch(path, {
-    method: "POST", credentials: "same-origin",
-    headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf },
-    body: JSON.stringify(body),
-  }).then(async (r) => {
-    let j = {};
-    try { j = await r.json(); } catch (e) { j = { ok: false, message: "HTTP " + r.status }; }
-    if (r.status === 401) $("unpaired").hidden = false;
-    j.status = r.status;
-    return j;
-  });
-}
+  async function post(url, body) {
+    let res;
+    try {
+      res = await fetch(url, {
+        method: "POST",
+        credentials: "same-origin",
+        headers: { "Content-Type": "application/json", "X-CSRF-Token": CSRF },
+        body: JSON.stringify(body),
+      });
+    } catch (_) {
+      return { status: 0, data: { ok: false, message: "Could not reach the server." } };
+    }
+    let data = null;
+    try { data = await res.json(); } catch (_) { data = null; }
+    if (res.status === 401) showUnpaired();
+    if (!data || typeof data !== "object") {
+      data = { ok: res.ok, message: res.ok ? "" : "The server answered " + res.status + "." };
+    }
+    return { status: res.status, data };
+  }
 
-function render(quiet) {
-  const panes = kind("pane");
-  const counts = { working: 0, blocked: 0, done: 0 };
-  for (const it of panes) if (counts[it.pane.lifecycle] !== undefined) counts[it.pane.lifecycle]++;
-  for (const k of Object.keys(counts)) $("n-" + k).textContent = counts[k];
-  renderQuestions(panes, quiet);
-  renderPanes(panes);
-  renderTasks();
-  if (watching) renderViewHead();
-}
+  // ---------- rendering ----------
 
-function renderQuestions(panes, quiet) {
-  const list = $("q-list");
-  const asking = panes.filter((i) => i.pane.pending_decision)
-    .sort((a, b) => Date.parse(a.pane.pending_decision.received_at) - Date.parse(b.pane.pending_decision.received_at));
-  const keep = new Map();
-  for (const card of list.querySelectorAll(".question")) keep.set(card.dataset.decision, card);
-  const out = [];
-  for (const it of asking) {
+  let drawPending = false;
+  function draw() {
+    if (drawPending) return;
+    drawPending = true;
+    requestAnimationFrame(() => {
+      drawPending = false;
+      drawCounts();
+      drawQuestions();
+      drawPanes();
+      drawTasks();
+      drawHosts();
+      drawViewHead();
+    });
+  }
+
+  function drawCounts() {
+    const n = { working: 0, blocked: 0, done: 0 };
+    for (const it of byKind("pane")) {
+      const l = it.pane && it.pane.lifecycle;
+      if (l in n) n[l] += 1;
+    }
+    for (const k of Object.keys(n)) $("n-" + k).textContent = String(n[k]);
+  }
+
+  function qKey(it) {
     const d = it.pane.pending_decision;
-    if (!seenQuestions.has(d.id)) {
-      seenQuestions.add(d.id);
-      if (!quiet) notifyQuestion(it.pane, d);
-    }
-    let card = keep.get(d.id);
-    if (!card) card = questionCard(it, d);
-    keep.delete(d.id);
-    out.push(card);
+    return it.host + "/" + it.pane.id + "/" + d.id;
   }
-  for (const card of keep.values()) {
-    // A lost race stays on screen until read; the others go.
-    if (card.classList.contains("lost")) out.push(card);
-  }
-  list.replaceChildren(...out);
-  $("q-empty").hidden = out.length > 0;
-  const n = asking.length;
-  $("q-count").textContent = n; $("q-count").hidden = n === 0;
-}
 
-function questionCard(it, d) {
-  const p = it.pane;
-  const card = el("div", "question card");
-  card.dataset.pane = p.id; card.dataset.decision = d.id; card.dataset.host = it.host;
-  const head = el("div", "q-head");
-  head.append(el("span", "glyph st-blocked", "!"), el("span", "name", paneName(p)), el("span", "agent", p.agent && p.agent.kind || ""));
-  if (it.host !== "local") head.append(el("span", "host", it.host));
-  card.append(head, el("div", "prompt-text", d.prompt));
-  const opts = el("div", "options");
-  if (d.answerable) {
-    for (const o of d.options) {
-      const b = el("button", "option btn", o.label || o.id);
-      b.type = "button";
-      b.dataset.option = o.id;
-      if (/deny|no\b|reject/i.test(o.id + " " + (o.label || ""))) b.classList.add("danger");
-      else if (o.id === "once" || /allow|yes/i.test(o.label || "")) b.classList.add("primary");
-      b.addEventListener("click", () => answer(card, it, d, o, b));
-      opts.append(b);
-    }
-  } else {
-    opts.append(el("p", "hint", "Answer this one in the terminal."));
+  function questionItems() {
+    return byKind("pane")
+      .filter((it) => it.pane && it.pane.pending_decision)
+      .sort((a, b) => {
+        const ta = parseTime(a.pane.pending_decision.received_at) ?? 0;
+        const tb = parseTime(b.pane.pending_decision.received_at) ?? 0;
+        return ta - tb || ord(a, b);
+      });
   }
-  card.append(opts, el("div", "result"));
-  return card;
-}
 
-function answer(card, it, d, o, button) {
-  for (const b of card.querySelectorAll("button")) b.disabled = true;
-  const result = card.querySelector(".result");
-  result.textContent = "Sending " + (o.label || o.id) + "…";
-  post("/api/answer", { host: it.host, pane: it.pane.id, decision: d.id, option: o.id }).then((r) => {
-    if (r.ok) { result.textContent = "Sent: " + (o.label || o.id); card.classList.add("sent"); return; }
-    if (r.status === 409) {
-      card.classList.add("lost");
-      result.textContent = "This was already answered elsewhere (in the terminal or another browser).";
-      const dismiss = el("button", "btn small", "OK");
-      dismiss.type = "button";
-      dismiss.addEventListener("click", () => card.remove());
-      result.append(" ", dismiss);
+  function drawQuestions() {
+    const list = $("q-list");
+    const qs = questionItems();
+    const live = new Set(qs.map(qKey));
+    for (const k of [...cardState.keys()]) if (!live.has(k)) cardState.delete(k);
+
+    const frag = document.createDocumentFragment();
+    let answerable = 0;
+    for (const it of qs) {
+      const p = it.pane;
+      const d = p.pending_decision;
+      const key = qKey(it);
+      const state = cardState.get(key);
+      if (d.answerable !== false) answerable += 1;
+
+      const card = el("article", "question");
+      card.dataset.pane = p.id;
+      card.dataset.decision = d.id;
+      card.dataset.host = it.host;
+      if (state && state.card) card.classList.add(state.card);
+
+      const head = el("div", "q-head");
+      head.append(el("span", "q-pane", paneName(p)));
+      if (agentOf(p)) head.append(el("span", "q-agent", agentOf(p)));
+      head.append(sinceEl("q-age", d.received_at));
+      card.append(head);
+      card.append(el("div", "q-prompt", d.prompt));
+
+      if (d.answerable === false) {
+        card.append(el("p", "terminal-only", "Answer this one in the terminal."));
+      } else {
+        const opts = el("div", "q-options");
+        (d.options || []).forEach((o, i) => {
+          const b = el("button", "btn option", o.label || o.id);
+          b.type = "button";
+          b.dataset.option = o.id;
+          if (i === 0) b.classList.add("primary");
+          else if (/^(deny|reject|no)\b/i.test(o.id) || /^(deny|reject|no)\b/i.test(o.label || "")) b.classList.add("danger");
+          if (state && state.lock) b.disabled = true;
+          b.addEventListener("click", () => answer(it.host, p.id, d.id, o.id, key));
+          opts.append(b);
+        });
+        card.append(opts);
+      }
+      const foot = el("div", "q-foot");
+      const res = el("span", "result", state ? state.text : "");
+      if (state && state.cls) res.classList.add(state.cls);
+      foot.append(res);
+      const open = el("button", "linkish", "Open pane ›");
+      open.type = "button";
+      open.addEventListener("click", () => openPane(it.host, p.id));
+      foot.append(open);
+      card.append(foot);
+      frag.append(card);
+    }
+    list.replaceChildren(frag);
+    $("q-empty").hidden = qs.length > 0;
+    const c = $("q-count");
+    c.hidden = answerable === 0;
+    c.textContent = String(answerable);
+  }
+
+  async function answer(host, pane, decision, option, key) {
+    cardState.set(key, { lock: true, text: "Sending…", cls: "" });
+    draw();
+    const { status, data } = await post("/api/answer", { host, pane, decision, option });
+    if (status === 200 && data.ok) {
+      cardState.set(key, { lock: true, card: "sent", cls: "ok", text: "Sent." });
+    } else if (status === 409) {
+      cardState.set(key, { lock: true, card: "lost", cls: "err", text: "This was already answered elsewhere." });
+    } else {
+      cardState.set(key, { lock: false, cls: "err", text: data.message || "Could not send the answer." });
+    }
+    draw();
+  }
+
+  function groupedPanes() {
+    // host -> [{ws, panes}] in order; panes whose workspace is unknown go last.
+    const hosts = byKind("host").sort((a, b) => String(a.host).localeCompare(String(b.host)));
+    const wss = byKind("workspace").sort(ord);
+    const panes = byKind("pane").sort(ord);
+    const hostNames = hosts.map((h) => h.host);
+    for (const p of panes) if (!hostNames.includes(p.host)) hostNames.push(p.host);
+    return hostNames.map((host) => {
+      const groups = [];
+      const byWs = new Map();
+      for (const w of wss) {
+        if (w.host !== host || !w.workspace) continue;
+        const g = { ws: w.workspace, panes: [] };
+        byWs.set(w.workspace.id, g);
+        groups.push(g);
+      }
+      const orphans = { ws: null, panes: [] };
+      for (const p of panes) {
+        if (p.host !== host || !p.pane) continue;
+        (byWs.get(p.pane.workspace_id) || orphans).panes.push(p);
+      }
+      if (orphans.panes.length) groups.push(orphans);
+      return { host, item: hosts.find((h) => h.host === host), groups: groups.filter((g) => g.panes.length) };
+    });
+  }
+
+  function paneRow(it) {
+    const p = it.pane;
+    const state = GLYPH[p.lifecycle] ? p.lifecycle : "unknown";
+    const row = el("button", "pane st-" + state);
+    row.type = "button";
+    row.dataset.pane = p.id;
+    row.dataset.host = it.host;
+    row.dataset.state = p.lifecycle || "unknown";
+    row.setAttribute("aria-label", paneName(p) + ", " + (p.lifecycle || "unknown"));
+    row.append(el("span", "glyph", GLYPH[state]));
+
+    const l1 = el("span", "p-line1");
+    l1.append(el("span", "name", paneName(p)));
+    if (agentOf(p)) l1.append(el("span", "agent", agentOf(p)));
+    row.append(l1);
+
+    const right = el("span", "p-right");
+    if (p.attention && ATTENTION[p.attention]) {
+      right.append(el("span", "badge a-" + p.attention, ATTENTION[p.attention]));
+    }
+    right.append(sinceEl("since", p.lifecycle_since));
+    right.append(el("span", "chev", "›"));
+    row.append(right);
+
+    const d = p.pending_decision;
+    const line = firstLine(d ? d.prompt : "") || firstLine(p.last_message) || p.cwd || "";
+    row.append(el("span", "p-line2", line));
+    row.addEventListener("click", () => openPane(it.host, p.id));
+    return row;
+  }
+
+  function drawPanes() {
+    const hosts = groupedPanes();
+    const several = byKind("host").length > 1;
+    const frag = document.createDocumentFragment();
+    let count = 0;
+    for (const h of hosts) {
+      if (several) {
+        const g = el("div", "group host");
+        g.append(el("span", "gname", h.host));
+        if (h.item && h.item.state) {
+          g.append(el("span", "hoststate " + h.item.state, h.item.state));
+        }
+        if (h.item && h.item.why) g.append(el("span", "gsub", h.item.why));
+        frag.append(g);
+      }
+      for (const grp of h.groups) {
+        const g = el("div", "group");
+        g.append(el("span", "gname", grp.ws ? grp.ws.name || grp.ws.id : "Other"));
+        if (grp.ws && grp.ws.cwd) g.append(el("span", "gsub", grp.ws.cwd));
+        frag.append(g);
+        const list = el("div", "list");
+        for (const p of grp.panes) { list.append(paneRow(p)); count += 1; }
+        frag.append(list);
+      }
+    }
+    $("p-list").replaceChildren(frag);
+    $("p-empty").hidden = count > 0;
+  }
+
+  function taskRow(it) {
+    const t = it.task;
+    const look = TASK_LOOK[t.state] || ["?", "unknown", t.state || "unknown"];
+    const box = el("div", "task st-" + look[1]);
+    box.dataset.task = t.id;
+    box.dataset.host = it.host;
+    box.dataset.state = t.state || "";
+    const open = taskOpen.has(it.key);
+
+    const head = el("button", "task-head");
+    head.type = "button";
+    head.setAttribute("aria-expanded", open ? "true" : "false");
+    head.append(el("span", "glyph", look[0]));
+    head.append(el("span", "t-label", t.label || t.id));
+    head.append(el("span", "t-state", look[2]));
+    head.append(el("span", "t-branch", t.branch || ""));
+    head.addEventListener("click", () => {
+      if (taskOpen.has(it.key)) taskOpen.delete(it.key);
+      else { taskOpen.add(it.key); loadDiff(it); }
+      drawTasks();
+    });
+    box.append(head);
+
+    const body = el("div", "task-body");
+    body.hidden = !open && !it.note && !it.finishable;
+    if (it.note) body.append(el("p", "t-note", it.note));
+    if (open) {
+      const d = taskDiff.get(it.key);
+      const p = el("p", "t-diff");
+      if (!d) p.textContent = "Loading the diff…";
+      else if (typeof d === "string") p.textContent = d;
+      else {
+        p.append(document.createTextNode(d.files + (d.files === 1 ? " file " : " files ")));
+        p.append(el("span", "ins", "+" + d.insertions));
+        p.append(document.createTextNode(" "));
+        p.append(el("span", "del", "−" + d.deletions));
+      }
+      body.append(p);
+    }
+    if (it.finishable) {
+      const acts = el("div", "t-actions");
+      const m = el("button", "btn primary merge", "Merge");
+      m.type = "button";
+      m.addEventListener("click", () => finish(it, "merge"));
+      const x = el("button", "btn danger discard", "Discard");
+      x.type = "button";
+      x.addEventListener("click", () => finish(it, "discard"));
+      const r = taskResult.get(it.key);
+      if (r && r.lock) { m.disabled = true; x.disabled = true; }
+      acts.append(m, x);
+      body.append(acts);
+    }
+    const r = taskResult.get(it.key);
+    if (r) {
+      const res = el("p", "result " + (r.cls || ""), r.text);
+      body.append(res);
+      body.hidden = false;
+    }
+    box.append(body);
+    return box;
+  }
+
+  function drawTasks() {
+    const tasks = byKind("task").filter((t) => t.task).sort(ord);
+    const frag = document.createDocumentFragment();
+    if (tasks.length) {
+      const list = el("div", "list");
+      for (const t of tasks) list.append(taskRow(t));
+      frag.append(list);
+    }
+    $("t-list").replaceChildren(frag);
+    $("t-empty").hidden = tasks.length > 0;
+  }
+
+  async function loadDiff(it) {
+    if (taskDiff.has(it.key)) return;
+    const q = "host=" + encodeURIComponent(it.host) + "&task=" + encodeURIComponent(it.task.id);
+    try {
+      const res = await fetch("/api/diffstat?" + q, { credentials: "same-origin" });
+      if (res.status === 401) { showUnpaired(); return; }
+      const data = await res.json();
+      taskDiff.set(it.key, data && data.ok ? data : (data && data.message) || "No diff.");
+    } catch (_) {
+      taskDiff.set(it.key, "Could not load the diff.");
+    }
+    drawTasks();
+  }
+
+  async function finish(it, mode) {
+    const label = it.task.label || it.task.id;
+    const ask = mode === "merge"
+      ? "Merge “" + label + "” into its branch?"
+      : "Discard “" + label + "” and its work?";
+    if (!window.confirm(ask)) return;
+    taskResult.set(it.key, { lock: true, text: mode === "merge" ? "Merging…" : "Discarding…" });
+    drawTasks();
+    const { status, data } = await post("/api/task", { host: it.host, task: it.task.id, mode });
+    if (status === 200 && data.ok) {
+      taskResult.set(it.key, { lock: true, cls: "ok", text: mode === "merge" ? "Merged." : "Discarded." });
+    } else {
+      taskResult.set(it.key, { lock: false, cls: "err", text: data.message || "It did not work." });
+    }
+    drawTasks();
+  }
+
+  // ---------- connection state ----------
+
+  function setStatus(cls, text) {
+    const s = $("status");
+    s.className = "status conn-" + cls;
+    s.textContent = text;
+  }
+
+  let connected = false;
+  function drawHosts() {
+    $("v-conn").hidden = connected || unpaired;
+    const banner = $("banner");
+    if (unpaired) { banner.hidden = true; return; }
+    if (!connected && gotWorld) {
+      banner.className = "banner";
+      banner.textContent = "Reconnecting… showing what was last received.";
+      banner.hidden = false;
       return;
     }
-    result.textContent = r.message || "The answer was refused.";
-    for (const b of card.querySelectorAll("button")) b.disabled = false;
-  }).catch((e) => {
-    result.textContent = "Not sent: " + e;
-    for (const b of card.querySelectorAll("button")) b.disabled = false;
-  });
-}
-
-function renderPanes(panes) {
-  const list = $("p-list");
-  const hosts = kind("host");
-  const several = hosts.length > 1;
-  const out = [];
-  const spaces = kind("workspace");
-  for (const h of hosts) {
-    if (several) {
-      const head = el("div", "host-head", h.host);
-      head.append(el("span", "link " + h.state, h.state + (h.why ? ": " + h.why : "")));
-      out.push(head);
+    const down = byKind("host").filter((h) => h.state && h.state !== "live");
+    if (connected && down.length && byKind("host").length === 1) {
+      const h = down[0];
+      banner.className = "banner" + (h.state === "unreachable" ? " bad" : "");
+      banner.textContent = "Server " + h.host + ": " + h.state + (h.why ? " — " + h.why : "");
+      banner.hidden = false;
+      return;
     }
-    for (const w of spaces.filter((w) => w.host === h.host)) {
-      const mine = panes.filter((p) => p.host === h.host && p.pane.workspace_id === w.workspace.id);
-      if (!mine.length) continue;
-      out.push(el("div", "ws-head", w.workspace.name));
-      for (const it of mine) out.push(paneRow(it));
-    }
+    banner.hidden = true;
   }
-  list.replaceChildren(...out);
-  $("p-empty").hidden = panes.length > 0;
-}
 
-function paneRow(it) {
-  const p = it.pane;
-  const row = el("button", "pane row");
-  row.type = "button";
-  row.dataset.pane = p.id; row.dataset.state = p.lifecycle; row.dataset.host = it.host;
-  const top = el("div", "row-top");
-  top.append(el("span", "glyph st-" + p.lifecycle, GLYPH[p.lifecycle] || "?"), el("span", "name", paneName(p)));
-  if (p.agent && p.agent.kind) top.append(el("span", "agent", p.agent.kind));
-  if (p.attention && p.attention !== "none") top.append(el("span", "badge att-" + p.attention, p.attention.replace("_", " ")));
-  const t = el("span", "since", since(p.lifecycle_since));
-  t.dataset.since = p.lifecycle_since || "";
-  top.append(t);
-  row.append(top);
-  const line = p.pending_decision ? firstLine(p.pending_decision.prompt) : firstLine(p.last_message);
-  if (line) row.append(el("div", "row-note", line));
-  row.addEventListener("click", () => openPane(it.host, p.id));
-  return row;
-}
+  // ---------- the live socket ----------
 
-function renderTasks() {
-  const tasks = kind("task");
-  const list = $("t-list");
-  list.replaceChildren(...tasks.map(taskCard));
-  $("t-empty").hidden = tasks.length > 0;
-}
+  let ws = null;
+  let pause = 250;
+  let failures = 0;       // closes in a row without ever opening
+  let timer = null;
 
-function taskCard(it) {
-  const t = it.task;
-  const card = el("div", "task card");
-  card.dataset.task = t.id; card.dataset.state = t.state;
-  const head = el("div", "row-top");
-  head.append(el("span", "name", t.label || t.id), el("span", "badge", t.state));
-  card.append(head, el("div", "row-note", t.branch || ""));
-  if (it.note) card.append(el("div", "row-note", it.note));
-  const stat = el("div", "row-note diffstat");
-  card.append(stat);
-  if (it.finishable) {
-    const acts = el("div", "options");
-    for (const mode of ["merge", "discard"]) {
-      const b = el("button", "btn " + mode + (mode === "discard" ? " danger" : ""), mode === "merge" ? "Merge" : "Discard");
-      b.type = "button";
-      b.addEventListener("click", () => {
-        if (!confirm((mode === "merge" ? "Merge " : "Discard ") + (t.label || t.id) + "?")) return;
-        b.disabled = true;
-        post("/api/task", { host: it.host, task: t.id, mode }).then((r) => {
-          stat.textContent = r.ok ? (mode === "merge" ? "Merged." : "Discarded.") : (r.message || "Refused.");
-          b.disabled = false;
-        });
-      });
-      acts.append(b);
+  function liveUrl() {
+    const proto = location.protocol === "https:" ? "wss:" : "ws:";
+    let url = proto + "//" + location.host + "/live";
+    if (epoch !== null && version !== null) {
+      url += "?epoch=" + encodeURIComponent(epoch) + "&v=" + encodeURIComponent(version);
     }
-    const d = el("button", "btn small", "Diff stat");
-    d.type = "button";
-    d.addEventListener("click", () => {
-      fetch(`/api/diffstat?host=${encodeURIComponent(it.host)}&task=${encodeURIComponent(t.id)}`, { credentials: "same-origin" })
-        .then((r) => r.json()).then((j) => {
-          const r = j.result || {};
-          const files = (r.files || []).length;
-          stat.textContent = j.ok ? `${files} file(s) changed` : (j.message || "No diff.");
-        });
+    return url;
+  }
+
+  function connect() {
+    timer = null;
+    if (unpaired) return;
+    let opened = false;
+    let sock;
+    try { sock = new WebSocket(liveUrl()); } catch (_) { scheduleReconnect(false); return; }
+    ws = sock;
+    sock.addEventListener("open", () => {
+      if (ws !== sock) return;
+      opened = true;
+      failures = 0;
+      pause = 250;
+      connected = true;
+      setStatus("live", "live");
+      if (watching) send({ op: "watch", host: watching.host, pane: watching.pane });
+      draw();
     });
-    acts.append(d);
-    card.append(acts);
+    sock.addEventListener("message", (ev) => {
+      if (ws !== sock) return;
+      let msg;
+      try { msg = JSON.parse(ev.data); } catch (_) { return; }
+      onMessage(msg, sock);
+    });
+    sock.addEventListener("close", () => {
+      if (ws !== sock) return;
+      ws = null;
+      scheduleReconnect(opened);
+    });
   }
-  return card;
-}
 
-function openPane(host, pane) {
-  watching = { host, pane };
-  $("main").hidden = true;
-  $("view").hidden = false;
-  $("screen").replaceChildren();
-  $("v-note").hidden = true;
-  $("submit-result").textContent = "";
-  renderViewHead();
-  watch(host, pane);
-  window.scrollTo(0, 0);
-}
+  function scheduleReconnect(opened) {
+    connected = false;
+    if (unpaired) return;
+    setStatus("reconnecting", "reconnecting…");
+    draw();
+    if (!opened) failures += 1;
+    if (failures >= 3 && failures % 3 === 0) probePairing();
+    if (timer) return;
+    timer = setTimeout(connect, pause);
+    pause = Math.min(pause * 2, 4000);
+  }
 
-function closePane() {
-  watching = null;
-  if (sock && sock.readyState === 1) sock.send(JSON.stringify({ op: "unwatch" }));
-  $("view").hidden = true;
-  $("main").hidden = false;
-}
+  // Refused several times in a row: ask for the page itself. A 401 means the
+  // session is gone; a reachable server that keeps refusing the socket also
+  // means this browser is not (or no longer) paired.
+  async function probePairing() {
+    try {
+      const res = await fetch("/", { credentials: "same-origin", cache: "no-store" });
+      if (res.status === 401 || res.status === 403 || failures >= 9) showUnpaired();
+    } catch (_) { /* the server is down: keep trying */ }
+  }
 
-function watch(host, pane) {
-  if (sock && sock.readyState === 1) sock.send(JSON.stringify({ op: "watch", host, pane }));
-}
+  // Drop the socket and dial again at once, asking to be caught up from `version`.
+  function resync() {
+    const old = ws;
+    ws = null;
+    if (old) { try { old.close(); } catch (_) { /* already closed */ } }
+    connected = false;
+    setStatus("reconnecting", "reconnecting…");
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(connect, 0);
+  }
 
-function renderViewHead() {
-  const it = items.get(`pane/${watching.host}/${watching.pane}`);
-  if (!it) { $("v-note").textContent = "This pane is gone."; $("v-note").hidden = false; return; }
-  const p = it.pane;
-  $("v-glyph").textContent = GLYPH[p.lifecycle] || "?";
-  $("v-glyph").className = "glyph st-" + p.lifecycle;
-  $("v-name").textContent = paneName(p);
-  $("v-meta").textContent = [p.agent && p.agent.kind, p.lifecycle, since(p.lifecycle_since), it.host !== "local" ? it.host : ""].filter(Boolean).join(" · ");
-}
+  function send(obj) {
+    if (ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(obj));
+  }
 
-const PALETTE = (() => {
-  const base = ["#000000", "#cd3131", "#0dbc79", "#e5e510", "#2472c8", "#bc3fbc", "#11a8cd", "#e5e5e5",
-    "#666666", "#f14c4c", "#23d18b", "#f5f543", "#3b8eea", "#d670d6", "#29b8db", "#ffffff"];
-  const out = base.slice();
-  const lv = [0, 95, 135, 175, 215, 255];
-  for (let r = 0; r < 6; r++) for (let g = 0; g < 6; g++) for (let b = 0; b < 6; b++)
-    out.push(`rgb(${lv[r]},${lv[g]},${lv[b]})`);
-  for (let i = 0; i < 24; i++) { const v = 8 + i * 10; out.push(`rgb(${v},${v},${v})`); }
-  return out;
-})();
-
-function colour(c) {
-  if (c < 0) return null;
-  if (c < 256) return PALETTE[c];
-  const v = c - 16777216;
-  return `rgb(${(v >> 16) & 255},${(v >> 8) & 255},${v & 255})`;
-}
-
-function drawScreen(m) {
-  const pre = $("screen");
-  const frag = document.createDocumentFragment();
-  m.lines.forEach((runs, i) => {
-    for (const [text, fg, bg, flags] of runs) {
-      const s = el("span", null, text);
-      let f = colour(fg), b = colour(bg);
-      if (flags & 16) { const x = f; f = b || "var(--bg)"; b = x || "var(--fg)"; }
-      if (f) s.style.color = f;
-      if (b) s.style.backgroundColor = b;
-      if (flags & 1) s.classList.add("b");
-      if (flags & 2) s.classList.add("d");
-      if (flags & 4) s.classList.add("i");
-      if (flags & 8) s.classList.add("u");
-      if (flags & 32) s.classList.add("s");
-      frag.append(s);
+  function onMessage(msg) {
+    switch (msg.t) {
+      case "world": {
+        items.clear();
+        for (const it of msg.items || []) if (it && it.key) items.set(it.key, it);
+        epoch = msg.epoch;
+        version = msg.v;
+        noteQuestions(gotWorld);
+        gotWorld = true;
+        applied();
+        break;
+      }
+      case "patch": {
+        if (version === null || msg.v !== version + 1) { resync(); return; }
+        for (const k of msg.del || []) items.delete(k);
+        for (const it of msg.set || []) if (it && it.key) items.set(it.key, it);
+        version = msg.v;
+        noteQuestions(true);
+        applied();
+        break;
+      }
+      case "screen":
+        if (watching && msg.host === watching.host && msg.pane === watching.pane) drawScreen(msg);
+        break;
+      case "screen_failed":
+        if (watching && msg.host === watching.host && msg.pane === watching.pane) {
+          screenMessage("The screen is not available" + (msg.why ? ": " + msg.why : "."));
+        }
+        break;
+      default:
+        break;
     }
-    if (i < m.lines.length - 1) frag.append("\n");
-  });
-  pre.replaceChildren(frag);
-}
+  }
 
-function submit(ev) {
-  ev.preventDefault();
-  if (!watching) return;
-  const text = $("prompt").value;
-  if (!text.trim()) return;
-  $("send").disabled = true;
-  $("submit-result").textContent = "Sending…";
-  post("/api/submit", { host: watching.host, pane: watching.pane, text }).then((r) => {
+  function applied() {
+    document.body.dataset.v = String(version);
+    document.body.dataset.epoch = String(epoch);
+    draw();
+  }
+
+  // ---------- notifications ----------
+
+  function noteQuestions(notify) {
+    for (const it of byKind("pane")) {
+      const d = it.pane && it.pane.pending_decision;
+      if (!d) continue;
+      const k = qKey(it);
+      if (seenQuestions.has(k)) continue;
+      seenQuestions.add(k);
+      if (notify && document.hidden && "Notification" in window && Notification.permission === "granted") {
+        try {
+          const n = new Notification("signaltty: " + paneName(it.pane) + " asks", { body: d.prompt, tag: k, icon: "/icon.svg" });
+          n.addEventListener("click", () => { window.focus(); n.close(); });
+        } catch (_) { /* some browsers only notify from a service worker */ }
+      }
+    }
+  }
+
+  function setupNotify() {
+    const b = $("notify");
+    const show = () => { b.hidden = !("Notification" in window) || Notification.permission !== "default"; };
+    show();
+    b.addEventListener("click", async () => {
+      try { await Notification.requestPermission(); } catch (_) { /* ignored */ }
+      show();
+    });
+  }
+
+  // ---------- the pane view ----------
+
+  function findPane(host, pane) {
+    return items.get("pane/" + host + "/" + pane) ||
+      byKind("pane").find((it) => it.host === host && it.pane && it.pane.id === pane);
+  }
+
+  function openPane(host, pane, fromHistory) {
+    watching = { host, pane };
+    $("view").hidden = false;
+    document.body.classList.add("viewing");
+    $("submit-result").textContent = "";
+    $("submit-result").className = "submit-result";
+    screenMessage(connected ? "Waiting for the screen…" : "Not connected; the screen shows once the page reconnects.");
+    drawViewHead();
+    send({ op: "watch", host, pane });
+    if (!fromHistory) history.pushState({ pane, host }, "", "#pane=" + encodeURIComponent(pane));
+  }
+
+  function closePane(fromHistory) {
+    if (!watching) return;
+    watching = null;
+    send({ op: "unwatch" });
+    $("view").hidden = true;
+    document.body.classList.remove("viewing");
+    $("screen").replaceChildren();
+    if (!fromHistory && history.state && history.state.pane) history.back();
+  }
+
+  function drawViewHead() {
+    if (!watching) return;
+    const it = findPane(watching.host, watching.pane);
+    const glyph = $("v-glyph");
+    const note = $("v-note");
+    if (!it) {
+      $("v-name").textContent = watching.pane;
+      glyph.textContent = "";
+      $("v-meta").textContent = "";
+      if (gotWorld) { note.hidden = false; note.className = "view-note info"; note.textContent = "This pane is gone."; }
+      return;
+    }
+    const p = it.pane;
+    const state = GLYPH[p.lifecycle] ? p.lifecycle : "unknown";
+    glyph.textContent = GLYPH[state];
+    glyph.className = "glyph st-" + state;
+    $("v-name").textContent = paneName(p);
+    const meta = $("v-meta");
+    meta.replaceChildren();
+    const bits = [p.lifecycle || "unknown"];
+    if (agentOf(p)) bits.push(agentOf(p));
+    meta.append(document.createTextNode(bits.join(" · ") + " · "));
+    meta.append(sinceEl("", p.lifecycle_since));
+    if (p.cwd) meta.append(document.createTextNode(" · " + p.cwd));
+    const d = p.pending_decision;
+    if (!d) { note.hidden = true; return; }
+    note.hidden = false;
+    note.className = "view-note";
+    note.replaceChildren(el("div", "vq-prompt", d.prompt));
+    if (d.answerable === false) {
+      note.append(el("div", "vq-hint", "Answer this one in the terminal."));
+      return;
+    }
+    const key = qKey(it);
+    const st = cardState.get(key);
+    const opts = el("div", "q-options");
+    (d.options || []).forEach((o, i) => {
+      const b = el("button", "btn view-option" + (i === 0 ? " primary" : ""), o.label || o.id);
+      b.type = "button";
+      b.disabled = !!(st && st.lock);
+      b.addEventListener("click", () => answer(it.host, p.id, d.id, o.id, key));
+      opts.append(b);
+    });
+    note.append(opts);
+    if (st && st.text) note.append(el("div", "result " + (st.cls || ""), st.text));
+  }
+
+  function screenMessage(text) {
+    $("screen").replaceChildren(el("span", "msg", text));
+  }
+
+  // xterm's 256 colours: 16 system colours, a 6×6×6 cube, 24 greys.
+  const BASE16 = [
+    "#1c1f24", "#e0605a", "#5fbf6e", "#d9b24a", "#5c8fe6", "#b57fdc", "#4fb8c9", "#c8ccd4",
+    "#5c6370", "#ff7b72", "#7ee08e", "#f2cc60", "#7fa8ff", "#d2a8ff", "#76e3ea", "#ffffff",
+  ];
+  function colour(v) {
+    if (typeof v !== "number" || v < 0) return null;
+    if (v >= 16777216) return "#" + (v - 16777216).toString(16).padStart(6, "0").slice(-6);
+    if (v < 16) return BASE16[v];
+    if (v < 232) {
+      const n = v - 16;
+      const lv = [0, 95, 135, 175, 215, 255];
+      const hex = (x) => lv[x].toString(16).padStart(2, "0");
+      return "#" + hex(Math.floor(n / 36)) + hex(Math.floor(n / 6) % 6) + hex(n % 6);
+    }
+    const g = (8 + (v - 232) * 10).toString(16).padStart(2, "0");
+    return "#" + g + g + g;
+  }
+  const DEF_FG = "#d7dae0";
+  const DEF_BG = "#0c0e12";
+
+  function runSpan(text, fg, bg, flags) {
+    let f = colour(fg);
+    let b = colour(bg);
+    if (flags & 16) { const t = f || DEF_FG; f = b || DEF_BG; b = t; }
+    const cls = [];
+    if (flags & 1) cls.push("b");
+    if (flags & 2) cls.push("d");
+    if (flags & 4) cls.push("i");
+    if (flags & 8) cls.push("u");
+    if (flags & 32) cls.push("s");
+    if (!f && !b && !cls.length) return document.createTextNode(text);
+    const s = el("span", cls.join(" "), text);
+    if (f) s.style.color = f;
+    if (b) s.style.backgroundColor = b;
+    return s;
+  }
+
+  function drawScreen(msg) {
+    const pre = $("screen");
+    const box = pre.parentElement;
+    const atBottom = box.scrollHeight - box.scrollTop - box.clientHeight < 8;
+    const frag = document.createDocumentFragment();
+    const cur = Array.isArray(msg.cursor) ? msg.cursor : null;
+    const lines = Array.isArray(msg.lines) ? msg.lines : [];
+    lines.forEach((runs, row) => {
+      if (row > 0) frag.append("\n");
+      let col = 0;
+      let cursorDone = !cur || cur[0] !== row;
+      for (const run of runs || []) {
+        const [text, fg, bg, flags] = run;
+        const chars = Array.from(String(text ?? ""));
+        if (!cursorDone && cur[1] >= col && cur[1] < col + chars.length) {
+          const at = cur[1] - col;
+          if (at > 0) frag.append(runSpan(chars.slice(0, at).join(""), fg, bg, flags));
+          const c = runSpan(chars[at], fg, bg, flags);
+          const cs = c.nodeType === 3 ? el("span", "", chars[at]) : c;
+          cs.classList.add("cur");
+          frag.append(cs);
+          if (at + 1 < chars.length) frag.append(runSpan(chars.slice(at + 1).join(""), fg, bg, flags));
+          cursorDone = true;
+        } else {
+          frag.append(runSpan(chars.join(""), fg, bg, flags || 0));
+        }
+        col += chars.length;
+      }
+      if (!cursorDone && cur[1] >= col) {
+        frag.append(" ".repeat(cur[1] - col));
+        frag.append(el("span", "cur", " "));
+      }
+    });
+    pre.replaceChildren(frag);
+    fitScreen(msg.cols || 80);
+    if (atBottom) box.scrollTop = box.scrollHeight;
+  }
+
+  // Shrink the font so the whole width fits when it can stay readable;
+  // wider screens scroll sideways inside their own box.
+  let fittedFor = "";
+  function fitScreen(cols) {
+    const box = $("screen").parentElement;
+    const key = cols + "x" + box.clientWidth;
+    if (key === fittedFor) return;
+    fittedFor = key;
+    const avail = box.clientWidth - 22;
+    const size = Math.max(8, Math.min(13, Math.floor((avail / (cols * 0.6)) * 10) / 10));
+    $("screen").style.fontSize = size + "px";
+  }
+
+  async function submit(ev) {
+    ev.preventDefault();
+    if (!watching) return;
+    const ta = $("prompt");
+    const text = ta.value;
+    const out = $("submit-result");
+    if (!text.trim()) { ta.focus(); return; }
+    $("send").disabled = true;
+    out.className = "submit-result";
+    out.textContent = "Sending…";
+    const { status, data } = await post("/api/submit", { host: watching.host, pane: watching.pane, text });
     $("send").disabled = false;
-    if (r.ok) { $("prompt").value = ""; $("submit-result").textContent = "Sent: the pane is " + (r.result && r.result.outcome || "working") + "."; }
-    else $("submit-result").textContent = r.message || "Refused.";
-  }).catch((e) => { $("send").disabled = false; $("submit-result").textContent = "Not sent: " + e; });
-}
+    if (status === 200 && data.ok) {
+      ta.value = "";
+      out.className = "submit-result ok";
+      const o = data.outcome;
+      out.textContent = "Sent" + (o === undefined || o === null ? "." : ": " + (typeof o === "string" ? o : JSON.stringify(o)));
+    } else {
+      out.className = "submit-result err";
+      out.textContent = data.message || "Could not send.";
+    }
+  }
 
-function notifyQuestion(p, d) {
-  if (!("Notification" in window) || Notification.permission !== "granted" || !document.hidden) return;
-  try { new Notification("signaltty: " + paneName(p) + " asks", { body: d.prompt, tag: d.id }); } catch (e) { /* not shown */ }
-}
+  // ---------- start ----------
 
-function setupNotify() {
-  const b = $("notify");
-  if (!("Notification" in window) || Notification.permission !== "default") return;
-  b.hidden = false;
-  b.addEventListener("click", () => Notification.requestPermission().then(() => { b.hidden = true; }));
-}
+  function start() {
+    setupNotify();
+    $("back").addEventListener("click", () => closePane(false));
+    $("prompt-form").addEventListener("submit", submit);
+    $("prompt").addEventListener("keydown", (e) => {
+      if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) $("prompt-form").requestSubmit();
+    });
+    window.addEventListener("popstate", (e) => {
+      if (e.state && e.state.pane) openPane(e.state.host, e.state.pane, true);
+      else closePane(true);
+    });
+    window.addEventListener("resize", () => { fittedFor = ""; });
+    document.addEventListener("keydown", (e) => {
+      if (e.key === "Escape" && watching) closePane(false);
+    });
+    if (history.state && history.state.pane) history.replaceState(null, "", location.pathname);
+    setInterval(tick, 1000);
+    if ("serviceWorker" in navigator) {
+      navigator.serviceWorker.register("/sw.js").catch(() => { /* offline shell is optional */ });
+    }
+    connect();
+  }
 
-function tick() {
-  for (const t of document.querySelectorAll(".since")) if (t.dataset.since) t.textContent = since(t.dataset.since);
-  if (watching) renderViewHead();
-}
-
-$("back").addEventListener("click", closePane);
-$("prompt-form").addEventListener("submit", submit);
-setupNotify();
-setInterval(tick, 1000);
-if ("serviceWorker" in navigator) navigator.serviceWorker.register("/sw.js").catch(() => {});
-connect();
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();

@@ -1,19 +1,43 @@
-// signaltty web view's service worker: keeps the page's shell for when the
-// network is slow or gone (network first); the live socket and /api/ are
-// never cached.
+// signaltty web view: the service worker. It keeps a copy of the page's own
+// files so the app opens from the home screen, always trying the network first
+// and falling back to the copy only when the server cannot be reached. Live
+// data (the /live socket and every /api/ call) is never stored or served here.
 "use strict";
-const SHELL = "signaltty-shell-v1";
-const FILES = ["/", "/app.css", "/app.js", "/icon.svg", "/manifest.webmanifest"];
-self.addEventListener("install", (e) => {
-  e.waitUntil(caches.open(SHELL).then((c) => c.addAll(FILES)).catch(() => {}));
-  self.skipWaiting();
+
+const CACHE = "signaltty-shell-v1";
+const SHELL = ["/", "/app.css", "/app.js", "/icon.svg", "/manifest.webmanifest"];
+
+self.addEventListener("install", (event) => {
+  event.waitUntil(
+    caches.open(CACHE)
+      .then((c) => c.addAll(SHELL))
+      .catch(() => undefined)
+      .then(() => self.skipWaiting())
+  );
 });
-self.addEventListener("activate", (e) => e.waitUntil(self.clients.claim()));
-self.addEventListener("fetch", (e) => {
-  const url = new URL(e.request.url);
-  if (e.request.method !== "GET" || url.origin !== location.origin || !FILES.includes(url.pathname)) return;
-  e.respondWith(fetch(e.request).then((r) => {
-    if (r.ok) { const copy = r.clone(); caches.open(SHELL).then((c) => c.put(e.request, copy)); }
-    return r;
-  }).catch(() => caches.match(e.request)));
+
+self.addEventListener("activate", (event) => {
+  event.waitUntil(
+    caches.keys()
+      .then((keys) => Promise.all(keys.filter((k) => k !== CACHE).map((k) => caches.delete(k))))
+      .then(() => self.clients.claim())
+  );
+});
+
+self.addEventListener("fetch", (event) => {
+  const req = event.request;
+  if (req.method !== "GET") return;
+  const url = new URL(req.url);
+  if (url.origin !== self.location.origin) return;
+  const path = req.mode === "navigate" ? "/" : url.pathname;
+  if (!SHELL.includes(path) || url.search) return;
+  event.respondWith(
+    fetch(req).then((res) => {
+      if (res.ok) {
+        const copy = res.clone();
+        caches.open(CACHE).then((c) => c.put(path, copy)).catch(() => undefined);
+      }
+      return res;
+    }).catch(() => caches.match(path).then((hit) => hit || Response.error()))
+  );
 });
