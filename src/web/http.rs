@@ -171,7 +171,9 @@ async fn pair(req: HttpRequest, app: web::Data<App>, q: web::Query<PairQuery>) -
     let result = app.access.lock().pair(&code, &label, now_ms());
     match result {
         Ok(paired) => {
-            app.save_sessions();
+            // The sessions file is written and synced off the async threads.
+            let kept = app.clone();
+            let _ = web::block(move || kept.save_sessions()).await;
             let mut cookie = format!(
                 "{COOKIE}={}; Path=/; HttpOnly; SameSite=Strict; Max-Age={}",
                 paired.cookie,
