@@ -10,6 +10,9 @@ use std::os::unix::process::CommandExt as _;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+/// The key WebDriver names an element by.
+const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
+
 pub struct Browser {
     driver: Child,
     addr: String,
@@ -103,6 +106,66 @@ impl Browser {
     /// Runs `script` (a function body: `return …`) in the page.
     pub fn eval(&self, script: &str) -> Value {
         self.cmd("/execute/sync", &json!({"script": script, "args": []}))
+    }
+
+    /// Runs `script` (a function body whose last argument is the callback
+    /// to call with the result) and waits for its answer.
+    pub fn eval_async(&self, script: &str) -> Value {
+        self.cmd("/execute/async", &json!({"script": script, "args": []}))
+    }
+
+    /// The WebDriver id of the first element matching `css`.
+    fn element(&self, css: &str) -> String {
+        let found = self.cmd("/element", &json!({"using": "css selector", "value": css}));
+        found[ELEMENT]
+            .as_str()
+            .unwrap_or_else(|| panic!("no element {css}: {found}"))
+            .to_owned()
+    }
+
+    /// Taps the first element matching `css` as a person would: WebDriver
+    /// scrolls it into view and clicks its middle, failing when something
+    /// covers it or it cannot be clicked.
+    pub fn tap(&self, css: &str) {
+        let id = self.element(css);
+        let r = self.cmd(&format!("/element/{id}/click"), &json!({}));
+        assert!(r.is_null(), "tapping {css}: {r}");
+    }
+
+    /// Types `text` into the element matching `css`, key by key.
+    pub fn type_into(&self, css: &str, text: &str) {
+        let id = self.element(css);
+        let r = self.cmd(&format!("/element/{id}/value"), &json!({"text": text}));
+        assert!(r.is_null(), "typing into {css}: {r}");
+    }
+
+    /// The text of the open alert or confirm dialog, waiting up to 20 s
+    /// for one to open.
+    pub fn dialog_text(&self) -> String {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let text = super::view::request(
+                &self.addr,
+                "GET",
+                &format!("/session/{}/alert/text", self.session),
+                None,
+            )
+            .ok()
+            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+            .and_then(|v| v["value"].as_str().map(str::to_owned));
+            if let Some(text) = text {
+                return text;
+            }
+            assert!(Instant::now() < deadline, "no dialog opened within 20 s");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Answers the open confirm dialog: OK when `accept`, else Cancel.
+    pub fn answer_dialog(&self, accept: bool) {
+        let verb = if accept { "accept" } else { "dismiss" };
+        let r = self.cmd(&format!("/alert/{verb}"), &json!({}));
+        assert!(r.is_null(), "{verb} the dialog: {r}");
     }
 
     /// Waits until `script` returns true, polling every 50 ms for up to 20 s.

@@ -3,6 +3,9 @@
 //! the test (`view.rs`). What a browser does on top is `browser.rs`.
 
 mod browser;
+mod foreign;
+mod page;
+mod resume;
 mod view;
 
 use crate::support::agents::{spawn_fake_with, type_line, wait_state, workspace};
@@ -50,6 +53,22 @@ fn pending(s: &Setup) -> Value {
         let p = ok(c.call("pane.get", json!({"pane_id": s.pane})))["pane"].clone();
         (!p["pending_decision"].is_null()).then(|| p["pending_decision"].clone())
     })
+}
+
+/// A browser paired with the view's printed link, once the page shows the
+/// pane over a live channel.
+fn paired_browser(s: &Setup) -> browser::Browser {
+    let b = browser::Browser::start();
+    b.goto(&format!("http://{}{}", s.view.addr(), s.view.pair_path()));
+    b.wait_for(
+        "the pane listed over a live channel",
+        &format!(
+            "return document.getElementById('status').textContent.includes('live') \
+             && !!document.querySelector('.pane[data-pane=\"{}\"]')",
+            s.pane
+        ),
+    );
+    b
 }
 
 #[test]

@@ -28,9 +28,14 @@ impl Drop for WebView {
 impl WebView {
     /// Starts the view on a free loopback port and reads its pairing link.
     pub fn start(server: &TestServer) -> WebView {
+        WebView::start_on(server, "127.0.0.1:0")
+    }
+
+    /// Starts the view on `listen` and reads its pairing link.
+    pub fn start_on(server: &TestServer, listen: &str) -> WebView {
         let mut cmd = server
             .env()
-            .command(&["web", "--listen", "127.0.0.1:0", "--no-qr"]);
+            .command(&["web", "--listen", listen, "--no-qr"]);
         cmd.stdout(Stdio::piped()).stderr(Stdio::inherit());
         let mut child = cmd.spawn().expect("signaltty web starts");
         let stdout = child.stdout.take().expect("its stdout");
@@ -52,6 +57,15 @@ impl WebView {
             addr: addr.to_owned(),
             pair_path: format!("/{path}"),
         }
+    }
+
+    /// Kills the view (SIGKILL: it gets no chance to say goodbye) and
+    /// starts it again on the same address.
+    pub fn restart(&mut self, server: &TestServer) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let addr = self.addr.clone();
+        *self = WebView::start_on(server, &addr);
     }
 
     pub fn addr(&self) -> &str {

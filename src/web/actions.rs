@@ -82,6 +82,19 @@ fn one_call(target: &Target, method: Method) -> Result<Value, CallError> {
     client.call(method)
 }
 
+/// The request's JSON body, read only after the request may change
+/// anything (so a page of another site learns nothing from how its body
+/// was refused), or a 400 saying what is wrong with it.
+fn body<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, HttpResponse> {
+    serde_json::from_slice(bytes).map_err(|e| {
+        refused(
+            actix_web::http::StatusCode::BAD_REQUEST,
+            "BAD_PARAMS",
+            &format!("the request's JSON body: {e}"),
+        )
+    })
+}
+
 fn forbidden() -> HttpResponse {
     refused(
         actix_web::http::StatusCode::FORBIDDEN,
@@ -90,11 +103,14 @@ fn forbidden() -> HttpResponse {
     )
 }
 
-pub async fn answer(req: HttpRequest, app: web::Data<App>, a: web::Json<Answer>) -> HttpResponse {
+pub async fn answer(req: HttpRequest, app: web::Data<App>, bytes: web::Bytes) -> HttpResponse {
     if !app.may_change(&req) {
         return forbidden();
     }
-    let a = a.into_inner();
+    let a: Answer = match body(&bytes) {
+        Ok(v) => v,
+        Err(refusal) => return refusal,
+    };
     let method = Method::DecisionAnswer(DecisionAnswerParams {
         pane_id: PaneRef(a.pane),
         decision_id: a.decision,
@@ -103,11 +119,14 @@ pub async fn answer(req: HttpRequest, app: web::Data<App>, a: web::Json<Answer>)
     call(&app, &a.host, method).await
 }
 
-pub async fn submit(req: HttpRequest, app: web::Data<App>, s: web::Json<Submit>) -> HttpResponse {
+pub async fn submit(req: HttpRequest, app: web::Data<App>, bytes: web::Bytes) -> HttpResponse {
     if !app.may_change(&req) {
         return forbidden();
     }
-    let s = s.into_inner();
+    let s: Submit = match body(&bytes) {
+        Ok(v) => v,
+        Err(refusal) => return refusal,
+    };
     let method = Method::PaneSubmit(PaneSubmitParams {
         pane_id: PaneRef(s.pane),
         text: s.text,
@@ -117,11 +136,14 @@ pub async fn submit(req: HttpRequest, app: web::Data<App>, s: web::Json<Submit>)
     call(&app, &s.host, method).await
 }
 
-pub async fn task(req: HttpRequest, app: web::Data<App>, f: web::Json<Finish>) -> HttpResponse {
+pub async fn task(req: HttpRequest, app: web::Data<App>, bytes: web::Bytes) -> HttpResponse {
     if !app.may_change(&req) {
         return forbidden();
     }
-    let f = f.into_inner();
+    let f: Finish = match body(&bytes) {
+        Ok(v) => v,
+        Err(refusal) => return refusal,
+    };
     if f.mode != "merge" && f.mode != "discard" {
         return refused(
             actix_web::http::StatusCode::BAD_REQUEST,
@@ -139,15 +161,20 @@ pub async fn task(req: HttpRequest, app: web::Data<App>, f: web::Json<Finish>) -
     call(&app, &f.host, method).await
 }
 
-pub async fn diffstat(
-    req: HttpRequest,
-    app: web::Data<App>,
-    q: web::Query<DiffStat>,
-) -> HttpResponse {
+pub async fn diffstat(req: HttpRequest, app: web::Data<App>) -> HttpResponse {
     if app.cookie_of(&req).is_none() {
         return super::http::unpaired();
     }
-    let q = q.into_inner();
+    let q = match web::Query::<DiffStat>::from_query(req.query_string()) {
+        Ok(q) => q.into_inner(),
+        Err(e) => {
+            return refused(
+                actix_web::http::StatusCode::BAD_REQUEST,
+                "BAD_PARAMS",
+                &format!("host and task: {e}"),
+            );
+        },
+    };
     let method = Method::TaskDiff(TaskTarget {
         task_id: TaskId(q.task),
     });

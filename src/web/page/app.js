@@ -367,12 +367,20 @@
       if (!d) p.textContent = "Loading the diff…";
       else if (typeof d === "string") p.textContent = d;
       else {
-        p.append(document.createTextNode(d.files + (d.files === 1 ? " file " : " files ")));
-        p.append(el("span", "ins", "+" + d.insertions));
+        const n = Array.isArray(d.files) ? d.files.length : 0;
+        p.append(document.createTextNode(n + (n === 1 ? " file " : " files ")));
+        p.append(el("span", "ins", "+" + (d.added ?? 0)));
         p.append(document.createTextNode(" "));
-        p.append(el("span", "del", "−" + d.deletions));
+        p.append(el("span", "del", "−" + (d.removed ?? 0)));
       }
       body.append(p);
+      const mp = d && typeof d === "object" ? d.merge_preview : null;
+      if (mp) {
+        const c = mp.conflicted || [];
+        body.append(el("p", "t-merge " + (mp.clean ? "ok" : "err"), mp.clean
+          ? "Merges cleanly into " + mp.target + "."
+          : "Conflicts with " + mp.target + " in " + c.length + (c.length === 1 ? " file: " : " files: ") + c.join(", ")));
+      }
     }
     if (it.finishable) {
       const acts = el("div", "t-actions");
@@ -416,7 +424,7 @@
       const res = await fetch("/api/diffstat?" + q, { credentials: "same-origin" });
       if (res.status === 401) { showUnpaired(); return; }
       const data = await res.json();
-      taskDiff.set(it.key, data && data.ok ? data : (data && data.message) || "No diff.");
+      taskDiff.set(it.key, data && data.ok && data.result ? data.result : (data && data.message) || "No diff.");
     } catch (_) {
       taskDiff.set(it.key, "Could not load the diff.");
     }
@@ -426,7 +434,7 @@
   async function finish(it, mode) {
     const label = it.task.label || it.task.id;
     const ask = mode === "merge"
-      ? "Merge “" + label + "” into its branch?"
+      ? "Merge “" + label + "” into " + (it.task.target_branch || "its target branch") + "?"
       : "Discard “" + label + "” and its work?";
     if (!window.confirm(ask)) return;
     taskResult.set(it.key, { lock: true, text: mode === "merge" ? "Merging…" : "Discarding…" });
