@@ -148,6 +148,19 @@ fn an_answer_from_the_page_reaches_the_reporter_once_and_a_cross_origin_one_is_r
         assert_eq!(status, 403, "{token:?} {from:?}: {text}");
     }
     assert!(!pending(&s)["id"].is_null());
+    // A body that is not the answer's shape is a clear 400, and changes
+    // nothing.
+    let (status, _, text) = v.post(
+        "/api/answer",
+        &session,
+        Some(&csrf),
+        Some(&origin),
+        &json!({"pane": s.pane}),
+    );
+    assert_eq!(status, 400, "{text}");
+    let refusal: Value = serde_json::from_str(&text).expect("a JSON refusal");
+    assert_eq!(refusal["code"], "BAD_PARAMS", "{refusal}");
+    assert!(!pending(&s)["id"].is_null());
     let (status, _, text) = v.post("/api/answer", &session, Some(&csrf), Some(&origin), &body);
     assert_eq!(status, 200, "{text}");
     let verdict = wait_until("the reporter's verdict", LONG, || {

@@ -82,17 +82,15 @@ fn one_call(target: &Target, method: Method) -> Result<Value, CallError> {
     client.call(method)
 }
 
-/// The request's JSON body, read only after the request may change
-/// anything (so a page of another site learns nothing from how its body
-/// was refused), or a 400 saying what is wrong with it.
-fn body<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, HttpResponse> {
-    serde_json::from_slice(bytes).map_err(|e| {
-        refused(
-            actix_web::http::StatusCode::BAD_REQUEST,
-            "BAD_PARAMS",
-            &format!("the request's JSON body: {e}"),
-        )
-    })
+/// The request's JSON body. Read only after the request may change
+/// anything, so a page of another site learns nothing from how its body
+/// was refused.
+fn body<T: serde::de::DeserializeOwned>(bytes: &[u8]) -> Result<T, String> {
+    serde_json::from_slice(bytes).map_err(|e| format!("the request's JSON body: {e}"))
+}
+
+fn bad_body(why: &str) -> HttpResponse {
+    refused(actix_web::http::StatusCode::BAD_REQUEST, "BAD_PARAMS", why)
 }
 
 fn forbidden() -> HttpResponse {
@@ -109,7 +107,7 @@ pub async fn answer(req: HttpRequest, app: web::Data<App>, bytes: web::Bytes) ->
     }
     let a: Answer = match body(&bytes) {
         Ok(v) => v,
-        Err(refusal) => return refusal,
+        Err(why) => return bad_body(&why),
     };
     let method = Method::DecisionAnswer(DecisionAnswerParams {
         pane_id: PaneRef(a.pane),
@@ -125,7 +123,7 @@ pub async fn submit(req: HttpRequest, app: web::Data<App>, bytes: web::Bytes) ->
     }
     let s: Submit = match body(&bytes) {
         Ok(v) => v,
-        Err(refusal) => return refusal,
+        Err(why) => return bad_body(&why),
     };
     let method = Method::PaneSubmit(PaneSubmitParams {
         pane_id: PaneRef(s.pane),
@@ -142,7 +140,7 @@ pub async fn task(req: HttpRequest, app: web::Data<App>, bytes: web::Bytes) -> H
     }
     let f: Finish = match body(&bytes) {
         Ok(v) => v,
-        Err(refusal) => return refusal,
+        Err(why) => return bad_body(&why),
     };
     if f.mode != "merge" && f.mode != "discard" {
         return refused(
