@@ -168,6 +168,45 @@ impl Browser {
         assert!(r.is_null(), "{verb} the dialog: {r}");
     }
 
+    /// A Chrome DevTools command, through chromedriver.
+    pub fn cdp(&self, cmd: &str, params: Value) -> Value {
+        self.cmd("/goog/cdp/execute", &json!({"cmd": cmd, "params": params}))
+    }
+
+    /// The handle of the tab WebDriver talks to now.
+    pub fn tab(&self) -> String {
+        let v = super::view::request(
+            &self.addr,
+            "GET",
+            &format!("/session/{}/window", self.session),
+            None,
+        )
+        .ok()
+        .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+        .unwrap_or_default();
+        v["value"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no current tab: {v}"))
+            .to_owned()
+    }
+
+    /// Opens a new tab in front and talks to it from now on: the tab
+    /// before it goes to the background.
+    pub fn open_tab(&self) -> String {
+        let made = self.cmd("/window/new", &json!({"type": "tab"}));
+        let handle = made["handle"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no new tab: {made}"))
+            .to_owned();
+        self.switch_to(&handle);
+        handle
+    }
+
+    pub fn switch_to(&self, tab: &str) {
+        let r = self.cmd("/window", &json!({"handle": tab}));
+        assert!(r.is_null(), "switching to {tab}: {r}");
+    }
+
     /// Waits until `script` returns true, polling every 50 ms for up to 20 s.
     pub fn wait_for(&self, what: &str, script: &str) {
         let deadline = Instant::now() + Duration::from_secs(20);

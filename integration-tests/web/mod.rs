@@ -5,6 +5,7 @@
 mod browser;
 mod foreign;
 mod page;
+mod phone;
 mod resume;
 mod view;
 

@@ -59,13 +59,22 @@ impl WebView {
         }
     }
 
-    /// Kills the view (SIGKILL: it gets no chance to say goodbye) and
-    /// starts it again on the same address.
-    pub fn restart(&mut self, server: &TestServer) {
+    /// Kills the view (SIGKILL: it gets no chance to say goodbye).
+    pub fn kill(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+
+    /// Starts the view again on the address it had.
+    pub fn start_again(&mut self, server: &TestServer) {
         let addr = self.addr.clone();
         *self = WebView::start_on(server, &addr);
+    }
+
+    /// Kills the view and starts it again on the same address.
+    pub fn restart(&mut self, server: &TestServer) {
+        self.kill();
+        self.start_again(server);
     }
 
     pub fn addr(&self) -> &str {

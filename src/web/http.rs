@@ -107,16 +107,27 @@ const INDEX: &str = include_str!("page/index.html");
 
 /// A shell file: holds no data, so it needs no session.
 async fn shell(path: web::Path<String>) -> HttpResponse {
-    let (body, kind): (&'static str, &str) = match path.as_str() {
-        "app.css" => (include_str!("page/app.css"), "text/css; charset=utf-8"),
+    let (body, kind): (&'static [u8], &str) = match path.as_str() {
+        "app.css" => (
+            include_str!("page/app.css").as_bytes(),
+            "text/css; charset=utf-8",
+        ),
         "app.js" => (
-            include_str!("page/app.js"),
+            include_str!("page/app.js").as_bytes(),
             "text/javascript; charset=utf-8",
         ),
-        "sw.js" => (include_str!("page/sw.js"), "text/javascript; charset=utf-8"),
-        "icon.svg" => (include_str!("page/icon.svg"), "image/svg+xml"),
+        "sw.js" => (
+            include_str!("page/sw.js").as_bytes(),
+            "text/javascript; charset=utf-8",
+        ),
+        "icon.svg" => (include_str!("page/icon.svg").as_bytes(), "image/svg+xml"),
+        // The SVG drawn by headless Chromium at the sizes phones ask for
+        // (docs/web.md#how-it-is-built-and-tested).
+        "icon-180.png" => (include_bytes!("page/icon-180.png"), "image/png"),
+        "icon-192.png" => (include_bytes!("page/icon-192.png"), "image/png"),
+        "icon-512.png" => (include_bytes!("page/icon-512.png"), "image/png"),
         "manifest.webmanifest" => (
-            include_str!("page/manifest.webmanifest"),
+            include_str!("page/manifest.webmanifest").as_bytes(),
             "application/manifest+json",
         ),
         _ => return HttpResponse::NotFound().body("not found"),

@@ -603,20 +603,49 @@
 
   // ---------- notifications ----------
 
+  // A question that arrives while the page is in the background is shown
+  // as a notification, through the service worker where there is one (a
+  // phone's browser allows no other kind); one answered anywhere is taken
+  // down again.
   function noteQuestions(notify) {
+    const live = new Set();
     for (const it of byKind("pane")) {
       const d = it.pane && it.pane.pending_decision;
       if (!d) continue;
       const k = qKey(it);
+      live.add(k);
       if (seenQuestions.has(k)) continue;
       seenQuestions.add(k);
       if (notify && document.hidden && "Notification" in window && Notification.permission === "granted") {
-        try {
-          const n = new Notification("signaltty: " + paneName(it.pane) + " asks", { body: d.prompt, tag: k, icon: "/icon.svg" });
-          n.addEventListener("click", () => { window.focus(); n.close(); });
-        } catch (_) { /* some browsers only notify from a service worker */ }
+        showNotification("signaltty: " + paneName(it.pane) + " asks", d.prompt, k);
       }
     }
+    for (const k of [...seenQuestions]) {
+      if (live.has(k)) continue;
+      seenQuestions.delete(k);
+      closeNotification(k);
+    }
+  }
+
+  function registration() {
+    if (!("serviceWorker" in navigator)) return Promise.resolve(null);
+    return navigator.serviceWorker.getRegistration().catch(() => null);
+  }
+
+  function showNotification(title, body, tag) {
+    const opts = { body: body || "", tag, icon: "/icon-192.png", renotify: false, data: { url: "/" } };
+    registration().then((reg) => {
+      if (reg) return reg.showNotification(title, opts);
+      const n = new Notification(title, opts);
+      n.addEventListener("click", () => { window.focus(); n.close(); });
+      return undefined;
+    }).catch(() => { /* not allowed here: the page still shows the question */ });
+  }
+
+  function closeNotification(tag) {
+    registration().then((reg) => reg ? reg.getNotifications({ tag }) : [])
+      .then((list) => { for (const n of list) n.close(); })
+      .catch(() => { /* nothing to take down */ });
   }
 
   function setupNotify() {

@@ -4,8 +4,11 @@
 // data (the /live socket and every /api/ call) is never stored or served here.
 "use strict";
 
-const CACHE = "signaltty-shell-v1";
-const SHELL = ["/", "/app.css", "/app.js", "/icon.svg", "/manifest.webmanifest"];
+const CACHE = "signaltty-shell-v2";
+const SHELL = [
+  "/", "/app.css", "/app.js", "/icon.svg", "/icon-180.png", "/icon-192.png", "/icon-512.png",
+  "/manifest.webmanifest",
+];
 
 self.addEventListener("install", (event) => {
   event.waitUntil(
@@ -39,5 +42,16 @@ self.addEventListener("fetch", (event) => {
       }
       return res;
     }).catch(() => caches.match(path).then((hit) => hit || Response.error()))
+  );
+});
+
+// A tap on a question's notification brings the page forward (or opens it).
+self.addEventListener("notificationclick", (event) => {
+  event.notification.close();
+  event.waitUntil(
+    self.clients.matchAll({ type: "window", includeUncontrolled: true }).then((list) => {
+      for (const c of list) if ("focus" in c) return c.focus();
+      return self.clients.openWindow("/");
+    })
   );
 });
