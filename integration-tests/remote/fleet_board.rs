@@ -12,34 +12,6 @@ fn fleet_board(env: &TestEnv) -> Tmux {
     Tmux::start(env, &["board", "--all-hosts", "--bell=false"], 130, 40)
 }
 
-/// The permission reporter run here, against this machine's server.
-fn local_reporter(local: &TestServer, pane: &str) -> Child {
-    let mut cmd = local.env().command(&[
-        "hook-event",
-        "--agent",
-        "claude",
-        "--event",
-        "PermissionRequest",
-        "--wait",
-        "--pane",
-        pane,
-    ]);
-    cmd.stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = cmd.spawn().unwrap_or_else(|e| panic!("reporter: {e}"));
-    let payload = serde_json::json!({
-        "session_id": "1c2d-local-session", "hook_event_name": "PermissionRequest",
-        "tool_name": "Write", "tool_input": {"file_path": "here.txt"},
-    });
-    if let Some(mut stdin) = child.stdin.take() {
-        stdin
-            .write_all(payload.to_string().as_bytes())
-            .unwrap_or_else(|e| panic!("payload: {e}"));
-    }
-    child
-}
-
 #[test]
 fn the_fleet_board_shows_every_host_and_answers_a_remote_question_with_1() {
     let sshd = Sshd::start(&["hosta"]);

@@ -13,6 +13,7 @@ mod fleet_board;
 mod hosts;
 mod streams;
 mod terminals;
+mod web;
 
 pub use crate::support::sshd::Sshd;
 use crate::support::{TestServer, wait_until};
@@ -108,6 +109,34 @@ pub fn remote_reporter(sshd: &Sshd, host: &str, pane: &str) -> Child {
         "hook_event_name": "PermissionRequest",
         "tool_name": "Write",
         "tool_input": {"file_path": "remote.txt"},
+    });
+    if let Some(mut stdin) = child.stdin.take() {
+        stdin
+            .write_all(payload.to_string().as_bytes())
+            .unwrap_or_else(|e| panic!("payload: {e}"));
+    }
+    child
+}
+
+/// The permission reporter run here, against this machine's server.
+pub fn local_reporter(local: &TestServer, pane: &str) -> Child {
+    let mut cmd = local.env().command(&[
+        "hook-event",
+        "--agent",
+        "claude",
+        "--event",
+        "PermissionRequest",
+        "--wait",
+        "--pane",
+        pane,
+    ]);
+    cmd.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap_or_else(|e| panic!("reporter: {e}"));
+    let payload = serde_json::json!({
+        "session_id": "1c2d-local-session", "hook_event_name": "PermissionRequest",
+        "tool_name": "Write", "tool_input": {"file_path": "here.txt"},
     });
     if let Some(mut stdin) = child.stdin.take() {
         stdin

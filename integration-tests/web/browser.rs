@@ -209,7 +209,13 @@ impl Browser {
 
     /// Waits until `script` returns true, polling every 50 ms for up to 20 s.
     pub fn wait_for(&self, what: &str, script: &str) {
-        let deadline = Instant::now() + Duration::from_secs(20);
+        self.wait_within(what, script, Duration::from_secs(20));
+    }
+
+    /// Waits until `script` returns true, polling every 50 ms for up to
+    /// `limit`.
+    pub fn wait_within(&self, what: &str, script: &str, limit: Duration) {
+        let deadline = Instant::now() + limit;
         loop {
             let v = self.eval(script);
             if v == Value::Bool(true) {
@@ -217,7 +223,7 @@ impl Browser {
             }
             if Instant::now() > deadline {
                 let dom = self.eval("return document.body ? document.body.innerText : ''");
-                panic!("waited 20 s for {what}; last {v}; the page says: {dom}");
+                panic!("waited {limit:?} for {what}; last {v}; the page says: {dom}");
             }
             std::thread::sleep(Duration::from_millis(50));
         }

@@ -2,12 +2,12 @@
 //! real `signaltty web` process, spoken to over real HTTP and WebSocket from
 //! the test (`view.rs`). What a browser does on top is `browser.rs`.
 
-mod browser;
+pub(crate) mod browser;
 mod foreign;
 mod page;
 mod phone;
 mod resume;
-mod view;
+pub(crate) mod view;
 
 use crate::support::agents::{spawn_fake_with, type_line, wait_state, workspace};
 use crate::support::{TestServer, ok, str_field, wait_until};

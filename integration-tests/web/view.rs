@@ -33,9 +33,15 @@ impl WebView {
 
     /// Starts the view on `listen` and reads its pairing link.
     pub fn start_on(server: &TestServer, listen: &str) -> WebView {
-        let mut cmd = server
-            .env()
-            .command(&["web", "--listen", listen, "--no-qr"]);
+        WebView::start_with(server, listen, &[])
+    }
+
+    /// Starts the view on `listen` with `more` flags and reads its pairing
+    /// link.
+    pub fn start_with(server: &TestServer, listen: &str, more: &[&str]) -> WebView {
+        let mut args = vec!["web", "--listen", listen, "--no-qr"];
+        args.extend_from_slice(more);
+        let mut cmd = server.env().command(&args);
         cmd.stdout(Stdio::piped()).stderr(Stdio::inherit());
         let mut child = cmd.spawn().expect("signaltty web starts");
         let stdout = child.stdout.take().expect("its stdout");

@@ -251,7 +251,8 @@
 
   function groupedPanes() {
     // host -> [{ws, panes}] in order; panes whose workspace is unknown go last.
-    const hosts = byKind("host").sort((a, b) => String(a.host).localeCompare(String(b.host)));
+    // Fleet order: this machine first, then the hosts as configured.
+    const hosts = byKind("host").sort(ord);
     const wss = byKind("workspace").sort(ord);
     const panes = byKind("pane").sort(ord);
     const hostNames = hosts.map((h) => h.host);
