@@ -40,6 +40,11 @@ impl Drop for Browser {
 impl Browser {
     /// A headless Chromium at 390×844 (a phone's width).
     pub fn start() -> Browser {
+        Browser::start_with(&[])
+    }
+
+    /// The same, with `more` Chromium flags.
+    pub fn start_with(more: &[&str]) -> Browser {
         let port = TcpListener::bind("127.0.0.1:0")
             .and_then(|l| l.local_addr())
             .map(|a| a.port())
@@ -60,7 +65,7 @@ impl Browser {
             std::thread::sleep(Duration::from_millis(50));
         }
         let profile = tempfile::tempdir().unwrap_or_else(|e| panic!("profile dir: {e}"));
-        let args = [
+        let mut args = vec![
             "--headless=new".to_owned(),
             "--no-sandbox".into(),
             "--disable-gpu".into(),
@@ -73,6 +78,7 @@ impl Browser {
             "--window-size=390,844".into(),
             format!("--user-data-dir={}", profile.path().display()),
         ];
+        args.extend(more.iter().map(|m| (*m).to_owned()));
         let caps = json!({"capabilities": {"alwaysMatch": {
             "browserName": "chrome",
             "goog:chromeOptions": {"binary": "/usr/bin/chromium", "args": args},

@@ -7,6 +7,7 @@ mod foreign;
 mod page;
 mod phone;
 mod resume;
+mod tls;
 pub(crate) mod view;
 
 use crate::support::agents::{spawn_fake_with, type_line, wait_state, workspace};
@@ -60,16 +61,21 @@ fn pending(s: &Setup) -> Value {
 /// pane over a live channel.
 fn paired_browser(s: &Setup) -> browser::Browser {
     let b = browser::Browser::start();
-    b.goto(&format!("http://{}{}", s.view.addr(), s.view.pair_path()));
+    pair_browser(&b, &s.view.pair_url(), &s.pane);
+    b
+}
+
+/// Pairs `b` with the link `url` and waits until the page shows `pane`
+/// over a live channel.
+fn pair_browser(b: &browser::Browser, url: &str, pane: &str) {
+    b.goto(url);
     b.wait_for(
         "the pane listed over a live channel",
         &format!(
             "return document.getElementById('status').textContent.includes('live') \
-             && !!document.querySelector('.pane[data-pane=\"{}\"]')",
-            s.pane
+             && !!document.querySelector('.pane[data-pane=\"{pane}\"]')"
         ),
     );
-    b
 }
 
 #[test]

@@ -14,6 +14,9 @@ use std::time::Duration;
 
 pub struct WebView {
     child: Child,
+    /// `http` or `https`.
+    scheme: String,
+    more: Vec<String>,
     addr: String,
     pair_path: String,
 }
@@ -28,12 +31,7 @@ impl Drop for WebView {
 impl WebView {
     /// Starts the view on a free loopback port and reads its pairing link.
     pub fn start(server: &TestServer) -> WebView {
-        WebView::start_on(server, "127.0.0.1:0")
-    }
-
-    /// Starts the view on `listen` and reads its pairing link.
-    pub fn start_on(server: &TestServer, listen: &str) -> WebView {
-        WebView::start_with(server, listen, &[])
+        WebView::start_with(server, "127.0.0.1:0", &[])
     }
 
     /// Starts the view on `listen` with `more` flags and reads its pairing
@@ -56,10 +54,12 @@ impl WebView {
         let url = rx
             .recv_timeout(Duration::from_secs(30))
             .expect("signaltty web prints its pairing link");
-        let rest = url.strip_prefix("http://").expect("an http link");
+        let (scheme, rest) = url.split_once("://").expect("a link");
         let (addr, path) = rest.split_once('/').expect("a path");
         WebView {
             child,
+            scheme: scheme.to_owned(),
+            more: more.iter().map(|m| (*m).to_owned()).collect(),
             addr: addr.to_owned(),
             pair_path: format!("/{path}"),
         }
@@ -71,10 +71,17 @@ impl WebView {
         let _ = self.child.wait();
     }
 
-    /// Starts the view again on the address it had.
+    /// Starts the view again on the address it had, with the flags it had.
     pub fn start_again(&mut self, server: &TestServer) {
         let addr = self.addr.clone();
-        *self = WebView::start_on(server, &addr);
+        let more = self.more.clone();
+        let more: Vec<&str> = more.iter().map(String::as_str).collect();
+        *self = WebView::start_with(server, &addr, &more);
+    }
+
+    /// The printed pairing link, whole.
+    pub fn pair_url(&self) -> String {
+        format!("{}{}", self.origin(), self.pair_path)
     }
 
     /// Kills the view and starts it again on the same address.
@@ -88,7 +95,7 @@ impl WebView {
     }
 
     pub fn origin(&self) -> String {
-        format!("http://{}", self.addr)
+        format!("{}://{}", self.scheme, self.addr)
     }
 
     /// The path of the link printed at start.
