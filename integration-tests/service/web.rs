@@ -130,6 +130,29 @@ fn install_web_writes_the_view_unit_starts_it_and_is_idempotent() {
     let text = success(&fake.cli(&["service", "status"]));
     assert!(text.contains("listens on 127.0.0.1:7681"), "{text}");
     assert!(text.contains("`signaltty web pair`"), "{text}");
+
+    // The doctor names it beside the server's units.
+    let home = fake.env.home();
+    let out = fake.env.cli(&[
+        "doctor".as_ref(),
+        "--json".as_ref(),
+        "--home".as_ref(),
+        home.as_os_str(),
+    ]);
+    let report: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("doctor printed no JSON ({e}): {}", shown(&out)));
+    let service = report["checks"]
+        .as_array()
+        .and_then(|c| c.iter().find(|c| c["check"] == "service"))
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(service["verdict"], "ok", "{service}");
+    assert!(
+        service["detail"]
+            .as_str()
+            .is_some_and(|d| d.ends_with("signaltty-web.service enabled, active on 127.0.0.1:7681")),
+        "{service}"
+    );
 }
 
 #[test]

@@ -1,6 +1,6 @@
 //! Reading a unit file back: its `key=value` entries by section, and the
-//! words of its `ExecStart=` as systemd splits them, as `signaltty service`
-//! reads its own units.
+//! words of its `ExecStart=` as systemd splits them. `signaltty service`
+//! reads its own units with it, and the doctor the web view's address.
 
 /// The `key=value` entries of a unit file, each with its section, in order.
 /// Comments and blank lines are skipped; no continuation lines (ours have none).
@@ -66,4 +66,16 @@ fn split_words(value: &str) -> Option<Vec<String>> {
         }
         words.push(word);
     }
+}
+
+/// Where the web view's unit (`signaltty-web.service`) listens: its
+/// `ExecStart=`'s `--listen`, else `signaltty web`'s default.
+pub fn web_listen(text: &str) -> String {
+    let words = exec_start_words(text).unwrap_or_default();
+    words
+        .iter()
+        .position(|w| w == "--listen")
+        .and_then(|i| words.get(i + 1))
+        .cloned()
+        .unwrap_or_else(|| crate::web::DEFAULT_LISTEN.to_owned())
 }

@@ -4,7 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use super::*;
-use crate::systemd::unit_file::parse_ini;
+use crate::systemd::unit_file::{parse_ini, web_listen};
 use std::path::Path;
 
 /// The value of `key` in `[section]`; fails when it is absent or repeated.
@@ -220,4 +220,19 @@ fn exec_start_words_are_read_as_systemd_splits_them() {
     assert_eq!(exec_start_words(&unit("/bin/x \"open")), None);
     assert_eq!(exec_start_words(&unit("")), None);
     assert_eq!(exec_start_words("[Unit]\nExecStart=/bin/x\n"), None);
+}
+
+#[test]
+fn the_web_units_address_is_read_back_with_the_default_when_unsaid() {
+    let text = web_unit(
+        Path::new("/bin/signaltty"),
+        &flags(&["--listen", "[::1]:8080", "--all-hosts"]),
+        None,
+    )
+    .unwrap();
+    assert_eq!(web_listen(&text), "[::1]:8080");
+    assert_eq!(
+        web_listen("[Service]\nExecStart=/bin/signaltty web\n"),
+        "127.0.0.1:7681"
+    );
 }
