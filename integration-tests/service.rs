@@ -1,6 +1,9 @@
 //! `signaltty service install|uninstall|status` (docs/service.md) with a fake
 //! `systemctl` first on `PATH`: it logs its arguments and answers `is-enabled`
-//! and `is-active` from files the test writes.
+//! and `is-active` from files the test writes. The web view's unit
+//! (`--web`) is `service/web.rs`.
+
+mod web;
 
 use crate::support::process::{BIN, run_with_deadline, set_mode};
 use crate::support::{TestEnv, TestServer};
@@ -152,6 +155,9 @@ fn verify_with_systemd_analyze(fake: &Fake) {
     cmd.args(["verify", "--user"])
         .arg(fake.unit("signaltty.socket"))
         .arg(fake.unit("signaltty.service"));
+    if fake.unit("signaltty-web.service").exists() {
+        cmd.arg(fake.unit("signaltty-web.service"));
+    }
     fake.env.apply_env(&mut cmd);
     // Its own PATH, not the fake's: it must not run our fake systemctl.
     cmd.env("PATH", "/usr/bin:/bin");

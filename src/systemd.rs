@@ -2,9 +2,11 @@
 //! systemd: the user units' names and directory, `systemctl --user is-…`
 //! under a deadline, and the pid and the end of a socket-activated server.
 //! The deadline-bound program runner behind the query is `command`, which
-//! the doctor's other probes (`claude --version`) use too.
+//! the doctor's other probes (`claude --version`) use too; reading a unit
+//! file back is `unit_file`.
 
 pub mod command;
+pub mod unit_file;
 
 use command::Ran;
 use serde_json::Value;
@@ -18,6 +20,8 @@ use std::time::{Duration, Instant};
 pub const SERVICE: &str = "signaltty.service";
 /// The socket unit's file name.
 pub const SOCKET: &str = "signaltty.socket";
+/// The web view's unit (`service install --web`).
+pub const WEB: &str = "signaltty-web.service";
 
 /// How long one `systemctl --user is-…` question may take.
 const QUERY_DEADLINE: Duration = Duration::from_secs(3);

@@ -22,7 +22,7 @@ use http::App;
 use hub::Hub;
 use parking_lot::Mutex;
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// Milliseconds since the epoch (the access rules' clock).
@@ -58,14 +58,40 @@ pub fn run(global: &Global, args: crate::cli::web::WebArgs) -> i32 {
     }
 }
 
-fn serve(global: &Global, args: &crate::cli::web::WebArgs) -> Result<(), String> {
+/// Where `signaltty web` listens unless told.
+pub const DEFAULT_LISTEN: &str = "127.0.0.1:7681";
+
+/// How the view is to be served: the flags [`check`] looks at.
+pub struct Serving<'a> {
+    pub listen: &'a str,
+    /// The certificate chain and the key (PEM files).
+    pub tls: Option<(&'a Path, &'a Path)>,
+    pub insecure_http: bool,
+    pub public_url: Option<&'a str>,
+}
+
+impl<'a> Serving<'a> {
+    fn of(args: &'a crate::cli::web::WebArgs) -> Serving<'a> {
+        Serving {
+            listen: &args.listen,
+            tls: args.tls_cert.as_deref().zip(args.tls_key.as_deref()),
+            insecure_http: args.insecure_http,
+            public_url: args.public_url.as_deref(),
+        }
+    }
+}
+
+/// What `signaltty web`'s flags ask for, checked before anything listens:
+/// the address, the TLS files read, the loopback rule and the public URL.
+/// `service install --web` checks its flags here too, so both refuse alike.
+pub fn check(args: &Serving) -> Result<(SocketAddr, Option<rustls::ServerConfig>), String> {
     let addr: SocketAddr = args
         .listen
         .parse()
         .map_err(|e| format!("--listen {}: {e} (an address and port)", args.listen))?;
-    let tls = match (&args.tls_cert, &args.tls_key) {
-        (Some(cert), Some(key)) => Some(tls_config(cert, key)?),
-        _ => None,
+    let tls = match args.tls {
+        Some((cert, key)) => Some(tls_config(cert, key)?),
+        None => None,
     };
     if !addr.ip().is_loopback() && tls.is_none() && !args.insecure_http {
         return Err(format!(
@@ -74,6 +100,23 @@ fn serve(global: &Global, args: &crate::cli::web::WebArgs) -> Result<(), String>
              or say --insecure-http"
         ));
     }
+    if let Some(url) = args.public_url {
+        let host = url
+            .strip_prefix("https://")
+            .or_else(|| url.strip_prefix("http://"))
+            .map(|rest| rest.split('/').next().unwrap_or_default());
+        if host.is_none_or(|h| h.is_empty() || h.contains(char::is_whitespace)) {
+            return Err(format!(
+                "--public-url {url}: not an http:// or https:// address with a host \
+                 (https://box.example.ts.net)"
+            ));
+        }
+    }
+    Ok((addr, tls))
+}
+
+fn serve(global: &Global, args: &crate::cli::web::WebArgs) -> Result<(), String> {
+    let (addr, tls) = check(&Serving::of(args))?;
     let targets = crate::board::targets(global, args.all_hosts)
         .map_err(|_| "cannot name the servers to show (see the error above)".to_owned())?;
     let env = signaltty_model::Env::from_process();
@@ -118,10 +161,19 @@ fn serve(global: &Global, args: &crate::cli::web::WebArgs) -> Result<(), String>
         sessions_file,
         revoked: tokio::sync::watch::channel(0).0,
     });
-    let code = app.access.lock().new_code(now_ms())?;
+    // Under a service manager stdout is a log others may read: no code is
+    // made at start at all, and `web pair` asks for one (docs/service.md).
+    let code = if args.no_pair_link {
+        None
+    } else {
+        Some(app.access.lock().new_code(now_ms())?)
+    };
     control::serve(control, app.clone(), url_base.clone());
     say!("signaltty web: serving {url_base} (Ctrl-C stops)");
-    print_pairing(&format!("{url_base}/pair?code={code}"), !args.no_qr);
+    match code {
+        Some(code) => print_pairing(&format!("{url_base}/pair?code={code}"), !args.no_qr),
+        None => say!("Pair a browser: `signaltty web pair` prints a one-time link"),
+    }
     let data = actix_web::web::Data::from(app);
     let system = actix_rt::System::new();
     system.block_on(async move {
@@ -196,6 +248,7 @@ fn allowed(
     (origins, hosts)
 }
 
+/// The TLS configuration from the PEM files, or what is wrong with them.
 fn tls_config(
     cert: &std::path::Path,
     key: &std::path::Path,

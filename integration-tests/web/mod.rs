@@ -250,6 +250,30 @@ fn web_pair_sessions_and_revoke_reach_the_running_view() {
 }
 
 #[test]
+fn without_a_pairing_link_at_start_no_code_is_printed_and_web_pair_gives_one() {
+    // What the systemd unit runs: its output goes to the journal.
+    let server = TestServer::start();
+    let (mut view, lines) = WebView::start_without_link(&server);
+    let second = lines.recv_timeout(LONG).expect("a second line");
+    assert!(second.contains("`signaltty web pair`"), "{second}");
+    assert_eq!(view.get("/", None).0, 401);
+    let out = server.env().cli(&["web", "pair", "--no-qr"]);
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout).to_string();
+    let url = text
+        .lines()
+        .find_map(|l| l.strip_prefix("pair: "))
+        .expect("a link");
+    view.use_link(url);
+    let session = view.pair();
+    assert_eq!(view.get("/", Some(&session)).0, 200);
+    // The view itself printed no code, at start or since.
+    drop(view);
+    let printed: Vec<String> = lines.iter().collect();
+    assert!(printed.iter().all(|l| !l.contains("code=")), "{printed:?}");
+}
+
+#[test]
 fn a_non_loopback_address_needs_tls_or_saying_so() {
     let server = TestServer::start();
     let out = server

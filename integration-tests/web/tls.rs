@@ -8,36 +8,18 @@ use super::view::WebView;
 use super::{pair_browser, setup};
 use crate::support::TestServer;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-/// A self-signed certificate for 127.0.0.1 and localhost, and its key.
-fn self_signed(dir: &Path) -> (PathBuf, PathBuf) {
-    let (cert, key) = (dir.join("cert.pem"), dir.join("key.pem"));
-    let out = Command::new("openssl")
-        .args([
-            "req",
-            "-x509",
-            "-newkey",
-            "ec",
-            "-pkeyopt",
-            "ec_paramgen_curve:P-256",
-        ])
-        .args(["-nodes", "-days", "2", "-subj", "/CN=127.0.0.1"])
-        .args(["-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"])
-        .arg("-keyout")
-        .arg(&key)
-        .arg("-out")
-        .arg(&cert)
-        .output()
-        .unwrap_or_else(|e| panic!("openssl did not run ({e}): install openssl"));
-    assert!(out.status.success(), "openssl: {out:?}");
-    (cert, key)
+/// The suite's self-signed certificate for 127.0.0.1 and localhost, and
+/// its key (integration-tests/fixtures/web-tls).
+fn self_signed() -> (PathBuf, PathBuf) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("integration-tests/fixtures/web-tls");
+    (dir.join("cert.pem"), dir.join("key.pem"))
 }
 
 #[test]
 fn over_tls_the_view_listens_beyond_loopback_and_its_cookie_is_secure() {
     let mut s = setup();
-    let (cert, key) = self_signed(s.server.env().root());
+    let (cert, key) = self_signed();
     let (cert, key) = (cert.to_string_lossy(), key.to_string_lossy());
     let tls = ["--tls-cert", cert.as_ref(), "--tls-key", key.as_ref()];
     // One view per server: the plain one goes first.
@@ -64,7 +46,7 @@ fn over_tls_the_view_listens_beyond_loopback_and_its_cookie_is_secure() {
 fn a_certificate_or_key_that_cannot_be_read_is_named() {
     let server = TestServer::start();
     let dir = server.env().root();
-    let (cert, key) = self_signed(dir);
+    let (cert, key) = self_signed();
     let junk = dir.join("junk.pem");
     std::fs::write(&junk, "not a key\n").unwrap_or_else(|e| panic!("write: {e}"));
     for (cert, key, named) in [

@@ -9,7 +9,7 @@ use crate::support::TestServer;
 use std::io::{BufRead as _, BufReader, Read as _, Write as _};
 use std::net::TcpStream;
 use std::process::{Child, Stdio};
-use std::sync::mpsc::channel;
+use std::sync::mpsc::{Receiver, channel};
 use std::time::Duration;
 
 pub struct WebView {
@@ -88,6 +88,46 @@ impl WebView {
     pub fn restart(&mut self, server: &TestServer) {
         self.kill();
         self.start_again(server);
+    }
+
+    /// Starts the view as the systemd unit does, with `--no-pair-link`, on a
+    /// free loopback port: the view, and the lines it prints as they come.
+    pub fn start_without_link(server: &TestServer) -> (WebView, Receiver<String>) {
+        let mut cmd = server
+            .env()
+            .command(&["web", "--listen", "127.0.0.1:0", "--no-pair-link"]);
+        cmd.stdout(Stdio::piped()).stderr(Stdio::inherit());
+        let mut child = cmd.spawn().expect("signaltty web starts");
+        let stdout = child.stdout.take().expect("its stdout");
+        let (tx, rx) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                let _ = tx.send(line);
+            }
+        });
+        let first = rx
+            .recv_timeout(Duration::from_secs(30))
+            .expect("signaltty web says where it serves");
+        let addr = first
+            .split("http://")
+            .nth(1)
+            .and_then(|rest| rest.split_whitespace().next())
+            .expect("an http address")
+            .to_owned();
+        let view = WebView {
+            child,
+            scheme: "http".to_owned(),
+            more: Vec::new(),
+            addr,
+            pair_path: String::new(),
+        };
+        (view, rx)
+    }
+
+    /// Pairs with this link from now on (one `signaltty web pair` printed).
+    pub fn use_link(&mut self, url: &str) {
+        let at = url.find("/pair?").expect("a pairing link");
+        self.pair_path = url[at..].to_owned();
     }
 
     pub fn addr(&self) -> &str {

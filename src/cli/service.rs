@@ -1,15 +1,20 @@
 //! `signaltty service install|uninstall|status`: the systemd user units that
-//! start the server on the first connection to its socket (docs/service.md).
-//! The units themselves are in `service/units.rs`; what `stop` and the doctor
-//! share with this command is `crate::systemd`.
+//! start the server on the first connection to its socket, and with `--web`
+//! the web view's (docs/service.md). The units themselves are in
+//! `service/units.rs`, the web view's flags in `service/web.rs`, `status` in
+//! `service/status.rs`; what `stop` and the doctor share with this command
+//! is `crate::systemd`.
 
 mod ask;
 use ask::*;
+mod status;
 mod units;
+mod web;
+pub use web::WebFlags;
 
 use crate::args::Global;
 use crate::cli::{EXIT_FAILED, fail, failure, resolve_socket};
-use crate::systemd::{SERVICE, SOCKET};
+use crate::systemd::{SERVICE, SOCKET, WEB};
 use clap::Subcommand;
 use serde_json::{Value, json};
 use signaltty_model::Env;
@@ -26,17 +31,26 @@ use units::Ownership;
 #[derive(Debug, Subcommand)]
 pub enum ServiceCommand {
     /// Write the systemd user units (signaltty.service, signaltty.socket) and
-    /// enable the socket: the first connection starts the server.
+    /// enable the socket: the first connection starts the server. With
+    /// --web, the web view's unit too (signaltty-web.service).
     Install {
         /// Replace unit files edited by hand or not written by signaltty, and
-        /// install even while a server not started by systemd runs.
+        /// install even while a server (or web view) not started by systemd
+        /// runs.
         #[arg(long)]
         force: bool,
+        #[command(flatten)]
+        web: WebFlags,
     },
     /// Stop and disable the units and remove the unit files signaltty wrote.
-    Uninstall,
-    /// Whether the units are installed, enabled and active, and whether the
-    /// running server was started by systemd.
+    Uninstall {
+        /// Only the web view's unit (signaltty-web.service): the server's
+        /// units stay.
+        #[arg(long)]
+        web: bool,
+    },
+    /// Whether the units are installed, enabled and active, whether the
+    /// running server was started by systemd, and where the web view listens.
     Status,
 }
 
@@ -46,9 +60,9 @@ const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
 /// Runs one `service` command; returns the exit code.
 pub fn run(global: &Global, command: ServiceCommand) -> i32 {
     let result = match command {
-        ServiceCommand::Install { force } => install(global, force),
-        ServiceCommand::Uninstall => uninstall(),
-        ServiceCommand::Status => status(global),
+        ServiceCommand::Install { force, web } => install(global, force, &web),
+        ServiceCommand::Uninstall { web } => uninstall(web),
+        ServiceCommand::Status => status::status(global),
     };
     match result {
         Ok(report) => {
@@ -184,14 +198,23 @@ fn write_unit(path: &Path, text: &str) -> Result<(), String> {
 }
 
 /// `signaltty service install`.
-fn install(global: &Global, force: bool) -> Result<Report, String> {
+fn install(global: &Global, force: bool, web: &WebFlags) -> Result<Report, String> {
     let dir = this_unit_dir()?;
     let exe = current_binary()?;
     let path_env = std::env::var("PATH").ok();
-    let wanted = [
+    // The web view's flags first, by `signaltty web`'s own rules: a refusal
+    // writes nothing.
+    let web_plan = if web.web { Some(web::plan(web)?) } else { None };
+    let mut wanted = vec![
         (SERVICE, units::service_unit(&exe, path_env.as_deref())?),
         (SOCKET, units::socket_unit()),
     ];
+    if let Some(plan) = &web_plan {
+        wanted.push((
+            WEB,
+            units::web_unit(&exe, &plan.words, path_env.as_deref())?,
+        ));
+    }
     let socket = unit_socket();
     let running = who_answers(&socket);
     let mut text = Vec::new();
@@ -224,8 +247,14 @@ fn install(global: &Global, force: bool) -> Result<Report, String> {
         },
         Running::Nothing | Running::Listening | Running::Systemd(_) => false,
     };
+    let web_held = web_plan.is_some() && web::held(force, &mut warnings)?;
+    if web_plan.is_none()
+        && let Some(note) = web::stale_note(&dir, &exe)
+    {
+        warnings.push(note);
+    }
 
-    // Look at both files before writing either: a refusal changes nothing.
+    // Look at every file before writing any: a refusal changes nothing.
     let mut plan = Vec::new();
     for (name, content) in &wanted {
         let disk = OnDisk::read(&dir, name)?;
@@ -266,16 +295,20 @@ fn install(global: &Global, force: bool) -> Result<Report, String> {
             format!("cannot create {}: {e}", dir.display()),
         )
     })?;
-    let mut changed = false;
     let mut files = Vec::new();
     for (disk, content, action) in &plan {
         if *action != "unchanged" {
             write_unit(&disk.path, content)?;
-            changed = true;
         }
         text.push(format!("{action}: {}", disk.path.display()));
         files.push(json!({"unit": disk.name, "path": disk.path, "action": action}));
     }
+    let changed_unit = |server: bool| {
+        plan.iter()
+            .any(|(d, _, a)| (d.name != WEB) == server && *a != "unchanged")
+    };
+    let (server_changed, web_changed) = (changed_unit(true), changed_unit(false));
+    let changed = server_changed || web_changed;
 
     let mut commands: Vec<Vec<&str>> = Vec::new();
     if changed {
@@ -285,16 +318,20 @@ fn install(global: &Global, force: bool) -> Result<Report, String> {
         commands.push(vec!["enable", SOCKET]);
     } else {
         // Unchanged files: enable only what is not enabled and listening yet.
-        let settled = !changed
+        let settled = !server_changed
             && query("is-enabled", SOCKET).as_deref() == Some("enabled")
             && query("is-active", SOCKET).as_deref() == Some("active");
         if !settled {
             commands.push(vec!["enable", "--now", SOCKET]);
         }
     }
-    if changed && let Running::Systemd(pid) = &running {
+    if let Some((_, _, action)) = plan.iter().find(|(d, _, _)| d.name == WEB) {
+        commands.extend(web::start_commands(action, manual || web_held));
+    }
+    if server_changed && let Running::Systemd(pid) = &running {
         warnings.push(format!(
-            "the running server{} keeps its old unit until it restarts (`signaltty stop`;              the next command starts the new one)",
+            "the running server{} keeps its old unit until it restarts (`signaltty stop`; the \
+             next command starts the new one)",
             pid.map_or_else(String::new, |p| format!(" (pid {p})"))
         ));
     }
@@ -303,6 +340,9 @@ fn install(global: &Global, force: bool) -> Result<Report, String> {
     if manual {
         todo.push("signaltty stop".to_owned());
         todo.push(format!("systemctl --user start {SOCKET}"));
+    }
+    if web_plan.is_some() && (manual || web_held) {
+        todo.push(format!("systemctl --user start {WEB}"));
     }
     if commands.is_empty() {
         text.push("already installed and enabled: nothing changed".to_owned());
@@ -315,6 +355,12 @@ fn install(global: &Global, force: bool) -> Result<Report, String> {
         text.push("the unit files are written; to finish, run:".to_owned());
         text.extend(todo.iter().map(|c| format!("  {c}")));
     }
+    if let Some(plan) = &web_plan {
+        text.push(format!(
+            "web view: {} ({WEB}); pair a browser with `signaltty web pair`",
+            plan.url
+        ));
+    }
     text.extend(warnings.iter().map(|w| format!("note: {w}")));
     Ok(Report {
         text,
@@ -324,6 +370,12 @@ fn install(global: &Global, force: bool) -> Result<Report, String> {
             "socket": socket,
             "files": files,
             "changed": changed,
+            "web": web_plan.as_ref().map(|p| json!({
+                "unit": WEB,
+                "listen": p.listen,
+                "url": p.url,
+                "args": p.words,
+            })),
             "systemctl": ran,
             "todo": todo,
             "warnings": warnings,
@@ -333,9 +385,17 @@ fn install(global: &Global, force: bool) -> Result<Report, String> {
 }
 
 /// `signaltty service uninstall`.
-fn uninstall() -> Result<Report, String> {
+fn uninstall(web_only: bool) -> Result<Report, String> {
     let dir = this_unit_dir()?;
-    let disks = [OnDisk::read(&dir, SOCKET)?, OnDisk::read(&dir, SERVICE)?];
+    let names: &[&'static str] = if web_only {
+        &[WEB]
+    } else {
+        &[WEB, SOCKET, SERVICE]
+    };
+    let disks = names
+        .iter()
+        .map(|name| OnDisk::read(&dir, name))
+        .collect::<Result<Vec<_>, _>>()?;
     let mut text = Vec::new();
     let mut files = Vec::new();
     let ours: Vec<&OnDisk> = disks
@@ -393,7 +453,11 @@ fn uninstall() -> Result<Report, String> {
             todo = run_all(&[vec!["daemon-reload"]], &mut ran, &mut text);
         }
     } else {
-        text.push("signaltty's units are not installed: nothing to do".to_owned());
+        text.push(if web_only {
+            format!("{WEB} is not installed: nothing to do")
+        } else {
+            "signaltty's units are not installed: nothing to do".to_owned()
+        });
     }
     if !todo.is_empty() {
         text.push("to finish, run:".to_owned());
@@ -402,112 +466,6 @@ fn uninstall() -> Result<Report, String> {
     Ok(Report {
         text,
         json: json!({"unit_dir": dir, "files": files, "systemctl": ran, "todo": todo}),
-        code: 0,
-    })
-}
-
-/// `signaltty service status`.
-fn status(global: &Global) -> Result<Report, String> {
-    let dir = this_unit_dir()?;
-    let current = current_binary().ok();
-    let mut text = Vec::new();
-    let mut units_json = Vec::new();
-    let mut installed = true;
-    for name in [SERVICE, SOCKET] {
-        let disk = OnDisk::read(&dir, name)?;
-        let ownership = disk.ownership();
-        installed &= matches!(ownership, Some(Ownership::Ours | Ownership::Edited));
-        let enabled = query("is-enabled", name);
-        let active = query("is-active", name);
-        let mut entry = json!({
-            "unit": name,
-            "path": disk.path,
-            "present": disk.text.is_some(),
-            "owner": ownership.map(Ownership::as_str),
-            "enabled": enabled,
-            "active": active,
-        });
-        let mut line = format!(
-            "{name}: {}",
-            match ownership {
-                None => "not installed".to_owned(),
-                Some(o) => format!("{} ({})", disk.path.display(), o.as_str()),
-            }
-        );
-        if name == SERVICE
-            && let Some(program) = disk.text.as_deref().and_then(units::exec_start_program)
-        {
-            let exists = Path::new(&program).is_file();
-            let is_current = current.as_deref().is_some_and(|c| c == Path::new(&program));
-            installed &= exists;
-            entry["exec_start"] = json!(program);
-            entry["exec_start_exists"] = json!(exists);
-            entry["exec_start_is_this_binary"] = json!(is_current);
-            line.push_str(&format!(
-                "\n  ExecStart: {program}{}",
-                if !exists {
-                    " (missing: run `signaltty service install` again)"
-                } else if !is_current {
-                    " (another binary than this one)"
-                } else {
-                    ""
-                }
-            ));
-        }
-        line.push_str(&format!(
-            "\n  enabled: {}, active: {}",
-            enabled.as_deref().unwrap_or("unknown"),
-            active.as_deref().unwrap_or("unknown")
-        ));
-        text.push(line);
-        units_json.push(entry);
-    }
-    let socket = unit_socket();
-    // A connection to a listening socket unit would start the server: only a
-    // server that already runs is asked.
-    let server = match who_answers(&socket) {
-        Running::Listening => {
-            text.push(format!(
-                "server: not running; the next connection to {} starts it",
-                socket.display()
-            ));
-            json!({"running": false, "starts_on_connect": true})
-        },
-        Running::Nothing => {
-            text.push(format!("server: not running on {}", socket.display()));
-            json!({"running": false})
-        },
-        Running::Systemd(pid) => {
-            text.push(format!(
-                "server: running{}, socket-activated by systemd",
-                pid.map_or_else(String::new, |p| format!(" (pid {p})"))
-            ));
-            json!({"running": true, "pid": pid, "socket_activated": true})
-        },
-        Running::Manual(pid) => {
-            text.push(format!(
-                "server: running{}, not started by systemd",
-                pid.map_or_else(String::new, |p| format!(" (pid {p})"))
-            ));
-            json!({"running": true, "pid": pid, "socket_activated": false})
-        },
-        Running::Unclear(why) => {
-            text.push(format!("server: unclear ({why})"));
-            json!({"running": null, "error": why})
-        },
-    };
-    let warnings = socket_warnings(global);
-    text.extend(warnings.iter().map(|w| format!("note: {w}")));
-    Ok(Report {
-        text,
-        json: json!({
-            "installed": installed,
-            "unit_dir": dir,
-            "socket": socket,
-            "units": units_json,
-            "server": server,
-            "warnings": warnings,
-        }),
         code: 0,
     })
 }

@@ -15,7 +15,7 @@ pub struct WebArgs {
     pub command: Option<WebCommand>,
     /// Where to listen. An address that is not loopback needs --tls-cert and
     /// --tls-key, or --insecure-http (docs/web.md#reaching-it-from-a-phone).
-    #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:7681")]
+    #[arg(long, value_name = "ADDR:PORT", default_value = crate::web::DEFAULT_LISTEN)]
     pub listen: String,
     /// This machine's server and every configured host's in one view.
     #[arg(long)]
@@ -38,6 +38,10 @@ pub struct WebArgs {
     /// Print the pairing link without its QR code.
     #[arg(long)]
     pub no_qr: bool,
+    /// Make no pairing link at start (for a service, whose output goes to a
+    /// log): `signaltty web pair` prints one when it is wanted.
+    #[arg(long)]
+    pub no_pair_link: bool,
 }
 
 #[derive(Debug, Clone, clap::Subcommand)]

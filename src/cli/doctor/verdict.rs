@@ -521,7 +521,18 @@ pub enum ServiceSeen {
         enabled: String,
         active: String,
         service_active: String,
+        /// The web view's unit, when its file is there.
+        web: Option<WebSeen>,
     },
+}
+
+/// What `systemctl --user` says of `signaltty-web.service`, and where its
+/// `ExecStart=` listens.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WebSeen {
+    pub enabled: String,
+    pub active: String,
+    pub listen: String,
 }
 
 /// The service check.
@@ -543,8 +554,16 @@ pub fn service(seen: &ServiceSeen) -> Check {
             enabled,
             active,
             service_active,
+            web,
         } => {
-            let detail = format!("{unit} {enabled}, {active}; signaltty.service {service_active}");
+            let mut detail =
+                format!("{unit} {enabled}, {active}; signaltty.service {service_active}");
+            if let Some(w) = web {
+                detail.push_str(&format!(
+                    "; signaltty-web.service {}, {} on {}",
+                    w.enabled, w.active, w.listen
+                ));
+            }
             if service_active == "failed" || active == "failed" {
                 Check::new(name, Verdict::Fail, detail).fix(
                     "see why: `systemctl --user status signaltty.service`; then `systemctl --user restart signaltty.socket`",
@@ -552,6 +571,16 @@ pub fn service(seen: &ServiceSeen) -> Check {
             } else if enabled != "enabled" || active != "active" {
                 Check::new(name, Verdict::Warn, detail)
                     .fix(format!("systemctl --user enable --now {unit}"))
+            } else if web.as_ref().is_some_and(|w| w.active == "failed") {
+                Check::new(name, Verdict::Fail, detail).fix(
+                    "see why: `journalctl --user -u signaltty-web`; then `systemctl --user restart signaltty-web.service`",
+                )
+            } else if web
+                .as_ref()
+                .is_some_and(|w| w.enabled != "enabled" || w.active != "active")
+            {
+                Check::new(name, Verdict::Warn, detail)
+                    .fix("systemctl --user enable --now signaltty-web.service")
             } else {
                 Check::new(name, Verdict::Ok, detail)
             }

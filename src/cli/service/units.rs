@@ -1,9 +1,12 @@
-//! The two systemd user units `signaltty service install` writes, the marker
-//! line that says a file is ours (and whether it was edited since), and the
-//! little INI reading `status` needs. Pure: no I/O.
+//! The systemd user units `signaltty service install` writes (the server's
+//! two, and the web view's with `--web`), the marker line that says a file is
+//! ours (and whether it was edited since), and the program `status` reads
+//! from `ExecStart=` (the reading itself is `crate::systemd::unit_file`).
+//! Pure: no I/O.
 
 use std::path::Path;
 
+pub use crate::systemd::unit_file::exec_start_words;
 pub use crate::systemd::{SERVICE, SOCKET};
 /// Where the socket unit listens: the server's default socket path in the
 /// user manager's runtime directory (`%t` is `$XDG_RUNTIME_DIR`).
@@ -36,20 +39,8 @@ impl Ownership {
 /// The service unit, marker line included. `exe` is the absolute path of the
 /// binary; `path_env` the `PATH` panes start with (the installing shell's).
 pub fn service_unit(exe: &Path, path_env: Option<&str>) -> Result<String, String> {
-    let exe = exe
-        .to_str()
-        .ok_or_else(|| format!("the binary's path {} is not UTF-8", exe.display()))?;
-    if !exe.starts_with('/') {
-        return Err(format!("the binary's path {exe} is not absolute"));
-    }
-    let environment = match path_env.filter(|p| !p.is_empty()) {
-        Some(path) => format!(
-            "# The PATH of the shell that ran `signaltty service install`: panes start with it.\n\
-             Environment={}\n",
-            quote(&format!("PATH={path}").replace('%', "%%"))
-        ),
-        None => String::new(),
-    };
+    let exe = absolute_exe(exe)?;
+    let environment = environment(path_env, "panes start with it");
     let body = format!(
         "[Unit]\n\
          Description=signaltty server: the terminals of AI coding agents\n\
@@ -75,6 +66,68 @@ pub fn service_unit(exe: &Path, path_env: Option<&str>) -> Result<String, String
         quote_word(exe)
     );
     Ok(with_marker(&body))
+}
+
+/// The web view's unit, marker line included: `exe web --no-pair-link` and
+/// `flags` (the `signaltty web` flags, already checked), one word each. It
+/// wants the server's units and starts after them, so the server is up (or
+/// its socket listens) when the view first connects.
+pub fn web_unit(exe: &Path, flags: &[String], path_env: Option<&str>) -> Result<String, String> {
+    let exe = absolute_exe(exe)?;
+    let mut command = vec![quote_word(exe), "web".to_owned(), NO_PAIR_LINK.to_owned()];
+    command.extend(flags.iter().map(|w| quote_word(w)));
+    let environment = environment(path_env, "ssh (for --all-hosts) is looked up in it");
+    let body = format!(
+        "[Unit]\n\
+         Description=signaltty web view: the panes, questions and tasks in a browser\n\
+         Wants={SOCKET} {SERVICE}\n\
+         After={SOCKET} {SERVICE}\n\
+         # Five failed starts within two minutes (a taken port, an unreadable\n\
+         # certificate) and it stays down: `systemctl --user status` says why.\n\
+         StartLimitIntervalSec=120s\n\
+         StartLimitBurst=5\n\
+         \n\
+         [Service]\n\
+         Type=exec\n\
+         # {NO_PAIR_LINK}: its output goes to the journal, which must carry no pairing\n\
+         # code; `signaltty web pair` asks the running view for a link.\n\
+         ExecStart={}\n\
+         {environment}\
+         Restart=on-failure\n\
+         RestartSec=5s\n\
+         TimeoutStopSec=10s\n\
+         \n\
+         [Install]\n\
+         WantedBy=default.target\n",
+        command.join(" ")
+    );
+    Ok(with_marker(&body))
+}
+
+/// The flag the web unit always passes: no pairing link in the journal.
+pub const NO_PAIR_LINK: &str = "--no-pair-link";
+
+/// `exe` as a string, when it is UTF-8 and absolute (what ExecStart= needs).
+fn absolute_exe(exe: &Path) -> Result<&str, String> {
+    let exe = exe
+        .to_str()
+        .ok_or_else(|| format!("the binary's path {} is not UTF-8", exe.display()))?;
+    if !exe.starts_with('/') {
+        return Err(format!("the binary's path {exe} is not absolute"));
+    }
+    Ok(exe)
+}
+
+/// The `Environment="PATH=…"` line and its comment (empty without a PATH).
+fn environment(path_env: Option<&str>, why: &str) -> String {
+    match path_env.filter(|p| !p.is_empty()) {
+        Some(path) => format!(
+            "# The PATH of the shell that ran `signaltty service install`: {why}.\n\
+             Environment={}\n",
+            quote(&format!("PATH={path}").replace('%', "%%"))
+        ),
+        None => String::new(),
+    }
 }
 
 /// The socket unit, marker line included.
@@ -129,12 +182,14 @@ fn fnv1a64(bytes: &[u8]) -> u64 {
 }
 
 /// `word` as one ExecStart= word: `%` and `$` doubled (specifiers and
-/// variables), double-quoted when it holds a blank, a quote or a backslash.
+/// variables), double-quoted when it is empty or holds a blank, a quote, a
+/// backslash or a `;`.
 fn quote_word(word: &str) -> String {
     let escaped = word.replace('%', "%%").replace('$', "$$");
-    if escaped
-        .chars()
-        .any(|c| c.is_whitespace() || matches!(c, '"' | '\'' | '\\' | ';'))
+    if escaped.is_empty()
+        || escaped
+            .chars()
+            .any(|c| c.is_whitespace() || matches!(c, '"' | '\'' | '\\' | ';'))
     {
         quote(&escaped)
     } else {
@@ -157,55 +212,9 @@ fn quote(text: &str) -> String {
     out
 }
 
-/// The `key=value` entries of a unit file, each with its section, in order.
-/// Comments and blank lines are skipped; no continuation lines (ours have none).
-pub fn parse_ini(text: &str) -> Vec<(String, String, String)> {
-    let mut section = String::new();
-    let mut out = Vec::new();
-    for line in text.lines().map(str::trim) {
-        if line.is_empty() || line.starts_with('#') || line.starts_with(';') {
-            continue;
-        }
-        if let Some(name) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
-            section = name.to_owned();
-        } else if let Some((key, value)) = line.split_once('=') {
-            out.push((
-                section.clone(),
-                key.trim().to_owned(),
-                value.trim().to_owned(),
-            ));
-        }
-    }
-    out
-}
-
 /// The program of the service unit's `ExecStart=`, unquoted and unescaped.
 pub fn exec_start_program(text: &str) -> Option<String> {
-    let value = parse_ini(text)
-        .into_iter()
-        .find(|(section, key, _)| section == "Service" && key == "ExecStart")?
-        .2;
-    let word = first_word(&value)?;
-    Some(word.replace("%%", "%").replace("$$", "$"))
-}
-
-/// The first word of an ExecStart= value, honouring double quotes.
-fn first_word(value: &str) -> Option<String> {
-    let value = value.trim_start_matches(['@', '-', ':', '+', '!']);
-    if let Some(rest) = value.strip_prefix('"') {
-        let mut out = String::new();
-        let mut chars = rest.chars();
-        while let Some(c) = chars.next() {
-            match c {
-                '\\' => out.push(chars.next()?),
-                '"' => return Some(out),
-                c => out.push(c),
-            }
-        }
-        None
-    } else {
-        value.split_whitespace().next().map(str::to_owned)
-    }
+    exec_start_words(text)?.into_iter().next()
 }
 
 #[cfg(test)]

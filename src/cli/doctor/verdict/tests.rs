@@ -259,6 +259,7 @@ fn the_service_is_skipped_unless_installed_and_wants_enabled_and_active() {
         enabled: enabled.into(),
         active: active.into(),
         service_active: service.into(),
+        web: None,
     };
     assert_eq!(
         service(&ServiceSeen::NotInstalled { dir: "/c".into() }).verdict,
@@ -279,6 +280,43 @@ fn the_service_is_skipped_unless_installed_and_wants_enabled_and_active() {
     assert_eq!(
         service(&units("enabled", "active", "failed")).verdict,
         Verdict::Fail
+    );
+}
+
+#[test]
+fn the_web_unit_is_named_and_a_failed_or_stopped_one_is_reported() {
+    let with_web = |enabled: &str, active: &str| ServiceSeen::Units {
+        unit: "signaltty.socket",
+        enabled: "enabled".into(),
+        active: "active".into(),
+        service_active: "active".into(),
+        web: Some(WebSeen {
+            enabled: enabled.into(),
+            active: active.into(),
+            listen: "127.0.0.1:7681".into(),
+        }),
+    };
+    let ok = service(&with_web("enabled", "active"));
+    assert_eq!(ok.verdict, Verdict::Ok);
+    assert_eq!(
+        ok.detail,
+        "signaltty.socket enabled, active; signaltty.service active; \
+         signaltty-web.service enabled, active on 127.0.0.1:7681"
+    );
+    let stopped = service(&with_web("enabled", "inactive"));
+    assert_eq!(stopped.verdict, Verdict::Warn);
+    assert_eq!(
+        stopped.fix.as_deref(),
+        Some("systemctl --user enable --now signaltty-web.service")
+    );
+    let failed = service(&with_web("enabled", "failed"));
+    assert_eq!(failed.verdict, Verdict::Fail);
+    assert!(
+        failed
+            .fix
+            .as_deref()
+            .is_some_and(|f| f.contains("journalctl --user -u signaltty-web")),
+        "{failed:?}"
     );
 }
 
