@@ -330,8 +330,12 @@ fn a_browser_pairs_answers_a_question_and_a_fresh_browser_sees_nothing() {
     });
     assert!(verdict.contains("\"allow\""), "{verdict}");
     b.wait_for(
-        "the question gone",
-        &format!("return !document.querySelector('{card}')"),
+        "the question gone, and what was sent said",
+        &format!(
+            "const t = document.getElementById('toast'); \
+             return !document.querySelector('{card}') && !t.hidden \
+               && t.textContent.endsWith(': Allow once.')"
+        ),
     );
     // The code is used: a fresh browser (no cookie) gets the refusal and
     // no pane.

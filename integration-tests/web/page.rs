@@ -214,3 +214,39 @@ fn a_task_shows_its_diff_stat_and_merges_only_after_the_confirm_says_yes() {
         &format!("return !document.querySelector('{row} .merge')"),
     );
 }
+
+#[test]
+fn an_answer_that_lost_the_race_to_the_terminal_says_so() {
+    let s = setup();
+    let b = paired_browser(&s);
+    let mut c = s.server.client();
+    type_line(&mut c, &s.pane, "ask Bash");
+    let d = pending(&s);
+    let card = format!(".question[data-decision=\"{}\"]", str_field(&d, "id"));
+    b.wait_for(
+        "the question",
+        &format!("return !!document.querySelector('{card} button.option[data-option=\"once\"]')"),
+    );
+    // The view stands still: the tap's request waits in its socket while
+    // the question is answered in the terminal.
+    s.view.pause();
+    b.tap(&format!("{card} button.option[data-option=\"once\"]"));
+    ok(c.call(
+        "decision.answer",
+        json!({"pane_id": s.pane, "decision_id": d["id"], "option_id": "deny"}),
+    ));
+    let verdict = wait_until("the reporter's verdict", LONG, || {
+        std::fs::read_to_string(s.dir.join("verdict.1")).ok()
+    });
+    assert!(verdict.contains("\"deny\""), "{verdict}");
+    s.view.go_on();
+    b.wait_for(
+        "the page saying the tap lost",
+        "const t = document.getElementById('toast'); return !t.hidden \
+         && t.classList.contains('err') && t.textContent.includes('already answered elsewhere')",
+    );
+    b.wait_for(
+        "the question gone",
+        &format!("return !document.querySelector('{card}')"),
+    );
+}

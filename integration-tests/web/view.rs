@@ -84,6 +84,21 @@ impl WebView {
         format!("{}{}", self.origin(), self.pair_path)
     }
 
+    /// Stops the view in its tracks (SIGSTOP): what reaches it waits.
+    pub fn pause(&self) {
+        self.signal(nix::sys::signal::Signal::SIGSTOP);
+    }
+
+    /// Lets a paused view go on (SIGCONT).
+    pub fn go_on(&self) {
+        self.signal(nix::sys::signal::Signal::SIGCONT);
+    }
+
+    fn signal(&self, sig: nix::sys::signal::Signal) {
+        let pid = nix::unistd::Pid::from_raw(i32::try_from(self.child.id()).expect("a pid"));
+        nix::sys::signal::kill(pid, sig).expect("signal the view");
+    }
+
     /// Kills the view and starts it again on the same address.
     pub fn restart(&mut self, server: &TestServer) {
         self.kill();

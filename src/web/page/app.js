@@ -212,7 +212,7 @@
           if (i === 0) b.classList.add("primary");
           else if (/^(deny|reject|no)\b/i.test(o.id) || /^(deny|reject|no)\b/i.test(o.label || "")) b.classList.add("danger");
           if (state && state.lock) b.disabled = true;
-          b.addEventListener("click", () => answer(it.host, p.id, d.id, o.id, key));
+          b.addEventListener("click", () => answer(it.host, p.id, d.id, o.id, key, o.label || o.id));
           opts.append(b);
         });
         card.append(opts);
@@ -235,18 +235,35 @@
     c.textContent = String(answerable);
   }
 
-  async function answer(host, pane, decision, option, key) {
+  // The card goes as soon as the server says the question ended, so what
+  // became of an answer is also said in a toast that outlives it.
+  async function answer(host, pane, decision, option, key, label) {
+    const it = findPane(host, pane);
+    const who = it ? paneName(it.pane) : pane;
     cardState.set(key, { lock: true, text: "Sending…", cls: "" });
     draw();
     const { status, data } = await post("/api/answer", { host, pane, decision, option });
     if (status === 200 && data.ok) {
       cardState.set(key, { lock: true, card: "sent", cls: "ok", text: "Sent." });
+      toast(who + ": " + label + ".", "");
     } else if (status === 409) {
       cardState.set(key, { lock: true, card: "lost", cls: "err", text: "This was already answered elsewhere." });
+      toast(who + ": already answered elsewhere; your " + label + " was not sent.", "err");
     } else {
       cardState.set(key, { lock: false, cls: "err", text: data.message || "Could not send the answer." });
+      toast(who + ": " + (data.message || "could not send the answer."), "err");
     }
     draw();
+  }
+
+  let toastTimer = null;
+  function toast(text, cls) {
+    const t = $("toast");
+    t.className = "toast" + (cls ? " " + cls : "");
+    t.textContent = text;
+    t.hidden = false;
+    if (toastTimer) clearTimeout(toastTimer);
+    toastTimer = setTimeout(() => { t.hidden = true; toastTimer = null; }, 6000);
   }
 
   function groupedPanes() {
@@ -728,7 +745,7 @@
       const b = el("button", "btn view-option" + (i === 0 ? " primary" : ""), o.label || o.id);
       b.type = "button";
       b.disabled = !!(st && st.lock);
-      b.addEventListener("click", () => answer(it.host, p.id, d.id, o.id, key));
+      b.addEventListener("click", () => answer(it.host, p.id, d.id, o.id, key, o.label || o.id));
       opts.append(b);
     });
     note.append(opts);
