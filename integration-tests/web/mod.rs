@@ -314,12 +314,21 @@ fn a_browser_pairs_answers_a_question_and_a_fresh_browser_sees_nothing() {
              && !!c.querySelector('button.option[data-option=\"deny\"]')"
         ),
     );
-    // At a phone's width nothing scrolls sideways.
+    // At a phone's width nothing scrolls sideways, and every button shown
+    // is a finger's height.
     assert_eq!(
         b.eval(
             "return document.documentElement.scrollWidth <= document.documentElement.clientWidth"
         ),
         Value::Bool(true)
+    );
+    assert_eq!(
+        b.eval(
+            "return [...document.querySelectorAll('button')].filter((e) => e.offsetParent) \
+               .filter((e) => e.getBoundingClientRect().height < 44).map((e) => e.outerHTML)"
+        ),
+        json!([]),
+        "buttons shorter than 44 px"
     );
     // A tap on Allow once reaches the waiting reporter; the question goes.
     b.eval(&format!(
