@@ -4,7 +4,7 @@
 
 use super::http::App;
 use serde_json::{Value, json};
-use std::io::{BufRead as _, BufReader, Write as _};
+use std::io::{BufRead as _, BufReader, Read as _, Write as _};
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::Path;
 use std::sync::Arc;
@@ -30,6 +30,9 @@ pub fn listen(path: &Path) -> Result<UnixListener, String> {
 pub fn serve(listener: UnixListener, app: Arc<App>, url_base: String) {
     std::thread::spawn(move || {
         for stream in listener.incoming().flatten() {
+            // One request at a time: a client that never finishes its line
+            // holds up the next one for a few seconds at most.
+            let _ = stream.set_read_timeout(Some(std::time::Duration::from_secs(5)));
             let reply = handle(&stream, &app, &url_base);
             let mut w = &stream;
             let _ = writeln!(w, "{reply}");
@@ -39,7 +42,10 @@ pub fn serve(listener: UnixListener, app: Arc<App>, url_base: String) {
 
 fn handle(stream: &UnixStream, app: &App, url_base: &str) -> Value {
     let mut line = String::new();
-    if BufReader::new(stream).read_line(&mut line).is_err() {
+    if BufReader::new(stream.take(64 * 1024))
+        .read_line(&mut line)
+        .is_err()
+    {
         return json!({"error": "unreadable request"});
     }
     let ask: Value = serde_json::from_str(&line).unwrap_or(Value::Null);
