@@ -49,8 +49,14 @@ impl Browser {
             .and_then(|l| l.local_addr())
             .map(|a| a.port())
             .unwrap_or_else(|e| panic!("a free port: {e}"));
+        // The profile, and every scratch folder chromedriver and Chromium
+        // make (they are killed, so they never clean up), go with the test.
+        let profile = tempfile::tempdir().unwrap_or_else(|e| panic!("profile dir: {e}"));
+        let scratch = profile.path().join("tmp");
+        std::fs::create_dir_all(&scratch).unwrap_or_else(|e| panic!("scratch dir: {e}"));
         let driver = Command::new("chromedriver")
             .arg(format!("--port={port}"))
+            .env("TMPDIR", &scratch)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .process_group(0)
@@ -64,7 +70,6 @@ impl Browser {
             assert!(Instant::now() < deadline, "chromedriver never answered");
             std::thread::sleep(Duration::from_millis(50));
         }
-        let profile = tempfile::tempdir().unwrap_or_else(|e| panic!("profile dir: {e}"));
         let mut args = vec![
             "--headless=new".to_owned(),
             "--no-sandbox".into(),

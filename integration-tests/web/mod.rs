@@ -226,10 +226,9 @@ fn web_pair_sessions_and_revoke_reach_the_running_view() {
     let env = s.server.env();
     // A client of the control socket that says nothing holds up the next
     // one for a few seconds at most.
-    let _silent = std::os::unix::net::UnixStream::connect(
-        env.default_socket().with_file_name("web.sock"),
-    )
-    .expect("the control socket");
+    let _silent =
+        std::os::unix::net::UnixStream::connect(env.default_socket().with_file_name("web.sock"))
+            .expect("the control socket");
     let out = env.cli(&["web", "pair", "--no-qr"]);
     let text = String::from_utf8_lossy(&out.stdout).to_string();
     let url = text
