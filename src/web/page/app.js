@@ -324,9 +324,51 @@
     return row;
   }
 
+  // The rows drawn, by item key: a row is made again only when its item
+  // changed (a patch replaces the items it sets, so an unchanged one is the
+  // same object). While the lists' shape (hosts, workspaces, which panes in
+  // which order) stays the same, only the changed rows are swapped in place:
+  // with hundreds of panes, rebuilding every row for one change kept the
+  // phone's page busy for most of each frame.
+  const paneRows = new Map();   // key -> {it, row}
+  let paneShape = null;
+
+  function rowOf(it, fresh) {
+    const had = paneRows.get(it.key);
+    if (had && had.it === it) { fresh.set(it.key, had); return had.row; }
+    const made = { it, row: paneRow(it) };
+    fresh.set(it.key, made);
+    return made.row;
+  }
+
   function drawPanes() {
     const hosts = groupedPanes();
     const several = byKind("host").length > 1;
+    const shape = [several];
+    for (const h of hosts) {
+      if (several) shape.push("h", h.host, h.item && h.item.state, h.item && h.item.why);
+      for (const grp of h.groups) {
+        shape.push("g", grp.ws ? grp.ws.name || grp.ws.id : "", grp.ws && grp.ws.cwd);
+        for (const p of grp.panes) shape.push(p.key);
+      }
+    }
+    const shapeKey = JSON.stringify(shape);
+    const fresh = new Map();
+    if (shapeKey === paneShape) {
+      for (const h of hosts) {
+        for (const grp of h.groups) {
+          for (const p of grp.panes) {
+            const old = paneRows.get(p.key);
+            const row = rowOf(p, fresh);
+            if (old && old.row !== row) old.row.replaceWith(row);
+          }
+        }
+      }
+      paneRows.clear();
+      for (const [k, v] of fresh) paneRows.set(k, v);
+      return;
+    }
+    paneShape = shapeKey;
     const frag = document.createDocumentFragment();
     let count = 0;
     for (const h of hosts) {
@@ -345,10 +387,12 @@
         if (grp.ws && grp.ws.cwd) g.append(el("span", "gsub", grp.ws.cwd));
         frag.append(g);
         const list = el("div", "list");
-        for (const p of grp.panes) { list.append(paneRow(p)); count += 1; }
+        for (const p of grp.panes) { list.append(rowOf(p, fresh)); count += 1; }
         frag.append(list);
       }
     }
+    paneRows.clear();
+    for (const [k, v] of fresh) paneRows.set(k, v);
     $("p-list").replaceChildren(frag);
     $("p-empty").hidden = count > 0;
   }
