@@ -38,7 +38,8 @@ impl Drop for Browser {
 }
 
 impl Browser {
-    /// A headless Chromium at 390×844 (a phone's width).
+    /// A headless Chromium showing pages as a phone does: 390×844 CSS
+    /// pixels.
     pub fn start() -> Browser {
         Browser::start_with(&[])
     }
@@ -86,7 +87,12 @@ impl Browser {
         args.extend(more.iter().map(|m| (*m).to_owned()));
         let caps = json!({"capabilities": {"alwaysMatch": {
             "browserName": "chrome",
-            "goog:chromeOptions": {"binary": "/usr/bin/chromium", "args": args},
+            // Headless Chromium makes no window narrower than 500 pixels:
+            // the phone's screen is emulated (its viewport tag honoured,
+            // touch, three device pixels to a CSS pixel).
+            "goog:chromeOptions": {"binary": "/usr/bin/chromium", "args": args,
+                "mobileEmulation": {"deviceMetrics": {"width": 390, "height": 844,
+                    "pixelRatio": 3, "mobile": true, "touch": true}}},
         }}});
         let made = post_json(&addr, "/session", &caps);
         let session = made["value"]["sessionId"]

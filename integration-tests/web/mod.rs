@@ -322,6 +322,11 @@ fn a_browser_pairs_answers_a_question_and_a_fresh_browser_sees_nothing() {
     // At a phone's width nothing scrolls sideways, and every button shown
     // is a finger's height.
     assert_eq!(
+        b.eval("return [window.innerWidth, window.innerHeight]"),
+        json!([390, 844]),
+        "a phone's viewport"
+    );
+    assert_eq!(
         b.eval(
             "return document.documentElement.scrollWidth <= document.documentElement.clientWidth"
         ),
