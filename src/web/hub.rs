@@ -8,7 +8,7 @@
 //! that was away longer than they cover (or talks to another run of this
 //! process) gets the whole world again.
 
-use super::items::{self, Items};
+use super::items::{self, Items, Maker};
 use crate::board::Input;
 use crate::board::feed::{self, FeedNews};
 use crate::board::model::Board;
@@ -82,7 +82,7 @@ impl Hub {
     }
 
     fn world(&self, st: &State) -> Arc<str> {
-        let items: Vec<&Value> = st.items.values().collect();
+        let items: Vec<&Value> = st.items.values().map(|v| &**v).collect();
         let msg = json!({"t": "world", "epoch": self.epoch, "v": st.version, "items": items});
         Arc::from(msg.to_string())
     }
@@ -127,7 +127,8 @@ impl Hub {
     }
 
     fn run(&self, mut board: Board, seqs: Vec<Arc<AtomicU64>>, rx: Receiver<Input>) {
-        self.publish(items::of(&board));
+        let mut maker = Maker::default();
+        self.publish(maker.of(&board));
         while let Ok(first) = rx.recv() {
             apply(&mut board, first);
             for more in rx.try_iter() {
@@ -136,7 +137,7 @@ impl Hub {
             for (host, seq) in seqs.iter().enumerate() {
                 seq.store(board.seq_of(host), Ordering::Relaxed);
             }
-            self.publish(items::of(&board));
+            self.publish(maker.of(&board));
         }
     }
 }

@@ -1,7 +1,10 @@
 use super::*;
 
-fn item(key: &str, n: u64) -> (String, Value) {
-    (key.to_owned(), json!({"key": key, "kind": "pane", "n": n}))
+fn item(key: &str, n: u64) -> (String, Arc<Value>) {
+    (
+        key.to_owned(),
+        Arc::new(json!({"key": key, "kind": "pane", "n": n})),
+    )
 }
 
 fn text(m: &Arc<str>) -> Value {

@@ -6,7 +6,11 @@ fn every_host_workspace_and_pane_is_an_item_with_its_order() {
     let board = loaded(two_workspaces());
     let items = of(&board);
     assert_eq!(items["host/local"]["state"], "live");
-    let panes: Vec<&Value> = items.values().filter(|i| i["kind"] == "pane").collect();
+    let panes: Vec<&Value> = items
+        .values()
+        .map(|v| &**v)
+        .filter(|i| i["kind"] == "pane")
+        .collect();
     assert_eq!(panes.len(), board.panes.len());
     let mut orders: Vec<u64> = panes.iter().filter_map(|p| p["order"].as_u64()).collect();
     orders.sort();
@@ -45,4 +49,31 @@ fn the_same_items_make_no_patch_and_a_gone_pane_is_deleted() {
         .expect("a pane");
     fewer.remove(&gone);
     assert_eq!(diff(&a, &fewer), (vec![], vec![gone]));
+}
+
+#[test]
+fn a_maker_remakes_only_the_items_whose_model_changed() {
+    let mut maker = Maker::default();
+    let before = maker.of(&loaded(two_workspaces()));
+    let mut world = two_workspaces();
+    world[0].panes[0] = asking(world[0].panes[0].clone(), decision("d1", "Run rm?", 5));
+    let after = maker.of(&loaded(world.clone()));
+    let remade: Vec<&str> = after
+        .iter()
+        .filter(|(k, v)| k.starts_with("pane/") && !Arc::ptr_eq(v, &before[*k]))
+        .map(|(k, _)| k.as_str())
+        .collect();
+    assert_eq!(remade, ["pane/local/pane_1"]);
+    // What it makes is what a fresh start makes.
+    assert_eq!(after, of(&loaded(world.clone())));
+    // A gone pane is forgotten.
+    let gone = world[0].panes.remove(0);
+    maker.of(&loaded(world));
+    assert!(
+        !maker
+            .panes
+            .keys()
+            .any(|k| k.ends_with(gone.id.0.as_str())),
+        "still remembered"
+    );
 }
