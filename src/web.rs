@@ -21,6 +21,7 @@ use access::Access;
 use http::App;
 use hub::Hub;
 use parking_lot::Mutex;
+use std::io::IsTerminal as _;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -41,13 +42,29 @@ pub fn control_path(global: &Global) -> PathBuf {
 pub fn print_pairing(url: &str, qr: bool) {
     say!("Pair a browser (the link works once, for 10 minutes):");
     say!("pair: {url}");
-    if qr && let Ok(code) = qrcode::QrCode::new(url.as_bytes()) {
-        let drawn = code
-            .render::<qrcode::render::unicode::Dense1x2>()
-            .quiet_zone(true)
-            .build();
+    if qr && let Some(drawn) = qr_text(url, std::io::stdout().is_terminal()) {
         say!("{drawn}");
     }
+}
+
+/// The link as a QR code in text, two modules to a character, dark modules
+/// drawn as blocks. On a terminal each line is also painted black on white:
+/// on a dark theme the blocks would otherwise come out light on dark, an
+/// inverted code that some phones' cameras do not read.
+fn qr_text(url: &str, paint: bool) -> Option<String> {
+    let code = qrcode::QrCode::new(url.as_bytes()).ok()?;
+    let drawn = code
+        .render::<qrcode::render::unicode::Dense1x2>()
+        .quiet_zone(true)
+        .build();
+    if !paint {
+        return Some(drawn);
+    }
+    let lines: Vec<String> = drawn
+        .lines()
+        .map(|l| format!("\x1b[38;5;16;48;5;231m{l}\x1b[0m"))
+        .collect();
+    Some(lines.join("\n"))
 }
 
 /// Serves until stopped; the exit code.
@@ -265,3 +282,6 @@ fn tls_config(
         .and_then(|b| b.with_no_client_auth().with_single_cert(certs, key))
         .map_err(|e| format!("the TLS certificate and key: {e}"))
 }
+
+#[cfg(test)]
+mod tests;

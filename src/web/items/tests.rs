@@ -70,10 +70,7 @@ fn a_maker_remakes_only_the_items_whose_model_changed() {
     let gone = world[0].panes.remove(0);
     maker.of(&loaded(world));
     assert!(
-        !maker
-            .panes
-            .keys()
-            .any(|k| k.ends_with(gone.id.0.as_str())),
+        !maker.panes.keys().any(|k| k.ends_with(gone.id.0.as_str())),
         "still remembered"
     );
 }
