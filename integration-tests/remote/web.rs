@@ -5,6 +5,7 @@
 
 use super::*;
 use crate::web::browser::Browser;
+use crate::web::tap_allow_once;
 use crate::web::view::WebView;
 use std::time::Instant;
 
@@ -23,12 +24,7 @@ fn list_is(want: &[&str]) -> String {
 
 fn answer_on_the_page(b: &Browser, host: &str, pane: &str) {
     let card = format!(".question[data-host=\"{host}\"][data-pane=\"{pane}\"]");
-    b.wait_within(
-        "the question on the page",
-        &format!("return !!document.querySelector('{card} button.option[data-option=\"once\"]')"),
-        REMOTE,
-    );
-    b.tap(&format!("{card} button.option[data-option=\"once\"]"));
+    tap_allow_once(b, &card, REMOTE);
 }
 
 #[test]

@@ -5,7 +5,7 @@
 //! same browser then answers from the view's own page, so the refusals
 //! were the origin's, not a missing session's.
 
-use super::{LONG, paired_browser, pending, setup};
+use super::{LONG, paired_browser, pending, setup, tap_allow_once, verdict};
 use crate::support::agents::type_line;
 use crate::support::{str_field, wait_until};
 use serde_json::{Value, json};
@@ -101,14 +101,8 @@ fn a_page_of_another_origin_can_neither_answer_nor_listen_nor_read() {
     // The same browser, on the view's own page, answers it.
     b.goto(&format!("http://{}/", s.view.addr()));
     let card = format!(".question[data-decision=\"{}\"]", str_field(&d, "id"));
-    b.wait_for(
-        "the question on the view's page",
-        &format!("return !!document.querySelector('{card}')"),
-    );
-    b.tap(&format!("{card} button.option[data-option=\"once\"]"));
-    let verdict = wait_until("the reporter's verdict", LONG, || {
-        std::fs::read_to_string(s.dir.join("verdict.1")).ok()
-    });
+    tap_allow_once(&b, &card, LONG);
+    let verdict = verdict(&s.dir, 1);
     assert!(verdict.contains("\"allow\""), "{verdict}");
     let _: Value = pending_gone(&s);
 }

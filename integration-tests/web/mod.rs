@@ -13,6 +13,7 @@ pub(crate) mod view;
 use crate::support::agents::{spawn_fake_with, type_line, wait_state, workspace};
 use crate::support::{TestServer, ok, str_field, wait_until};
 use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 use view::{WebView, ws_handshake, ws_next_message};
 
@@ -24,22 +25,14 @@ struct Setup {
     server: TestServer,
     view: WebView,
     pane: String,
-    dir: std::path::PathBuf,
+    dir: PathBuf,
 }
 
 fn setup() -> Setup {
     let server = TestServer::start();
     let mut c = server.client();
     let ws = workspace(&mut c, &server, "web");
-    let dir = server.env().root().join("agent");
-    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("agent dir: {e}"));
-    let pane = spawn_fake_with(
-        &mut c,
-        &ws,
-        "fake-claude",
-        json!({"SIGNALTTY_FAKE_DIR": dir.to_string_lossy()}),
-    );
-    wait_state(&mut c, &pane, "idle");
+    let (pane, dir) = fake_claude(&server, &ws, "agent");
     let view = WebView::start(&server);
     Setup {
         server,
@@ -49,12 +42,51 @@ fn setup() -> Setup {
     }
 }
 
+/// Starts a fake Claude in a new tab of `ws` whose reporters write into
+/// `<root>/<name>`, and waits until it is idle: its pane and that folder.
+fn fake_claude(server: &TestServer, ws: &str, name: &str) -> (String, PathBuf) {
+    let mut c = server.client();
+    let dir = server.env().root().join(name);
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("agent dir: {e}"));
+    let pane = spawn_fake_with(
+        &mut c,
+        ws,
+        "fake-claude",
+        json!({"SIGNALTTY_FAKE_DIR": dir.to_string_lossy()}),
+    );
+    wait_state(&mut c, &pane, "idle");
+    (pane, dir)
+}
+
 fn pending(s: &Setup) -> Value {
-    let mut c = s.server.client();
+    pending_of(&s.server, &s.pane)
+}
+
+/// Waits until `pane` has a pending decision; the decision.
+fn pending_of(server: &TestServer, pane: &str) -> Value {
+    let mut c = server.client();
     wait_until("a pending decision", LONG, || {
-        let p = ok(c.call("pane.get", json!({"pane_id": s.pane})))["pane"].clone();
+        let p = ok(c.call("pane.get", json!({"pane_id": pane})))["pane"].clone();
         (!p["pending_decision"].is_null()).then(|| p["pending_decision"].clone())
     })
+}
+
+/// Waits until the fake agent's `n`th reporter has printed its verdict
+/// into `dir`; the verdict.
+fn verdict(dir: &Path, n: usize) -> String {
+    wait_until("the reporter's verdict", LONG, || {
+        std::fs::read_to_string(dir.join(format!("verdict.{n}"))).ok()
+    })
+}
+
+/// Waits for the question card `card` to offer Allow once, then taps it.
+pub(crate) fn tap_allow_once(b: &browser::Browser, card: &str, within: Duration) {
+    b.wait_within(
+        "the question on the page",
+        &format!("return !!document.querySelector('{card} button.option[data-option=\"once\"]')"),
+        within,
+    );
+    b.tap(&format!("{card} button.option[data-option=\"once\"]"));
 }
 
 /// A browser paired with the view's printed link, once the page shows the
@@ -69,8 +101,13 @@ fn paired_browser(s: &Setup) -> browser::Browser {
 /// over a live channel.
 fn pair_browser(b: &browser::Browser, url: &str, pane: &str) {
     b.goto(url);
+    wait_live_with(b, "the pane listed over a live channel", pane);
+}
+
+/// Waits until the page is live and lists `pane`.
+fn wait_live_with(b: &browser::Browser, what: &str, pane: &str) {
     b.wait_for(
-        "the pane listed over a live channel",
+        what,
         &format!(
             "return document.getElementById('status').textContent.includes('live') \
              && !!document.querySelector('.pane[data-pane=\"{pane}\"]')"
@@ -170,9 +207,7 @@ fn an_answer_from_the_page_reaches_the_reporter_once_and_a_cross_origin_one_is_r
     assert!(!pending(&s)["id"].is_null());
     let (status, _, text) = v.post("/api/answer", &session, Some(&csrf), Some(&origin), &body);
     assert_eq!(status, 200, "{text}");
-    let verdict = wait_until("the reporter's verdict", LONG, || {
-        std::fs::read_to_string(s.dir.join("verdict.1")).ok()
-    });
+    let verdict = verdict(&s.dir, 1);
     assert!(verdict.contains("\"allow\""), "{verdict}");
     // The same answer again lost the race: 409 with the server's code.
     let (status, _, text) = v.post("/api/answer", &session, Some(&csrf), Some(&origin), &body);
@@ -295,17 +330,9 @@ fn a_non_loopback_address_needs_tls_or_saying_so() {
 #[test]
 fn a_browser_pairs_answers_a_question_and_a_fresh_browser_sees_nothing() {
     let s = setup();
-    let url = format!("http://{}{}", s.view.addr(), s.view.pair_path());
+    let url = s.view.pair_url();
     let b = browser::Browser::start();
-    b.goto(&url);
-    b.wait_for(
-        "the pane listed over a live channel",
-        &format!(
-            "return document.getElementById('status').textContent.includes('live') \
-             && !!document.querySelector('.pane[data-pane=\"{}\"]')",
-            s.pane
-        ),
-    );
+    pair_browser(&b, &url, &s.pane);
     // A question raised now appears without a reload, with its real options.
     let mut c = s.server.client();
     type_line(&mut c, &s.pane, "ask Bash");
@@ -344,9 +371,7 @@ fn a_browser_pairs_answers_a_question_and_a_fresh_browser_sees_nothing() {
     b.eval(&format!(
         "document.querySelector('{card} button.option[data-option=\"once\"]').click(); return true"
     ));
-    let verdict = wait_until("the reporter's verdict", LONG, || {
-        std::fs::read_to_string(s.dir.join("verdict.1")).ok()
-    });
+    let verdict = verdict(&s.dir, 1);
     assert!(verdict.contains("\"allow\""), "{verdict}");
     b.wait_for(
         "the question gone, and what was sent said",

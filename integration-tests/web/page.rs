@@ -4,7 +4,7 @@
 //! waits and answer that question from the pane's own view, and merge a
 //! task only after saying yes to the confirm.
 
-use super::{LONG, Setup, paired_browser, pending, setup};
+use super::{LONG, Setup, paired_browser, pending, setup, verdict};
 use crate::support::agents::{type_line, wait_state};
 use crate::support::{ok, str_field, wait_until};
 use serde_json::{Value, json};
@@ -95,9 +95,7 @@ fn a_page_follows_a_pane_shows_its_screen_and_sends_it_a_prompt_but_never_into_a
         "[...document.querySelectorAll('#v-note button')] \
          .find((b) => b.textContent === 'Allow once').click(); return true",
     );
-    let verdict = wait_until("the reporter's verdict", LONG, || {
-        std::fs::read_to_string(s.dir.join("verdict.1")).ok()
-    });
+    let verdict = verdict(&s.dir, 1);
     assert!(verdict.contains("\"allow\""), "{verdict}");
     b.wait_for(
         "the question gone from the view",
@@ -235,9 +233,7 @@ fn an_answer_that_lost_the_race_to_the_terminal_says_so() {
         "decision.answer",
         json!({"pane_id": s.pane, "decision_id": d["id"], "option_id": "deny"}),
     ));
-    let verdict = wait_until("the reporter's verdict", LONG, || {
-        std::fs::read_to_string(s.dir.join("verdict.1")).ok()
-    });
+    let verdict = verdict(&s.dir, 1);
     assert!(verdict.contains("\"deny\""), "{verdict}");
     s.view.go_on();
     b.wait_for(

@@ -6,7 +6,7 @@
 //! notifies of nothing.
 
 use super::browser::Browser;
-use super::{LONG, Setup, paired_browser, setup};
+use super::{LONG, Setup, paired_browser, setup, tap_allow_once, verdict, wait_live_with};
 use crate::support::agents::type_line;
 use crate::support::{ok, str_field, wait_until};
 use serde_json::{Value, json};
@@ -35,15 +35,8 @@ fn ask(s: &Setup) -> String {
 }
 
 fn answer_once(s: &Setup, b: &Browser, decision: &str, n: usize) {
-    let card = format!(".question[data-decision=\"{decision}\"]");
-    b.wait_for(
-        "the question on the page",
-        &format!("return !!document.querySelector('{card}')"),
-    );
-    b.tap(&format!("{card} button.option[data-option=\"once\"]"));
-    let verdict = wait_until("the reporter's verdict", LONG, || {
-        std::fs::read_to_string(s.dir.join(format!("verdict.{n}"))).ok()
-    });
+    tap_allow_once(b, &format!(".question[data-decision=\"{decision}\"]"), LONG);
+    let verdict = verdict(&s.dir, n);
     assert!(verdict.contains("\"allow\""), "{verdict}");
 }
 
@@ -87,14 +80,7 @@ fn the_page_installs_as_an_app_and_opens_its_shell_while_the_view_is_down() {
          && document.getElementById('status').textContent.includes('reconnecting')",
     );
     s.view.start_again(&s.server);
-    b.wait_for(
-        "the page live again, with its pane",
-        &format!(
-            "return document.getElementById('status').textContent.includes('live') \
-             && !!document.querySelector('.pane[data-pane=\"{}\"]')",
-            s.pane
-        ),
-    );
+    wait_live_with(&b, "the page live again, with its pane", &s.pane);
 }
 
 #[test]

@@ -5,9 +5,9 @@
 //! asked afterwards is answered from it.
 
 use super::browser::Browser;
-use super::{LONG, Setup, paired_browser, setup};
-use crate::support::agents::{spawn_fake_with, type_line, wait_state};
-use crate::support::{Client, ok, str_field, wait_until};
+use super::{LONG, Setup, fake_claude, paired_browser, pending_of, setup, tap_allow_once, verdict};
+use crate::support::agents::type_line;
+use crate::support::{Client, ok, str_field};
 use serde_json::{Value, json};
 use std::path::Path;
 
@@ -64,19 +64,10 @@ fn page_matches_server(b: &Browser, c: &mut Client, when: &str) {
 fn ask_and_answer_on_the_page(s: &Setup, b: &Browser, pane: &str, dir: &Path, n: usize) {
     let mut c = s.server.client();
     type_line(&mut c, pane, "ask Bash");
-    let d = wait_until("a pending decision", LONG, || {
-        let p = ok(c.call("pane.get", json!({"pane_id": pane})))["pane"].clone();
-        (!p["pending_decision"].is_null()).then(|| p["pending_decision"].clone())
-    });
+    let d = pending_of(&s.server, pane);
     let card = format!(".question[data-decision=\"{}\"]", str_field(&d, "id"));
-    b.wait_for(
-        "the question on the page",
-        &format!("return !!document.querySelector('{card} button.option[data-option=\"once\"]')"),
-    );
-    b.tap(&format!("{card} button.option[data-option=\"once\"]"));
-    let verdict = wait_until("the reporter's verdict", LONG, || {
-        std::fs::read_to_string(dir.join(format!("verdict.{n}"))).ok()
-    });
+    tap_allow_once(b, &card, LONG);
+    let verdict = verdict(dir, n);
     assert!(verdict.contains("\"allow\""), "{verdict}");
     b.wait_for(
         "the question gone",
@@ -120,15 +111,7 @@ fn an_open_page_rides_an_upgrade_and_a_crash_of_the_server_and_misses_nothing() 
     s.server.crash_and_restart();
     let mut c = s.server.client();
     page_matches_server(&b, &mut c, "after the restart");
-    let dir = s.server.env().root().join("agent-2");
-    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("agent dir: {e}"));
-    let pane = spawn_fake_with(
-        &mut c,
-        &ws,
-        "fake-claude",
-        json!({"SIGNALTTY_FAKE_DIR": dir.to_string_lossy()}),
-    );
-    wait_state(&mut c, &pane, "idle");
+    let (pane, dir) = fake_claude(&s.server, &ws, "agent-2");
     ask_and_answer_on_the_page(&s, &b, &pane, &dir, 1);
     page_matches_server(&b, &mut c, "after the new agent's question");
 

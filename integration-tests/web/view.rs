@@ -39,20 +39,9 @@ impl WebView {
     pub fn start_with(server: &TestServer, listen: &str, more: &[&str]) -> WebView {
         let mut args = vec!["web", "--listen", listen, "--no-qr"];
         args.extend_from_slice(more);
-        let mut cmd = server.env().command(&args);
-        cmd.stdout(Stdio::piped()).stderr(Stdio::inherit());
-        let mut child = cmd.spawn().expect("signaltty web starts");
-        let stdout = child.stdout.take().expect("its stdout");
-        let (tx, rx) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                if let Some(url) = line.strip_prefix("pair: ") {
-                    let _ = tx.send(url.to_owned());
-                }
-            }
-        });
-        let url = rx
-            .recv_timeout(Duration::from_secs(30))
+        let (child, lines) = spawn(server, &args);
+        let url = std::iter::from_fn(|| lines.recv_timeout(Duration::from_secs(30)).ok())
+            .find_map(|line| line.strip_prefix("pair: ").map(str::to_owned))
             .expect("signaltty web prints its pairing link");
         let (scheme, rest) = url.split_once("://").expect("a link");
         let (addr, path) = rest.split_once('/').expect("a path");
@@ -108,18 +97,10 @@ impl WebView {
     /// Starts the view as the systemd unit does, with `--no-pair-link`, on a
     /// free loopback port: the view, and the lines it prints as they come.
     pub fn start_without_link(server: &TestServer) -> (WebView, Receiver<String>) {
-        let mut cmd = server
-            .env()
-            .command(&["web", "--listen", "127.0.0.1:0", "--no-pair-link"]);
-        cmd.stdout(Stdio::piped()).stderr(Stdio::inherit());
-        let mut child = cmd.spawn().expect("signaltty web starts");
-        let stdout = child.stdout.take().expect("its stdout");
-        let (tx, rx) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-                let _ = tx.send(line);
-            }
-        });
+        let (child, rx) = spawn(
+            server,
+            &["web", "--listen", "127.0.0.1:0", "--no-pair-link"],
+        );
         let first = rx
             .recv_timeout(Duration::from_secs(30))
             .expect("signaltty web says where it serves");
@@ -218,6 +199,22 @@ impl WebView {
         req.push_str(&body);
         exchange(&self.addr, &req)
     }
+}
+
+/// Starts `signaltty ARGS` on the server's env: the process, and the lines
+/// it prints as they come.
+fn spawn(server: &TestServer, args: &[&str]) -> (Child, Receiver<String>) {
+    let mut cmd = server.env().command(args);
+    cmd.stdout(Stdio::piped()).stderr(Stdio::inherit());
+    let mut child = cmd.spawn().expect("signaltty web starts");
+    let stdout = child.stdout.take().expect("its stdout");
+    let (tx, rx) = channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    (child, rx)
 }
 
 /// Status, headers (names lower-cased), body.
