@@ -330,7 +330,7 @@
   // which order) stays the same, only the changed rows are swapped in place:
   // with hundreds of panes, rebuilding every row for one change kept the
   // phone's page busy for most of each frame.
-  const paneRows = new Map();   // key -> {it, row}
+  let paneRows = new Map();     // key -> {it, row}
   let paneShape = null;
 
   function rowOf(it, fresh) {
@@ -364,8 +364,7 @@
           }
         }
       }
-      paneRows.clear();
-      for (const [k, v] of fresh) paneRows.set(k, v);
+      paneRows = fresh;
       return;
     }
     paneShape = shapeKey;
@@ -391,8 +390,7 @@
         frag.append(list);
       }
     }
-    paneRows.clear();
-    for (const [k, v] of fresh) paneRows.set(k, v);
+    paneRows = fresh;
     $("p-list").replaceChildren(frag);
     $("p-empty").hidden = count > 0;
   }
