@@ -42,11 +42,11 @@ use crate::actors::connection::ConnId;
 use crate::actors::connection::reply::Reply;
 
 /// What an in-place upgrade handed this binary: its PTYs' sinks reach their
-/// pane actors through [`PaneSink`](crate::actors::pane::PaneSink)'s channel.
+/// pane actors through [`PaneAddr`](crate::actors::pane::PaneAddr).
 pub type Takeover = crate::os::upgrade::takeover::Takeover<PaneReach>;
 
 /// How an adopted PTY's sink learns its pane actor.
-pub type PaneReach = std::sync::mpsc::SyncSender<Addr<crate::actors::pane::Pane>>;
+pub type PaneReach = crate::actors::pane::PaneAddr;
 
 /// The registry of the running server: workspace and pane actors.
 pub type ServerRegistry =

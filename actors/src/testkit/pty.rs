@@ -4,7 +4,6 @@
 use actix::prelude::*;
 use parking_lot::Mutex;
 use std::sync::Arc;
-use std::sync::mpsc;
 use std::time::Instant;
 
 /// What a `FakePty` does with a write.
@@ -114,10 +113,10 @@ impl FakePty {
 
     /// The program prints `bytes`; returns once the pane has processed them.
     pub async fn output(&self, pane: &Addr<crate::actors::pane::Pane>, bytes: &[u8]) {
-        let (ack, _acked) = mpsc::sync_channel(1);
+        let (credit, _returned) = crate::actors::pane::Credit::probe();
         pane.send(crate::actors::pane::Output {
             chunk: bytes.to_vec(),
-            ack,
+            credit,
         })
         .await
         .expect("the pane is running");

@@ -171,7 +171,7 @@ impl Handler<TakeBack> for Pane {
         match crate::os::pty::adopt(msg.master, msg.pid, Box::new(sink)) {
             Ok(pty) => {
                 self.pty = Some(Box::new(pty));
-                let _ = addr_tx.send(ctx.address());
+                addr_tx.send(ctx.address());
                 let effects = self.tracker.on_start();
                 self.perform_now(effects, ctx);
             },

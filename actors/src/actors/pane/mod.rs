@@ -17,7 +17,6 @@ use signaltty_model::term::Terminal;
 use signaltty_protocol::Event;
 use signaltty_protocol::pane::{MAX_READ_LINES, Pane as PaneState, PaneReadResult, ReadMode};
 use std::collections::{HashMap, HashSet};
-use std::sync::mpsc::SyncSender;
 use std::time::Duration;
 
 mod decisions;
@@ -43,22 +42,23 @@ pub use process::{
 pub use resume::{Relaunched, Resume};
 pub use screen::RulesChanged;
 pub use signals::{Explain, MarkSeen, Notify, NotifyGate, ProcessSeen, TaskClosed};
-pub use sink::PaneSink;
+pub use sink::{Credit, PaneAddr, PaneSink};
 pub use submit::{SubmitEnter, SubmitPaste, SubmitRetry};
 pub use viewers::{Attach, Detach};
 
 /// The time budget of one `pane.input` (docs/terminal.md#the-bound-writer).
 pub const INPUT_BUDGET: Duration = Duration::from_secs(5);
 
-/// A chunk of PTY output. The reader waits for `ack` before reading more.
+/// A chunk of PTY output. The PTY loop reads this pane on only while fewer
+/// than `OUTPUT_WINDOW` credits are out.
 #[derive(Message)]
 #[rtype(result = "()")]
 pub struct Output {
     /// The bytes, as read.
     pub chunk: Vec<u8>,
-    /// Sent when the chunk is processed and every viewer took it
-    /// (`output.rs`).
-    pub ack: SyncSender<()>,
+    /// Dropped when the chunk is processed and every viewer took it
+    /// (`output.rs`), or with the message if the pane is gone.
+    pub credit: Credit,
 }
 
 /// Replies with the pane object.

@@ -28,13 +28,12 @@ use signaltty_protocol::{PaneId, Seq};
 use std::any::Any;
 use std::collections::VecDeque;
 use std::sync::Arc;
-use std::sync::mpsc::SyncSender;
 use tokio::sync::oneshot;
 
 /// Told once every viewer has taken a chunk: dropped with its last copy.
 enum Taken {
-    /// The PTY reader may read on.
-    Reader(SyncSender<()>),
+    /// The PTY loop may read on: the credit goes back when this drops.
+    Reader { _credit: super::Credit },
     /// A `pane.clear` may reply.
     Reply(Option<oneshot::Sender<()>>),
 }
@@ -42,8 +41,7 @@ enum Taken {
 impl Drop for Taken {
     fn drop(&mut self) {
         match self {
-            // The reader may already be gone (closing); nothing waits then.
-            Taken::Reader(ack) => drop(ack.try_send(())),
+            Taken::Reader { .. } => {},
             Taken::Reply(reply) => {
                 if let Some(reply) = reply.take() {
                     let _ = reply.send(());
@@ -200,7 +198,13 @@ impl Handler<Output> for Pane {
         self.on_output(&msg.chunk, ctx);
         // Acknowledged once every viewer took the chunk: a flood with viewers
         // is paced by their connections, never queued without bound.
-        self.send_out(msg.chunk, Taken::Reader(msg.ack), ctx);
+        self.send_out(
+            msg.chunk,
+            Taken::Reader {
+                _credit: msg.credit,
+            },
+            ctx,
+        );
     }
 }
 

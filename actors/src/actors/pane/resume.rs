@@ -128,7 +128,7 @@ impl Handler<Resume> for Pane {
                             });
                             // Only now may the new process's output and exit reach the
                             // pane: nothing it reports can overtake `pane.created`.
-                            let _ = addr_tx.send(me);
+                            addr_tx.send(me);
                             Ok((state, integration))
                         }
                         .into_actor(pane),

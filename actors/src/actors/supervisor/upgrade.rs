@@ -382,8 +382,8 @@ pub(super) fn start_adopted(
         .with_tail_slot(&filled)
     });
     if let Some(tx) = addr_tx {
-        // The reader has waited for this: output continues from here.
-        let _ = tx.send(addr.clone());
+        // The loop has waited for this: output continues from here.
+        tx.send(addr.clone());
     }
     (addr, pid)
 }

@@ -20,7 +20,6 @@ use signaltty_protocol::Event;
 use signaltty_protocol::WorkspaceRef;
 use signaltty_protocol::pane::{Integration, Pane as PaneState};
 use signaltty_protocol::workspace::{Layout, Tab};
-use std::sync::mpsc::SyncSender;
 
 /// One pane of a launch tree, built and checked by the router.
 pub struct ApplyLeaf {
@@ -185,7 +184,7 @@ type Prepared = Vec<(
 )>;
 
 /// Started processes, with the channel each one's PTY threads wait on.
-type Started = Vec<(Box<dyn PtyHandle>, SyncSender<Addr<Pane>>)>;
+type Started = Vec<(Box<dyn PtyHandle>, crate::actors::pane::PaneAddr)>;
 
 /// Starts each spec in order; on the first failure kills what was started.
 fn start_all(spawner: &dyn Spawner, specs: Vec<SpawnSpec>) -> Result<Started, Error> {
@@ -289,11 +288,11 @@ impl Handler<ApplyLayout> for Workspace {
                     sender.send(Publish::new(events)).await??;
                     // Public: the panes, their tab and names are registered.
                     ticket.launched(entries);
-                    // The PTY threads wait for their pane's address before they
-                    // deliver output or an exit, so no `pane.exited` precedes
-                    // its `pane.created`.
+                    // The sinks hold output and the exit until their pane's
+                    // address comes, so no `pane.exited` precedes its
+                    // `pane.created`.
                     for (tx, addr) in senders {
-                        let _ = tx.send(addr);
+                        tx.send(addr);
                     }
                     Ok((tab, placed))
                 }

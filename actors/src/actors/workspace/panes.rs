@@ -230,7 +230,7 @@ impl Handler<SpawnPane> for Workspace {
                     // The PTY threads wait for this address before delivering output
                     // or the exit, so `pane.exited` can never be published before
                     // `pane.created`.
-                    let _ = addr_tx.send(addr.clone());
+                    addr_tx.send(addr.clone());
                     Ok((pane, addr, pid))
                 }
                 .into_actor(act)

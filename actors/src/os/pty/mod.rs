@@ -1,34 +1,37 @@
-//! The PTY layer: opens a pseudoterminal, starts a pane's process on it and runs
-//! the pane's reader thread (and a writer thread from its first input). Nothing here
-//! knows about actix:
-//! the Pane actor drives a `Pty` and receives the output through a `PtySink`.
+//! The PTY layer: opens a pseudoterminal, starts a pane's process on it, and
+//! serves every pane from one event loop thread (`pty-loop`, event_loop.rs):
+//! masters read by readiness, writes queued per pane, children watched by
+//! their pidfds. A pane costs no thread. Nothing here knows about actix: the
+//! Pane actor drives a `Pty` and receives the output through a `PtySink`.
 //!
 //! ```text
-//!   spawn() ──▶ Pty (Arc<Shared>)
-//!                 │ master slot ─┬─ pty-<pid>      reader: read 8 KiB ─▶ sink.output
-//!                 │              └─ pty-w-<pid>    writer (from the first input): one job at a time, deadlines
-//!                 │ pid ── pidfd ─▶ reader polls it beside the master, reaps ─▶ sink.exited
-//!                 │        (no pidfd: pty-exit-<pid> waiter: waitid, reap ─(exit pipe)─▶ reader)
+//!   spawn() ──▶ Pty (Arc<Shared>) ──Add──▶ pty-loop: epoll over every pane's
+//!                 │                           master (read ≤ 64 KiB ─▶ sink.output ─▶ Flow)
+//!                 │ write ─────────Write──▶   write queue (non-blocking, deadlines, EPOLLOUT)
+//!                 │ pid ── pidfd ─────────▶   readable at exit: reap ─▶ sink.exited
+//!                 │        (no pidfd: pty-exit-<pid> waiter: waitid, reap ─(exit pipe)─▶ loop)
 //!                 │
-//!   close(sig) ── canceled · kill(pid, sig) · cancel pipe closed · master slot
-//!                 emptied (the kernel hangs the session up) · pty-reaper: after the
-//!                 grace, SIGKILL every process group of the session
+//!   close(sig) ── canceled · kill(pid, sig) · Close: writes answered, master dropped
+//!                 (the kernel hangs the session up) · pty-reaper: after the grace,
+//!                 SIGKILL every process group of the session
 //! ```
 //!
-//! Every `PtySink` call comes from the reader thread, one at a time, so the sink
-//! needs no lock. Their order is fixed:
+//! Every `PtySink` call comes from the loop thread, one at a time, so the sink
+//! needs no lock — and must never block: a sink that cannot take more output
+//! returns `Flow::Pause`, and the loop reads that pane no more until the sink
+//! calls the `Resume` it was bound to. Their order is fixed:
 //!
-//! * `output* output_ended exited`: the usual case. The reader drains the master to
+//! * `output* output_ended exited`: the usual case. The loop drains the master to
 //!   EOF, then waits for the child's exit and reaps it
 //!   (docs/terminal.md#when-the-process-exits).
 //! * `output* exited output* output_ended`: the child exited while another process
-//!   (a background job) still holds the terminal open. The reader delivers `exited`
+//!   (a background job) still holds the terminal open. The loop delivers `exited`
 //!   once the master has been quiet for `EXIT_QUIET` (at most `EXIT_DRAIN_MAX`
 //!   after the reap), so output the child printed before exiting comes first.
-//! * After `close`, the reader stops, and an end the close causes (its signal
+//! * After `close`, the loop reads no more, and an end the close causes (its signal
 //!   ending the child, or its hangup) is never reported as `output_ended`. A chunk
-//!   or an EOF the reader had already taken in when `close` began may still reach
-//!   the sink, because `close` does not wait for the reader. `exited` still comes
+//!   or an EOF the loop had already taken in when `close` began may still reach
+//!   the sink, because `close` does not wait for the loop. `exited` still comes
 //!   once the child is reaped.
 
 // The workspace denies `unsafe_code`. This module is the one place that needs it:
@@ -36,6 +39,7 @@
 // block carries a `// SAFETY:` comment.
 #![allow(unsafe_code)]
 
+mod event_loop;
 mod handle;
 mod open;
 mod reader;
@@ -48,6 +52,7 @@ mod writer;
 pub use handle::{PtyHandle, SignalTarget};
 pub use spawn::{SpawnError, adopt, locate, spawn};
 
+use event_loop::{Command, Handle};
 use nix::errno::Errno;
 use nix::sys::signal::{Signal, kill, killpg};
 use nix::unistd::Pid;
@@ -57,23 +62,19 @@ use std::io;
 use std::os::fd::OwnedFd;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::thread;
 use std::time::{Duration, Instant};
 use tokio::sync::oneshot;
 
 /// How long `close` waits after the hangup before it SIGKILLs what is left of the
 /// pane's session.
 pub const CLOSE_GRACE: Duration = Duration::from_secs(2);
-/// The reader's first read of a chunk. A PTY master returns at most about 4 KiB
-/// a read (the line discipline's buffer).
+/// One read of a master. A PTY master returns at most about 4 KiB a read (the
+/// line discipline's buffer).
 pub const READ_CHUNK_BYTES: usize = 8192;
 /// The largest chunk `PtySink::output` receives: while more output is already
-/// waiting, the reader keeps reading into the same chunk up to this size, so a
+/// waiting, the loop keeps reading into the same chunk up to this size, so a
 /// flood reaches the pane in a few large chunks instead of many 4 KiB ones.
 pub const MAX_CHUNK_BYTES: usize = 64 * 1024;
-/// The longest a blocked write sleeps between two checks of cancellation and
-/// deadline (docs/terminal.md#the-bound-writer).
-pub const WRITE_POLL_SLICE: Duration = Duration::from_millis(20);
 /// After the child is reaped, `exited` waits until the master has been quiet this
 /// long, so the child's last output is delivered before it.
 pub const EXIT_QUIET: Duration = Duration::from_millis(50);
@@ -93,22 +94,57 @@ pub fn hold_spawns() -> parking_lot::MutexGuard<'static, ()> {
 
 pub use crate::domain::launch::SpawnSpec;
 
-/// Receives a pane's output and exit on the PTY reader thread. The calls never
-/// overlap; their order is described in the module header.
+/// What the loop does after handing a chunk to a sink.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flow {
+    /// Read on.
+    Read,
+    /// Read this pane no more until the sink calls its `Resume`: how a flood
+    /// is paced by the pane, not by the server.
+    Pause,
+}
+
+/// Starts a paused pane's reading again; given to its sink by `PtySink::bind`.
+/// Cheap to clone, callable from any thread, harmless when nothing is paused.
+#[derive(Clone)]
+pub struct Resume {
+    token: u64,
+    handle: Handle,
+}
+
+impl Resume {
+    /// Asks the loop to read this pane again.
+    pub fn resume(&self) {
+        self.handle.post(Command::Resume(self.token));
+    }
+}
+
+impl fmt::Debug for Resume {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Resume")
+            .field("token", &self.token)
+            .finish()
+    }
+}
+
+/// Receives a pane's output and exit on the loop thread. The calls never
+/// overlap, never block, and come in the order the module header describes.
 pub trait PtySink: Send + 'static {
-    /// One chunk of output (at most `MAX_CHUNK_BYTES`). It may block: the reader
-    /// reads no more until it returns, which is how a flood slows the child, not
-    /// the server.
-    fn output(&mut self, chunk: Vec<u8>);
+    /// Called once, before anything else: how to start reading again after
+    /// `output` returned `Flow::Pause`.
+    fn bind(&mut self, _resume: Resume) {}
+    /// One chunk of output (at most `MAX_CHUNK_BYTES`). Returns whether the
+    /// loop may read this pane on; after `Flow::Pause` it waits for `Resume`.
+    fn output(&mut self, chunk: Vec<u8>) -> Flow;
     /// The master reached EOF/EIO; every byte before it was delivered by `output`.
-    /// Not called once `Pty::close` has begun, unless the reader saw the EOF first
+    /// Not called once `Pty::close` has begun, unless the loop saw the EOF first
     /// (see the module header).
     fn output_ended(&mut self);
     /// The child was reaped: its exit code, 128 + signal number when a signal killed
     /// it, `None` if the status could not be obtained. Called exactly once, last
     /// unless a background job keeps the terminal open (see the module header).
     fn exited(&mut self, code: Option<i32>);
-    /// `Pty::release` stopped the reader: every chunk it read was delivered
+    /// `Pty::release` stopped the reading: every chunk read was delivered
     /// before this, and nothing follows it (no `output_ended`, no `exited`:
     /// the process lives on, watched by whoever took the master).
     fn released(&mut self) {}
@@ -168,23 +204,22 @@ pub struct Pty {
     shared: Arc<Shared>,
 }
 
-/// What the `Pty` handle and the pane's threads share.
+/// What the `Pty` handle and the loop share about one pane.
 struct Shared {
     pid: Pid,
-    /// The master, until `close` takes it. The reader and the writer clone the `Arc`
-    /// for one read, write or poll at a time and never while calling the sink, so
-    /// once `close` empties the slot the last descriptor closes within one poll slice.
+    /// The pane's key in the loop.
+    token: u64,
+    handle: Handle,
+    /// The master, until `close` or `release` takes it: resizes and releases
+    /// use it from the caller's thread; the loop holds its own reference until
+    /// it has taken the pane off its watch.
     master: Mutex<Option<Arc<OwnedFd>>>,
-    /// Set by `close` before it signals the child; checked by the reader and the
-    /// writer before every attempt, and by the reader once more when it sees an end.
+    /// Set by `close` (and `release`) before it signals the child; the loop reads
+    /// no more once it is set, and an EOF it sees afterwards is not reported.
     canceled: AtomicBool,
-    /// Read end of the cancel pipe: it reports POLLHUP once `close` drops the write
-    /// end, which wakes a reader or writer blocked in `poll` at once.
-    cancel_rx: OwnedFd,
-    cancel_tx: Mutex<Option<OwnedFd>>,
-    /// True once the child is reaped. The reaper (reader or waiter) sets it under this
-    /// lock right as it
-    /// reaps, and signals are sent under it, so a signal never reaches a recycled pid.
+    /// True once the child is reaped. The reaper (the loop or the waiter) sets it
+    /// under this lock right as it reaps, and signals are sent under it, so a
+    /// signal never reaches a recycled pid.
     reaped: Mutex<bool>,
     /// The exit code, stored by whoever reaps before it sets `exit_known`.
     exit_code: Mutex<Option<i32>>,
@@ -193,11 +228,6 @@ struct Shared {
     /// Set by `release` under the `reaped` lock: the child belongs to whoever
     /// took the master, and nothing here reaps or signals it any more.
     released: AtomicBool,
-    queue: writer::Queue,
-    /// The writer thread starts with the first write: most panes are never typed
-    /// into by the server, and an idle thread costs memory and makes every later
-    /// fork of the server slower.
-    writer_started: AtomicBool,
 }
 
 impl Shared {
@@ -214,7 +244,7 @@ impl Shared {
             return;
         }
         // Canceled before the signal goes out: the signal can end the child at once,
-        // and its exit hangs the master up. The reader checks `canceled` after it sees
+        // and its exit hangs the master up. The loop checks `canceled` when it sees
         // an end, so an end this close causes is never reported as `output_ended`.
         self.canceled.store(true, Ordering::SeqCst);
         {
@@ -223,11 +253,10 @@ impl Shared {
                 log::debug!("pty {}: cannot send {sig} on close: {e}", self.pid);
             }
         }
-        self.queue.cancel();
-        drop(self.cancel_tx.lock().take());
-        // The reader and the writer drop their clones within one poll; the last one
-        // closes the master and the kernel sends SIGHUP to the session.
         drop(self.master.lock().take());
+        // The loop answers the writes, stops reading and drops its reference: the
+        // master closes and the kernel sends SIGHUP to the session.
+        self.handle.post(Command::Close(self.token));
         reap::kill_session_after(self.pid, grace);
     }
 }
@@ -260,29 +289,29 @@ impl Pty {
         Ok(sent?)
     }
 
-    /// Queues a write on the pane's writer thread (writes are serialised per pane).
-    /// Resolves with the number of bytes written, or an error carrying how many were
-    /// written. Time spent queued counts against `deadline`. After `close` it
-    /// resolves `Exited` at once.
+    /// Queues a write on the pane's queue in the loop (writes are serialised per
+    /// pane). Resolves with the number of bytes written, or an error carrying how
+    /// many were written. Time spent queued counts against `deadline`. After
+    /// `close` it resolves `Exited` at once.
     pub fn write(
         &self,
         bytes: Vec<u8>,
         deadline: Instant,
     ) -> oneshot::Receiver<Result<usize, WriteError>> {
-        if !self.shared.writer_started.swap(true, Ordering::SeqCst) {
-            let shared = self.shared.clone();
-            let started = thread::Builder::new()
-                .name(format!("pty-w-{}", self.pid()))
-                .spawn(move || writer::run(&shared));
-            if let Err(e) = started {
-                self.shared.writer_started.store(false, Ordering::SeqCst);
-                let (reply, rx) = oneshot::channel();
-                let why = WriteErrorKind::Io(format!("cannot start the writer thread: {e}"));
-                let _ = reply.send(Err(WriteError::new(why, 0)));
-                return rx;
-            }
+        let (reply, rx) = oneshot::channel();
+        if self.shared.is_canceled() {
+            let _ = reply.send(Err(WriteError::new(WriteErrorKind::Exited, 0)));
+            return rx;
         }
-        self.shared.queue.push(bytes, deadline)
+        let job = writer::Job {
+            bytes,
+            deadline,
+            reply,
+        };
+        self.shared
+            .handle
+            .post(Command::Write(self.shared.token, job));
+        rx
     }
 
     /// Hangs up with the default grace, `CLOSE_GRACE`. See `close_with_grace`.
@@ -291,8 +320,8 @@ impl Pty {
     }
 
     /// Hangs up: sends `sig` to the child (if it is not reaped yet), resolves active
-    /// and queued writes `Exited`, stops the reader, closes the master (the kernel
-    /// sends SIGHUP to the session) and, `grace` later on a background thread,
+    /// and queued writes `Exited`, stops the reading, closes the master (the kernel
+    /// sends SIGHUP to the session) and, `grace` later on the reaper thread,
     /// SIGKILLs every process group of the pane's session. Never blocks; only the
     /// first call does anything.
     pub fn close_with_grace(&self, sig: Signal, grace: Duration) {
@@ -300,13 +329,13 @@ impl Pty {
     }
 
     /// Lets go of the PTY without touching its process, for an in-place
-    /// upgrade: returns a duplicate of the master (close-on-exec), stops the
-    /// reader after the chunk it holds (the sink's `released` comes last) and
-    /// the writer (queued writes resolve `Exited`), and leaves the child
-    /// unreaped and unsignalled, to be adopted again (`adopt`, here or in the
-    /// next binary). What the child prints meanwhile waits in the kernel's
-    /// buffer. Fails, changing nothing, once the child has been reaped or the
-    /// PTY closed.
+    /// upgrade: returns a duplicate of the master (close-on-exec) once the loop
+    /// has stopped reading it (the sink's `released` comes last) and answered the
+    /// queued writes `Exited`, and leaves the child unreaped and unsignalled, to
+    /// be adopted again (`adopt`, here or in the next binary). What the child
+    /// prints meanwhile waits in the kernel's buffer. Fails, changing nothing,
+    /// once the child has been reaped or the PTY closed. Waits for one turn of
+    /// the loop: never call it from a sink.
     pub fn release(&self) -> io::Result<OwnedFd> {
         let master = self.shared.master().ok_or_else(closed_error)?;
         let dup = master.try_clone()?;
@@ -322,9 +351,14 @@ impl Pty {
             self.shared.released.store(true, Ordering::SeqCst);
         }
         self.shared.canceled.store(true, Ordering::SeqCst);
-        self.shared.queue.cancel();
-        drop(self.shared.cancel_tx.lock().take());
         drop(self.shared.master.lock().take());
+        let (done, stopped) = std::sync::mpsc::sync_channel(1);
+        self.shared
+            .handle
+            .post(Command::Release(self.shared.token, done));
+        // The loop answers within one of its turns; one that is gone answers by
+        // dropping the sender.
+        let _ = stopped.recv_timeout(Duration::from_secs(5));
         Ok(dup)
     }
 

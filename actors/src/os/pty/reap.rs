@@ -1,6 +1,7 @@
-//! Reaping the child (by the reader through a pidfd, or by a waiter thread where
-//! pidfds are missing) and killing what is left of a
-//! closed pane's session after the grace (one reaper thread for the server).
+//! Reaping the child (by the PTY loop once its pidfd is readable, or by a waiter
+//! thread where pidfds are missing) and killing what is left of a closed pane's
+//! session after the grace (one reaper thread for the server: the scan of
+//! `/proc` it makes must not hold up the loop).
 
 use super::Shared;
 use nix::errno::Errno;
@@ -21,7 +22,7 @@ const KILL_RECHECK: Duration = Duration::from_millis(100);
 const KILL_ROUNDS: u8 = 5;
 
 /// The waiter thread, used only where `pidfd_open` is not available: waits for the
-/// child to exit, reaps it, stores the code and closes `exit_tx` to wake the reader.
+/// child to exit, reaps it, stores the code and closes `exit_tx` to wake the loop.
 /// Never leaves a zombie.
 pub(super) fn wait_child(shared: &Shared, exit_tx: OwnedFd) {
     let pid = shared.pid;

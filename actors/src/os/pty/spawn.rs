@@ -1,9 +1,10 @@
 //! Starting a pane's process on a PTY: whether the program can be found,
 //! spawning it as a session leader on a new PTY, adopting a child that already
-//! runs (as an in-place upgrade hands it over), and the threads that watch
-//! either.
+//! runs (as an in-place upgrade hands it over), and handing either to the
+//! PTY loop.
 
-use super::{Pty, PtySink, SPAWN_LOCK, Shared, SpawnSpec, open, reader, reap, writer};
+use super::event_loop::{self, Entry, Handle};
+use super::{Pty, PtySink, SPAWN_LOCK, Shared, SpawnSpec, open, reap};
 use nix::fcntl::{FcntlArg, FdFlag, OFlag, fcntl};
 use nix::sys::signal::{Signal, kill, killpg};
 use nix::sys::wait::WaitPidFlag;
@@ -76,7 +77,7 @@ pub enum SpawnError {
         cwd: PathBuf,
     },
     /// Opening the PTY, starting the program (not found, not executable, …) or
-    /// starting the pane's threads failed.
+    /// handing it to the PTY loop failed.
     Io {
         /// The program that was to run.
         argv0: String,
@@ -122,8 +123,8 @@ impl std::error::Error for SpawnError {
 }
 
 /// Opens a PTY of `spec.rows` × `spec.cols`, starts `spec.argv` on it as a session
-/// leader with the PTY as its controlling terminal, and starts the pane's reader
-/// thread (which owns `sink`). Fails synchronously when the
+/// leader with the PTY as its controlling terminal, and hands it to the PTY loop
+/// (which owns `sink` from then on). Fails synchronously when the
 /// program cannot be started or the working directory is missing.
 pub fn spawn(spec: &SpawnSpec, sink: Box<dyn PtySink>) -> Result<Pty, SpawnError> {
     let argv0 = spec.argv.first().ok_or(SpawnError::EmptyArgv)?.clone();
@@ -140,7 +141,7 @@ pub fn spawn(spec: &SpawnSpec, sink: Box<dyn PtySink>) -> Result<Pty, SpawnError
         });
     }
     // Everything that can fail without a process to clean up comes first.
-    let pipes = ExitPipes::new().map_err(fail)?;
+    let handle = event_loop::handle().map_err(fail)?;
     let (master, child) = {
         let _one_at_a_time = SPAWN_LOCK.lock();
         let pair = open::open_pty(spec.rows, spec.cols).map_err(fail)?;
@@ -155,23 +156,7 @@ pub fn spawn(spec: &SpawnSpec, sink: Box<dyn PtySink>) -> Result<Pty, SpawnError
     // The child is reaped by its pid from here on (reap.rs): the same path
     // serves a child this process adopts after an in-place upgrade.
     drop(child);
-    start(master, Pid::from_raw(raw_pid), sink, pipes).map_err(fail)
-}
-
-/// The pipes `start` needs, made before a process exists so that failing to
-/// make them leaves nothing to clean up.
-struct ExitPipes {
-    cancel: (OwnedFd, OwnedFd),
-    exit: (OwnedFd, OwnedFd),
-}
-
-impl ExitPipes {
-    fn new() -> io::Result<ExitPipes> {
-        Ok(ExitPipes {
-            cancel: nix::unistd::pipe2(OFlag::O_CLOEXEC)?,
-            exit: nix::unistd::pipe2(OFlag::O_CLOEXEC)?,
-        })
-    }
+    start(&handle, master, Pid::from_raw(raw_pid), sink).map_err(fail)
 }
 
 /// Takes over a PTY whose child already runs: `master` is its master end and
@@ -191,71 +176,57 @@ pub fn adopt(master: OwnedFd, pid: u32, sink: Box<dyn PtySink>) -> io::Result<Pt
     fcntl(&master, FcntlArg::F_SETFD(FdFlag::FD_CLOEXEC))?;
     let fl = OFlag::from_bits_retain(fcntl(&master, FcntlArg::F_GETFL)?);
     fcntl(&master, FcntlArg::F_SETFL(fl | OFlag::O_NONBLOCK))?;
-    start(master, pid, sink, ExitPipes::new()?)
+    start(&event_loop::handle()?, master, pid, sink)
 }
 
-/// Starts watching a running child `pid` on `master`: the exit watch (a pidfd,
-/// or a waiter thread) and the reader thread that owns `sink`.
-fn start(master: OwnedFd, pid: Pid, sink: Box<dyn PtySink>, pipes: ExitPipes) -> io::Result<Pty> {
-    let ExitPipes {
-        cancel: (cancel_rx, cancel_tx),
-        exit: (exit_rx, exit_tx),
-    } = pipes;
+/// Hands a running child `pid` on `master` to the loop: its exit is watched by
+/// a pidfd, or where the kernel has none by a waiter thread and a pipe.
+fn start(handle: &Handle, master: OwnedFd, pid: Pid, sink: Box<dyn PtySink>) -> io::Result<Pty> {
+    let master = Arc::new(master);
     let shared = Arc::new(Shared {
         pid,
-        master: Mutex::new(Some(Arc::new(master))),
+        token: handle.next_token(),
+        handle: handle.clone(),
+        master: Mutex::new(Some(master.clone())),
         canceled: AtomicBool::new(false),
-        cancel_rx,
-        cancel_tx: Mutex::new(Some(cancel_tx)),
         reaped: Mutex::new(false),
         exit_code: Mutex::new(None),
         exit_known: AtomicBool::new(false),
         closed: AtomicBool::new(false),
         released: AtomicBool::new(false),
-        queue: writer::Queue::new(),
-        writer_started: AtomicBool::new(false),
     });
-
-    // Where the kernel has pidfds, the reader watches the child's exit in its own
-    // `poll` and reaps it: one thread per idle pane. Elsewhere a waiter thread blocks
-    // in `waitid` and closes a pipe for the reader.
-    let watch = match reap::pidfd_open(pid) {
-        Some(pidfd) => {
-            drop(exit_tx);
-            drop(exit_rx);
-            reader::ExitWatch::Pidfd(pidfd)
-        },
-        None => {
-            let waiter = {
-                let shared = shared.clone();
-                thread::Builder::new()
-                    .name(format!("pty-exit-{pid}"))
-                    .spawn(move || reap::wait_child(&shared, exit_tx))
-            };
-            if let Err(e) = waiter {
+    let (exit_fd, reaps) = match reap::pidfd_open(pid) {
+        Some(pidfd) => (pidfd, true),
+        None => match start_waiter(&shared) {
+            Ok(pipe) => (pipe, false),
+            Err(e) => {
                 kill_and_reap(pid);
                 return Err(e);
-            }
-            reader::ExitWatch::Pipe(exit_rx)
+            },
         },
     };
-    let reaps_itself = matches!(watch, reader::ExitWatch::Pidfd(_));
+    let entry = Entry::new(shared.token, shared.clone(), sink, master, exit_fd, reaps);
     let pty = Pty { shared };
-    let reader = {
-        let shared = pty.shared.clone();
-        thread::Builder::new()
-            .name(format!("pty-{pid}"))
-            .spawn(move || reader::run(shared, sink, watch))
-    };
-    if let Err(e) = reader {
+    if let Err(e) = handle.watch(entry) {
         pty.close_with_grace(Signal::SIGKILL, Duration::ZERO);
-        if reaps_itself {
-            // No reader and no waiter exist: reap it here.
+        if reaps {
+            // No loop and no waiter watches it: reap it here.
             kill_and_reap(pid);
         }
         return Err(e);
     }
     Ok(pty)
+}
+
+/// Where the kernel has no pidfds: a thread blocks in `waitid`, reaps the child
+/// and closes a pipe whose read end the loop watches. Returns that read end.
+fn start_waiter(shared: &Arc<Shared>) -> io::Result<OwnedFd> {
+    let (exit_rx, exit_tx) = nix::unistd::pipe2(OFlag::O_CLOEXEC)?;
+    let waiter = shared.clone();
+    thread::Builder::new()
+        .name(format!("pty-exit-{}", shared.pid))
+        .spawn(move || reap::wait_child(&waiter, exit_tx))?;
+    Ok(exit_rx)
 }
 
 /// Kills a child nobody will wait for and reaps it by pid.

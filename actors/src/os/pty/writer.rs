@@ -1,14 +1,13 @@
-//! The pane's writer: one thread, one job at a time, each bounded by its own
-//! deadline and cancelled by `close` within one poll slice
-//! (docs/terminal.md#the-bound-writer).
+//! A pane's writes on the loop: one queue per pane, written in order to the
+//! non-blocking master as far as the kernel takes them, each bounded by its own
+//! deadline and answered `Exited` by `close` (docs/terminal.md#the-bound-writer).
+//! A write the kernel cannot take yet waits for EPOLLOUT; no thread sleeps.
 
-use super::{Shared, WRITE_POLL_SLICE, WriteError, WriteErrorKind, poll_timeout};
+use super::{WriteError, WriteErrorKind};
 use nix::errno::Errno;
-use nix::poll::{PollFd, PollFlags, poll};
 use nix::unistd;
-use parking_lot::{Condvar, Mutex};
 use std::collections::VecDeque;
-use std::os::fd::AsFd;
+use std::os::fd::OwnedFd;
 use std::time::Instant;
 use tokio::sync::oneshot;
 
@@ -16,104 +15,27 @@ type Reply = oneshot::Sender<Result<usize, WriteError>>;
 
 /// One queued write: its bytes, its deadline (set when the request arrived, so time
 /// spent queued counts) and where its result goes.
-struct Job {
-    bytes: Vec<u8>,
-    deadline: Instant,
-    reply: Reply,
+pub(super) struct Job {
+    pub bytes: Vec<u8>,
+    pub deadline: Instant,
+    pub reply: Reply,
 }
 
-/// The writes waiting for the writer thread.
-pub(super) struct Queue {
-    state: Mutex<QueueState>,
-    ready: Condvar,
+/// What the queue needs next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Want {
+    /// Nothing: the queue is empty.
+    Idle,
+    /// The master is full: write again when it turns writable.
+    Writable,
 }
 
-struct QueueState {
+/// The writes of one pane, the first one under way.
+#[derive(Default)]
+pub(super) struct Writes {
     jobs: VecDeque<Job>,
-    canceled: bool,
-}
-
-impl Queue {
-    pub(super) fn new() -> Self {
-        Queue {
-            state: Mutex::new(QueueState {
-                jobs: VecDeque::new(),
-                canceled: false,
-            }),
-            ready: Condvar::new(),
-        }
-    }
-
-    /// Queues a write, or answers `Exited` at once if the queue was canceled.
-    pub(super) fn push(
-        &self,
-        bytes: Vec<u8>,
-        deadline: Instant,
-    ) -> oneshot::Receiver<Result<usize, WriteError>> {
-        let (reply, rx) = oneshot::channel();
-        let mut state = self.state.lock();
-        if state.canceled {
-            drop(state);
-            answer(reply, Err(WriteError::new(WriteErrorKind::Exited, 0)));
-            return rx;
-        }
-        state.jobs.push_back(Job {
-            bytes,
-            deadline,
-            reply,
-        });
-        drop(state);
-        self.ready.notify_one();
-        rx
-    }
-
-    /// Cancels the queue: every waiting job is answered `Exited` ("input canceled"),
-    /// later pushes are answered at once, and the writer thread stops after its
-    /// active job, which notices the cancellation itself.
-    pub(super) fn cancel(&self) {
-        let jobs = {
-            let mut state = self.state.lock();
-            state.canceled = true;
-            std::mem::take(&mut state.jobs)
-        };
-        self.ready.notify_all();
-        for job in jobs {
-            answer(job.reply, Err(WriteError::new(WriteErrorKind::Exited, 0)));
-        }
-    }
-
-    /// Answers `Timeout` to every waiting job whose deadline has passed, so a job
-    /// stuck behind a blocked one still resolves at its own deadline.
-    fn expire(&self, now: Instant) {
-        let expired: VecDeque<Job> = {
-            let mut state = self.state.lock();
-            if state.jobs.iter().all(|job| job.deadline > now) {
-                return;
-            }
-            let (expired, waiting) = std::mem::take(&mut state.jobs)
-                .into_iter()
-                .partition(|job| job.deadline <= now);
-            state.jobs = waiting;
-            expired
-        };
-        for job in expired {
-            answer(job.reply, Err(WriteError::new(WriteErrorKind::Timeout, 0)));
-        }
-    }
-
-    /// The next job, waiting for one; `None` once the queue is canceled.
-    fn next(&self) -> Option<Job> {
-        let mut state = self.state.lock();
-        loop {
-            if state.canceled {
-                return None;
-            }
-            if let Some(job) = state.jobs.pop_front() {
-                return Some(job);
-            }
-            self.ready.wait(&mut state);
-        }
-    }
+    /// Bytes of the first job already written.
+    written: usize,
 }
 
 fn answer(reply: Reply, result: Result<usize, WriteError>) {
@@ -121,57 +43,94 @@ fn answer(reply: Reply, result: Result<usize, WriteError>) {
     let _ = reply.send(result);
 }
 
-/// The writer thread: runs jobs in order until the queue is canceled.
-pub(super) fn run(shared: &Shared) {
-    while let Some(job) = shared.queue.next() {
-        let result = write_all(shared, &job.bytes, job.deadline);
-        answer(job.reply, result);
+impl Writes {
+    /// Queues a write behind the others.
+    pub(super) fn push(&mut self, job: Job) {
+        self.jobs.push_back(job);
     }
-}
 
-/// Writes all of `bytes` to the non-blocking master before `deadline`
-/// (docs/terminal.md#the-bound-writer).
-fn write_all(shared: &Shared, bytes: &[u8], deadline: Instant) -> Result<usize, WriteError> {
-    let mut written = 0;
-    while written < bytes.len() {
-        let fail = move |kind| Err(WriteError::new(kind, written));
-        if shared.is_canceled() {
-            return fail(WriteErrorKind::Exited);
-        }
-        let now = Instant::now();
-        if now >= deadline {
-            return fail(WriteErrorKind::Timeout);
-        }
-        let Some(master) = shared.master() else {
-            return fail(WriteErrorKind::Exited);
-        };
-        match unistd::write(&*master, &bytes[written..]) {
-            Ok(0) => return fail(WriteErrorKind::Io("zero bytes written".into())),
-            Ok(n) => written += n,
-            Err(Errno::EINTR) => {},
-            Err(Errno::EAGAIN) => {
-                shared.queue.expire(now);
-                let slice = (deadline - now).min(WRITE_POLL_SLICE);
-                let mut fds = [
-                    PollFd::new(master.as_fd(), PollFlags::POLLOUT),
-                    PollFd::new(shared.cancel_rx.as_fd(), PollFlags::POLLIN),
-                ];
-                match poll(&mut fds, poll_timeout(slice)) {
-                    // A timeout, writable, or canceled: the checks at the top decide.
-                    Ok(_) => {
-                        let revents = fds[0].revents().unwrap_or(PollFlags::empty());
-                        let hangup = PollFlags::POLLHUP | PollFlags::POLLERR | PollFlags::POLLNVAL;
-                        if revents.intersects(hangup) {
-                            return fail(WriteErrorKind::Exited);
-                        }
-                    },
-                    Err(Errno::EINTR) => {},
-                    Err(e) => return fail(WriteErrorKind::Io(format!("poll: {e}"))),
-                }
-            },
-            Err(Errno::EIO) => return fail(WriteErrorKind::Exited),
-            Err(e) => return fail(WriteErrorKind::Io(e.to_string())),
+    pub(super) fn is_empty(&self) -> bool {
+        self.jobs.is_empty()
+    }
+
+    /// Answers every job `Exited` ("input canceled"): the first with what it wrote.
+    pub(super) fn cancel(&mut self) {
+        let mut written = std::mem::take(&mut self.written);
+        for job in self.jobs.drain(..) {
+            let written = std::mem::take(&mut written);
+            answer(
+                job.reply,
+                Err(WriteError::new(WriteErrorKind::Exited, written)),
+            );
         }
     }
-    Ok(written)
+
+    /// The earliest deadline of a waiting job.
+    pub(super) fn next_deadline(&self) -> Option<Instant> {
+        self.jobs.iter().map(|job| job.deadline).min()
+    }
+
+    /// Answers `Timeout` to every job whose deadline has passed: the first with
+    /// the bytes it got out, the ones behind it (stuck behind a blocked one) with
+    /// none, each at its own deadline.
+    fn expire(&mut self, now: Instant) {
+        if self.jobs.iter().all(|job| job.deadline > now) {
+            return;
+        }
+        let mut kept = VecDeque::with_capacity(self.jobs.len());
+        for (i, job) in std::mem::take(&mut self.jobs).into_iter().enumerate() {
+            if job.deadline > now {
+                kept.push_back(job);
+                continue;
+            }
+            // The first job's progress goes with it; the next one starts from nothing.
+            let written = if i == 0 {
+                std::mem::take(&mut self.written)
+            } else {
+                0
+            };
+            answer(
+                job.reply,
+                Err(WriteError::new(WriteErrorKind::Timeout, written)),
+            );
+        }
+        self.jobs = kept;
+    }
+
+    /// Writes what the kernel takes now, in order, answering each job as it
+    /// completes, fails or runs out of time. `master` is `None` once the pane is
+    /// closed: every job is answered `Exited`.
+    pub(super) fn pump(&mut self, master: Option<&OwnedFd>, now: Instant) -> Want {
+        self.expire(now);
+        let Some(master) = master else {
+            self.cancel();
+            return Want::Idle;
+        };
+        while let Some(job) = self.jobs.front() {
+            let written = self.written;
+            let result = match unistd::write(master, &job.bytes[written..]) {
+                Ok(0) if !job.bytes.is_empty() => Err(WriteError::new(
+                    WriteErrorKind::Io("zero bytes written".into()),
+                    written,
+                )),
+                Ok(n) => {
+                    self.written += n;
+                    if self.written < job.bytes.len() {
+                        continue;
+                    }
+                    Ok(self.written)
+                },
+                Err(Errno::EINTR) => continue,
+                Err(Errno::EAGAIN) => return Want::Writable,
+                // EIO: the last process holding the terminal has closed it.
+                Err(Errno::EIO) => Err(WriteError::new(WriteErrorKind::Exited, written)),
+                Err(e) => Err(WriteError::new(WriteErrorKind::Io(e.to_string()), written)),
+            };
+            self.written = 0;
+            if let Some(job) = self.jobs.pop_front() {
+                answer(job.reply, result);
+            }
+        }
+        Want::Idle
+    }
 }

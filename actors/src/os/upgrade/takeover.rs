@@ -327,7 +327,9 @@ fn let_go(panes: Vec<(OwnedFd, u32)>) {
 struct Discard;
 
 impl crate::os::pty::PtySink for Discard {
-    fn output(&mut self, _chunk: Vec<u8>) {}
+    fn output(&mut self, _chunk: Vec<u8>) -> crate::os::pty::Flow {
+        crate::os::pty::Flow::Read
+    }
     fn output_ended(&mut self) {}
     fn exited(&mut self, _code: Option<i32>) {}
 }

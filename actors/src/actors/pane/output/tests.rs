@@ -40,10 +40,10 @@ async fn attached(clock: Arc<SeqClock>) -> (Addr<Pane>, Arc<Mutex<ProbeLog>>, Pu
 
 /// Sends a chunk and returns the reader's side of its acknowledgement.
 async fn print(pane: &Addr<Pane>, bytes: &[u8]) -> std::sync::mpsc::Receiver<()> {
-    let (ack, acked) = std::sync::mpsc::sync_channel(1);
+    let (credit, acked) = super::super::Credit::probe();
     pane.send(Output {
         chunk: bytes.to_vec(),
-        ack,
+        credit,
     })
     .await
     .expect("the pane is running");

@@ -102,18 +102,20 @@ fn dropping_the_pty_hangs_up() {
     assert_eq!(pane.wait_exit(), Some(128 + 1));
 }
 
-/// A sink that blocks in `output` until the test lets it go, as a Pane whose
-/// consumer lags would.
+/// A sink that pauses the reading after each chunk until the test resumes
+/// it, as a Pane whose consumer lags would.
 struct GatedSink {
     events: mpsc::Sender<Event>,
-    gate: mpsc::Receiver<()>,
+    resume: mpsc::Sender<Resume>,
 }
 
 impl PtySink for GatedSink {
-    fn output(&mut self, chunk: Vec<u8>) {
+    fn bind(&mut self, resume: Resume) {
+        let _ = self.resume.send(resume);
+    }
+    fn output(&mut self, chunk: Vec<u8>) -> Flow {
         let _ = self.events.send(Event::Output(chunk));
-        // Blocks until the test sends, or returns at once once it drops the gate.
-        let _ = self.gate.recv();
+        Flow::Pause
     }
     fn output_ended(&mut self) {
         let _ = self.events.send(Event::Ended);
@@ -123,40 +125,66 @@ impl PtySink for GatedSink {
     }
 }
 
-#[test]
-fn close_hangs_up_even_while_the_sink_blocks() {
-    let _serial = SERIAL.lock();
+/// A pane whose sink pauses after every chunk, and its `Resume`.
+fn gated(argv: &[&str]) -> (Pane, Resume) {
     let (events_tx, events) = mpsc::channel();
-    let (gate_tx, gate) = mpsc::channel();
+    let (resume_tx, resume) = mpsc::channel();
     let sink = GatedSink {
         events: events_tx,
-        gate,
+        resume: resume_tx,
     };
-    let pty = spawn(
-        &spec(&["sh", "-c", "while :; do echo flood; done"]),
-        Box::new(sink),
-    )
-    .unwrap();
-    let mut pane = Pane {
-        pty: Some(pty),
-        events,
-        output: Vec::new(),
-        order: Vec::new(),
-        bytes_at_end: None,
-        exited: None,
-    };
+    let pty = spawn(&spec(argv), Box::new(sink)).unwrap();
+    let resume = resume.recv_timeout(WAIT).expect("the sink is bound");
+    (Pane::watching(pty, events), resume)
+}
+
+#[test]
+fn close_hangs_up_even_while_the_sink_has_paused_the_reading() {
+    let _serial = SERIAL.lock();
+    let (mut pane, _resume) = gated(&["sh", "-c", "while :; do echo flood; done"]);
     pane.wait_until("the first chunk", WAIT, |p| !p.output.is_empty());
-    // The reader is now stuck in `output`. SIGCONT and a long grace leave the
-    // hangup as the only thing that can end the shell.
+    // The reading is now paused. SIGCONT and a long grace leave the hangup as
+    // the only thing that can end the shell.
     let pid = pane.pty().pid().cast_signed();
     pane.pty().close_with_grace(Signal::SIGCONT, WAIT);
     assert!(
         wait_dead(pid, Duration::from_secs(2)),
         "the hangup did not reach the shell"
     );
-    drop(gate_tx);
     assert_eq!(pane.wait_exit(), Some(128 + 1));
     assert!(pane.bytes_at_end.is_none());
+}
+
+#[test]
+fn a_paused_pane_is_read_no_more_until_resumed_and_loses_nothing() {
+    let _serial = SERIAL.lock();
+    let script = "i=0; while [ $i -lt 20000 ]; do echo line$i; i=$((i+1)); done; echo done";
+    let (mut pane, resume) = gated(&["sh", "-c", script]);
+    pane.wait_until("the first chunk", WAIT, |p| !p.output.is_empty());
+    // Paused: nothing more arrives however long the shell has output waiting.
+    let held = pane.output.len();
+    let quiet = pane.events.recv_timeout(Duration::from_millis(300));
+    assert!(quiet.is_err(), "output came while paused: {quiet:?}");
+    assert_eq!(pane.output.len(), held);
+    // Each resume lets exactly one more chunk through, until the end.
+    while pane.exited.is_none() {
+        resume.resume();
+        match pane.events.recv_timeout(WAIT) {
+            Ok(event) => pane.record(event),
+            Err(e) => panic!(
+                "nothing after a resume: {e}; got {} bytes",
+                pane.output.len()
+            ),
+        }
+    }
+    let lines = pane.lines();
+    let numbered: Vec<&String> = lines.iter().filter(|l| l.starts_with("line")).collect();
+    assert_eq!(numbered.len(), 20_000, "lines were lost");
+    for (i, line) in numbered.iter().enumerate() {
+        assert_eq!(**line, format!("line{i}"));
+    }
+    assert_eq!(lines.last().map(String::as_str), Some("done"));
+    assert_eq!(pane.order, ["output", "ended", "exited"]);
 }
 
 #[test]
@@ -222,20 +250,38 @@ fn without_pidfds_a_waiter_thread_reaps_and_reports_the_exit() {
 }
 
 #[test]
-fn a_pane_needs_no_waiter_thread_where_pidfds_exist() {
+fn a_pane_costs_no_thread_where_pidfds_exist() {
     let _serial = SERIAL.lock();
-    let mut pane = Pane::start(&["sh", "-c", "exec sleep 1000"]);
-    let pid = pane.pty().pid();
-    let names: Vec<String> = fs::read_dir("/proc/self/task")
-        .unwrap()
-        .filter_map(|task| fs::read_to_string(task.ok()?.path().join("comm")).ok())
-        .map(|name| name.trim().to_owned())
+    let names = || -> Vec<String> {
+        fs::read_dir("/proc/self/task")
+            .unwrap()
+            .filter_map(|task| fs::read_to_string(task.ok()?.path().join("comm")).ok())
+            .map(|name| name.trim().to_owned())
+            .collect()
+    };
+    let mut panes: Vec<Pane> = (0..20)
+        .map(|_| Pane::start(&["sh", "-c", "exec sleep 1000"]))
         .collect();
+    let pty_threads: Vec<String> = names()
+        .into_iter()
+        .filter(|name| name.starts_with("pty"))
+        .collect();
+    // One loop for every pane, and the one reaper thread once a pane has closed.
     assert!(
-        !names.iter().any(|name| name.starts_with("pty-exit")),
-        "a waiter thread runs: {names:?}"
+        pty_threads
+            .iter()
+            .all(|n| n == "pty-loop" || n == "pty-reaper"),
+        "a pane has a thread of its own: {pty_threads:?}"
     );
-    assert!(!is_dead(pid.cast_signed()), "the child is not running");
-    pane.pty().signal(Signal::SIGKILL, false).unwrap();
-    assert_eq!(pane.wait_exit(), Some(137));
+    assert_eq!(
+        pty_threads.iter().filter(|n| *n == "pty-loop").count(),
+        1,
+        "{pty_threads:?}"
+    );
+    for pane in &mut panes {
+        let pid = pane.pty().pid();
+        assert!(!is_dead(pid.cast_signed()), "the child is not running");
+        pane.pty().signal(Signal::SIGKILL, false).unwrap();
+        assert_eq!(pane.wait_exit(), Some(137));
+    }
 }

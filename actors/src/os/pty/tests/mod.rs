@@ -13,6 +13,7 @@ use super::*;
 use std::fs;
 use std::path::PathBuf;
 use std::sync::mpsc;
+use std::thread;
 
 /// How long any single expected event may take.
 const WAIT: Duration = Duration::from_secs(10);
@@ -36,8 +37,9 @@ enum Event {
 struct ChannelSink(mpsc::Sender<Event>);
 
 impl PtySink for ChannelSink {
-    fn output(&mut self, chunk: Vec<u8>) {
+    fn output(&mut self, chunk: Vec<u8>) -> Flow {
         let _ = self.0.send(Event::Output(chunk));
+        Flow::Read
     }
     fn output_ended(&mut self) {
         let _ = self.0.send(Event::Ended);
