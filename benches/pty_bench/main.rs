@@ -10,6 +10,7 @@ mod memory;
 mod prompt;
 mod read;
 mod spawn;
+mod spinner;
 mod viewer;
 
 use clap::{Parser, ValueEnum};
@@ -68,6 +69,12 @@ struct Opts {
     /// can, one call in flight each). Fix it to compare two binaries at one load.
     #[arg(long, default_value_t = 0.0)]
     viewer_rate: f64,
+    /// Pane counts of the spinner scenario (comma-separated).
+    #[arg(long, value_delimiter = ',', default_value = "50,200")]
+    spinner_panes: Vec<usize>,
+    /// Seconds of the spinner scenario's measured window.
+    #[arg(long, default_value_t = 10)]
+    spinner_secs: u64,
     /// Skip the tmux peer measurements.
     #[arg(long)]
     no_tmux: bool,
@@ -83,6 +90,7 @@ enum Scenario {
     Spawn,
     Read,
     Viewer,
+    Spinner,
 }
 
 /// The tmux server label of the peer measurements.
@@ -144,6 +152,7 @@ struct Results {
     spawn: Vec<(Spawn, Option<Spawn>)>,
     read: Option<ReadResult>,
     viewer: Option<ViewerResult>,
+    spinner: Vec<(spinner::Spin, Option<spinner::Spin>)>,
 }
 
 struct Verdict {
@@ -212,6 +221,9 @@ fn print_table(r: &Results, header: &str, panes: usize) {
     if let Some(v) = &r.viewer {
         v.print(&mut o);
     }
+    if !r.spinner.is_empty() {
+        spinner::print(&r.spinner, &mut o);
+    }
     let v = verdicts(r, panes);
     if !v.is_empty() {
         let _ = writeln!(o, "\ntargets:");
@@ -243,6 +255,9 @@ fn to_json(r: &Results, machine: Value, bin: &Path, panes: usize) -> Value {
     }
     if let Some(v) = &r.viewer {
         out["viewer"] = v.json();
+    }
+    if !r.spinner.is_empty() {
+        out["spinner"] = spinner::json(&r.spinner);
     }
     out["targets"] = verdicts(r, panes)
         .into_iter()
@@ -322,6 +337,18 @@ fn run(opts: &Opts) -> Res<()> {
     }
     if wanted(Scenario::Viewer) {
         results.viewer = Some(viewer::bench_viewer(opts, &bin, &dir, &log)?);
+    }
+    if wanted(Scenario::Spinner) {
+        let window = Duration::from_secs(opts.spinner_secs);
+        for &panes in &opts.spinner_panes {
+            results.spinner.extend(repeat(
+                opts,
+                &log,
+                &format!("spinner {panes}"),
+                || spinner::signaltty(&bin, &dir, panes, window),
+                || spinner::tmux(&dir, panes, window),
+            )?);
+        }
     }
 
     let mut m = machine::describe();
