@@ -24,7 +24,8 @@
 use super::reader::{self, Stop};
 use super::writer::{Job, Want, Writes};
 use super::{
-    EXIT_DRAIN_MAX, EXIT_QUIET, Flow, PtySink, Resume, Shared, WriteError, WriteErrorKind, reap,
+    EXIT_DRAIN_MAX, EXIT_QUIET, Flow, PtySink, Resume, Shared, WRITE_RETRY, WriteError,
+    WriteErrorKind, reap,
 };
 use nix::errno::Errno;
 use nix::sys::epoll::{Epoll, EpollCreateFlags, EpollEvent, EpollFlags, EpollTimeout};
@@ -201,8 +202,9 @@ pub(super) struct Entry {
     reaps: bool,
     exit: Exit,
     writes: Writes,
-    /// The writes wait for room in the master.
-    blocked: bool,
+    /// The writes wait for room in the master: the next try, whatever
+    /// EPOLLOUT says.
+    blocked: Option<Instant>,
 }
 
 impl Entry {
@@ -228,7 +230,7 @@ impl Entry {
             reaps,
             exit: Exit::Running,
             writes: Writes::default(),
-            blocked: false,
+            blocked: None,
         }
     }
 
@@ -252,14 +254,15 @@ impl Entry {
             Exit::Draining { until, quiet_at } => Some(until.min(quiet_at)),
             _ => None,
         };
-        match (exit, self.writes.next_deadline()) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        [exit, self.writes.next_deadline(), self.blocked]
+            .into_iter()
+            .flatten()
+            .min()
     }
 
     fn pump_writes(&mut self, now: Instant) {
-        self.blocked = self.writes.pump(self.master.as_deref(), now) == Want::Writable;
+        let want = self.writes.pump(self.master.as_deref(), now);
+        self.blocked = (want == Want::Writable).then(|| now + WRITE_RETRY);
     }
 }
 
@@ -480,7 +483,8 @@ impl Loop {
             let Some(mut entry) = self.entries.remove(&token) else {
                 continue;
             };
-            if entry.writes.next_deadline().is_some_and(|at| at <= now) {
+            let retry = entry.blocked.is_some_and(|at| at <= now);
+            if retry || entry.writes.next_deadline().is_some_and(|at| at <= now) {
                 entry.pump_writes(now);
             }
             if let Exit::Draining { until, quiet_at } = entry.exit
@@ -516,7 +520,7 @@ impl Loop {
         if entry.reading && !entry.paused {
             want |= EpollFlags::EPOLLIN;
         }
-        if entry.blocked {
+        if entry.blocked.is_some() {
             want |= EpollFlags::EPOLLOUT;
         }
         if want != entry.interest

@@ -75,6 +75,10 @@ pub const READ_CHUNK_BYTES: usize = 8192;
 /// waiting, the loop keeps reading into the same chunk up to this size, so a
 /// flood reaches the pane in a few large chunks instead of many 4 KiB ones.
 pub const MAX_CHUNK_BYTES: usize = 64 * 1024;
+/// While a write waits for room, it is tried again at least this often: a PTY
+/// master does not always report EPOLLOUT when the line discipline takes bytes
+/// in (docs/terminal.md#the-bound-writer).
+pub const WRITE_RETRY: Duration = Duration::from_millis(20);
 /// After the child is reaped, `exited` waits until the master has been quiet this
 /// long, so the child's last output is delivered before it.
 pub const EXIT_QUIET: Duration = Duration::from_millis(50);

@@ -6,6 +6,9 @@ use nix::errno::Errno;
 use nix::unistd;
 use std::os::fd::OwnedFd;
 
+/// A read shorter than this ends the chunk.
+const SHORT_READ: usize = 2048;
+
 /// Why a read stopped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Stop {
@@ -19,7 +22,8 @@ pub(super) enum Stop {
 }
 
 /// Appends what the master has ready now (the master is non-blocking) to `buf`,
-/// up to `MAX_CHUNK_BYTES`, and says why it stopped.
+/// up to `MAX_CHUNK_BYTES`, and says why it stopped. A short read ends it as
+/// `Drained` without the read that would confirm it.
 pub(super) fn read_more(master: &OwnedFd, buf: &mut Vec<u8>) -> Stop {
     while buf.len() < MAX_CHUNK_BYTES {
         let have = buf.len();
@@ -29,6 +33,10 @@ pub(super) fn read_more(master: &OwnedFd, buf: &mut Vec<u8>) -> Stop {
         buf.truncate(have + *read.as_ref().unwrap_or(&0));
         match read {
             Ok(0) | Err(Errno::EIO) => return Stop::End,
+            // A short read has almost surely emptied the master: skip the read
+            // that would say EAGAIN (a spinner's redraw is one small read). If
+            // more came meanwhile, the level-triggered epoll reports it again.
+            Ok(n) if n < SHORT_READ => return Stop::Drained,
             Ok(_) | Err(Errno::EINTR) => {},
             Err(Errno::EAGAIN) => return Stop::Drained,
             Err(e) => {

@@ -63,6 +63,37 @@ fn a_write_to_a_child_that_never_reads_times_out_without_blocking_other_panes() 
 }
 
 #[test]
+fn a_write_fills_the_terminal_up_to_its_deadline() {
+    let _serial = SERIAL.lock();
+    let mut stuck = stuck_pane();
+    let first = pending(
+        stuck
+            .pty()
+            .write(vec![b'x'; 1 << 20], Instant::now() + Duration::from_secs(1)),
+    );
+    let error = first.wait(WAIT).0.unwrap_err();
+    assert_eq!(error.kind, WriteErrorKind::Timeout, "{error}");
+    // The kernel takes bytes in as its line discipline makes room, and does not
+    // always say so: the write kept trying until its deadline, so nothing is
+    // left for two more bytes.
+    let (result, took) = pending(
+        stuck
+            .pty()
+            .write(b"y\r".to_vec(), Instant::now() + Duration::from_millis(500)),
+    )
+    .wait(WAIT);
+    assert_eq!(
+        result.map_err(|e| e.kind),
+        Err(WriteErrorKind::Timeout),
+        "after {took:?}"
+    );
+    stuck
+        .pty()
+        .close_with_grace(Signal::SIGTERM, Duration::ZERO);
+    stuck.wait_exit();
+}
+
+#[test]
 fn a_queued_write_times_out_at_its_own_deadline() {
     let _serial = SERIAL.lock();
     let mut pane = stuck_pane();
