@@ -6,6 +6,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 mod ingest;
+mod many;
 mod memory;
 mod prompt;
 mod read;
@@ -69,6 +70,9 @@ struct Opts {
     /// can, one call in flight each). Fix it to compare two binaries at one load.
     #[arg(long, default_value_t = 0.0)]
     viewer_rate: f64,
+    /// Panes of the many scenario (measured beside 10).
+    #[arg(long, default_value_t = 1000)]
+    many_panes: usize,
     /// Pane counts of the spinner scenario (comma-separated).
     #[arg(long, value_delimiter = ',', default_value = "50,200")]
     spinner_panes: Vec<usize>,
@@ -91,6 +95,7 @@ enum Scenario {
     Read,
     Viewer,
     Spinner,
+    Many,
 }
 
 /// The tmux server label of the peer measurements.
@@ -153,6 +158,7 @@ struct Results {
     read: Option<ReadResult>,
     viewer: Option<ViewerResult>,
     spinner: Vec<(spinner::Spin, Option<spinner::Spin>)>,
+    many: Option<many::ManyResult>,
 }
 
 struct Verdict {
@@ -224,6 +230,9 @@ fn print_table(r: &Results, header: &str, panes: usize) {
     if !r.spinner.is_empty() {
         spinner::print(&r.spinner, &mut o);
     }
+    if let Some(m) = &r.many {
+        m.print(&mut o);
+    }
     let v = verdicts(r, panes);
     if !v.is_empty() {
         let _ = writeln!(o, "\ntargets:");
@@ -258,6 +267,9 @@ fn to_json(r: &Results, machine: Value, bin: &Path, panes: usize) -> Value {
     }
     if !r.spinner.is_empty() {
         out["spinner"] = spinner::json(&r.spinner);
+    }
+    if let Some(m) = &r.many {
+        out["many"] = m.json();
     }
     out["targets"] = verdicts(r, panes)
         .into_iter()
@@ -337,6 +349,16 @@ fn run(opts: &Opts) -> Res<()> {
     }
     if wanted(Scenario::Viewer) {
         results.viewer = Some(viewer::bench_viewer(opts, &bin, &dir, &log)?);
+    }
+    // A thousand shells: only when asked for by name.
+    if opts.only.contains(&Scenario::Many) {
+        log(&format!("many: 10 then {} panes", opts.many_panes));
+        results.many = Some(many::bench_many(
+            &bin,
+            &dir,
+            opts.many_panes.max(11),
+            opts.reads,
+        )?);
     }
     if wanted(Scenario::Spinner) {
         let window = Duration::from_secs(opts.spinner_secs);
