@@ -292,6 +292,7 @@ async fn run_notifying(
         config.version,
         config.socket.display()
     );
+    log::info!("{}", os::text::shed_unused_code());
     // The Supervisor reports its exit code once it has stopped; a lost report
     // means it is gone without one, which is a failure.
     let code = exit_rx.await.unwrap_or(EXIT_STARTUP_FAILED);

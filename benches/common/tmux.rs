@@ -49,9 +49,18 @@ impl Tmux {
             .ctx(|| format!("tmux server pid {out:?}"))
     }
 
-    /// `new-window -d -P` for each command, all in one tmux invocation; returns the
-    /// new panes' ids.
+    /// `new-window -d -P` for each command, up to 64 in one tmux invocation (a
+    /// longer command line is refused as "command too long"); returns the new
+    /// panes' ids.
     pub fn new_windows(&self, session: &str, commands: &[String]) -> Res<Vec<String>> {
+        let mut ids = Vec::with_capacity(commands.len());
+        for batch in commands.chunks(64) {
+            ids.extend(self.new_windows_at_once(session, batch)?);
+        }
+        Ok(ids)
+    }
+
+    fn new_windows_at_once(&self, session: &str, commands: &[String]) -> Res<Vec<String>> {
         let target = format!("{session}:");
         let mut args: Vec<&str> = Vec::new();
         for (i, c) in commands.iter().enumerate() {

@@ -15,15 +15,17 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-/// One spinner pane's program.
-const SPINNER: &[&str] = &[
-    "bash",
-    "--norc",
-    "--noprofile",
-    "-c",
-    "s='|/-\\'; i=0; while :; do printf '\\r%s working on it, step %d ' \"${s:i%4:1}\" $i; \
-     i=$((i+1)); read -rs -t 0.1 -n 1; done",
-];
+/// One spinner pane's loop, written to a script file: tmux takes its windows'
+/// commands on one command line, which 200 inline loops overflow.
+const SPINNER: &str = "s='|/-\\'; i=0\nwhile :; do\n  printf '\\r%s working on it, step %d ' \"${s:i%4:1}\" $i\n  i=$((i+1))\n  read -rs -t 0.1 -n 1\ndone\n";
+
+/// Writes the spinner script into a fresh directory of `dir`; returns its path.
+fn script(dir: &TempDir) -> Res<String> {
+    let path = dir.fresh("spinner")?.join("spin.sh");
+    std::fs::write(&path, SPINNER).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(path.display().to_string())
+}
+
 /// How long the spinners run before the window opens.
 const WARMUP: Duration = Duration::from_secs(3);
 
@@ -40,10 +42,12 @@ pub fn signaltty(bin: &Path, dir: &TempDir, panes: usize, window: Duration) -> R
     let server = start_server(bin, dir)?;
     let mut conn = connect(&server)?;
     let ws = conn.create_workspace("spin", Some(Path::new("/tmp")))?;
+    let script = script(dir)?;
+    let argv = ["bash", "--norc", "--noprofile", script.as_str()];
     for _ in 0..panes {
         check_interrupted()?;
         let tab = conn.create_tab(&ws)?;
-        conn.spawn(&ws, &tab, SPINNER)?;
+        conn.spawn(&ws, &tab, &argv)?;
     }
     measure(server.pid(), panes, window)
 }
@@ -51,7 +55,7 @@ pub fn signaltty(bin: &Path, dir: &TempDir, panes: usize, window: Duration) -> R
 /// The tmux server's CPU over `window` while `panes` windows spin.
 pub fn tmux(dir: &TempDir, panes: usize, window: Duration) -> Res<Spin> {
     let tmux = new_tmux(dir)?;
-    let command = shell_line(SPINNER);
+    let command = format!("bash --norc --noprofile {}", script(dir)?);
     tmux.run(&[
         "new-session",
         "-d",
@@ -77,14 +81,6 @@ fn measure(pid: u32, panes: usize, window: Duration) -> Res<Spin> {
         cpu_pct: 100.0 * (cpu1 - cpu0) / (t1 - t0).as_secs_f64(),
         rss_kb: rss_kb(pid)?,
     })
-}
-
-/// `argv` as one line for `sh -c` (tmux runs a window's command through it).
-fn shell_line(argv: &[&str]) -> String {
-    argv.iter()
-        .map(|a| format!("'{}'", a.replace('\'', "'\\''")))
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 /// The spinner table: (signaltty, tmux) per run and pane count.

@@ -10,4 +10,5 @@ pub mod occupants;
 pub mod procfs;
 pub mod pty;
 pub mod seams;
+pub mod text;
 pub mod upgrade;
