@@ -9,6 +9,7 @@
 use crate::support::agents::{fake, type_line, wait_screen, wait_state};
 use crate::support::life::Life;
 use crate::support::process::BIN;
+use crate::support::tmux::Tmux;
 use crate::support::{Client, TestServer, expect_code, str_field, wait_until};
 use serde_json::{Value, json};
 use signaltty_protocol::ErrorCode;
@@ -263,10 +264,13 @@ fn what_keeps_a_pane_awake_keeps_it_awake_while_the_config_default_hibernates_th
     let ws = workspace(&mut c, &life, "default");
     let off = workspace(&mut c, &life, "never");
     set_hibernate(&mut c, &off, 0);
-    // A viewer is attached.
+    // A viewer is attached (a terminal: a watch does not count).
     let viewed = idle_claude(&mut c, &ws, "sess-viewed");
     let mut viewer = life.client();
-    viewer.call_ok("pane.attach", json!({"pane_id": viewed, "watch": true}));
+    viewer.call_ok("pane.attach", json!({"pane_id": viewed}));
+    let watched = idle_claude(&mut c, &ws, "sess-watched");
+    let mut watcher = life.client();
+    watcher.call_ok("pane.attach", json!({"pane_id": watched, "watch": true}));
     // Blocked on a permission question.
     let blocked = idle_claude(&mut c, &ws, "sess-blocked");
     type_line(&mut c, &blocked, "permission Bash");
@@ -288,6 +292,8 @@ fn what_keeps_a_pane_awake_keeps_it_awake_while_the_config_default_hibernates_th
     let control = idle_claude(&mut c, &ws, "sess-control");
     let got = wait_restore_state(&mut c, &control, "HIBERNATED");
     assert_eq!(got["hibernation"]["after_s"], 1, "{got}");
+    // A watch keeps nothing awake, and does not wake it either.
+    wait_restore_state(&mut c, &watched, "HIBERNATED");
     // Every other pane was quiet longer than the control, and still runs.
     for (id, why) in [
         (&viewed, "a viewer is attached"),
@@ -309,7 +315,7 @@ fn what_keeps_a_pane_awake_keeps_it_awake_while_the_config_default_hibernates_th
     // The Enter sends the typed text: nothing keeps that one awake now.
     type_line(&mut c, &typing, "");
     wait_restore_state(&mut c, &typing, "HIBERNATED");
-    drop(viewer);
+    drop((viewer, watcher));
 }
 
 #[test]
@@ -376,4 +382,38 @@ fn a_hibernated_pane_stays_hibernated_across_restarts_and_input_or_attach_wakes_
 fn base64_of(text: &str) -> String {
     use base64::Engine as _;
     base64::engine::general_purpose::STANDARD.encode(text)
+}
+
+/// The board (in tmux, read with `capture-pane`) shows a hibernated agent
+/// with its crescent and its tag; its preview, a watch, leaves it asleep;
+/// Enter attaches and wakes it.
+#[test]
+fn the_board_shows_a_hibernated_agent_and_enter_wakes_it() {
+    let mut life = Life::new(&[]);
+    let log = resumable_claude(&mut life);
+    life.start();
+    let mut c = life.client();
+    let ws = workspace(&mut c, &life, "board");
+    let p = idle_claude(&mut c, &ws, "sess-board");
+    c.call_ok("pane.rename", json!({"pane_id": p, "name": "sleepy-agent"}));
+    turn(&mut c, &p, "done-for-now");
+    set_hibernate(&mut c, &ws, 1);
+    wait_restore_state(&mut c, &p, "HIBERNATED");
+    let tmux = Tmux::start(&life.env, &["board", "--bell=false"], 110, 32);
+    let (screen, _) = tmux.wait_for("the hibernated agent's line", LONG, |s| {
+        let line = s.lines().find(|l| l.contains("sleepy-agent")).unwrap_or("");
+        line.contains('☾') && line.contains("HIBERNATED")
+    });
+    let line = screen
+        .lines()
+        .find(|l| l.contains("sleepy-agent"))
+        .unwrap_or("");
+    assert!(line.trim_start().starts_with('☾'), "{line}");
+    // The preview watches it without waking it.
+    assert_eq!(pane(&mut c, &p)["restore_state"], "HIBERNATED");
+    assert_eq!(resumes(&log), "");
+    tmux.keys(&["Enter"]);
+    let woke = wait_restore_state(&mut c, &p, "LIVE");
+    assert_eq!(woke["live"]["state"], "live", "{woke}");
+    assert_eq!(resumes(&log).trim(), "--resume sess-board");
 }

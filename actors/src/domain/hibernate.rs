@@ -15,7 +15,8 @@ pub struct Facts {
     /// How long the pane has been quiet: no lifecycle or attention change, no
     /// look, no input.
     pub quiet_for: Duration,
-    /// A viewer is attached (an interactive attach or a watch).
+    /// A terminal is attached (an interactive attach; a watch such as the
+    /// board's preview neither keeps a pane awake nor wakes it).
     pub viewer: bool,
     /// Input was typed without its Enter.
     pub unsent_input: bool,

@@ -289,11 +289,6 @@ impl<W: Clone, P: Clone> Registry<W, P> {
         }
     }
 
-    /// The panes some connection is attached to.
-    pub fn viewed(&self) -> impl Iterator<Item = &PaneId> {
-        self.attachments.values().flatten()
-    }
-
     /// `conn` went away: forgets its attachments and returns the panes it was
     /// attached to, which are to be told.
     pub fn disconnect(&mut self, conn: ConnId) -> Vec<PaneEntry<P>> {

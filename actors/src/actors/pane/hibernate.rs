@@ -45,11 +45,10 @@ impl Handler<Hibernate> for Pane {
         {
             return false;
         }
-        self.live_viewers();
         let facts = Facts {
             after: msg.after,
             quiet_for: msg.quiet_for.min(self.touched.elapsed()),
-            viewer: !self.viewers.is_empty(),
+            viewer: self.terminal_attached(),
             unsent_input: self.unsent,
             task_waits: msg.task_waits,
         };
@@ -109,11 +108,10 @@ impl Pane {
             let r = &stopping.record;
             return explained("stopping", r.reason.clone(), Some(r.at.clone()));
         }
-        self.live_viewers();
         let facts = Facts {
             after: ask.after,
             quiet_for: ask.quiet_for.min(self.touched.elapsed()),
-            viewer: !self.viewers.is_empty(),
+            viewer: self.terminal_attached(),
             unsent_input: self.unsent,
             task_waits: ask.task_waits,
         };

@@ -3,7 +3,7 @@
 //! `domain/hibernate.rs` from the projection and the registry, their quiet
 //! time measured on the monotonic clock; a pane that is due is asked to
 //! hibernate, and it judges again in its own turn with what only it knows
-//! (its viewers, its unsent input, its last touch).
+//! (its attached terminals, its unsent input, its last touch).
 
 use super::Supervisor;
 use crate::actors::pane::Hibernate;
@@ -65,7 +65,6 @@ impl Supervisor {
         }
         let default = self.config.limits.hibernate_after;
         let projection = self.events.projection();
-        let viewed: HashSet<&PaneId> = self.registry.viewed().collect();
         let now = Instant::now();
         let mut due = Vec::new();
         for pane in projection.panes() {
@@ -79,7 +78,9 @@ impl Supervisor {
             let facts = Facts {
                 after,
                 quiet_for,
-                viewer: viewed.contains(&pane.id),
+                // Only the pane knows whether a viewer is a terminal or a
+                // watch, and what was typed.
+                viewer: false,
                 unsent_input: false,
                 task_waits,
             };
