@@ -103,8 +103,29 @@ fn hibernated_agent_continues(
     let _ = c.stream().set_read_timeout(Some(LONG));
     let woken = Instant::now();
     let woken_us = super::now_us();
+    // When the prompt shows in the agent's input box: delivered.
+    let shown = {
+        let mut c = rig.server.client();
+        let p = p.clone();
+        std::thread::spawn(move || {
+            let on_screen = |c: &mut Client| {
+                let r = c.call("pane.read", json!({"pane_id": p, "mode": "screen"}));
+                r.ok && r
+                    .result
+                    .is_some_and(|v| str_field(&v, "text").contains(SECOND))
+            };
+            while woken.elapsed() < LONG {
+                if on_screen(&mut c) {
+                    return Some(woken.elapsed().as_millis());
+                }
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            None
+        })
+    };
     let taken = ok(c.call("pane.submit", json!({"pane_id": p, "text": SECOND})));
     let wake_ms = woken.elapsed().as_millis();
+    let delivered_ms = shown.join().unwrap_or(None);
 
     let _ = c.stream().set_read_timeout(Some(crate::support::DEADLINE));
     assert_eq!(taken["outcome"], "working", "{taken}");
@@ -144,6 +165,7 @@ fn hibernated_agent_continues(
         "hibernated_rss_kib": asleep_kib,
         "start_ms": start_ms,
         "wake_to_idle_ms": ready_ms,
+        "wake_to_prompt_on_screen_ms": delivered_ms,
         "wake_to_working_ms": working_ms,
         "wake_to_prompt_taken_ms": wake_ms,
     });
