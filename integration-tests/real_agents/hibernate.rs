@@ -123,9 +123,24 @@ fn hibernated_agent_continues(
             None
         })
     };
-    let taken = ok(c.call("pane.submit", json!({"pane_id": p, "text": SECOND})));
+    // The default delay; the generous stall of the suite's own submit (a
+    // real agent is slow on a loaded machine).
+    let taken = c.call(
+        "pane.submit",
+        json!({"pane_id": p, "text": SECOND, "stall_timeout_s": 40}),
+    );
     let wake_ms = woken.elapsed().as_millis();
     let delivered_ms = shown.join().unwrap_or(None);
+    if !taken.ok {
+        let screen = ok(c.call("pane.read", json!({"pane_id": p, "mode": "screen"})));
+        panic!(
+            "the wake's prompt: {:?}\npane: {}\nscreen:\n{}",
+            taken.error,
+            pane(&mut c, &p),
+            str_field(&screen, "text")
+        );
+    }
+    let taken = ok(taken);
 
     let _ = c.stream().set_read_timeout(Some(crate::support::DEADLINE));
     assert_eq!(taken["outcome"], "working", "{taken}");

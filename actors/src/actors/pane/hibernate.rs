@@ -198,3 +198,6 @@ impl Pane {
         self.tracker.pane_mut().hibernation = None;
     }
 }
+
+#[cfg(test)]
+mod tests;
