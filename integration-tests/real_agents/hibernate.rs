@@ -82,6 +82,8 @@ fn hibernated_agent_continues(
         (now["restore_state"] == "HIBERNATED").then_some(now)
     });
     assert_eq!(asleep["agent"]["agent_session_id"], session.as_str());
+    // Quitting is the stop, not news: no attention.
+    assert_eq!(asleep["attention"], "none", "{asleep}");
     wait_until("the agent's process tree gone", LONG, || {
         processes_of(&p).is_empty().then_some(())
     });

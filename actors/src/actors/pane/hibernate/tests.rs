@@ -64,6 +64,20 @@ async fn write(pane: &Addr<Pane>, bytes: &[u8]) -> Result<usize, Error> {
     .expect("the pane is running")
 }
 
+/// Claude Code's `SessionEnd`, as it sends it when it quits.
+fn session_end() -> super::super::Hook {
+    super::super::Hook {
+        kind: AgentKind::Claude,
+        agent: "claude".into(),
+        event: "SessionEnd".into(),
+        payload: serde_json::json!({"session_id": "s1", "hook_event_name": "SessionEnd"}),
+        message: None,
+        title: None,
+        severity: signaltty_protocol::state::Severity::Info,
+        decision: None,
+    }
+}
+
 #[actix::test]
 async fn two_ctrl_c_stop_the_agent_and_its_exit_is_a_hibernation_that_keeps_its_state() {
     let f = start();
@@ -75,6 +89,14 @@ async fn two_ctrl_c_stop_the_agent_and_its_exit_is_a_hibernation_that_keeps_its_
         matches!(refused, Err(Error::AgentNotReady(_))),
         "{refused:?}"
     );
+    // Its session's end is the stop, not news.
+    let ended = f
+        .pane
+        .send(session_end())
+        .await
+        .expect("the pane is running")
+        .expect("a reply");
+    assert_eq!(ended.reason.as_deref(), Some("hibernating"), "{ended:?}");
     f.pty.exit(&f.pane, Some(130)).await;
     let batch = f.published.batch_with("pane.hibernated").await;
     let names: Vec<_> = batch.iter().map(Event::name).collect();
@@ -90,8 +112,17 @@ async fn two_ctrl_c_stop_the_agent_and_its_exit_is_a_hibernation_that_keeps_its_
     assert_eq!(state.attention, Attention::None);
     let record = state.hibernation.expect("the record");
     assert!(record.reason.contains("session s1"), "{}", record.reason);
-    // A second ask finds no process.
+    // A second ask finds no process, and a late SessionEnd changes nothing.
     assert!(!ask(&f.pane).await);
+    let late = f
+        .pane
+        .send(session_end())
+        .await
+        .expect("the pane is running")
+        .expect("a reply");
+    assert!(!late.accepted, "{late:?}");
+    let state = f.pane.send(GetPane).await.expect("the pane is running");
+    assert_eq!(state.attention, Attention::None);
 }
 
 #[actix::test]
