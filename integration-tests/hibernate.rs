@@ -384,9 +384,9 @@ fn base64_of(text: &str) -> String {
     base64::engine::general_purpose::STANDARD.encode(text)
 }
 
-/// The board (in tmux, read with `capture-pane`) shows a hibernated agent
-/// with its crescent and its tag; its preview, a watch, leaves it asleep;
-/// Enter attaches and wakes it.
+/// The board (in tmux, read with `capture-pane`), open while the agent goes
+/// to sleep, shows it with its crescent and its tag; its preview, a watch,
+/// leaves it asleep; Enter attaches and wakes it.
 #[test]
 fn the_board_shows_a_hibernated_agent_and_enter_wakes_it() {
     let mut life = Life::new(&[]);
@@ -397,9 +397,11 @@ fn the_board_shows_a_hibernated_agent_and_enter_wakes_it() {
     let p = idle_claude(&mut c, &ws, "sess-board");
     c.call_ok("pane.rename", json!({"pane_id": p, "name": "sleepy-agent"}));
     turn(&mut c, &p, "done-for-now");
+    // The board is open when the agent goes to sleep: the event redraws it.
+    let tmux = Tmux::start(&life.env, &["board", "--bell=false"], 110, 32);
+    tmux.wait_text("sleepy-agent");
     set_hibernate(&mut c, &ws, 1);
     wait_restore_state(&mut c, &p, "HIBERNATED");
-    let tmux = Tmux::start(&life.env, &["board", "--bell=false"], 110, 32);
     let (screen, _) = tmux.wait_for("the hibernated agent's line", LONG, |s| {
         let line = s.lines().find(|l| l.contains("sleepy-agent")).unwrap_or("");
         line.contains('☾') && line.contains("HIBERNATED")
