@@ -218,6 +218,13 @@ fn an_idle_agent_hibernates_keeps_its_screen_and_a_prompt_wakes_its_exact_sessio
     assert_eq!(why["hibernation"]["state"], "hibernated", "{why}");
     assert_eq!(why["hibernation"]["at"], hibernated["hibernation"]["at"]);
     assert!(str_field(&why["hibernation"], "reason").contains("no viewer"));
+    let out = life.env.cli(&["explain", &p]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let at = str_field(&hibernated["hibernation"], "at");
+    assert!(
+        text.contains(&format!("hibernation hibernated at {at}: done for 1 s")),
+        "{text}"
+    );
     // A prompt wakes it: the exact session is resumed, the prompt reaches
     // the agent once it is at its prompt, and its activity answers.
     assert_eq!(resumes(&log), "");
