@@ -21,6 +21,7 @@ mod failed_spawn;
 mod first_hour;
 mod flood;
 mod full_disk;
+mod hibernate;
 mod hooks;
 mod integration;
 mod journal;

@@ -18,6 +18,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 mod grok;
+mod hibernate;
 mod kilo;
 mod qwen;
 mod resume;

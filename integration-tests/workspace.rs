@@ -898,6 +898,8 @@ const DESIGNED_METHODS: &[&str] = &[
 const EXTENSIONS: &[&str] = &[
     // Issue 14: the per-workspace auto-resume opt-in (docs/restore.md#auto-resume).
     "workspace.set_auto_resume",
+    // The hibernation of idle agents (docs/restore.md#hibernation).
+    "workspace.set_hibernate",
     // Issue 18: the kept notifications listed and marked read.
     "notification.list",
     "notification.mark_read",

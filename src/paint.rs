@@ -178,6 +178,18 @@ pub fn lifecycle(l: Lifecycle) -> (&'static str, Color) {
     }
 }
 
+/// The glyph of a pane: its lifecycle's, or a crescent for a hibernated
+/// agent (docs/board.md#hibernated-agents).
+pub fn pane_glyph(p: &signaltty_protocol::pane::Pane) -> (&'static str, Color) {
+    if p.restore_state == signaltty_protocol::pane::RestoreState::Hibernated {
+        return (HIBERNATED_GLYPH, Color::Blue);
+    }
+    lifecycle(p.lifecycle)
+}
+
+/// The glyph of a hibernated agent's pane.
+pub const HIBERNATED_GLYPH: &str = "☾";
+
 /// The marker of an attention value (a space for none) and its colour.
 pub fn attention(a: Attention) -> (&'static str, Color) {
     match a {

@@ -12,11 +12,11 @@ use crate::support::client::Client;
 use crate::support::{ok, str_field, wait_until};
 use serde_json::{Value, json};
 
-const FIRST: &str = "Create out.txt containing hello";
-const SECOND: &str = "Now write the same file again";
+pub(super) const FIRST: &str = "Create out.txt containing hello";
+pub(super) const SECOND: &str = "Now write the same file again";
 
 /// Processes whose environment names `pane` (the agent and its children).
-fn processes_of(pane: &str) -> Vec<u32> {
+pub(super) fn processes_of(pane: &str) -> Vec<u32> {
     let needle = format!("SIGNALTTY_PANE={pane}");
     let Ok(dir) = std::fs::read_dir("/proc") else {
         return Vec::new();
@@ -45,9 +45,15 @@ pub(super) enum Allow {
 }
 
 /// One turn: the prompt, the tool's permission given, the turn done.
-fn turn(rig: &Rig, c: &mut Client, pane: &str, prompt: &str, allow: Allow) {
+pub(super) fn turn(rig: &Rig, c: &mut Client, pane: &str, prompt: &str, allow: Allow) {
     let _ = std::fs::remove_file(rig.work.join("out.txt"));
     submit(c, pane, prompt);
+    finish_turn(rig, c, pane, allow);
+}
+
+/// The rest of a turn once its prompt is in: the tool's permission given,
+/// the tool's file written, the turn done.
+pub(super) fn finish_turn(rig: &Rig, c: &mut Client, pane: &str, allow: Allow) {
     match allow {
         Allow::FromSignaltty => {
             let d = pending_decision(c, pane);
@@ -72,7 +78,7 @@ fn turn(rig: &Rig, c: &mut Client, pane: &str, prompt: &str, allow: Allow) {
 
 /// Presses `keys` until `text` is on the pane's screen (`shown`) or gone
 /// (`!shown`), at most 20 times, 3 s apart.
-fn press_until(c: &mut Client, pane: &str, keys: &str, text: &str, shown: bool) {
+pub(super) fn press_until(c: &mut Client, pane: &str, keys: &str, text: &str, shown: bool) {
     for _ in 0..20 {
         super::press(c, pane, keys);
         let on_screen = |c: &mut Client| {
@@ -96,7 +102,7 @@ fn press_until(c: &mut Client, pane: &str, keys: &str, text: &str, shown: bool) 
 }
 
 /// The model's requests that carry `prompt` as a user message.
-fn requests_with(rig: &Rig, prompt: &str) -> Vec<Value> {
+pub(super) fn requests_with(rig: &Rig, prompt: &str) -> Vec<Value> {
     rig.model
         .requests()
         .into_iter()

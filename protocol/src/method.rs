@@ -27,7 +27,7 @@ use crate::task::{
 };
 use crate::workspace::{
     WorkspaceCloseParams, WorkspaceCreateParams, WorkspaceGetParams, WorkspaceListParams,
-    WorkspaceRenameParams, WorkspaceSetAutoResumeParams,
+    WorkspaceRenameParams, WorkspaceSetAutoResumeParams, WorkspaceSetHibernateParams,
 };
 use crate::worktree::{
     WorktreeCreateParams, WorktreeListParams, WorktreeOpenParams, WorktreeRemoveParams,
@@ -94,6 +94,7 @@ methods! {
     WorkspaceGet = "workspace.get" (WorkspaceGetParams),
     WorkspaceRename = "workspace.rename" (WorkspaceRenameParams),
     WorkspaceSetAutoResume = "workspace.set_auto_resume" (WorkspaceSetAutoResumeParams),
+    WorkspaceSetHibernate = "workspace.set_hibernate" (WorkspaceSetHibernateParams),
     WorkspaceClose = "workspace.close" (WorkspaceCloseParams),
     WorkspaceRefreshGit = "workspace.refresh_git" (WorkspaceRefreshGitParams),
     WorkspaceDiff = "workspace.diff" (WorkspaceDiffParams),
@@ -214,6 +215,7 @@ impl Method {
             | Method::WorkspaceGet(_)
             | Method::WorkspaceRename(_)
             | Method::WorkspaceSetAutoResume(_)
+            | Method::WorkspaceSetHibernate(_)
             | Method::WorkspaceClose(_)
             | Method::WorkspaceRefreshGit(_)
             | Method::WorkspaceDiff(_)

@@ -89,6 +89,22 @@ pub struct Pane {
     /// The question waiting for an answer, if any (docs/objects.md#decision).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pending_decision: Option<crate::state::Decision>,
+    /// When and why the pane was hibernated, while it is
+    /// (docs/restore.md#hibernation).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hibernation: Option<Hibernation>,
+}
+
+/// A hibernated pane's record: when its agent was stopped, after how long
+/// idle, and why (docs/restore.md#hibernation).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Hibernation {
+    /// When the agent was stopped.
+    pub at: Timestamp,
+    /// The workspace's idle time that was reached, in seconds.
+    pub after_s: u64,
+    /// Why, in words.
+    pub reason: String,
 }
 
 /// Terminal size in cells.
@@ -138,6 +154,10 @@ pub enum RestoreState {
     Resumable,
     /// The process ended.
     Exited,
+    /// An idle agent stopped by signaltty to free its memory; its exact
+    /// session is resumed by the next prompt, input or attach
+    /// (docs/restore.md#hibernation).
+    Hibernated,
 }
 
 /// Agent identity of a pane.

@@ -505,6 +505,24 @@ pub struct PaneExplainResult {
     pub lifecycle: AxisEvidence,
     /// What set the attention.
     pub attention: AxisEvidence,
+    /// Whether the pane hibernates, when and why (docs/restore.md#hibernation).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hibernation: Option<HibernationExplain>,
+}
+
+/// The hibernation part of `pane.explain` (docs/restore.md#hibernation).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HibernationExplain {
+    /// `hibernated`, `due` (at the next check), `waiting` (until `at`),
+    /// `never` (a rule keeps it awake now) or `off`.
+    pub state: String,
+    /// Why, in words.
+    pub reason: String,
+    /// `hibernated`: when it was; `waiting`: when it will be if nothing changes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at: Option<crate::time::Timestamp>,
+    /// The workspace's idle time in seconds; 0 when hibernation is off.
+    pub after_s: u64,
 }
 
 /// `agents.list` and `agents.reload` params (none).

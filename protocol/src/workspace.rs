@@ -27,6 +27,10 @@ pub struct Workspace {
     /// Opt-in automatic resume at server start.
     #[serde(default)]
     pub auto_resume: bool,
+    /// Idle agents are hibernated after this many seconds; 0: never; absent:
+    /// the server's default (`hibernate.after_s`, docs/restore.md#hibernation).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hibernate_after_s: Option<u64>,
     /// Creation time.
     pub created_at: Timestamp,
     /// Last change.
@@ -143,6 +147,16 @@ pub struct WorkspaceSetAutoResumeParams {
     pub workspace_id: WorkspaceRef,
     /// On or off.
     pub auto_resume: bool,
+}
+
+/// `workspace.set_hibernate` params: after how long idle the workspace's
+/// agents are hibernated (docs/restore.md#hibernation).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WorkspaceSetHibernateParams {
+    /// Id or handle.
+    pub workspace_id: WorkspaceRef,
+    /// Seconds idle, at most a week; 0 turns hibernation off.
+    pub after_s: u64,
 }
 
 /// `workspace.close` params.

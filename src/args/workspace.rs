@@ -51,6 +51,16 @@ pub enum ManageCommand {
         #[arg(value_parser = ["on", "off"])]
         state: String,
     },
+    /// After how long idle the workspace's agents are hibernated: stopped the
+    /// way they save their session, woken by their next prompt, input or
+    /// attach (workspace.set_hibernate; docs/restore.md#hibernation).
+    Hibernate {
+        /// Workspace id or handle.
+        workspace: String,
+        /// Seconds (90), a duration (30s, 5m, 1h) or off.
+        #[arg(value_parser = hibernate_after)]
+        after: u64,
+    },
     /// Close a workspace and everything in it (workspace.close).
     Close {
         /// Workspace id or handle.
@@ -88,3 +98,30 @@ pub enum DiffCommand {
         turn: bool,
     },
 }
+
+/// A hibernation idle time: seconds (`90`), a duration in seconds, minutes
+/// or hours (`30s`, `5m`, `1h`), or `off` (0).
+pub fn hibernate_after(text: &str) -> Result<u64, String> {
+    let text = text.trim();
+    if text.eq_ignore_ascii_case("off") {
+        return Ok(0);
+    }
+    let (digits, unit) = match text.char_indices().find(|(_, c)| !c.is_ascii_digit()) {
+        Some((at, _)) => text.split_at(at),
+        None => (text, ""),
+    };
+    let per = match unit {
+        "" | "s" => 1,
+        "m" => 60,
+        "h" => 3600,
+        _ => return Err(format!("{text:?}: give seconds (90), 30s, 5m, 1h or off")),
+    };
+    digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(per))
+        .ok_or_else(|| format!("{text:?}: give seconds (90), 30s, 5m, 1h or off"))
+}
+
+#[cfg(test)]
+mod tests;

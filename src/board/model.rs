@@ -272,7 +272,8 @@ impl Board {
             },
             Event::PaneCreated { pane, .. }
             | Event::PaneUpdated { pane, .. }
-            | Event::PaneResized { pane } => touched = Some(self.upsert(host, pane)),
+            | Event::PaneResized { pane }
+            | Event::PaneHibernated { pane, .. } => touched = Some(self.upsert(host, pane)),
             Event::PaneClosed { pane_id } => {
                 self.panes.remove(&pane_id);
                 self.episodes.remove(&pane_id);
@@ -281,7 +282,10 @@ impl Board {
             Event::TaskCreated { task } | Event::TaskUpdated { task, .. } => {
                 self.upsert_task(host, *task);
             },
-            Event::PaneExited { .. } | Event::WorkspaceTurnStarted { .. } => {},
+            // A wake's `pane.created` in the same batch carries the pane.
+            Event::PaneExited { .. }
+            | Event::PaneWoke { .. }
+            | Event::WorkspaceTurnStarted { .. } => {},
             Event::PtyData { .. }
             | Event::ServerWillShutdown {}
             | Event::JournalGap { .. }

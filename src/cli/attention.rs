@@ -200,6 +200,13 @@ pub fn explain(global: &Global, pane: Option<String>) -> i32 {
                 r.source,
                 if r.classifies { "active" } else { "inactive" }
             );
+            // docs/restore.md#hibernation
+            if let Some(h) = &r.hibernation {
+                let at =
+                    h.at.as_ref()
+                        .map_or(String::new(), |t| format!(" at {}", t.as_str()));
+                say!("hibernation {}{at}: {}", h.state, h.reason);
+            }
         },
     )
 }

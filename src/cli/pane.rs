@@ -55,6 +55,7 @@ fn pane_text(p: &Pane) -> String {
     let live = match p.restore_state {
         RestoreState::Restored => format!("{live}, restored"),
         RestoreState::Resumable => format!("{live}, resumable"),
+        RestoreState::Hibernated => "hibernated".to_owned(),
         RestoreState::Live | RestoreState::Exited => live,
     };
     pane_line(p, &live, crate::paint::current())
@@ -75,7 +76,7 @@ pub fn display_name(p: &Pane) -> &str {
 /// the name and cwd cut so the line fits the terminal's width.
 fn pane_line(p: &Pane, live: &str, paint: crate::paint::Paint) -> String {
     use crate::paint::{columns, cut, cut_left};
-    let (glyph, lc_colour) = crate::paint::lifecycle(p.lifecycle);
+    let (glyph, lc_colour) = crate::paint::pane_glyph(p);
     let (mark, at_colour) = crate::paint::attention(p.attention);
     let lifecycle = paint.paint(p.lifecycle.as_str(), lc_colour, false);
     let attention = paint.paint(p.attention.as_str(), at_colour, false);

@@ -102,11 +102,15 @@ fn restore_inner(global: &Global) -> Result<i32, i32> {
             let state = match p.restore_state {
                 RestoreState::Resumable => "RESUMABLE",
                 RestoreState::Restored => "RESTORED",
+                RestoreState::Hibernated => "HIBERNATED",
                 _ => "EXITED",
             };
             // What `server.status` counts as resumable is what is offered
             // here, and in `all of`: the panes whose restore state says so.
             let with = match (how(p), p.restore_state) {
+                (Some(_), RestoreState::Hibernated) => {
+                    "hibernated: its next prompt, input or attach wakes it".to_owned()
+                },
                 (Some(what), RestoreState::Resumable) => {
                     resume.push(p.id.to_string());
                     format!("resume with {what}: signaltty pane resume {}", p.id)

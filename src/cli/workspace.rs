@@ -7,7 +7,7 @@ use crate::cli::{absolute_cwd, call, parse_signal, print_workspace};
 use signaltty_protocol::workspace::{
     ClosedResult, WorkspaceCloseParams, WorkspaceCreateParams, WorkspaceGetParams,
     WorkspaceGetResult, WorkspaceListResult, WorkspaceRenameParams, WorkspaceResult,
-    WorkspaceSetAutoResumeParams,
+    WorkspaceSetAutoResumeParams, WorkspaceSetHibernateParams,
 };
 use signaltty_protocol::{Method, WorkspaceRef};
 
@@ -96,6 +96,24 @@ pub fn run(global: &Global, cmd: ManageCommand) -> i32 {
                         "  auto-resume {}",
                         if r.workspace.auto_resume { "on" } else { "off" }
                     );
+                },
+            )
+        },
+        ManageCommand::Hibernate { workspace, after } => {
+            let params = WorkspaceSetHibernateParams {
+                workspace_id: WorkspaceRef(workspace),
+                after_s: after,
+            };
+            call(
+                global,
+                Method::WorkspaceSetHibernate(params),
+                |r: WorkspaceResult| {
+                    print_workspace(&r.workspace);
+                    match r.workspace.hibernate_after_s {
+                        Some(0) => say!("  hibernate off"),
+                        Some(s) => say!("  hibernate after {s} s idle"),
+                        None => say!("  hibernate: the server's default"),
+                    }
                 },
             )
         },

@@ -13,19 +13,49 @@
 
 use crate::actors::pane::{Pane, SubmitEnter, SubmitPaste, SubmitRetry};
 use crate::actors::services::{RegisterWait, ViewPane};
+use crate::domain::ages::Ages;
 use crate::domain::state::Outcome;
 use crate::domain::waits::Wanted;
 use crate::error::Error;
 use crate::ids::ConnId;
 use actix::prelude::*;
 use signaltty_protocol::PaneId;
-use signaltty_protocol::pane::Lifecycle;
+use signaltty_protocol::pane::{Lifecycle, Pane as PaneObject};
 use signaltty_protocol::state::{PaneSubmitResult, WaitBaseline, WaitResult};
 use std::time::Duration;
 
 /// The connection the server's own waits are filed under: no client has it,
 /// so none of them is ever cancelled by a client going away.
 pub const SERVER_CONN: ConnId = ConnId(u64::MAX);
+
+/// How long an idle agent's screen must have been quiet before a prompt is
+/// typed into it.
+const QUIET: Duration = Duration::from_millis(500);
+
+/// How long an idle agent is waited for to go quiet at most: an agent whose
+/// idle screen animates is typed into after this.
+const IDLE_AT_MOST: Duration = Duration::from_millis(3000);
+
+/// The moments of a pane the ready wait times, by their monotonic ages
+/// (docs/tasks.md#the-silent-worker-watchdog).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Moment {
+    /// Its last output or hook.
+    LastActivity,
+    /// Its last lifecycle change.
+    LifecycleSince,
+}
+
+/// Whether an idle agent is ready to be typed into (the first-prompt gate,
+/// docs/tasks.md#the-first-prompt): its screen quiet for `QUIET` (no output,
+/// no hook), or idle for `IDLE_AT_MOST` whatever it draws. A screen rule can
+/// read a booting agent as idle before its input box reads keys (Codex's idle
+/// fallback matches any screen); a prompt pasted then is lost.
+pub fn settled(pane: &PaneObject, ages: &mut Ages<Moment>, now: std::time::Instant) -> bool {
+    let quiet = ages.age(&Moment::LastActivity, Some(&pane.last_activity_at), now);
+    let idle = ages.age(&Moment::LifecycleSince, pane.lifecycle_since.as_ref(), now);
+    quiet >= QUIET || idle >= IDLE_AT_MOST
+}
 
 /// Why typing a prompt stopped.
 #[derive(Debug)]

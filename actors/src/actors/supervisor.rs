@@ -98,6 +98,8 @@ pub struct Supervisor {
     snapshots: persist::Snapshots,
     /// The panes auto-resume starts after a restart.
     auto: autoresume::AutoResume,
+    /// The hibernation check's quiet ages and asks.
+    sweep: hibernate::Sweep,
     /// The tasks' actors and the starts under way.
     tasks: crate::actors::task::ServerTaskBook,
     /// The monotonic ages of the watched workers' last activity.
@@ -156,6 +158,7 @@ impl Supervisor {
             restore_report: RestoreReport::default(),
             snapshots: persist::Snapshots::with_tail_cap(tail_cap),
             auto: autoresume::AutoResume::default(),
+            sweep: hibernate::Sweep::default(),
             tasks: crate::actors::task::ServerTaskBook::default(),
             activity_ages: Default::default(),
             me: None,
@@ -263,6 +266,9 @@ impl Actor for Supervisor {
         ctx.run_interval(self.config.limits.snapshot_interval, |sup, ctx| {
             sup.flush_snapshot(ctx);
         });
+        ctx.run_interval(hibernate::CHECK_EVERY, |sup, ctx| {
+            sup.check_hibernation(ctx)
+        });
         if !self.config.limits.worker_silent_timeout.is_zero() {
             ctx.run_interval(timers::WATCHDOG_EVERY, |sup, _| sup.watch_silent_workers());
         }
@@ -309,6 +315,7 @@ impl Handler<Dispatch> for Supervisor {
 
 mod autoresume;
 mod directory;
+pub(crate) mod hibernate;
 mod journal;
 mod lifecycle;
 mod persist;

@@ -40,6 +40,16 @@ pub struct SetAutoResume {
     pub on: bool,
 }
 
+/// Sets after how long idle the workspace's agents hibernate; 0: never
+/// (docs/restore.md#hibernation). Replies with the workspace after
+/// `workspace.updated` is published.
+#[derive(Debug, Message)]
+#[rtype(result = "Result<WorkspaceState, Error>")]
+pub struct SetHibernate {
+    /// Seconds, already checked.
+    pub after_s: u64,
+}
+
 /// Replaces the workspace's git cache (`workspace.refresh_git`, a turn's end).
 /// Publishes `workspace.updated`, and `git.branch_changed` first when the
 /// branch differs; with `Announce::IfChanged` an unchanged cache publishes
@@ -355,6 +365,14 @@ impl Handler<SetAutoResume> for Workspace {
 
     fn handle(&mut self, msg: SetAutoResume, _ctx: &mut Self::Context) -> Self::Result {
         self.update(|state| state.auto_resume = msg.on)
+    }
+}
+
+impl Handler<SetHibernate> for Workspace {
+    type Result = ResponseFuture<Result<WorkspaceState, Error>>;
+
+    fn handle(&mut self, msg: SetHibernate, _ctx: &mut Self::Context) -> Self::Result {
+        self.update(|state| state.hibernate_after_s = Some(msg.after_s))
     }
 }
 

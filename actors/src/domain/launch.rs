@@ -157,6 +157,7 @@ pub fn build_pane(recipe: PaneRecipe<'_>) -> (Pane, SpawnSpec) {
         label,
         task_id,
         pending_decision: None,
+        hibernation: None,
     };
     let spec = SpawnSpec {
         argv,

@@ -5,6 +5,7 @@
 
 pub mod ages;
 pub mod events;
+pub mod hibernate;
 pub mod launch;
 pub mod launch_tree;
 pub mod layout;

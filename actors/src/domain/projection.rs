@@ -167,7 +167,9 @@ impl Projection {
                 self.tabs.insert(tab.id.clone(), Arc::new(tab));
                 return;
             },
-            Event::PaneUpdated { pane, .. } | Event::PaneResized { pane } => {
+            Event::PaneUpdated { pane, .. }
+            | Event::PaneResized { pane }
+            | Event::PaneHibernated { pane, .. } => {
                 if let Some(progress) = self.progress.get_mut(&pane.id) {
                     progress.session(pane.agent.agent_session_id.as_deref());
                 }
@@ -220,7 +222,10 @@ impl Projection {
             | Event::WorkspaceUpdated { .. }
             | Event::TabUpdated { .. }
             | Event::PaneUpdated { .. }
-            | Event::PaneResized { .. } => {},
+            | Event::PaneResized { .. }
+            | Event::PaneHibernated { .. }
+            // The resumed `pane.created` in the same batch carries the pane.
+            | Event::PaneWoke { .. } => {},
             Event::WorkspaceClosed { workspace_id } => {
                 self.workspaces.remove(workspace_id);
                 self.order.retain(|id| id != workspace_id);

@@ -192,8 +192,15 @@ fn suffix(disk: &DiskHistory, after: Seq) -> Result<Vec<(Seq, Event)>, String> {
 /// one) and is `RESUMABLE` when its adapter can resume its session, else
 /// `RESTORED`; a pane that had already exited stays `EXITED`. A native
 /// permission decision becomes read-only: the reporter that could take its
-/// answer is gone. Lifecycle, attention and `last_message` are kept.
+/// answer is gone. Lifecycle, attention and `last_message` are kept. A
+/// hibernated pane stays `HIBERNATED`.
 pub fn tombstone(pane: &mut Pane) {
+    // A hibernated pane had no process to lose: it stays hibernated until a
+    // prompt, input or attach wakes it (docs/restore.md#hibernation).
+    if pane.restore_state == RestoreState::Hibernated {
+        reporter_gone(pane);
+        return;
+    }
     let restored_before = matches!(
         pane.restore_state,
         RestoreState::Restored | RestoreState::Resumable

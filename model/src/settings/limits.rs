@@ -51,6 +51,9 @@ pub struct Limits {
     pub restore_max_parallel: usize,
     /// An auto-resumed agent counts as started once it reaches a prompt, or after this.
     pub restore_start_wait: Duration,
+    /// Idle agents of a workspace that set nothing of its own are hibernated
+    /// after this (`hibernate.after_s`); zero: never.
+    pub hibernate_after: Duration,
     /// Tasks not yet terminal (and starts under way) at most
     /// (docs/tasks.md#settings: `SIGNALTTY_MAX_PARALLEL_TASKS`, `--max-tasks`;
     /// 0 refuses every start).
@@ -86,6 +89,7 @@ impl Default for Limits {
             history_tail_bytes: HISTORY_TAIL_BYTES,
             restore_max_parallel: 3,
             restore_start_wait: Duration::from_secs(10),
+            hibernate_after: Duration::ZERO,
             max_parallel_tasks: 4,
             worker_silent_timeout: Duration::from_secs(600),
             worktree_git_deadline: WORKTREE_GIT_DEADLINE,

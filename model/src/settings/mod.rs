@@ -401,6 +401,7 @@ impl Settings {
             history_tail_bytes: self.count(K::HistoryTailBytes),
             restore_max_parallel: self.count(K::RestoreMaxParallel),
             restore_start_wait: self.millis(K::RestoreStartWait),
+            hibernate_after: Duration::from_secs(self.int(K::HibernateAfter)),
             max_parallel_tasks: self.count(K::MaxParallelTasks),
             worker_silent_timeout: Duration::from_secs(self.int(K::WorkerSilent)),
             worktree_git_deadline: self.millis(K::WorktreeGit),

@@ -36,6 +36,7 @@ pub fn workspace(n: u32, name: &str, tabs: &[u32]) -> Workspace {
         tabs: tabs.iter().map(|t| tab_id(*t)).collect(),
         active_tab_id: tabs.first().map(|t| tab_id(*t)),
         auto_resume: false,
+        hibernate_after_s: None,
         created_at: ts(T0),
         updated_at: ts(T0),
     }
@@ -89,6 +90,7 @@ pub fn pane(n: u32, ws: u32, tab: u32, name: &str) -> Pane {
         relationship: None,
         task_id: None,
         pending_decision: None,
+        hibernation: None,
     }
 }
 

@@ -35,7 +35,7 @@ impl Columns {
             .unwrap_or(0)
             .clamp(4, (width / 4).clamp(8, 24));
         let tag = if panes.iter().any(|p| restore_tag(p).is_some()) {
-            "RESUMABLE".len() + 1
+            "HIBERNATED".len() + 1
         } else {
             0
         };
@@ -51,6 +51,7 @@ fn restore_tag(pane: &Pane) -> Option<(&'static str, Color)> {
     match pane.restore_state {
         RestoreState::Restored => Some(("RESTORED", Color::Magenta)),
         RestoreState::Resumable => Some(("RESUMABLE", Color::LightBlue)),
+        RestoreState::Hibernated => Some(("HIBERNATED", Color::Blue)),
         RestoreState::Live | RestoreState::Exited => None,
     }
 }
@@ -65,7 +66,7 @@ fn pane_line(
     opts: &ViewOpts,
 ) -> Line<'static> {
     let paint = Paint(opts.color);
-    let (glyph, color) = crate::paint::lifecycle(pane.lifecycle);
+    let (glyph, color) = crate::paint::pane_glyph(pane);
     let (marker, marker_color) = crate::paint::attention(pane.attention);
     let kind = pane.agent.kind;
     let kind_style = if kind.is_agent() {

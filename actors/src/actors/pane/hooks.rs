@@ -8,7 +8,7 @@ use crate::domain::state::tracker::HookReport;
 use crate::error::Error;
 use actix::prelude::*;
 use signaltty_protocol::Event;
-use signaltty_protocol::pane::AgentKind;
+use signaltty_protocol::pane::{AgentKind, RestoreState};
 use signaltty_protocol::state::HookEventResult;
 
 /// One ordinary hook event for this pane, already routed and validated: the
@@ -38,6 +38,25 @@ impl Pane {
         hook: Hook,
         ctx: &mut Context<Self>,
     ) -> (Vec<Event>, HookEventResult) {
+        // What an agent reports while signaltty stops it to hibernate, or
+        // after (its `SessionEnd`), is the stop, not news: dropped
+        // (docs/restore.md#hibernation).
+        if self.hibernating() || self.state().restore_state == RestoreState::Hibernated {
+            let pane = self.state();
+            return (
+                Vec::new(),
+                HookEventResult {
+                    accepted: false,
+                    agent: hook.agent,
+                    event: hook.event,
+                    pane_id: Some(pane.id.clone()),
+                    dropped: Some(true),
+                    reason: Some("hibernating".into()),
+                    lifecycle: Some(pane.lifecycle),
+                    attention: Some(pane.attention),
+                },
+            );
+        }
         let outcome = self.tracker.on_hook(hook, &self.term);
         let events = self.perform(outcome.effects, ctx);
         (events, outcome.reply)

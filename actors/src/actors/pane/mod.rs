@@ -21,6 +21,7 @@ use std::time::Duration;
 
 mod decisions;
 mod handoff;
+mod hibernate;
 mod hooks;
 mod output;
 mod process;
@@ -35,6 +36,7 @@ mod viewers;
 pub use crate::os::pty::{PtyHandle, SignalTarget};
 pub use decisions::{Answer, NativeHook, NativeRoute, NativeStarted};
 pub use handoff::{HandOver, HandedOver, Released, TakeBack};
+pub use hibernate::Hibernate;
 pub use hooks::{Hook, ReportSession};
 pub use process::{
     ChildExited, ClosePane, IsLive, OutputEnded, ResizePane, SignalPane, WriteInput,
@@ -143,6 +145,14 @@ pub struct Pane {
     timers: HashMap<Timer, SpawnHandle>,
     /// An upgrade's release whose reader has not stopped yet.
     handing: Option<handoff::Handing>,
+    /// The hibernation stop under way (docs/restore.md#hibernation).
+    stopping: Option<hibernate::Stopping>,
+    /// Input was typed without its Enter.
+    unsent: bool,
+    /// A `pane.resume` is starting the process.
+    resuming: bool,
+    /// The last input, prompt, attach or detach.
+    touched: std::time::Instant,
 }
 
 impl Screen for Terminal {
@@ -206,6 +216,10 @@ impl Pane {
             route: None,
             timers: HashMap::new(),
             handing: None,
+            stopping: None,
+            unsent: false,
+            resuming: false,
+            touched: std::time::Instant::now(),
         }
     }
 

@@ -98,11 +98,18 @@ impl Handler<WriteInput> for Pane {
     type Result = ResponseFuture<Result<usize, Error>>;
 
     fn handle(&mut self, msg: WriteInput, _ctx: &mut Self::Context) -> Self::Result {
+        if self.hibernating() {
+            let e = self.being_hibernated();
+            return Box::pin(async move { Err(e) });
+        }
+        if self.pty.is_some() {
+            self.tracker.on_input(msg.bytes.len());
+            self.on_typed(&msg.bytes);
+        }
         let Some(pty) = self.pty.as_ref() else {
             let e = self.pane_exited(None);
             return Box::pin(async move { Err(e) });
         };
-        self.tracker.on_input(msg.bytes.len());
         Box::pin(self.write_bound(pty.as_ref(), msg.bytes))
     }
 }
@@ -173,7 +180,7 @@ impl Handler<ClosePane> for Pane {
 }
 
 /// The nix signal of an allowed name.
-fn to_nix(signal: SignalName) -> nix::sys::signal::Signal {
+pub(super) fn to_nix(signal: SignalName) -> nix::sys::signal::Signal {
     use nix::sys::signal::Signal as S;
     match signal {
         SignalName::Int => S::SIGINT,
@@ -238,8 +245,21 @@ impl Pane {
         self.pty = None;
         // A notification held back by the gate has no pane to raise any more.
         self.notify_gate.forget_held();
+        // The agent stopped for hibernation keeps its state (docs/restore.md#hibernation).
+        if self.hibernated(code, ctx) {
+            return;
+        }
         let effects = self.tracker.on_exit(code);
         self.perform_now(effects, ctx);
+    }
+
+    /// The refusal of input and prompts while the hibernation stop runs.
+    pub(super) fn being_hibernated(&self) -> Error {
+        Error::AgentNotReady(format!(
+            "pane {} is being hibernated: its agent is saving its session; \
+             try again in a moment and it wakes (docs/restore.md#hibernation)",
+            self.state().id
+        ))
     }
 
     pub(super) fn pane_exited(&self, written: Option<usize>) -> Error {

@@ -28,6 +28,9 @@ pub struct Resume {
     pub os: Os,
     /// Told of the new process.
     pub directory: Recipient<Relaunched>,
+    /// What woke a hibernated pane (`submit`, `input`, `attach`): then
+    /// `pane.woke` goes out with `pane.created` (docs/restore.md#waking-up).
+    pub woke_by: Option<&'static str>,
 }
 
 /// This pane runs a new process now (told the registry's owner, before the
@@ -51,7 +54,13 @@ impl Handler<Resume> for Pane {
     type Result = Started;
 
     fn handle(&mut self, msg: Resume, _ctx: &mut Self::Context) -> Self::Result {
-        if self.pty.is_some() {
+        // A second wake while the first one starts the agent is answered as
+        // woken; a plain resume is refused.
+        if msg.woke_by.is_some() && (self.pty.is_some() || self.resuming) {
+            let state = self.state().clone();
+            return Box::pin(actix::fut::ready(Ok((state, None))));
+        }
+        if self.pty.is_some() || self.resuming {
             return failed(Error::BadParams(format!(
                 "pane {} is already live",
                 self.state().id
@@ -73,7 +82,8 @@ impl Handler<Resume> for Pane {
             rows: pane.pty_size.rows,
             cols: pane.pty_size.cols,
         };
-        let (os, directory) = (msg.os, msg.directory);
+        let (os, directory, woke_by) = (msg.os, msg.directory, msg.woke_by);
+        self.resuming = true;
         let spawned = async move {
             let (spec, integration) = match prepare_hooks(&os, spec, config_env).await {
                 Ok(prepared) => prepared,
@@ -90,6 +100,7 @@ impl Handler<Resume> for Pane {
             spawned
                 .into_actor(self)
                 .then(move |prepared: Result<_, Error>, pane, ctx| {
+                    pane.resuming = false;
                     let (result, addr_tx, argv, integration) = match prepared {
                         Ok(prepared) => prepared,
                         Err(e) => return failed(e),
@@ -109,10 +120,17 @@ impl Handler<Resume> for Pane {
                     pane.ended = false;
                     pane.reaped = None;
                     pane.exit_reported = false;
+                    pane.reset_hibernation(ctx);
                     // A new process: unhooked, its own program, no inferred approvals.
                     let effects = pane.tracker.on_process_started(&argv);
                     let mut events = pane.perform(effects, ctx);
                     let state = pane.state().clone();
+                    if let Some(by) = woke_by {
+                        events.push(Event::PaneWoke {
+                            pane_id: state.id.clone(),
+                            by: by.to_owned(),
+                        });
+                    }
                     events.push(Event::PaneCreated {
                         pane: state.clone(),
                         resumed: Some(true),

@@ -308,12 +308,18 @@ impl Handler<ProcessSeen> for Pane {
 /// evidence behind each axis. Read-only.
 #[derive(Debug, Message)]
 #[rtype(result = "Result<signaltty_protocol::state::PaneExplainResult, Error>")]
-pub struct Explain;
+pub struct Explain {
+    /// What the Supervisor knows of the pane's hibernation: its workspace's
+    /// idle time, its quiet time, a waiting task.
+    pub hibernate: super::Hibernate,
+}
 
 impl Handler<Explain> for Pane {
     type Result = Result<signaltty_protocol::state::PaneExplainResult, Error>;
 
-    fn handle(&mut self, _msg: Explain, _ctx: &mut Self::Context) -> Self::Result {
-        Ok(self.tracker.explain(&self.term))
+    fn handle(&mut self, msg: Explain, _ctx: &mut Self::Context) -> Self::Result {
+        let mut explained = self.tracker.explain(&self.term);
+        explained.hibernation = Some(self.explain_hibernation(&msg.hibernate));
+        Ok(explained)
     }
 }

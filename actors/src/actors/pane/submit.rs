@@ -45,6 +45,9 @@ fn busy(why: &str, details: Option<serde_json::Value>) -> Error {
 impl Pane {
     /// The readiness gate (step 2): `None` when a prompt may be pasted.
     fn submit_refusal(&self) -> Option<Error> {
+        if self.hibernating() {
+            return Some(self.being_hibernated());
+        }
         let pane = self.state();
         let decision = pane.pending_decision.is_some();
         if self.pty.is_none() || pane.live != LiveState::Live || pane.lifecycle == Lifecycle::Exited
@@ -126,6 +129,8 @@ impl Handler<SubmitEnter> for Pane {
         // Checked and written in one turn: a hook that sets a decision is
         // handled before this or after the Enter byte is queued.
         let written = self.write_bound(pty.as_ref(), b"\r".to_vec());
+        // The prompt left the input box: the quiet starts again.
+        self.sent_prompt();
         Box::pin(async move { written.await.map(drop) })
     }
 }

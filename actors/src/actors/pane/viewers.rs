@@ -60,6 +60,7 @@ impl Handler<Attach> for Pane {
                 }]))
             });
         self.viewers.insert(msg.conn, msg.viewer);
+        self.touch();
         if msg.watch {
             self.watchers.insert(msg.conn);
         } else {
@@ -104,6 +105,7 @@ impl Handler<Detach> for Pane {
     fn handle(&mut self, msg: Detach, _ctx: &mut Self::Context) {
         self.viewers.remove(&msg.conn);
         self.watchers.remove(&msg.conn);
+        self.touch();
     }
 }
 

@@ -123,6 +123,7 @@ impl Supervisor {
             tabs: Vec::new(),
             active_tab_id: None,
             auto_resume: false,
+            hibernate_after_s: None,
             created_at: now.clone(),
             updated_at: now,
         };

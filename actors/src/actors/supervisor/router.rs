@@ -49,6 +49,7 @@ mod tabs;
 mod task_wait;
 mod tasks;
 pub mod wait;
+mod wake;
 mod workspaces;
 mod worktrees;
 
@@ -128,6 +129,9 @@ pub fn route(
         Method::WorkspaceRename(p) => workspaces::rename(cx, &p.workspace_id, &p.name),
         Method::WorkspaceSetAutoResume(p) => {
             workspaces::set_auto_resume(cx, &p.workspace_id, p.auto_resume)
+        },
+        Method::WorkspaceSetHibernate(p) => {
+            workspaces::set_hibernate(cx, &p.workspace_id, p.after_s)
         },
         Method::WorkspaceClose(p) => workspaces::close(cx, &p.workspace_id, p.signal),
         Method::WorkspaceRefreshGit(p) => diff::refresh_git(cx, p),

@@ -15,7 +15,9 @@
 use super::TaskActor;
 use crate::actors::pane::{GetPane, ReadPane};
 use crate::actors::services::{PaneView, ViewPane};
-use crate::actors::submit::{Gate, SERVER_CONN, Typed, activity_gate, type_prompt};
+use crate::actors::submit::{
+    Gate, Moment, SERVER_CONN, Typed, activity_gate, settled, type_prompt,
+};
 use crate::domain::ages::Ages;
 use crate::error::Error;
 use actix::prelude::*;
@@ -32,22 +34,6 @@ const READY_POLL: Duration = Duration::from_millis(50);
 
 /// How many screen lines a ready timeout keeps.
 const SCREEN_TAIL_LINES: usize = 20;
-
-/// How long an idle worker's screen must have been quiet before the prompt
-/// is typed into it.
-const QUIET: Duration = Duration::from_millis(500);
-
-/// How long an idle worker is waited for to go quiet at most, in ms: an
-/// agent whose idle screen animates is typed into after this.
-const IDLE_AT_MOST: Duration = Duration::from_millis(3000);
-
-/// The moments of a pane the ready wait times, by their monotonic ages
-/// (docs/tasks.md#the-silent-worker-watchdog).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-enum Moment {
-    LastActivity,
-    LifecycleSince,
-}
 
 /// What the first prompt needs.
 #[derive(Debug, Clone)]
@@ -101,17 +87,6 @@ fn ready_state(view: &PaneView, ages: &mut Ages<Moment>) -> Ready {
         },
         Some(_) => Ready::Again,
     }
-}
-
-/// Whether an idle worker is ready to be typed into: its screen quiet for
-/// `QUIET` (no output, no hook), or idle for `IDLE_AT_MOST` whatever it
-/// draws. A screen rule can read a booting agent as idle before its input
-/// box reads keys (Codex's idle fallback matches any screen); a prompt pasted
-/// then is lost.
-fn settled(pane: &Pane, ages: &mut Ages<Moment>, now: Instant) -> bool {
-    let quiet = ages.age(&Moment::LastActivity, Some(&pane.last_activity_at), now);
-    let idle = ages.age(&Moment::LifecycleSince, pane.lifecycle_since.as_ref(), now);
-    quiet >= QUIET || idle >= IDLE_AT_MOST
 }
 
 /// What a `pending` task says it waits for when its worker is a program

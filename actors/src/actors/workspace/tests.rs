@@ -41,6 +41,7 @@ async fn start_with_supervisor(dir: &std::path::Path) -> (Addr<Workspace>, Tab, 
         tabs: vec![],
         active_tab_id: None,
         auto_resume: false,
+        hibernate_after_s: None,
         created_at: Timestamp::now(),
         updated_at: Timestamp::now(),
     };

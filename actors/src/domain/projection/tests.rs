@@ -15,6 +15,7 @@ fn ws(id: &str, name: &str) -> Workspace {
         tabs: vec![],
         active_tab_id: None,
         auto_resume: false,
+        hibernate_after_s: None,
         created_at: Timestamp::from_unix_millis(0),
         updated_at: Timestamp::from_unix_millis(0),
     }

@@ -40,6 +40,7 @@ fn pane(live: LiveState, restore_state: RestoreState, resume: Option<Vec<String>
         label: None,
         task_id: None,
         pending_decision: None,
+        hibernation: None,
     }
 }
 
@@ -95,6 +96,18 @@ fn a_tombstone_of_an_earlier_restart_comes_back_as_it_was() {
     );
     tombstone(&mut p);
     assert_eq!(p.restore_state, RestoreState::Restored);
+}
+
+#[test]
+fn a_hibernated_pane_stays_hibernated_with_its_exit_code() {
+    let mut p = pane(
+        LiveState::Exited { code: Some(130) },
+        RestoreState::Hibernated,
+        Some(vec!["claude".into(), "--resume".into(), "s1".into()]),
+    );
+    tombstone(&mut p);
+    assert_eq!(p.restore_state, RestoreState::Hibernated);
+    assert_eq!(p.live, LiveState::Exited { code: Some(130) });
 }
 
 #[test]

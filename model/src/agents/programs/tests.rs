@@ -46,6 +46,7 @@ fn restored(argv: Vec<String>) -> Pane {
         relationship: None,
         task_id: None,
         pending_decision: None,
+        hibernation: None,
     }
 }
 

@@ -35,6 +35,7 @@ fn restored(argvs: &[&[&str]]) -> (Restored, Vec<PaneId>) {
                 tabs: vec![tab.clone()],
                 active_tab_id: Some(tab.clone()),
                 auto_resume: false,
+                hibernate_after_s: None,
                 created_at: now.clone(),
                 updated_at: now.clone(),
             },

@@ -91,5 +91,30 @@ pub fn explain(cx: &mut Cx<'_>, p: PaneTarget) -> Routed {
         Ok(id) => id,
         Err(e) => return fail(Err(e)),
     };
-    ask_pane(cx, &id, Explain, |result| result)
+    let hibernate = hibernate_ask(cx, &id);
+    ask_pane(cx, &id, Explain { hibernate }, |result| result)
+}
+
+/// What the projection says of the pane's hibernation, for `pane.explain`:
+/// the quiet time by the wall clock (the check itself uses the monotonic one).
+fn hibernate_ask(cx: &Cx<'_>, id: &signaltty_protocol::PaneId) -> crate::actors::pane::Hibernate {
+    use crate::actors::supervisor::hibernate::{after_of, quiet_mark, task_waits};
+    let projection = cx.events.projection();
+    let default = cx.config.limits.hibernate_after;
+    let Some(pane) = projection.pane(id) else {
+        return crate::actors::pane::Hibernate {
+            after: default,
+            quiet_for: std::time::Duration::ZERO,
+            task_waits: false,
+        };
+    };
+    let now = signaltty_protocol::Timestamp::now()
+        .unix_millis()
+        .unwrap_or(0);
+    let mark = quiet_mark(pane).unix_millis().unwrap_or(now);
+    crate::actors::pane::Hibernate {
+        after: after_of(projection, default, pane),
+        quiet_for: std::time::Duration::from_millis(now.saturating_sub(mark).max(0) as u64),
+        task_waits: task_waits(projection, pane),
+    }
 }

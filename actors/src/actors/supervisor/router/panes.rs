@@ -101,6 +101,26 @@ pub fn input(cx: &mut Cx<'_>, p: PaneInputParams) -> Routed {
             ))));
         },
     };
+    // A hibernated agent is woken first and its input written once it is
+    // ready (docs/restore.md#waking-up).
+    if let Ok(entry) = cx.registry.pane(&p.pane_id)
+        && super::wake::hibernated(cx, &entry.id)
+    {
+        let woken = match super::wake::wake_ready(cx, &entry.id, "input") {
+            Ok(woken) => woken,
+            Err(e) => return fail(Err(e)),
+        };
+        let gone = closed(&p.pane_id);
+        return answer(async move {
+            woken.await?;
+            let n = entry
+                .addr
+                .send(WriteInput { bytes })
+                .await
+                .map_err(|_| gone)??;
+            Ok(PaneInputResult { written: n as u64 })
+        });
+    }
     ask_pane(cx, &p.pane_id, WriteInput { bytes }, |n: usize| {
         PaneInputResult { written: n as u64 }
     })
@@ -169,10 +189,28 @@ pub fn attach(cx: &mut Cx<'_>, conn: &ConnHandle, p: PaneAttachParams) -> Routed
     };
     // Recorded now, so the connection's going away detaches it; a pane that
     // refuses (or went) has no viewer to detach, which is harmless.
+    // An interactive attach wakes a hibernated agent; a watch (the board's
+    // preview) does not (docs/restore.md#waking-up).
+    let woken = if !msg.watch && super::wake::hibernated(cx, &entry.id) {
+        match super::wake::resume(cx, &entry.id, "attach") {
+            Ok(woken) => Some(woken),
+            Err(e) => return fail(Err(e)),
+        }
+    } else {
+        None
+    };
     cx.registry.attach(conn.id, &entry.id);
     let gone = closed(&p.pane_id);
-    let attached = pane_id.send(msg);
-    answer(async move { attached.await.map_err(|_| gone).and_then(|inner| inner) })
+    answer(async move {
+        if let Some(woken) = woken {
+            woken.await?;
+        }
+        pane_id
+            .send(msg)
+            .await
+            .map_err(|_| gone)
+            .and_then(|inner| inner)
+    })
 }
 
 /// `pane.detach`: forget the viewer; the process is untouched.

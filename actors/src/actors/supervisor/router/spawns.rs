@@ -218,23 +218,45 @@ pub(super) fn user_shell() -> String {
 /// `pane.resume`: the tombstone's agent again, with its adapter's resume
 /// command, in the same pane (docs/methods.md#paneresume).
 pub fn resume(cx: &mut Cx<'_>, p: PaneTarget) -> Routed {
-    let entry = match cx.registry.pane(&p.pane_id) {
-        Ok(e) => e,
-        Err(e) => return fail(Err(e)),
-    };
+    // A hibernated pane resumed by hand is woken (docs/restore.md#waking-up).
+    let hibernated = cx.registry.resolve(&p.pane_id).is_ok_and(|id| {
+        cx.events
+            .projection()
+            .pane(&id)
+            .is_some_and(|p| p.restore_state == signaltty_protocol::pane::RestoreState::Hibernated)
+    });
+    match resume_pane(cx, &p.pane_id, hibernated.then_some("resume")) {
+        Ok(resumed) => answer(resumed),
+        Err(e) => fail(Err(e)),
+    }
+}
+
+/// The checks of `pane.resume` now, and the resume in the pane's actor to
+/// await; a wake (docs/restore.md#waking-up) names what woke the pane.
+pub(crate) fn resume_pane(
+    cx: &mut Cx<'_>,
+    target: &signaltty_protocol::PaneRef,
+    woke_by: Option<&'static str>,
+) -> Result<
+    impl std::future::Future<Output = Result<PaneLaunchResult, Error>> + 'static + use<>,
+    Error,
+> {
+    let entry = cx.registry.pane(target)?;
     let Some(pane) = cx.events.projection().pane(&entry.id).cloned() else {
-        return fail(Err(Error::NoSuchPane(entry.id.0.clone())));
+        return Err(Error::NoSuchPane(entry.id.0.clone()));
     };
-    if pane.live == LiveState::Live {
-        return fail(Err(Error::BadParams(format!(
+    // A wake finds the pane live when another wake came first: the pane's
+    // actor answers it as woken (docs/restore.md#waking-up).
+    if pane.live == LiveState::Live && woke_by.is_none() {
+        return Err(Error::BadParams(format!(
             "pane {} is already live",
             pane.id
-        ))));
+        )));
     }
     if launch::resume_command(&pane).is_none() {
-        return fail(Err(Error::BadParams(
+        return Err(Error::BadParams(
             signaltty_model::agents::programs::not_resumable_because(&pane),
-        )));
+        ));
     }
     // One conversation runs in one pane: a session already live elsewhere is
     // not resumed a second time.
@@ -246,21 +268,22 @@ pub fn resume(cx: &mut Cx<'_>, p: PaneTarget) -> Routed {
             .into_iter()
             .find(|p| p.id != pane.id && p.live == LiveState::Live)
     {
-        return fail(Err(Error::BadParams(format!(
+        return Err(Error::BadParams(format!(
             "pane {} is not resumed: its session {session} is already live in pane {}",
             pane.id, other.id
-        ))));
+        )));
     }
     let Some(me) = cx.me.clone() else {
-        return fail(Err(Error::Internal("the Supervisor is not running".into())));
+        return Err(Error::Internal("the Supervisor is not running".into()));
     };
     let gone = Error::NoSuchPane(pane.id.0.clone());
     let resumed = entry.addr.send(crate::actors::pane::Resume {
         socket: cx.config.socket.clone(),
         os: cx.config.os.clone(),
         directory: me.recipient(),
+        woke_by,
     });
-    answer(async move {
+    Ok(async move {
         let (pane, integration) = resumed.await.map_err(|_| gone)??;
         Ok(PaneLaunchResult { pane, integration })
     })

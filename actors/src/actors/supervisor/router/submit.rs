@@ -2,7 +2,8 @@
 //! docs/decisions.md#prompts-that-cannot-answer-a-question): validate,
 //! capture the wait baseline, then the typing and the activity gate that a
 //! task's first prompt shares (`actors/submit.rs`); an accepted follow-up
-//! resumes the worker's task (docs/tasks.md#picking-up-again).
+//! resumes the worker's task (docs/tasks.md#picking-up-again). A hibernated
+//! pane is woken first (`wake.rs`).
 
 use super::{Cx, Routed, answer, fail};
 use crate::actors::submit::{Gate, activity_gate, type_prompt};
@@ -63,6 +64,16 @@ pub fn submit(cx: &mut Cx<'_>, conn: ConnId, p: PaneSubmitParams) -> Routed {
         )));
     }
     let task = task.and_then(|t| cx.tasks.get(&t.id).cloned());
+    // A hibernated agent is woken first and typed into once ready
+    // (docs/restore.md#waking-up).
+    let woken = if super::wake::hibernated(cx, &id) {
+        match super::wake::wake_ready(cx, &id, "submit") {
+            Ok(woken) => Some(woken),
+            Err(e) => return fail(Err(e)),
+        }
+    } else {
+        None
+    };
     let Some(me) = cx.me.clone() else {
         return fail(Err(Error::Internal("the Supervisor is not running".into())));
     };
@@ -74,7 +85,7 @@ pub fn submit(cx: &mut Cx<'_>, conn: ConnId, p: PaneSubmitParams) -> Routed {
             .map(|pr| pr.baseline(pane))
     });
     let gone = id.0.clone();
-    let gate = Gate {
+    let mut gate = Gate {
         conn,
         pane: id,
         addr: addr.clone(),
@@ -84,6 +95,10 @@ pub fn submit(cx: &mut Cx<'_>, conn: ConnId, p: PaneSubmitParams) -> Routed {
         view: me.recipient(),
     };
     answer(async move {
+        if let Some(woken) = woken {
+            // The baseline of the new process, taken once it is ready.
+            gate.baseline = woken.await?.baseline;
+        }
         type_prompt(&addr, p.text, delay, |_| Error::NoSuchPane(gone.clone()))
             .await
             .map_err(|typed| typed.into_error())?;

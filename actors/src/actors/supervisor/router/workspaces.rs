@@ -7,7 +7,7 @@
 use super::{Cx, Routed, answer, ask, fail, ready};
 use crate::actors::services::OpenWorkspace;
 use crate::actors::workspace::{
-    Close, Rename, SetAutoResume, Workspace as WorkspaceActor, check_dir,
+    Close, Rename, SetAutoResume, SetHibernate, Workspace as WorkspaceActor, check_dir,
 };
 use crate::domain::worktrees::Checkouts;
 use crate::error::Error;
@@ -116,6 +116,19 @@ pub fn rename(cx: &mut Cx<'_>, r: &WorkspaceRef, name: &str) -> Routed {
 /// `workspace.set_auto_resume`.
 pub fn set_auto_resume(cx: &mut Cx<'_>, r: &WorkspaceRef, on: bool) -> Routed {
     update(cx, r, SetAutoResume { on })
+}
+
+/// The longest `workspace.set_hibernate` idle time: a week.
+pub const MAX_HIBERNATE_AFTER_S: u64 = 7 * 86_400;
+
+/// `workspace.set_hibernate` (docs/methods.md#workspaceset_hibernate).
+pub fn set_hibernate(cx: &mut Cx<'_>, r: &WorkspaceRef, after_s: u64) -> Routed {
+    if after_s > MAX_HIBERNATE_AFTER_S {
+        return fail(Err(Error::BadParams(format!(
+            "after_s must be 0 (off) to {MAX_HIBERNATE_AFTER_S} seconds, not {after_s}"
+        ))));
+    }
+    update(cx, r, SetHibernate { after_s })
 }
 
 /// Asks the workspace's actor for a change that answers with the workspace.

@@ -53,6 +53,7 @@ pub(crate) fn pane(kind: AgentKind) -> Pane {
         relationship: None,
         task_id: None,
         pending_decision: None,
+        hibernation: None,
     }
 }
 

@@ -16,6 +16,7 @@
 
 mod carry;
 mod cursor;
+mod hibernate;
 mod screen;
 #[cfg(test)]
 mod tests;

@@ -367,6 +367,8 @@ impl AgentTracker {
                 &self.evidence.attention,
                 crate::domain::state::explain::attention_hints(state, self.decision_pending()),
             ),
+            // The router adds it: the workspace's setting is not the pane's.
+            hibernation: None,
         }
     }
 }
