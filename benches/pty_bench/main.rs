@@ -6,6 +6,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 mod ingest;
+mod many;
 mod memory;
 mod prompt;
 mod read;
@@ -68,6 +69,9 @@ struct Opts {
     /// can, one call in flight each). Fix it to compare two binaries at one load.
     #[arg(long, default_value_t = 0.0)]
     viewer_rate: f64,
+    /// Idle panes of the `many` scenario's second measurement.
+    #[arg(long, default_value_t = 1000)]
+    many_panes: usize,
     /// Skip the tmux peer measurements.
     #[arg(long)]
     no_tmux: bool,
@@ -83,6 +87,8 @@ enum Scenario {
     Spawn,
     Read,
     Viewer,
+    /// Not in the default run: `--only many`.
+    Many,
 }
 
 /// The tmux server label of the peer measurements.
@@ -144,6 +150,7 @@ struct Results {
     spawn: Vec<(Spawn, Option<Spawn>)>,
     read: Option<ReadResult>,
     viewer: Option<ViewerResult>,
+    many: Option<many::ManyResult>,
 }
 
 struct Verdict {
@@ -212,6 +219,9 @@ fn print_table(r: &Results, header: &str, panes: usize) {
     if let Some(v) = &r.viewer {
         v.print(&mut o);
     }
+    if let Some(m) = &r.many {
+        m.print(&mut o);
+    }
     let v = verdicts(r, panes);
     if !v.is_empty() {
         let _ = writeln!(o, "\ntargets:");
@@ -243,6 +253,9 @@ fn to_json(r: &Results, machine: Value, bin: &Path, panes: usize) -> Value {
     }
     if let Some(v) = &r.viewer {
         out["viewer"] = v.json();
+    }
+    if let Some(m) = &r.many {
+        out["many"] = m.json();
     }
     out["targets"] = verdicts(r, panes)
         .into_iter()
@@ -285,7 +298,8 @@ fn run(opts: &Opts) -> Res<()> {
     if !opts.no_tmux && run_output(Command::new("tmux").arg("-V")).is_err() {
         return Err("tmux not found (apt-get install -y tmux, or pass --no-tmux)".into());
     }
-    let wanted = |s: Scenario| opts.only.is_empty() || opts.only.contains(&s);
+    let wanted =
+        |s: Scenario| opts.only.contains(&s) || (opts.only.is_empty() && s != Scenario::Many);
     let quiet = opts.json;
     let log = move |what: &str| {
         if !quiet {
@@ -322,6 +336,9 @@ fn run(opts: &Opts) -> Res<()> {
     }
     if wanted(Scenario::Viewer) {
         results.viewer = Some(viewer::bench_viewer(opts, &bin, &dir, &log)?);
+    }
+    if wanted(Scenario::Many) {
+        results.many = Some(many::bench_many(opts, &bin, &dir, &log)?);
     }
 
     let mut m = machine::describe();
