@@ -45,6 +45,7 @@ mod states;
 mod tabs;
 mod task_finish;
 mod tasks;
+mod thousand_panes;
 mod transport;
 mod upgrade;
 mod wait;

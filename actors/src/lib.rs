@@ -56,6 +56,7 @@ pub fn run_server(mut config: Config) -> i32 {
     // what systemd handed over, with their variables removed from the
     // environment before any child is started.
     upgrade::remember_origin();
+    os::limits::remember_from_upgrade();
     let named = upgrade::takeover::named_by_env();
     let handoff = match activation::take_from_env() {
         Ok(h) => h,
@@ -363,7 +364,7 @@ async fn start(
             upgrade::takeover::monotonic_ms().saturating_sub(t.requested_at_ms)
         );
     }
-    raise_fd_limit();
+    os::limits::raise_at_start();
     // Bound last: once a client can connect, the server is ready to answer it.
     let bound = match socket {
         Socket::Passed(bound) => bound,
@@ -407,17 +408,5 @@ trait DirBuilderMode {
 impl DirBuilderMode for std::fs::DirBuilder {
     fn mode_0700(&mut self) -> &mut Self {
         std::os::unix::fs::DirBuilderExt::mode(self, 0o700)
-    }
-}
-
-/// Raises the soft open-file limit to the hard limit: every client and pane costs
-/// descriptors.
-fn raise_fd_limit() {
-    use nix::sys::resource::{Resource, getrlimit, setrlimit};
-    if let Ok((soft, hard)) = getrlimit(Resource::RLIMIT_NOFILE)
-        && soft < hard
-        && let Err(e) = setrlimit(Resource::RLIMIT_NOFILE, hard, hard)
-    {
-        log::debug!("cannot raise the open-file limit: {e}");
     }
 }

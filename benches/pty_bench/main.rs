@@ -70,7 +70,7 @@ struct Opts {
     /// can, one call in flight each). Fix it to compare two binaries at one load.
     #[arg(long, default_value_t = 0.0)]
     viewer_rate: f64,
-    /// Panes of the many scenario (measured beside 10).
+    /// Idle panes of the `many` scenario's second measurement.
     #[arg(long, default_value_t = 1000)]
     many_panes: usize,
     /// Pane counts of the spinner scenario (comma-separated).
@@ -95,6 +95,7 @@ enum Scenario {
     Read,
     Viewer,
     Spinner,
+    /// Not in the default run: `--only many`.
     Many,
 }
 
@@ -312,7 +313,8 @@ fn run(opts: &Opts) -> Res<()> {
     if !opts.no_tmux && run_output(Command::new("tmux").arg("-V")).is_err() {
         return Err("tmux not found (apt-get install -y tmux, or pass --no-tmux)".into());
     }
-    let wanted = |s: Scenario| opts.only.is_empty() || opts.only.contains(&s);
+    let wanted =
+        |s: Scenario| opts.only.contains(&s) || (opts.only.is_empty() && s != Scenario::Many);
     let quiet = opts.json;
     let log = move |what: &str| {
         if !quiet {
@@ -350,15 +352,8 @@ fn run(opts: &Opts) -> Res<()> {
     if wanted(Scenario::Viewer) {
         results.viewer = Some(viewer::bench_viewer(opts, &bin, &dir, &log)?);
     }
-    // A thousand shells: only when asked for by name.
-    if opts.only.contains(&Scenario::Many) {
-        log(&format!("many: 10 then {} panes", opts.many_panes));
-        results.many = Some(many::bench_many(
-            &bin,
-            &dir,
-            opts.many_panes.max(11),
-            opts.reads,
-        )?);
+    if wanted(Scenario::Many) {
+        results.many = Some(many::bench_many(opts, &bin, &dir, &log)?);
     }
     if wanted(Scenario::Spinner) {
         let window = Duration::from_secs(opts.spinner_secs);

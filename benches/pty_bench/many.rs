@@ -1,164 +1,137 @@
-//! Many panes: the server with 10 idle bash panes, then with N (1000 by
-//! default): its RSS, threads and descriptors, what each pane added, and the
-//! latency of `pane.read`, `pane.get` and `server.status` at both sizes, so a
-//! thousand panes can be seen to cost their memory and nothing else.
+//! Many: whether a pane answers as quickly with a thousand idle panes beside it
+//! as with ten. One server; `cat` panes, each in its own tab. With 10 panes, then
+//! with `--many-panes`: sequential `pane.read` (tail, 10 lines) of the first ten
+//! panes in turn, and an input round trip (`pane.input` of a marker line, then
+//! `pane.read` in a tight loop until `cat` printed it back). No tmux peer: the
+//! question is signaltty against itself.
 
-use crate::common::client::{Conn, request_line};
-use crate::common::procfs::{proc_status_kb, rss_kb};
+use crate::common::client::Conn;
+use crate::common::client::{request_line, str_at};
 use crate::common::stats::{Dist, sample};
 use crate::common::tempdir::TempDir;
-use crate::common::{Res, check_interrupted};
-use crate::prompt::{BASH, SETTLE, wait_prompts};
-use crate::{connect, latency_json, opt, start_server};
+use crate::common::{Context, Res};
+use crate::{Opts, connect, latency_json, start_server};
 use serde_json::{Value, json};
 use std::fmt::Write as _;
 use std::path::Path;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-/// Panes of the small measurement.
-const FEW: usize = 10;
 const WARMUP: usize = 50;
+/// The panes whose reads and echoes are timed.
+const SAMPLED: usize = 10;
 
-/// The server at one size.
-pub struct Size {
+pub struct Row {
     pub panes: usize,
-    pub rss_kb: u64,
-    pub threads: u64,
-    pub fds: usize,
+    /// Seconds to start the panes added for this row.
+    pub spawn_s: f64,
     pub read: Dist,
-    pub get: Dist,
-    pub status: Dist,
+    pub echo: Dist,
 }
 
 pub struct ManyResult {
-    pub rss0_kb: u64,
-    pub few: Size,
-    pub many: Size,
-    /// Seconds to spawn the panes between the two sizes and see their prompts.
-    pub spawn_s: f64,
+    pub rows: Vec<Row>,
 }
 
-/// `n` timed calls of `method`, the params for call `i` from `params`.
-fn latency(conn: &mut Conn, method: &str, n: usize, params: impl Fn(usize) -> Value) -> Res<Dist> {
-    let samples = sample(WARMUP, n, |i| {
-        let id = format!("m{i}");
-        let line = request_line(&id, method, &params(i));
-        let t = Instant::now();
-        conn.round_trip(line.as_bytes())?;
-        let dt = t.elapsed();
-        let v: Value = serde_json::from_slice(&conn.buf).map_err(|e| format!("reply: {e}"))?;
-        if v.get("ok").and_then(Value::as_bool) != Some(true) {
-            return Err(format!("{method} failed: {v}"));
+fn timed_read(conn: &mut Conn, pane: &str, id: &str) -> Res<Duration> {
+    let params = json!({"pane_id": pane, "mode": "tail", "lines": 10});
+    let line = request_line(id, "pane.read", &params);
+    let t = Instant::now();
+    conn.round_trip(line.as_bytes())?;
+    Ok(t.elapsed())
+}
+
+fn timed_echo(conn: &mut Conn, pane: &str, i: usize) -> Res<Duration> {
+    let marker = format!("m{i:08}");
+    let data = crate::common::b64::encode(format!("{marker}\r").as_bytes());
+    let t = Instant::now();
+    conn.call("pane.input", json!({"pane_id": pane, "data_b64": data}))?;
+    loop {
+        let v = conn.call(
+            "pane.read",
+            json!({"pane_id": pane, "mode": "tail", "lines": 4}),
+        )?;
+        // The terminal's echo, then cat's copy.
+        if str_at(&v, &["text"])?.matches(marker.as_str()).count() >= 2 {
+            return Ok(t.elapsed());
         }
-        Ok(dt)
-    })?;
-    Ok(Dist::of_durations(samples).unwrap_or(Dist::NAN))
+        if t.elapsed() > Duration::from_secs(10) {
+            return Err(format!("{pane} did not print {marker} back"));
+        }
+    }
 }
 
-fn measure(conn: &mut Conn, pid: u32, panes: &[String], n: usize) -> Res<Size> {
-    std::thread::sleep(SETTLE);
-    let pick = |i: usize| json!({ "pane_id": panes[(i * 7919) % panes.len()] });
-    let read = latency(conn, "pane.read", n, |i| {
-        let mut p = pick(i);
-        p["mode"] = json!("screen");
-        p
-    })?;
-    let get = latency(conn, "pane.get", n, pick)?;
-    let status = latency(conn, "server.status", n, |_| json!({}))?;
-    Ok(Size {
-        panes: panes.len(),
-        rss_kb: rss_kb(pid)?,
-        threads: proc_status_kb(pid, "Threads")?,
-        fds: std::fs::read_dir(format!("/proc/{pid}/fd"))
-            .map_err(|e| format!("/proc/{pid}/fd: {e}"))?
-            .count(),
-        read,
-        get,
-        status,
-    })
-}
-
-pub fn bench_many(bin: &Path, dir: &TempDir, panes: usize, reads: usize) -> Res<ManyResult> {
+pub fn bench_many(opts: &Opts, bin: &Path, dir: &TempDir, log: &dyn Fn(&str)) -> Res<ManyResult> {
     let server = start_server(bin, dir)?;
     let mut conn = connect(&server)?;
     let ws = conn.create_workspace("many", Some(Path::new("/tmp")))?;
-    std::thread::sleep(SETTLE);
-    let rss0 = rss_kb(server.pid())?;
-    let mut ids = Vec::with_capacity(panes);
-    for _ in 0..FEW {
-        let tab = conn.create_tab(&ws)?;
-        ids.push(conn.spawn(&ws, &tab, BASH)?);
+    let mut panes: Vec<String> = Vec::new();
+    let mut rows = Vec::new();
+    for target in [SAMPLED, opts.many_panes.max(SAMPLED)] {
+        log(&format!("many: {target} panes"));
+        let t = Instant::now();
+        while panes.len() < target {
+            let tab = conn.create_tab(&ws)?;
+            panes.push(conn.spawn(&ws, &tab, &["cat"])?);
+        }
+        let spawn_s = t.elapsed().as_secs_f64();
+        std::thread::sleep(Duration::from_secs(1));
+        let n = opts.reads.min(2000);
+        let reads = sample(WARMUP, n, |i| {
+            timed_read(&mut conn, &panes[i % SAMPLED], &format!("r{target}-{i}"))
+        })?;
+        let echoes = sample(WARMUP / 5, n / 4, |i| {
+            timed_echo(&mut conn, &panes[i % SAMPLED], target * 100_000 + i)
+        })?;
+        let status = conn.call("server.status", json!({}))?;
+        if status.get("live_panes").and_then(Value::as_u64) != Some(target as u64) {
+            return Err(format!("expected {target} live panes: {status}"))
+                .ctx(|| "server.status".into());
+        }
+        rows.push(Row {
+            panes: target,
+            spawn_s,
+            read: Dist::of_durations(reads).unwrap_or(Dist::NAN),
+            echo: Dist::of_durations(echoes).unwrap_or(Dist::NAN),
+        });
     }
-    wait_prompts(&mut conn, &ids)?;
-    let few = measure(&mut conn, server.pid(), &ids, reads)?;
-    let t = Instant::now();
-    let mut more = Vec::with_capacity(panes - FEW);
-    for _ in FEW..panes {
-        check_interrupted()?;
-        let tab = conn.create_tab(&ws)?;
-        more.push(conn.spawn(&ws, &tab, BASH)?);
-    }
-    wait_prompts(&mut conn, &more)?;
-    let spawn_s = t.elapsed().as_secs_f64();
-    ids.extend(more);
-    let many = measure(&mut conn, server.pid(), &ids, reads)?;
-    Ok(ManyResult {
-        rss0_kb: rss0,
-        few,
-        many,
-        spawn_s,
-    })
+    Ok(ManyResult { rows })
 }
 
 impl ManyResult {
-    /// Server RSS per pane between the two sizes, in kB.
-    pub fn per_pane_kb(&self) -> f64 {
-        (self.many.rss_kb as f64 - self.few.rss_kb as f64)
-            / (self.many.panes as f64 - self.few.panes as f64)
-    }
-
     pub fn print(&self, o: &mut String) {
         let _ = writeln!(
             o,
-            "\nmany: the server with {} and {} idle bash panes (one per tab); latencies in µs",
-            self.few.panes, self.many.panes
+            "\nmany: idle cat panes; pane.read tail 10 and input round trip (pane.input, then \
+             pane.read until cat printed the line back) over the first {SAMPLED} panes, µs"
         );
         let _ = writeln!(
             o,
-            "{:>6} {:>9} {:>8} {:>6} | {:>16} {:>16} {:>16}",
-            "panes", "RSS kB", "threads", "fds", "read p50/p99", "get p50/p99", "status p50/p99"
+            "{:>6} {:>9} | {:>8} {:>8} {:>8} | {:>8} {:>8} {:>8}",
+            "panes", "spawn s", "read p50", "p99", "max", "echo p50", "p99", "max"
         );
-        for s in [&self.few, &self.many] {
-            let pair = |d: &Dist| format!("{}/{}", opt(Some(d.p50), 0), opt(Some(d.p99), 0));
+        for r in &self.rows {
             let _ = writeln!(
                 o,
-                "{:>6} {:>9} {:>8} {:>6} | {:>16} {:>16} {:>16}",
-                s.panes,
-                s.rss_kb,
-                s.threads,
-                s.fds,
-                pair(&s.read),
-                pair(&s.get),
-                pair(&s.status)
+                "{:>6} {:>9.1} | {:>8.0} {:>8.0} {:>8.0} | {:>8.0} {:>8.0} {:>8.0}",
+                r.panes,
+                r.spawn_s,
+                r.read.p50,
+                r.read.p99,
+                r.read.max,
+                r.echo.p50,
+                r.echo.p99,
+                r.echo.max
             );
         }
-        let _ = writeln!(
-            o,
-            "no panes: {} kB; {:.1} kB per pane between the two sizes; {} panes spawned to prompts in {:.1} s",
-            self.rss0_kb,
-            self.per_pane_kb(),
-            self.many.panes - self.few.panes,
-            self.spawn_s
-        );
     }
 
     pub fn json(&self) -> Value {
-        let size = |s: &Size| {
-            json!({ "panes": s.panes, "rss_kb": s.rss_kb, "threads": s.threads, "fds": s.fds,
-                    "read": latency_json(&s.read), "get": latency_json(&s.get),
-                    "status": latency_json(&s.status) })
-        };
-        json!({ "rss0_kb": self.rss0_kb, "few": size(&self.few), "many": size(&self.many),
-                "per_pane_kb": self.per_pane_kb(), "spawn_s": self.spawn_s })
+        self.rows
+            .iter()
+            .map(|r| {
+                json!({"panes": r.panes, "spawn_s": r.spawn_s, "read": latency_json(&r.read),
+                       "echo": latency_json(&r.echo)})
+            })
+            .collect()
     }
 }

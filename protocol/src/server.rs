@@ -54,6 +54,24 @@ pub struct ServerStatusResult {
     /// (docs/reliability.md#a-full-disk).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub storage: Option<StorageStatus>,
+    /// How many live panes the server's open-file limit allows
+    /// (docs/panes.md#how-many-panes); absent from older servers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pane_capacity: Option<PaneCapacity>,
+}
+
+/// How many live panes fit in the server's open-file limit
+/// (docs/panes.md#how-many-panes).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PaneCapacity {
+    /// The most live panes at once; a launch beyond it is `SPAWN_FAILED`.
+    pub max_live_panes: u64,
+    /// The server's soft open-file limit (raised to the hard one at start).
+    pub open_file_limit: u64,
+    /// Descriptors a live pane holds.
+    pub fds_per_pane: u64,
+    /// Descriptors kept for everything else (connections, the journal, …).
+    pub reserved_fds: u64,
 }
 
 /// Whether the server can record state events in its state directory

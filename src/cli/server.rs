@@ -33,6 +33,18 @@ pub fn status(global: &Global) -> i32 {
                 s.live_panes
             );
             say!("  event seq {}", s.seq);
+            // Said when it is getting tight; `--json` and `signaltty doctor` always
+            // have it (docs/panes.md#how-many-panes).
+            if let Some(c) = &s.pane_capacity
+                && (s.live_panes as u64).saturating_mul(4) >= c.max_live_panes.saturating_mul(3)
+            {
+                say!(
+                    "  ! {} live panes of at most {} (open-file limit {}): raise it with `ulimit -n` before `signaltty start`",
+                    s.live_panes,
+                    c.max_live_panes,
+                    c.open_file_limit
+                );
+            }
             if let Some(r) = &s.restore {
                 if r.restored + r.resumable > 0 {
                     say!(

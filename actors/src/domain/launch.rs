@@ -25,12 +25,16 @@ pub const MANAGER_VARS: &[&str] = &[
     "NOTIFY_SOCKET",
     UPGRADE_RECORD_VAR,
     UPGRADE_FDS_VAR,
+    UPGRADE_NOFILE_VAR,
 ];
 
 /// Names an in-place upgrade's record file.
 pub const UPGRADE_RECORD_VAR: &str = "SIGNALTTY_UPGRADE";
 /// Carries an in-place upgrade's descriptor envelope.
 pub const UPGRADE_FDS_VAR: &str = "SIGNALTTY_UPGRADE_FDS";
+/// Carries the soft open-file limit the server was first started with across
+/// an in-place upgrade (docs/panes.md#how-many-panes).
+pub const UPGRADE_NOFILE_VAR: &str = "SIGNALTTY_UPGRADE_NOFILE";
 
 /// What to run in a new PTY.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -67,6 +67,50 @@ pub fn tune() -> String {
     format!("malloc: {}", said.join(", "))
 }
 
+/// How many panes gone since the last [`give_back`] make it worth one: a
+/// thousand idle panes hold tens of MB of heap that stays resident once they
+/// close, until the allocator is asked to return it.
+const PANES_WORTH_GIVING_BACK: usize = 32;
+
+/// Panes whose actor stopped since the last time [`panes_went_away`] said yes.
+static GONE: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Counts a pane whose actor stopped (closed, or its workspace closed).
+pub fn pane_went_away() {
+    GONE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether enough panes went away since this last said yes that freed memory
+/// should go back to the system. Counted as they go, not sampled: a thousand
+/// panes opened and closed between two looks still count.
+pub fn panes_went_away() -> bool {
+    went_away(&GONE)
+}
+
+/// [`panes_went_away`] over the count in `gone`.
+fn went_away(gone: &std::sync::atomic::AtomicUsize) -> bool {
+    use std::sync::atomic::Ordering::Relaxed;
+    if gone.load(Relaxed) < PANES_WORTH_GIVING_BACK {
+        return false;
+    }
+    gone.store(0, Relaxed);
+    true
+}
+
+/// Returns the heap's free pages to the system (`malloc_trim(0)`): glibc only
+/// gives back the top of a heap by itself. It walks every arena under its
+/// lock: for a blocking thread, after many panes closed.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+pub fn give_back() {
+    // SAFETY: malloc_trim takes an integer, touches no memory of ours and takes
+    // the allocator's own locks; it is safe from any thread at any time.
+    unsafe { libc::malloc_trim(0) };
+}
+
+/// Another C library: nothing to ask.
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+pub fn give_back() {}
+
 /// Another C library: its allocator is left as it is.
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
 pub fn tune() -> String {
@@ -75,7 +119,22 @@ pub fn tune() -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::user_tuned;
+    use super::{PANES_WORTH_GIVING_BACK, user_tuned, went_away};
+
+    #[test]
+    fn memory_goes_back_once_enough_panes_went_away() {
+        use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+        let gone = AtomicUsize::new(0);
+        assert!(!went_away(&gone));
+        gone.fetch_add(PANES_WORTH_GIVING_BACK - 1, Relaxed);
+        assert!(!went_away(&gone));
+        gone.fetch_add(1, Relaxed);
+        assert!(went_away(&gone));
+        // Counted again from nothing.
+        assert!(!went_away(&gone));
+        gone.fetch_add(1000, Relaxed);
+        assert!(went_away(&gone));
+    }
 
     #[test]
     fn a_malloc_variable_of_the_user_leaves_the_allocator_alone() {

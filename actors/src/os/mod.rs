@@ -4,6 +4,7 @@
 
 pub mod activation;
 pub mod git;
+pub mod limits;
 pub mod listener;
 pub mod malloc;
 pub mod occupants;

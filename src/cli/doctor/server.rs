@@ -78,6 +78,10 @@ pub fn probe(socket: &Socket, programs: &[String]) -> Vec<Check> {
         .call(Method::ServerStatus(Default::default()))
         .and_then(|v| serde_json::from_value::<ServerStatusResult>(v).map_err(shape));
     let storage = status.as_ref().ok().and_then(|s| s.storage.clone());
+    let capacity = status
+        .as_ref()
+        .ok()
+        .and_then(|s| Some((s.pane_capacity.clone()?, s.live_panes)));
     let seen = match status {
         Ok(s) => ServerSeen::Answered {
             version: s.version,
@@ -95,6 +99,9 @@ pub fn probe(socket: &Socket, programs: &[String]) -> Vec<Check> {
     if answered {
         if let Some(storage) = &storage {
             checks.push(verdict::storage(storage));
+        }
+        if let Some((capacity, live)) = &capacity {
+            checks.push(verdict::pane_capacity(capacity, *live));
         }
         checks.push(live_panes(&mut client, programs, started + PANES_DEADLINE));
     }

@@ -588,8 +588,10 @@ pub fn service(seen: &ServiceSeen) -> Check {
     }
 }
 
+mod capacity;
 mod render;
 mod storage;
+pub use capacity::pane_capacity;
 pub use render::render;
 pub use storage::storage;
 

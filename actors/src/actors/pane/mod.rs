@@ -336,6 +336,7 @@ impl Actor for Pane {
     }
 
     fn stopped(&mut self, _ctx: &mut Self::Context) {
+        crate::os::malloc::pane_went_away();
         // A closed pane answers nothing: its reporter stops waiting.
         if let Some(route) = self.route.take() {
             route.addr.do_send(crate::actors::decision::EndWait(

@@ -53,6 +53,11 @@ impl Supervisor {
         if self.refreshing || self.shutting_down || self.upgrading.is_some() {
             return;
         }
+        // Many panes closed since the last look: their memory goes back
+        // (docs/panes.md#how-many-panes).
+        if crate::os::malloc::panes_went_away() {
+            actix_rt::task::spawn_blocking(crate::os::malloc::give_back);
+        }
         let projection = self.events.projection();
         let panes: Vec<(u32, Addr<crate::actors::pane::Pane>)> = self
             .registry

@@ -292,6 +292,13 @@ impl Supervisor {
             .collect();
         env.push((record::RECORD_ENV.into(), path.clone().into_os_string()));
         env.push((record::FDS_ENV.into(), envelope.to_env().into()));
+        // The children of the next binary get the limit the first one started with.
+        if let Some(soft) = crate::os::limits::started_with() {
+            env.push((
+                crate::domain::launch::UPGRADE_NOFILE_VAR.into(),
+                soft.to_string().into(),
+            ));
+        }
         if let Some(notify) = &origin.notify_socket {
             env.push(("NOTIFY_SOCKET".into(), notify.clone()));
             if let Ok(notifier) = crate::os::activation::Notifier::from_value(notify) {

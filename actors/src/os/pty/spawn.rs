@@ -155,7 +155,6 @@ pub fn spawn(spec: &SpawnSpec, sink: Box<dyn PtySink>) -> Result<Pty, SpawnError
     };
     // The child is reaped by its pid from here on (reap.rs): the same path
     // serves a child this process adopts after an in-place upgrade.
-    drop(child);
     start(&handle, master, Pid::from_raw(raw_pid), sink).map_err(fail)
 }
 

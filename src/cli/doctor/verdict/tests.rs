@@ -354,3 +354,31 @@ fn ages_and_sizes_read_naturally() {
     assert_eq!(human_bytes(512), "512 B");
     assert_eq!(human_bytes(3 * MIB + MIB / 5), "3.2 MiB");
 }
+
+#[test]
+fn pane_capacity_warns_from_three_quarters_and_says_when_spawns_are_refused() {
+    let c = signaltty_protocol::server::PaneCapacity {
+        max_live_panes: 100,
+        open_file_limit: 712,
+        fds_per_pane: 2,
+        reserved_fds: 512,
+    };
+    let ok = pane_capacity(&c, 74);
+    assert_eq!(ok.verdict, Verdict::Ok);
+    assert_eq!(
+        ok.detail,
+        "74 live of at most 100 (open-file limit 712, 2 descriptors a pane, 512 kept for the rest)"
+    );
+    assert!(ok.fix.is_none());
+    let near = pane_capacity(&c, 75);
+    assert_eq!(near.verdict, Verdict::Warn);
+    assert!(!near.detail.contains("refused"), "{}", near.detail);
+    assert!(near.fix.as_deref().unwrap().contains("LimitNOFILE"));
+    let full = pane_capacity(&c, 100);
+    assert_eq!(full.verdict, Verdict::Warn);
+    assert!(
+        full.detail.ends_with("new panes are refused"),
+        "{}",
+        full.detail
+    );
+}

@@ -75,6 +75,9 @@ pub fn apply(cx: &mut Cx<'_>, p: LayoutApplyParams) -> Routed {
         leaves,
         names,
     } = planned;
+    if let Err(e) = super::spawns::room_for(cx, leaves.len()) {
+        return fail(Err(e));
+    }
     // The panes and their processes' spawns, built before any check that
     // touches the filesystem; nothing is started yet.
     let workspace_id = match cx.registry.workspace(&workspace_ref) {

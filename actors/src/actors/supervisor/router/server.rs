@@ -32,6 +32,20 @@ pub(super) fn status(cx: &Cx<'_>) -> ServerStatusResult {
         upgrades: None,
         last_upgrade: None,
         storage: Some(cx.events.health().status()),
+        pane_capacity: Some(pane_capacity()),
+    }
+}
+
+/// How many live panes the open-file limit allows now
+/// (docs/panes.md#how-many-panes).
+pub(super) fn pane_capacity() -> signaltty_protocol::server::PaneCapacity {
+    use crate::os::limits;
+    let open_file_limit = limits::nofile().map_or(0, |(soft, _)| soft);
+    signaltty_protocol::server::PaneCapacity {
+        max_live_panes: limits::pane_capacity(open_file_limit),
+        open_file_limit,
+        fds_per_pane: limits::FDS_PER_PANE,
+        reserved_fds: limits::RESERVED_FDS,
     }
 }
 

@@ -56,6 +56,7 @@ fn check_spawn(
     split: Option<(PaneId, SplitDir)>,
 ) -> Result<(WorkspaceAt, Launch), Error> {
     let (workspace_id, addr) = cx.registry.workspace(&p.workspace_id)?;
+    room_for(cx, 1)?;
     if p.argv.is_empty() || p.argv[0].is_empty() {
         return Err(Error::BadParams("argv must name a program".into()));
     }
@@ -133,6 +134,24 @@ fn check_spawn(
         split,
     };
     Ok(((workspace_id, addr), launch))
+}
+
+/// `SPAWN_FAILED` when `more` live panes would pass what the open-file limit
+/// allows (docs/panes.md#how-many-panes): refused before anything starts,
+/// rather than a server that runs out of descriptors.
+pub(super) fn room_for(cx: &Cx<'_>, more: usize) -> Result<(), Error> {
+    let capacity = super::server::pane_capacity();
+    let live = cx.events.projection().live_pane_count();
+    let max = usize::try_from(capacity.max_live_panes).unwrap_or(usize::MAX);
+    if live.saturating_add(more) <= max {
+        return Ok(());
+    }
+    Err(Error::SpawnFailed(format!(
+        "{live} panes are live and the server's open-file limit ({}) allows at most {max}: \
+         close panes, or raise the limit (`ulimit -n` before `signaltty start`, or \
+         LimitNOFILE= in its systemd unit; docs/panes.md#how-many-panes)",
+        capacity.open_file_limit
+    )))
 }
 
 /// A workspace and its actor.
@@ -253,6 +272,7 @@ pub(crate) fn resume_pane(
             pane.id
         )));
     }
+    room_for(cx, 1)?;
     if launch::resume_command(&pane).is_none() {
         return Err(Error::BadParams(
             signaltty_model::agents::programs::not_resumable_because(&pane),
