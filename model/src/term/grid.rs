@@ -137,6 +137,9 @@ impl Cell {
     }
 }
 
+/// How many cells a row grows by at least (`Row::grow`).
+const GROW_CELLS: usize = 16;
+
 /// An unstyled blank: what a row holds past its stored cells.
 pub(crate) const BLANK: Cell = Cell {
     ch: ' ',
@@ -241,15 +244,19 @@ impl Row {
         &mut self.cells
     }
 
-    /// Stores blanks up to `upto`, reserving no more than the grid's width.
+    /// Stores blanks up to `upto` at least, reserving no more than the grid's
+    /// width. It stores up to `GROW_CELLS` more (trailing blanks are stored or
+    /// not alike): printing along a fresh row then grows it once every
+    /// `GROW_CELLS` characters instead of at every one.
     fn grow(&mut self, upto: usize, cols: usize) {
+        let len = upto.max(self.cells.len() + GROW_CELLS).min(cols).max(upto);
         let capacity = self.cells.capacity();
-        if upto > capacity {
+        if len > capacity {
             // Doubling, but never past the width: a full row is exactly `cols`.
-            let target = (capacity * 2).max(8).min(cols).max(upto);
+            let target = (capacity * 2).max(len).min(cols).max(len);
             self.cells.reserve_exact(target - self.cells.len());
         }
-        self.cells.resize(upto, BLANK);
+        self.cells.resize(len, BLANK);
     }
 
     /// Gives back what the stored cells do not use (a blank row then holds no

@@ -208,7 +208,7 @@ fn the_alternate_screen_holds_only_what_it_draws() {
     assert!(term.alternate_screen());
     let alt = term.screen.heap_bytes() - main;
     assert!(
-        alt <= rows_only(24) + 8 * size_of::<super::grid::Cell>(),
+        alt <= rows_only(24) + 16 * size_of::<super::grid::Cell>(),
         "a one-word alternate screen holds {alt} bytes"
     );
     let _ = term.feed(b"\x1b[?1049l");
