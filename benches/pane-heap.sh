@@ -38,7 +38,7 @@ run() { # run PANES NAME
         wait
     )
     heaptrack_print -f "$WORK/$2-heap.zst" --print-leaks 0 --print-peaks 0 --print-allocators 0 \
-        --print-temporary 0 --print-histogram 0 --flamegraph-cost-type leaked \
+        --print-temporary 0 --flamegraph-cost-type leaked \
         --print-flamegraph "$WORK/$2.folded" >/dev/null
 }
 
