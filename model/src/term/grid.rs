@@ -2,16 +2,20 @@
 //! with its character and colours. Pure data and the edits a VT parser makes;
 //! the cursor, modes and escape sequences live in `screen`.
 //!
-//! A cell is 16 bytes with its style inline (no style table to collect), so an
-//! 80 × 24 grid costs 30 kB and only the main grid exists until a program
-//! switches to the alternate screen.
+//! A cell is 16 bytes with its style inline (no style table to collect). A
+//! row allocates its cells as they are written (docs/terminal.md#memory), so
+//! a blank 80 × 24 grid holds its 24 row headers and no cell, and only the
+//! main grid exists until a program switches to the alternate screen.
 //!
 //! A grid crosses an in-place upgrade (`export.rs`) in a compact form of its
-//! own (`GridWire`): per row the characters up to the last styled or
+//! own (`grid/wire.rs`): per row the characters up to the last styled or
 //! non-blank cell and the runs of equal style, so a blank row costs a few bytes.
 
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
+
+mod wire;
+use wire::GridWire;
 
 /// A colour: the default, one of the 256 indexed colours, or 24-bit RGB, packed
 /// into a `u32` (tag in the top byte). Serialised as that `u32`; one that no
@@ -137,40 +141,171 @@ impl Cell {
     }
 }
 
-/// One row of cells.
-#[derive(Debug, Clone)]
+/// How many cells a row grows by at least (`Row::grow`).
+const GROW_CELLS: usize = 16;
+
+/// An unstyled blank: what a row holds past its stored cells.
+pub(crate) const BLANK: Cell = Cell {
+    ch: ' ',
+    fg: Color::DEFAULT,
+    bg: Color::DEFAULT,
+    attrs: 0,
+    flags: 0,
+};
+
+/// One row of cells, allocated as it is written
+/// (docs/terminal.md#the-grid): it stores its cells up to the last one
+/// written, and every cell after those, up to the grid's width, is an
+/// unstyled blank ([`BLANK`]). A blank row stores none and allocates nothing.
+/// Erasing to the end of the row with the default background drops the
+/// stored cells but keeps their allocation, so the rows a flood of output
+/// scrolls through are reused without allocating; [`Row::shrink`] gives it
+/// back.
+#[derive(Debug, Clone, Default)]
 pub(crate) struct Row {
-    pub cells: Vec<Cell>,
+    /// At most the grid's width.
+    cells: Vec<Cell>,
     /// The text continues on the next row (autowrap happened here).
     pub wrapped: bool,
     /// Combining characters, by column, for cells flagged `COMBINING`.
-    pub combining: Vec<(u16, String)>,
+    combining: Marks,
 }
 
-impl Row {
-    fn new(cols: usize, pen: Pen) -> Row {
-        Row {
-            cells: vec![Cell::blank(pen); cols],
-            wrapped: false,
-            combining: Vec::new(),
+/// The combining marks of a row, by column. Boxed: nearly every row has
+/// none, and then they cost one pointer in the row's header.
+// The box is the point: 8 bytes in every row instead of a `Vec`'s 24.
+#[allow(clippy::box_collection)]
+#[derive(Debug, Clone, Default)]
+struct Marks(Option<Box<Vec<(u16, String)>>>);
+
+impl Marks {
+    fn is_empty(&self) -> bool {
+        self.0.is_none()
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &(u16, String)> {
+        self.0.iter().flat_map(|marks| marks.iter())
+    }
+
+    fn iter_mut(&mut self) -> impl Iterator<Item = &mut (u16, String)> {
+        self.0.iter_mut().flat_map(|marks| marks.iter_mut())
+    }
+
+    fn retain(&mut self, keep: impl FnMut(&(u16, String)) -> bool) {
+        if let Some(marks) = &mut self.0 {
+            marks.retain(keep);
+            if marks.is_empty() {
+                self.0 = None;
+            }
         }
     }
 
-    /// Erases the whole row in place.
-    pub fn clear(&mut self, pen: Pen) {
-        self.cells.fill(Cell::blank(pen));
+    fn clear(&mut self) {
+        self.0 = None;
+    }
+
+    fn to_vec(&self) -> Vec<(u16, String)> {
+        self.iter().cloned().collect()
+    }
+
+    #[cfg(test)]
+    fn heap_bytes(&self) -> usize {
+        self.0.as_ref().map_or(0, |marks| {
+            size_of::<Vec<(u16, String)>>()
+                + marks.capacity() * size_of::<(u16, String)>()
+                + marks.iter().map(|(_, s)| s.capacity()).sum::<usize>()
+        })
+    }
+}
+
+impl From<Vec<(u16, String)>> for Marks {
+    fn from(marks: Vec<(u16, String)>) -> Marks {
+        Marks((!marks.is_empty()).then(|| Box::new(marks)))
+    }
+}
+
+impl Row {
+    /// The stored cells: the row up to (at least) its last written cell; the
+    /// rest of the row is unstyled blanks.
+    #[inline]
+    pub fn cells(&self) -> &[Cell] {
+        &self.cells
+    }
+
+    /// The cell at `col` (an unstyled blank past the stored ones).
+    #[inline]
+    pub fn cell(&self, col: usize) -> Cell {
+        self.cells.get(col).copied().unwrap_or(BLANK)
+    }
+
+    /// The stored cells, at least `upto` of them (`upto` ≤ `cols`, the grid's
+    /// width): the row grows with blanks to hold them.
+    #[inline]
+    pub fn cells_mut(&mut self, upto: usize, cols: usize) -> &mut [Cell] {
+        if self.cells.len() < upto {
+            self.grow(upto, cols);
+        }
+        &mut self.cells
+    }
+
+    /// Stores blanks up to `upto` at least, reserving no more than the grid's
+    /// width. It stores up to `GROW_CELLS` more (trailing blanks are stored or
+    /// not alike): printing along a fresh row then grows it once every
+    /// `GROW_CELLS` characters instead of at every one.
+    fn grow(&mut self, upto: usize, cols: usize) {
+        let len = upto.max(self.cells.len() + GROW_CELLS).min(cols).max(upto);
+        let capacity = self.cells.capacity();
+        if len > capacity {
+            // Doubling, but never past the width: a full row is exactly `cols`.
+            let target = (capacity * 2).max(len).min(cols).max(len);
+            self.cells.reserve_exact(target - self.cells.len());
+        }
+        self.cells.resize(len, BLANK);
+    }
+
+    /// Gives back what the stored cells do not use (a blank row then holds no
+    /// allocation at all).
+    pub fn shrink(&mut self) {
+        let end = self
+            .cells
+            .iter()
+            .rposition(|c| *c != BLANK)
+            .map_or(0, |p| p + 1);
+        self.cells.truncate(end);
+        self.cells.shrink_to_fit();
+    }
+
+    /// The heap bytes the row holds.
+    #[cfg(test)]
+    pub fn heap_bytes(&self) -> usize {
+        self.cells.capacity() * size_of::<Cell>() + self.combining.heap_bytes()
+    }
+
+    /// Erases the whole row in place (`cols` wide).
+    pub fn clear(&mut self, pen: Pen, cols: usize) {
+        self.cells.clear();
+        if pen.bg != Color::DEFAULT {
+            self.grow(cols, cols);
+            self.cells.fill(Cell::blank(pen));
+        }
         self.wrapped = false;
         self.combining.clear();
     }
 
-    /// Erases columns `from..to` (clamped), splitting no wide character in two.
-    pub fn erase(&mut self, from: usize, to: usize, pen: Pen) {
-        let to = to.min(self.cells.len());
+    /// Erases columns `from..to` (clamped to `cols`), splitting no wide
+    /// character in two.
+    pub fn erase(&mut self, from: usize, to: usize, pen: Pen, cols: usize) {
+        let to = to.min(cols);
         if from >= to {
             return;
         }
         self.fix_wide_edges(from, to, pen);
-        self.cells[from..to].fill(Cell::blank(pen));
+        if pen.bg == Color::DEFAULT && to >= self.cells.len() {
+            // Up to the end of what is stored: the rest is blank already.
+            self.cells.truncate(from);
+        } else {
+            self.cells_mut(to, cols)[from..to].fill(Cell::blank(pen));
+        }
         if !self.combining.is_empty() {
             self.combining
                 .retain(|(col, _)| !(from..to).contains(&usize::from(*col)));
@@ -178,30 +313,27 @@ impl Row {
     }
 
     /// Before `from..to` is overwritten: blanks the half of a wide character
-    /// left outside the range.
+    /// left outside the range. (A cell flagged `WIDE_CONT` is stored, and so
+    /// is the one before it.)
     fn fix_wide_edges(&mut self, from: usize, to: usize, pen: Pen) {
-        if from > 0 && self.cells[from].flags & flag::WIDE_CONT != 0 {
+        if from > 0 && self.cell(from).flags & flag::WIDE_CONT != 0 {
             self.cells[from - 1] = Cell::blank(pen);
         }
-        if to < self.cells.len() && self.cells[to].flags & flag::WIDE_CONT != 0 {
+        if self.cell(to).flags & flag::WIDE_CONT != 0 {
             self.cells[to] = Cell::blank(pen);
         }
     }
 
     /// Inserts `n` blanks at `col`, shifting the rest right (ICH).
-    pub fn insert_blanks(&mut self, col: usize, n: usize, pen: Pen) {
-        let len = self.cells.len();
+    pub fn insert_blanks(&mut self, col: usize, n: usize, pen: Pen, cols: usize) {
+        let len = cols;
         // At the second half of a wide character, as in tmux: after it.
-        let col = col
-            + usize::from(
-                self.cells
-                    .get(col)
-                    .is_some_and(|c| c.flags & flag::WIDE_CONT != 0),
-            );
+        let col = col + usize::from(self.cell(col).flags & flag::WIDE_CONT != 0);
         if col >= len {
             return;
         }
         let n = n.min(len - col);
+        self.grow(len, cols);
         self.fix_wide_edges(col, col, pen);
         self.cells[col..].rotate_right(n);
         self.cells[col..col + n].fill(Cell::blank(pen));
@@ -210,12 +342,13 @@ impl Row {
     }
 
     /// Deletes `n` cells at `col`, shifting the rest left (DCH).
-    pub fn delete_cells(&mut self, col: usize, n: usize, pen: Pen) {
-        let len = self.cells.len();
+    pub fn delete_cells(&mut self, col: usize, n: usize, pen: Pen, cols: usize) {
+        let len = cols;
         if col >= len {
             return;
         }
         let n = n.min(len - col);
+        self.grow(len, cols);
         self.fix_wide_edges(col, col + n, pen);
         self.combining
             .retain(|(c, _)| !(col..col + n).contains(&usize::from(*c)));
@@ -231,16 +364,16 @@ impl Row {
         if let Some(last) = self.cells.last_mut()
             && last.flags & flag::WIDE != 0
         {
-            *last = Cell::blank(Pen::default());
+            *last = BLANK;
         }
         if self.cells[0].flags & flag::WIDE_CONT != 0 {
-            self.cells[0] = Cell::blank(Pen::default());
+            self.cells[0] = BLANK;
         }
         self.combining.retain(|(c, _)| usize::from(*c) < len);
     }
 
     fn shift_combining(&mut self, from: usize, by: isize) {
-        for (col, _) in &mut self.combining {
+        for (col, _) in self.combining.iter_mut() {
             if usize::from(*col) >= from {
                 *col = (*col as isize + by).clamp(0, u16::MAX as isize) as u16;
             }
@@ -284,34 +417,36 @@ impl Row {
             .map_or("", |(_, s)| s.as_str())
     }
 
-    /// Adds a combining mark to the cell at `col`.
-    pub fn add_combining(&mut self, col: usize, c: char) {
+    /// Adds a combining mark to the cell at `col` (< `cols`).
+    pub fn add_combining(&mut self, col: usize, c: char, cols: usize) {
         let Ok(key) = u16::try_from(col) else { return };
-        self.cells[col].flags |= flag::COMBINING;
-        match self.combining.iter_mut().find(|(k, _)| *k == key) {
+        self.cells_mut(col + 1, cols)[col].flags |= flag::COMBINING;
+        let marks = self.combining.0.get_or_insert_default();
+        match marks.iter_mut().find(|(k, _)| *k == key) {
             // A cell keeps a handful of marks at most: enough for any real
             // script, and no unbounded growth from a flood of them.
             Some((_, marks)) if marks.chars().count() < 8 => marks.push(c),
             Some(_) => {},
-            None => self.combining.push((key, c.to_string())),
+            None => marks.push((key, c.to_string())),
         }
     }
 
     /// Drops the combining marks of the cell at `col` (it is being overwritten).
     #[inline]
     pub fn clear_combining(&mut self, col: usize) {
-        if self.cells[col].flags & flag::COMBINING != 0 {
+        if self.cell(col).flags & flag::COMBINING != 0 {
             self.combining.retain(|(c, _)| usize::from(*c) != col);
         }
     }
 
     /// Resizes to `cols` cells without reflow.
     fn set_cols(&mut self, cols: usize) {
-        self.cells.resize(cols, Cell::blank(Pen::default()));
-        if let Some(last) = self.cells.last_mut()
+        self.cells.truncate(cols);
+        if self.cells.len() == cols
+            && let Some(last) = self.cells.last_mut()
             && last.flags & flag::WIDE != 0
         {
-            *last = Cell::blank(Pen::default());
+            *last = BLANK;
         }
         self.combining.retain(|(c, _)| usize::from(*c) < cols);
         self.wrapped = false;
@@ -329,7 +464,7 @@ pub(crate) struct Grid {
 impl Grid {
     pub fn new(rows: usize, cols: usize) -> Grid {
         Grid {
-            rows: (0..rows).map(|_| Row::new(cols, Pen::default())).collect(),
+            rows: (0..rows).map(|_| Row::default()).collect(),
             cols,
         }
     }
@@ -362,7 +497,7 @@ impl Grid {
             // The whole screen: rotate the ring buffer, reusing the rows.
             for _ in 0..n {
                 if let Some(mut row) = self.rows.pop_front() {
-                    row.clear(pen);
+                    row.clear(pen, self.cols);
                     self.rows.push_back(row);
                 }
             }
@@ -370,7 +505,7 @@ impl Grid {
         }
         for _ in 0..n {
             if let Some(mut row) = self.rows.remove(top) {
-                row.clear(pen);
+                row.clear(pen, self.cols);
                 self.rows.insert(bottom, row);
             }
         }
@@ -381,16 +516,43 @@ impl Grid {
         let n = n.min(bottom + 1 - top);
         for _ in 0..n {
             if let Some(mut row) = self.rows.remove(bottom) {
-                row.clear(pen);
+                row.clear(pen, self.cols);
                 self.rows.insert(top, row);
             }
         }
     }
 
+    /// Erases row `i`.
+    pub fn clear_row(&mut self, i: usize, pen: Pen) {
+        let cols = self.cols;
+        self.rows[i].clear(pen, cols);
+    }
+
+    /// Gives back what the rows hold and do not use: a blank row then holds
+    /// no allocation (docs/terminal.md#the-grid).
+    pub fn shrink(&mut self) {
+        for row in &mut self.rows {
+            row.shrink();
+        }
+        self.rows.shrink_to_fit();
+    }
+
+    /// The heap bytes the grid's rows hold besides their headers.
+    #[cfg(test)]
+    pub fn cell_bytes(&self) -> usize {
+        self.rows.iter().map(Row::heap_bytes).sum()
+    }
+
+    /// The heap bytes the grid holds.
+    #[cfg(test)]
+    pub fn heap_bytes(&self) -> usize {
+        self.rows.capacity() * size_of::<Row>() + self.cell_bytes()
+    }
+
     /// Erases every row.
     pub fn clear(&mut self, pen: Pen) {
         for row in &mut self.rows {
-            row.clear(pen);
+            row.clear(pen, self.cols);
         }
     }
 
@@ -404,147 +566,10 @@ impl Grid {
             self.cols = cols;
         }
         self.rows.truncate(rows);
+        self.rows
+            .reserve_exact(rows.saturating_sub(self.rows.len()));
         while self.rows.len() < rows {
-            self.rows.push_back(Row::new(cols, Pen::default()));
+            self.rows.push_back(Row::default());
         }
-    }
-}
-
-// ----- across an upgrade ------------------------------------------------------------
-
-/// A run of cells of one style: how many, then their `fg`, `bg`, `attrs`, `flags`.
-type Run = (u16, Color, Color, u8, u8);
-
-/// A row as it crosses an upgrade. The cells after `text` are unstyled blanks.
-#[derive(Serialize, Deserialize)]
-struct RowWire {
-    /// One character per cell, up to the last one that is not an unstyled blank.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    text: String,
-    /// The style of those cells, run by run; none when they are all unstyled.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    styles: Vec<Run>,
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    wrapped: bool,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    combining: Vec<(u16, String)>,
-}
-
-/// A grid as it crosses an upgrade.
-#[derive(Serialize, Deserialize)]
-struct GridWire {
-    cols: usize,
-    rows: Vec<RowWire>,
-}
-
-impl From<&Row> for RowWire {
-    fn from(row: &Row) -> RowWire {
-        let end = row
-            .cells
-            .iter()
-            .rposition(|c| !c.is_plain_blank())
-            .map_or(0, |p| p + 1);
-        let cells = &row.cells[..end];
-        let mut styles: Vec<Run> = Vec::new();
-        for cell in cells {
-            let style = (cell.fg, cell.bg, cell.attrs, cell.flags);
-            match styles.last_mut() {
-                Some(run) if (run.1, run.2, run.3, run.4) == style && run.0 < u16::MAX => {
-                    run.0 += 1
-                },
-                _ => styles.push((1, cell.fg, cell.bg, cell.attrs, cell.flags)),
-            }
-        }
-        if let [(_, fg, bg, 0, 0)] = styles[..]
-            && fg == Color::DEFAULT
-            && bg == Color::DEFAULT
-        {
-            styles.clear();
-        }
-        RowWire {
-            text: cells.iter().map(|c| c.ch).collect(),
-            styles,
-            wrapped: row.wrapped,
-            combining: row.combining.clone(),
-        }
-    }
-}
-
-impl RowWire {
-    /// The row of `cols` cells it describes, or why it does not fit.
-    fn into_row(self, cols: usize) -> Result<Row, String> {
-        let mut chars = self.text.chars();
-        let mut cells = Vec::with_capacity(cols);
-        if self.styles.is_empty() {
-            cells.extend(chars.by_ref().map(|ch| Cell {
-                ch,
-                ..Cell::blank(Pen::default())
-            }));
-        } else {
-            for (n, fg, bg, attrs, flags) in self.styles {
-                if flags & !(flag::WIDE | flag::WIDE_CONT | flag::COMBINING) != 0 {
-                    return Err(format!("unknown cell flags {flags:#x}"));
-                }
-                for _ in 0..n {
-                    let ch = chars
-                        .next()
-                        .ok_or("a row's styles cover more cells than its text")?;
-                    cells.push(Cell {
-                        ch,
-                        fg,
-                        bg,
-                        attrs,
-                        flags,
-                    });
-                }
-            }
-            if chars.next().is_some() {
-                return Err("a row's styles cover fewer cells than its text".to_owned());
-            }
-        }
-        if cells.len() > cols {
-            return Err(format!(
-                "a row of {} cells in a grid of {cols} columns",
-                cells.len()
-            ));
-        }
-        if let Some((col, _)) = self.combining.iter().find(|(c, _)| usize::from(*c) >= cols) {
-            return Err(format!("combining marks at column {col} of {cols}"));
-        }
-        cells.resize(cols, Cell::blank(Pen::default()));
-        Ok(Row {
-            cells,
-            wrapped: self.wrapped,
-            combining: self.combining,
-        })
-    }
-}
-
-impl Serialize for Grid {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        GridWire {
-            cols: self.cols,
-            rows: self.rows.iter().map(RowWire::from).collect(),
-        }
-        .serialize(serializer)
-    }
-}
-
-impl TryFrom<GridWire> for Grid {
-    type Error = String;
-
-    fn try_from(wire: GridWire) -> Result<Grid, String> {
-        if !(1..=usize::from(u16::MAX)).contains(&wire.cols) {
-            return Err(format!("a grid of {} columns", wire.cols));
-        }
-        let rows = wire
-            .rows
-            .into_iter()
-            .map(|row| row.into_row(wire.cols))
-            .collect::<Result<_, _>>()?;
-        Ok(Grid {
-            rows,
-            cols: wire.cols,
-        })
     }
 }

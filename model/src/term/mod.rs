@@ -334,6 +334,19 @@ impl Terminal {
         let _ = self.feed(bytes.as_bytes());
     }
 
+    /// Gives back the memory the terminal reserved while output flowed and no
+    /// longer uses (docs/terminal.md#memory): the allocations of blank grid
+    /// rows and of the cells past a row's text, the history's spare room, the
+    /// batch scratch, the OSC and replay buffers. A pane calls it once its
+    /// output has gone quiet; feeding on afterwards allocates again as needed.
+    pub fn shrink_to_fit(&mut self) {
+        self.screen.shrink();
+        self.ring.lock().shrink();
+        self.scanner.shrink();
+        self.replay.shrink_to_fit();
+        self.scratch = GridView::default();
+    }
+
     /// The second half of `pane.clear` (docs/terminal.md#restore-and-clear,
     /// docs/terminal.md#clearing-a-pane), once its clear bytes were fed: drops
     /// the history and makes every earlier cursor read as dropped.

@@ -92,9 +92,8 @@ impl Terminal {
             return Vec::new();
         }
         let row = grid.row(i);
-        row.cells
-            .iter()
-            .enumerate()
+        (0..grid.cols())
+            .map(|col| (col, row.cell(col)))
             .map(|(col, cell)| StyledCell {
                 ch: cell.ch,
                 combining: if cell.flags & grid::flag::COMBINING != 0 {

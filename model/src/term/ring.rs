@@ -224,7 +224,7 @@ impl RenderedRing {
                 {
                     // Trailing blank rows are padding, not content: they never
                     // reach history.
-                    self.history.push_back(line);
+                    self.push_history(line);
                     self.pushed += 1;
                 }
             }
@@ -326,7 +326,7 @@ impl RenderedRing {
                 && !line.text.is_empty()
                 && !self.alt
             {
-                self.history.push_back(line);
+                self.push_history(line);
                 self.pushed += 1;
             }
         }
@@ -339,6 +339,38 @@ impl RenderedRing {
             });
         }
         self.evict();
+    }
+
+    /// Moves `line` into history. The history grows as it fills, doubling,
+    /// but never past what it can hold before eviction (`RING_LINES` plus a
+    /// screen's rows): a full ring holds 5000 lines, not the 8192 a doubling
+    /// would reserve.
+    fn push_history(&mut self, line: Line) {
+        let (len, capacity) = (self.history.len(), self.history.capacity());
+        if len == capacity {
+            let most = RING_LINES + self.screen.len() + 1;
+            let target = (capacity * 2).max(16).min(most).max(len + 1);
+            self.history.reserve_exact(target - len);
+        }
+        self.history.push_back(line);
+    }
+
+    /// Gives back what the history and the screen rows reserve and do not use.
+    pub fn shrink(&mut self) {
+        self.history.shrink_to_fit();
+        self.screen.shrink_to_fit();
+    }
+
+    /// The heap bytes the ring holds.
+    #[cfg(test)]
+    pub fn heap_bytes(&self) -> usize {
+        (self.history.capacity() + self.screen.capacity()) * size_of::<Line>()
+            + self
+                .history
+                .iter()
+                .chain(&self.screen)
+                .map(|l| l.text.capacity())
+                .sum::<usize>()
     }
 
     /// Eviction (docs/terminal.md#eviction): the oldest history goes first; the

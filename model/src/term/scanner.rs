@@ -117,6 +117,14 @@ impl OscScanner {
         }
     }
 
+    /// Gives back the payload buffer when no OSC is being collected (it
+    /// grows to up to 8 KiB for a long one).
+    pub fn shrink(&mut self) {
+        if self.payload.is_empty() {
+            self.payload = Vec::new();
+        }
+    }
+
     /// Its state, to continue in another process.
     pub(super) fn export(&self) -> ScannerState {
         ScannerState {

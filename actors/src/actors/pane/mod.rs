@@ -51,6 +51,10 @@ pub use viewers::{Attach, Detach};
 /// The time budget of one `pane.input` (docs/terminal.md#the-bound-writer).
 pub const INPUT_BUDGET: Duration = Duration::from_secs(5);
 
+/// How long a pane's output stays quiet before its terminal gives back the
+/// memory it reserved while output flowed (docs/terminal.md#memory).
+const SHRINK_AFTER_QUIET: Duration = Duration::from_secs(5);
+
 /// A chunk of PTY output. The PTY loop reads this pane on only while fewer
 /// than `OUTPUT_WINDOW` credits are out.
 #[derive(Message)]
@@ -153,6 +157,8 @@ pub struct Pane {
     resuming: bool,
     /// The last input, prompt, attach or detach.
     touched: std::time::Instant,
+    /// A check for quiet output is armed (`shrink_when_quiet`).
+    shrink_armed: bool,
 }
 
 impl Screen for Terminal {
@@ -220,6 +226,7 @@ impl Pane {
             unsent: false,
             resuming: false,
             touched: std::time::Instant::now(),
+            shrink_armed: false,
         }
     }
 
@@ -324,6 +331,25 @@ impl Pane {
         }
         let effects = self.tracker.on_screen(&self.term);
         self.perform_now(effects, ctx);
+        if !self.shrink_armed {
+            self.shrink_armed = true;
+            self.shrink_when_quiet(ctx);
+        }
+    }
+
+    /// Once the output has stayed quiet for `SHRINK_AFTER_QUIET`, lets the
+    /// terminal give back what it reserved while output flowed
+    /// (docs/terminal.md#memory); while output goes on, looks again later.
+    fn shrink_when_quiet(&mut self, ctx: &mut Context<Self>) {
+        let offset = self.output_offset;
+        ctx.run_later(SHRINK_AFTER_QUIET, move |pane, ctx| {
+            if pane.output_offset == offset {
+                pane.term.shrink_to_fit();
+                pane.shrink_armed = false;
+            } else {
+                pane.shrink_when_quiet(ctx);
+            }
+        });
     }
 }
 

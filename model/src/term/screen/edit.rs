@@ -93,9 +93,11 @@ impl Screen {
         let insert = self.modes & mode::INSERT != 0;
         let line = self.grid_mut().row_mut(row);
         if insert {
-            line.insert_blanks(col, width, pen);
+            line.insert_blanks(col, width, pen, cols);
         }
-        let cells = &mut line.cells;
+        // The cells written, and the one after them (a wide character there
+        // may lose its first half): the row grows to hold them.
+        let cells = line.cells_mut((col + width + 1).min(cols), cols);
         let old = cells[col].flags;
         if old & flag::WIDE_CONT != 0 && col > 0 {
             cells[col - 1] = Cell::blank(pen);
@@ -106,7 +108,7 @@ impl Screen {
         if old & flag::COMBINING != 0 {
             line.clear_combining(col);
         }
-        let cells = &mut line.cells;
+        let cells = line.cells_mut(col + width, cols);
         cells[col] = Cell {
             ch: c,
             fg: pen.fg,
@@ -122,7 +124,7 @@ impl Screen {
             if next & flag::COMBINING != 0 {
                 line.clear_combining(col + 1);
             }
-            line.cells[col + 1] = Cell {
+            line.cells_mut(col + 2, cols)[col + 1] = Cell {
                 ch: ' ',
                 fg: pen.fg,
                 bg: pen.bg,
@@ -141,22 +143,23 @@ impl Screen {
         if col == 0 {
             return;
         }
+        let cols = self.cols;
         let line = self.grid_mut().row_mut(row);
-        let mut at = col - 1;
-        if line.cells[at].flags & flag::WIDE_CONT != 0 && at > 0 {
+        let mut at = (col - 1).min(cols - 1);
+        if line.cell(at).flags & flag::WIDE_CONT != 0 && at > 0 {
             at -= 1;
         }
-        line.add_combining(at, c);
+        line.add_combining(at, c, cols);
         self.touch(row);
     }
 
     // ----- erasing --------------------------------------------------------------
 
     pub(super) fn erase_in_row(&mut self, row: usize, from: usize, to: usize) {
-        let pen = self.cursor.pen;
+        let (pen, cols) = (self.cursor.pen, self.cols);
         let line = self.grid_mut().row_mut(row);
-        line.erase(from, to, pen);
-        if to >= line.cells.len() {
+        line.erase(from, to, pen, cols);
+        if to >= cols {
             line.wrapped = false;
         }
         self.touch(row);
@@ -165,7 +168,7 @@ impl Screen {
     fn erase_rows(&mut self, from: usize, to: usize) {
         let pen = self.cursor.pen;
         for row in from..to {
-            self.grid_mut().row_mut(row).clear(pen);
+            self.grid_mut().clear_row(row, pen);
         }
         if from < to {
             self.touch_rows(from, to - 1);

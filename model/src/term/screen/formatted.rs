@@ -47,7 +47,7 @@ impl Screen {
             .iter()
             .map(|row| {
                 let mut out = String::new();
-                write_row(&mut out, row, Pen::default(), false);
+                write_row(&mut out, row, grid.cols(), Pen::default(), false);
                 out
             })
             .collect();
@@ -105,10 +105,10 @@ impl Screen {
         if col >= self.cols && self.modes & mode::AUTOWRAP != 0 {
             let line = self.grid().row(row);
             let mut last = self.cols - 1;
-            if line.cells[last].flags & flag::WIDE_CONT != 0 && last > 0 {
+            if line.cell(last).flags & flag::WIDE_CONT != 0 && last > 0 {
                 last -= 1;
             }
-            let cell = line.cells[last];
+            let cell = line.cell(last);
             let _ = write!(out, "\x1b[{};{}H", row + 1, last + 1);
             write_sgr(&mut out, cell.pen());
             out.push(cell.ch);
@@ -151,12 +151,12 @@ fn write_grid(out: &mut String, grid: &Grid) {
     for (i, row) in grid.iter().enumerate() {
         let wraps = row.wrapped && i < last_row;
         if !continued {
-            if row.cells.iter().all(Cell::is_plain_blank) && !wraps {
+            if row.cells().iter().all(Cell::is_plain_blank) && !wraps {
                 continue;
             }
             let _ = write!(out, "\x1b[{}H", i + 1);
         }
-        write_row(out, row, Pen::default(), wraps);
+        write_row(out, row, grid.cols(), Pen::default(), wraps);
         continued = wraps;
     }
 }
@@ -165,16 +165,17 @@ fn write_grid(out: &mut String, grid: &Grid) {
 /// unstyled blanks are left out unless `full` (a wrapped row must fill its
 /// width so that the next character wraps). Ends with a reset when the style
 /// is not the default.
-fn write_row(out: &mut String, row: &Row, mut pen: Pen, full: bool) {
+fn write_row(out: &mut String, row: &Row, cols: usize, mut pen: Pen, full: bool) {
     let end = if full {
-        row.cells.len()
+        cols
     } else {
-        row.cells
+        row.cells()
             .iter()
             .rposition(|c| !c.is_plain_blank())
             .map_or(0, |p| p + 1)
     };
-    for (col, cell) in row.cells[..end].iter().enumerate() {
+    for col in 0..end {
+        let cell = row.cell(col);
         if cell.flags & flag::WIDE_CONT != 0 {
             continue;
         }

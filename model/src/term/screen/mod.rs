@@ -145,6 +145,28 @@ impl Screen {
         }
     }
 
+    /// Gives back what the grids reserve and do not use: blank rows then hold
+    /// no allocation (docs/terminal.md#the-grid).
+    pub fn shrink(&mut self) {
+        self.main.shrink();
+        if let Some(alt) = &mut self.alt {
+            alt.shrink();
+        }
+        self.replies = Vec::new();
+    }
+
+    /// The heap bytes the grids hold.
+    #[cfg(test)]
+    pub fn heap_bytes(&self) -> usize {
+        self.main.heap_bytes() + self.alt.as_ref().map_or(0, Grid::heap_bytes)
+    }
+
+    /// The heap bytes the grids' rows hold besides their headers.
+    #[cfg(test)]
+    pub fn cell_bytes(&self) -> usize {
+        self.main.cell_bytes() + self.alt.as_ref().map_or(0, Grid::cell_bytes)
+    }
+
     /// The answers owed to the program since the last call.
     pub fn take_replies(&mut self) -> Vec<u8> {
         std::mem::take(&mut self.replies)

@@ -79,7 +79,10 @@ impl Perform for Screen {
             // ICH, DCH and ECH do nothing while a wrap is pending, as in tmux.
             '@' => {
                 let (row, col, pen) = (self.cursor.row, self.cursor.col, self.cursor.pen);
-                self.grid_mut().row_mut(row).insert_blanks(col, n, pen);
+                let cols = self.cols;
+                self.grid_mut()
+                    .row_mut(row)
+                    .insert_blanks(col, n, pen, cols);
                 self.touch(row);
             },
             'A' => self.cursor_up(n),
@@ -116,7 +119,8 @@ impl Perform for Screen {
             },
             'P' => {
                 let (row, col, pen) = (self.cursor.row, self.cursor.col, self.cursor.pen);
-                self.grid_mut().row_mut(row).delete_cells(col, n, pen);
+                let cols = self.cols;
+                self.grid_mut().row_mut(row).delete_cells(col, n, pen, cols);
                 self.touch(row);
             },
             'S' => {
@@ -199,11 +203,11 @@ impl Perform for Screen {
             ([], b'c') => self.reset(),
             ([b'#'], b'8') => {
                 // DECALN: fill the screen with `E`.
-                let (rows, pen) = (self.rows, Pen::default());
+                let (rows, cols, pen) = (self.rows, self.cols, Pen::default());
                 for row in 0..rows {
                     let line = self.grid_mut().row_mut(row);
-                    line.clear(pen);
-                    for cell in &mut line.cells {
+                    line.clear(pen, cols);
+                    for cell in line.cells_mut(cols, cols) {
                         cell.ch = 'E';
                     }
                 }

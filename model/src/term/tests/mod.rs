@@ -5,6 +5,7 @@
 mod export;
 mod fixtures;
 mod generated;
+mod memory;
 mod props;
 mod restore;
 mod scanner;
