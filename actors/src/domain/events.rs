@@ -41,15 +41,22 @@ impl Published {
     /// Builds the shared form of an event.
     pub fn new(seq: Seq, event: &Event) -> Arc<Published> {
         let name = event.name();
-        let payload_json = Bytes::from(payload_json(event));
-        let mut line = Vec::with_capacity(payload_json.len() + 96);
+        let payload = payload_json(event);
+        let mut line = Vec::with_capacity(payload.len() + 96);
         line.extend_from_slice(b"{\"protocol\":\"");
         line.extend_from_slice(signaltty_protocol::PROTOCOL.as_bytes());
         line.extend_from_slice(b"\",\"type\":\"event\",\"event\":\"");
         line.extend_from_slice(name.as_bytes());
         line.extend_from_slice(format!("\",\"seq\":{},\"payload\":", seq.0).as_bytes());
-        line.extend_from_slice(&payload_json);
+        let start = line.len();
+        line.extend_from_slice(&payload);
+        let end = line.len();
         line.extend_from_slice(b"}\n");
+        drop(payload);
+        // The payload is a view into the line, not a second copy: the ring
+        // holds a thousand of these.
+        let line = Bytes::from(line);
+        let payload_json = line.slice(start..end);
         let payload = if name.starts_with("task.") {
             serde_json::from_slice(&payload_json).unwrap_or(Value::Null)
         } else {
@@ -60,7 +67,7 @@ impl Published {
             name,
             payload,
             payload_json,
-            line: Bytes::from(line),
+            line,
         })
     }
 }
