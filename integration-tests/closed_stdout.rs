@@ -142,6 +142,7 @@ const RUNS: &[&str] = &[
     "workspace get WS",
     "workspace rename other other2",
     "workspace auto-resume WS --off",
+    "workspace hibernate WS 30s",
     "workspace refresh-git WS",
     "workspace diff WS",
     "workspace file-diff WS README",
