@@ -56,7 +56,10 @@ impl Supervisor {
         // Many panes closed since the last look: their memory goes back
         // (docs/panes.md#how-many-panes).
         if crate::os::malloc::panes_went_away() {
-            actix_rt::task::spawn_blocking(crate::os::malloc::give_back);
+            actix_rt::task::spawn_blocking(|| {
+                crate::os::malloc::give_back();
+                log::info!("malloc: freed memory given back after panes went away");
+            });
         }
         let projection = self.events.projection();
         let panes: Vec<(u32, Addr<crate::actors::pane::Pane>)> = self
