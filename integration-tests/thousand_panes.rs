@@ -197,8 +197,11 @@ fn a_thousand_panes_start_answer_and_close_leaving_nothing_behind() {
     );
     // One loop serves every pane: a pane holds its master and its child's
     // pidfd, and no thread.
+    // A few descriptors come and go on their own (a snapshot being written,
+    // the process refresh reading /proc): two a pane, give or take those.
+    let added = full.fds.abs_diff(before.fds + 2 * PANES);
     assert!(
-        full.fds >= before.fds + 2 * PANES && full.fds <= before.fds + 2 * PANES + 16,
+        added <= 16,
         "a pane holds two descriptors: {before:?} → {full:?}"
     );
     assert!(
