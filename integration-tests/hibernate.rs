@@ -24,10 +24,15 @@ const LONG: Duration = Duration::from_secs(30);
 /// its arguments to `resumes.log` and runs the fake with the session it was
 /// asked to resume. Returns the log's path.
 fn resumable_claude(life: &mut Life) -> PathBuf {
+    resumable_claude_with(life, "")
+}
+
+/// The same, the resumed fake started with the shell lines `setup` first.
+fn resumable_claude_with(life: &mut Life, setup: &str) -> PathBuf {
     let bin = life.env.root().join("fake-bin");
     let log = life.env.root().join("resumes.log");
     let script = format!(
-        "#!/bin/sh\necho \"$*\" >> '{log}'\nexport SIGNALTTY_BIN='{BIN}'\n\
+        "#!/bin/sh\necho \"$*\" >> '{log}'\nexport SIGNALTTY_BIN='{BIN}'\n{setup}\n\
          export SIGNALTTY_FAKE_SESSION=\"$2\"\nexec bash '{fake}'\n",
         log = log.display(),
         fake = fake("fake-claude"),
@@ -425,4 +430,54 @@ fn the_board_shows_a_hibernated_agent_and_enter_wakes_it() {
     let woke = wait_restore_state(&mut c, &p, "LIVE");
     assert_eq!(woke["live"]["state"], "live", "{woke}");
     assert_eq!(resumes(&log).trim(), "--resume sess-board");
+}
+
+/// A woken agent's prompt waits for its screen to be still (docs/restore.md#waking-up).
+/// An input box that asked for bracketed paste reads keys, so a moment of
+/// stillness is enough; one that did not ask gets the whole quiet time or,
+/// when its screen never stops moving, the idle time at most (3 s). Both
+/// woken agents here redraw a status line every 200 ms.
+#[test]
+fn a_woken_agent_that_asked_for_bracketed_paste_is_typed_into_without_the_long_wait() {
+    let mut life = Life::new(&[]);
+    resumable_claude_with(
+        &mut life,
+        "export SIGNALTTY_FAKE_TICK=1\ncase \"$2\" in *paste*) export SIGNALTTY_FAKE_BRACKETED=1;; esac",
+    );
+    life.start();
+    let mut c = life.client();
+    let ws = workspace(&mut c, &life, "hib");
+    let with_paste = idle_claude(&mut c, &ws, "sess-paste");
+    let without = idle_claude(&mut c, &ws, "sess-keys");
+    for p in [&with_paste, &without] {
+        turn(&mut c, p, "answered");
+    }
+    set_hibernate(&mut c, &ws, 1);
+    for p in [&with_paste, &without] {
+        wait_restore_state(&mut c, p, "HIBERNATED");
+    }
+    set_hibernate(&mut c, &ws, 0);
+    let _ = c.stream().set_read_timeout(Some(LONG));
+    let mut woken = |p: &str| {
+        let began = std::time::Instant::now();
+        let r = c.call_ok(
+            "pane.submit",
+            json!({"pane_id": p, "text": "prompt after-the-wake", "submit_delay_ms": 0}),
+        );
+        assert_eq!(r["outcome"], "working", "{r}");
+        began.elapsed()
+    };
+    let fast = woken(&with_paste);
+    let slow = woken(&without);
+    // No prompt goes in before the idle time at most when the box never
+    // asked: a lower bound, whatever the machine's load.
+    assert!(slow >= Duration::from_millis(2900), "{slow:?}");
+    // The box that asked is typed into well before it.
+    assert!(
+        fast < Duration::from_millis(2900),
+        "{fast:?} (the other: {slow:?})"
+    );
+    for p in [&with_paste, &without] {
+        wait_screen(&mut c, p, "Thinking");
+    }
 }

@@ -11,7 +11,7 @@
 //!        ─ half the stall: SubmitRetry (one Enter) ─ the rest ─ outcome
 //! ```
 
-use crate::actors::pane::{Pane, SubmitEnter, SubmitPaste, SubmitRetry};
+use crate::actors::pane::{InputBox, InputBoxNow, Pane, SubmitEnter, SubmitPaste, SubmitRetry};
 use crate::actors::services::{RegisterWait, ViewPane};
 use crate::domain::ages::Ages;
 use crate::domain::state::Outcome;
@@ -30,7 +30,13 @@ pub const SERVER_CONN: ConnId = ConnId(u64::MAX);
 
 /// How long an idle agent's screen must have been quiet before a prompt is
 /// typed into it.
-const QUIET: Duration = Duration::from_millis(500);
+pub const QUIET: Duration = Duration::from_millis(500);
+
+/// The same for an agent woken from hibernation whose input box has asked
+/// for bracketed paste: its session and first-launch questions are behind
+/// it, and a program that turned paste on reads keys
+/// (docs/restore.md#waking-up).
+pub const WOKEN_QUIET: Duration = Duration::from_millis(50);
 
 /// How long an idle agent is waited for to go quiet at most: an agent whose
 /// idle screen animates is typed into after this.
@@ -47,14 +53,43 @@ pub enum Moment {
 }
 
 /// Whether an idle agent is ready to be typed into (the first-prompt gate,
-/// docs/tasks.md#the-first-prompt): its screen quiet for `QUIET` (no output,
-/// no hook), or idle for `IDLE_AT_MOST` whatever it draws. A screen rule can
-/// read a booting agent as idle before its input box reads keys (Codex's idle
-/// fallback matches any screen); a prompt pasted then is lost.
-pub fn settled(pane: &PaneObject, ages: &mut Ages<Moment>, now: std::time::Instant) -> bool {
-    let quiet = ages.age(&Moment::LastActivity, Some(&pane.last_activity_at), now);
+/// docs/tasks.md#the-first-prompt): still for [`QUIET`] (no output, from
+/// the pane's `input`, and no hook or state change, from the projection),
+/// or idle for `IDLE_AT_MOST` whatever it draws. A screen rule can read a
+/// booting agent as idle before its input box reads keys (Codex's idle
+/// fallback matches any screen); a prompt pasted then is lost. A `woken`
+/// agent whose input box asked for bracketed paste needs only
+/// [`WOKEN_QUIET`].
+pub fn settled(
+    pane: &PaneObject,
+    ages: &mut Ages<Moment>,
+    now: std::time::Instant,
+    input: InputBoxNow,
+    woken: bool,
+) -> bool {
+    let quiet = if woken && input.takes_paste {
+        WOKEN_QUIET
+    } else {
+        QUIET
+    };
+    let still = ages
+        .age(&Moment::LastActivity, Some(&pane.last_activity_at), now)
+        .min(input.still_for);
     let idle = ages.age(&Moment::LifecycleSince, pane.lifecycle_since.as_ref(), now);
-    quiet >= QUIET || idle >= IDLE_AT_MOST
+    still >= quiet || idle >= IDLE_AT_MOST
+}
+
+/// The pane's own answer to the gate, or, with no actor to ask, one that
+/// leaves the projection to decide.
+pub async fn input_box(addr: Option<&Addr<Pane>>) -> InputBoxNow {
+    let unknown = InputBoxNow {
+        takes_paste: false,
+        still_for: Duration::MAX,
+    };
+    match addr {
+        Some(addr) => addr.send(InputBox).await.unwrap_or(unknown),
+        None => unknown,
+    }
 }
 
 /// Why typing a prompt stopped.
@@ -191,5 +226,48 @@ fn stalled() -> Error {
     Error::Stalled {
         what: "no working or blocked transition after Enter".into(),
         stage: "activity_gate",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::state::tests::pane;
+    use signaltty_protocol::pane::AgentKind;
+    use std::time::Instant;
+
+    fn input(takes_paste: bool, still_ms: u64) -> InputBoxNow {
+        InputBoxNow {
+            takes_paste,
+            still_for: Duration::from_millis(still_ms),
+        }
+    }
+
+    /// The gate's ages as of `at` after a first look at `p`.
+    fn looked_at(p: &PaneObject, at: Duration) -> (Ages<Moment>, Instant) {
+        let mut ages = Ages::default();
+        let first = Instant::now();
+        let _ = settled(p, &mut ages, first, input(false, 0), false);
+        (ages, first + at)
+    }
+
+    #[test]
+    fn the_quiet_counts_the_panes_own_output_and_a_woken_box_that_takes_paste_needs_less() {
+        let p = pane(AgentKind::Claude);
+        let ms = Duration::from_millis;
+        // Nothing published for 600 ms, but output 100 ms ago: not still.
+        let (mut ages, now) = looked_at(&p, ms(600));
+        assert!(!settled(&p, &mut ages, now, input(false, 100), false));
+        // Still for 600 ms both ways: ready.
+        assert!(settled(&p, &mut ages, now, input(false, 600), false));
+        // A woken agent's box that took paste: 50 ms are enough...
+        let (mut ages, now) = looked_at(&p, ms(60));
+        assert!(settled(&p, &mut ages, now, input(true, 60), true));
+        // ...but not for a first start, nor for a box that never asked.
+        assert!(!settled(&p, &mut ages, now, input(true, 60), false));
+        assert!(!settled(&p, &mut ages, now, input(false, 60), true));
+        // An idle screen that never stops moving is typed into after 3 s.
+        let (mut ages, now) = looked_at(&p, IDLE_AT_MOST);
+        assert!(settled(&p, &mut ages, now, input(false, 10), false));
     }
 }

@@ -45,7 +45,7 @@ pub use resume::{Relaunched, Resume};
 pub use screen::RulesChanged;
 pub use signals::{Explain, MarkSeen, Notify, NotifyGate, ProcessSeen, TaskClosed};
 pub use sink::{Credit, PaneAddr, PaneSink};
-pub use submit::{SubmitEnter, SubmitPaste, SubmitRetry};
+pub use submit::{InputBox, InputBoxNow, SubmitEnter, SubmitPaste, SubmitRetry};
 pub use viewers::{Attach, Detach};
 
 /// The time budget of one `pane.input` (docs/terminal.md#the-bound-writer).
@@ -157,6 +157,8 @@ pub struct Pane {
     resuming: bool,
     /// The last input, prompt, attach or detach.
     touched: std::time::Instant,
+    /// The last output (the first-prompt gate's quiet, `submit.rs`).
+    last_output: std::time::Instant,
     /// A check for quiet output is armed (`shrink_when_quiet`).
     shrink_armed: bool,
 }
@@ -226,6 +228,7 @@ impl Pane {
             unsent: false,
             resuming: false,
             touched: std::time::Instant::now(),
+            last_output: std::time::Instant::now(),
             shrink_armed: false,
         }
     }
@@ -324,6 +327,7 @@ impl Pane {
 
     fn on_output(&mut self, chunk: &[u8], ctx: &mut Context<Self>) {
         self.output_offset += chunk.len() as u64;
+        self.last_output = std::time::Instant::now();
         self.tracker.on_output(self.output_offset);
         let found = self.term.feed(chunk);
         if !found.is_empty() {

@@ -29,6 +29,24 @@ pub struct SubmitEnter;
 #[rtype(result = "bool")]
 pub struct SubmitRetry;
 
+/// What the first-prompt gate asks the pane itself (`actors/submit.rs`):
+/// its output is not published, so only the pane knows how long its screen
+/// has been still.
+#[derive(Debug, Message)]
+#[rtype(result = "InputBoxNow")]
+pub struct InputBox;
+
+/// The pane's answer to [`InputBox`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InputBoxNow {
+    /// The program has asked for bracketed paste (DECSET 2004): an input box
+    /// that reads keys turned it on (a woken agent's shorter wait,
+    /// docs/restore.md#waking-up).
+    pub takes_paste: bool,
+    /// How long since the pane's last output.
+    pub still_for: std::time::Duration,
+}
+
 type Reply = ResponseFuture<Result<(), Error>>;
 
 fn refused(e: Error) -> Reply {
@@ -108,6 +126,11 @@ impl Handler<SubmitPaste> for Pane {
         if bracketed {
             bytes.extend_from_slice(b"\x1b[201~");
         }
+        log::debug!(
+            "submit: pane {} pasted {} bytes",
+            self.state().id,
+            msg.text.len()
+        );
         let written = self.write_bound(pty.as_ref(), bytes);
         Box::pin(async move { written.await.map(drop) })
     }
@@ -132,6 +155,17 @@ impl Handler<SubmitEnter> for Pane {
         // The prompt left the input box: the quiet starts again.
         self.sent_prompt();
         Box::pin(async move { written.await.map(drop) })
+    }
+}
+
+impl Handler<InputBox> for Pane {
+    type Result = MessageResult<InputBox>;
+
+    fn handle(&mut self, _msg: InputBox, _ctx: &mut Self::Context) -> Self::Result {
+        MessageResult(InputBoxNow {
+            takes_paste: self.pty.is_some() && self.term.bracketed_paste(),
+            still_for: self.last_output.elapsed(),
+        })
     }
 }
 

@@ -13,10 +13,10 @@
 //! ```
 
 use super::TaskActor;
-use crate::actors::pane::{GetPane, ReadPane};
+use crate::actors::pane::{GetPane, InputBoxNow, ReadPane};
 use crate::actors::services::{PaneView, ViewPane};
 use crate::actors::submit::{
-    Gate, Moment, SERVER_CONN, Typed, activity_gate, settled, type_prompt,
+    Gate, Moment, SERVER_CONN, Typed, activity_gate, input_box, settled, type_prompt,
 };
 use crate::domain::ages::Ages;
 use crate::error::Error;
@@ -73,7 +73,7 @@ enum Ready {
     Again,
 }
 
-fn ready_state(view: &PaneView, ages: &mut Ages<Moment>) -> Ready {
+fn ready_state(view: &PaneView, input: InputBoxNow, ages: &mut Ages<Moment>) -> Ready {
     match &view.pane {
         None => Ready::Fail(json!({"stage": "ready_timeout", "error": "pane missing"})),
         Some(pane) if pane.live != LiveState::Live || pane.lifecycle == Lifecycle::Exited => {
@@ -81,7 +81,7 @@ fn ready_state(view: &PaneView, ages: &mut Ages<Moment>) -> Ready {
         },
         Some(pane)
             if matches!(pane.lifecycle, Lifecycle::Idle | Lifecycle::Done)
-                && settled(pane, ages, Instant::now()) =>
+                && settled(pane, ages, Instant::now(), input, false) =>
         {
             Ready::Go
         },
@@ -146,7 +146,9 @@ impl TaskActor {
         let pane = run.pane.clone();
         let looked = async move {
             actix_rt::time::sleep(READY_POLL).await;
-            view.send(ViewPane(pane)).await.ok()
+            let view = view.send(ViewPane(pane)).await.ok()?;
+            let input = input_box(view.addr.as_ref()).await;
+            Some((view, input))
         };
         Box::pin(
             actix::fut::wrap_future(looked)
@@ -154,13 +156,13 @@ impl TaskActor {
         )
     }
 
-    fn looked(&mut self, run: Run, view: Option<PaneView>) -> Step {
+    fn looked(&mut self, run: Run, view: Option<(PaneView, InputBoxNow)>) -> Step {
         // A report, a cancel, a discard: the prompt is no longer wanted.
-        let (true, Some(view)) = (self.pending(), view) else {
+        let (true, Some((view, input))) = (self.pending(), view) else {
             return stop();
         };
         let mut run = run;
-        match ready_state(&view, &mut run.ages) {
+        match ready_state(&view, input, &mut run.ages) {
             Ready::Fail(reason) => self.settle(TaskState::Failed, reason),
             Ready::Go => self.submit(run, view),
             Ready::Again if Instant::now() < run.deadline => {

@@ -11,7 +11,7 @@
 
 use super::Cx;
 use crate::actors::services::{PaneView, ViewPane};
-use crate::actors::submit::{Moment, settled};
+use crate::actors::submit::{Moment, input_box, settled};
 use crate::domain::ages::Ages;
 use crate::error::Error;
 use actix::prelude::*;
@@ -21,7 +21,7 @@ use std::future::Future;
 use std::time::{Duration, Instant};
 
 /// How often the ready wait looks.
-const READY_POLL: Duration = Duration::from_millis(50);
+const READY_POLL: Duration = Duration::from_millis(20);
 
 /// How long a woken agent may take to reach its prompt.
 pub const WAKE_READY_TIMEOUT: Duration = Duration::from_secs(120);
@@ -72,7 +72,8 @@ pub async fn await_ready(
     pane: PaneId,
     within: Duration,
 ) -> Result<PaneView, Error> {
-    let deadline = Instant::now() + within;
+    let began = Instant::now();
+    let deadline = began + within;
     let mut ages: Ages<Moment> = Ages::default();
     loop {
         let seen = view
@@ -89,10 +90,16 @@ pub async fn await_ready(
             },
             Some(p)
                 if p.live == LiveState::Live
-                    && matches!(p.lifecycle, Lifecycle::Idle | Lifecycle::Done)
-                    && settled(p, &mut ages, Instant::now()) =>
+                    && matches!(p.lifecycle, Lifecycle::Idle | Lifecycle::Done) =>
             {
-                return Ok(seen);
+                let input = input_box(seen.addr.as_ref()).await;
+                if settled(p, &mut ages, Instant::now(), input, true) {
+                    log::debug!(
+                        "wake: pane {pane} ready for its prompt after {} ms ({input:?})",
+                        began.elapsed().as_millis()
+                    );
+                    return Ok(seen);
+                }
             },
             Some(p) if p.live != LiveState::Live && p.restore_state != RestoreState::Hibernated => {
                 return Err(Error::PaneExited {
