@@ -123,7 +123,7 @@ impl Terminal {
             return Err("the parser replay does not fit".to_owned());
         }
         // Built as `Terminal::new` builds it: the same bounded OSC buffer.
-        let mut parser = vte::Parser::new();
+        let mut parser = super::Parser::new_with_size();
         parser.advance(&mut Inert, &state.replay);
         let mut utf8_carry = [0; 4];
         utf8_carry[..carry.len()].copy_from_slice(carry);

@@ -88,11 +88,21 @@ use std::sync::Arc;
 
 const ESC: u8 = 0x1b;
 
+/// How many bytes of an OSC the grid's parser keeps: the grid reads only
+/// the colour queries (`10;?`, `11;?`, `12;?`), and titles, notifications
+/// and the rest are read by the [`OscScanner`] from the byte stream
+/// (docs/terminal.md#the-grid). vte's default keeps 1 KiB inline in every
+/// pane; a longer OSC is truncated and still ends where it ends.
+pub(crate) const OSC_KEPT: usize = 32;
+
+/// The grid's parser (see [`OSC_KEPT`]).
+pub(crate) type Parser = vte::Parser<OSC_KEPT>;
+
 /// The headless terminal of one pane. See the module documentation.
 pub struct Terminal {
     /// The grid: cells, cursor, modes, and what changed since the last reconcile.
     screen: Screen,
-    parser: vte::Parser,
+    parser: Parser,
     /// Shared with the snapshot writer's [`TailSource`]; written only here.
     ring: Arc<Mutex<RenderedRing>>,
     scanner: OscScanner,
@@ -132,7 +142,7 @@ impl Terminal {
         let (rows, cols) = (rows.max(1), cols.max(1));
         Terminal {
             screen: Screen::new(usize::from(rows), usize::from(cols)),
-            parser: vte::Parser::new(),
+            parser: Parser::new_with_size(),
             ring: Arc::new(Mutex::new(RenderedRing::new(usize::from(rows)))),
             scanner: OscScanner::new(),
             rows,

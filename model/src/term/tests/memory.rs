@@ -114,7 +114,7 @@ fn print_where_an_idle_terminal_spends_its_heap() {
     println!(
         "inline: Terminal {} B (vte::Parser {} B)",
         size_of::<Terminal>(),
-        size_of::<vte::Parser>()
+        size_of::<crate::term::Parser>()
     );
     println!("heap of an 80 x 24 terminal:");
     println!("  screen (grid) new       {screen_bytes:>7} B");

@@ -546,3 +546,38 @@ fn bracketed_paste_is_the_programs_to_ask_for() {
     term.feed(b"\x1b[?2004l");
     assert!(!term.bracketed_paste());
 }
+
+/// The grid's parser keeps only the head of an OSC (it reads nothing but the
+/// colour queries from one): a long title still reaches the scanner whole,
+/// the grid is untouched, and a query after it is answered.
+#[test]
+fn a_long_osc_is_read_by_the_scanner_and_the_grid_answers_the_query_after_it() {
+    let mut term = Terminal::new(24, 80);
+    let title = "t".repeat(3000);
+    let mut bytes = format!("before\x1b]0;{title}\x07").into_bytes();
+    bytes.extend_from_slice(b"\x1b]11;?\x07after");
+    let events = term.feed(&bytes);
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, TermEvent::Title(t) if t.len() > OSC_KEPT * 2 && t.chars().all(|c| c == 't'))),
+        "{events:?}"
+    );
+    let replies: Vec<u8> = events
+        .into_iter()
+        .filter_map(|e| match e {
+            TermEvent::Reply(b) => Some(b),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    assert_eq!(
+        String::from_utf8_lossy(&replies),
+        "\x1b]11;rgb:0000/0000/0000\x07"
+    );
+    assert!(
+        term.screen_text().contains("beforeafter"),
+        "{}",
+        term.screen_text()
+    );
+}
