@@ -87,12 +87,14 @@ pub struct Pane {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub task_id: Option<String>,
     /// The question waiting for an answer, if any (docs/objects.md#decision).
+    /// Boxed, as the hibernation record: most panes have neither, and the
+    /// server keeps a pane object for each of a thousand panes twice.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pending_decision: Option<crate::state::Decision>,
+    pub pending_decision: Option<Box<crate::state::Decision>>,
     /// When and why the pane was hibernated, while it is
     /// (docs/restore.md#hibernation).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hibernation: Option<Hibernation>,
+    pub hibernation: Option<Box<Hibernation>>,
 }
 
 /// A hibernated pane's record: when its agent was stopped, after how long

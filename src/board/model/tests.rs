@@ -118,7 +118,7 @@ pub fn decision(id: &str, prompt: &str, at_ms: i64) -> Decision {
 pub fn asking(mut pane: Pane, decision: Decision) -> Pane {
     pane.lifecycle = Lifecycle::Blocked;
     pane.attention = Attention::PermissionRequired;
-    pane.pending_decision = Some(decision);
+    pane.pending_decision = Some(Box::new(decision));
     pane
 }
 

@@ -180,7 +180,7 @@ impl Handler<NativeHook> for Pane {
         }
         // The route is live before anything is published
         // (docs/decisions.md#the-waiting-reporter).
-        if let Some(old) = self.route.replace(msg.route) {
+        if let Some(old) = self.route.replace(Box::new(msg.route)) {
             old.addr.do_send(EndWait(WaitEnd::MovedOn));
         }
         let (events, result) = self.ingest(msg.hook, ctx);

@@ -80,7 +80,7 @@ impl Handler<Hibernate> for Pane {
         timers.push(ctx.run_later(at + recipe.grace * 2, |pane, _| {
             pane.signal_group(Signal::SIGKILL)
         }));
-        self.stopping = Some(Stopping { record, timers });
+        self.stopping = Some(Box::new(Stopping { record, timers }));
         true
     }
 }

@@ -143,14 +143,15 @@ pub struct Pane {
     exit_reported: bool,
     /// Rate limit and coalescing of terminal notifications.
     notify_gate: NotifyGate,
-    /// The live answer route of a pending native permission request.
-    route: Option<NativeRoute>,
+    /// The live answer route of a pending native permission request (boxed,
+    /// as `stopping`: most panes never have one).
+    route: Option<Box<NativeRoute>>,
     /// The tracker's armed timers, so that it can cancel them.
     timers: HashMap<Timer, SpawnHandle>,
     /// An upgrade's release whose reader has not stopped yet.
     handing: Option<handoff::Handing>,
     /// The hibernation stop under way (docs/restore.md#hibernation).
-    stopping: Option<hibernate::Stopping>,
+    stopping: Option<Box<hibernate::Stopping>>,
     /// Input was typed without its Enter.
     unsent: bool,
     /// A `pane.resume` is starting the process.

@@ -65,13 +65,13 @@ fn a_working_or_blocked_or_unknown_agent_is_kept_awake() {
 #[test]
 fn a_pending_decision_or_unseen_attention_keeps_it_awake() {
     let mut p = idle();
-    p.pending_decision = Some(Decision {
+    p.pending_decision = Some(Box::new(Decision {
         id: "d1".into(),
         prompt: "allow?".into(),
         options: Vec::new(),
         answerable: true,
         received_at: signaltty_protocol::Timestamp::now(),
-    });
+    }));
     assert_eq!(verdict(&p, &quiet(3600)), Verdict::Never(Keep::Decision));
     let mut p = idle();
     p.lifecycle = Lifecycle::Done;

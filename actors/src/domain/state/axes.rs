@@ -267,7 +267,7 @@ impl<'a> Axes<'a> {
         let prev = self
             .pane
             .pending_decision
-            .replace(decision.clone())
+            .replace(Box::new(decision.clone()))
             .map(|d| d.id);
         self.changes
             .push(Change::DecisionCreated { decision, prev });
@@ -281,7 +281,7 @@ impl<'a> Axes<'a> {
             id: dropped.id.clone(),
             reason,
         });
-        Some(dropped)
+        Some(*dropped)
     }
 
     /// Consumes the pending decision `id` for an answer: the decision is gone
@@ -298,7 +298,7 @@ impl<'a> Axes<'a> {
             option: option.to_owned(),
         });
         self.acknowledge("decision_answer", false);
-        Some(consumed)
+        Some(*consumed)
     }
 
     /// Stores a notification

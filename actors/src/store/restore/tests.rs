@@ -120,14 +120,14 @@ fn a_native_permission_decision_becomes_read_only_and_an_explicit_one_stays() {
         received_at: Timestamp::from_unix_millis(0),
     };
     let mut p = pane(LiveState::Live, RestoreState::Live, None);
-    p.pending_decision = Some(decision("permission_0123"));
+    p.pending_decision = Some(Box::new(decision("permission_0123")));
     tombstone(&mut p);
     assert_eq!(
         p.pending_decision.as_ref().map(|d| d.answerable),
         Some(false)
     );
     let mut p = pane(LiveState::Live, RestoreState::Live, None);
-    p.pending_decision = Some(decision("ask_1"));
+    p.pending_decision = Some(Box::new(decision("ask_1")));
     tombstone(&mut p);
     assert_eq!(
         p.pending_decision.as_ref().map(|d| d.answerable),

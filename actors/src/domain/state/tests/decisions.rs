@@ -148,7 +148,7 @@ fn a_permission_request_sets_the_decision_and_a_second_supersedes_it_in_one_even
 fn a_submitted_prompt_clears_the_decision_with_attention_cleared() {
     let mut p = pane(AgentKind::Claude);
     (p.lifecycle, p.attention) = (Lifecycle::Blocked, Attention::PermissionRequired);
-    p.pending_decision = Some(decision("d1"));
+    p.pending_decision = Some(Box::new(decision("d1")));
     let events = hook(&mut p, "claude", "UserPromptSubmit", &json!({}), None);
     assert_eq!(pending(&p), None);
     let cleared = events.iter().find_map(|e| match e {
@@ -167,7 +167,7 @@ fn going_back_to_work_moves_on_while_a_turn_end_or_tool_traffic_keeps_it() {
     // Codex tool traffic from idle moves the pane to working: moved on.
     let mut p = pane(AgentKind::Codex);
     p.lifecycle = Lifecycle::Idle;
-    p.pending_decision = Some(decision("d1"));
+    p.pending_decision = Some(Box::new(decision("d1")));
     let events = hook(&mut p, "codex", "PreToolUse", &json!({}), None);
     assert_eq!(p.lifecycle, Lifecycle::Working);
     assert!(
@@ -178,14 +178,14 @@ fn going_back_to_work_moves_on_while_a_turn_end_or_tool_traffic_keeps_it() {
     // A turn end keeps an unanswered decision.
     let mut p = pane(AgentKind::Claude);
     (p.lifecycle, p.attention) = (Lifecycle::Blocked, Attention::PermissionRequired);
-    p.pending_decision = Some(decision("d1"));
+    p.pending_decision = Some(Box::new(decision("d1")));
     hook(&mut p, "claude", "Stop", &json!({}), None);
     assert_eq!(p.lifecycle, Lifecycle::Done);
     assert_eq!(pending(&p), Some("d1"), "a turn end never drops it");
     // Tool traffic on a blocked pane changes nothing (H4).
     let mut p = pane(AgentKind::Codex);
     (p.lifecycle, p.attention) = (Lifecycle::Blocked, Attention::PermissionRequired);
-    p.pending_decision = Some(decision("d1"));
+    p.pending_decision = Some(Box::new(decision("d1")));
     let events = hook(&mut p, "codex", "PostToolUse", &json!({}), None);
     assert_eq!(p.lifecycle, Lifecycle::Blocked);
     assert_eq!(pending(&p), Some("d1"));
@@ -196,7 +196,7 @@ fn going_back_to_work_moves_on_while_a_turn_end_or_tool_traffic_keeps_it() {
 fn answering_consumes_once_and_acknowledges() {
     let mut p = pane(AgentKind::Codex);
     (p.lifecycle, p.attention) = (Lifecycle::Blocked, Attention::InputRequired);
-    p.pending_decision = Some(decision("d1"));
+    p.pending_decision = Some(Box::new(decision("d1")));
     let mut axes = Axes::new(&mut p, at(2));
     assert!(axes.consume_decision("other", "yes").is_none());
     assert!(axes.consume_decision("d1", "yes").is_some());
@@ -221,7 +221,7 @@ fn answering_consumes_once_and_acknowledges() {
 fn exit_clears_the_decision_after_the_attention_event() {
     let mut p = pane(AgentKind::Claude);
     (p.lifecycle, p.attention) = (Lifecycle::Blocked, Attention::PermissionRequired);
-    p.pending_decision = Some(decision("d1"));
+    p.pending_decision = Some(Box::new(decision("d1")));
     let mut axes = Axes::new(&mut p, at(3));
     axes.exit(Some(0));
     let events = axes.into_events();

@@ -13,7 +13,7 @@ impl AgentTracker {
         self.process = Process::Gone;
         self.pane.live = LiveState::Exited { code };
         self.pane.restore_state = RestoreState::Hibernated;
-        self.pane.hibernation = Some(record);
+        self.pane.hibernation = Some(Box::new(record));
         self.pane.last_activity_at = Timestamp::now();
         vec![Event::PaneHibernated {
             pane_id: self.pane.id.clone(),
