@@ -9,6 +9,13 @@ use crate::{connect, new_tmux, start_server};
 use serde_json::{Value, json};
 use std::fmt::Write as _;
 use std::path::Path;
+use std::time::Duration;
+
+/// How long the panes are left before the RSS with all of them is read
+/// (both servers): idle means after the burst's own work ended, and the
+/// server's snapshot of the new panes (every 2 s while something changes)
+/// is taken and written meanwhile.
+const IDLE: Duration = Duration::from_secs(3);
 
 #[derive(Debug, Clone, Copy)]
 pub struct Memory {
@@ -36,7 +43,7 @@ pub fn signaltty(bin: &Path, dir: &TempDir, panes: usize) -> Res<Memory> {
         ids.push(conn.spawn(&ws, &tab, BASH)?);
     }
     wait_prompts(&mut conn, &ids)?;
-    std::thread::sleep(SETTLE);
+    std::thread::sleep(IDLE);
     let rss_n = rss_kb(server.pid())?;
     let status = conn.call("server.status", json!({}))?;
     if status.get("live_panes").and_then(Value::as_u64) != Some(panes as u64) {
@@ -72,7 +79,7 @@ pub fn tmux(dir: &TempDir, panes: usize) -> Res<Memory> {
     let rss1 = rss_kb(pid)?;
     let ids = tmux.new_windows("m", &vec![BASH_SHELL.to_owned(); panes - 1])?;
     tmux.wait_nonblank(&ids, PROMPT_LIMIT)?;
-    std::thread::sleep(SETTLE);
+    std::thread::sleep(IDLE);
     let rss_n = rss_kb(pid)?;
     Ok(Memory {
         rss0_kb: None,

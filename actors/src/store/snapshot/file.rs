@@ -188,8 +188,7 @@ fn save_snapshot(state_dir: &Path, snapshot: &Snapshot) -> io::Result<()> {
     let tmp = state_dir.join(TMP);
     let current = state_dir.join(CURRENT);
     let previous = state_dir.join(PREVIOUS);
-    let bytes = serde_json::to_vec_pretty(snapshot).map_err(io::Error::other)?;
-    if let Err(e) = write_synced(&tmp, &bytes) {
+    if let Err(e) = stream_synced(&tmp, snapshot) {
         // A full disk: the previous generations stay, and half a new one
         // would only hold space the journal needs back.
         let _ = fs::remove_file(&tmp);
@@ -216,6 +215,17 @@ fn save_snapshot(state_dir: &Path, snapshot: &Snapshot) -> io::Result<()> {
     sync_dir(state_dir)
 }
 
+/// Writes `snapshot` as JSON to `path` (created or truncated, mode 0600)
+/// through a small buffer, then syncs it: a thousand panes' snapshot is
+/// megabytes that never sit in memory whole.
+fn stream_synced(path: &Path, snapshot: &Snapshot) -> io::Result<()> {
+    let f = write_private(path, &[])?;
+    let mut out = io::BufWriter::with_capacity(64 * 1024, f);
+    // `From` keeps an I/O error's kind (a full disk stays `StorageFull`).
+    serde_json::to_writer_pretty(&mut out, snapshot).map_err(io::Error::from)?;
+    out.into_inner().map_err(|e| e.into_error())?.sync_all()
+}
+
 /// Creates `dir` and its missing parents with mode 0700; an existing
 /// directory is taken as it is (never chmod'ed).
 pub(super) fn ensure_dir(dir: &Path) -> io::Result<()> {
@@ -236,10 +246,4 @@ pub(super) fn write_private(path: &Path, bytes: &[u8]) -> io::Result<File> {
     f.set_permissions(Permissions::from_mode(0o600))?;
     f.write_all(bytes)?;
     Ok(f)
-}
-
-/// Writes `bytes` to `path` (created or truncated) with mode 0600 and fsyncs
-/// it.
-pub(super) fn write_synced(path: &Path, bytes: &[u8]) -> io::Result<()> {
-    write_private(path, bytes)?.sync_all()
 }
