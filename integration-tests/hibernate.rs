@@ -481,3 +481,99 @@ fn a_woken_agent_that_asked_for_bracketed_paste_is_typed_into_without_the_long_w
         wait_screen(&mut c, p, "Thinking");
     }
 }
+
+/// A task's worker is never hibernated while the task waits on it
+/// (docs/restore.md#hibernation): the worker, a fake Claude with a session
+/// that took its first prompt and finished a turn, sits `done` and seen in
+/// the task's workspace beside another such agent; the workspace hibernates
+/// after 1 s, the other agent goes, and the worker stays, `explain` saying
+/// why.
+#[test]
+fn a_tasks_worker_stays_awake_while_the_task_waits_on_it() {
+    let mut life = Life::new(&[]);
+    resumable_claude(&mut life);
+    life.start();
+    let mut c = life.client();
+    let repo = life.env.root().join("repo");
+    crate::support::git::init_repo(&repo, "README", "hello\n");
+    let started = c.call_ok(
+        "task.start",
+        json!({
+            "repo": repo.to_string_lossy(),
+            // The prompt's last line is the objective: the fake's command
+            // for a prompt, so it takes it as Claude would.
+            "contract": {"objective": "prompt the task's turn"},
+            "argv": ["env", format!("SIGNALTTY_BIN={BIN}"), "SIGNALTTY_FAKE_SESSION=sess-task",
+                     "bash", fake("fake-claude")],
+            "stall_timeout_s": 60,
+        }),
+    );
+    let task = str_field(&started["task"], "id").to_owned();
+    let worker = str_field(&started["pane"], "id").to_owned();
+    let ws = str_field(&started["pane"], "workspace_id").to_owned();
+    // The first prompt is typed once the worker is idle and taken; the
+    // worker finishes its turn and the task goes on waiting for its report.
+    wait_until("the task working", LONG, || {
+        let t = c.call_ok("task.get", json!({"task_id": task}));
+        (t["task"]["state"] == "working").then_some(())
+    });
+    type_line(&mut c, &worker, "stop the-task-answer");
+    wait_state(&mut c, &worker, "done");
+    c.call_ok("pane.mark_seen", json!({"pane_id": worker}));
+    let other = idle_claude(&mut c, &ws, "sess-other");
+    turn(&mut c, &other, "answered");
+    set_hibernate(&mut c, &ws, 1);
+    // The check that hibernates the other agent saw the worker too.
+    wait_restore_state(&mut c, &other, "HIBERNATED");
+    let kept = pane(&mut c, &worker);
+    assert_eq!(kept["restore_state"], "LIVE", "{kept}");
+    assert_eq!(kept["lifecycle"], "done", "{kept}");
+    assert_eq!(kept["agent"]["agent_session_id"], "sess-task", "{kept}");
+    let why = c.call_ok("pane.explain", json!({"pane_id": worker}));
+    assert_eq!(why["hibernation"]["state"], "never", "{why}");
+    assert_eq!(
+        why["hibernation"]["reason"], "a task is waiting on it",
+        "{why}"
+    );
+}
+
+/// An in-place upgrade carries a hibernated pane over as it is
+/// (docs/upgrade.md): no process to hand over, its record, screen and
+/// session kept, and a prompt wakes it under the upgraded server.
+#[test]
+fn an_upgrade_keeps_a_hibernated_pane_asleep_and_a_prompt_still_wakes_it() {
+    let mut life = Life::new(&[]);
+    let log = resumable_claude(&mut life);
+    life.start();
+    let mut c = life.client();
+    let ws = workspace(&mut c, &life, "hib");
+    let p = idle_claude(&mut c, &ws, "sess-up");
+    turn(&mut c, &p, "before-the-upgrade");
+    set_hibernate(&mut c, &ws, 1);
+    let asleep = wait_restore_state(&mut c, &p, "HIBERNATED");
+    set_hibernate(&mut c, &ws, 0);
+    let report = c.call_ok("server.upgrade", json!({}));
+    // Its screen is handed over; no process is.
+    let handed = report["panes"]
+        .as_array()
+        .and_then(|ps| ps.iter().find(|x| x["pane_id"] == p.as_str()))
+        .cloned()
+        .unwrap_or_default();
+    assert!(handed["output_offset"].is_u64(), "{report}");
+    assert!(handed.get("pid").is_none(), "{report}");
+    let status = c.call_ok("server.status", json!({}));
+    assert_eq!(status["upgrades"], 1, "{status}");
+    let after = pane(&mut c, &p);
+    assert_eq!(after["restore_state"], "HIBERNATED", "{after}");
+    assert_eq!(after["hibernation"], asleep["hibernation"], "{after}");
+    assert_eq!(after["agent"]["agent_session_id"], "sess-up", "{after}");
+    assert!(tail(&mut c, &p).contains("before-the-upgrade"));
+    assert_eq!(resumes(&log), "");
+    let r = c.call_ok(
+        "pane.submit",
+        json!({"pane_id": p, "text": "prompt after-the-upgrade"}),
+    );
+    assert_eq!(r["outcome"], "working", "{r}");
+    assert_eq!(resumes(&log).trim(), "--resume sess-up");
+    assert_eq!(pane(&mut c, &p)["restore_state"], "LIVE");
+}
