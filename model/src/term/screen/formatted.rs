@@ -66,7 +66,9 @@ impl Screen {
     pub fn state_formatted(&self) -> String {
         use std::fmt::Write as _;
         let mut out = String::new();
-        out.push_str("\x1b[?1049l\x1b[r\x1b[?6l\x1b[?7h\x1b[4l");
+        // ASCII in G0 and G1 first: the cells hold what was drawn, and a
+        // client left in line drawing would turn their letters into lines.
+        out.push_str("\x1b[?1049l\x1b[r\x1b[?6l\x1b[?7h\x1b[4l\x1b(B\x1b)B\x0f");
         write_grid(&mut out, &self.main);
         if self.alt.is_some() {
             // Where `?1049l` will put the cursor back.
@@ -96,6 +98,9 @@ impl Screen {
         );
         if self.mouse != 0 {
             let _ = write!(out, "\x1b[?{}h", self.mouse);
+        }
+        if !self.charsets.is_ascii() {
+            self.charsets.formatted(&mut out);
         }
         if self.mouse_encoding != 0 {
             let _ = write!(out, "\x1b[?{}h", self.mouse_encoding);

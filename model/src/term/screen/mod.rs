@@ -21,8 +21,10 @@
 //! (`term/export.rs`); [`Screen::check`] refuses a state that does not fit.
 
 use super::grid::{Grid, Pen};
+use charset::Charsets;
 use serde::{Deserialize, Serialize};
 
+mod charset;
 mod edit;
 mod formatted;
 mod modes;
@@ -82,6 +84,10 @@ struct Cursor {
 struct Saved {
     cursor: Cursor,
     origin: bool,
+    /// As xterm's DECSC: the character sets too (left out of the export
+    /// while plain ASCII, so format 1 reads as it did).
+    #[serde(default, skip_serializing_if = "Charsets::is_ascii")]
+    charsets: Charsets,
 }
 
 /// The emulator. See the module documentation.
@@ -111,6 +117,9 @@ pub(crate) struct Screen {
     mouse_encoding: u16,
     /// Tab stops set or cleared by HTS/TBC; `None` means every 8 columns.
     tabs: Option<Vec<bool>>,
+    /// G0/G1 and the one invoked (`charset.rs`).
+    #[serde(default, skip_serializing_if = "Charsets::is_ascii")]
+    charsets: Charsets,
     last_char: Option<char>,
     #[serde(skip)]
     track: Track,
@@ -138,6 +147,7 @@ impl Screen {
             mouse: 0,
             mouse_encoding: 0,
             tabs: None,
+            charsets: Charsets::default(),
             last_char: None,
             track: Track::default(),
             switch: None,
@@ -374,6 +384,7 @@ impl Screen {
         self.saved[slot] = Some(Saved {
             cursor: self.cursor,
             origin: self.modes & mode::ORIGIN != 0,
+            charsets: self.charsets,
         });
     }
 
@@ -382,8 +393,10 @@ impl Screen {
         let saved = self.saved[slot].unwrap_or(Saved {
             cursor: Cursor::default(),
             origin: false,
+            charsets: Charsets::default(),
         });
         self.cursor = saved.cursor;
+        self.charsets = saved.charsets;
         self.cursor.row = self.cursor.row.min(self.rows - 1);
         self.cursor.col = self.cursor.col.min(self.cols);
         self.set_mode(mode::ORIGIN, saved.origin);
@@ -407,8 +420,9 @@ impl Screen {
                     self.save_cursor();
                 }
                 if self.alt.is_none() {
+                    // Its saved cursor stays: xterm and tmux keep one per
+                    // screen across switches.
                     self.alt = Some(Grid::new(self.rows, self.cols));
-                    self.saved[1] = None;
                 }
             },
             Switch::Leave => {

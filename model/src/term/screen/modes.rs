@@ -136,6 +136,10 @@ impl Screen {
             let Some(&code) = param.first() else { continue };
             match code {
                 1 => self.set_mode(mode::APP_CURSOR, on),
+                // DECCOLM: the width stays what the pane's size says; the
+                // screen is cleared, the margins reset and the cursor homed,
+                // as tmux and alacritty do.
+                3 => self.column_mode(),
                 6 => {
                     self.set_mode(mode::ORIGIN, on);
                     self.goto(0, 0);
@@ -206,5 +210,17 @@ fn extended_color<'a>(param: &[u16], iter: &mut impl Iterator<Item = &'a [u16]>)
             Some(Color::rgb(byte(r), byte(g), byte(b)))
         },
         _ => None,
+    }
+}
+
+impl Screen {
+    /// DECCOLM, set or reset: the margins reset, the screen erased, the
+    /// cursor home (docs/terminal.md#where-we-differ-and-why).
+    fn column_mode(&mut self) {
+        self.top = 0;
+        self.bottom = self.rows - 1;
+        self.erase_display(2);
+        self.cursor.row = 0;
+        self.cursor.col = 0;
     }
 }

@@ -17,7 +17,7 @@ pub(super) fn arg(params: &Params, i: usize, default: u16) -> u16 {
 impl Perform for Screen {
     #[inline]
     fn print(&mut self, c: char) {
-        self.put_char(c);
+        self.put_char(self.charsets.map(c));
     }
 
     /// OSC 10/11/12 `?`: the default foreground, background and cursor
@@ -46,6 +46,8 @@ impl Perform for Screen {
             0x09 => self.tab_forward(1),
             0x0a..=0x0c => self.linefeed(),
             0x0d => self.cursor.col = 0,
+            0x0e => self.charsets.shift(true),
+            0x0f => self.charsets.shift(false),
             _ => {},
         }
     }
@@ -201,6 +203,8 @@ impl Perform for Screen {
             },
             ([], b'M') => self.reverse_index(),
             ([], b'c') => self.reset(),
+            ([b'('], set) => self.charsets.designate(0, set),
+            ([b')'], set) => self.charsets.designate(1, set),
             ([b'#'], b'8') => {
                 // DECALN: fill the screen with `E`.
                 let (rows, cols, pen) = (self.rows, self.cols, Pen::default());

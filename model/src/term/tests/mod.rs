@@ -2,6 +2,7 @@
 //! docs/terminal.md#acceptance-cases, the scanner cases, properties over
 //! generated streams (seeded, and with shrinking) and the memory bound.
 
+mod charsets;
 mod export;
 mod fixtures;
 mod generated;

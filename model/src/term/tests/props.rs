@@ -485,10 +485,12 @@ pub(super) fn vt_stream(rng: &mut Rng, tokens: usize) -> Vec<u8> {
             // Only real switches: `vt100` clears the alternate screen again on a
             // second `?1049h`, xterm and tmux do not. Programs home the cursor
             // after entering; `vt100` gives the alternate screen a cursor of its
-            // own, xterm and tmux do not.
+            // own, xterm and tmux do not. `vt100` also forgets the alternate
+            // screen's saved cursor on entering it, xterm and tmux keep it: a
+            // save right after entering sets it alike in both.
             alt = !alt;
             out.extend_from_slice(if alt {
-                b"\x1b[?1049h\x1b[H"
+                b"\x1b[?1049h\x1b[H\x1b7"
             } else {
                 b"\x1b[?1049l"
             });
