@@ -17,7 +17,11 @@ pub(super) fn arg(params: &Params, i: usize, default: u16) -> u16 {
 impl Perform for Screen {
     #[inline]
     fn print(&mut self, c: char) {
-        self.put_char(self.charsets.map(c));
+        // DEL is not a character: terminals ignore it (vttest prints one
+        // after each character set's last row).
+        if c != '\u{7f}' {
+            self.put_char(self.charsets.map(c));
+        }
     }
 
     /// OSC 10/11/12 `?`: the default foreground, background and cursor

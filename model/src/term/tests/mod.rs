@@ -3,6 +3,7 @@
 //! generated streams (seeded, and with shrinking) and the memory bound.
 
 mod charsets;
+mod conformance;
 mod export;
 mod fixtures;
 mod generated;
