@@ -1,5 +1,5 @@
 //! The recorded conformance suite (docs/terminal.md#the-conformance-recordings):
-//! the raw output of vttest, dialog, vim, less and htop, recorded in a PTY at a
+//! the raw output of vttest, dialog, vim, less, htop and mc, recorded in a PTY at a
 //! fixed size (`integration-tests/fixtures/conformance/record.py`), replayed
 //! through the terminal; the screen must be the one tmux showed for the same
 //! bytes.
