@@ -30,13 +30,13 @@ pub const SERVER_CONN: ConnId = ConnId(u64::MAX);
 
 /// How long an idle agent's screen must have been quiet before a prompt is
 /// typed into it.
-pub const QUIET: Duration = Duration::from_millis(500);
+const QUIET: Duration = Duration::from_millis(500);
 
 /// The same for an agent woken from hibernation whose input box has asked
 /// for bracketed paste: its session and first-launch questions are behind
 /// it, and a program that turned paste on reads keys
 /// (docs/restore.md#waking-up).
-pub const WOKEN_QUIET: Duration = Duration::from_millis(50);
+const WOKEN_QUIET: Duration = Duration::from_millis(50);
 
 /// How long an idle agent is waited for to go quiet at most: an agent whose
 /// idle screen animates is typed into after this.

@@ -90,11 +90,11 @@ pub fn panes_went_away() -> bool {
 /// [`panes_went_away`] over the count in `gone`.
 fn went_away(gone: &std::sync::atomic::AtomicUsize) -> bool {
     use std::sync::atomic::Ordering::Relaxed;
-    if gone.load(Relaxed) < PANES_WORTH_GIVING_BACK {
-        return false;
-    }
-    gone.store(0, Relaxed);
-    true
+    // One step, so a pane counted between a look and a reset is not lost.
+    gone.fetch_update(Relaxed, Relaxed, |n| {
+        (n >= PANES_WORTH_GIVING_BACK).then_some(0)
+    })
+    .is_ok()
 }
 
 /// Returns the heap's free pages to the system (`malloc_trim(0)`): glibc only
