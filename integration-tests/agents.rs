@@ -229,3 +229,65 @@ fn a_reload_classifies_an_idle_screen_by_the_new_rules() {
     let explain = ok(c.call("pane.explain", json!({"pane_id": pane})));
     assert_eq!(explain["matched"]["id"], "custom_question");
 }
+
+/// A status line cut by the pane's right edge and overdrawn at its start
+/// (docs/screen-rules.md#phrases), through the server: a hook-less Gemini
+/// look-alike in an 80-column pane draws "? for shortcuts…(esc to can" as its
+/// last column and reads working, then done. The same line in a 100-column
+/// pane ends short of the edge, and is not a sign.
+#[test]
+fn a_status_line_cut_at_the_panes_edge_reads_working() {
+    let server = TestServer::start();
+    let mut c = server.client();
+    let ws = workspace(&mut c, &server, "cut");
+    let rule = "─".repeat(40);
+    let line = format!(
+        "? for shortcutsks: ~/.gemini/hooks/{} (esc to can",
+        "x".repeat(80 - 35 - 12)
+    );
+    assert_eq!(line.chars().count(), 80);
+    let gemini = script(
+        server.env().root(),
+        "gemini",
+        &format!(
+            "printf '\\033]0;gemini\\007'\n\
+             printf 'Gemini\\r\\n\\r\\n? for shortcuts\\r\\n{rule}\\r\\n >   Type your message\\r\\n'\n\
+             read -r _\n\
+             printf '\\033[2J\\033[HGemini\\r\\n\\r\\n%s\\r\\n{rule}\\r\\n >   Type your message\\r\\n' \"$LINE\"\n\
+             read -r _\n\
+             printf '\\033[2J\\033[HGemini\\r\\n\\r\\n? for shortcuts\\r\\n{rule}\\r\\n >   Type your message\\r\\nMARK\\r\\n'\n\
+             sleep 600\n"
+        ),
+    );
+    let spawn = |c: &mut crate::support::Client, cols: u16| {
+        let tab = ok(c.call("tab.create", json!({"workspace_id": ws})));
+        let pane = ok(c.call(
+            "pane.spawn",
+            json!({"workspace_id": ws, "tab_id": tab["tab"]["id"], "argv": [gemini],
+                   "cols": cols, "rows": 24, "env": {"LINE": line}}),
+        ));
+        str_field(&pane["pane"], "id").to_owned()
+    };
+    let wide = spawn(&mut c, 100);
+    let narrow = spawn(&mut c, 80);
+    for pane in [&wide, &narrow] {
+        wait_state(&mut c, pane, "idle");
+        type_line(&mut c, pane, "");
+        ok(c.call(
+            "pane.wait_for_output",
+            json!({"pane_id": pane, "match": "(esc to can", "mode": "screen", "timeout_s": 20}),
+        ));
+    }
+    let working = wait_state(&mut c, &narrow, "working");
+    assert_eq!(working["lifecycle"], "working");
+    let explain = ok(c.call("pane.explain", json!({"pane_id": narrow})));
+    assert_eq!(explain["kind"], "gemini");
+    assert_eq!(explain["matched"]["id"], "esc_cancel_working", "{explain}");
+    assert_eq!(explain["lifecycle"]["source"], "screen:esc_cancel_working");
+    let explain = ok(c.call("pane.explain", json!({"pane_id": wide})));
+    assert_eq!(explain["matched"]["id"], "idle_fallback", "{explain}");
+
+    type_line(&mut c, &narrow, "");
+    let done = wait_state(&mut c, &narrow, "done");
+    assert_eq!(done["attention"], "unread");
+}

@@ -6,6 +6,10 @@
 use regex::Regex;
 use serde::Deserialize;
 use std::sync::OnceLock;
+use unicode_width::UnicodeWidthStr;
+
+mod phrase;
+pub use phrase::Phrase;
 
 /// A rule's pattern: checked when the manifest loads, compiled the first time a
 /// pane needs it. Compiled automata are large, and most loaded rules (other
@@ -142,6 +146,8 @@ pub struct RuleSpec {
     #[serde(default)]
     pub regex: Vec<String>,
     #[serde(default)]
+    pub phrase: Vec<String>,
+    #[serde(default)]
     pub all: Vec<String>,
     #[serde(default)]
     pub not: Vec<String>,
@@ -157,6 +163,7 @@ pub struct Rule {
     /// The line limit (bottom and top always have one).
     pub lines: Option<usize>,
     any: Vec<Pattern>,
+    phrases: Vec<Phrase>,
     all: Vec<Pattern>,
     not: Vec<Pattern>,
     pub priority: i32,
@@ -192,8 +199,10 @@ impl Rule {
             None if matches!(region, Region::Bottom | Region::Top) => Some(DEFAULT_LINES),
             None => None,
         };
-        if spec.regex.is_empty() && spec.all.is_empty() {
-            return Err(fail("needs at least one regex or all pattern".into()));
+        if spec.regex.is_empty() && spec.phrase.is_empty() && spec.all.is_empty() {
+            return Err(fail(
+                "needs at least one regex, phrase or all pattern".into(),
+            ));
         }
         let compile = |patterns: &[String]| {
             patterns
@@ -204,8 +213,14 @@ impl Rule {
         let priority = spec.priority.unwrap_or(0);
         let priority =
             i32::try_from(priority).map_err(|_| fail(format!("bad priority {priority}")))?;
+        let phrases = spec
+            .phrase
+            .iter()
+            .map(|p| Phrase::parse(p).map_err(|e| fail(format!("bad phrase {p:?}: {e}"))))
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(Rule {
             any: compile(&spec.regex)?,
+            phrases,
             all: compile(&spec.all)?,
             not: compile(&spec.not)?,
             id,
@@ -224,32 +239,60 @@ impl Rule {
         }
     }
 
-    /// Whether the rule matches the given region text
-    /// (docs/screen-rules.md#which-rule-wins).
-    pub fn matches_text(&self, text: &str) -> bool {
-        (self.any.is_empty() || self.any.iter().any(|r| r.is_match(text)))
-            && self.all.iter().all(|r| r.is_match(text))
+    /// Whether the rule matches the given region text, whose lines as wide
+    /// as `width` columns are cut by the screen's right edge (0: none is;
+    /// docs/screen-rules.md#which-rule-wins).
+    pub fn matches_text(&self, text: &str, width: usize) -> bool {
+        let any = self.any.is_empty() && self.phrases.is_empty()
+            || self.any.iter().any(|r| r.is_match(text))
+            || self.phrases.iter().any(|p| p.is_in(text, width));
+        any && self.all.iter().all(|r| r.is_match(text))
             && !self.not.iter().any(|r| r.is_match(text))
     }
 
     /// Whether the rule matches this screen and title.
     pub fn matches(&self, view: &View<'_>) -> bool {
-        self.matches_text(&view.region(self.region, self.lines))
+        let width = if self.region == Region::Title {
+            0
+        } else {
+            view.width
+        };
+        self.matches_text(&view.region(self.region, self.lines), width)
     }
 }
 
-/// The inputs of classification: the screen's raw lines and the title.
+/// The inputs of classification: the screen's raw lines, its width and the
+/// title.
 #[derive(Debug, Clone)]
 pub struct View<'a> {
     lines: Vec<&'a str>,
     title: &'a str,
+    /// The screen's columns: a line this wide is cut by the right edge.
+    width: usize,
 }
 
 impl<'a> View<'a> {
+    /// A screen whose width is not known (a saved screen, a file): taken as
+    /// that of its widest line.
     pub fn new(screen: &'a str, title: &'a str) -> View<'a> {
+        let lines: Vec<&str> = screen.split('\n').collect();
+        let width = lines
+            .iter()
+            .map(|l| l.trim_end().width())
+            .max()
+            .unwrap_or(0);
         View {
-            lines: screen.split('\n').collect(),
+            lines,
             title,
+            width,
+        }
+    }
+
+    /// A live screen of `width` columns.
+    pub fn with_width(screen: &'a str, title: &'a str, width: usize) -> View<'a> {
+        View {
+            width,
+            ..View::new(screen, title)
         }
     }
 
@@ -402,6 +445,7 @@ mod boxed_fixture {
                 region: Some(region.into()),
                 lines,
                 regex: vec![String::new()],
+                phrase: vec![],
                 all: vec![],
                 not: vec![],
                 priority: None,
@@ -424,6 +468,7 @@ mod boxed_fixture {
             region: Some("title".into()),
             lines: None,
             regex: vec!["fix it".into()],
+            phrase: vec![],
             all: vec![],
             not: vec![],
             priority: None,

@@ -168,6 +168,10 @@ impl Screen for Terminal {
     fn text(&self) -> String {
         self.screen_text()
     }
+
+    fn width(&self) -> Option<usize> {
+        Some(usize::from(self.size().1))
+    }
 }
 
 /// Where a step's events go: published at once (`do_send`), or handed back

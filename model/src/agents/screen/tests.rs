@@ -26,6 +26,7 @@ fn bad_rules_are_rejected_with_their_id() {
             "id = 'a'\nstate = 'idle'\nlines = 0\nregex = ['x']",
             "bad lines",
         ),
+        ("id = 'a'\nstate = 'idle'\nphrase = [' ab ']", "bad phrase"),
     ] {
         let e = rule(text).expect_err(text);
         assert!(e.contains("'a'") && e.contains(why), "{e}");
@@ -95,4 +96,39 @@ fn the_highest_priority_match_wins_and_ties_keep_the_first() {
         "no match changes nothing"
     );
     assert_eq!(rules[0].region_label(), "bottom(12)");
+}
+
+/// A phrase reads whole anywhere in a line, whatever is drawn before it, and
+/// cut at the screen's right edge down to its first half; a line ending short
+/// of the edge does not count a cut phrase (docs/screen-rules.md#phrases).
+#[test]
+fn a_phrase_reads_whole_or_cut_at_the_right_edge() {
+    let r = rule("id = 'p'\nstate = 'working'\nphrase = ['(esc to cancel']").expect("valid");
+    let at = |screen: &str, width: usize| r.matches(&View::with_width(screen, "", width));
+    assert!(at("? for shortcutsing... (ESC TO CANCEL, 3s)", 80));
+    // "(esc to cancel" is 14 characters: 7 or more of them at the edge count.
+    let edge = |tail: &str| format!("{}{tail}", "x".repeat(30 - tail.chars().count()));
+    assert!(at(&edge(" (esc to can"), 30));
+    assert!(at(&edge(" (esc to"), 30));
+    assert!(at(&edge(" (esc to "), 30), "a blank at the edge");
+    assert!(!at(&edge(" (esc t"), 30), "fewer than half");
+    assert!(!at(&edge(" (esc to can"), 31), "short of the edge");
+    assert!(!at(&format!("{}\nnext", edge(" (esc to can")), 40));
+    // A file's screen takes its widest line as the edge.
+    let file = format!("{}\nshort", edge(" (esc to can"));
+    assert!(r.matches(&View::new(&file, "")));
+    let wide = format!("{}\n{}", edge(" (esc to can"), "y".repeat(31));
+    assert!(!r.matches(&View::new(&wide, "")));
+    // Wide characters count two columns.
+    assert!(at(&format!("{} (esc to can", "界".repeat(9)), 30));
+    // A phrase and a regex are alternatives; `all` and `not` still apply.
+    let both = rule(
+        "id = 'b'\nstate = 'working'\nregex = ['busy']\nphrase = ['esc to cancel']\nnot = ['later']",
+    )
+    .expect("valid");
+    let reads = |screen: &str| both.matches(&View::with_width(screen, "", 80));
+    assert!(reads("busy"));
+    assert!(reads("esc to cancel"));
+    assert!(!reads("esc to cancel later"));
+    assert!(!reads("idle"));
 }

@@ -2,6 +2,7 @@
 //! ask permission through a waiting reporter. Manifest loading and the captured
 //! real screens have files of their own.
 
+mod cut_screens;
 mod manifests;
 mod real_screens;
 
@@ -20,12 +21,18 @@ fn state_of(
     screen: &str,
     title: &str,
 ) -> Option<(ScreenState, String)> {
-    // Compiled once for every test: debug builds compile regexes slowly.
+    let set = bundled();
+    let (_, rules) = set.rules_for(kind, process);
+    classify(&rules, &View::new(screen, title)).map(|i| (rules[i].state, rules[i].id.clone()))
+}
+
+/// The bundled manifests, loaded once for every test: debug builds compile
+/// regexes slowly.
+fn bundled() -> &'static AgentSet {
     static SET: std::sync::OnceLock<AgentSet> = std::sync::OnceLock::new();
     let set = SET.get_or_init(AgentSet::bundled_only);
     assert!(set.failures.is_empty(), "{:?}", set.failures);
-    let (_, rules) = set.rules_for(kind, process);
-    classify(&rules, &View::new(screen, title)).map(|i| (rules[i].state, rules[i].id.clone()))
+    set
 }
 
 fn says(kind: AgentKind, screen: &str, title: &str) -> ScreenState {

@@ -19,6 +19,72 @@ fn fixture_kind(agent: &str) -> Option<AgentKind> {
 /// does a listed one the rules now read right (take it out).
 const KNOWN_MISSES: &[(&str, &str, &str)] = &[];
 
+/// One captured screen: `<agent>-<version>/<state>[-<what>].txt`, its first
+/// line `# title: …`.
+pub(super) struct Fixture {
+    /// The directory: `gemini-0.61.0`.
+    pub dir: String,
+    pub agent: String,
+    pub kind: AgentKind,
+    /// The file name without `.txt`: `working-hooks`.
+    pub stem: String,
+    pub title: String,
+    pub screen: String,
+    /// What the name says the screen is.
+    pub expected: ScreenState,
+}
+
+/// Every captured screen, sorted by directory and file.
+pub(super) fn fixtures() -> Vec<Fixture> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../integration-tests/fixtures/real-screens");
+    let sorted = |dir: &std::path::Path| {
+        let mut paths: Vec<_> = std::fs::read_dir(dir)
+            .map(|d| d.flatten().map(|e| e.path()).collect())
+            .unwrap_or_default();
+        paths.sort();
+        paths
+    };
+    let name_of = |p: &std::path::Path| {
+        p.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    };
+    let mut all = Vec::new();
+    for dir in sorted(&root) {
+        let name = name_of(&dir);
+        let agent = name.split_once('-').map_or(name.as_str(), |(a, _)| a);
+        let kind = fixture_kind(agent).unwrap_or_else(|| panic!("{name}: unknown agent"));
+        for file in sorted(&dir) {
+            let text = std::fs::read_to_string(&file).unwrap_or_default();
+            let (first, screen) = text.split_once('\n').unwrap_or((&text, ""));
+            let stem = name_of(&file).trim_end_matches(".txt").to_owned();
+            // `blocked-hook-trust.txt` is a second blocked screen, and so on.
+            let base = stem.split('-').next().unwrap_or_default();
+            let expected = match (stem.as_str(), base) {
+                ("hook-running", _) => ScreenState::Working,
+                (_, "idle" | "done") => ScreenState::Idle,
+                (_, "working") => ScreenState::Working,
+                (_, "blocked") => ScreenState::Blocked,
+                _ => panic!("{name}/{stem}: no expected state for this file name"),
+            };
+            all.push(Fixture {
+                dir: name.clone(),
+                agent: agent.to_owned(),
+                kind,
+                title: first
+                    .strip_prefix("# title: ")
+                    .unwrap_or_default()
+                    .to_owned(),
+                screen: screen.to_owned(),
+                stem,
+                expected,
+            });
+        }
+    }
+    all
+}
+
 /// Screens captured from the real agents at pinned versions by the real-agent
 /// suite (`SIGNALTTY_CAPTURE_SCREENS=DIR`), one directory per agent and
 /// version: the bundled rules must tell each state. A new agent release that
@@ -26,69 +92,44 @@ const KNOWN_MISSES: &[(&str, &str, &str)] = &[];
 /// table (right / total per agent and version; `--nocapture` shows it).
 #[test]
 fn the_real_agents_screens_are_classified_by_the_bundled_rules() {
-    use ScreenState::*;
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../integration-tests/fixtures/real-screens");
-    let mut checked = 0;
     let mut table = vec![
         "| agent | version | screens right / total | known misses |".to_owned(),
         "|---|---|---|---|".to_owned(),
     ];
     let mut unexpected = Vec::new();
     let mut known_seen = Vec::new();
-    let mut dirs: Vec<_> = std::fs::read_dir(&root)
-        .map(|d| d.flatten().map(|e| e.path()).collect())
-        .unwrap_or_default();
-    dirs.sort();
-    for dir in dirs {
-        let name = dir
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let (agent, version) = name.split_once('-').unwrap_or((&name, "?"));
-        let kind = fixture_kind(agent).unwrap_or_else(|| panic!("{name}: unknown agent"));
-        let mut files: Vec<_> = std::fs::read_dir(&dir)
-            .map(|d| d.flatten().map(|e| e.path()).collect())
-            .unwrap_or_default();
-        files.sort();
-        let (mut right, mut total, mut known) = (0, 0, 0);
-        for file in files {
-            let text = std::fs::read_to_string(&file).unwrap_or_default();
-            let (first, screen) = text.split_once('\n').unwrap_or((&text, ""));
-            let title = first.strip_prefix("# title: ").unwrap_or_default();
-            let state = file
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            // `blocked-hook-trust.txt` is a second blocked screen, and so on.
-            let base = state.split('-').next().unwrap_or_default();
-            let expected = match (state.as_str(), base) {
-                ("hook-running", _) => Working,
-                (_, "idle" | "done") => Idle,
-                (_, "working") => Working,
-                (_, "blocked") => Blocked,
-                _ => panic!("{name}/{state}: no expected state for this file name"),
-            };
-            let got = state_of(kind, agent, screen, title);
-            let listed = KNOWN_MISSES
-                .iter()
-                .any(|(d, f, _)| *d == name && *f == state);
-            total += 1;
-            checked += 1;
-            if got.as_ref().map(|(s, _)| *s) == Some(expected) {
-                right += 1;
-                if listed {
-                    unexpected.push(format!("{name}/{state}.txt is read right now: unlist it"));
-                }
-            } else if listed {
-                known += 1;
-                known_seen.push(format!("{name}/{state}"));
-            } else {
+    let all = fixtures();
+    let mut rows: Vec<(String, usize, usize, usize)> = Vec::new();
+    for f in &all {
+        if rows.last().is_none_or(|r| r.0 != f.dir) {
+            rows.push((f.dir.clone(), 0, 0, 0));
+        }
+        let Some(row) = rows.last_mut() else { continue };
+        let got = state_of(f.kind, &f.agent, &f.screen, &f.title);
+        let listed = KNOWN_MISSES
+            .iter()
+            .any(|(d, s, _)| *d == f.dir && *s == f.stem);
+        row.2 += 1;
+        if got.as_ref().map(|(s, _)| *s) == Some(f.expected) {
+            row.1 += 1;
+            if listed {
                 unexpected.push(format!(
-                    "{name}/{state}.txt (title {title:?}): expected {expected:?}, got {got:?}"
+                    "{}/{}.txt is read right now: unlist it",
+                    f.dir, f.stem
                 ));
             }
+        } else if listed {
+            row.3 += 1;
+            known_seen.push(format!("{}/{}", f.dir, f.stem));
+        } else {
+            unexpected.push(format!(
+                "{}/{}.txt (title {:?}): expected {:?}, got {got:?}",
+                f.dir, f.stem, f.title, f.expected
+            ));
         }
+    }
+    for (dir, right, total, known) in rows {
+        let (agent, version) = dir.split_once('-').unwrap_or((&dir, "?"));
         table.push(format!(
             "| {agent} | {version} | {right} / {total} | {known} |"
         ));
@@ -107,11 +148,7 @@ fn the_real_agents_screens_are_classified_by_the_bundled_rules() {
         }
     }
     assert!(unexpected.is_empty(), "{}", unexpected.join("\n"));
-    assert!(
-        checked >= 15,
-        "only {checked} real screens found under {}",
-        root.display()
-    );
+    assert!(all.len() >= 15, "only {} real screens found", all.len());
 }
 
 /// Qwen Code's title states its turn, but a terminal that drops titles (or a

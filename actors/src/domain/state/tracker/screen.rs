@@ -21,6 +21,12 @@ use std::time::Duration;
 pub trait Screen {
     /// The visible screen as text, one line per row.
     fn text(&self) -> String;
+
+    /// Its columns, when known (a line this wide is cut by the right edge);
+    /// else the widest line's are taken.
+    fn width(&self) -> Option<usize> {
+        None
+    }
 }
 
 impl Screen for String {
@@ -94,7 +100,10 @@ impl AgentTracker {
             };
         }
         let text = screen.text();
-        let view = View::new(&text, &self.pane.title);
+        let view = match screen.width() {
+            Some(width) => View::with_width(&text, &self.pane.title, width),
+            None => View::new(&text, &self.pane.title),
+        };
         let winner = classify(&rules, &view).map(|index| Winner {
             index,
             id: rules[index].id.clone(),
