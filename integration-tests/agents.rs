@@ -291,3 +291,109 @@ fn a_status_line_cut_at_the_panes_edge_reads_working() {
     let done = wait_state(&mut c, &narrow, "done");
     assert_eq!(done["attention"], "unread");
 }
+
+/// A stand-in Claude whose package says it is a release newer than the
+/// bundled rules were checked on (docs/agents.md#checked-versions): the
+/// process refresh reads its version from the package beside it, and
+/// `pane.get`, `pane.explain` and `doctor` call its reading unverified. The
+/// same stand-in as a checked release reads as checked.
+#[test]
+fn an_agent_newer_than_its_checked_versions_reads_unverified() {
+    let server = TestServer::start();
+    let mut c = server.client();
+    let ws = workspace(&mut c, &server, "versions");
+    let stand_in = |c: &mut crate::support::Client, version: &str| {
+        let dir = server
+            .env()
+            .root()
+            .join(format!("v{version}/node_modules/@anthropic-ai/claude-code"));
+        std::fs::create_dir_all(dir.join("bin")).expect("package dir");
+        std::fs::write(
+            dir.join("package.json"),
+            format!(r#"{{"name": "@anthropic-ai/claude-code", "version": "{version}"}}"#),
+        )
+        .expect("package.json");
+        let claude = dir.join("bin/claude");
+        // A node script, as the real one is: the refresh names it after its
+        // script and finds the package from the script's path.
+        std::fs::write(
+            &claude,
+            "#!/usr/bin/env node\nprocess.stdout.write('stand-in\\r\\n');\nsetInterval(() => {}, 1 << 30);\n",
+        )
+        .expect("write the stand-in");
+        crate::support::process::set_mode(&claude, 0o755);
+        let tab = ok(c.call("tab.create", json!({"workspace_id": ws})));
+        let pane = ok(c.call(
+            "pane.spawn",
+            json!({"workspace_id": ws, "tab_id": tab["tab"]["id"], "argv": [claude]}),
+        ));
+        str_field(&pane["pane"], "id").to_owned()
+    };
+    let future = stand_in(&mut c, "9.0.0");
+    let checked = stand_in(&mut c, "2.1.332");
+    // The process refresh runs every 10 s.
+    let agent_of = |c: &mut crate::support::Client, pane: &str| {
+        crate::support::wait_until(
+            "the agent's version",
+            std::time::Duration::from_secs(40),
+            || {
+                let got = ok(c.call("pane.get", json!({"pane_id": pane})));
+                got["pane"]["agent"]["version"]
+                    .is_string()
+                    .then(|| got["pane"]["agent"].clone())
+            },
+        )
+    };
+    let agent = agent_of(&mut c, &future);
+    assert_eq!(agent["kind"], "claude");
+    assert_eq!(agent["version"], "9.0.0");
+    assert_eq!(agent["fidelity"], "unverified");
+    let explain = ok(c.call("pane.explain", json!({"pane_id": future})));
+    assert_eq!(explain["version"]["running"], "9.0.0", "{explain}");
+    assert_eq!(explain["version"]["fidelity"], "unverified");
+    assert!(
+        explain["version"]["checked"]
+            .as_array()
+            .is_some_and(|c| c.contains(&json!("2.1.332"))),
+        "{explain}"
+    );
+    let reason = str_field(&explain["version"], "reason");
+    assert!(
+        reason.contains("newer") && reason.contains("2.1.332"),
+        "{reason}"
+    );
+    // Still its best reading: a known agent's idle screen reads idle.
+    assert_eq!(explain["matched"]["id"], "idle_fallback");
+
+    let agent = agent_of(&mut c, &checked);
+    assert_eq!(agent["version"], "2.1.332");
+    assert_eq!(agent["fidelity"], "checked");
+
+    let home = server.env().home();
+    let out = server.cli(&[
+        "doctor".as_ref(),
+        "--json".as_ref(),
+        "--home".as_ref(),
+        home.as_os_str(),
+    ]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "doctor --json printed no JSON ({e}): {}",
+            String::from_utf8_lossy(&out.stdout)
+        )
+    });
+    let versions = report["checks"]
+        .as_array()
+        .and_then(|a| a.iter().find(|c| c["check"] == "agent versions").cloned())
+        .unwrap_or_else(|| panic!("no agent versions check: {report}"));
+    assert_eq!(versions["verdict"], "warn", "{versions}");
+    let detail = str_field(&versions, "detail");
+    assert!(
+        detail.contains("(claude 9.0.0; checked up to 2.1.332)"),
+        "{detail}"
+    );
+    assert!(
+        !detail.contains("claude 2.1.332"),
+        "the checked pane is not listed: {detail}"
+    );
+}

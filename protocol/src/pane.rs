@@ -179,6 +179,24 @@ pub struct AgentInfo {
     /// `CLAUDE_CONFIG_DIR`, `CODEX_HOME`, `OPENCODE_CONFIG_DIR` from the spawn env.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub config_env: Option<BTreeMap<String, String>>,
+    /// The running agent's version, from its package's metadata.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// Whether the agent's rules were checked on that version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fidelity: Option<Fidelity>,
+}
+
+/// Whether a pane's state is read by rules checked on its agent's version
+/// (docs/agents.md#checked-versions).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Fidelity {
+    /// The version is one the manifest names, or older than its newest.
+    Checked,
+    /// Newer than every version the rules were checked on: the state is the
+    /// best reading of rules that may no longer fit.
+    Unverified,
 }
 
 /// Agent kinds.

@@ -508,6 +508,10 @@ pub struct PaneExplainResult {
     /// Whether the pane hibernates, when and why (docs/restore.md#hibernation).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hibernation: Option<HibernationExplain>,
+    /// The running agent's version against those its rules were checked on:
+    /// `{running, checked, fidelity, reason}` (docs/agents.md#checked-versions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<Value>,
 }
 
 /// The hibernation part of `pane.explain` (docs/restore.md#hibernation).

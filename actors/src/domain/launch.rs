@@ -142,6 +142,8 @@ pub fn build_pane(recipe: PaneRecipe<'_>) -> (Pane, SpawnSpec) {
             resume_argv: None,
             model: None,
             config_env: config_env(&request_env, &cwd),
+            version: None,
+            fidelity: None,
         },
         lifecycle: Lifecycle::Unknown,
         last_lifecycle: Lifecycle::Unknown,

@@ -145,6 +145,9 @@ pub struct Seen {
     /// wrapper's hint, used only when detection finds nothing
     /// (docs/terminal.md#the-wrapper-hint).
     pub hint: Option<String>,
+    /// The npm packages around its program, nearest first: `(name, version)`
+    /// (docs/agents.md#checked-versions).
+    pub packages: Vec<(String, String)>,
 }
 
 /// The process refresh's scan (docs/terminal.md#the-process-refresh): one pass
@@ -161,6 +164,7 @@ pub fn scan_panes<A>(panes: Vec<(u32, A)>) -> Vec<(A, Seen)> {
             let mut seen = describe(target)?;
             if !SHELLS.contains(&seen.name.as_str()) {
                 seen.hint = agent_hint(target).or_else(|| agent_hint(pid));
+                seen.packages = packages_of(target);
             }
             Some((addr, seen))
         })
@@ -187,7 +191,57 @@ pub fn describe(pid: u32) -> Option<Seen> {
         name: name_of(&argv),
         cwd,
         hint: None,
+        packages: Vec::new(),
     })
+}
+
+/// The most directories looked at above a program for its package.json.
+const PACKAGE_DEPTH: usize = 8;
+/// The most packages reported per process.
+const MAX_PACKAGES: usize = 4;
+
+/// The npm packages a process's program belongs to
+/// (docs/agents.md#checked-versions): from its executable and from the
+/// script a runtime or shell runs (argv's first two entries naming files,
+/// symlinks followed, `node_modules/.bin/x` to the package), each directory
+/// upwards with a `package.json` that has a name and a version, nearest
+/// first.
+pub fn packages_of(pid: u32) -> Vec<(String, String)> {
+    let cwd = std::fs::read_link(format!("/proc/{pid}/cwd")).ok();
+    let mut files: Vec<std::path::PathBuf> = std::fs::read_link(format!("/proc/{pid}/exe"))
+        .ok()
+        .into_iter()
+        .collect();
+    for arg in cmdline(pid).unwrap_or_default().iter().take(2) {
+        if !arg.contains('/') {
+            continue;
+        }
+        let path = match &cwd {
+            Some(cwd) => cwd.join(arg),
+            None => std::path::PathBuf::from(arg),
+        };
+        if let Ok(real) = std::fs::canonicalize(path) {
+            files.push(real);
+        }
+    }
+    let mut found: Vec<(String, String)> = Vec::new();
+    for file in files {
+        for dir in file.ancestors().skip(1).take(PACKAGE_DEPTH) {
+            let Ok(text) = std::fs::read_to_string(dir.join("package.json")) else {
+                continue;
+            };
+            let Ok(json) = serde_json::from_str::<serde_json::Value>(&text) else {
+                continue;
+            };
+            if let (Some(name), Some(version)) = (json["name"].as_str(), json["version"].as_str()) {
+                let entry = (name.to_owned(), version.to_owned());
+                if !found.contains(&entry) && found.len() < MAX_PACKAGES {
+                    found.push(entry);
+                }
+            }
+        }
+    }
+    found
 }
 
 /// The parent of `pid`, if it exists and has one.

@@ -37,6 +37,11 @@ pub struct Manifest {
     pub screen: Vec<Rule>,
     /// Shipped in the binary rather than read from the agents directory.
     pub bundled: bool,
+    /// The npm packages the agent ships as: a package.json of one of these
+    /// names beside the running program gives its version.
+    pub packages: Vec<String>,
+    /// The agent versions the rules were checked on.
+    pub checked_versions: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -56,6 +61,10 @@ struct RawAgent {
     #[serde(default)]
     binaries: Vec<String>,
     vocabulary: Option<String>,
+    #[serde(default)]
+    packages: Vec<String>,
+    #[serde(default)]
+    checked_versions: Vec<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -119,6 +128,10 @@ impl Manifest {
             .iter()
             .map(Rule::compile)
             .collect::<Result<Vec<_>, _>>()?;
+        let checked_versions = super::versions::parse_checked(&agent.checked_versions)?;
+        if agent.packages.iter().any(|p| p.trim().is_empty()) {
+            return Err("agent.packages must not contain an empty name".into());
+        }
         let (session_key, resume) = match raw.session {
             Some(s) => (s.key, s.resume),
             None => (None, None),
@@ -134,6 +147,8 @@ impl Manifest {
             lifecycle,
             screen,
             bundled,
+            packages: agent.packages,
+            checked_versions,
         })
     }
 

@@ -7,6 +7,7 @@
 pub mod manifest;
 pub mod programs;
 pub mod screen;
+pub mod versions;
 pub mod vocabulary;
 
 use manifest::Manifest;
@@ -179,6 +180,20 @@ impl AgentSet {
         } else {
             (RuleSource::Bundled, bundled)
         }
+    }
+
+    /// The manifest that names the versions a pane's rules were checked on
+    /// (docs/agents.md#checked-versions): among those that apply to a pane of
+    /// `kind` running `process`, the user's first, then the bundled ones.
+    pub fn versions_for(&self, kind: AgentKind, process: &str) -> Option<&Manifest> {
+        self.user
+            .iter()
+            .chain(&self.bundled)
+            .filter(|m| !m.checked_versions.is_empty())
+            .find(|m| {
+                m.kind == kind
+                    && (kind != AgentKind::Generic || (!m.binaries.is_empty() && m.names(process)))
+            })
     }
 
     /// The kind a process name identifies: manifest binaries first (user, then

@@ -73,6 +73,8 @@ pub fn pane(n: u32, ws: u32, tab: u32, name: &str) -> Pane {
             resume_argv: None,
             model: None,
             config_env: None,
+            version: None,
+            fidelity: None,
         },
         lifecycle: Lifecycle::Working,
         last_lifecycle: Lifecycle::Idle,

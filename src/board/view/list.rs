@@ -8,7 +8,7 @@ use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
-use signaltty_protocol::pane::{Pane, RestoreState};
+use signaltty_protocol::pane::{Fidelity, Pane, RestoreState};
 use std::time::Instant;
 
 /// Rows kept visible below the selection when the list scrolls.
@@ -23,11 +23,7 @@ struct Columns {
 
 impl Columns {
     fn of(panes: &[&Pane], width: usize) -> Columns {
-        let kind = panes
-            .iter()
-            .map(|p| p.agent.kind.name().len())
-            .max()
-            .unwrap_or(0);
+        let kind = panes.iter().map(|p| kind_label(p).len()).max().unwrap_or(0);
         let name = panes
             .iter()
             .map(|p| width_of_name(p))
@@ -45,6 +41,17 @@ impl Columns {
 
 fn width_of_name(pane: &Pane) -> usize {
     width(&pane_name(pane))
+}
+
+/// The agent kind, with `?` when its version is newer than those its rules
+/// were checked on: the state shown is their unverified best reading
+/// (docs/agents.md#checked-versions).
+fn kind_label(pane: &Pane) -> String {
+    let name = pane.agent.kind.name();
+    match pane.agent.fidelity {
+        Some(Fidelity::Unverified) => format!("{name}?"),
+        _ => name.to_owned(),
+    }
 }
 
 fn restore_tag(pane: &Pane) -> Option<(&'static str, Color)> {
@@ -69,7 +76,9 @@ fn pane_line(
     let (glyph, color) = crate::paint::pane_glyph(pane);
     let (marker, marker_color) = crate::paint::attention(pane.attention);
     let kind = pane.agent.kind;
-    let kind_style = if kind.is_agent() {
+    let kind_style = if pane.agent.fidelity == Some(Fidelity::Unverified) {
+        paint.fg(Color::Yellow)
+    } else if kind.is_agent() {
         Style::new()
     } else {
         paint.dim()
@@ -84,7 +93,7 @@ fn pane_line(
             Style::new().add_modifier(Modifier::BOLD),
         ),
         Span::raw(" "),
-        Span::styled(pad(kind.name(), cols.kind), kind_style),
+        Span::styled(pad(&kind_label(pane), cols.kind), kind_style),
         Span::styled(
             format!(" {:>4} ", glyphs::time_in_state(pane, opts.now_ms)),
             paint.dim(),

@@ -516,6 +516,26 @@ fn the_restore_tags_and_times_in_state() {
     assert!(!server.contains("RES"), "{server}");
 }
 
+/// An agent newer than the versions its rules were checked on shows its kind
+/// with a `?`; a checked one and one of unknown version do not.
+#[test]
+fn an_unverified_agent_version_marks_its_kind() {
+    let mut board = busy_board();
+    let front = board.panes.get_mut(&pane_id(1)).unwrap();
+    front.agent.version = Some("9.0.0".into());
+    front.agent.fidelity = Some(signaltty_protocol::pane::Fidelity::Unverified);
+    let (buf, _) = render(&board, &Preview::empty(), 120, 30, &opts(true));
+    let row = pane_row(&buf, "front", "claude?").expect("the unverified pane's row");
+    let line = &lines(&buf)[usize::from(row)];
+    assert!(line.contains("claude? "), "{line}");
+    let e2e = &lines(&buf)[usize::from(row_with(&buf, "e2e").unwrap())];
+    assert!(!e2e.contains('?'), "{e2e}");
+    board.panes.get_mut(&pane_id(1)).unwrap().agent.fidelity =
+        Some(signaltty_protocol::pane::Fidelity::Checked);
+    let (buf, _) = render(&board, &Preview::empty(), 120, 30, &opts(true));
+    assert!(!text(&buf).contains("claude?"));
+}
+
 #[test]
 fn tiny_terminals_do_not_panic() {
     let board = busy_board();

@@ -103,7 +103,7 @@ pub fn probe(socket: &Socket, programs: &[String]) -> Vec<Check> {
         if let Some((capacity, live)) = &capacity {
             checks.push(verdict::pane_capacity(capacity, *live));
         }
-        checks.push(live_panes(&mut client, programs, started + PANES_DEADLINE));
+        checks.extend(live_panes(&mut client, programs, started + PANES_DEADLINE));
     }
     checks
 }
@@ -116,15 +116,21 @@ fn shape(e: serde_json::Error) -> CallError {
 }
 
 /// Which live agent panes have sent a hook, and which are read from their
-/// screens only (`pane.explain`'s `hooked`).
-fn live_panes(client: &mut Client, programs: &[String], until: Instant) -> Check {
+/// screens only (`pane.explain`'s `hooked`); then the agent versions check.
+fn live_panes(client: &mut Client, programs: &[String], until: Instant) -> Vec<Check> {
     let name = "live panes";
     let list = client
         .call(Method::WorkspaceList(Default::default()))
         .and_then(|v| serde_json::from_value::<WorkspaceListResult>(v).map_err(shape));
     let workspaces = match list {
         Ok(l) => l.workspaces,
-        Err(e) => return Check::new(name, Verdict::Skip, format!("cannot list: {}", e.message)),
+        Err(e) => {
+            return vec![Check::new(
+                name,
+                Verdict::Skip,
+                format!("cannot list: {}", e.message),
+            )];
+        },
     };
     let mut panes = Vec::new();
     for ws in workspaces {
@@ -145,6 +151,7 @@ fn live_panes(client: &mut Client, programs: &[String], until: Instant) -> Check
     // agent (its kind, or a generic agent's program) that has not yet.
     let mut hooked = 0;
     let mut screen_only = Vec::new();
+    let mut versions = verdict::Versions::default();
     for pane in panes.iter().take(MAX_EXPLAINED) {
         if Instant::now() >= until {
             break;
@@ -161,14 +168,20 @@ fn live_panes(client: &mut Client, programs: &[String], until: Instant) -> Check
             .and_then(|a| Path::new(a).file_name())
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
+        let label = pane.name.clone().unwrap_or_else(|| pane.id.to_string());
+        if let Some(version) = &pane.agent.version {
+            versions.note(&label, &e, version, pane.agent.fidelity);
+        }
         if e.hooked {
             hooked += 1;
         } else if e.kind.is_agent() || programs.contains(&program) {
-            let label = pane.name.clone().unwrap_or_else(|| pane.id.to_string());
             screen_only.push(format!("{label} ({})", e.process));
         }
     }
-    verdict::live_panes(hooked, &screen_only)
+    vec![
+        verdict::live_panes(hooked, &screen_only),
+        verdict::agent_versions(&versions),
+    ]
 }
 
 /// The socket file's permissions (and its directory's, when it is the

@@ -193,6 +193,69 @@ pub fn live_panes(hooked: usize, screen_only: &[String]) -> Check {
     }
 }
 
+/// The live agent panes whose version is known: those their rules were
+/// checked on, and the unverified ones with what was checked.
+#[derive(Debug, Default)]
+pub struct Versions {
+    /// How many run a checked version.
+    pub checked: usize,
+    /// `front (claude 9.0.0; checked up to 2.1.332)` per unverified pane.
+    pub unverified: Vec<String>,
+}
+
+impl Versions {
+    /// One pane's version, with what `pane.explain` says about it.
+    pub fn note(
+        &mut self,
+        label: &str,
+        explained: &signaltty_protocol::state::PaneExplainResult,
+        version: &str,
+        fidelity: Option<signaltty_protocol::pane::Fidelity>,
+    ) {
+        use signaltty_protocol::pane::Fidelity;
+        match fidelity {
+            Some(Fidelity::Unverified) => {
+                let checked: Vec<String> = explained
+                    .version
+                    .as_ref()
+                    .and_then(|v| serde_json::from_value(v["checked"].clone()).ok())
+                    .unwrap_or_default();
+                let newest = signaltty_model::agents::versions::newest(&checked).unwrap_or("?");
+                self.unverified.push(format!(
+                    "{label} ({} {version}; checked up to {newest})",
+                    explained.kind.name()
+                ));
+            },
+            Some(Fidelity::Checked) => self.checked += 1,
+            None => {},
+        }
+    }
+}
+
+/// The agent versions check (docs/agents.md#checked-versions): a live pane
+/// whose agent is newer than every version its rules were checked on shows
+/// an unverified reading.
+pub fn agent_versions(v: &Versions) -> Check {
+    let name = "agent versions";
+    match (v.checked, v.unverified.len()) {
+        (0, 0) => Check::new(name, Verdict::Skip, "no live agent pane of a known version"),
+        (n, 0) => Check::new(
+            name,
+            Verdict::Ok,
+            format!("{n} live agent pane(s), each a version its rules were checked on"),
+        ),
+        (_, m) => Check::new(
+            name,
+            Verdict::Warn,
+            format!(
+                "{m} pane(s) run an agent newer than its rules were checked on, so their states are unverified readings: {}",
+                v.unverified.join(", ")
+            ),
+        )
+        .fix("check the rules on the new version: record its screens (docs/real-agents.md) and add it to the manifest's agent.checked_versions"),
+    }
+}
+
 // ---- permissions -------------------------------------------------------------
 
 /// What `lstat` said about a path.

@@ -292,13 +292,19 @@ impl Handler<ProcessSeen> for Pane {
         if self.pty.is_none() {
             return;
         }
-        let crate::os::procfs::Seen { name, cwd, hint } = msg.seen;
+        let crate::os::procfs::Seen {
+            name,
+            cwd,
+            hint,
+            packages,
+        } = msg.seen;
         // The tracker does no I/O: the directory is checked here.
         let new_cwd = cwd.filter(|c| *c != self.state().cwd && std::path::Path::new(c).is_dir());
         let effects = self.tracker.on_process(ProcessReport {
             name,
             new_cwd,
             hint,
+            packages,
         });
         self.perform_now(effects, ctx);
     }

@@ -23,6 +23,8 @@ fn pane(live: LiveState, restore_state: RestoreState, resume: Option<Vec<String>
             resume_argv: resume,
             model: None,
             config_env: None,
+            version: None,
+            fidelity: None,
         },
         lifecycle: Lifecycle::Done,
         last_lifecycle: Lifecycle::Working,

@@ -29,6 +29,8 @@ fn restored(argv: Vec<String>) -> Pane {
             resume_argv: None,
             model: None,
             config_env: None,
+            version: None,
+            fidelity: None,
         },
         lifecycle: Lifecycle::Exited,
         last_lifecycle: Lifecycle::Idle,

@@ -100,3 +100,51 @@ fn every_bundled_file_is_embedded_valid_and_ends_with_the_idle_fallback() {
         );
     }
 }
+
+/// The versions a manifest's rules were checked on: a bad one rejects the
+/// file; the pane's manifest is a user one of its kind before the bundled,
+/// scoped by program for generic panes; every bundled agent with real
+/// fixtures names its package and the versions of those fixtures.
+#[test]
+fn checked_versions_are_validated_and_found_for_a_pane() {
+    let bad = Manifest::parse(
+        "x.toml",
+        "[agent]\nkind = \"claude\"\nchecked_versions = [\"2.x\"]\n",
+        false,
+    );
+    assert!(bad.is_err_and(|e| e.contains("checked_versions")));
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        dir.path().join("mine.toml"),
+        "[agent]\nkind = \"claude\"\npackages = [\"my-claude\"]\nchecked_versions = [\"3.0.0\"]\n",
+    )
+    .expect("write");
+    let set = AgentSet::load(Some(dir.path())).expect("loads");
+    let claude = set
+        .versions_for(AgentKind::Claude, "claude")
+        .expect("claude's");
+    assert_eq!(claude.checked_versions, ["3.0.0"]);
+    let bundled = AgentSet::bundled_only();
+    let claude = bundled
+        .versions_for(AgentKind::Claude, "claude")
+        .expect("bundled");
+    assert_eq!(claude.packages, ["@anthropic-ai/claude-code"]);
+    let qwen = bundled
+        .versions_for(AgentKind::Generic, "qwen")
+        .expect("qwen's");
+    assert_eq!(qwen.packages, ["@qwen-code/qwen-code"]);
+    assert!(bundled.versions_for(AgentKind::Generic, "bash").is_none());
+    // Every fixture directory's version is one its manifest names.
+    for fixture in super::real_screens::fixtures() {
+        let m = bundled
+            .versions_for(fixture.kind, &fixture.agent)
+            .unwrap_or_else(|| panic!("{}: no checked versions", fixture.dir));
+        let version = fixture.dir.split_once('-').map_or("", |(_, v)| v);
+        assert!(
+            m.checked_versions.iter().any(|v| v == version),
+            "{}: {version} is not in {}'s checked_versions",
+            fixture.dir,
+            m.file
+        );
+    }
+}

@@ -36,6 +36,8 @@ pub(crate) fn pane(kind: AgentKind) -> Pane {
             resume_argv: None,
             model: None,
             config_env: None,
+            version: None,
+            fidelity: None,
         },
         lifecycle: Lifecycle::Unknown,
         last_lifecycle: Lifecycle::Unknown,

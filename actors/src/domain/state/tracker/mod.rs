@@ -20,6 +20,7 @@ mod hibernate;
 mod screen;
 #[cfg(test)]
 mod tests;
+mod version;
 
 pub use carry::Carry;
 pub use screen::Screen;
@@ -136,6 +137,8 @@ pub struct ProcessReport {
     pub new_cwd: Option<String>,
     /// `SIGNALTTY_AGENT` from the process environment.
     pub hint: Option<String>,
+    /// The npm packages around its program, nearest first.
+    pub packages: Vec<(String, String)>,
 }
 
 /// What the screen tick last looked at: a tick that would see the same gives
@@ -478,6 +481,7 @@ impl AgentTracker {
             name,
             new_cwd,
             hint,
+            packages,
         } = seen;
         let mut changed = false;
         if !self.pane.agent.kind.is_agent() {
@@ -492,6 +496,7 @@ impl AgentTracker {
             }
         }
         self.process_name = name;
+        changed |= self.learn_version(&packages);
         if let Some(cwd) = new_cwd
             && cwd != self.pane.cwd
         {

@@ -378,6 +378,7 @@ impl AgentTracker {
             ),
             // The router adds it: the workspace's setting is not the pane's.
             hibernation: None,
+            version: state.agent.kind.is_agent().then(|| self.version_explain()),
         }
     }
 }

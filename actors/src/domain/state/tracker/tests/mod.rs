@@ -337,6 +337,7 @@ fn the_process_refresh_promotes_a_generic_pane_and_follows_its_cwd() {
         name: "sh".into(),
         new_cwd: Some("/tmp".into()),
         hint: Some("claude".into()),
+        packages: Vec::new(),
     });
     assert_eq!(published(&effects), ["pane.updated"]);
     assert_eq!(h.tracker.pane().agent.kind, AgentKind::Claude);
