@@ -397,3 +397,60 @@ fn an_agent_newer_than_its_checked_versions_reads_unverified() {
         "the checked pane is not listed: {detail}"
     );
 }
+
+/// An agent that prints for long while no sign of its rules matches (a
+/// release that renamed its status line) reads `unknown` with the reason,
+/// never a confident idle; when its output stops, its prompt reads idle
+/// again (docs/screen-rules.md#when-no-sign-matches).
+#[test]
+fn long_output_that_no_rule_reads_is_unknown_until_it_stops() {
+    let server = TestServer::start();
+    let mut c = server.client();
+    let ws = workspace(&mut c, &server, "no-sign");
+    // A hook-less Gemini look-alike whose status line is one no rule knows.
+    let gemini = script(
+        server.env().root(),
+        "gemini",
+        "printf '\\033]0;gemini\\007 >   Type your message\\r\\n'\n\
+         read -r _\n\
+         i=0\n\
+         while [ $i -lt 260 ]; do\n\
+           printf '\\033[2J\\033[H ✧ Pondering the request %s\\r\\n' \"$i\"\n\
+           i=$((i + 1))\n\
+           sleep 0.1\n\
+         done\n\
+         printf '\\033[2J\\033[Hanswered\\r\\n >   Type your message\\r\\n'\n\
+         sleep 600\n",
+    );
+    let tab = ok(c.call("tab.create", json!({"workspace_id": ws})));
+    let pane = ok(c.call(
+        "pane.spawn",
+        json!({"workspace_id": ws, "tab_id": tab["tab"]["id"], "argv": [gemini]}),
+    ));
+    let pane = str_field(&pane["pane"], "id").to_owned();
+    wait_state(&mut c, &pane, "idle");
+    type_line(&mut c, &pane, "");
+    // The output runs 26 s; the reading turns unknown 20 s into it.
+    let lifecycle = |c: &mut crate::support::Client, wanted: &str| {
+        crate::support::wait_until(wanted, std::time::Duration::from_secs(60), || {
+            let got = ok(c.call("pane.get", json!({"pane_id": pane})));
+            (got["pane"]["lifecycle"] == wanted).then_some(())
+        });
+    };
+    lifecycle(&mut c, "unknown");
+    let explain = ok(c.call("pane.explain", json!({"pane_id": pane})));
+    assert_eq!(
+        explain["lifecycle"]["source"], "screen:no_sign",
+        "{explain}"
+    );
+    assert_eq!(explain["matched"]["id"], "idle_fallback");
+    let reason = str_field(&explain["matched"], "reason");
+    assert!(reason.contains("unknown, not idle"), "{reason}");
+    // Unknown while it prints: nothing it shows before it stops says idle.
+    lifecycle(&mut c, "idle");
+    let screen = ok(c.call("pane.read", json!({"pane_id": pane, "mode": "screen"})));
+    assert!(
+        screen.to_string().contains("answered"),
+        "idle only once the output stopped: {screen}"
+    );
+}

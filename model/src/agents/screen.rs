@@ -231,6 +231,17 @@ impl Rule {
         })
     }
 
+    /// Whether the rule matches every screen: one empty `regex` and nothing
+    /// else (the bundled `idle_fallback`). Its winning means that no sign
+    /// matched.
+    pub fn is_catch_all(&self) -> bool {
+        self.any.len() == 1
+            && self.any[0].source.is_empty()
+            && self.phrases.is_empty()
+            && self.all.is_empty()
+            && self.not.is_empty()
+    }
+
     /// The label of its region for explanations: `bottom(12)`, `title`.
     pub fn region_label(&self) -> String {
         match self.lines {

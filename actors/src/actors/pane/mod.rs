@@ -312,7 +312,8 @@ impl Pane {
                 Effect::Arm { timer, after } => {
                     let handle = ctx.run_later(after, move |pane, ctx| {
                         pane.timers.remove(&timer);
-                        let effects = pane.tracker.on_timer(timer, &pane.term);
+                        let now = std::time::Instant::now();
+                        let effects = pane.tracker.on_timer(timer, &pane.term, now);
                         pane.perform_now(effects, ctx);
                     });
                     if let Some(old) = self.timers.insert(timer, handle) {
@@ -333,7 +334,7 @@ impl Pane {
     fn on_output(&mut self, chunk: &[u8], ctx: &mut Context<Self>) {
         self.output_offset += chunk.len() as u64;
         self.last_output = std::time::Instant::now();
-        self.tracker.on_output(self.output_offset);
+        self.tracker.on_output(self.output_offset, self.last_output);
         let found = self.term.feed(chunk);
         if !found.is_empty() {
             self.on_term_events(found, ctx);

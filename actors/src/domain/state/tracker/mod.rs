@@ -17,6 +17,7 @@
 mod carry;
 mod cursor;
 mod hibernate;
+mod printing;
 mod screen;
 #[cfg(test)]
 mod tests;
@@ -200,6 +201,8 @@ pub struct AgentTracker {
     approvals: cursor::Approvals,
     /// When the current lifecycle began, on the monotonic clock.
     stretch: Stretch,
+    /// The current stretch of output (`printing.rs`).
+    printing: printing::PrintRun,
 }
 
 impl AgentTracker {
@@ -230,6 +233,7 @@ impl AgentTracker {
             settle: None,
             approvals: cursor::Approvals::default(),
             stretch: Stretch::default(),
+            printing: printing::PrintRun::default(),
         }
     }
 
@@ -308,8 +312,9 @@ impl AgentTracker {
     /// Output arrived; `output_offset` counts every byte so far. Called before
     /// the terminal's own events (title, bell) are applied, so they carry the
     /// new activity time; `on_screen` follows once the grid has the bytes.
-    pub fn on_output(&mut self, output_offset: u64) {
+    pub fn on_output(&mut self, output_offset: u64, now: std::time::Instant) {
         self.output_offset = output_offset;
+        self.printing.output(now);
         self.pane.last_activity_at = Timestamp::now();
     }
 
@@ -577,13 +582,19 @@ impl AgentTracker {
         })
     }
 
-    /// A timer the tracker asked for fired; `screen` is the pane's screen now.
-    pub fn on_timer(&mut self, timer: Timer, screen: &dyn Screen) -> Vec<Effect> {
+    /// A timer the tracker asked for fired at `now`; `screen` is the pane's
+    /// screen now.
+    pub fn on_timer(
+        &mut self,
+        timer: Timer,
+        screen: &dyn Screen,
+        now: std::time::Instant,
+    ) -> Vec<Effect> {
         let mut effects = Vec::new();
         match timer {
             Timer::ScreenTick => {
                 self.screen_armed = false;
-                self.screen_tick(screen, &mut effects);
+                self.screen_tick(screen, now, &mut effects);
             },
             Timer::Settle(token) => self.on_settle(token, screen, &mut effects),
             Timer::Approval(token) => self.on_approval_timer(token, &mut effects),

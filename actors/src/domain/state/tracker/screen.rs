@@ -41,6 +41,9 @@ impl Screen for &str {
     }
 }
 
+/// The source of an `unknown` reading: output ran long and no sign matched.
+pub const NO_SIGN: &str = "screen:no_sign";
+
 /// How long after a change a pane is classified from its screen.
 pub const SCREEN_TICK: Duration = Duration::from_millis(500);
 
@@ -61,6 +64,8 @@ pub struct Winner {
     pub state: ScreenState,
     /// It looks only at the terminal title.
     pub title_only: bool,
+    /// It matches every screen: no sign matched.
+    pub catch_all: bool,
 }
 
 /// What the rules say about the pane now.
@@ -109,6 +114,7 @@ impl AgentTracker {
             id: rules[index].id.clone(),
             state: rules[index].state,
             title_only: rules[index].region == signaltty_model::agents::screen::Region::Title,
+            catch_all: rules[index].is_catch_all(),
         });
         let explain = detail == Detail::Explain;
         let winner_text = if explain {
@@ -182,7 +188,12 @@ impl AgentTracker {
     /// pane whose screen, rules, kind and program are as at its last tick is
     /// not evaluated again: the answer would be the same, and applying it
     /// twice changes nothing.
-    pub(super) fn screen_tick(&mut self, screen: &dyn Screen, effects: &mut Vec<Effect>) {
+    pub(super) fn screen_tick(
+        &mut self,
+        screen: &dyn Screen,
+        now: std::time::Instant,
+        effects: &mut Vec<Effect>,
+    ) {
         if !self.live() || !self.screen_applies() {
             return;
         }
@@ -203,6 +214,10 @@ impl AgentTracker {
             self.hooked_blocked_tick(&winner, effects);
             return;
         }
+        if winner.catch_all && self.printing.long(now) {
+            self.no_sign_while_printing(effects);
+            return;
+        }
         let events = self.stretch.batch(&mut self.pane, |pane, now| {
             apply_screen_seen(
                 pane,
@@ -221,6 +236,26 @@ impl AgentTracker {
             self.note_evidence(&format!("screen:{}", winner.id), &events);
             effects.push(Effect::Publish(events));
         }
+    }
+
+    /// The agent has printed for `UNKNOWN_AFTER` and no rule but the catch-all
+    /// matches: its state is not known, whatever the fallback says
+    /// (docs/screen-rules.md#when-no-sign-matches). The screen is looked at
+    /// again soon, so that the end of the output is read even when nothing
+    /// more is printed.
+    fn no_sign_while_printing(&mut self, effects: &mut Vec<Effect>) {
+        let events = self.with_axes(NO_SIGN, |axes| {
+            axes.set_lifecycle(Lifecycle::Unknown, NO_SIGN);
+        });
+        if !events.is_empty() {
+            effects.push(Effect::Publish(events));
+        }
+        self.screen_seen = None;
+        self.screen_armed = true;
+        effects.push(Effect::Arm {
+            timer: Timer::ScreenTick,
+            after: super::printing::UNKNOWN_RECHECK,
+        });
     }
 
     /// A hook left the pane blocked and its question has not been recognised
@@ -352,7 +387,11 @@ impl AgentTracker {
             hooked: self.hooked,
             classifies,
             matched: eval.winner.as_ref().map(|w| {
-                let reason = if w.id == "idle_fallback" {
+                let no_sign = state.lifecycle == Lifecycle::Unknown
+                    && self.evidence.lifecycle.as_ref().is_some_and(|o| o.source == NO_SIGN);
+                let reason = if w.catch_all && no_sign {
+                    "the agent has printed for a long time and no working, blocked or hold sign matched: its state is unknown, not idle"
+                } else if w.catch_all {
                     "no working, blocked or hold sign matched: a known agent reads as idle"
                 } else {
                     "the highest-priority rule that matched"

@@ -20,7 +20,7 @@ fn a_hooked_working_pane_stays_hooked_and_working_across_an_upgrade() {
     assert_eq!(next.pane().lifecycle, Lifecycle::Working);
     assert_eq!(next.evidence(), h.tracker.evidence());
     // The screen rules stay off a hooked pane: a prompt does not end its turn.
-    next.on_output(carry.output_offset + 10);
+    next.on_output(carry.output_offset + 10, std::time::Instant::now());
     let _ = next.on_screen(&"● Done.\n❯ ");
     assert_eq!(next.pane().lifecycle, Lifecycle::Working);
     // Its turn-end hook does.

@@ -71,6 +71,8 @@ pub(super) struct Harness {
     pub(super) tracker: AgentTracker,
     output_offset: u64,
     screen: String,
+    /// The monotonic clock the tracker is told, moved by hand.
+    pub(super) clock: std::time::Instant,
 }
 
 impl Harness {
@@ -79,6 +81,7 @@ impl Harness {
             tracker: AgentTracker::with_rules(pane(kind), rules(), APPROVAL_WAIT),
             output_offset: 0,
             screen: String::new(),
+            clock: std::time::Instant::now(),
         }
     }
 
@@ -86,13 +89,13 @@ impl Harness {
     fn show(&mut self, screen: &str) -> Vec<Effect> {
         self.screen = screen.to_owned();
         self.output_offset += screen.len() as u64;
-        self.tracker.on_output(self.output_offset);
+        self.tracker.on_output(self.output_offset, self.clock);
         self.tracker.on_screen(&self.screen)
     }
 
     /// `timer` fires.
     fn fire(&mut self, timer: Timer) -> Vec<Effect> {
-        self.tracker.on_timer(timer, &self.screen)
+        self.tracker.on_timer(timer, &self.screen, self.clock)
     }
 
     /// The process prints `screen` and the screen tick comes.
@@ -349,9 +352,10 @@ fn replaced_rules_are_seen_by_the_next_evaluation() {
     let rules = AgentRules::default();
     let mut tracker =
         AgentTracker::with_rules(pane(AgentKind::Claude), rules.clone(), APPROVAL_WAIT);
-    tracker.on_output(1);
+    let now = std::time::Instant::now();
+    tracker.on_output(1, now);
     assert!(
-        published(&tracker.on_timer(Timer::ScreenTick, &PROMPT)).is_empty(),
+        published(&tracker.on_timer(Timer::ScreenTick, &PROMPT, now)).is_empty(),
         "no rules yet"
     );
     let manifest = Manifest::parse("test.toml", RULES, false).expect("the test rules parse");
@@ -364,7 +368,7 @@ fn replaced_rules_are_seen_by_the_next_evaluation() {
         [(Timer::ScreenTick, SCREEN_TICK)]
     );
     assert_eq!(
-        published(&tracker.on_timer(Timer::ScreenTick, &PROMPT)),
+        published(&tracker.on_timer(Timer::ScreenTick, &PROMPT, now)),
         ["agent.idle"]
     );
 }

@@ -93,3 +93,74 @@ fn the_same_screen_is_not_judged_twice() {
     // The rules would say the same: nothing is evaluated, nothing armed.
     assert!(h.fire(Timer::ScreenTick).is_empty());
 }
+
+/// An agent that prints for 20 s while no rule but the catch-all matches
+/// (a release that renamed its working sign) reads `unknown`, not idle or
+/// done; once its output stops, the catch-all's idle applies again
+/// (docs/screen-rules.md#when-no-sign-matches).
+#[test]
+fn long_output_that_no_sign_matches_is_unknown_until_it_stops() {
+    let manifest = Manifest::parse(
+        "catch-all.toml",
+        "[agent]\nkind = \"claude\"\n[[screen]]\nid = \"busy\"\nstate = \"working\"\nregex = ['esc to interrupt']\n[[screen]]\nid = \"idle_fallback\"\nstate = \"idle\"\npriority = -1000\nregex = ['']\n",
+        false,
+    )
+    .expect("parses");
+    let mut h = Harness::new(AgentKind::Claude);
+    h.tracker = AgentTracker::with_rules(
+        pane(AgentKind::Claude),
+        AgentRules::new(AgentSet {
+            user: vec![manifest],
+            ..AgentSet::default()
+        }),
+        APPROVAL_WAIT,
+    );
+    assert_eq!(published(&h.show_and_tick("> ")), ["agent.idle"]);
+    h.tracker.on_input(6);
+    // Output for 19.9 s since the prompt was drawn, a tick every half
+    // second: the fallback's idle.
+    let mut frame = 0;
+    let mut tick = |h: &mut Harness, step: Duration| {
+        frame += 1;
+        h.clock += step;
+        h.show(&format!("Renamed sign {frame}\n> "));
+        h.clock += Duration::from_millis(100);
+        h.fire(Timer::ScreenTick)
+    };
+    for _ in 0..40 {
+        assert!(published(&tick(&mut h, Duration::from_millis(400))).is_empty());
+    }
+    assert_eq!(h.lifecycle(), Lifecycle::Idle);
+    // Past 20 s: unknown, and a look again armed though nothing more prints.
+    let effects = tick(&mut h, Duration::from_millis(400));
+    assert_eq!(published(&effects), ["agent.unknown"]);
+    assert_eq!(h.lifecycle(), Lifecycle::Unknown);
+    assert_eq!(
+        armed(&effects),
+        [(Timer::ScreenTick, Duration::from_millis(1500))]
+    );
+    assert_eq!(
+        h.tracker
+            .evidence()
+            .lifecycle
+            .as_ref()
+            .map(|o| o.source.as_str()),
+        Some("screen:no_sign")
+    );
+    // Still printing: still unknown, nothing new published.
+    assert!(published(&tick(&mut h, Duration::from_millis(400))).is_empty());
+    // A working sign is read as working at once.
+    h.clock += Duration::from_millis(400);
+    assert_eq!(
+        published(&h.show_and_tick("✻ Thinking (esc to interrupt)")),
+        ["agent.working"]
+    );
+    // Long output with no sign again, then the output stops: the look again
+    // after the pause reads the fallback's idle (the turn's end).
+    for _ in 0..42 {
+        tick(&mut h, Duration::from_millis(400));
+    }
+    assert_eq!(h.lifecycle(), Lifecycle::Unknown);
+    h.clock += Duration::from_millis(1500);
+    assert_eq!(published(&h.fire(Timer::ScreenTick)), ["agent.idle"]);
+}
