@@ -4,7 +4,10 @@
 # and the time from the pane program's write of a screen to the `agent.*` event
 # it causes at a subscriber. Per agent, $RUNS times: the idle screen (no event:
 # the pane is done or idle already), then the working screen → `agent.working`,
-# then the done screen → `agent.done`. Each screen is one write: clear, title
+# where the agent has one its blocked screen → `agent.blocked` and the working
+# screen again, then the done screen → `agent.done`. The player runs under the
+# agent's program name, so a generic agent's scoped rules (Qwen, Kilo, Grok)
+# apply. Each screen is one write: clear, title
 # (OSC 0), the captured lines. Beside the total, its two parts (from the
 # event's `lifecycle_since`, ms resolution): write → the state set by the
 # screen tick, and the state set → the event at the subscriber.
@@ -12,7 +15,7 @@ set -euo pipefail
 B=${B:-target/release/signaltty}
 RUNS=${RUNS:-50}
 FIX=${FIX:-$(cd "$(dirname "$0")/.." && pwd)/integration-tests/fixtures/real-screens}
-AGENTS=${AGENTS:-claude-2.1.332 codex-0.171.0 gemini-0.61.0 opencode-1.18.33 pi-0.73.1}
+AGENTS=${AGENTS:-claude-2.1.332 codex-0.171.0 gemini-0.61.0 opencode-1.18.33 pi-0.73.1 qwen-0.24.4 kilo-7.7.7 grok-0.0.34}
 . "$(dirname "$0")/common/bench.sh"
 bench_dirs sl
 trap '"$B" stop --force >/dev/null 2>&1 || true; rm -rf "$R"' EXIT
@@ -64,12 +67,21 @@ def pct(xs, q):
 
 print(f"{'agent':<18} {'screen → event':<22} {'n':>3} {'p50 ms':>7} {'p90 ms':>7} {'p99 ms':>7} {'max ms':>7}"
       f"  p99: {'to state':>8} {'to event':>8}")
+KINDS = {"claude", "codex", "gemini", "opencode", "pi", "cursor"}
 for agent in agents:
-    kind = agent.split("-")[0]
+    name = agent.split("-")[0]
     log = f"{root}/{agent}.log"
     open(log, "w").close()
-    pane = call("pane.spawn", {"workspace_id": ws, "cols": 120, "rows": 40, "agent_hint": kind,
-                               "argv": ["python3", player, f"{fix}/{agent}", log]})
+    # Named after the agent's program: generic rules are scoped by it.
+    program = f"{root}/bin/{name}"
+    os.makedirs(f"{root}/bin", exist_ok=True)
+    with open(player) as src, open(program, "w") as dst:
+        dst.write(src.read())
+    spawn = {"workspace_id": ws, "cols": 120, "rows": 40,
+             "argv": ["python3", program, f"{fix}/{agent}", log]}
+    if name in KINDS:
+        spawn["agent_hint"] = name
+    pane = call("pane.spawn", spawn)
     pane = pane["result"]["pane"]["id"]
 
     def show(name):
@@ -85,11 +97,13 @@ for agent in agents:
     show("idle")
     # A known agent's pane reads idle from its first tick (blank or not).
     wait_event(pane, "agent.idle", 0)
-    lat = {"working": [], "done": []}
+    blocked = os.path.exists(f"{fix}/{agent}/blocked.txt")
+    steps = ["working", "blocked", "working", "done"] if blocked else ["working", "done"]
+    lat = {state: [] for state in steps}
     for _ in range(runs):
         show("idle")
         time.sleep(0.7)  # the idle screen's tick (500 ms) is past
-        for state in ("working", "done"):
+        for state in steps:
             at = show(state)
             arrived, state_set = wait_event(pane, f"agent.{state}", at)
             lat[state].append([(arrived - at) / 1e6, (state_set - at) / 1e6,

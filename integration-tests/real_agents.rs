@@ -23,6 +23,7 @@ mod kilo;
 mod qwen;
 mod resume;
 mod screen_only;
+mod subagent;
 mod workers;
 
 const LONG: Duration = Duration::from_secs(60);
@@ -420,6 +421,12 @@ impl Watch {
 /// from the screen.
 fn enter_allows_and_the_turn_ends_done(rig: &Rig, c: &mut Client, pane: &str) {
     press(c, pane, "\r");
+    the_tool_runs_and_the_turn_ends_done(rig, c, pane);
+}
+
+/// The allowed tool writes `out.txt`, the turn ends `done` + `unread`, and
+/// every state of it came from the screen.
+fn the_tool_runs_and_the_turn_ends_done(rig: &Rig, c: &mut Client, pane: &str) {
     let out = rig.work.join("out.txt");
     wait_until("the tool to write out.txt", LONG, || {
         out.exists().then_some(())

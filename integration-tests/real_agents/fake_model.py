@@ -20,6 +20,13 @@ runs:
 `mode: "error"` answers the next main turn with an HTTP error instead (400, or
 `error_status`; clients retry a 5xx for a long time).
 
+`mode: "subagent"` (Claude Code) answers the main turn's first request with
+one call of its subagent tool (`Agent`, formerly `Task`), whose prompt
+carries SUBAGENT_MARK, and every later main request (the subagent's result,
+or Claude's note that a background subagent finished) with `final`; the
+subagent's own requests (their conversation holds the mark) get the shell
+call of `command` and then `final`.
+
 A turn of several tool calls is scripted with `steps`, a list of commands (a
 string, or `{"command": ..., "escalate": ...}` overriding the script's keys):
 a request whose conversation holds n tool results gets the shell call of
@@ -48,6 +55,8 @@ DEFAULTS = {
 }
 
 SHELL_NAMES = ("Bash", "bash", "exec_command", "shell", "run_shell_command", "local_shell")
+SUBAGENT_TOOLS = ("Agent", "Task")
+SUBAGENT_MARK = "[fake-model subagent]"
 
 OPTIONS = None
 LOG_LOCK = threading.Lock()
@@ -223,6 +232,8 @@ class Reply:
         self.error = False
         self.delay = 0.0
         name, schema = turn.shell()
+        if plan.get("mode") == "subagent" and self.delegate(turn, plan):
+            return
         steps = plan.get("steps")
         if steps and name and turn.last in ("user", "tool_result"):
             done = turn.tool_results()
@@ -248,6 +259,29 @@ class Reply:
             self.delay = float(plan["delay"])
         else:
             self.text = plan["side"]
+
+
+    def delegate(self, turn, plan):
+        """The main turn of `mode: "subagent"`: a foreground call of the
+        subagent tool, then the final text. False for the subagent's own
+        requests and for requests offering no subagent tool."""
+        tool = next((t for t in SUBAGENT_TOOLS if t in turn.tools), None)
+        if tool is None or any(SUBAGENT_MARK in t for t in turn.user_texts()):
+            return False
+        if turn.last == "user" and turn.tool_results() == 0:
+            self.tool = tool
+            self.args = {"description": "Write the file",
+                         "prompt": f"{SUBAGENT_MARK} Run the command the test asked for.",
+                         "subagent_type": "general-purpose", "run_in_background": False}
+            self.delay = float(plan["delay"])
+        elif turn.last in ("tool_result", "user"):
+            # The subagent's result, or Claude telling the main turn that a
+            # background subagent finished: the conversation's final text.
+            self.text = plan["final"]
+            self.delay = float(plan["final_delay"])
+        else:
+            self.text = plan["side"]
+        return True
 
 
 def pieces(text):

@@ -33,6 +33,21 @@ fn cut(line: &str, width: usize) -> String {
     out
 }
 
+/// Every line of `screen` cut to `width` columns.
+fn cut_screen(screen: &str, width: usize) -> String {
+    let lines: Vec<String> = screen.split('\n').map(|l| cut(l, width)).collect();
+    lines.join("\n")
+}
+
+/// `screen` with each line containing `marker` replaced by `line`.
+fn with_line(screen: &str, marker: &str, line: &str) -> String {
+    let lines: Vec<&str> = screen
+        .split('\n')
+        .map(|l| if l.contains(marker) { line } else { l })
+        .collect();
+    lines.join("\n")
+}
+
 /// `screen` with its first line containing `marker` overdrawn by `over`
 /// from column 0 (`over` replaces as many columns as it has).
 fn overdraw(screen: &str, marker: &str, over: &str) -> String {
@@ -75,8 +90,7 @@ fn the_real_screens_read_the_same_cut_at_60_80_100_and_120_columns() {
             .iter()
             .any(|(d, f, _)| *d == fixture.dir && *f == fixture.stem);
         for width in WIDTHS {
-            let screen: Vec<String> = fixture.screen.split('\n').map(|l| cut(l, width)).collect();
-            let screen = screen.join("\n");
+            let screen = cut_screen(&fixture.screen, width);
             let titles: &[&str] = if title_only {
                 &[&fixture.title]
             } else {
@@ -147,10 +161,9 @@ fn a_status_line_overdrawn_at_its_start_still_reads_working() {
             .unwrap_or_else(|| panic!("no fixture {dir}/{stem}"));
         let screen = overdraw(&fixture.screen, marker, over);
         for width in WIDTHS {
-            let cut_screen: Vec<String> = screen.split('\n').map(|l| cut(l, width)).collect();
-            let cut_screen = cut_screen.join("\n");
+            let narrow = cut_screen(&screen, width);
             for title in [fixture.title.as_str(), ""] {
-                let got = read(fixture, &cut_screen, title, width);
+                let got = read(fixture, &narrow, title, width);
                 if got != Some(ScreenState::Working) {
                     wrong.push(format!("{dir}/{stem} at {width}, title {title:?}: {got:?}"));
                 }
@@ -181,18 +194,7 @@ fn geminis_hooks_line_cut_and_overdrawn_reads_working() {
             "? for shortcuts{}",
             line.chars().skip(15).collect::<String>()
         );
-        let screen = fixture
-            .screen
-            .split('\n')
-            .map(|l| {
-                if l.contains("Executing Hooks") {
-                    line.as_str()
-                } else {
-                    l
-                }
-            })
-            .collect::<Vec<_>>()
-            .join("\n");
+        let screen = with_line(&fixture.screen, "Executing Hooks", &line);
         assert_eq!(
             read(fixture, &screen, "", width),
             Some(ScreenState::Working),
@@ -205,18 +207,7 @@ fn geminis_hooks_line_cut_and_overdrawn_reads_working() {
             "x".repeat(width)
         );
         let stale = cut(&stale, width);
-        let screen = fixture
-            .screen
-            .split('\n')
-            .map(|l| {
-                if l.contains("Executing Hooks") {
-                    stale.as_str()
-                } else {
-                    l
-                }
-            })
-            .collect::<Vec<_>>()
-            .join("\n");
+        let screen = with_line(&fixture.screen, "Executing Hooks", &stale);
         assert_eq!(
             read(fixture, &screen, "", width),
             Some(ScreenState::Idle),

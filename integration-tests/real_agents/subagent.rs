@@ -1,0 +1,121 @@
+//! A permission question raised inside a subagent. The fake model delegates
+//! the turn (`mode: "subagent"`) to Claude Code's `Agent` tool (formerly
+//! `Task`); the subagent's own requests get the shell call, which asks
+//! permission. Claude 2.1.332 runs the subagent in the background even when
+//! asked for the foreground: the main turn ends ("Waiting for 1 background
+//! agent to finish", its `Stop` hook fires) and the subagent's dialog comes
+//! after. The pane must read working in between, never done, and blocked
+//! while the subagent's question waits, never working (a peer's known miss):
+//! with hooks, with the question's real options, answered from signaltty;
+//! with none, from the screen alone.
+
+use super::{Rig, agent_bin, capture, claude_rig, pending_decision, submit};
+use super::{press, the_tool_runs_and_the_turn_ends_done, wait_ready, wait_screen, wait_state};
+use crate::support::client::Client;
+use crate::support::{ok, str_field};
+use serde_json::json;
+use std::time::Duration;
+
+fn subagent_rig() -> Rig {
+    let rig = claude_rig();
+    rig.model
+        .set(json!({"mode": "subagent", "delay": 2.0, "final_delay": 0.3}));
+    rig
+}
+
+/// The model delegated the turn to a subagent, and the subagent itself
+/// asked for the shell call.
+fn delegated(rig: &Rig) {
+    let requests = rig.model.requests();
+    assert!(
+        requests
+            .iter()
+            .any(|r| r["tool"] == "Agent" || r["tool"] == "Task"),
+        "the main turn called the subagent tool: {requests:?}"
+    );
+    assert!(
+        requests.iter().any(|r| r["tool"] == "Bash"
+            && r["users"].as_array().is_some_and(|u| u.iter().any(|t| t
+                .as_str()
+                .is_some_and(|t| t.contains("[fake-model subagent]"))))),
+        "the subagent asked for the shell: {requests:?}"
+    );
+}
+
+/// With hooks: the subagent's PermissionRequest blocks the pane with a native
+/// decision offering Allow once and Deny; Allow once from signaltty runs the
+/// subagent's tool, and the main turn ends done.
+#[test]
+fn claude_subagents_permission_blocks_the_pane_and_is_answered_from_signaltty() {
+    let rig = subagent_rig();
+    let (mut c, pane) = rig.ready("claude", json!([agent_bin("claude")]), "? for shortcuts");
+    submit(&mut c, &pane, "Create out.txt containing hello");
+    wait_state(&mut c, &pane, "working");
+    let d = pending_decision(&mut c, &pane);
+    capture(
+        &mut c,
+        &pane,
+        "claude",
+        "blocked-subagent",
+        Some("Do you want"),
+    );
+    assert!(str_field(&d, "prompt").starts_with("Allow Bash?"), "{d}");
+    let options: Vec<&str> = d["options"]
+        .as_array()
+        .map(|o| o.iter().filter_map(|o| o["id"].as_str()).collect())
+        .unwrap_or_default();
+    assert!(
+        options.contains(&"once") && options.contains(&"deny"),
+        "{d}"
+    );
+    let p = ok(c.call("pane.get", json!({"pane_id": pane})));
+    assert_eq!(p["pane"]["lifecycle"], "blocked");
+    assert_eq!(p["pane"]["attention"], "permission_required");
+    delegated(&rig);
+    super::allow_once_and_finish(&rig, &mut c, &pane, &d);
+    rig.watch
+        .expect_lifecycle(&pane, &["idle", "working", "blocked", "working", "done"]);
+}
+
+/// Without hooks: the subagent's permission dialog reads blocked from the
+/// screen, with `input_required`; Enter allows it and the turn ends done.
+#[test]
+fn claude_subagents_permission_without_hooks_reads_blocked_from_the_screen() {
+    let rig = subagent_rig();
+    let mut c = rig.server.client();
+    // Spawning `claude` sets its hooks up; without user settings it runs
+    // with none, as a person who never installed them would.
+    let argv = json!([agent_bin("claude"), "--setting-sources", "project,local"]);
+    let pane = rig.spawn(&mut c, argv);
+    wait_ready(&mut c, &pane, "? for shortcuts");
+    submit(&mut c, &pane, "Create out.txt containing hello");
+    wait_state(&mut c, &pane, "working");
+    let blocked = wait_state(&mut c, &pane, "blocked");
+    assert_eq!(blocked["attention"], "input_required", "{blocked}");
+    wait_screen(&mut c, &pane, "Do you want");
+    capture(
+        &mut c,
+        &pane,
+        "claude",
+        "blocked-subagent-screen",
+        Some("Do you want"),
+    );
+    delegated(&rig);
+    // Claude can draw a background agent's dialog a moment before it takes
+    // keys (seen under load): Enter again while the question is still shown,
+    // as a person would.
+    let gone = |c: &mut Client| {
+        let screen = ok(c.call("pane.read", json!({"pane_id": pane, "mode": "screen"})));
+        !str_field(&screen, "text").contains("Do you want to proceed?")
+    };
+    let mut answered = false;
+    for _ in 0..5 {
+        press(&mut c, &pane, "\r");
+        if crate::support::poll_until(Duration::from_secs(5), || gone(&mut c)) {
+            answered = true;
+            break;
+        }
+    }
+    assert!(answered, "the subagent's dialog took Enter");
+    the_tool_runs_and_the_turn_ends_done(&rig, &mut c, &pane);
+}
