@@ -6,6 +6,7 @@ mod support;
 
 mod activation;
 mod agents;
+mod agents_record;
 mod attach;
 mod board;
 mod cli;

@@ -321,6 +321,29 @@ pub enum AgentsCommand {
         #[arg(long)]
         title: Option<String>,
     },
+    /// Record every distinct screen of an agent's pane as screen fixtures
+    /// while you drive it, each named after what the rules read on it
+    /// (docs/agents.md, "Recording a new version's screens"). Ctrl-C stops.
+    Record(RecordArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct RecordArgs {
+    /// The agent's name: the program started (without `-- ARGV`) and the
+    /// directory's `<agent>-<version>` prefix.
+    pub agent: String,
+    /// Record this pane (id or name) instead of starting the agent in a new one.
+    #[arg(long)]
+    pub pane: Option<String>,
+    /// Where the `<agent>-<version>/` directory goes (default: here).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Stop after this many seconds (default: at Ctrl-C or when the pane's process exits).
+    #[arg(long = "for", value_name = "SECS")]
+    pub duration: Option<u64>,
+    /// The command to start, when it is not just AGENT.
+    #[arg(last = true, value_name = "ARGV")]
+    pub argv: Vec<String>,
 }
 
 #[derive(Debug, Subcommand)]

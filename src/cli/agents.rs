@@ -1,6 +1,8 @@
 //! `signaltty agents list|reload` (agents.list, agents.reload: the active
 //! manifests) and `signaltty agents check FILE`, which validates a manifest
-//! without a server.
+//! without a server, and `signaltty agents record AGENT` (record.rs).
+
+mod record;
 
 use crate::args::{AgentsCommand, Global};
 use crate::cli::{call, fail_with};
@@ -13,6 +15,7 @@ pub fn run(global: &Global, cmd: AgentsCommand) -> i32 {
         AgentsCommand::List => agents(global, false),
         AgentsCommand::Reload => agents(global, true),
         AgentsCommand::Check { file, title } => check(&file, title),
+        AgentsCommand::Record(args) => record::record(global, args),
     }
 }
 

@@ -38,10 +38,14 @@ use crate::args::Global;
 use serde::de::DeserializeOwned;
 use signaltty_model::Env;
 use signaltty_model::client::{CallError, Client};
+use signaltty_protocol::pane::PaneSpawnParams;
 use signaltty_protocol::signal::SignalName;
 use signaltty_protocol::state::{Decision, Severity};
-use signaltty_protocol::workspace::Workspace;
-use signaltty_protocol::{ErrorCode, Method, PaneRef};
+use signaltty_protocol::tab::{TabCloseParams, TabCreateParams, TabResult};
+use signaltty_protocol::workspace::{
+    Workspace, WorkspaceCloseParams, WorkspaceCreateParams, WorkspaceResult,
+};
+use signaltty_protocol::{ErrorCode, Method, PaneRef, TabId, WorkspaceId, WorkspaceRef};
 use std::collections::BTreeMap;
 use std::fmt::Display;
 use std::path::PathBuf;
@@ -290,4 +294,95 @@ pub fn human_duration(secs: u64) -> String {
         3600..86_400 => format!("{}h{}m", secs / 3600, (secs % 3600) / 60),
         _ => format!("{}d{}h", secs / 86_400, (secs % 86_400) / 3600),
     }
+}
+
+/// Spawns `argv` (the user's shell when empty) in a new tab of `workspace`,
+/// else in a new workspace; returns what it made and the spawn's result.
+pub fn launch(
+    client: &mut Client,
+    workspace: Option<String>,
+    name: Option<String>,
+    tab: Option<String>,
+    cwd: Option<PathBuf>,
+    env: Vec<(String, String)>,
+    argv: Vec<String>,
+) -> Result<(Made, serde_json::Value), i32> {
+    let cwd = absolute_cwd(cwd)?;
+    // A new workspace gets its first tab from the spawn; an existing one gets a new
+    // tab, since a spawn needs an empty one. Whichever this made is closed
+    // again when the spawn fails: a failed `new` leaves nothing behind.
+    let (workspace, made) = match workspace {
+        Some(w) => {
+            let created: TabResult = fetch(
+                client,
+                Method::TabCreate(TabCreateParams {
+                    workspace_id: WorkspaceRef(w.clone()),
+                    title: tab,
+                }),
+            )?;
+            (WorkspaceRef(w), Made::Tab(created.tab.id))
+        },
+        None => {
+            let created: WorkspaceResult = fetch(
+                client,
+                Method::WorkspaceCreate(WorkspaceCreateParams {
+                    name,
+                    cwd: cwd.clone(),
+                }),
+            )?;
+            let ws = created.workspace;
+            (
+                WorkspaceRef(ws.id.0.clone()),
+                Made::Workspace(ws.handle, ws.id),
+            )
+        },
+    };
+    let argv = if argv.is_empty() {
+        vec![user_shell()]
+    } else {
+        argv
+    };
+    let params = PaneSpawnParams {
+        tab_id: match &made {
+            Made::Tab(id) => Some(id.clone()),
+            Made::Workspace(..) => None,
+        },
+        cwd,
+        env: env_param(env),
+        ..PaneSpawnParams::new(workspace, argv)
+    };
+    match client.call(Method::PaneSpawn(params)) {
+        Ok(value) => Ok((made, value)),
+        Err(e) => {
+            let code = fail_call(e);
+            // Best effort: the spawn's error is the one to report.
+            let _ = client.call(match made {
+                Made::Tab(tab_id) => Method::TabClose(TabCloseParams {
+                    tab_id,
+                    signal: None,
+                }),
+                Made::Workspace(_, id) => Method::WorkspaceClose(WorkspaceCloseParams {
+                    workspace_id: WorkspaceRef(id.0),
+                    signal: None,
+                }),
+            });
+            Err(code)
+        },
+    }
+}
+
+/// What [`launch`] made before its spawn.
+pub enum Made {
+    /// A tab in the workspace it was given.
+    Tab(TabId),
+    /// A workspace of its own: its handle and id.
+    Workspace(String, WorkspaceId),
+}
+
+/// The user's shell, for a spawn without a command.
+pub fn user_shell() -> String {
+    std::env::var("SHELL")
+        .ok()
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "sh".to_owned())
 }

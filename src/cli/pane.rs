@@ -5,8 +5,8 @@
 
 use crate::args::{Global, PaneCommand};
 use crate::cli::{
-    absolute_cwd, call, connect, env_pane, env_param, fail, fail_call, fail_with, fetch,
-    pane_or_env, parse_signal, typed,
+    absolute_cwd, call, connect, env_pane, env_param, fail, fail_call, fail_with, pane_or_env,
+    parse_signal, typed,
 };
 use base64::Engine as _;
 use signaltty_protocol::pane::{
@@ -18,12 +18,10 @@ use signaltty_protocol::pane::{
     MAX_INPUT_B64, PaneClearResult, PaneMoveParams, PaneRenameParams, PaneSplitParams,
     PaneSwapParams, PaneWaitForOutputParams, PaneWaitForOutputResult, TabsResult,
 };
-use signaltty_protocol::tab::{TabCloseParams, TabCreateParams, TabResult};
 use signaltty_protocol::workspace::{
-    ClosedResult, SplitDir, WorkspaceCloseParams, WorkspaceCreateParams, WorkspaceGetParams,
-    WorkspaceGetResult, WorkspaceResult,
+    ClosedResult, SplitDir, WorkspaceGetParams, WorkspaceGetResult,
 };
-use signaltty_protocol::{ErrorCode, Method, PaneRef, TabId, WorkspaceId, WorkspaceRef};
+use signaltty_protocol::{ErrorCode, Method, PaneRef, TabId, WorkspaceRef};
 use std::path::PathBuf;
 
 mod list;
@@ -31,14 +29,6 @@ mod new;
 use list::list_all;
 pub use new::new;
 use new::print_launched;
-
-/// The user's shell, for a spawn without a command.
-fn user_shell() -> String {
-    std::env::var("SHELL")
-        .ok()
-        .filter(|s| !s.is_empty())
-        .unwrap_or_else(|| "sh".to_owned())
-}
 
 fn print_pane(p: &Pane) {
     say!("{}", pane_text(p));
@@ -151,7 +141,7 @@ fn run_pane(global: &Global, cmd: PaneCommand) -> Result<i32, i32> {
             argv,
         } => {
             let argv = if argv.is_empty() {
-                vec![user_shell()]
+                vec![crate::cli::user_shell()]
             } else {
                 argv
             };
