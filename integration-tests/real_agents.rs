@@ -19,6 +19,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 mod grok;
 mod hibernate;
+mod interrupt;
 mod kilo;
 mod qwen;
 mod resume;

@@ -57,6 +57,10 @@ pub enum ScreenState {
     Working,
     Blocked,
     Idle,
+    /// The agent says its turn was interrupted (Esc mid-turn): `idle`, never
+    /// a finished turn, and read even while hooks keep the pane working,
+    /// since agents fire no hook for it (docs/screen-rules.md#an-interrupted-turn-is-idle).
+    Interrupted,
     /// Not a turn state (a transcript viewer, a picker): changes nothing but
     /// outranks lower rules.
     Hold,
@@ -68,6 +72,7 @@ impl ScreenState {
             "working" => ScreenState::Working,
             "blocked" => ScreenState::Blocked,
             "idle" => ScreenState::Idle,
+            "interrupted" => ScreenState::Interrupted,
             "hold" => ScreenState::Hold,
             _ => return None,
         })
@@ -78,6 +83,7 @@ impl ScreenState {
             ScreenState::Working => "working",
             ScreenState::Blocked => "blocked",
             ScreenState::Idle => "idle",
+            ScreenState::Interrupted => "interrupted",
             ScreenState::Hold => "hold",
         }
     }

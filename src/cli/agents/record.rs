@@ -140,8 +140,8 @@ struct Seen {
 struct Frame {
     at: Duration,
     seen: Seen,
-    /// What the rules read: `idle`, `working`, `blocked`, `hold`, or
-    /// `unmatched`.
+    /// What the rules read: `idle`, `working`, `blocked`, `interrupted`,
+    /// `hold`, or `unmatched`.
     reading: &'static str,
     rule: String,
     lifecycle_source: String,
@@ -219,6 +219,7 @@ impl Recording {
                     ScreenState::Idle => "idle",
                     ScreenState::Working => "working",
                     ScreenState::Blocked => "blocked",
+                    ScreenState::Interrupted => "interrupted",
                     ScreenState::Hold => "hold",
                 },
                 rules[i].id.clone(),

@@ -422,7 +422,16 @@ pub fn apply_screen_seen(
         (ScreenState::Idle, Lifecycle::Unknown) => {
             axes.set_lifecycle(Lifecycle::Idle, &source);
         },
-        (ScreenState::Idle | ScreenState::Hold, _) => {},
+        // The agent says the turn was interrupted: nothing to read, and no
+        // question left (docs/screen-rules.md#an-interrupted-turn-is-idle).
+        (
+            ScreenState::Interrupted,
+            Lifecycle::Working | Lifecycle::Blocked | Lifecycle::Unknown,
+        ) => {
+            withdraw(&mut axes, screen_raised);
+            axes.set_lifecycle(Lifecycle::Idle, &source);
+        },
+        (ScreenState::Idle | ScreenState::Interrupted | ScreenState::Hold, _) => {},
     }
     axes.into_events()
 }

@@ -91,12 +91,12 @@ impl QuestionWatch {
             },
             _ if !(self.seen && may_leave) => TickStep::Stay,
             ScreenState::Working => TickStep::LeaveForWorking,
-            ScreenState::Idle if self.pending.is_none() => {
+            ScreenState::Idle | ScreenState::Interrupted if self.pending.is_none() => {
                 self.checks += 1;
                 self.pending = Some(self.checks);
                 TickStep::Settle(self.checks)
             },
-            ScreenState::Idle | ScreenState::Hold => TickStep::Stay,
+            ScreenState::Idle | ScreenState::Interrupted | ScreenState::Hold => TickStep::Stay,
         }
     }
 
@@ -129,7 +129,7 @@ impl QuestionWatch {
             return SettleStep::Stale;
         }
         match reading {
-            Some(ScreenState::Idle) => SettleStep::LeaveForIdle,
+            Some(ScreenState::Idle | ScreenState::Interrupted) => SettleStep::LeaveForIdle,
             Some(ScreenState::Working) => SettleStep::LeaveForWorking,
             _ => SettleStep::LookAgain,
         }

@@ -65,6 +65,27 @@ fn claude_screens() {
     let prose =
         format!("● Yes, the tests pass now. Do you want me to commit?\n\n{RULE}\n❯ \n{RULE}");
     assert_eq!(says(AgentKind::Claude, &prose, "✳ Claude Code"), Idle);
+    // Claude's word for a turn cut short, as the last line above its box
+    // (cut at the edge, or alone), and the same words of an earlier turn
+    // with a new turn under way below them.
+    for said in [
+        "  ⎿  Interrupted · What should Claude do instead?",
+        "  ⎿  Interrupted · What should Claude d…",
+        "  ⎿  Interrupted",
+    ] {
+        let screen = format!("❯ Fix it\n{said}\n\n{RULE}\n❯ \n{RULE}\n  ? for shortcuts");
+        assert_eq!(
+            says(AgentKind::Claude, &screen, "✳ Claude Code"),
+            Interrupted,
+            "{said}"
+        );
+    }
+    let again = format!(
+        "  ⎿  Interrupted · What should Claude do instead?\n❯ Try again\n✻ Cogitating… (2s · esc to interrupt)\n\n{RULE}\n❯ \n{RULE}"
+    );
+    assert_eq!(says(AgentKind::Claude, &again, "Claude Code"), Working);
+    let prose = format!("● The run was Interrupted by a signal.\n\n{RULE}\n❯ \n{RULE}");
+    assert_eq!(says(AgentKind::Claude, &prose, "✳ Claude Code"), Idle);
     let transcript = "lots of text\n  Showing detailed transcript · ctrl+o to toggle";
     assert_eq!(says(AgentKind::Claude, transcript, "Claude Code"), Hold);
     assert_eq!(

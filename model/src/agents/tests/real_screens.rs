@@ -66,6 +66,7 @@ pub(super) fn fixtures() -> Vec<Fixture> {
                 (_, "idle" | "done") => ScreenState::Idle,
                 (_, "working") => ScreenState::Working,
                 (_, "blocked") => ScreenState::Blocked,
+                (_, "interrupted") => ScreenState::Interrupted,
                 _ => panic!("{name}/{stem}: no expected state for this file name"),
             };
             all.push(Fixture {

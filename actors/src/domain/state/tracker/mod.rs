@@ -17,7 +17,9 @@
 mod carry;
 mod cursor;
 mod hibernate;
+mod interrupt;
 mod printing;
+mod process;
 mod screen;
 #[cfg(test)]
 mod tests;
@@ -49,6 +51,8 @@ pub enum Timer {
     Settle(u64),
     /// A Cursor tool call's approval wait, by token.
     Approval(u64),
+    /// The check of an idle screen on a hooked, working pane, by token.
+    Interrupt(u64),
 }
 
 /// What the Pane actor does after a tracker step, in the order given.
@@ -197,6 +201,8 @@ pub struct AgentTracker {
     question: QuestionWatch,
     /// The settle check scheduled last.
     settle: Option<PendingSettle>,
+    /// An idle screen on a pane its hooks keep working (`interrupt.rs`).
+    interrupt: interrupt::InterruptWatch,
     /// Cursor tool calls and the approvals inferred from them.
     approvals: cursor::Approvals,
     /// When the current lifecycle began, on the monotonic clock.
@@ -231,6 +237,7 @@ impl AgentTracker {
             screen_armed: false,
             question: QuestionWatch::default(),
             settle: None,
+            interrupt: interrupt::InterruptWatch::default(),
             approvals: cursor::Approvals::default(),
             stretch: Stretch::default(),
             printing: printing::PrintRun::default(),
@@ -373,6 +380,7 @@ impl AgentTracker {
                 }
                 self.screen_raised = false;
                 self.hooked = true;
+                self.interrupt.cancel();
                 let was_blocked = self.pane.lifecycle == Lifecycle::Blocked;
                 let applied = self.stretch.batch(&mut self.pane, |pane, now| {
                     apply_checked(pane, checked, now)
@@ -469,82 +477,6 @@ impl AgentTracker {
         self.process = Process::Gone;
     }
 
-    /// What the process refresh saw (docs/agents.md#process-detection): a
-    /// generic pane is promoted to the agent it runs (never demoted; a
-    /// wrapper's hint counts only when detection finds nothing), and the cwd
-    /// follows the process.
-    pub fn on_process(&mut self, seen: ProcessReport) -> Vec<Effect> {
-        let mut effects = Vec::new();
-        if !self.live() {
-            return effects;
-        }
-        // A new program or kind, or rules that changed, gets one evaluation.
-        if self.screen_context_changed() {
-            self.arm_screen(&mut effects);
-        }
-        let ProcessReport {
-            name,
-            new_cwd,
-            hint,
-            packages,
-        } = seen;
-        let mut changed = false;
-        if !self.pane.agent.kind.is_agent() {
-            let detected = self.rules.current().detect(&name).or_else(|| {
-                hint.as_deref()
-                    .and_then(AgentKind::parse)
-                    .filter(|k| k.is_agent())
-            });
-            if let Some(kind) = detected {
-                self.pane.agent.kind = kind;
-                changed = true;
-            }
-        }
-        self.process_name = name;
-        changed |= self.learn_version(&packages);
-        if let Some(cwd) = new_cwd
-            && cwd != self.pane.cwd
-        {
-            self.pane.cwd = cwd;
-            changed = true;
-        }
-        if changed {
-            effects.push(Effect::Publish(vec![Event::PaneUpdated {
-                pane_id: self.pane.id.clone(),
-                pane: self.pane.clone(),
-            }]));
-        }
-        effects
-    }
-
-    /// A new process runs `argv` in this pane (`pane.resume`): unhooked, its
-    /// own program, nothing typed, no inferred approvals, lifecycle `unknown`.
-    /// The Pane adds `pane.created` to the published batch.
-    pub fn on_process_started(&mut self, argv: &[String]) -> Vec<Effect> {
-        let mut effects = Vec::new();
-        self.process = Process::Live;
-        self.hooked = false;
-        self.screen_raised = false;
-        self.worked_since_blocked = false;
-        self.task_closed = false;
-        self.screen_seen = None;
-        self.question.reset();
-        self.typed = false;
-        self.arm_screen(&mut effects);
-        self.forget_approvals(&mut effects);
-        self.process_name = signaltty_model::agents::programs::name_of(argv);
-        // The title was the old process's (a spinner read as working): the new
-        // one starts with the title of a fresh spawn until it sets its own.
-        self.pane.title = crate::domain::launch::initial_title(argv);
-        self.pane.live = LiveState::Live;
-        self.pane.restore_state = RestoreState::Live;
-        let events = self.with_axes("resume", |axes| {
-            axes.set_lifecycle(Lifecycle::Unknown, "resume");
-        });
-        effects.push(Effect::Publish(events));
-        effects
-    }
-
     /// The native answer route of decision `id` ended (its reporter stopped
     /// waiting). If it is still the pending decision it is cleared
     /// (`native_cancelled`), and a still-blocked pane hands its question over
@@ -598,6 +530,7 @@ impl AgentTracker {
             },
             Timer::Settle(token) => self.on_settle(token, screen, &mut effects),
             Timer::Approval(token) => self.on_approval_timer(token, &mut effects),
+            Timer::Interrupt(token) => self.on_interrupt_settle(token, screen, &mut effects),
         }
         effects
     }

@@ -149,7 +149,7 @@ impl AgentTracker {
     }
 
     /// What the winning rule says, if any.
-    fn reading(&self, screen: &dyn Screen) -> Option<ScreenState> {
+    pub(super) fn reading(&self, screen: &dyn Screen) -> Option<ScreenState> {
         self.evaluate_screen(screen, Detail::Winner)
             .winner
             .map(|w| w.state)
@@ -181,7 +181,9 @@ impl AgentTracker {
     /// or a hook left it blocked (the one state an agent may leave without a
     /// hook: a question dismissed with Esc fires none).
     fn screen_applies(&self) -> bool {
-        !self.hooked || self.pane.lifecycle == Lifecycle::Blocked
+        !self.hooked
+            || self.pane.lifecycle == Lifecycle::Blocked
+            || (self.pane.lifecycle == Lifecycle::Working && self.reads_interrupts())
     }
 
     /// One tick: classify and apply, for a live pane the rules look at. A
@@ -210,14 +212,23 @@ impl AgentTracker {
         let Some(winner) = self.evaluate_screen(screen, Detail::Winner).winner else {
             return;
         };
+        if self.hooked && self.pane.lifecycle == Lifecycle::Working {
+            self.hooked_working_tick(&winner, effects);
+            return;
+        }
         if self.hooked {
             self.hooked_blocked_tick(&winner, effects);
             return;
         }
-        if winner.catch_all && self.printing.long(now) {
+        if self.printing.no_sign_for_long(winner.catch_all, now) {
             self.no_sign_while_printing(effects);
             return;
         }
+        self.apply_winner(&winner, effects);
+    }
+
+    /// What the winning rule does (docs/screen-rules.md#what-the-winning-rule-does).
+    fn apply_winner(&mut self, winner: &Winner, effects: &mut Vec<Effect>) {
         let events = self.stretch.batch(&mut self.pane, |pane, now| {
             apply_screen_seen(
                 pane,

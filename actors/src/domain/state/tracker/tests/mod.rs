@@ -7,6 +7,7 @@
 
 mod approval;
 mod generated;
+mod interrupts;
 mod questions;
 mod unhooked;
 mod vocabulary;

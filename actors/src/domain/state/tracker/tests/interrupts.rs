@@ -1,0 +1,137 @@
+//! An interrupted turn (docs/screen-rules.md#an-interrupted-turn-is-idle):
+//! the agent's own "Interrupted" makes the pane idle with nothing to read,
+//! also while hooks keep it working; nothing else on a hooked pane's screen
+//! moves it.
+
+use super::*;
+
+/// The harness's rules, plus Claude's word for an interrupted turn.
+fn with_interrupts() -> Harness {
+    let text = format!(
+        "{RULES}
+[[screen]]
+id = \"interrupted\"
+state = \"interrupted\"
+priority = 250
+region = \"screen\"
+regex = ['Interrupted · What should Claude do instead']
+"
+    );
+    let manifest = Manifest::parse("test.toml", &text, false).expect("the test rules parse");
+    let rules = AgentRules::new(AgentSet {
+        user: vec![manifest],
+        ..AgentSet::default()
+    });
+    let mut h = Harness::new(AgentKind::Claude);
+    h.tracker = AgentTracker::with_rules(pane(AgentKind::Claude), rules, APPROVAL_WAIT);
+    h
+}
+
+/// The one check an idle reading arms.
+fn interrupt_check(effects: &[Effect]) -> Timer {
+    match armed(effects).as_slice() {
+        [(timer @ Timer::Interrupt(_), after)] => {
+            assert_eq!(*after, DISMISS_SETTLE);
+            *timer
+        },
+        other => panic!("an idle reading arms one check, not {other:?}"),
+    }
+}
+
+const INTERRUPTED: &str = "❯ Create out.txt\n  ⎿  Interrupted · What should Claude do instead?\n❯ ";
+
+#[test]
+fn a_hooked_turn_the_agent_says_was_interrupted_is_idle() {
+    let mut h = with_interrupts();
+    h.hook("UserPromptSubmit", json!({}));
+    assert_eq!(h.lifecycle(), Lifecycle::Working);
+    // While the hooks keep it working, the screen is still looked at.
+    assert_eq!(
+        armed(&h.show(SPINNER)),
+        vec![(Timer::ScreenTick, SCREEN_TICK)]
+    );
+    // A working screen changes nothing: the hooks decide.
+    let effects = h.fire(Timer::ScreenTick);
+    assert!(published(&effects).is_empty(), "{effects:?}");
+    // A prompt only arms a check; the spinner back cancels it.
+    let effects = h.show_and_tick(PROMPT);
+    assert!(published(&effects).is_empty(), "{effects:?}");
+    let check = interrupt_check(&effects);
+    h.show_and_tick(SPINNER);
+    assert!(published(&h.fire(check)).is_empty());
+    assert_eq!(h.lifecycle(), Lifecycle::Working);
+    // The agent's own word ends the turn at once.
+    let effects = h.show_and_tick(INTERRUPTED);
+    assert_eq!(published(&effects), vec!["agent.idle"]);
+    assert_eq!(h.lifecycle(), Lifecycle::Idle);
+    assert_eq!(h.attention(), Attention::None);
+    // Idle and hooked: the screen is not looked at again until the next turn.
+    assert!(armed(&h.show(INTERRUPTED)).is_empty());
+    h.hook("UserPromptSubmit", json!({}));
+    assert_eq!(h.lifecycle(), Lifecycle::Working);
+}
+
+#[test]
+fn an_unhooked_interrupted_turn_is_idle_not_done() {
+    let mut h = with_interrupts();
+    h.show_and_tick(PROMPT);
+    h.tracker.on_input(1);
+    h.show_and_tick(SPINNER);
+    assert_eq!(h.lifecycle(), Lifecycle::Working);
+    let effects = h.show_and_tick(INTERRUPTED);
+    assert_eq!(published(&effects), vec!["agent.idle"]);
+    assert_eq!(h.attention(), Attention::None);
+    // Without the agent's word, the same prompt ends a turn with a result.
+    h.show_and_tick(SPINNER);
+    h.show_and_tick(PROMPT);
+    assert_eq!(h.lifecycle(), Lifecycle::Done);
+    assert_eq!(h.attention(), Attention::Unread);
+}
+
+#[test]
+fn esc_at_a_hooked_question_that_says_interrupted_leaves_it_idle() {
+    let mut h = with_interrupts();
+    h.hook("UserPromptSubmit", json!({}));
+    h.hook("PermissionRequest", json!({"tool_name": "Bash"}));
+    assert_eq!(h.lifecycle(), Lifecycle::Blocked);
+    h.show_and_tick(QUESTION);
+    let effects = h.show_and_tick(INTERRUPTED);
+    let settle = settle_timer(&effects);
+    let effects = h.fire(settle);
+    assert!(published(&effects).contains(&"agent.idle"), "{effects:?}");
+    assert_eq!(h.lifecycle(), Lifecycle::Idle);
+}
+
+/// Interrupted before it answered, Claude puts the prompt back and says
+/// nothing: a prompt that stays for the settle time with no hook ends the
+/// turn; a hook in between keeps it.
+#[test]
+fn a_hooked_turn_whose_prompt_comes_back_and_stays_is_idle() {
+    let mut h = with_interrupts();
+    h.hook("UserPromptSubmit", json!({}));
+    let check = interrupt_check(&h.show_and_tick(PROMPT));
+    h.hook("PreToolUse", json!({"tool_name": "Bash"}));
+    assert!(published(&h.fire(check)).is_empty(), "a hook came between");
+    assert_eq!(h.lifecycle(), Lifecycle::Working);
+    h.show_and_tick(SPINNER);
+    let check = interrupt_check(&h.show_and_tick(PROMPT));
+    assert_eq!(published(&h.fire(check)), vec!["agent.idle"]);
+    assert_eq!(h.attention(), Attention::None);
+    assert_eq!(
+        h.tracker
+            .evidence()
+            .lifecycle
+            .as_ref()
+            .map(|o| o.source.as_str()),
+        Some("screen:prompt")
+    );
+}
+
+/// Without an `interrupted` rule the agent's screen is not trusted to show
+/// every working moment: its hooks alone decide.
+#[test]
+fn without_an_interrupted_rule_a_hooked_working_pane_is_not_looked_at() {
+    let mut h = Harness::new(AgentKind::Claude);
+    h.hook("UserPromptSubmit", json!({}));
+    assert!(armed(&h.show(PROMPT)).is_empty());
+}

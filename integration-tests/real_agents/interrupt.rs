@@ -1,0 +1,36 @@
+//! A turn interrupted with Esc before Claude Code answered: it fires no hook
+//! for it (no `Stop`), puts the prompt back into its input box and says
+//! nothing, so a pane its hooks made `working` stayed working until the next
+//! prompt. Claude's rules include an `interrupted` reading, which has the
+//! screen of its hooked, working pane looked at: the prompt back for 1.5 s
+//! with no hook makes the pane `idle` (an interrupted turn has nothing to
+//! read), and the next prompt is a turn like any other.
+
+use super::{agent_bin, claude_rig, press, submit, wait_screen, wait_state};
+use crate::support::{ok, str_field};
+use serde_json::json;
+
+#[test]
+fn claude_interrupted_before_it_answers_reads_idle_with_its_hooks() {
+    let rig = claude_rig();
+    // A model slow enough that the turn is surely mid-way when Esc comes.
+    rig.model.set(json!({"delay": 30.0, "final_delay": 0.3}));
+    let (mut c, pane) = rig.ready("claude", json!([agent_bin("claude")]), "? for shortcuts");
+    submit(&mut c, &pane, "Create out.txt containing hello");
+    wait_state(&mut c, &pane, "working");
+    wait_screen(&mut c, &pane, "esc to interrupt");
+    press(&mut c, &pane, "\x1b");
+    let idle = wait_state(&mut c, &pane, "idle");
+    assert_eq!(idle["attention"], "none", "{idle}");
+    let explain = ok(c.call("pane.explain", json!({"pane_id": pane})));
+    assert_eq!(explain["hooked"], true, "{explain}");
+    let source = str_field(&explain["lifecycle"], "source");
+    assert_eq!(source, "screen:live_prompt_box", "{explain}");
+    // The prompt is back in Claude's input box: Enter sends it again, a
+    // turn like any other.
+    rig.model.set(json!({"delay": 2.0, "final_delay": 0.3}));
+    press(&mut c, &pane, "\r");
+    wait_state(&mut c, &pane, "working");
+    let d = super::pending_decision(&mut c, &pane);
+    super::allow_once_and_finish(&rig, &mut c, &pane, &d);
+}
