@@ -183,6 +183,7 @@ const RUNS: &[&str] = &[
     "agents list",
     "agents reload",
     "agents check MANIFEST",
+    "agents record sh --pane PANE --for 1",
     "explain p",
     "decisions",
     "task start --repo . --objective x -- sh",

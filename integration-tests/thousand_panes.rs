@@ -181,7 +181,8 @@ fn a_thousand_panes_start_answer_and_close_leaving_nothing_behind() {
     // refresh gives the freed memory back.
     let settled = poll_until(SETTLE, || {
         after = usage(pid);
-        after.fds == before.fds
+        // At most as many: the baseline may have caught a transient one.
+        after.fds <= before.fds
             && after.threads <= before.threads + 4
             && trims(&mut server) >= 2
             && rss_back(&after)

@@ -20,8 +20,9 @@ runs:
 `mode: "error"` answers the next main turn with an HTTP error instead (400, or
 `error_status`; clients retry a 5xx for a long time).
 
-`mode: "subagent"` (Claude Code) answers the main turn's first request with
-one call of its subagent tool (`Agent`, formerly `Task`), whose prompt
+`mode: "subagent"` answers the main turn's first request with one call of
+its subagent tool (Claude Code's `Agent`, formerly `Task`; Codex's
+`spawn_agent`, offered inside a tool namespace and called with it), whose task
 carries SUBAGENT_MARK, and every later main request (the subagent's result,
 or Claude's note that a background subagent finished) with `final`; the
 subagent's own requests (their conversation holds the mark) get the shell
@@ -55,7 +56,7 @@ DEFAULTS = {
 }
 
 SHELL_NAMES = ("Bash", "bash", "exec_command", "shell", "run_shell_command", "local_shell")
-SUBAGENT_TOOLS = ("Agent", "Task")
+SUBAGENT_TOOLS = ("Agent", "Task", "spawn_agent")
 SUBAGENT_MARK = "[fake-model subagent]"
 
 OPTIONS = None
@@ -86,6 +87,7 @@ class Turn:
     def __init__(self, api, body):
         self.api = api
         self.body = body
+        self.namespaces = {}
         self.tools = self._tools()
         self.last = self._last()
 
@@ -106,6 +108,13 @@ class Turn:
                 tools[t["function"].get("name")] = t["function"].get("parameters") or {}
             elif t.get("type") == "local_shell":
                 tools["local_shell"] = {}
+            elif isinstance(t.get("tools"), list):
+                # A namespace of tools (Codex's `multi_agent_v1`): each by
+                # its own name, the namespace remembered for the call.
+                for inner in t["tools"]:
+                    if isinstance(inner, dict) and inner.get("name"):
+                        tools[inner["name"]] = inner.get("parameters") or {}
+                        self.namespaces[inner["name"]] = t.get("name")
             else:
                 tools[t.get("name") or t.get("type")] = t.get("parameters") or {}
         return tools
@@ -173,6 +182,14 @@ class Turn:
                     collect(message.get("content"))
         return texts
 
+    def outputs(self):
+        """The text of each tool result of a Responses conversation."""
+        items = self.body.get("input") if self.api == "responses" else None
+        if not isinstance(items, list):
+            return []
+        return [str(i.get("output"))[:300] for i in items
+                if str(i.get("type", "")).endswith("_output")]
+
     def tool_results(self):
         """How many tool results the conversation holds."""
         if self.api == "responses":
@@ -231,6 +248,7 @@ class Reply:
         self.text = None
         self.error = False
         self.delay = 0.0
+        self.namespace = None
         name, schema = turn.shell()
         if plan.get("mode") == "subagent" and self.delegate(turn, plan):
             return
@@ -270,9 +288,8 @@ class Reply:
             return False
         if turn.last == "user" and turn.tool_results() == 0:
             self.tool = tool
-            self.args = {"description": "Write the file",
-                         "prompt": f"{SUBAGENT_MARK} Run the command the test asked for.",
-                         "subagent_type": "general-purpose", "run_in_background": False}
+            self.namespace = turn.namespaces.get(tool)
+            self.args = subagent_args(tool, turn.tools[tool])
             self.delay = float(plan["delay"])
         elif turn.last in ("tool_result", "user"):
             # The subagent's result, or Claude telling the main turn that a
@@ -282,6 +299,27 @@ class Reply:
         else:
             self.text = plan["side"]
         return True
+
+
+def subagent_args(tool, schema):
+    """A call of the subagent tool whose task carries SUBAGENT_MARK: Claude's
+    `Agent`/`Task` as it documents them, Codex's `spawn_agent` from the
+    schema the request offers."""
+    task = f"{SUBAGENT_MARK} Run the command the test asked for."
+    if tool in ("Agent", "Task"):
+        return {"description": "Write the file", "prompt": task,
+                "subagent_type": "general-purpose", "run_in_background": False}
+    props = (schema or {}).get("properties") or {}
+    args = {}
+    for key, spec in props.items():
+        if key in ("message", "prompt", "task", "instructions", "input") \
+                and (spec or {}).get("type") == "string":
+            args[key] = task
+    if "task_name" in props:
+        args["task_name"] = "write_file"
+    if not any(k in args for k in ("message", "prompt", "task", "instructions", "input")):
+        args["message"] = task
+    return args
 
 
 def pieces(text):
@@ -377,7 +415,9 @@ class Handler(BaseHTTPRequestHandler):
         reply = Reply(turn, script())
         self.record({"method": "POST", "path": path, "api": api, "last": turn.last,
                      "tool": reply.tool, "args": reply.args, "text": reply.text,
-                     "error": reply.error, "users": turn.user_texts()})
+                     "error": reply.error, "users": turn.user_texts(),
+                     "tools": sorted(n for n in turn.tools if n),
+                     "outputs": turn.outputs()})
         if reply.error:
             # 400 by default: clients retry 5xx (for a long while) but not 4xx.
             status = int(script().get("error_status", 400))
@@ -447,6 +487,8 @@ class Handler(BaseHTTPRequestHandler):
         elif reply.tool:
             item = {"type": "function_call", "id": ident("fc_"), "call_id": ident("call_"),
                     "name": reply.tool, "arguments": json.dumps(reply.args), "status": "completed"}
+            if reply.namespace:
+                item["namespace"] = reply.namespace
         else:
             item = {"type": "message", "id": ident("msg_"), "role": "assistant",
                     "status": "completed",

@@ -6,7 +6,7 @@
 //! with no hook makes the pane `idle` (an interrupted turn has nothing to
 //! read), and the next prompt is a turn like any other.
 
-use super::{agent_bin, claude_rig, press, submit, wait_screen, wait_state};
+use super::{agent_bin, claude_rig, press, submit, wait_screen, wait_state, wait_until};
 use crate::support::{ok, str_field};
 use serde_json::json;
 
@@ -16,6 +16,12 @@ fn claude_interrupted_before_it_answers_reads_idle_with_its_hooks() {
     // A model slow enough that the turn is surely mid-way when Esc comes.
     rig.model.set(json!({"delay": 30.0, "final_delay": 0.3}));
     let (mut c, pane) = rig.ready("claude", json!([agent_bin("claude")]), "? for shortcuts");
+    // The screen overrides hooks only on a checked version, which the
+    // process refresh learns within 10 s of the start.
+    wait_until("the version to be known", super::LONG, || {
+        let p = ok(c.call("pane.get", json!({"pane_id": pane})));
+        (p["pane"]["agent"]["fidelity"] == "checked").then_some(())
+    });
     submit(&mut c, &pane, "Create out.txt containing hello");
     wait_state(&mut c, &pane, "working");
     wait_screen(&mut c, &pane, "esc to interrupt");

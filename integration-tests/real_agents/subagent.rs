@@ -119,3 +119,59 @@ fn claude_subagents_permission_without_hooks_reads_blocked_from_the_screen() {
     assert!(answered, "the subagent's dialog took Enter");
     the_tool_runs_and_the_turn_ends_done(&rig, &mut c, &pane);
 }
+
+/// Codex's sub-agents (`spawn_agent`, on by default in 0.171) run on after
+/// the main turn's `Stop` and ask through the same hooks, naming themselves
+/// (`agent_id`) beside the main session. The spawned agent's escalated command blocks the pane with the
+/// question's real options; Allow once from signaltty runs it, and the pane
+/// goes back to the main turn's `done` (no hook says when a sub-agent ends),
+/// its session still the main agent's.
+#[test]
+fn codex_subagents_permission_blocks_the_pane_and_is_answered_from_signaltty() {
+    let rig = super::codex_rig();
+    rig.model
+        .set(json!({"mode": "subagent", "delay": 2.0, "final_delay": 0.3}));
+    let (mut c, pane) = rig.ready("codex", super::codex_argv(), "Ask Codex to do anything");
+    submit(&mut c, &pane, "Create out.txt containing hello");
+    wait_state(&mut c, &pane, "working");
+    let session = |c: &mut Client| {
+        let p = ok(c.call("pane.get", json!({"pane_id": pane})));
+        p["pane"]["agent"]["agent_session_id"].clone()
+    };
+    let d = pending_decision(&mut c, &pane);
+    let main = session(&mut c);
+    capture(&mut c, &pane, "codex", "blocked-subagent", None);
+    let p = ok(c.call("pane.get", json!({"pane_id": pane})));
+    assert_eq!(p["pane"]["lifecycle"], "blocked");
+    assert_eq!(p["pane"]["attention"], "permission_required");
+    let options: Vec<&str> = d["options"]
+        .as_array()
+        .map(|o| o.iter().filter_map(|o| o["id"].as_str()).collect())
+        .unwrap_or_default();
+    assert!(
+        options.contains(&"once") && options.contains(&"deny"),
+        "{d}"
+    );
+    let requests = rig.model.requests();
+    assert!(
+        requests.iter().any(|r| r["tool"] == "spawn_agent"),
+        "the main turn spawned a sub-agent: {requests:?}"
+    );
+    let answered = ok(c.call(
+        "decision.answer",
+        json!({"pane_id": pane, "decision_id": d["id"], "option_id": "once"}),
+    ));
+    assert_eq!(answered["lifecycle"], "done", "{answered}");
+    let out = rig.work.join("out.txt");
+    crate::support::wait_until("the sub-agent to write out.txt", super::LONG, || {
+        out.exists().then_some(())
+    });
+    assert!(!main.is_null());
+    assert_eq!(
+        session(&mut c),
+        main,
+        "the pane's session stays the main agent's"
+    );
+    rig.watch
+        .expect_lifecycle(&pane, &["idle", "working", "done", "blocked", "done"]);
+}

@@ -3,15 +3,16 @@
 //! for Esc mid-turn, so a pane their hooks made `working` would stay so until
 //! the next prompt. For an agent whose rules can say so (a rule with `state =
 //! "interrupted"`), the screen of a hooked, working pane is looked at: the
-//! agent's own word ends the turn at once; an idle reading that holds for
-//! `DISMISS_SETTLE` with no hook in between ends it too (Claude, interrupted
-//! before it answered, puts the prompt back and says nothing). Either way the
-//! pane is `idle`, with nothing to read.
+//! agent's own word ends the turn at once; on a version the rules were
+//! checked on, an idle reading that holds for `DISMISS_SETTLE` with no hook
+//! in between ends it too (Claude, interrupted before it answered, puts the
+//! prompt back and says nothing). Either way the pane is `idle`, with
+//! nothing to read.
 
 use super::screen::{DISMISS_SETTLE, Winner};
 use super::{AgentTracker, Effect, Timer};
 use signaltty_model::agents::screen::ScreenState;
-use signaltty_protocol::pane::Lifecycle;
+use signaltty_protocol::pane::{Fidelity, Lifecycle};
 
 /// The pending check of an idle reading on a hooked, working pane.
 #[derive(Debug, Default)]
@@ -38,6 +39,11 @@ impl AgentTracker {
             .any(|r| r.state == ScreenState::Interrupted)
     }
 
+    /// The running agent's version is one its rules were checked on.
+    fn checked_version(&self) -> bool {
+        self.pane.agent.fidelity == Some(Fidelity::Checked)
+    }
+
     /// A tick on a pane its hooks keep working: only the agent's word that
     /// the turn was interrupted, or an idle screen that stays so, moves it.
     pub(super) fn hooked_working_tick(&mut self, winner: &Winner, effects: &mut Vec<Effect>) {
@@ -46,7 +52,9 @@ impl AgentTracker {
                 self.interrupt.cancel();
                 self.end_interrupted_turn(&winner.id, effects);
             },
-            ScreenState::Idle if self.interrupt.pending.is_none() => {
+            // An idle screen overrides hooks only on a version the rules
+            // were checked on: there, a working turn always shows a sign.
+            ScreenState::Idle if self.interrupt.pending.is_none() && self.checked_version() => {
                 self.interrupt.checks += 1;
                 let token = self.interrupt.checks;
                 self.interrupt.pending = Some((token, winner.id.clone()));

@@ -21,6 +21,7 @@ mod interrupt;
 mod printing;
 mod process;
 mod screen;
+mod subagent;
 #[cfg(test)]
 mod tests;
 mod version;
@@ -203,6 +204,9 @@ pub struct AgentTracker {
     settle: Option<PendingSettle>,
     /// An idle screen on a pane its hooks keep working (`interrupt.rs`).
     interrupt: interrupt::InterruptWatch,
+    /// Blocked by a subagent after the main turn ended: that turn's state,
+    /// to go back to once answered (`subagent.rs`).
+    after_subagent_question: Option<Lifecycle>,
     /// Cursor tool calls and the approvals inferred from them.
     approvals: cursor::Approvals,
     /// When the current lifecycle began, on the monotonic clock.
@@ -238,6 +242,7 @@ impl AgentTracker {
             question: QuestionWatch::default(),
             settle: None,
             interrupt: interrupt::InterruptWatch::default(),
+            after_subagent_question: None,
             approvals: cursor::Approvals::default(),
             stretch: Stretch::default(),
             printing: printing::PrintRun::default(),
@@ -382,10 +387,12 @@ impl AgentTracker {
                 self.hooked = true;
                 self.interrupt.cancel();
                 let was_blocked = self.pane.lifecycle == Lifecycle::Blocked;
+                let before = self.pane.lifecycle;
                 let applied = self.stretch.batch(&mut self.pane, |pane, now| {
                     apply_checked(pane, checked, now)
                 });
                 events.extend(applied);
+                self.note_question_origin(before, &hook.payload);
                 // Still blocked: the agent talks, so the screen's idle is not
                 // a dismissal yet. Otherwise a new question (or none): the
                 // screen has not shown it yet.
@@ -509,8 +516,9 @@ impl AgentTracker {
         if self.pane.lifecycle != Lifecycle::Blocked {
             return Vec::new();
         }
+        let to = self.after_answer();
         self.with_axes("answer", |axes| {
-            axes.set_lifecycle(Lifecycle::Working, "answer");
+            axes.set_lifecycle(to, "answer");
         })
     }
 

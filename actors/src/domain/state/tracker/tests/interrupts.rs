@@ -4,6 +4,7 @@
 //! moves it.
 
 use super::*;
+use signaltty_protocol::pane::Fidelity;
 
 /// The harness's rules, plus Claude's word for an interrupted turn.
 fn with_interrupts() -> Harness {
@@ -24,6 +25,7 @@ regex = ['Interrupted · What should Claude do instead']
     });
     let mut h = Harness::new(AgentKind::Claude);
     h.tracker = AgentTracker::with_rules(pane(AgentKind::Claude), rules, APPROVAL_WAIT);
+    h.tracker.pane_mut().agent.fidelity = Some(Fidelity::Checked);
     h
 }
 
@@ -134,4 +136,19 @@ fn without_an_interrupted_rule_a_hooked_working_pane_is_not_looked_at() {
     let mut h = Harness::new(AgentKind::Claude);
     h.hook("UserPromptSubmit", json!({}));
     assert!(armed(&h.show(PROMPT)).is_empty());
+}
+
+/// On a version the rules were not checked on (or one not known), an idle
+/// screen leaves the hooks' working alone; the agent's own word still counts.
+#[test]
+fn off_a_checked_version_only_the_agents_word_ends_a_hooked_turn() {
+    for fidelity in [Some(Fidelity::Unverified), None] {
+        let mut h = with_interrupts();
+        h.tracker.pane_mut().agent.fidelity = fidelity;
+        h.hook("UserPromptSubmit", json!({}));
+        let effects = h.show_and_tick(PROMPT);
+        assert!(armed(&effects).is_empty(), "{fidelity:?}: {effects:?}");
+        assert_eq!(h.lifecycle(), Lifecycle::Working);
+        assert_eq!(published(&h.show_and_tick(INTERRUPTED)), vec!["agent.idle"]);
+    }
 }
