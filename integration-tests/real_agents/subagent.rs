@@ -60,17 +60,7 @@ fn claude_subagents_permission_blocks_the_pane_and_is_answered_from_signaltty() 
         Some("Do you want"),
     );
     assert!(str_field(&d, "prompt").starts_with("Allow Bash?"), "{d}");
-    let options: Vec<&str> = d["options"]
-        .as_array()
-        .map(|o| o.iter().filter_map(|o| o["id"].as_str()).collect())
-        .unwrap_or_default();
-    assert!(
-        options.contains(&"once") && options.contains(&"deny"),
-        "{d}"
-    );
-    let p = ok(c.call("pane.get", json!({"pane_id": pane})));
-    assert_eq!(p["pane"]["lifecycle"], "blocked");
-    assert_eq!(p["pane"]["attention"], "permission_required");
+    blocked_with_its_options(&mut c, &pane, &d);
     delegated(&rig);
     super::allow_once_and_finish(&rig, &mut c, &pane, &d);
     rig.watch
@@ -141,17 +131,7 @@ fn codex_subagents_permission_blocks_the_pane_and_is_answered_from_signaltty() {
     let d = pending_decision(&mut c, &pane);
     let main = session(&mut c);
     capture(&mut c, &pane, "codex", "blocked-subagent", None);
-    let p = ok(c.call("pane.get", json!({"pane_id": pane})));
-    assert_eq!(p["pane"]["lifecycle"], "blocked");
-    assert_eq!(p["pane"]["attention"], "permission_required");
-    let options: Vec<&str> = d["options"]
-        .as_array()
-        .map(|o| o.iter().filter_map(|o| o["id"].as_str()).collect())
-        .unwrap_or_default();
-    assert!(
-        options.contains(&"once") && options.contains(&"deny"),
-        "{d}"
-    );
+    blocked_with_its_options(&mut c, &pane, &d);
     let requests = rig.model.requests();
     assert!(
         requests.iter().any(|r| r["tool"] == "spawn_agent"),
@@ -174,4 +154,20 @@ fn codex_subagents_permission_blocks_the_pane_and_is_answered_from_signaltty() {
     );
     rig.watch
         .expect_lifecycle(&pane, &["idle", "working", "done", "blocked", "done"]);
+}
+
+/// The pane is blocked on the subagent's permission question, whose
+/// decision `d` offers the real options: Allow once and Deny.
+fn blocked_with_its_options(c: &mut Client, pane: &str, d: &serde_json::Value) {
+    let p = ok(c.call("pane.get", json!({"pane_id": pane})));
+    assert_eq!(p["pane"]["lifecycle"], "blocked");
+    assert_eq!(p["pane"]["attention"], "permission_required");
+    let options: Vec<&str> = d["options"]
+        .as_array()
+        .map(|o| o.iter().filter_map(|o| o["id"].as_str()).collect())
+        .unwrap_or_default();
+    assert!(
+        options.contains(&"once") && options.contains(&"deny"),
+        "{d}"
+    );
 }

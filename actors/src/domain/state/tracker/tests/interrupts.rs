@@ -119,14 +119,7 @@ fn a_hooked_turn_whose_prompt_comes_back_and_stays_is_idle() {
     let check = interrupt_check(&h.show_and_tick(PROMPT));
     assert_eq!(published(&h.fire(check)), vec!["agent.idle"]);
     assert_eq!(h.attention(), Attention::None);
-    assert_eq!(
-        h.tracker
-            .evidence()
-            .lifecycle
-            .as_ref()
-            .map(|o| o.source.as_str()),
-        Some("screen:prompt")
-    );
+    assert_eq!(h.lifecycle_source(), Some("screen:prompt"));
 }
 
 /// Without an `interrupted` rule the agent's screen is not trusted to show

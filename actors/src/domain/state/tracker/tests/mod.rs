@@ -129,6 +129,15 @@ impl Harness {
         self.tracker.pane().lifecycle
     }
 
+    /// The evidence that last moved the lifecycle (`screen:<rule>`, …).
+    fn lifecycle_source(&self) -> Option<&str> {
+        self.tracker
+            .evidence()
+            .lifecycle
+            .as_ref()
+            .map(|o| o.source.as_str())
+    }
+
     fn attention(&self) -> Attention {
         self.tracker.pane().attention
     }

@@ -13,14 +13,7 @@ fn a_question_dismissed_on_screen_unblocks_the_pane_after_the_settle_time() {
     assert_eq!(published(&effects), ["agent.idle", "attention.cleared"]);
     assert_eq!(h.lifecycle(), Lifecycle::Idle);
     assert_eq!(h.attention(), Attention::None);
-    assert_eq!(
-        h.tracker
-            .evidence()
-            .lifecycle
-            .as_ref()
-            .map(|o| o.source.as_str()),
-        Some("screen:prompt")
-    );
+    assert_eq!(h.lifecycle_source(), Some("screen:prompt"));
 }
 
 #[test]
@@ -68,14 +61,7 @@ fn a_spinner_only_in_the_title_unblocks_only_if_it_holds_through_the_settle_time
         published(&h.fire(timer)),
         ["agent.working", "attention.cleared"]
     );
-    assert_eq!(
-        h.tracker
-            .evidence()
-            .lifecycle
-            .as_ref()
-            .map(|o| o.source.as_str()),
-        Some("screen:title_spins")
-    );
+    assert_eq!(h.lifecycle_source(), Some("screen:title_spins"));
 }
 
 #[test]

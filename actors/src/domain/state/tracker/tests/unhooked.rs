@@ -167,14 +167,7 @@ fn long_output_that_no_sign_matches_is_unknown_until_it_stops() {
         armed(&effects),
         [(Timer::ScreenTick, Duration::from_millis(1500))]
     );
-    assert_eq!(
-        h.tracker
-            .evidence()
-            .lifecycle
-            .as_ref()
-            .map(|o| o.source.as_str()),
-        Some("screen:no_sign")
-    );
+    assert_eq!(h.lifecycle_source(), Some("screen:no_sign"));
     // Still printing: still unknown, nothing new published.
     assert!(published(&tick(&mut h, Duration::from_millis(400))).is_empty());
     // A working sign is read as working at once.
