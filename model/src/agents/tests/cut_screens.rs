@@ -152,13 +152,9 @@ fn a_status_line_overdrawn_at_its_start_still_reads_working() {
             "? for shortcuts   ",
         ),
     ];
-    let all = fixtures();
     let mut wrong = Vec::new();
     for (dir, stem, marker, over) in cases {
-        let fixture = all
-            .iter()
-            .find(|f| f.dir == dir && f.stem == stem)
-            .unwrap_or_else(|| panic!("no fixture {dir}/{stem}"));
+        let fixture = &fixture(dir, stem);
         let screen = overdraw(&fixture.screen, marker, over);
         for width in WIDTHS {
             let narrow = cut_screen(&screen, width);
@@ -179,11 +175,7 @@ fn a_status_line_overdrawn_at_its_start_still_reads_working() {
 /// the same line without the cancel hint (what stays after the turn) does not.
 #[test]
 fn geminis_hooks_line_cut_and_overdrawn_reads_working() {
-    let all = fixtures();
-    let fixture = all
-        .iter()
-        .find(|f| f.dir == "gemini-0.61.0" && f.stem == "working-hooks")
-        .expect("fixture");
+    let fixture = &fixture("gemini-0.61.0", "working-hooks");
     for width in WIDTHS {
         // The hook's command fills the line up to the last 11 columns.
         let lead = " ⠋ Running hooks: ~/.gemini/hooks/";
@@ -220,11 +212,7 @@ fn geminis_hooks_line_cut_and_overdrawn_reads_working() {
 /// shorter line are not state.
 #[test]
 fn a_cut_phrase_counts_only_at_the_right_edge() {
-    let all = fixtures();
-    let fixture = all
-        .iter()
-        .find(|f| f.dir == "gemini-0.61.0" && f.stem == "idle")
-        .expect("fixture");
+    let fixture = &fixture("gemini-0.61.0", "idle");
     let width = 100;
     let mut lines: Vec<&str> = fixture.screen.split('\n').collect();
     let at = lines
@@ -241,4 +229,12 @@ fn a_cut_phrase_counts_only_at_the_right_edge() {
         read(fixture, &lines.join("\n"), "", width),
         Some(ScreenState::Working)
     );
+}
+
+/// The captured screen `<dir>/<stem>.txt`.
+fn fixture(dir: &str, stem: &str) -> Fixture {
+    fixtures()
+        .into_iter()
+        .find(|f| f.dir == dir && f.stem == stem)
+        .unwrap_or_else(|| panic!("no fixture {dir}/{stem}"))
 }

@@ -12,7 +12,7 @@
 use super::screen::{DISMISS_SETTLE, Winner};
 use super::{AgentTracker, Effect, Timer};
 use signaltty_model::agents::screen::ScreenState;
-use signaltty_protocol::pane::{Fidelity, Lifecycle};
+use signaltty_protocol::pane::{AgentKind, Fidelity, Lifecycle};
 
 /// The pending check of an idle reading on a hooked, working pane.
 #[derive(Debug, Default)]
@@ -20,6 +20,10 @@ pub(super) struct InterruptWatch {
     /// The check's token and the rule that read idle.
     pending: Option<(u64, String)>,
     checks: u64,
+    /// Whether the pane's rules read interrupts, for the rules generation,
+    /// kind and program it was worked out for: asked on every output batch
+    /// of a hooked, working pane.
+    reads: Option<(u64, AgentKind, String, bool)>,
 }
 
 impl InterruptWatch {
@@ -31,12 +35,22 @@ impl InterruptWatch {
 
 impl AgentTracker {
     /// Whether a rule for this pane reads an interrupted turn.
-    pub(super) fn reads_interrupts(&self) -> bool {
+    pub(super) fn reads_interrupts(&mut self) -> bool {
+        let generation = self.rules.generation();
+        let kind = self.pane.agent.kind;
+        if let Some((g, k, program, reads)) = &self.interrupt.reads
+            && (*g, *k) == (generation, kind)
+            && *program == self.process_name
+        {
+            return *reads;
+        }
         let rules = self.rules.current();
-        let (_, applicable) = rules.rules_for(self.pane.agent.kind, &self.process_name);
-        applicable
+        let (_, applicable) = rules.rules_for(kind, &self.process_name);
+        let reads = applicable
             .iter()
-            .any(|r| r.state == ScreenState::Interrupted)
+            .any(|r| r.state == ScreenState::Interrupted);
+        self.interrupt.reads = Some((generation, kind, self.process_name.clone(), reads));
+        reads
     }
 
     /// The running agent's version is one its rules were checked on.

@@ -386,8 +386,8 @@ impl AgentTracker {
                 self.screen_raised = false;
                 self.hooked = true;
                 self.interrupt.cancel();
-                let was_blocked = self.pane.lifecycle == Lifecycle::Blocked;
                 let before = self.pane.lifecycle;
+                let was_blocked = before == Lifecycle::Blocked;
                 let applied = self.stretch.batch(&mut self.pane, |pane, now| {
                     apply_checked(pane, checked, now)
                 });

@@ -180,7 +180,7 @@ impl AgentTracker {
     /// Whether screen rules look at this pane now: its process sent no hook,
     /// or a hook left it blocked (the one state an agent may leave without a
     /// hook: a question dismissed with Esc fires none).
-    fn screen_applies(&self) -> bool {
+    fn screen_applies(&mut self) -> bool {
         !self.hooked
             || self.pane.lifecycle == Lifecycle::Blocked
             || (self.pane.lifecycle == Lifecycle::Working && self.reads_interrupts())

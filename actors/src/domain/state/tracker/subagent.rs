@@ -15,21 +15,19 @@ impl AgentTracker {
     /// subagent's hook blocked a pane whose turn had ended (`before`: the
     /// lifecycle before the hook).
     pub(super) fn note_question_origin(&mut self, before: Lifecycle, payload: &Value) {
-        let lifecycle = before;
         if self.pane.lifecycle != Lifecycle::Blocked {
             self.after_subagent_question = None;
             return;
         }
-        if lifecycle == Lifecycle::Blocked {
+        if before == Lifecycle::Blocked {
             return;
         }
         let subagent = payload
             .get("agent_id")
             .and_then(Value::as_str)
             .is_some_and(|id| !id.is_empty());
-        self.after_subagent_question = (subagent
-            && matches!(lifecycle, Lifecycle::Done | Lifecycle::Idle))
-        .then_some(lifecycle);
+        self.after_subagent_question =
+            (subagent && matches!(before, Lifecycle::Done | Lifecycle::Idle)).then_some(before);
     }
 
     /// Where an answered question leaves the pane: back at work, or at the
