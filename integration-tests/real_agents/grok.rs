@@ -16,13 +16,13 @@ const READY: &str = "Ask me anything";
 /// The last line of the logo it prints once its input box is up. Until then
 /// its event loop is busy drawing it: a paste and the Enter after it arrive
 /// as one chunk, which Ink takes for text, the Enter typed into the prompt.
-const LOGO: &str = r"__\////////////____";
+pub(super) const LOGO: &str = r"__\////////////____";
 
 /// Grok CLI against the fake model: an OpenAI Chat Completions client,
 /// pointed at it by environment (no settings file needed). Its model is kept
 /// answering for two seconds after the permission too, so the screen sees the
 /// turn working again before it ends.
-fn grok_rig() -> Rig {
+pub(super) fn grok_rig() -> Rig {
     Rig::new(
         |env, model, _home| {
             env.set_var("GROK_API_KEY", "sk-fake");

@@ -6,8 +6,13 @@
 //! 1.5 s with no hook makes the pane `idle` (an interrupted turn has nothing
 //! to read), and the next prompt is a turn like any other. Codex reports the
 //! same Esc with its own `Interrupt` hook.
+//!
+//! Every other agent is checked the same way, each in two panes side by
+//! side: one whose hooks report, one read from its screen alone
+//! (docs/screen-rules.md#an-interrupted-turn-is-idle has what each says).
 
 use super::{agent_bin, claude_rig, press, submit, wait_screen, wait_state, wait_until};
+use crate::support::client::Client;
 use crate::support::{ok, str_field};
 use serde_json::json;
 
@@ -64,4 +69,205 @@ fn codex_interrupted_before_it_answers_reads_idle_by_its_hook() {
         Some("hook:codex:Interrupt"),
         "{life:?}"
     );
+}
+
+/// An agent as the interrupt tests drive it.
+struct Agent {
+    /// Its name for `signaltty integration install`, when it has hooks.
+    hooks: Option<&'static str>,
+    rig: fn() -> super::Rig,
+    program: &'static str,
+    /// What its input box shows when it takes a prompt.
+    ready: &'static str,
+    /// What it shows while a turn runs.
+    busy: &'static str,
+    /// The source of the hooked pane's last state: the hook that said the
+    /// turn was interrupted, or the screen rule that read it.
+    hooked_source: &'static str,
+    /// The rule that reads the interrupted turn from the screen alone, if
+    /// one can.
+    screen_rule: Option<&'static str>,
+    /// What it draws last while it starts, before it reads keys, if the
+    /// input box comes earlier.
+    drawn: Option<&'static str>,
+    /// Esc must be pressed twice (OpenCode's first Esc only arms it).
+    esc_twice: bool,
+}
+
+/// Starts `agent` in a pane, its hooks reporting, or (`reported` false)
+/// pointed at a socket where no server listens: read from its screen alone.
+fn start(rig: &super::Rig, agent: &Agent, reported: bool) -> (Client, String) {
+    let mut argv = vec![json!(agent_bin(agent.program))];
+    if !reported {
+        let nowhere = rig.home.join("nowhere.sock");
+        argv.insert(0, json!(format!("SIGNALTTY_SOCKET={}", nowhere.display())));
+        argv.insert(0, json!("env"));
+    }
+    let mut c = rig.server.client();
+    let pane = rig.spawn(&mut c, json!(argv));
+    if let Some(drawn) = agent.drawn {
+        wait_screen(&mut c, &pane, drawn);
+    }
+    super::wait_ready(&mut c, &pane, agent.ready);
+    (c, pane)
+}
+
+/// A turn interrupted with Esc while the model has not answered: the pane
+/// ends `idle` with nothing to read, never `done` or `failed`, with its
+/// hooks and from its screen alone (the two panes run side by side on one
+/// server and one model).
+fn interrupted_turn_reads_idle(agent: &Agent) {
+    let rig = (agent.rig)();
+    rig.model.set(json!({"delay": 30.0, "final_delay": 0.3}));
+    if let Some(name) = agent.hooks {
+        rig.install_hooks(name);
+    }
+    let mut panes = Vec::new();
+    for reported in [true, false] {
+        if (reported && agent.hooks.is_none()) || (!reported && agent.screen_rule.is_none()) {
+            continue;
+        }
+        let (mut c, pane) = start(&rig, agent, reported);
+        submit(&mut c, &pane, "Create out.txt containing hello");
+        wait_state(&mut c, &pane, "working");
+        wait_screen(&mut c, &pane, agent.busy);
+        panes.push((c, pane, reported));
+    }
+    for (c, pane, _) in &mut panes {
+        press(c, pane, "\x1b");
+        if agent.esc_twice {
+            wait_screen(c, pane, "again to interrupt");
+            press(c, pane, "\x1b");
+        }
+    }
+    for (c, pane, reported) in &mut panes {
+        let idle = wait_state(c, pane, "idle");
+        assert_eq!(idle["attention"], "none", "{idle}");
+        // The reply to `wait` may overtake the event.
+        let life = wait_until("the subscriber to see the pane idle", super::LONG, || {
+            let life = rig.watch.lifecycle(pane);
+            (life.last().map(|(_, name, _)| name.as_str()) == Some("idle")).then_some(life)
+        });
+        let states: Vec<&str> = life.iter().map(|(_, n, _)| n.as_str()).collect();
+        assert!(
+            !states.contains(&"done") && !states.contains(&"failed"),
+            "{life:?}"
+        );
+        let last = life.last().map(|(_, _, source)| source.as_str());
+        if *reported {
+            assert_eq!(last, Some(agent.hooked_source), "{life:?}");
+        } else {
+            let rule = format!("screen:{}", agent.screen_rule.unwrap_or_default());
+            assert_eq!(last, Some(rule.as_str()), "{life:?}");
+            assert!(
+                life.iter().all(|(_, _, s)| s.starts_with("screen:")),
+                "{life:?}"
+            );
+        }
+    }
+    assert!(!rig.work.join("out.txt").exists());
+}
+
+/// Gemini CLI fires AfterAgent for the cancelled turn as for any other;
+/// its "ℹ Request cancelled." on screen makes that turn end `idle`.
+#[test]
+fn gemini_interrupted_before_it_answers_reads_idle() {
+    interrupted_turn_reads_idle(&Agent {
+        hooks: Some("gemini"),
+        rig: super::gemini_rig,
+        program: "gemini",
+        ready: "Type your message",
+        busy: "esc to cancel",
+        hooked_source: "hook:gemini:AfterAgent",
+        screen_rule: Some("request_cancelled"),
+        drawn: None,
+        esc_twice: false,
+    });
+}
+
+/// OpenCode ends the aborted turn with a `MessageAbortedError`: its plugin
+/// reports the error's name, read as an interruption, not a failure.
+#[test]
+fn opencode_interrupted_before_it_answers_reads_idle() {
+    interrupted_turn_reads_idle(&Agent {
+        hooks: Some("opencode"),
+        rig: super::opencode_rig,
+        program: "opencode",
+        ready: "Ask anything",
+        busy: "esc interrupt",
+        hooked_source: "hook:opencode:session.error",
+        screen_rule: Some("interrupted_footer"),
+        drawn: None,
+        esc_twice: true,
+    });
+}
+
+/// Kilo Code, OpenCode's descendant, the same through the same plugin.
+#[test]
+fn kilo_interrupted_before_it_answers_reads_idle() {
+    interrupted_turn_reads_idle(&Agent {
+        hooks: Some("kilo"),
+        rig: super::kilo::kilo_rig,
+        program: "kilo",
+        ready: "Ask anything",
+        busy: "esc interrupt",
+        hooked_source: "hook:generic:session.error",
+        screen_rule: Some("interrupted_footer"),
+        drawn: None,
+        esc_twice: true,
+    });
+}
+
+/// Pi's run ends with an `aborted` model reply, which its extension
+/// reports with the turn's end.
+#[test]
+fn pi_interrupted_before_it_answers_reads_idle() {
+    interrupted_turn_reads_idle(&Agent {
+        hooks: Some("pi"),
+        rig: super::pi_rig,
+        program: "pi",
+        ready: "(auto)",
+        busy: "Working",
+        hooked_source: "hook:pi:agent_end",
+        screen_rule: Some("operation_aborted"),
+        drawn: None,
+        esc_twice: false,
+    });
+}
+
+/// Grok CLI (no hooks) leaves the unanswered prompt as the conversation's
+/// last line.
+#[test]
+fn grok_interrupted_before_it_answers_reads_idle() {
+    interrupted_turn_reads_idle(&Agent {
+        hooks: None,
+        rig: super::grok::grok_rig,
+        program: "grok",
+        ready: "Ask me anything",
+        busy: "esc to interrupt",
+        hooked_source: "",
+        screen_rule: Some("prompt_unanswered"),
+        drawn: Some(super::grok::LOGO),
+        esc_twice: false,
+    });
+}
+
+/// Qwen Code, interrupted before the model answered, puts the prompt back
+/// into its input box and fires no Stop (only its idle Notification): with
+/// its hooks, the idle prompt that stays so ends the turn. From its screen
+/// alone nothing tells this from a finished turn
+/// (docs/screen-rules.md#an-interrupted-turn-is-idle).
+#[test]
+fn qwen_interrupted_before_it_answers_reads_idle_with_its_hooks() {
+    interrupted_turn_reads_idle(&Agent {
+        hooks: Some("qwen"),
+        rig: super::qwen::qwen_rig,
+        program: "qwen",
+        ready: "Type your message",
+        busy: "esc to cancel",
+        hooked_source: "screen:idle_fallback",
+        screen_rule: None,
+        drawn: None,
+        esc_twice: false,
+    });
 }

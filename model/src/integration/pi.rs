@@ -52,6 +52,20 @@ function lastText(event: any): string | undefined {
   return undefined;
 }
 
+// How the run's last model reply ended ("stop", "toolUse", "length", "error",
+// "aborted": Esc mid-turn) and its error text, if any.
+function lastStop(event: any): Record<string, unknown> {
+  try {
+    const messages = event?.messages ?? [];
+    for (let i = messages.length - 1; i >= 0; i--) {
+      const m = messages[i];
+      if (m?.role !== "assistant") continue;
+      return { stop_reason: m.stopReason, error: m.errorMessage };
+    }
+  } catch (_) {}
+  return {};
+}
+
 export default function signaltty(pi: any) {
   pi.on("session_start", async (_event: any, ctx: any) => {
     report("session_start", { session_id: sessionOf(ctx) });
@@ -60,7 +74,7 @@ export default function signaltty(pi: any) {
     report("agent_start", { session_id: sessionOf(ctx) });
   });
   pi.on("agent_end", async (event: any, ctx: any) => {
-    report("agent_end", { session_id: sessionOf(ctx), last_message: lastText(event) });
+    report("agent_end", { session_id: sessionOf(ctx), last_message: lastText(event), ...lastStop(event) });
   });
   pi.on("session_shutdown", async (_event: any, ctx: any) => {
     report("session_shutdown", { session_id: sessionOf(ctx) });

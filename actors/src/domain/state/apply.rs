@@ -119,6 +119,21 @@ pub struct CheckedHook<'i, 'a> {
     class: Classification,
 }
 
+impl CheckedHook<'_, '_> {
+    /// The hook ends a turn `done` (a session's end is not a turn's).
+    pub fn ends_turn_done(&self) -> bool {
+        self.class.lifecycle == Some(Lifecycle::Done) && !is_session_end(self.input.event)
+    }
+
+    /// The screen says the turn this hook ends was interrupted (Gemini CLI
+    /// fires its turn end for a cancelled turn too): `idle`, with nothing to
+    /// read and no notification
+    /// (docs/screen-rules.md#an-interrupted-turn-is-idle).
+    pub fn read_as_interrupted(&mut self) {
+        self.class = super::hooks::interrupted();
+    }
+}
+
 /// H1: the hook as it will be applied, or why it is dropped
 /// (`harness_mismatch`, `unrecognized_hook`). The pane's lifecycle must not
 /// change between this check and `apply_checked`.
@@ -429,6 +444,13 @@ pub fn apply_screen_seen(
             Lifecycle::Working | Lifecycle::Blocked | Lifecycle::Unknown,
         ) => {
             withdraw(&mut axes, screen_raised);
+            axes.set_lifecycle(Lifecycle::Idle, &source);
+        },
+        // A frame without the agent's word came first (OpenCode's footer
+        // says "interrupted" a moment after its progress bar goes) and ended
+        // the turn `done`: the word takes the unread result back.
+        (ScreenState::Interrupted, Lifecycle::Done) if axes.pane.attention == Attention::Unread => {
+            axes.clear("interrupted");
             axes.set_lifecycle(Lifecycle::Idle, &source);
         },
         (ScreenState::Idle | ScreenState::Interrupted | ScreenState::Hold, _) => {},

@@ -238,17 +238,40 @@ fn pi(role: Role, p: &Value) -> Classification {
     match role {
         Role::SessionStart => session_started(),
         Role::TurnStart => prompt_submitted(),
-        Role::TurnEnd => turn_complete("Pi turn complete", first_text(p, &["last_message"])),
+        // How the run's last model reply ended (docs/agents.md#pi): Esc
+        // aborts it, a model error ends it with the error's text.
+        Role::TurnEnd => match text(p, "stop_reason").as_deref() {
+            Some("aborted") => interrupted(),
+            Some("error") => {
+                let error = first_text(p, &["error"]);
+                Classification::state(
+                    Lifecycle::Failed,
+                    Some(Raise(Attention::Error)),
+                    Some(error.clone().unwrap_or_else(|| "turn failed".into())),
+                )
+                .draft("Pi turn failed", Severity::Error, error)
+            },
+            _ => turn_complete("Pi turn complete", first_text(p, &["last_message"])),
+        },
         Role::SessionEnd => session_ended(),
         _ => Classification::default(),
     }
 }
+
+/// What Gemini CLI's AfterAgent says for a turn that produced no text.
+const GEMINI_NO_RESPONSE: &str = "[no response text]";
 
 /// Gemini CLI's hooks (docs/agents.md#gemini-cli).
 fn gemini(role: Role, p: &Value, lifecycle: Lifecycle) -> Classification {
     match role {
         Role::SessionStart => session_started(),
         Role::TurnStart => prompt_submitted(),
+        // Gemini CLI fills this in for a turn that produced no text: the
+        // turn cancelled before the model answered (AfterAgent fires for it
+        // as for any other) has nothing to read (docs/agents.md#gemini-cli).
+        Role::TurnEnd if text(p, "prompt_response").as_deref() == Some(GEMINI_NO_RESPONSE) => {
+            interrupted()
+        },
         Role::TurnEnd => turn_complete("Gemini turn complete", first_text(p, &["prompt_response"])),
         Role::Notification if text(p, "notification_type").as_deref() == Some("ToolPermission") => {
             permission_asked("Gemini needs approval", first_text(p, &["message"]))
@@ -276,6 +299,11 @@ fn session_ended() -> Classification {
         Some(Raise(Attention::Unread)),
         Some("session ended".into()),
     )
+}
+
+/// The turn was interrupted: `idle`, nothing to read.
+pub(super) fn interrupted() -> Classification {
+    Classification::state(Lifecycle::Idle, None, Some("interrupted".into()))
 }
 
 fn prompt_submitted() -> Classification {
@@ -405,7 +433,7 @@ fn codex(role: Role, p: &Value) -> Classification {
         Role::SessionEnd => session_ended(),
         // Some versions report an interruption: not a success
         // (docs/agents.md#codex).
-        Role::Interrupt => Classification::state(Lifecycle::Idle, None, Some("interrupted".into())),
+        Role::Interrupt => interrupted(),
         Role::Tool => Classification::state(Lifecycle::Working, None, None),
         _ => Classification::default(),
     }
@@ -441,8 +469,9 @@ fn cursor(role: Role, p: &Value) -> Classification {
 
 fn opencode(role: Role, p: &Value, lifecycle: Lifecycle) -> Classification {
     let idle = |draft: bool| {
-        if lifecycle == Lifecycle::Failed {
-            // An error stays `failed`; only a new busy starts the next turn.
+        if matches!(lifecycle, Lifecycle::Failed | Lifecycle::Idle) {
+            // An error stays `failed`, an interrupted turn `idle`: only a new
+            // busy starts the next turn.
             return Classification::noop();
         }
         let c = Classification::state(
@@ -464,6 +493,11 @@ fn opencode(role: Role, p: &Value, lifecycle: Lifecycle) -> Classification {
             _ => Classification::default(),
         },
         Role::TurnEnd => idle(true),
+        // Esc mid-turn aborts it with this error: an interruption, not a
+        // failure (docs/agents.md#opencode).
+        Role::TurnFailed if text(p, "name").as_deref() == Some("MessageAbortedError") => {
+            interrupted()
+        },
         Role::TurnFailed => Classification::state(
             Lifecycle::Failed,
             Some(Raise(Attention::Error)),

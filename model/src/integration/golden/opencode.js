@@ -54,9 +54,13 @@ async function onEvent(input) {
         report("session.idle", { session_id: id });
         break;
       case "session.error":
-      case "session.execution.failed":
-        report("session.error", { session_id: id, message: text(props.message ?? props.error ?? event.error) ?? "unknown" });
+      case "session.execution.failed": {
+        // Esc mid-turn ends a turn with a MessageAbortedError: its name tells
+        // an interruption from a failure.
+        const error = props.error ?? event.error;
+        report("session.error", { session_id: id, message: text(props.message ?? error) ?? "unknown", name: error && error.name });
         break;
+      }
       default:
         if (FORWARDED.has(event.type)) report(event.type, { session_id: id, ...props });
     }

@@ -374,7 +374,10 @@ impl AgentTracker {
         let mut effects = Vec::new();
         let dropped = match check_hook(&self.pane, &input) {
             Err(reason) => Some(reason),
-            Ok(checked) => {
+            Ok(mut checked) => {
+                if self.turn_end_reads_interrupted(&checked, screen) {
+                    checked.read_as_interrupted();
+                }
                 let mut events = Vec::new();
                 if !self.hooked && self.screen_raised {
                     events.extend(self.with_axes("screen", |axes| {
@@ -405,6 +408,16 @@ impl AgentTracker {
                 // show the question (it is then watched for being dismissed).
                 if !was_blocked && self.pane.lifecycle == Lifecycle::Blocked {
                     self.look_for_question(screen);
+                    self.screen_seen = None;
+                    self.arm_screen(&mut effects);
+                }
+                if before != Lifecycle::Done && self.pane.lifecycle == Lifecycle::Done {
+                    self.check_turn_end_later(&mut effects);
+                }
+                // A hook that leaves the turn working (Qwen Code's
+                // Notification right after Esc) cancelled the interrupt
+                // check: the screen, unchanged since, is read again.
+                if self.pane.lifecycle == Lifecycle::Working && self.reads_interrupts() {
                     self.screen_seen = None;
                     self.arm_screen(&mut effects);
                 }

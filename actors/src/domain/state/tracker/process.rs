@@ -38,7 +38,14 @@ impl AgentTracker {
             }
         }
         self.process_name = name;
-        changed |= self.learn_version(&packages);
+        if self.learn_version(&packages) {
+            changed = true;
+            // A version now known to be checked lets an idle screen end a
+            // hooked turn (`interrupt.rs`): a screen unchanged since is read
+            // again.
+            self.screen_seen = None;
+            self.arm_screen(&mut effects);
+        }
         if let Some(cwd) = new_cwd
             && cwd != self.pane.cwd
         {

@@ -92,6 +92,15 @@ pub enum Detail {
 }
 
 impl AgentTracker {
+    /// The rules' view of `text`, the screen `width` columns wide when
+    /// known, with the pane's title.
+    pub(super) fn view<'a>(&'a self, text: &'a str, width: Option<usize>) -> View<'a> {
+        match width {
+            Some(width) => View::with_width(text, &self.pane.title, width),
+            None => View::new(text, &self.pane.title),
+        }
+    }
+
     /// Evaluates the applicable rules against `screen` and the pane's title.
     pub fn evaluate_screen(&self, screen: &dyn Screen, detail: Detail) -> Evaluation {
         let set = self.rules.current();
@@ -105,10 +114,7 @@ impl AgentTracker {
             };
         }
         let text = screen.text();
-        let view = match screen.width() {
-            Some(width) => View::with_width(&text, &self.pane.title, width),
-            None => View::new(&text, &self.pane.title),
-        };
+        let view = self.view(&text, screen.width());
         let winner = classify(&rules, &view).map(|index| Winner {
             index,
             id: rules[index].id.clone(),

@@ -8,8 +8,21 @@ use signaltty_protocol::pane::Fidelity;
 
 /// The harness's rules, plus Claude's word for an interrupted turn.
 fn with_interrupts() -> Harness {
+    let mut h = with_interrupts_unversioned();
+    h.tracker.pane_mut().agent.fidelity = Some(Fidelity::Checked);
+    h
+}
+
+/// As `with_interrupts`, its version not yet known; the rules were checked
+/// on 1.0.0 of the package `claude-pkg`.
+fn with_interrupts_unversioned() -> Harness {
+    let rules = RULES.replacen(
+        "kind = \"claude\"",
+        "kind = \"claude\"\npackages = [\"claude-pkg\"]\nchecked_versions = [\"1.0.0\"]",
+        1,
+    );
     let text = format!(
-        "{RULES}
+        "{rules}
 [[screen]]
 id = \"interrupted\"
 state = \"interrupted\"
@@ -25,7 +38,6 @@ regex = ['Interrupted · What should Claude do instead']
     });
     let mut h = Harness::new(AgentKind::Claude);
     h.tracker = AgentTracker::with_rules(pane(AgentKind::Claude), rules, APPROVAL_WAIT);
-    h.tracker.pane_mut().agent.fidelity = Some(Fidelity::Checked);
     h
 }
 
@@ -45,13 +57,14 @@ const INTERRUPTED: &str = "❯ Create out.txt\n  ⎿  Interrupted · What should
 #[test]
 fn a_hooked_turn_the_agent_says_was_interrupted_is_idle() {
     let mut h = with_interrupts();
-    h.hook("UserPromptSubmit", json!({}));
+    let outcome = h.hook("UserPromptSubmit", json!({}));
     assert_eq!(h.lifecycle(), Lifecycle::Working);
     // While the hooks keep it working, the screen is still looked at.
     assert_eq!(
-        armed(&h.show(SPINNER)),
+        armed(&outcome.effects),
         vec![(Timer::ScreenTick, SCREEN_TICK)]
     );
+    h.show(SPINNER);
     // A working screen changes nothing: the hooks decide.
     let effects = h.fire(Timer::ScreenTick);
     assert!(published(&effects).is_empty(), "{effects:?}");
@@ -144,4 +157,106 @@ fn off_a_checked_version_only_the_agents_word_ends_a_hooked_turn() {
         assert_eq!(h.lifecycle(), Lifecycle::Working);
         assert_eq!(published(&h.show_and_tick(INTERRUPTED)), vec!["agent.idle"]);
     }
+}
+
+/// A hook that leaves the turn working right after the interrupt (Qwen
+/// Code's idle Notification) cancels the check; the screen, unchanged since,
+/// is read again and a new check ends the turn.
+#[test]
+fn a_hook_that_leaves_the_turn_working_has_the_screen_read_again() {
+    let mut h = with_interrupts();
+    h.hook("UserPromptSubmit", json!({}));
+    let check = interrupt_check(&h.show_and_tick(PROMPT));
+    let outcome = h.hook(
+        "Notification",
+        json!({"notification_type": "idle_prompt", "message": "waiting for your input"}),
+    );
+    assert_eq!(h.lifecycle(), Lifecycle::Working);
+    assert_eq!(
+        armed(&outcome.effects),
+        vec![(Timer::ScreenTick, SCREEN_TICK)]
+    );
+    assert!(published(&h.fire(check)).is_empty(), "a hook came between");
+    let check = interrupt_check(&h.fire(Timer::ScreenTick));
+    assert_eq!(published(&h.fire(check)), vec!["agent.idle"]);
+    assert_eq!(h.lifecycle(), Lifecycle::Idle);
+}
+
+/// Interrupted before the process refresh learned the version: the idle
+/// screen waits, and the version, once known to be checked, has the same
+/// screen read again.
+#[test]
+fn a_version_learned_later_reads_the_unchanged_screen_again() {
+    let mut h = with_interrupts_unversioned();
+    h.hook("UserPromptSubmit", json!({}));
+    assert!(armed(&h.show_and_tick(PROMPT)).is_empty());
+    assert_eq!(h.lifecycle(), Lifecycle::Working);
+    let effects = h.tracker.on_process(ProcessReport {
+        name: "claude".into(),
+        new_cwd: None,
+        hint: None,
+        packages: vec![("claude-pkg".into(), "1.0.0".into())],
+    });
+    assert_eq!(h.tracker.pane().agent.fidelity, Some(Fidelity::Checked));
+    assert_eq!(armed(&effects), vec![(Timer::ScreenTick, SCREEN_TICK)]);
+    let check = interrupt_check(&h.fire(Timer::ScreenTick));
+    assert_eq!(published(&h.fire(check)), vec!["agent.idle"]);
+}
+
+/// A turn-end hook for a turn the screen says was interrupted (Gemini CLI
+/// fires AfterAgent for a cancelled turn): `idle` at once, nothing to read,
+/// no notification.
+#[test]
+fn a_turn_end_hook_over_the_agents_word_ends_the_turn_idle() {
+    let mut h = with_interrupts();
+    h.hook("UserPromptSubmit", json!({}));
+    h.show(INTERRUPTED);
+    let outcome = h.hook("Stop", json!({"last_assistant_message": ""}));
+    assert_eq!(published(&outcome.effects), vec!["agent.idle"]);
+    assert_eq!(h.lifecycle(), Lifecycle::Idle);
+    assert_eq!(h.attention(), Attention::None);
+}
+
+/// The agent's word drawn a moment after its turn-end hook: the second look
+/// takes the unread result back. A turn that ended with an answer keeps it.
+#[test]
+fn the_agents_word_after_the_turn_end_hook_takes_the_result_back() {
+    let mut h = with_interrupts();
+    h.hook("UserPromptSubmit", json!({}));
+    h.show(SPINNER);
+    let outcome = h.hook("Stop", json!({}));
+    assert_eq!(h.lifecycle(), Lifecycle::Done);
+    let check = interrupt_check(&outcome.effects);
+    h.show(INTERRUPTED);
+    assert_eq!(
+        published(&h.fire(check)),
+        vec!["attention.cleared", "agent.idle"]
+    );
+    assert_eq!(h.attention(), Attention::None);
+    assert_eq!(h.lifecycle_source(), Some("screen:interrupted"));
+
+    h.hook("UserPromptSubmit", json!({}));
+    h.show(SPINNER);
+    let check = interrupt_check(&h.hook("Stop", json!({})).effects);
+    h.show(PROMPT);
+    assert!(published(&h.fire(check)).is_empty());
+    assert_eq!(h.lifecycle(), Lifecycle::Done);
+    assert_eq!(h.attention(), Attention::Unread);
+}
+
+/// From the screen alone: a frame without the agent's word ended the turn
+/// `done`; the word, drawn next, makes it `idle` with nothing to read.
+#[test]
+fn an_unhooked_turn_read_done_then_interrupted_is_idle() {
+    let mut h = with_interrupts();
+    h.show_and_tick(PROMPT);
+    h.tracker.on_input(1);
+    h.show_and_tick(SPINNER);
+    h.show_and_tick(PROMPT);
+    assert_eq!(h.lifecycle(), Lifecycle::Done);
+    assert_eq!(
+        published(&h.show_and_tick(INTERRUPTED)),
+        vec!["attention.cleared", "agent.idle"]
+    );
+    assert_eq!(h.attention(), Attention::None);
 }
