@@ -25,6 +25,7 @@ mod qwen;
 mod resume;
 mod screen_only;
 mod subagent;
+mod trust;
 mod workers;
 
 const LONG: Duration = Duration::from_secs(60);

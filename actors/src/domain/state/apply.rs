@@ -125,6 +125,12 @@ impl CheckedHook<'_, '_> {
         self.class.lifecycle == Some(Lifecycle::Done) && !is_session_end(self.input.event)
     }
 
+    /// What the hook means to its adapter, if its table knows it.
+    pub fn role(&self) -> Option<signaltty_model::agents::vocabulary::Role> {
+        signaltty_model::agents::vocabulary::find(self.input.adapter(), self.input.event)
+            .map(|h| h.role)
+    }
+
     /// The screen says the turn this hook ends was interrupted (Gemini CLI
     /// fires its turn end for a cancelled turn too): `idle`, with nothing to
     /// read and no notification

@@ -21,6 +21,7 @@ mod interrupt;
 mod printing;
 mod process;
 mod screen;
+mod session;
 mod subagent;
 #[cfg(test)]
 mod tests;
@@ -204,6 +205,8 @@ pub struct AgentTracker {
     settle: Option<PendingSettle>,
     /// An idle screen on a pane its hooks keep working (`interrupt.rs`).
     interrupt: interrupt::InterruptWatch,
+    /// The last hook was a session end that raised `unread` (`session.rs`).
+    session_end_unread: bool,
     /// Blocked by a subagent after the main turn ended: that turn's state,
     /// to go back to once answered (`subagent.rs`).
     after_subagent_question: Option<Lifecycle>,
@@ -242,6 +245,7 @@ impl AgentTracker {
             question: QuestionWatch::default(),
             settle: None,
             interrupt: interrupt::InterruptWatch::default(),
+            session_end_unread: false,
             after_subagent_question: None,
             approvals: cursor::Approvals::default(),
             stretch: Stretch::default(),
@@ -378,6 +382,8 @@ impl AgentTracker {
                 if self.turn_end_reads_interrupted(&checked, screen) {
                     checked.read_as_interrupted();
                 }
+                let role = checked.role();
+                let unread_before = self.pane.attention == Attention::Unread;
                 let mut events = Vec::new();
                 if !self.hooked && self.screen_raised {
                     events.extend(self.with_axes("screen", |axes| {
@@ -395,6 +401,7 @@ impl AgentTracker {
                     apply_checked(pane, checked, now)
                 });
                 events.extend(applied);
+                events.extend(self.session_replaced(role, unread_before));
                 self.note_question_origin(before, &hook.payload);
                 // Still blocked: the agent talks, so the screen's idle is not
                 // a dismissal yet. Otherwise a new question (or none): the

@@ -9,6 +9,7 @@ mod approval;
 mod generated;
 mod interrupts;
 mod questions;
+mod sessions;
 mod subagents;
 mod unhooked;
 mod vocabulary;
