@@ -5,7 +5,8 @@
 # it causes at a subscriber. Per agent, $RUNS times: the idle screen (no event:
 # the pane is done or idle already), then the working screen → `agent.working`,
 # where the agent has one its blocked screen → `agent.blocked` and the working
-# screen again, then the done screen → `agent.done`. The player runs under the
+# screen again, then the done screen → `agent.done`; where the agent has an
+# interrupted screen, working again and then it → `agent.idle`. The player runs under the
 # agent's program name, so a generic agent's scoped rules (Qwen, Kilo, Grok)
 # apply. Each screen is one write: clear, title
 # (OSC 0), the captured lines. Beside the total, its two parts (from the
@@ -98,20 +99,26 @@ for agent in agents:
     # A known agent's pane reads idle from its first tick (blank or not).
     wait_event(pane, "agent.idle", 0)
     blocked = os.path.exists(f"{fix}/{agent}/blocked.txt")
-    steps = ["working", "blocked", "working", "done"] if blocked else ["working", "done"]
-    lat = {state: [] for state in steps}
+    # (screen shown, the event it causes)
+    steps = [("working", "working"), ("blocked", "blocked"), ("working", "working"), ("done", "done")]
+    if not blocked:
+        steps = [s for s in steps[2:]]
+    # A second turn interrupted: the agent's own word ends it idle.
+    if os.path.exists(f"{fix}/{agent}/interrupted.txt"):
+        steps += [("working", "working"), ("interrupted", "idle")]
+    lat = {}
     for _ in range(runs):
         show("idle")
         time.sleep(0.7)  # the idle screen's tick (500 ms) is past
-        for state in steps:
-            at = show(state)
+        for screen, state in steps:
+            at = show(screen)
             arrived, state_set = wait_event(pane, f"agent.{state}", at)
-            lat[state].append([(arrived - at) / 1e6, (state_set - at) / 1e6,
-                               (arrived - state_set) / 1e6])
-    for state, rows in lat.items():
+            lat.setdefault((screen, state), []).append(
+                [(arrived - at) / 1e6, (state_set - at) / 1e6, (arrived - state_set) / 1e6])
+    for (screen, state), rows in lat.items():
         xs = [r[0] for r in rows]
         parts = [pct([r[i] for r in rows], .99) for i in (1, 2)]
-        print(f"{agent:<18} {state + ' → agent.' + state:<22} {len(xs):>3} {statistics.median(xs):>7.1f} "
+        print(f"{agent:<18} {screen + ' → agent.' + state:<22} {len(xs):>3} {statistics.median(xs):>7.1f} "
               f"{pct(xs, .9):>7.1f} {pct(xs, .99):>7.1f} {max(xs):>7.1f}"
               f"       {parts[0]:>8.0f} {parts[1]:>8.0f}")
     call("pane.close", {"pane_id": pane})

@@ -14,7 +14,7 @@
 use super::{agent_bin, claude_rig, press, submit, wait_screen, wait_state, wait_until};
 use crate::support::client::Client;
 use crate::support::{ok, str_field};
-use serde_json::json;
+use serde_json::{Value, json};
 
 #[test]
 fn claude_interrupted_before_it_answers_reads_idle_with_its_hooks() {
@@ -47,36 +47,14 @@ fn claude_interrupted_before_it_answers_reads_idle_with_its_hooks() {
     super::allow_once_and_finish(&rig, &mut c, &pane, &d);
 }
 
-/// Codex reports Esc mid-turn itself: its `Interrupt` hook ends the turn
-/// `idle`, with nothing to read.
-#[test]
-fn codex_interrupted_before_it_answers_reads_idle_by_its_hook() {
-    let rig = super::codex_rig();
-    rig.model.set(json!({"delay": 30.0, "final_delay": 0.3}));
-    let (mut c, pane) = rig.ready("codex", super::codex_argv(), "Ask Codex to do anything");
-    submit(&mut c, &pane, "Create out.txt containing hello");
-    wait_state(&mut c, &pane, "working");
-    wait_screen(&mut c, &pane, "esc to interrupt");
-    press(&mut c, &pane, "\x1b");
-    let idle = wait_until("the interrupt to end the turn", super::LONG, || {
-        let p = ok(c.call("pane.get", json!({"pane_id": pane})));
-        (p["pane"]["lifecycle"] == "idle").then(|| p["pane"].clone())
-    });
-    assert_eq!(idle["attention"], "none", "{idle}");
-    let life = rig.watch.lifecycle(&pane);
-    assert_eq!(
-        life.last().map(|(_, _, source)| source.as_str()),
-        Some("hook:codex:Interrupt"),
-        "{life:?}"
-    );
-}
-
 /// An agent as the interrupt tests drive it.
 struct Agent {
     /// Its name for `signaltty integration install`, when it has hooks.
     hooks: Option<&'static str>,
     rig: fn() -> super::Rig,
     program: &'static str,
+    /// Its arguments.
+    args: &'static [&'static str],
     /// What its input box shows when it takes a prompt.
     ready: &'static str,
     /// What it shows while a turn runs.
@@ -98,6 +76,7 @@ struct Agent {
 /// pointed at a socket where no server listens: read from its screen alone.
 fn start(rig: &super::Rig, agent: &Agent, reported: bool) -> (Client, String) {
     let mut argv = vec![json!(agent_bin(agent.program))];
+    argv.extend(agent.args.iter().map(|a| json!(a)));
     if !reported {
         let nowhere = rig.home.join("nowhere.sock");
         argv.insert(0, json!(format!("SIGNALTTY_SOCKET={}", nowhere.display())));
@@ -168,6 +147,24 @@ fn interrupted_turn_reads_idle(agent: &Agent) {
     assert!(!rig.work.join("out.txt").exists());
 }
 
+/// Codex with hooks reports its own `Interrupt`; from the screen alone its
+/// "■ Conversation interrupted" above the composer tells.
+#[test]
+fn codex_interrupted_before_it_answers_reads_idle() {
+    interrupted_turn_reads_idle(&Agent {
+        hooks: Some("codex"),
+        rig: super::codex_rig,
+        program: "codex",
+        args: &["--no-daemon", "--dangerously-bypass-hook-trust"],
+        ready: "Ask Codex to do anything",
+        busy: "esc to interrupt",
+        hooked_source: "hook:codex:Interrupt",
+        screen_rule: Some("conversation_interrupted"),
+        drawn: None,
+        esc_twice: false,
+    });
+}
+
 /// Gemini CLI fires AfterAgent for the cancelled turn as for any other;
 /// its "ℹ Request cancelled." on screen makes that turn end `idle`.
 #[test]
@@ -175,6 +172,7 @@ fn gemini_interrupted_before_it_answers_reads_idle() {
     interrupted_turn_reads_idle(&Agent {
         hooks: Some("gemini"),
         rig: super::gemini_rig,
+        args: &[],
         program: "gemini",
         ready: "Type your message",
         busy: "esc to cancel",
@@ -192,6 +190,7 @@ fn opencode_interrupted_before_it_answers_reads_idle() {
     interrupted_turn_reads_idle(&Agent {
         hooks: Some("opencode"),
         rig: super::opencode_rig,
+        args: &[],
         program: "opencode",
         ready: "Ask anything",
         busy: "esc interrupt",
@@ -208,6 +207,7 @@ fn kilo_interrupted_before_it_answers_reads_idle() {
     interrupted_turn_reads_idle(&Agent {
         hooks: Some("kilo"),
         rig: super::kilo::kilo_rig,
+        args: &[],
         program: "kilo",
         ready: "Ask anything",
         busy: "esc interrupt",
@@ -225,6 +225,7 @@ fn pi_interrupted_before_it_answers_reads_idle() {
     interrupted_turn_reads_idle(&Agent {
         hooks: Some("pi"),
         rig: super::pi_rig,
+        args: &[],
         program: "pi",
         ready: "(auto)",
         busy: "Working",
@@ -242,6 +243,7 @@ fn grok_interrupted_before_it_answers_reads_idle() {
     interrupted_turn_reads_idle(&Agent {
         hooks: None,
         rig: super::grok::grok_rig,
+        args: &[],
         program: "grok",
         ready: "Ask me anything",
         busy: "esc to interrupt",
@@ -262,6 +264,7 @@ fn qwen_interrupted_before_it_answers_reads_idle_with_its_hooks() {
     interrupted_turn_reads_idle(&Agent {
         hooks: Some("qwen"),
         rig: super::qwen::qwen_rig,
+        args: &[],
         program: "qwen",
         ready: "Type your message",
         busy: "esc to cancel",
@@ -270,4 +273,62 @@ fn qwen_interrupted_before_it_answers_reads_idle_with_its_hooks() {
         drawn: None,
         esc_twice: false,
     });
+}
+
+/// A turn interrupted after the model began to answer (its tool ran, the
+/// final reply slow), read from the screen alone: the agent's own word
+/// ("⎿ Interrupted · What should Claude do instead?", "●︎ Request
+/// cancelled.") makes the pane `idle` with nothing to read. `argv` runs the
+/// agent with no hook reaching signaltty.
+fn interrupted_after_an_answer_reads_idle(rig: &super::Rig, argv: Value, ready: &str, rule: &str) {
+    rig.model.set(json!({"delay": 1.0, "final_delay": 30.0}));
+    let mut c = rig.server.client();
+    let pane = rig.spawn(&mut c, argv);
+    super::wait_ready(&mut c, &pane, ready);
+    submit(&mut c, &pane, "Create out.txt containing hello");
+    // Its own permission prompt, answered in the terminal (Allow once is
+    // preselected).
+    let blocked = wait_state(&mut c, &pane, "blocked");
+    assert_eq!(blocked["attention"], "input_required", "{blocked}");
+    press(&mut c, &pane, "\r");
+    let out = rig.work.join("out.txt");
+    wait_until("the tool to write out.txt", super::LONG, || {
+        out.exists().then_some(())
+    });
+    wait_state(&mut c, &pane, "working");
+    press(&mut c, &pane, "\x1b");
+    let idle = wait_state(&mut c, &pane, "idle");
+    assert_eq!(idle["attention"], "none", "{idle}");
+    let life = wait_until("the subscriber to see the pane idle", super::LONG, || {
+        let life = rig.watch.lifecycle(&pane);
+        (life.last().map(|(_, name, _)| name.as_str()) == Some("idle")).then_some(life)
+    });
+    let last = life.last().map(|(_, _, source)| source.clone());
+    assert_eq!(last, Some(format!("screen:{rule}")), "{life:?}");
+    assert!(
+        life.iter().all(|(_, _, s)| s.starts_with("screen:")),
+        "{life:?}"
+    );
+}
+
+/// Claude Code with no hooks (`--setting-sources project,local`).
+#[test]
+fn claude_interrupted_after_it_answered_reads_idle_from_the_screen() {
+    let rig = claude_rig();
+    let argv = json!([agent_bin("claude"), "--setting-sources", "project,local"]);
+    interrupted_after_an_answer_reads_idle(&rig, argv, "? for shortcuts", "interrupted_turn");
+}
+
+/// Qwen Code, its hooks pointed at a socket where no server listens.
+#[test]
+fn qwen_interrupted_after_it_answered_reads_idle_from_the_screen() {
+    let rig = super::qwen::qwen_rig();
+    rig.install_hooks("qwen");
+    let nowhere = rig.home.join("nowhere.sock");
+    let argv = json!([
+        "env",
+        format!("SIGNALTTY_SOCKET={}", nowhere.display()),
+        agent_bin("qwen")
+    ]);
+    interrupted_after_an_answer_reads_idle(&rig, argv, "Type your message", "request_cancelled");
 }
