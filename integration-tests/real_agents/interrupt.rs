@@ -315,7 +315,7 @@ fn interrupted_after_an_answer_reads_idle(rig: &super::Rig, argv: Value, ready: 
 #[test]
 fn claude_interrupted_after_it_answered_reads_idle_from_the_screen() {
     let rig = claude_rig();
-    let argv = json!([agent_bin("claude"), "--setting-sources", "project,local"]);
+    let argv = claude_unhooked();
     interrupted_after_an_answer_reads_idle(&rig, argv, "? for shortcuts", "interrupted_turn");
 }
 
@@ -323,12 +323,67 @@ fn claude_interrupted_after_it_answered_reads_idle_from_the_screen() {
 #[test]
 fn qwen_interrupted_after_it_answered_reads_idle_from_the_screen() {
     let rig = super::qwen::qwen_rig();
+    let argv = qwen_unreported(&rig);
+    interrupted_after_an_answer_reads_idle(&rig, argv, "Type your message", "request_cancelled");
+}
+
+/// Interrupted before the model answered, read from the screen alone: the
+/// agent says nothing and puts the prompt back into its box; the prompt
+/// `pane.submit` pasted, seen there at the turn's end, makes the pane
+/// `idle` with nothing to read.
+fn prompt_put_back_reads_idle(rig: &super::Rig, argv: Value, ready: &str, busy: &str) {
+    rig.model.set(json!({"delay": 30.0, "final_delay": 0.3}));
+    let mut c = rig.server.client();
+    let pane = rig.spawn(&mut c, argv);
+    super::wait_ready(&mut c, &pane, ready);
+    submit(&mut c, &pane, "Create out.txt containing hello");
+    wait_state(&mut c, &pane, "working");
+    wait_screen(&mut c, &pane, busy);
+    press(&mut c, &pane, "\x1b");
+    let idle = wait_state(&mut c, &pane, "idle");
+    assert_eq!(idle["attention"], "none", "{idle}");
+    let life = wait_until("the subscriber to see the pane idle", super::LONG, || {
+        let life = rig.watch.lifecycle(&pane);
+        (life.last().map(|(_, name, _)| name.as_str()) == Some("idle")).then_some(life)
+    });
+    let last = life.last().map(|(_, _, source)| source.as_str());
+    assert_eq!(last, Some("screen:prompt_put_back"), "{life:?}");
+    let states: Vec<&str> = life.iter().map(|(_, n, _)| n.as_str()).collect();
+    assert!(!states.contains(&"done"), "{life:?}");
+    assert!(
+        life.iter().all(|(_, _, s)| s.starts_with("screen:")),
+        "{life:?}"
+    );
+}
+
+#[test]
+fn claude_prompt_put_back_reads_idle_from_the_screen() {
+    let rig = claude_rig();
+    let argv = claude_unhooked();
+    prompt_put_back_reads_idle(&rig, argv, "? for shortcuts", "esc to interrupt");
+}
+
+#[test]
+fn qwen_prompt_put_back_reads_idle_from_the_screen() {
+    let rig = super::qwen::qwen_rig();
+    let argv = qwen_unreported(&rig);
+    prompt_put_back_reads_idle(&rig, argv, "Type your message", "esc to cancel");
+}
+
+/// Claude Code with no hooks: user settings, where they are installed, not
+/// read.
+fn claude_unhooked() -> Value {
+    json!([agent_bin("claude"), "--setting-sources", "project,local"])
+}
+
+/// Qwen Code with its hooks installed but pointed at a socket where no
+/// server listens: read from its screen alone.
+fn qwen_unreported(rig: &super::Rig) -> Value {
     rig.install_hooks("qwen");
     let nowhere = rig.home.join("nowhere.sock");
-    let argv = json!([
+    json!([
         "env",
         format!("SIGNALTTY_SOCKET={}", nowhere.display()),
         agent_bin("qwen")
-    ]);
-    interrupted_after_an_answer_reads_idle(&rig, argv, "Type your message", "request_cancelled");
+    ])
 }

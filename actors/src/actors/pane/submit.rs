@@ -132,6 +132,7 @@ impl Handler<SubmitPaste> for Pane {
             msg.text.len()
         );
         let written = self.write_bound(pty.as_ref(), bytes);
+        self.tracker.on_submitted(&msg.text);
         Box::pin(async move { written.await.map(drop) })
     }
 }

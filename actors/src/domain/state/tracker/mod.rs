@@ -20,6 +20,7 @@ mod hibernate;
 mod interrupt;
 mod printing;
 mod process;
+mod put_back;
 mod screen;
 mod session;
 mod subagent;
@@ -207,6 +208,8 @@ pub struct AgentTracker {
     interrupt: interrupt::InterruptWatch,
     /// The last hook was a session end that raised `unread` (`session.rs`).
     session_end_unread: bool,
+    /// The start of the prompt `pane.submit` last pasted (`put_back.rs`).
+    submitted: Option<String>,
     /// Blocked by a subagent after the main turn ended: that turn's state,
     /// to go back to once answered (`subagent.rs`).
     after_subagent_question: Option<Lifecycle>,
@@ -246,6 +249,7 @@ impl AgentTracker {
             settle: None,
             interrupt: interrupt::InterruptWatch::default(),
             session_end_unread: false,
+            submitted: None,
             after_subagent_question: None,
             approvals: cursor::Approvals::default(),
             stretch: Stretch::default(),

@@ -230,6 +230,7 @@ impl AgentTracker {
             self.no_sign_while_printing(effects);
             return;
         }
+        let winner = self.put_back(winner, screen);
         self.apply_winner(&winner, effects);
     }
 

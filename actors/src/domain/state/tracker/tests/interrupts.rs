@@ -260,3 +260,41 @@ fn an_unhooked_turn_read_done_then_interrupted_is_idle() {
     );
     assert_eq!(h.attention(), Attention::None);
 }
+
+/// The prompt `pane.submit` pasted, back in the prompt box at the turn's
+/// end: taken back before any answer, read from the screen alone as `idle`.
+/// A turn that ends with the box empty, or with other text in it, is done.
+#[test]
+fn a_submitted_prompt_put_back_in_the_box_is_an_interrupted_turn() {
+    const PUT_BACK: &str = "────\n❯ Create out.txt containing hello\n────\n  ? for shortcuts";
+    const OTHER: &str = "● Done.\n────\n❯ Try \"fix lint errors\"\n────\n  ? for shortcuts";
+    let mut h = Harness::new(AgentKind::Claude);
+    h.show_and_tick(PROMPT);
+    h.tracker.on_submitted("Create out.txt containing hello\n");
+    h.tracker.on_input(1);
+    h.show_and_tick(SPINNER);
+    assert_eq!(h.lifecycle(), Lifecycle::Working);
+    assert_eq!(published(&h.show_and_tick(PUT_BACK)), vec!["agent.idle"]);
+    assert_eq!(h.attention(), Attention::None);
+    assert_eq!(h.lifecycle_source(), Some("screen:prompt_put_back"));
+
+    for end in [PROMPT, OTHER] {
+        h.tracker.on_submitted("Create out.txt containing hello");
+        h.show_and_tick(SPINNER);
+        h.show_and_tick(end);
+        assert_eq!(h.lifecycle(), Lifecycle::Done, "{end}");
+        assert_eq!(h.attention(), Attention::Unread);
+    }
+}
+
+#[test]
+fn only_a_prompt_long_enough_to_tell_is_looked_for() {
+    use crate::domain::state::tracker::put_back::prompt_start;
+    assert_eq!(prompt_start("\n  hi\n"), None);
+    assert_eq!(
+        prompt_start("\n  fix the build\nplease").as_deref(),
+        Some("fix the build")
+    );
+    let long = "x".repeat(100);
+    assert_eq!(prompt_start(&long).map(|s| s.len()), Some(40));
+}
