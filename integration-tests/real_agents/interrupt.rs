@@ -297,18 +297,7 @@ fn interrupted_after_an_answer_reads_idle(rig: &super::Rig, argv: Value, ready: 
     });
     wait_state(&mut c, &pane, "working");
     press(&mut c, &pane, "\x1b");
-    let idle = wait_state(&mut c, &pane, "idle");
-    assert_eq!(idle["attention"], "none", "{idle}");
-    let life = wait_until("the subscriber to see the pane idle", super::LONG, || {
-        let life = rig.watch.lifecycle(&pane);
-        (life.last().map(|(_, name, _)| name.as_str()) == Some("idle")).then_some(life)
-    });
-    let last = life.last().map(|(_, _, source)| source.clone());
-    assert_eq!(last, Some(format!("screen:{rule}")), "{life:?}");
-    assert!(
-        life.iter().all(|(_, _, s)| s.starts_with("screen:")),
-        "{life:?}"
-    );
+    ends_idle_from_the_screen(rig, &mut c, &pane, rule);
 }
 
 /// Claude Code with no hooks (`--setting-sources project,local`).
@@ -340,20 +329,7 @@ fn prompt_put_back_reads_idle(rig: &super::Rig, argv: Value, ready: &str, busy: 
     wait_state(&mut c, &pane, "working");
     wait_screen(&mut c, &pane, busy);
     press(&mut c, &pane, "\x1b");
-    let idle = wait_state(&mut c, &pane, "idle");
-    assert_eq!(idle["attention"], "none", "{idle}");
-    let life = wait_until("the subscriber to see the pane idle", super::LONG, || {
-        let life = rig.watch.lifecycle(&pane);
-        (life.last().map(|(_, name, _)| name.as_str()) == Some("idle")).then_some(life)
-    });
-    let last = life.last().map(|(_, _, source)| source.as_str());
-    assert_eq!(last, Some("screen:prompt_put_back"), "{life:?}");
-    let states: Vec<&str> = life.iter().map(|(_, n, _)| n.as_str()).collect();
-    assert!(!states.contains(&"done"), "{life:?}");
-    assert!(
-        life.iter().all(|(_, _, s)| s.starts_with("screen:")),
-        "{life:?}"
-    );
+    ends_idle_from_the_screen(rig, &mut c, &pane, "prompt_put_back");
 }
 
 #[test]
@@ -386,4 +362,22 @@ fn qwen_unreported(rig: &super::Rig) -> Value {
         format!("SIGNALTTY_SOCKET={}", nowhere.display()),
         agent_bin("qwen")
     ])
+}
+
+/// The pane ends `idle` with nothing to read, never `done` or `failed` on
+/// the way, every state from its screen and the last from `rule`.
+fn ends_idle_from_the_screen(rig: &super::Rig, c: &mut Client, pane: &str, rule: &str) {
+    let idle = wait_state(c, pane, "idle");
+    assert_eq!(idle["attention"], "none", "{idle}");
+    let life = wait_until("the subscriber to see the pane idle", super::LONG, || {
+        let life = rig.watch.lifecycle(pane);
+        (life.last().map(|(_, name, _)| name.as_str()) == Some("idle")).then_some(life)
+    });
+    let last = life.last().map(|(_, _, source)| source.clone());
+    assert_eq!(last, Some(format!("screen:{rule}")), "{life:?}");
+    assert!(
+        life.iter()
+            .all(|(_, n, s)| s.starts_with("screen:") && n != "done" && n != "failed"),
+        "{life:?}"
+    );
 }

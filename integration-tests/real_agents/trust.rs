@@ -8,7 +8,6 @@
 
 use super::{Rig, agent_bin, press, wait_ready, wait_screen, wait_state, wait_until};
 use serde_json::{Value, json};
-use std::path::Path;
 
 /// Starts `program` in a pane of `rig`, its hooks installed as `agent`'s,
 /// and answers its trust gate (`gate` on screen, read by `rule`) with
@@ -45,12 +44,14 @@ fn trust_gate_is_a_question(
     assert_eq!(p["pane"]["attention"], "none", "{idle} {p}");
 }
 
-/// Sets `section.key` of the JSON settings file at `path`.
-fn set(path: &Path, section: &str, key: &str, value: Value) {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{e}"));
+/// Turns folder trust on in `<home>/<dir>/settings.json` (Gemini's and
+/// Qwen's settings).
+fn folder_trust_on(rig: &Rig, dir: &str) {
+    let path = rig.home.join(dir).join("settings.json");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
     let mut settings: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
-    settings[section][key] = value;
-    std::fs::write(path, settings.to_string()).unwrap_or_else(|e| panic!("{e}"));
+    settings["security"]["folderTrust"] = json!({"enabled": true});
+    std::fs::write(&path, settings.to_string()).unwrap_or_else(|e| panic!("{e}"));
 }
 
 /// Claude Code asks whether the folder is one you trust, "No, exit"
@@ -78,13 +79,7 @@ fn claude_folder_trust_gate_blocks_until_answered() {
 #[test]
 fn gemini_folder_trust_gate_blocks_until_answered() {
     let rig = super::gemini_rig();
-    let settings = rig.home.join(".gemini").join("settings.json");
-    set(
-        &settings,
-        "security",
-        "folderTrust",
-        json!({"enabled": true}),
-    );
+    folder_trust_on(&rig, ".gemini");
     trust_gate_is_a_question(
         &rig,
         "gemini",
@@ -100,13 +95,7 @@ fn gemini_folder_trust_gate_blocks_until_answered() {
 #[test]
 fn qwen_folder_trust_gate_blocks_until_answered() {
     let rig = super::qwen::qwen_rig();
-    let settings = rig.home.join(".qwen").join("settings.json");
-    set(
-        &settings,
-        "security",
-        "folderTrust",
-        json!({"enabled": true}),
-    );
+    folder_trust_on(&rig, ".qwen");
     trust_gate_is_a_question(
         &rig,
         "qwen",
