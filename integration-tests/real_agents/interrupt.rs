@@ -318,14 +318,24 @@ fn qwen_interrupted_after_it_answered_reads_idle_from_the_screen() {
 
 /// Interrupted before the model answered, read from the screen alone: the
 /// agent says nothing and puts the prompt back into its box; the prompt
-/// `pane.submit` pasted, seen there at the turn's end, makes the pane
+/// `pane.submit` pasted (or, `typed`, keys written through `pane.input`, as
+/// an attached terminal does), seen there at the turn's end, makes the pane
 /// `idle` with nothing to read.
-fn prompt_put_back_reads_idle(rig: &super::Rig, argv: Value, ready: &str, busy: &str) {
+fn prompt_put_back_reads_idle(rig: &super::Rig, argv: Value, ready: &str, busy: &str, typed: bool) {
     rig.model.set(json!({"delay": 30.0, "final_delay": 0.3}));
     let mut c = rig.server.client();
     let pane = rig.spawn(&mut c, argv);
     super::wait_ready(&mut c, &pane, ready);
-    submit(&mut c, &pane, "Create out.txt containing hello");
+    let prompt = "Create out.txt containing hello";
+    if typed {
+        for word in prompt.split_inclusive(' ') {
+            press(&mut c, &pane, word);
+        }
+        wait_screen(&mut c, &pane, prompt);
+        press(&mut c, &pane, "\r");
+    } else {
+        submit(&mut c, &pane, prompt);
+    }
     wait_state(&mut c, &pane, "working");
     wait_screen(&mut c, &pane, busy);
     press(&mut c, &pane, "\x1b");
@@ -336,14 +346,21 @@ fn prompt_put_back_reads_idle(rig: &super::Rig, argv: Value, ready: &str, busy: 
 fn claude_prompt_put_back_reads_idle_from_the_screen() {
     let rig = claude_rig();
     let argv = claude_unhooked();
-    prompt_put_back_reads_idle(&rig, argv, "? for shortcuts", "esc to interrupt");
+    prompt_put_back_reads_idle(&rig, argv, "? for shortcuts", "esc to interrupt", false);
+}
+
+#[test]
+fn claude_typed_prompt_put_back_reads_idle_from_the_screen() {
+    let rig = claude_rig();
+    let argv = claude_unhooked();
+    prompt_put_back_reads_idle(&rig, argv, "? for shortcuts", "esc to interrupt", true);
 }
 
 #[test]
 fn qwen_prompt_put_back_reads_idle_from_the_screen() {
     let rig = super::qwen::qwen_rig();
     let argv = qwen_unreported(&rig);
-    prompt_put_back_reads_idle(&rig, argv, "Type your message", "esc to cancel");
+    prompt_put_back_reads_idle(&rig, argv, "Type your message", "esc to cancel", false);
 }
 
 /// Claude Code with no hooks: user settings, where they are installed, not

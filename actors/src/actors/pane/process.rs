@@ -104,6 +104,7 @@ impl Handler<WriteInput> for Pane {
         }
         if self.pty.is_some() {
             self.tracker.on_input(msg.bytes.len());
+            self.tracker.on_keys(&msg.bytes);
             self.on_typed(&msg.bytes);
         }
         let Some(pty) = self.pty.as_ref() else {

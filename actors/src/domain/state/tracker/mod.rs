@@ -208,8 +208,10 @@ pub struct AgentTracker {
     interrupt: interrupt::InterruptWatch,
     /// The last hook was a session end that raised `unread` (`session.rs`).
     session_end_unread: bool,
-    /// The start of the prompt `pane.submit` last pasted (`put_back.rs`).
+    /// The start of the prompt last pasted or typed (`put_back.rs`).
     submitted: Option<String>,
+    /// The line being typed through `pane.input`.
+    typed_line: put_back::TypedLine,
     /// Blocked by a subagent after the main turn ended: that turn's state,
     /// to go back to once answered (`subagent.rs`).
     after_subagent_question: Option<Lifecycle>,
@@ -250,6 +252,7 @@ impl AgentTracker {
             interrupt: interrupt::InterruptWatch::default(),
             session_end_unread: false,
             submitted: None,
+            typed_line: put_back::TypedLine::default(),
             after_subagent_question: None,
             approvals: cursor::Approvals::default(),
             stretch: Stretch::default(),

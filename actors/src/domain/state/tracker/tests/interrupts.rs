@@ -298,3 +298,36 @@ fn only_a_prompt_long_enough_to_tell_is_looked_for() {
     let long = "x".repeat(100);
     assert_eq!(prompt_start(&long).map(|s| s.len()), Some(40));
 }
+
+/// The same prompt typed key by key through `pane.input` (an attached
+/// terminal), with a backspace and a bracketed paste in it.
+#[test]
+fn a_typed_prompt_put_back_in_the_box_is_an_interrupted_turn() {
+    const PUT_BACK: &str = "────\n❯ Create out.txt containing hello\n────\n  ? for shortcuts";
+    let mut h = Harness::new(AgentKind::Claude);
+    h.show_and_tick(PROMPT);
+    for keys in [
+        "Create",
+        " out.txx",
+        "\x7f",
+        "t",
+        "\x1b[200~ containing hello\x1b[201~",
+    ] {
+        h.tracker.on_input(keys.len());
+        h.tracker.on_keys(keys.as_bytes());
+    }
+    h.tracker.on_keys(b"\r");
+    h.show_and_tick(SPINNER);
+    // Esc, a key of its own, does not swallow what is typed next.
+    h.tracker.on_keys(b"\x1b");
+    assert_eq!(published(&h.show_and_tick(PUT_BACK)), vec!["agent.idle"]);
+    assert_eq!(h.lifecycle_source(), Some("screen:prompt_put_back"));
+
+    // A line edited with the cursor keys is not known: looked for, it could
+    // match text that is not the prompt.
+    h.tracker
+        .on_keys(b"Create out.txt\x1b[Dx containing hello\r");
+    h.show_and_tick(SPINNER);
+    h.show_and_tick(PUT_BACK);
+    assert_eq!(h.lifecycle(), Lifecycle::Done);
+}
