@@ -127,15 +127,16 @@ fn interrupted_turn_reads_idle(agent: &Agent) {
             let life = rig.watch.lifecycle(pane);
             (life.last().map(|(_, name, _)| name.as_str()) == Some("idle")).then_some(life)
         });
-        let states: Vec<&str> = life.iter().map(|(_, n, _)| n.as_str()).collect();
-        assert!(
-            !states.contains(&"done") && !states.contains(&"failed"),
-            "{life:?}"
-        );
         let last = life.last().map(|(_, _, source)| source.as_str());
         if *reported {
+            let states: Vec<&str> = life.iter().map(|(_, n, _)| n.as_str()).collect();
+            assert!(
+                !states.contains(&"done") && !states.contains(&"failed"),
+                "{life:?}"
+            );
             assert_eq!(last, Some(agent.hooked_source), "{life:?}");
         } else {
+            never_done_but_for_a_frame(&life);
             let rule = format!("screen:{}", agent.screen_rule.unwrap_or_default());
             assert_eq!(last, Some(rule.as_str()), "{life:?}");
             assert!(
@@ -393,8 +394,25 @@ fn ends_idle_from_the_screen(rig: &super::Rig, c: &mut Client, pane: &str, rule:
     let last = life.last().map(|(_, _, source)| source.clone());
     assert_eq!(last, Some(format!("screen:{rule}")), "{life:?}");
     assert!(
-        life.iter()
-            .all(|(_, n, s)| s.starts_with("screen:") && n != "done" && n != "failed"),
+        life.iter().all(|(_, _, s)| s.starts_with("screen:")),
         "{life:?}"
     );
+    never_done_but_for_a_frame(&life);
+}
+
+/// From the screen alone, the frame between the turn's working sign and the
+/// agent's word may read `done` (OpenCode's footer says "interrupted" a
+/// moment after its progress bar goes); the word then takes it back
+/// (docs/screen-rules.md#an-interrupted-turn-is-idle). Such a `done` must be
+/// the one just before the final `idle`, at most 2 s before it; nothing may
+/// read `failed`.
+fn never_done_but_for_a_frame(life: &[(u128, String, String)]) {
+    let n = life.len();
+    for (i, (at, name, _)) in life.iter().enumerate() {
+        assert_ne!(name, "failed", "{life:?}");
+        if name == "done" {
+            let corrected = i + 2 == n && life[n - 1].0 - at <= 2_000_000;
+            assert!(corrected, "a done that stayed: {life:?}");
+        }
+    }
 }
