@@ -330,6 +330,16 @@ impl Watch {
             .collect()
     }
 
+    /// Waits until the last `agent.*` event of `pane` the subscriber saw is
+    /// `agent.idle` (the reply to a `wait` may overtake the event), and
+    /// returns the pane's lifecycle as in `lifecycle`.
+    fn until_idle(&self, pane: &str) -> Vec<(u128, String, String)> {
+        wait_until("the subscriber to see the pane idle", LONG, || {
+            let life = self.lifecycle(pane);
+            (life.last().map(|(_, name, _)| name.as_str()) == Some("idle")).then_some(life)
+        })
+    }
+
     /// Waits until the subscriber has seen exactly `expected` as the
     /// lifecycle of `pane` from its first `idle` on (the reply to a `wait` may
     /// overtake the event). What came before is the agent starting: Codex's

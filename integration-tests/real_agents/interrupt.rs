@@ -122,11 +122,7 @@ fn interrupted_turn_reads_idle(agent: &Agent) {
     for (c, pane, reported) in &mut panes {
         let idle = wait_state(c, pane, "idle");
         assert_eq!(idle["attention"], "none", "{idle}");
-        // The reply to `wait` may overtake the event.
-        let life = wait_until("the subscriber to see the pane idle", super::LONG, || {
-            let life = rig.watch.lifecycle(pane);
-            (life.last().map(|(_, name, _)| name.as_str()) == Some("idle")).then_some(life)
-        });
+        let life = rig.watch.until_idle(pane);
         let last = life.last().map(|(_, _, source)| source.as_str());
         if *reported {
             let states: Vec<&str> = life.iter().map(|(_, n, _)| n.as_str()).collect();
@@ -382,15 +378,12 @@ fn qwen_unreported(rig: &super::Rig) -> Value {
     ])
 }
 
-/// The pane ends `idle` with nothing to read, never `done` or `failed` on
-/// the way, every state from its screen and the last from `rule`.
+/// The pane ends `idle` with nothing to read, every state from its screen
+/// and the last from `rule`, never `failed` and `done` at most for a frame.
 fn ends_idle_from_the_screen(rig: &super::Rig, c: &mut Client, pane: &str, rule: &str) {
     let idle = wait_state(c, pane, "idle");
     assert_eq!(idle["attention"], "none", "{idle}");
-    let life = wait_until("the subscriber to see the pane idle", super::LONG, || {
-        let life = rig.watch.lifecycle(pane);
-        (life.last().map(|(_, name, _)| name.as_str()) == Some("idle")).then_some(life)
-    });
+    let life = rig.watch.until_idle(pane);
     let last = life.last().map(|(_, _, source)| source.clone());
     assert_eq!(last, Some(format!("screen:{rule}")), "{life:?}");
     assert!(

@@ -28,10 +28,7 @@ fn trust_gate_is_a_question(
     assert_eq!(blocked["attention"], "input_required", "{blocked}");
     press(&mut c, &pane, keys);
     let idle = wait_ready(&mut c, &pane, hint);
-    let life = wait_until("the subscriber to see the pane idle", super::LONG, || {
-        let life = rig.watch.lifecycle(&pane);
-        (life.last().map(|(_, name, _)| name.as_str()) == Some("idle")).then_some(life)
-    });
+    let life = rig.watch.until_idle(&pane);
     let blocked_by = life
         .iter()
         .find(|(_, name, _)| name == "blocked")

@@ -1,10 +1,10 @@
 //! A question from a subagent that outlived its main turn. Codex's
 //! sub-agents (`spawn_agent`) run on after the main turn's `Stop`, and ask
 //! through the same hooks, their payloads naming the subagent (`agent_id`,
-//! beside the main `session_id`); no hook says when they end. Such a question blocks the pane like any other; once answered,
-//! the pane goes back to the main turn's state (`done` or `idle`, as its own
-//! screen shows it), not to a `working` nothing would ever end
-//! (docs/agents.md#subagents).
+//! beside the main `session_id`); no hook says when they end. Such a
+//! question blocks the pane like any other; once answered, the pane goes
+//! back to the main turn's state (`done` or `idle`, as its own screen shows
+//! it), not to a `working` nothing would ever end (docs/agents.md#subagents).
 
 use super::AgentTracker;
 use serde_json::Value;
