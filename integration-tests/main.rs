@@ -45,6 +45,7 @@ mod state_dir;
 mod states;
 mod tabs;
 mod task_finish;
+mod task_queue;
 mod tasks;
 mod thousand_panes;
 mod transport;

@@ -12,7 +12,7 @@ use signaltty_protocol::ErrorCode;
 use std::path::{Path, PathBuf};
 
 /// A repository with one commit on `main`, under the test's temp dir.
-fn repo(root: &Path) -> PathBuf {
+pub(crate) fn repo(root: &Path) -> PathBuf {
     let r = root.join("repo");
     init_repo(&r, "README", "hello\n");
     r
@@ -38,11 +38,11 @@ fn claude_hook(server: &TestServer, pane: &str, event: &str, payload: &[u8]) {
 }
 
 /// A worker that prints its task id and waits.
-fn waiting_worker() -> Value {
+pub(crate) fn waiting_worker() -> Value {
     json!(["sh", "-c", "echo task=$SIGNALTTY_TASK; exec cat"])
 }
 
-fn start(c: &mut Client, repo: &Path, extra: Value) -> Value {
+pub(crate) fn start(c: &mut Client, repo: &Path, extra: Value) -> Value {
     let mut params = json!({
         "repo": repo.to_string_lossy(),
         "contract": {"objective": "Write the file the test asks for"},
@@ -54,18 +54,18 @@ fn start(c: &mut Client, repo: &Path, extra: Value) -> Value {
     ok(c.call("task.start", params))
 }
 
-fn task_get(c: &mut Client, id: &str) -> Value {
+pub(crate) fn task_get(c: &mut Client, id: &str) -> Value {
     ok(c.call("task.get", json!({"task_id": id})))["task"].clone()
 }
 
-fn wait_task_state(c: &mut Client, id: &str, state: &str) -> Value {
+pub(crate) fn wait_task_state(c: &mut Client, id: &str, state: &str) -> Value {
     wait_until(&format!("task {id} to be {state}"), DEADLINE, || {
         let t = task_get(c, id);
         (t["state"] == state).then_some(t)
     })
 }
 
-fn worktrees(repo: &Path) -> usize {
+pub(crate) fn worktrees(repo: &Path) -> usize {
     git(repo, &["worktree", "list", "--porcelain"])
         .lines()
         .filter(|l| l.starts_with("worktree "))
@@ -178,7 +178,8 @@ fn a_start_over_the_cap_is_refused_with_details_and_leaves_nothing_on_disk() {
     start(&mut c, &repo, json!({}));
     let refused = c.call(
         "task.start",
-        json!({"repo": repo.to_string_lossy(), "contract": {"objective": "x"}, "argv": waiting_worker()}),
+        json!({"repo": repo.to_string_lossy(), "contract": {"objective": "x"},
+               "argv": waiting_worker(), "queue": false}),
     );
     let e = expect_code(refused, ErrorCode::RateLimited);
     assert_eq!(
@@ -682,7 +683,7 @@ fn cancel_stops_the_worker_and_clears_what_it_was_asking() {
 /// The cap test: eight starts at once with the cap at 4 make four
 /// tasks; the other four are refused `RATE_LIMITED` with nothing on disk.
 #[test]
-fn eight_starts_at_once_with_a_cap_of_four_make_four_tasks() {
+fn eight_starts_at_once_with_a_cap_of_four_and_no_queue_make_four_tasks() {
     let env = crate::support::TestEnv::new();
     let socket = env.default_socket();
     let server = TestServer::start_with_args(env, &["server", "--max-tasks", "4"], socket);
@@ -691,7 +692,7 @@ fn eight_starts_at_once_with_a_cap_of_four_make_four_tasks() {
         .map(|_| {
             let mut c = server.client();
             let p = json!({"repo": repo.to_string_lossy(), "contract": {"objective": "x"},
-                           "argv": waiting_worker()});
+                           "argv": waiting_worker(), "queue": false});
             std::thread::spawn(move || c.call("task.start", p))
         })
         .collect();

@@ -143,6 +143,7 @@ pub const GLYPHS: &[(&str, &str)] = &[
 
 /// The tasks view's legend: one glyph per task state, all distinct.
 pub const TASK_GLYPHS: &[(&str, &str)] = &[
+    ("⋯", "queued: waits its turn"),
     ("◌", "pending"),
     ("●", "working"),
     ("◆", "input required: waiting for you"),
@@ -155,6 +156,7 @@ pub const TASK_GLYPHS: &[(&str, &str)] = &[
 /// The glyph of a task state and its colour.
 pub fn task_state(s: TaskState) -> (&'static str, Color) {
     match s {
+        TaskState::Queued => ("⋯", Color::DarkGray),
         TaskState::Pending => ("◌", Color::Gray),
         TaskState::Working => ("●", Color::Cyan),
         TaskState::InputRequired => ("◆", Color::Yellow),

@@ -20,6 +20,9 @@ pub const MAX_ARTIFACTS: usize = 32;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TaskState {
+    /// Waiting in the queue: for its `after` tasks to complete, or for a
+    /// slot of the parallel cap (docs/tasks.md#the-task-queue). No checkout yet.
+    Queued,
     /// Started; its worker has not taken the first prompt yet.
     Pending,
     /// The worker works on it.
@@ -38,7 +41,8 @@ pub enum TaskState {
 
 impl TaskState {
     /// Every state, in the order of the table of docs/objects.md#task-states.
-    pub const ALL: [TaskState; 7] = [
+    pub const ALL: [TaskState; 8] = [
+        TaskState::Queued,
         TaskState::Pending,
         TaskState::Working,
         TaskState::InputRequired,
@@ -51,6 +55,7 @@ impl TaskState {
     /// The wire name.
     pub fn as_str(self) -> &'static str {
         match self {
+            TaskState::Queued => "queued",
             TaskState::Pending => "pending",
             TaskState::Working => "working",
             TaskState::InputRequired => "input_required",
@@ -77,11 +82,19 @@ impl TaskState {
     /// Whether the table of docs/objects.md#task-states allows `self → to`.
     pub fn may_become(self, to: TaskState) -> bool {
         match self {
-            TaskState::Pending => to != TaskState::Pending,
-            TaskState::Working => !matches!(to, TaskState::Pending | TaskState::Working),
-            TaskState::InputRequired => {
-                !matches!(to, TaskState::Pending | TaskState::InputRequired)
-            },
+            TaskState::Queued => matches!(
+                to,
+                TaskState::Pending | TaskState::Failed | TaskState::Canceled
+            ),
+            TaskState::Pending => !matches!(to, TaskState::Queued | TaskState::Pending),
+            TaskState::Working => !matches!(
+                to,
+                TaskState::Queued | TaskState::Pending | TaskState::Working
+            ),
+            TaskState::InputRequired => !matches!(
+                to,
+                TaskState::Queued | TaskState::Pending | TaskState::InputRequired
+            ),
             _ => false,
         }
     }
@@ -259,6 +272,18 @@ pub struct Task {
     /// The idempotency key it was started with.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_request_id: Option<String>,
+    /// The tasks that must complete before it starts
+    /// (docs/tasks.md#the-task-queue).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub after: Vec<TaskId>,
+    /// While `queued`: the start it runs when its turn comes (cleared when
+    /// it starts).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queued_start: Option<Box<TaskStartParams>>,
+    /// While `queued`: its place in the queue, from 1. Filled in by reads
+    /// (`task.get`, `task.list`, `task.start`), never journaled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue_position: Option<usize>,
     /// When it was created.
     pub created_at: Timestamp,
     /// When it last changed.
@@ -314,6 +339,14 @@ pub struct TaskStartParams {
     /// Paste → Enter delay, default 300 ms.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub submit_delay_ms: Option<u64>,
+    /// Start only once these tasks are `completed`
+    /// (docs/tasks.md#the-task-queue).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub after: Option<Vec<TaskId>>,
+    /// Queue the start when the parallel cap is reached (the default), or
+    /// refuse it with `RATE_LIMITED` (`false`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue: Option<bool>,
 }
 
 /// `task.start`'s result: the task (at `pending`) and its worker pane.

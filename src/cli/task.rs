@@ -148,6 +148,13 @@ pub struct StartArgs {
     /// Lineage parent pane.
     #[arg(long)]
     parent_pane: Option<String>,
+    /// Start only once this task has completed (repeat for several; the
+    /// task waits `queued` until then).
+    #[arg(long, value_name = "TASK")]
+    after: Vec<String>,
+    /// Refuse the start when the parallel cap is reached instead of queuing it.
+    #[arg(long)]
+    no_queue: bool,
     /// The worker command.
     #[arg(last = true)]
     argv: Vec<String>,
@@ -183,6 +190,22 @@ fn line(t: &Task) -> String {
         .as_ref()
         .map(|r| format!("  {}", r.summary.lines().next().unwrap_or("")))
         .unwrap_or_default();
+    if t.state == TaskState::Queued {
+        // No branch nor checkout yet: its place, and what it waits for.
+        let place = t.queue_position.map_or(String::new(), |n| format!(" #{n}"));
+        let after = if t.after.is_empty() {
+            String::new()
+        } else {
+            let ids: Vec<&str> = t.after.iter().map(|id| id.0.as_str()).collect();
+            format!("  after {}", ids.join(", "))
+        };
+        return format!(
+            "{}  {:<14} {:<10} queued{place}{after}",
+            t.id,
+            t.state.as_str(),
+            t.agent.as_deref().unwrap_or("-"),
+        );
+    }
     format!(
         "{}  {:<14} {:<10} {}  {}{result}",
         t.id,
@@ -419,6 +442,8 @@ fn start(global: &Global, a: StartArgs) -> i32 {
         ready_timeout_s: None,
         stall_timeout_s: None,
         submit_delay_ms: None,
+        after: (!a.after.is_empty()).then(|| a.after.into_iter().map(TaskId).collect()),
+        queue: a.no_queue.then_some(false),
     };
     call(global, Method::TaskStart(params), |r: TaskStartResult| {
         show(&r.task);

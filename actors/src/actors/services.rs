@@ -221,6 +221,8 @@ pub struct StartEnded {
     pub key: Option<String>,
     /// Whether `task.created` is in the journal.
     pub committed: bool,
+    /// Whether it held a slot of the cap (a start does, queuing does not).
+    pub slot: bool,
 }
 
 /// `task.start` routed again: a start whose idempotency key another start

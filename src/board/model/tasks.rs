@@ -3,7 +3,7 @@
 //! task), with a selection of their own.
 
 use super::Board;
-use signaltty_protocol::task::{Outcome, Task};
+use signaltty_protocol::task::{Outcome, Task, TaskState};
 use signaltty_protocol::{PaneId, TaskId};
 
 /// What a task line says after its columns: the worker's summary, else why
@@ -18,6 +18,18 @@ pub enum TaskNote {
 /// The task's result summary, else its `status_reason` (`reason`, or a
 /// start failure's `stage: error`), else its last finish's error.
 pub fn task_note(task: &Task) -> TaskNote {
+    if task.state == TaskState::Queued {
+        // Its place is its line's place: the queue is in creation order.
+        if task.after.is_empty() {
+            return TaskNote::Reason("queued: waiting for a free slot".into());
+        }
+        let after: Vec<String> = task
+            .after
+            .iter()
+            .map(|id| id.0.chars().take(13).collect())
+            .collect();
+        return TaskNote::Reason(format!("queued: after {}", after.join(", ")));
+    }
     if let Some(r) = &task.result {
         return TaskNote::Summary(r.summary.clone());
     }

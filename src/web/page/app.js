@@ -15,6 +15,7 @@
     failed: "✗", exited: "–", unknown: "?",
   };
   const TASK_LOOK = {
+    queued: ["⋯", "idle", "queued"],
     pending: ["○", "idle", "pending"],
     working: ["●", "working", "working"],
     input_required: ["!", "blocked", "needs input"],

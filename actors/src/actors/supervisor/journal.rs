@@ -116,6 +116,9 @@ impl Handler<JournalAck> for Supervisor {
         for workspace in applied.turn_ends {
             self.refresh_git(workspace, ctx);
         }
+        if applied.tasks_moved {
+            self.drain_task_queue();
+        }
         self.events.stall_mut().written();
         self.journal_moved();
     }

@@ -155,6 +155,7 @@ impl Supervisor {
     /// transition (docs/tasks.md#after-a-restart): its worker is gone.
     /// Completed tasks and their checkouts stay as they are.
     fn adopt_tasks(&mut self, ctx: &mut Context<Self>) {
+        use signaltty_protocol::task::TaskState;
         let tasks: Vec<_> = self
             .events
             .projection()
@@ -169,7 +170,9 @@ impl Supervisor {
                 .as_ref()
                 .and_then(|p| self.events.projection().pane(p))
                 .is_some_and(|p| p.live == signaltty_protocol::pane::LiveState::Live);
-            let live = !task.state.is_terminal() && !worker_kept;
+            // A queued task has no worker yet: it stays in the queue
+            // (docs/tasks.md#the-task-queue).
+            let live = !task.state.is_terminal() && task.state != TaskState::Queued && !worker_kept;
             let id = task.id.clone();
             let kit = super::tasks::kit(&ctx.address(), &self.config, &self.checkouts);
             let actor = crate::actors::task::TaskActor::restored(task, kit).start();
@@ -181,6 +184,7 @@ impl Supervisor {
             }
             self.tasks.insert(id, actor);
         }
+        self.drain_task_queue();
     }
 
     /// Writes a snapshot if one is due and none is being written: the state

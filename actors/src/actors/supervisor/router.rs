@@ -46,6 +46,7 @@ mod spawns;
 mod submit;
 mod subscribe;
 mod tabs;
+mod task_queue;
 mod task_wait;
 mod tasks;
 pub mod wait;
@@ -281,6 +282,11 @@ pub(crate) fn start_task(
     Box<dyn std::future::Future<Output = Result<signaltty_protocol::task::TaskStartResult, Error>>>,
 > {
     tasks::begin(cx, p)
+}
+
+/// Starts the queued tasks whose turn came (docs/tasks.md#the-task-queue).
+pub(crate) fn drain_task_queue(cx: &mut Cx<'_>) {
+    task_queue::drain(cx);
 }
 
 /// One look of `task.wait` (docs/tasks.md#waiting-for-tasks).

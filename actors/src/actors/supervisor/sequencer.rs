@@ -57,6 +57,8 @@ pub struct Applied {
     /// The workspaces where an agent finished a turn (`agent.done`): their git
     /// cache is refreshed.
     pub turn_ends: Vec<WorkspaceId>,
+    /// Whether a task was created or changed state: the queue may move.
+    pub tasks_moved: bool,
 }
 
 /// A sequenced state event waiting for the journal's acknowledgement: then
@@ -256,6 +258,16 @@ impl Sequencer {
                 applied
                     .worker_events
                     .push((task, Arc::new((*event).clone())));
+            }
+            if matches!(
+                &*event,
+                Event::TaskCreated { .. }
+                    | Event::TaskUpdated {
+                        prev_state: Some(_),
+                        ..
+                    }
+            ) {
+                applied.tasks_moved = true;
             }
             if let Event::AgentDone { pane, .. } = &*event
                 && !applied.turn_ends.contains(&pane.workspace_id)

@@ -31,19 +31,32 @@ pub(super) fn kit(me: &Addr<Supervisor>, config: &Config, checkouts: &Checkouts)
     }
 }
 
+impl Supervisor {
+    /// Starts the queued tasks whose turn came, fails those that never
+    /// will (docs/tasks.md#the-task-queue).
+    pub(super) fn drain_task_queue(&mut self) {
+        super::router::drain_task_queue(&mut self.cx());
+    }
+}
+
 impl Handler<StartEnded> for Supervisor {
     type Result = ();
 
     fn handle(&mut self, msg: StartEnded, _ctx: &mut Self::Context) {
         // Committed (or not): the slot and the key are given back either way
         // (docs/tasks.md#the-parallel-task-cap).
-        self.tasks.release();
+        if msg.slot {
+            self.tasks.release();
+        }
+        self.tasks.launched(&msg.task);
         if let Some(key) = &msg.key {
             self.tasks.free_key(key);
         }
         if !msg.committed {
             self.tasks.remove(&msg.task);
         }
+        // A slot may have come free.
+        self.drain_task_queue();
     }
 }
 

@@ -32,12 +32,14 @@ use std::time::Duration;
 mod finish;
 mod place;
 mod prompt;
+mod queue;
 mod start;
 mod stop;
 #[cfg(test)]
 mod tests;
 
 pub use finish::{FinishTask, Mode};
+pub use queue::{Enqueue, queued_record};
 pub use start::{Start, StartTicket};
 pub use stop::Cancel;
 
@@ -158,7 +160,7 @@ impl Actor for TaskActor {
     type Context = Context<Self>;
 }
 
-fn refused(r: Refused) -> Error {
+pub(super) fn refused(r: Refused) -> Error {
     Error::BadParams(r.to_string())
 }
 

@@ -49,6 +49,7 @@ pub struct StartTicket {
     tell: Option<Recipient<StartEnded>>,
     task: TaskId,
     key: Option<String>,
+    slot: bool,
 }
 
 impl StartTicket {
@@ -58,7 +59,16 @@ impl StartTicket {
             tell: Some(tell),
             task,
             key,
+            slot: true,
         }
+    }
+
+    /// The hold of a start that queues its task: a key, no slot of the cap
+    /// (docs/tasks.md#the-task-queue).
+    pub fn queued(tell: Recipient<StartEnded>, task: TaskId, key: Option<String>) -> StartTicket {
+        let mut ticket = StartTicket::new(tell, task, key);
+        ticket.slot = false;
+        ticket
     }
 
     fn end(&mut self, committed: bool) {
@@ -67,12 +77,13 @@ impl StartTicket {
                 task: self.task.clone(),
                 key: self.key.take(),
                 committed,
+                slot: self.slot,
             });
         }
     }
 
     /// `task.created` is durable.
-    fn committed(mut self) {
+    pub(super) fn committed(mut self) {
         self.end(true);
     }
 }
@@ -134,6 +145,8 @@ impl Handler<Start> for TaskActor {
                     .and_then(|r| r);
                 match prepared {
                     Ok((checkout, dir)) => act.commit(ticket, params, argv, agent, checkout, dir),
+                    // A queued task's record exists: it fails, and stays.
+                    Err(e) if act.queued() => act.queued_start_failed(ticket, e),
                     // Nothing was made: the slot and the key go back.
                     Err(e) => {
                         drop(ticket);
@@ -156,10 +169,21 @@ impl TaskActor {
         checkout: Checkout,
         dir: Dir,
     ) -> Fut<TaskStartResult> {
-        let task = record(&self.id, &p, &argv, agent.clone(), &checkout);
-        let machine = TaskMachine::new(task.clone());
-        let created = machine.created();
-        self.machine = Some(machine);
+        let fresh = record(&self.id, &p, &argv, agent.clone(), &checkout);
+        // A queued task's record moves on; any other is created now.
+        let (created, task) = match self.machine.as_mut() {
+            Some(m) => match m.start_queued(fresh, Timestamp::now()) {
+                Ok(event) => (event, m.task().clone()),
+                Err(e) => return done(Err(super::refused(e))),
+            },
+            None => {
+                let machine = TaskMachine::new(fresh);
+                let event = machine.created();
+                let task = machine.task().clone();
+                self.machine = Some(machine);
+                (event, task)
+            },
+        };
         let published = self.publish(vec![created]);
         let committed = async move {
             let published = published.await;
@@ -286,6 +310,9 @@ fn record(
         worker_pid: None,
         worker_cmd: Some(argv.to_vec()),
         client_request_id: p.client_request_id.clone(),
+        after: p.after.clone().unwrap_or_default(),
+        queued_start: None,
+        queue_position: None,
         created_at: now.clone(),
         updated_at: now,
     }

@@ -13,6 +13,11 @@ pub struct TaskBook<A> {
     starting: usize,
     /// Idempotency keys whose start is under way.
     keys: HashSet<String>,
+    /// Queued tasks whose start is under way (docs/tasks.md#the-task-queue).
+    launching: HashSet<signaltty_protocol::TaskId>,
+    /// The creation time (ms) of the last task queued, so the queue's order
+    /// is the order of the requests even within one millisecond.
+    last_queued_ms: i64,
 }
 
 impl<A> Default for TaskBook<A> {
@@ -21,6 +26,8 @@ impl<A> Default for TaskBook<A> {
             actors: HashMap::new(),
             starting: 0,
             keys: HashSet::new(),
+            launching: HashSet::new(),
+            last_queued_ms: 0,
         }
     }
 }
@@ -45,6 +52,35 @@ impl<A> TaskBook<A> {
     /// counts as active from then on).
     pub fn release(&mut self) {
         self.starting = self.starting.saturating_sub(1);
+    }
+
+    /// Slots held by starts under way.
+    pub fn starting(&self) -> usize {
+        self.starting
+    }
+
+    /// Takes a slot for the start of queued task `id`, which the queue
+    /// decided has one.
+    pub fn launch(&mut self, id: signaltty_protocol::TaskId) {
+        self.starting += 1;
+        self.launching.insert(id);
+    }
+
+    /// The start of `id` ended (committed or not).
+    pub fn launched(&mut self, id: &signaltty_protocol::TaskId) {
+        self.launching.remove(id);
+    }
+
+    /// Whether queued task `id` is being started.
+    pub fn is_launching(&self, id: &signaltty_protocol::TaskId) -> bool {
+        self.launching.contains(id)
+    }
+
+    /// The creation time of a task queued at `now_ms`: later than every
+    /// task queued before it.
+    pub fn queue_stamp(&mut self, now_ms: i64) -> i64 {
+        self.last_queued_ms = now_ms.max(self.last_queued_ms + 1);
+        self.last_queued_ms
     }
 
     /// Claims an idempotency key for a start; `false` if one is under way.

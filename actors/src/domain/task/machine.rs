@@ -92,6 +92,32 @@ impl TaskMachine {
         Ok(self.updated(Some(from)))
     }
 
+    /// A queued task's start committed its checkout: the record becomes
+    /// `record` (its checkout, branch and base), keeping what the queued one
+    /// was known by (id, context, creation, key, `after`), `queued` →
+    /// `pending` (docs/tasks.md#the-task-queue).
+    pub fn start_queued(&mut self, record: Task, now: Timestamp) -> Result<Event, Refused> {
+        let from = self.task.state;
+        if from != TaskState::Queued {
+            return Err(Refused::NotAllowed {
+                from,
+                to: TaskState::Pending,
+            });
+        }
+        let queued = std::mem::replace(&mut self.task, record);
+        self.task.id = queued.id;
+        self.task.context_id = queued.context_id;
+        self.task.created_at = queued.created_at;
+        self.task.client_request_id = queued.client_request_id;
+        self.task.after = queued.after;
+        self.task.state = TaskState::Pending;
+        self.task.queued_start = None;
+        self.task.queue_position = None;
+        self.task.status_reason = None;
+        self.task.updated_at = now;
+        Ok(self.updated(Some(from)))
+    }
+
     /// Sets `status_reason` without a state change: what a `pending` task
     /// waits for.
     pub fn explain(&mut self, reason: Value, now: Timestamp) -> Event {

@@ -46,6 +46,9 @@ pub fn task(n: u32, label: &str, state: TaskState) -> Task {
         worker_pid: None,
         worker_cmd: None,
         client_request_id: None,
+        after: Vec::new(),
+        queued_start: None,
+        queue_position: None,
         created_at: ts(T0 + i64::from(n) * 1000),
         updated_at: ts(T0 + i64::from(n) * 1000),
     }
@@ -185,6 +188,20 @@ fn the_task_note_is_the_summary_else_the_reason_else_the_finish_error() {
     assert_eq!(
         task_note(&t4),
         TaskNote::Reason("finish failed: MERGE_CONFLICT".into())
+    );
+}
+
+#[test]
+fn a_queued_task_says_what_it_waits_for() {
+    let mut t = task(1, "q", TaskState::Queued);
+    assert_eq!(
+        task_note(&t),
+        TaskNote::Reason("queued: waiting for a free slot".into())
+    );
+    t.after = vec![TaskId("task_0123456789abcdef".into()), task_id(2)];
+    assert_eq!(
+        task_note(&t),
+        TaskNote::Reason("queued: after task_01234567, task_2".into())
     );
 }
 

@@ -14,6 +14,7 @@ use signaltty_protocol::task::{Outcome, TaskDiffResult, TaskState};
 /// The fixture's label of the task in state `s`.
 fn label(s: TaskState) -> &'static str {
     match s {
+        TaskState::Queued => "queue",
         TaskState::Pending => "pend",
         TaskState::Working => "work",
         TaskState::InputRequired => "ask",
@@ -25,11 +26,17 @@ fn label(s: TaskState) -> &'static str {
 }
 
 /// One task per state on the panes of `busy_board`, in the tasks view:
-/// completed reported and merged, failed with a reason, canceled discarded.
+/// completed reported and merged, failed with a reason, canceled discarded,
+/// one queued.
 fn tasks_board() -> Board {
     let mut board = busy_board();
     let mut tasks = Vec::new();
-    for (n, s) in TaskState::ALL.into_iter().enumerate() {
+    // The queued task last, so the others keep their numbers.
+    let states = TaskState::ALL
+        .into_iter()
+        .filter(|s| *s != TaskState::Queued)
+        .chain([TaskState::Queued]);
+    for (n, s) in states.enumerate() {
         let mut t = task(n as u32 + 1, label(s), s);
         match s {
             TaskState::Completed => {
@@ -45,6 +52,8 @@ fn tasks_board() -> Board {
                 t.status_reason = Some(serde_json::json!({"reason": "pane_exited"}));
             },
             TaskState::Canceled => t.disposition.outcome = Outcome::Discarded,
+            // No branch nor checkout before it starts.
+            TaskState::Queued => (t.branch, t.worktree_path) = (String::new(), String::new()),
             _ => {},
         }
         tasks.push(t);
@@ -63,7 +72,8 @@ fn the_tasks_view_at_80x24_and_200x50_shows_every_task_with_its_glyph_and_note()
         assert_shows(
             &buf,
             &[
-                "tasks 7",
+                "tasks 8",
+                "queued: waiting",
                 "committed out.txt",
                 "turn_ended",
                 "pane_exited",
@@ -96,7 +106,7 @@ fn the_tasks_view_at_80x24_and_200x50_shows_every_task_with_its_glyph_and_note()
         // The selection is reverse video; clicks map to tasks.
         let sel = row_with(&buf, "claude pend ").unwrap();
         assert!(buf[(0, sel)].modifier.contains(Modifier::REVERSED));
-        assert_eq!(drawn.task_rows.len(), 7);
+        assert_eq!(drawn.task_rows.len(), 8);
         assert_eq!(task_at(&drawn, drawn.list.x, sel), Some(task_id(1)));
         assert_eq!(row_at(&drawn, drawn.list.x, sel), None);
     }

@@ -10,7 +10,7 @@
 //!        (a key held by another start: StartTask again after 20 ms)
 //! ```
 
-use super::{Cx, Routed, answer, fail};
+use super::{Cx, Routed, answer, fail, task_queue};
 use crate::actors::services::StartTask;
 use crate::actors::task::{Cancel, FinishTask, Mode, Report, Start, StartTicket, TaskActor};
 use crate::domain::registry::by_prefix;
@@ -71,7 +71,12 @@ pub fn get(cx: &Cx<'_>, id: &TaskId) -> Result<TaskResultReply, Error> {
     cx.events
         .projection()
         .task(id)
-        .map(|t| TaskResultReply { task: t.clone() })
+        .map(|t| {
+            let mut task = [t.clone()];
+            task_queue::place_all(cx, &mut task);
+            let [task] = task;
+            TaskResultReply { task }
+        })
         .ok_or_else(|| Error::NoSuchTask(id.0.clone()))
 }
 
@@ -81,7 +86,7 @@ pub fn list(cx: &Cx<'_>, p: &TaskListParams) -> Result<TaskListResult, Error> {
     if limit == 0 || limit > MAX_LIST {
         return Err(Error::BadParams(format!("limit must be 1 to {MAX_LIST}")));
     }
-    let tasks = cx
+    let mut tasks: Vec<signaltty_protocol::task::Task> = cx
         .events
         .projection()
         .tasks()
@@ -91,6 +96,7 @@ pub fn list(cx: &Cx<'_>, p: &TaskListParams) -> Result<TaskListResult, Error> {
         .take(limit)
         .cloned()
         .collect();
+    task_queue::place_all(cx, &mut tasks);
     Ok(TaskListResult { tasks })
 }
 
@@ -153,6 +159,18 @@ pub fn finish(cx: &mut Cx<'_>, p: TaskFinishParams) -> Routed {
             ))));
         },
     };
+    // A task that never left the queue has no checkout to merge or discard
+    // (docs/tasks.md#the-task-queue).
+    if let Some(task) = cx.events.projection().task(&p.task_id)
+        && task.worktree_path.is_empty()
+    {
+        return fail(Err(Error::BadParams(format!(
+            "task {} never started (it is {}): it has no checkout to finish; cancel it instead",
+            task.id,
+            task.state.as_str()
+        ))
+        .with_details(json!({"state": task.state}))));
+    }
     let actor = cx
         .events
         .projection()
@@ -164,13 +182,29 @@ pub fn finish(cx: &mut Cx<'_>, p: TaskFinishParams) -> Routed {
     answer(async move { actor.send(FinishTask { p, mode }).await? })
 }
 
+/// What git makes for the start of task `id` asked by `p`.
+pub(super) fn plan_for(cx: &Cx<'_>, id: &TaskId, p: &TaskStartParams) -> Plan {
+    Plan {
+        task: id.clone(),
+        repo: PathBuf::from(&p.repo),
+        base_ref: p.base_ref.clone().unwrap_or_else(|| "HEAD".to_owned()),
+        fetch_first: p.fetch_first.unwrap_or(false),
+        branch: p.branch.clone(),
+        label: p.label.clone(),
+        path: p.path.as_ref().map(PathBuf::from),
+        data_dir: cx.config.data_dir.clone(),
+        contract: p.contract.clone(),
+        checkouts: Some(cx.checkouts.clone()),
+    }
+}
+
 /// A start that passed the checks needing no filesystem.
-struct Go {
-    id: TaskId,
-    p: TaskStartParams,
-    argv: Vec<String>,
-    agent: Option<String>,
-    key: Option<String>,
+pub(super) struct Go {
+    pub(super) id: TaskId,
+    pub(super) p: TaskStartParams,
+    pub(super) argv: Vec<String>,
+    pub(super) agent: Option<String>,
+    pub(super) key: Option<String>,
 }
 
 /// What the first checks decided.
@@ -290,9 +324,9 @@ fn default_binary(kind: AgentKind) -> Option<&'static str> {
 }
 
 /// A typed answer that comes later.
-type Answer<T> = Pin<Box<dyn Future<Output = Result<T, Error>>>>;
+pub(super) type Answer<T> = Pin<Box<dyn Future<Output = Result<T, Error>>>>;
 
-fn now<T: 'static>(r: Result<T, Error>) -> Answer<T> {
+pub(super) fn now<T: 'static>(r: Result<T, Error>) -> Answer<T> {
     Box::pin(std::future::ready(r))
 }
 
@@ -308,7 +342,7 @@ pub(super) fn begin(cx: &mut Cx<'_>, p: TaskStartParams) -> Answer<TaskStartResu
     if cx.shutting_down {
         return now(Err(Error::ShuttingDown));
     }
-    let go = match check_start(cx, p.clone()) {
+    let mut go = match check_start(cx, p.clone()) {
         Ok(Checked::Existing(result)) => return now(Ok(*result)),
         Ok(Checked::Wait) => {
             // Another start holds the key: once it commits, this one finds
@@ -334,35 +368,39 @@ pub(super) fn begin(cx: &mut Cx<'_>, p: TaskStartParams) -> Answer<TaskStartResu
         free_key(cx);
         return now(Err(Error::Internal("the Supervisor is not running".into())));
     };
-    let active = cx
-        .events
-        .projection()
-        .tasks()
-        .iter()
-        .filter(|t| !t.state.is_terminal())
-        .count();
-    let cap = cx.config.limits.max_parallel_tasks;
-    if let Err(reached) = cx.tasks.reserve(active, cap) {
-        free_key(cx);
-        let e = Error::RateLimited(format!(
-            "{} task(s) running or starting; at most {cap} at once",
-            reached.0
-        ))
-        .with_details(json!({"active_tasks": reached.0, "max_parallel_tasks": cap}));
-        return now(Err(e));
-    }
-    let plan = Plan {
-        task: go.id.clone(),
-        repo: PathBuf::from(&go.p.repo),
-        base_ref: go.p.base_ref.clone().unwrap_or_else(|| "HEAD".to_owned()),
-        fetch_first: go.p.fetch_first.unwrap_or(false),
-        branch: go.p.branch.clone(),
-        label: go.p.label.clone(),
-        path: go.p.path.as_ref().map(PathBuf::from),
-        data_dir: cx.config.data_dir.clone(),
-        contract: go.p.contract.clone(),
-        checkouts: Some(cx.checkouts.clone()),
+    let (wait, active) = match task_queue::must_wait(cx, &mut go.p) {
+        Ok(w) => w,
+        Err(e) => {
+            free_key(cx);
+            return now(Err(e));
+        },
     };
+    let cap = cx.config.limits.max_parallel_tasks;
+    let refuse = |busy: usize| {
+        Error::RateLimited(format!(
+            "{busy} task(s) running or starting; at most {cap} at once"
+        ))
+        .with_details(json!({"active_tasks": busy, "max_parallel_tasks": cap}))
+    };
+    let queue = go.p.queue != Some(false);
+    match wait {
+        // Behind the queue: queued, or refused when the request says so.
+        task_queue::Wait::Queue if queue => return task_queue::enqueue(cx, &me, go),
+        task_queue::Wait::Queue => {
+            free_key(cx);
+            return now(Err(refuse(active + cx.tasks.starting())));
+        },
+        task_queue::Wait::After => return task_queue::enqueue(cx, &me, go),
+        task_queue::Wait::No => {},
+    }
+    if let Err(reached) = cx.tasks.reserve(active, cap) {
+        if queue {
+            return task_queue::enqueue(cx, &me, go);
+        }
+        free_key(cx);
+        return now(Err(refuse(reached.0)));
+    }
+    let plan = plan_for(cx, &go.id, &go.p);
     let kit = super::super::tasks::kit(&me, cx.config, cx.checkouts);
     let actor = TaskActor::starting(go.id.clone(), kit).start();
     cx.tasks.insert(go.id.clone(), actor.clone());

@@ -3,6 +3,7 @@
 //! the cap, and a failed spawn (docs/tasks.md#starting-a-task).
 
 mod finish;
+mod queue;
 
 use crate::testkit::tasks::World;
 use crate::testkit::wait_for;
@@ -149,7 +150,7 @@ async fn the_cap_counts_starts_under_way_and_gives_their_slot_back_after_commit_
         .await
         .expect("the key is free again");
     let b = w.start_task(json!({})).await.expect("a second slot");
-    let details = rate_limited(w.start_task(json!({})).await);
+    let details = rate_limited(w.start_task(json!({"queue": false})).await);
     assert_eq!(details, json!({"active_tasks": 2, "max_parallel_tasks": 2}));
     // A start under way holds its slot until its task exists.
     w.call(World::method(
@@ -168,7 +169,7 @@ async fn the_cap_counts_starts_under_way_and_gives_their_slot_back_after_commit_
         generation: 1,
     }));
     wait_for("the start under way", || w.git.with(|g| g.prepares) == 3).await;
-    let details = rate_limited(w.start_task(json!({})).await);
+    let details = rate_limited(w.start_task(json!({"queue": false})).await);
     assert_eq!(details["active_tasks"], 2, "one task and one start");
     gate.send(()).unwrap();
     assert!(pending.await.unwrap().unwrap().result.is_ok());

@@ -42,6 +42,9 @@ fn task(state: TaskState) -> TaskMachine {
         worker_pid: None,
         worker_cmd: None,
         client_request_id: None,
+        after: Vec::new(),
+        queued_start: None,
+        queue_position: None,
         created_at: now.clone(),
         updated_at: now,
     })
@@ -256,4 +259,39 @@ fn the_worker_dying_fails_the_task_once() {
         .expect("cancel");
     assert!(m.on_pane_event(&exited, now()).is_none());
     assert_eq!(m.task().state, TaskState::Canceled);
+}
+
+#[test]
+fn a_queued_task_starts_as_the_task_it_was_queued_as() {
+    let mut queued = task(TaskState::Queued).task().clone();
+    queued.after = vec![TaskId("task_0".into())];
+    queued.client_request_id = Some("key".into());
+    queued.queued_start = Some(Box::new(
+        serde_json::from_value(
+            serde_json::json!({"repo": "/src/repo", "contract": {"objective": "fix it"}}),
+        )
+        .expect("params"),
+    ));
+    let mut m = TaskMachine::new(queued.clone());
+    let mut fresh = task(TaskState::Pending).task().clone();
+    fresh.id = TaskId("task_other".into());
+    fresh.created_at = now();
+    let event = m.start_queued(fresh, now()).expect("queued → pending");
+    let t = m.task();
+    assert_eq!(
+        (t.state, &t.id, &t.created_at),
+        (TaskState::Pending, &queued.id, &queued.created_at)
+    );
+    assert_eq!(t.after, queued.after);
+    assert_eq!(t.client_request_id.as_deref(), Some("key"));
+    assert!(t.queued_start.is_none());
+    assert_eq!(t.worktree_path, "/wt/x", "the checkout is the new record's");
+    let Event::TaskUpdated { prev_state, .. } = event else {
+        panic!("{event:?}");
+    };
+    assert_eq!(prev_state, Some(TaskState::Queued));
+    assert!(
+        m.start_queued(task(TaskState::Pending).task().clone(), now())
+            .is_err()
+    );
 }
