@@ -7,6 +7,7 @@ mod support;
 mod activation;
 mod agents;
 mod agents_record;
+mod ask;
 mod attach;
 mod board;
 mod cli;

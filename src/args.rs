@@ -241,6 +241,21 @@ pub enum Command {
         #[arg(long, value_name = "DIR")]
         home: Option<PathBuf>,
     },
+    /// Give an agent a prompt, wait for its turn to end and print what it
+    /// answered (pane.ask). Exit status: 0 done, 4 blocked (the question is
+    /// printed), 5 failed or interrupted, 6 timeout.
+    Ask {
+        /// Pane id or name.
+        pane: String,
+        /// The prompt.
+        prompt: String,
+        /// Give up after this many seconds (default 600).
+        #[arg(long, value_name = "S")]
+        timeout: Option<u64>,
+        /// Refuse a busy pane (AGENT_BUSY) instead of waiting for its turn to end.
+        #[arg(long)]
+        only_if_idle: bool,
+    },
     /// Answer a pane's pending decision (decision.answer): once or deny for a
     /// permission request, else an option id or its number.
     Answer {

@@ -118,6 +118,12 @@ fn main() -> ExitCode {
             option,
             decision,
         } => cli::decision::answer(global, &pane, &option, decision),
+        Command::Ask {
+            pane,
+            prompt,
+            timeout,
+            only_if_idle,
+        } => cli::ask::ask(global, Some(pane), prompt, timeout, only_if_idle),
         Command::Decision(cmd) => cli::decision::run(global, cmd),
         Command::Restore => cli::restore::restore(global),
         Command::Task(cmd) => cli::task::run(global, cmd),

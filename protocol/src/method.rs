@@ -8,9 +8,9 @@ use crate::diff::{WorkspaceDiffParams, WorkspaceFileDiffParams, WorkspaceRefresh
 use crate::layout::{LayoutApplyParams, LayoutExportParams};
 use crate::notification::{NotificationListParams, NotificationMarkReadParams};
 use crate::pane::{
-    PaneAttachParams, PaneCloseParams, PaneInputParams, PaneMoveParams, PaneReadParams,
-    PaneRenameParams, PaneResizeParams, PaneSignalParams, PaneSpawnParams, PaneSplitParams,
-    PaneSwapParams, PaneTarget, PaneWaitForOutputParams,
+    PaneAskParams, PaneAttachParams, PaneCloseParams, PaneInputParams, PaneMoveParams,
+    PaneReadParams, PaneRenameParams, PaneResizeParams, PaneSignalParams, PaneSpawnParams,
+    PaneSplitParams, PaneSwapParams, PaneTarget, PaneWaitForOutputParams,
 };
 use crate::server::{
     ServerSchemaParams, ServerShutdownParams, ServerStatusParams, ServerUpgradeParams,
@@ -128,6 +128,7 @@ methods! {
     PaneMarkSeen = "pane.mark_seen" (PaneTarget),
     PaneExplain = "pane.explain" (PaneTarget),
     PaneSubmit = "pane.submit" (PaneSubmitParams),
+    PaneAsk = "pane.ask" (PaneAskParams),
     DecisionAnswer = "decision.answer" (DecisionAnswerParams),
     Notify = "notify" (NotifyParams),
     NotificationList = "notification.list" (NotificationListParams),
@@ -203,7 +204,7 @@ impl Method {
         match self {
             Method::Subscribe(_) => RequestFlow::Subscribe,
             Method::PaneAttach(_) => RequestFlow::HoldsEvents,
-            Method::Wait(_) | Method::TaskWait(_) => RequestFlow::SingleFlight,
+            Method::Wait(_) | Method::TaskWait(_) | Method::PaneAsk(_) => RequestFlow::SingleFlight,
             Method::HookEvent(p) if p.wait_for_answer == Some(true) => RequestFlow::WaitForAnswer,
             Method::HookEvent(_)
             | Method::ServerStatus(_)

@@ -7,9 +7,12 @@ use crate::time::Timestamp;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+mod ask;
 mod methods;
 #[cfg(test)]
 mod tests;
+
+pub use ask::{AskOutcome, DEFAULT_ASK_TIMEOUT_MS, PaneAskParams, PaneAskResult};
 
 pub use methods::{
     DetachedResult, Integration, MAX_INPUT_B64, MAX_READ_LINES, PaneAttachParams, PaneAttachResult,

@@ -6,6 +6,7 @@
 //! and `main.rs` routes every command to its one function.
 
 pub mod agents;
+pub mod ask;
 pub mod attention;
 pub mod board;
 pub mod bridge;

@@ -267,3 +267,23 @@ pub struct Services {
     /// Closing the workspaces rooted at a checkout.
     pub close_at: Recipient<CloseWorkspacesAt>,
 }
+
+/// `pane.submit` for a `pane.ask` that waited for its pane
+/// (docs/ask.md#how-it-works): answers once the prompt is taken, with the
+/// gate's result and the wait baseline taken before the paste.
+#[derive(Message)]
+#[rtype(
+    result = "Result<(signaltty_protocol::state::PaneSubmitResult, Option<signaltty_protocol::state::WaitBaseline>), Error>"
+)]
+pub struct SubmitFor {
+    /// The asking connection (its waits end with it).
+    pub conn: ConnId,
+    /// The prompt.
+    pub params: signaltty_protocol::state::PaneSubmitParams,
+}
+
+/// The payload of the state event numbered `seq`, while the event ring holds
+/// it (what `pane.ask` reads of the event that ended its turn).
+#[derive(Message)]
+#[rtype(result = "Option<serde_json::Value>")]
+pub struct EventAt(pub signaltty_protocol::Seq);

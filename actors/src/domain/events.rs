@@ -132,6 +132,12 @@ impl Ring {
         self.retained_after
     }
 
+    /// The payload JSON of the event numbered `seq`, while the ring holds it.
+    pub fn payload_at(&self, seq: Seq) -> Option<Bytes> {
+        let at = self.events.binary_search_by_key(&seq, |e| e.seq).ok()?;
+        self.events.get(at).map(|e| e.payload_json.clone())
+    }
+
     /// Ring events with `after < seq <= head` that pass `filter`, as (seq, line).
     pub fn matching(&self, after: Seq, head: Seq, filter: &EventFilter) -> Vec<(Seq, Bytes)> {
         self.events

@@ -34,6 +34,7 @@ use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Instant;
 
+mod ask;
 mod attention;
 mod decisions;
 mod diff;
@@ -167,6 +168,7 @@ pub fn route(
         Method::PaneMarkSeen(p) => attention::mark_seen(cx, p),
         Method::PaneExplain(p) => attention::explain(cx, p),
         Method::PaneSubmit(p) => submit::submit(cx, conn.id, p),
+        Method::PaneAsk(p) => ask::ask(cx, conn.id, p),
         Method::DecisionAnswer(p) => decisions::answer(cx, p),
         Method::Notify(p) => attention::notify(cx, p),
         Method::NotificationList(p) => notifications::list(cx, p),
@@ -218,6 +220,7 @@ fn asks_for_a_change(method: &Method) -> bool {
             | Method::PaneDetach(_)
             | Method::PaneExplain(_)
             | Method::PaneSubmit(_)
+            | Method::PaneAsk(_)
             | Method::NotificationList(_)
             | Method::HookEvent(_)
             | Method::ReportSession(_)
@@ -282,6 +285,15 @@ pub(crate) fn start_task(
     Box<dyn std::future::Future<Output = Result<signaltty_protocol::task::TaskStartResult, Error>>>,
 > {
     tasks::begin(cx, p)
+}
+
+/// `pane.submit` typed, for a `pane.ask` that waited for its pane.
+pub(crate) fn submit_for(
+    cx: &mut Cx<'_>,
+    conn: crate::ids::ConnId,
+    p: signaltty_protocol::state::PaneSubmitParams,
+) -> Result<submit::Submitting, Error> {
+    submit::submit_typed(cx, conn, p)
 }
 
 /// Starts the queued tasks whose turn came (docs/tasks.md#the-task-queue).

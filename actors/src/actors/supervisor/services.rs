@@ -56,3 +56,39 @@ impl Handler<RulesReplaced> for Supervisor {
         }
     }
 }
+
+impl Handler<crate::actors::services::SubmitFor> for Supervisor {
+    type Result = ResponseFuture<
+        Result<
+            (
+                signaltty_protocol::state::PaneSubmitResult,
+                Option<signaltty_protocol::state::WaitBaseline>,
+            ),
+            Error,
+        >,
+    >;
+
+    fn handle(
+        &mut self,
+        msg: crate::actors::services::SubmitFor,
+        _ctx: &mut Self::Context,
+    ) -> Self::Result {
+        match super::router::submit_for(&mut self.cx(), msg.conn, msg.params) {
+            Ok(submitting) => submitting,
+            Err(e) => Box::pin(std::future::ready(Err(e))),
+        }
+    }
+}
+
+impl Handler<crate::actors::services::EventAt> for Supervisor {
+    type Result = Option<serde_json::Value>;
+
+    fn handle(
+        &mut self,
+        msg: crate::actors::services::EventAt,
+        _ctx: &mut Self::Context,
+    ) -> Self::Result {
+        let payload = self.events.ring().payload_at(msg.0)?;
+        serde_json::from_slice(&payload).ok()
+    }
+}

@@ -170,3 +170,16 @@ fn the_hand_built_line_parses_as_the_event_frame_the_protocol_defines() {
     );
     assert_eq!(payload_json(&Event::ServerWillShutdown {}), b"{}");
 }
+
+#[test]
+fn an_event_is_found_by_its_seq_while_the_ring_holds_it() {
+    let mut ring = Ring::new(2, Seq(0));
+    for s in [1, 2, 4] {
+        ring.push(closed(s));
+    }
+    let payload = ring.payload_at(Seq(4)).expect("held");
+    let value: Value = serde_json::from_slice(&payload).expect("JSON");
+    assert_eq!(value["workspace_id"], "ws_4");
+    assert!(ring.payload_at(Seq(3)).is_none(), "never numbered");
+    assert!(ring.payload_at(Seq(1)).is_none(), "evicted");
+}

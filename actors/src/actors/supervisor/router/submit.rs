@@ -10,8 +10,10 @@ use crate::actors::submit::{Gate, activity_gate, type_prompt};
 use crate::actors::task::FollowUp;
 use crate::error::Error;
 use crate::ids::ConnId;
-use signaltty_protocol::state::PaneSubmitParams;
+use signaltty_protocol::state::{PaneSubmitParams, PaneSubmitResult, WaitBaseline};
 use signaltty_protocol::task::TaskState;
+use std::future::Future;
+use std::pin::Pin;
 use std::time::{Duration, Instant};
 
 /// The largest prompt, in bytes.
@@ -22,7 +24,7 @@ pub const DEFAULT_DELAY_MS: u64 = 300;
 pub const DEFAULT_STALL_S: u64 = 5;
 
 /// Step 1: the checks made before anything is written.
-fn check(p: &PaneSubmitParams) -> Result<(Duration, Duration), Error> {
+pub(super) fn check(p: &PaneSubmitParams) -> Result<(Duration, Duration), Error> {
     if p.text.is_empty() || p.text.len() > MAX_TEXT_BYTES {
         return Err(Error::BadParams(format!(
             "text must be 1 to {MAX_TEXT_BYTES} bytes, not {}",
@@ -45,37 +47,49 @@ fn check(p: &PaneSubmitParams) -> Result<(Duration, Duration), Error> {
     Ok((delay, stall))
 }
 
+/// A submit under way: once the prompt is taken, the gate's result and the
+/// wait baseline taken before the paste.
+pub(crate) type Submitting =
+    Pin<Box<dyn Future<Output = Result<(PaneSubmitResult, Option<WaitBaseline>), Error>>>>;
+
 /// `pane.submit`.
 pub fn submit(cx: &mut Cx<'_>, conn: ConnId, p: PaneSubmitParams) -> Routed {
-    let (delay, stall) = match check(&p) {
-        Ok(checked) => checked,
-        Err(e) => return fail(Err(e)),
-    };
-    let (id, addr) = match cx.registry.pane(&p.pane_id) {
-        Ok(entry) => (entry.id.clone(), entry.addr.clone()),
-        Err(e) => return fail(Err(e)),
+    match submit_typed(cx, conn, p) {
+        Ok(submitting) => answer(async move { submitting.await.map(|(taken, _)| taken) }),
+        Err(e) => fail(Err(e)),
+    }
+}
+
+/// `pane.submit`, typed: what `pane.ask` submits through
+/// (docs/ask.md#how-it-works).
+pub(crate) fn submit_typed(
+    cx: &mut Cx<'_>,
+    conn: ConnId,
+    p: PaneSubmitParams,
+) -> Result<Submitting, Error> {
+    let (delay, stall) = check(&p)?;
+    let (id, addr) = {
+        let entry = cx.registry.pane(&p.pane_id)?;
+        (entry.id.clone(), entry.addr.clone())
     };
     let task = cx.events.projection().task_of_pane(&id);
     // A pending task's worker gets its first prompt from the server
     // (docs/tasks.md#the-first-prompt); a prompt typed over it would race it.
     if task.is_some_and(|t| t.state == TaskState::Pending) {
-        return fail(Err(Error::AgentNotReady(
+        return Err(Error::AgentNotReady(
             "the pane's task is pending: the server is giving the worker its first prompt".into(),
-        )));
+        ));
     }
     let task = task.and_then(|t| cx.tasks.get(&t.id).cloned());
     // A hibernated agent is woken first and typed into once ready
     // (docs/restore.md#waking-up).
     let woken = if super::wake::hibernated(cx, &id) {
-        match super::wake::wake_ready(cx, &id, "submit") {
-            Ok(woken) => Some(woken),
-            Err(e) => return fail(Err(e)),
-        }
+        Some(super::wake::wake_ready(cx, &id, "submit")?)
     } else {
         None
     };
     let Some(me) = cx.me.clone() else {
-        return fail(Err(Error::Internal("the Supervisor is not running".into())));
+        return Err(Error::Internal("the Supervisor is not running".into()));
     };
     // Step 3: the baseline, before the paste.
     let baseline = cx.events.projection().pane(&id).and_then(|pane| {
@@ -94,7 +108,7 @@ pub fn submit(cx: &mut Cx<'_>, conn: ConnId, p: PaneSubmitParams) -> Routed {
         waits: me.clone().recipient(),
         view: me.recipient(),
     };
-    answer(async move {
+    Ok(Box::pin(async move {
         if let Some(woken) = woken {
             // The baseline of the new process, taken once it is ready.
             gate.baseline = woken.await?.baseline;
@@ -102,12 +116,13 @@ pub fn submit(cx: &mut Cx<'_>, conn: ConnId, p: PaneSubmitParams) -> Routed {
         type_prompt(&addr, p.text, delay, |_| Error::NoSuchPane(gone.clone()))
             .await
             .map_err(|typed| typed.into_error())?;
+        let gate_baseline = gate.baseline.clone();
         let taken = activity_gate(gate).await?;
         // Accepted: a worker's task that needs input works again, then the
         // reply goes out.
         if let Some(task) = task {
             let _ = task.send(FollowUp).await;
         }
-        Ok(taken)
-    })
+        Ok((taken, gate_baseline))
+    }))
 }
