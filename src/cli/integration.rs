@@ -1,8 +1,9 @@
 //! `signaltty integration install|uninstall|status`: the agents' hook files,
-//! edited by the same library the server uses at launch (docs/integrations.md).
-//! Works without a server.
+//! edited by the same library the server uses at launch (docs/integrations.md);
+//! `install-mcp|uninstall-mcp`: signaltty's MCP server entry in the agents'
+//! user config (docs/mcp.md#installing-it). Works without a server.
 
-use crate::args::{Global, IntegrationCommand};
+use crate::args::{Global, IntegrationCommand, McpArgs};
 use crate::cli::fail_with;
 use serde_json::{Value, json};
 use signaltty_model::integration::agent::Agent;
@@ -24,6 +25,8 @@ pub fn run(global: &Global, cmd: IntegrationCommand) -> i32 {
         IntegrationCommand::Install(a) => (Action::Install, a),
         IntegrationCommand::Uninstall(a) => (Action::Uninstall, a),
         IntegrationCommand::Status(a) => (Action::Status, a),
+        IntegrationCommand::InstallMcp(a) => return mcp(global, true, a),
+        IntegrationCommand::UninstallMcp(a) => return mcp(global, false, a),
     };
     apply(global, action, args.agent, args.all, args.home)
 }
@@ -170,4 +173,52 @@ fn manifests() -> Value {
             json!({"name": name, "manifest": manifest})
         })
         .collect()
+}
+
+/// `integration install-mcp|uninstall-mcp AGENT`: the entry that starts
+/// this very binary as `signaltty mcp`; the exit status is 1 when any agent
+/// failed.
+fn mcp(global: &Global, install: bool, args: McpArgs) -> i32 {
+    use signaltty_model::integration::mcp;
+    let chosen = match mcp::named(&args.agent) {
+        Ok(a) => a,
+        Err(e) => return fail_with(ErrorCode::BadParams, e),
+    };
+    let roots = match Roots::new(args.home.as_deref(), |k| std::env::var(k).ok()) {
+        Ok(r) => r,
+        Err(e) => return fail_with(ErrorCode::BadParams, e),
+    };
+    // The same check as the hooks' command: an absolute, executable file.
+    let binary = integration::reporter();
+    let text = !global.json;
+    let mut failed = false;
+    let mut items = Vec::new();
+    for kind in chosen {
+        let done = match (&binary, install) {
+            (Ok(b), true) => mcp::install(kind, &roots, b),
+            (Err(e), true) => Err(e.clone()),
+            (_, false) => mcp::uninstall(kind, &roots),
+        };
+        let verb = if install { "installed" } else { "removed" };
+        let item = match done {
+            Ok(r) => {
+                if text {
+                    let what = if r.changed { verb } else { "unchanged" };
+                    say!("{}: MCP server {what} ({})", kind.name(), r.file.display());
+                }
+                json!({"agent": kind.name(), "file": r.file, "changed": r.changed})
+            },
+            Err(e) => {
+                eprintln!("signaltty: {}: {e}", kind.name());
+                let file = mcp::file(kind, &roots).ok();
+                json!({"agent": kind.name(), "file": file, "changed": false, "error": e})
+            },
+        };
+        failed |= item.get("error").is_some();
+        items.push(item);
+    }
+    if global.json {
+        say!("{}", json!({ "results": items }));
+    }
+    i32::from(failed)
 }
