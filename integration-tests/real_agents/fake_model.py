@@ -30,7 +30,8 @@ call of `command` and then `final`.
 
 `mode: "mcp"` answers the main turn's user message with one call of the
 tool named `tool` (an MCP tool, found in the request's tool list by its
-name, or by the name the agent gives it: Claude Code's `mcp__SERVER__TOOL`)
+name, inside a namespace as Codex offers it, or by the name the agent gives
+it: Claude Code's `mcp__SERVER__TOOL`)
 with the arguments `tool_args`, and its result with `final`; a request that
 does not offer the tool gets the text `fake model: no tool TOOL` instead.
 Every request's tool results are logged as `results` (their text).
@@ -307,6 +308,7 @@ class Reply:
                 self.text = "fake model: no tool " + str(plan.get("tool"))
             else:
                 self.tool = tool
+                self.namespace = turn.namespaces.get(tool)
                 self.args = plan.get("tool_args") or {}
                 self.delay = float(plan["delay"])
             return

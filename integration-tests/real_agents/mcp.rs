@@ -1,9 +1,10 @@
-//! A real MCP client (docs/mcp.md#how-to-test-it): Claude Code, with
-//! signaltty's MCP server registered by `signaltty integration install-mcp`,
-//! calls `mcp__signaltty__list_panes` in a turn of the fake model (`mode:
-//! "mcp"`), and the tool result the model receives names the real panes.
+//! Real MCP clients (docs/mcp.md#how-to-test-it): Claude Code and Codex,
+//! with signaltty's MCP server registered by `signaltty integration
+//! install-mcp`, call its `list_panes` tool in a turn of the fake model
+//! (`mode: "mcp"`), and the tool result the model receives names the real
+//! panes.
 
-use super::{LONG, agent_bin, claude_rig, submit, wait_ready};
+use super::{LONG, Rig, agent_bin, claude_rig, codex_argv, codex_rig, submit, wait_ready};
 use crate::support::client::Client;
 use crate::support::{ok, str_field};
 use serde_json::{Value, json};
@@ -74,51 +75,12 @@ fn claude_calls_signalttys_list_panes_over_mcp_and_the_model_sees_the_panes() {
     // Claude Code connects to its MCP servers beside its start-up: a turn
     // that came before the tools were there is told so and ends, and the
     // prompt is given again.
-    let mut seen = None;
-    for _ in 0..3 {
-        let before = ok(c.call("pane.get", json!({"pane_id": pane})))["wait_baseline"].clone();
-        submit(&mut c, &pane, "List the panes");
-        turn_ends(&mut c, &pane, before);
-        seen = rig
-            .model
-            .requests()
-            .iter()
-            .flat_map(|r| r["results"].as_array().cloned().unwrap_or_default())
-            .filter_map(|t| t.as_str().map(str::to_owned))
-            .find(|t| t.contains("\"panes\""));
-        if seen.is_some() {
-            break;
-        }
-    }
-    let Some(seen) = seen else {
-        let log: Vec<Value> = rig
-            .model
-            .requests()
-            .iter()
-            .map(|r| json!({"last": r["last"], "tool": r["tool"], "text": r["text"],
-                "results": r["results"], "mcp_tools": r["tools"].as_array().map(|t| t.iter()
-                    .filter(|n| n.as_str().is_some_and(|n| n.starts_with("mcp__"))).collect::<Vec<_>>())}))
-            .collect();
-        panic!("the model never received the panes: {}", Value::Array(log));
-    };
-    let called = rig
-        .model
-        .requests()
-        .iter()
-        .any(|r| r["tool"] == "mcp__signaltty__list_panes");
-    assert!(called, "the model called the tool by Claude's name for it");
-    // The result starts with the tool's JSON (Claude Code gives the model
-    // the structured content); Claude may append a note of its own.
-    let listed: Value = serde_json::Deserializer::from_str(&seen)
-        .into_iter::<Value>()
-        .next()
-        .and_then(Result::ok)
-        .unwrap_or_else(|| panic!("the tool result is not the panes' JSON: {seen}"));
+    let listed = panes_the_model_saw(&rig, &mut c, &pane, "mcp__signaltty__list_panes");
     let panes = listed["panes"].as_array().cloned().unwrap_or_default();
     let row = |id: &str| panes.iter().find(|p| p["pane_id"] == id).cloned();
-    let me = row(&pane).unwrap_or_else(|| panic!("Claude's own pane is missing: {seen}"));
+    let me = row(&pane).unwrap_or_else(|| panic!("Claude's own pane is missing: {listed}"));
     assert_eq!(me["agent"], "claude", "{me}");
-    let them = row(&other).unwrap_or_else(|| panic!("the other pane is missing: {seen}"));
+    let them = row(&other).unwrap_or_else(|| panic!("the other pane is missing: {listed}"));
     assert_eq!(them["name"], "bystander", "{them}");
     assert_eq!(them["workspace"]["name"], "others", "{them}");
     assert_eq!(me["workspace"]["name"], "real", "{me}");
@@ -135,4 +97,92 @@ fn turn_ends(c: &mut Client, pane: &str, baseline: Value) {
     );
     let _ = c.stream().set_read_timeout(Some(crate::support::DEADLINE));
     ok(r);
+}
+
+/// Gives the agent in `pane` a prompt until the model has received the
+/// result of the `list_panes` call it makes (a turn that came before the
+/// agent had its MCP tools is told so and ends, and the prompt is given
+/// again); checks the model called it as `called` and returns the panes'
+/// JSON it received.
+fn panes_the_model_saw(rig: &Rig, c: &mut Client, pane: &str, called: &str) -> Value {
+    let mut seen = None;
+    for _ in 0..3 {
+        let before = ok(c.call("pane.get", json!({"pane_id": pane})))["wait_baseline"].clone();
+        submit(c, pane, "List the panes");
+        turn_ends(c, pane, before);
+        seen = rig
+            .model
+            .requests()
+            .iter()
+            .flat_map(|r| r["results"].as_array().cloned().unwrap_or_default())
+            .filter_map(|t| t.as_str().map(str::to_owned))
+            .find(|t| t.contains("\"panes\""));
+        if seen.is_some() {
+            break;
+        }
+    }
+    let Some(seen) = seen else {
+        let log: Vec<Value> = rig
+            .model
+            .requests()
+            .iter()
+            .map(|r| json!({"last": r["last"], "tool": r["tool"], "text": r["text"], "results": r["results"]}))
+            .collect();
+        panic!("the model never received the panes: {}", Value::Array(log));
+    };
+    let requests = rig.model.requests();
+    assert!(
+        requests.iter().any(|r| r["tool"] == called),
+        "the model called {called}"
+    );
+    // The result holds the tool's JSON (Claude Code gives the model the
+    // structured content, Codex the text after a line of its own); an agent
+    // may add a note after it.
+    let from = seen.find('{').unwrap_or(0);
+    serde_json::Deserializer::from_str(&seen[from..])
+        .into_iter::<Value>()
+        .next()
+        .and_then(Result::ok)
+        .unwrap_or_else(|| panic!("the tool result is not the panes' JSON: {seen}"))
+}
+
+/// Codex, configured by `install-mcp codex` (the tools approved in its
+/// config, as a person would allow them), calls `list_panes` from the
+/// `signaltty` tool namespace it offers the model.
+#[test]
+fn codex_calls_signalttys_list_panes_over_mcp_and_the_model_sees_the_panes() {
+    let rig = codex_rig();
+    rig.model
+        .set(json!({"mode": "mcp", "tool": "list_panes", "tool_args": {},
+        "final": "done: listed the panes", "delay": 0.5, "final_delay": 0.3}));
+    let out = rig.server.cli(&["integration", "install-mcp", "codex"]);
+    assert!(
+        out.status.success(),
+        "install-mcp: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let path = rig.home.join(".codex").join("config.toml");
+    let text = std::fs::read_to_string(&path).unwrap_or_default();
+    let mut config: toml::Table = toml::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+    assert_eq!(
+        config["model_provider"].as_str(),
+        Some("fake"),
+        "the rest is kept"
+    );
+    let entry = config
+        .get_mut("mcp_servers")
+        .and_then(|s| s.get_mut("signaltty"))
+        .and_then(toml::Value::as_table_mut)
+        .unwrap_or_else(|| panic!("no [mcp_servers.signaltty]: {text}"));
+    entry.insert("default_tools_approval_mode".into(), "approve".into());
+    std::fs::write(&path, toml::to_string(&config).unwrap_or_default())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let (mut c, pane) = rig.ready("codex", codex_argv(), "Ask Codex to do anything");
+    let listed = panes_the_model_saw(&rig, &mut c, &pane, "list_panes");
+    let panes = listed["panes"].as_array().cloned().unwrap_or_default();
+    let me = panes
+        .iter()
+        .find(|p| p["pane_id"] == pane.as_str())
+        .unwrap_or_else(|| panic!("Codex's own pane is missing: {listed}"));
+    assert_eq!(me["agent"], "codex", "{me}");
 }

@@ -7,7 +7,7 @@
 //! | agent | file | entry |
 //! |---|---|---|
 //! | claude | `~/.claude.json` (`$CLAUDE_CONFIG_DIR/.claude.json`) | `mcpServers.signaltty` |
-//! | codex | `<codex root>/config.toml` | `[mcp_servers.signaltty]` |
+//! | codex | `<codex root>/config.toml` | `[mcp_servers.signaltty]`, with `env_vars` |
 //! | gemini | `~/.gemini/settings.json` | `mcpServers.signaltty` |
 
 use super::file::{self, Edit};
@@ -63,7 +63,7 @@ pub fn install(kind: AgentKind, roots: &Roots, binary: &Path) -> Result<Report, 
             entry.insert("command", toml_edit::value(command.as_str()));
             let args: toml_edit::Array = ["mcp"].into_iter().collect();
             entry.insert("args", toml_edit::value(args));
-            Ok(())
+            pass_through(entry)
         }),
         _ => edit_json(bytes, &path, |servers| {
             let entry = servers.entry(NAME).or_insert_with(|| json!({}));
@@ -147,6 +147,31 @@ pub fn installed(kind: AgentKind, roots: &Roots, binary: &Path) -> Result<bool, 
     };
     Ok(command.as_deref() == Some(&*binary.to_string_lossy())
         && args == Some(vec!["mcp".to_owned()]))
+}
+
+/// The variables `signaltty mcp` finds its server and config by. Codex
+/// starts MCP servers with a few variables only; these are handed on by
+/// name (`env_vars`), added to any the user listed.
+pub const CODEX_PASSED: [&str; 5] = [
+    "SIGNALTTY_SOCKET",
+    "SIGNALTTY_CONFIG",
+    "SIGNALTTY_HOST",
+    "XDG_RUNTIME_DIR",
+    "XDG_CONFIG_HOME",
+];
+
+fn pass_through(entry: &mut toml_edit::Table) -> Result<(), String> {
+    let names = entry
+        .entry("env_vars")
+        .or_insert_with(|| toml_edit::value(toml_edit::Array::new()))
+        .as_array_mut()
+        .ok_or_else(|| format!("`mcp_servers.{NAME}.env_vars` is not an array"))?;
+    for name in CODEX_PASSED {
+        if !names.iter().any(|v| v.as_str() == Some(name)) {
+            names.push(name);
+        }
+    }
+    Ok(())
 }
 
 fn unparsable(path: &Path, e: impl std::fmt::Display) -> String {

@@ -179,3 +179,25 @@ fn claudes_entry_follows_its_config_dir_and_other_agents_are_refused() {
     assert_eq!(named("all").ok(), Some(AGENTS.to_vec()));
     assert!(file(AgentKind::Opencode, &home.roots).is_err());
 }
+
+#[test]
+fn codex_gets_the_variables_signaltty_needs_beside_the_users_own() {
+    let home = Home::new();
+    home.put(
+        AgentKind::Codex,
+        "[mcp_servers.signaltty]\ncommand = \"/old\"\nenv_vars = [\"FOO\", \"XDG_RUNTIME_DIR\"]\n",
+    );
+    home.install(AgentKind::Codex);
+    let doc: toml::Table = toml::from_str(&home.read(AgentKind::Codex)).unwrap_or_default();
+    let names: Vec<&str> = doc["mcp_servers"]["signaltty"]["env_vars"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(toml::Value::as_str)
+        .collect();
+    assert_eq!(names[..2], ["FOO", "XDG_RUNTIME_DIR"]);
+    for name in CODEX_PASSED {
+        assert_eq!(names.iter().filter(|n| **n == name).count(), 1, "{names:?}");
+    }
+    assert!(!home.install(AgentKind::Codex).changed);
+}
