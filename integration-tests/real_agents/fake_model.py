@@ -31,7 +31,7 @@ call of `command` and then `final`.
 `mode: "mcp"` answers the main turn's user message with one call of the
 tool named `tool` (an MCP tool, found in the request's tool list by its
 name, inside a namespace as Codex offers it, or by the name the agent gives
-it: Claude Code's `mcp__SERVER__TOOL`)
+it: Claude Code's `mcp__SERVER__TOOL`, Gemini CLI's `mcp_SERVER_TOOL`)
 with the arguments `tool_args`, and its result with `final`; a request that
 does not offer the tool gets the text `fake model: no tool TOOL` instead.
 Every request's tool results are logged as `results` (their text).
@@ -238,7 +238,10 @@ class Turn:
             for c in self.body.get("contents") or []:
                 for p in c.get("parts") or []:
                     if "functionResponse" in p:
-                        texts.append(json.dumps(p["functionResponse"].get("response")))
+                        # Gemini CLI wraps a tool's text as {"output": TEXT}.
+                        response = p["functionResponse"].get("response")
+                        output = response.get("output") if isinstance(response, dict) else None
+                        texts.append(output if isinstance(output, str) else json.dumps(response))
         else:
             for m in self.body.get("messages") or []:
                 if m.get("role") == "tool":
@@ -250,9 +253,9 @@ class Turn:
 
     def named(self, wanted):
         """The offered tool called `wanted`, or an MCP tool of that name
-        (`mcp__SERVER__wanted`)."""
+        (Claude's `mcp__SERVER__wanted`, Gemini's `mcp_SERVER_wanted`)."""
         for name in self.tools:
-            if name == wanted or (name and name.startswith("mcp__") and name.endswith("__" + wanted)):
+            if name == wanted or (name and name.startswith("mcp_") and name.endswith("_" + wanted)):
                 return name
         return None
 

@@ -1,10 +1,12 @@
-//! Real MCP clients (docs/mcp.md#how-to-test-it): Claude Code and Codex,
-//! with signaltty's MCP server registered by `signaltty integration
-//! install-mcp`, call its `list_panes` tool in a turn of the fake model
-//! (`mode: "mcp"`), and the tool result the model receives names the real
-//! panes.
+//! Real MCP clients (docs/mcp.md#how-to-test-it): Claude Code, Codex and
+//! Gemini CLI, with signaltty's MCP server registered by `signaltty
+//! integration install-mcp`, call its `list_panes` tool in a turn of the
+//! fake model (`mode: "mcp"`), and the tool result the model receives names
+//! the real panes.
 
-use super::{LONG, Rig, agent_bin, claude_rig, codex_argv, codex_rig, submit, wait_ready};
+use super::{
+    LONG, Rig, agent_bin, claude_rig, codex_argv, codex_rig, gemini_rig, submit, wait_ready,
+};
 use crate::support::client::Client;
 use crate::support::{ok, str_field};
 use serde_json::{Value, json};
@@ -136,8 +138,8 @@ fn panes_the_model_saw(rig: &Rig, c: &mut Client, pane: &str, called: &str) -> V
         "the model called {called}"
     );
     // The result holds the tool's JSON (Claude Code gives the model the
-    // structured content, Codex the text after a line of its own); an agent
-    // may add a note after it.
+    // structured content, Codex the text after a line of its own, Gemini CLI
+    // the text inside a tag); an agent may add a note after it.
     let from = seen.find('{').unwrap_or(0);
     serde_json::Deserializer::from_str(&seen[from..])
         .into_iter::<Value>()
@@ -185,4 +187,38 @@ fn codex_calls_signalttys_list_panes_over_mcp_and_the_model_sees_the_panes() {
         .find(|p| p["pane_id"] == pane.as_str())
         .unwrap_or_else(|| panic!("Codex's own pane is missing: {listed}"));
     assert_eq!(me["agent"], "codex", "{me}");
+}
+
+/// Gemini CLI, configured by `install-mcp gemini` (the server trusted in its
+/// settings, as a person would trust it), calls `mcp_signaltty_list_panes`.
+#[test]
+fn gemini_calls_signalttys_list_panes_over_mcp_and_the_model_sees_the_panes() {
+    let gemini = agent_bin("gemini");
+    let rig = gemini_rig();
+    rig.model
+        .set(json!({"mode": "mcp", "tool": "list_panes", "tool_args": {},
+        "final": "done: listed the panes", "delay": 0.5, "final_delay": 0.3}));
+    let out = rig.server.cli(&["integration", "install-mcp", "gemini"]);
+    assert!(
+        out.status.success(),
+        "install-mcp: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let path = rig.home.join(".gemini").join("settings.json");
+    let text = std::fs::read_to_string(&path).unwrap_or_default();
+    let mut settings: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+    assert_eq!(
+        settings["model"]["name"], "gemini-2.5-flash",
+        "the rest is kept"
+    );
+    settings["mcpServers"]["signaltty"]["trust"] = json!(true);
+    std::fs::write(&path, settings.to_string()).unwrap_or_else(|e| panic!("{e}"));
+    let (mut c, pane) = rig.ready("gemini", json!([gemini]), "Type your message");
+    let listed = panes_the_model_saw(&rig, &mut c, &pane, "mcp_signaltty_list_panes");
+    let panes = listed["panes"].as_array().cloned().unwrap_or_default();
+    let me = panes
+        .iter()
+        .find(|p| p["pane_id"] == pane.as_str())
+        .unwrap_or_else(|| panic!("Gemini's own pane is missing: {listed}"));
+    assert_eq!(me["agent"], "gemini", "{me}");
 }
