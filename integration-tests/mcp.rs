@@ -418,3 +418,37 @@ fn install_mcp_registers_this_binary_with_each_agent_and_uninstall_removes_it() 
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("claude, codex, gemini or all"));
 }
+
+/// A call the client cancels gets no answer; the calls after it do.
+#[test]
+fn mcp_writes_no_answer_for_a_cancelled_call() {
+    let server = TestServer::start();
+    let repo = server.env().root().join("repo");
+    init_repo(&repo, "README", "hello\n");
+    let mut m = Mcp::start(&server);
+    m.initialize();
+    let started = m.tool(
+        "start_task",
+        json!({"repo": repo.to_string_lossy(), "objective": "wait",
+            "argv": ["sh", "-c", "exec cat"]}),
+    )["structuredContent"]
+        .clone();
+    let id = str_field(&started["task"], "id").to_owned();
+    // Two waits that time out, the first one sooner; the first is cancelled.
+    let call = |n: u64, timeout: u64| {
+        json!({"jsonrpc": "2.0", "id": n, "method": "tools/call", "params": {"name": "wait_task",
+            "arguments": {"task_id": id, "until": ["completed"], "timeout_s": timeout}}})
+        .to_string()
+    };
+    m.send(&call(100, 1));
+    m.send(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":100}}"#);
+    m.send(&call(101, 3));
+    let r = m.read(LONG);
+    assert_eq!(r["id"], 101, "{r}");
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    let text = r["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(text.starts_with("TIMEOUT: "), "{r}");
+    m.finish();
+}

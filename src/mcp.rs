@@ -16,7 +16,9 @@ use signaltty_model::client::{CallError, Client, Target};
 use signaltty_model::settings::knobs::K;
 use signaltty_protocol::method::ParamsError;
 use signaltty_protocol::{ErrorCode, Method};
+use std::collections::HashMap;
 use std::io::BufRead as _;
+use std::sync::{Arc, Mutex};
 
 /// `signaltty mcp`: serves until stdin ends.
 pub fn run(global: &Global) -> i32 {
@@ -28,6 +30,9 @@ pub fn run(global: &Global) -> i32 {
     let allow_answers = signaltty_model::settings::load(&env, &crate::cli::socket_flag(global))
         .bool(K::McpAllowAnswers);
     let mut session = rpc::Session::new(tools::list(allow_answers), env!("CARGO_PKG_VERSION"));
+    // The tool calls under way (their ids as JSON text), each with whether
+    // the client gave up on it.
+    let running: Arc<Mutex<HashMap<String, bool>>> = Arc::default();
     for line in std::io::stdin().lock().lines() {
         let line = match line {
             Ok(l) => l,
@@ -42,20 +47,38 @@ pub fn run(global: &Global) -> i32 {
         match session.step(&line) {
             rpc::Step::Reply(message) => send(&message),
             rpc::Step::Nothing => {},
+            rpc::Step::Cancel(id) => {
+                if let Some(cancelled) = lock(&running).get_mut(&id.to_string()) {
+                    *cancelled = true;
+                }
+            },
             rpc::Step::Call {
                 id,
                 name,
                 arguments,
             } => {
                 let mut server = Server::new(target.clone());
+                let running = Arc::clone(&running);
+                lock(&running).insert(id.to_string(), false);
                 std::thread::spawn(move || {
                     let outcome = tools::call(&mut server, &name, &arguments);
-                    send(&rpc::tool_result(id, outcome));
+                    // A cancelled request gets no answer (docs/mcp.md#the-protocol);
+                    // its work has run to its end.
+                    if lock(&running).remove(&id.to_string()) != Some(true) {
+                        send(&rpc::tool_result(id, outcome));
+                    }
                 });
             },
         }
     }
     0
+}
+
+/// The map of calls under way; a thread that panicked holding it left it
+/// whole.
+fn lock(map: &Mutex<HashMap<String, bool>>) -> std::sync::MutexGuard<'_, HashMap<String, bool>> {
+    map.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// Writes one message as one line on stdout (the lock is held for the

@@ -27,6 +27,9 @@ pub enum Step {
         name: String,
         arguments: Value,
     },
+    /// The client gave up on request `id` (`notifications/cancelled`): its
+    /// answer, when the tool ends, is not written.
+    Cancel(Value),
     /// Nothing to write (a notification, a response to us).
     Nothing,
 }
@@ -77,7 +80,13 @@ impl Session {
             (Some(_), None) if fields.contains_key("result") || fields.contains_key("error") => {
                 Step::Nothing
             },
-            // Notifications (initialized, cancelled, …) need no answer.
+            (None, Some("notifications/cancelled")) => {
+                match fields.get("params").and_then(|p| p.get("requestId")) {
+                    Some(id) if valid_id(id) => Step::Cancel(id.clone()),
+                    _ => Step::Nothing,
+                }
+            },
+            // Other notifications (initialized, …) need no answer.
             (None, Some(_)) => Step::Nothing,
             (Some(id), Some(method)) if valid_id(&id) => {
                 let params = fields.get("params").cloned().unwrap_or(Value::Null);

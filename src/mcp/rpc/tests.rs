@@ -41,11 +41,13 @@ fn notifications_and_responses_get_no_answer_and_ping_an_empty_result() {
     let mut s = session(false);
     for line in [
         r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
-        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{}}"#,
         r#"{"jsonrpc":"2.0","id":9,"result":{}}"#,
     ] {
         assert_eq!(s.step(line), Step::Nothing, "{line}");
     }
+    let cancel = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}"#;
+    assert_eq!(s.step(cancel), Step::Cancel(json!(3)));
     let r = reply(&mut s, r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#);
     assert_eq!(r, json!({"jsonrpc": "2.0", "id": 2, "result": {}}));
 }
