@@ -331,9 +331,11 @@ fn mcp_starts_a_task_waits_for_it_and_reads_its_diff() {
     init_repo(&repo, "README", "hello\n");
     let mut m = Mcp::start(&server);
     m.initialize();
+    // Relative: the repository is found from the directory the agent
+    // started `signaltty mcp` in.
     let started = m.tool(
         "start_task",
-        json!({"repo": repo.to_string_lossy(), "objective": "commit: out.txt",
+        json!({"repo": "repo", "objective": "commit: out.txt",
             "agent": "claude", "label": "mcp-worker",
             "argv": ["bash", fake("fake-worker"), BIN, "normal"]}),
     )["structuredContent"]
@@ -351,6 +353,11 @@ fn mcp_starts_a_task_waits_for_it_and_reads_its_diff() {
     assert_eq!(got["task"]["result"]["summary"], "committed out.txt");
     let listed = m.tool("list_tasks", json!({"state": "completed"}))["structuredContent"].clone();
     assert_eq!(listed["tasks"][0]["id"], id.as_str(), "{listed}");
+    assert_eq!(
+        got["task"]["source_repo"].as_str(),
+        Some(&*repo.to_string_lossy()),
+        "{got}"
+    );
     let diff = m.tool("task_diff", json!({"task_id": id}))["structuredContent"].clone();
     let files = diff["files"].to_string();
     assert!(files.contains("out.txt"), "{diff}");

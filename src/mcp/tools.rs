@@ -45,7 +45,7 @@ pub fn list(allow_answers: bool) -> Vec<Value> {
         tool(
             "start_task",
             "Start a worker agent on an objective in its own git worktree of a repository.",
-            json!({"repo": {"type": "string", "description": "the repository, an absolute path"},
+            json!({"repo": {"type": "string", "description": "the repository (a relative path is taken from the agent's directory)"},
                 "objective": {"type": "string", "description": "what the worker is to do"},
                 "agent": {"type": "string", "description": "the agent kind (claude, codex, gemini, …)"},
                 "label": {"type": "string"},
@@ -189,8 +189,12 @@ fn start_task(backend: &mut dyn Backend, args: &Value) -> Outcome {
         &["constraints", "acceptance_criteria", "output_format"],
         contract,
     );
+    // A relative repository is the agent's: the directory it started this
+    // server in (the server itself takes absolute paths only).
+    let repo = std::path::absolute(need_str(args, "repo")?)
+        .map_err(|e| format!("BAD_PARAMS: repo: {e}"))?;
     let mut params = Map::new();
-    params.insert("repo".into(), json!(need_str(args, "repo")?));
+    params.insert("repo".into(), json!(repo.to_string_lossy()));
     params.insert("contract".into(), contract);
     let params = pick(
         args,

@@ -7,7 +7,7 @@
 //! | agent | file | entry |
 //! |---|---|---|
 //! | claude | `~/.claude.json` (`$CLAUDE_CONFIG_DIR/.claude.json`) | `mcpServers.signaltty` |
-//! | codex | `<codex root>/config.toml` | `[mcp_servers.signaltty]`, with `env_vars` |
+//! | codex | `<codex root>/config.toml` | `[mcp_servers.signaltty]`, with `env_vars` and `tool_timeout_sec` |
 //! | gemini | `~/.gemini/settings.json` | `mcpServers.signaltty` |
 
 use super::file::{self, Edit};
@@ -63,6 +63,11 @@ pub fn install(kind: AgentKind, roots: &Roots, binary: &Path) -> Result<Report, 
             entry.insert("command", toml_edit::value(command.as_str()));
             let args: toml_edit::Array = ["mcp"].into_iter().collect();
             entry.insert("args", toml_edit::value(args));
+            // Codex gives a tool call a minute unless told otherwise; a
+            // task's wait or an ask takes longer (docs/mcp.md#installing-it).
+            if !entry.contains_key("tool_timeout_sec") {
+                entry.insert("tool_timeout_sec", toml_edit::value(CODEX_TOOL_TIMEOUT_S));
+            }
             pass_through(entry)
         }),
         _ => edit_json(bytes, &path, |servers| {
@@ -148,6 +153,10 @@ pub fn installed(kind: AgentKind, roots: &Roots, binary: &Path) -> Result<bool, 
     Ok(command.as_deref() == Some(&*binary.to_string_lossy())
         && args == Some(vec!["mcp".to_owned()]))
 }
+
+/// How long Codex lets one tool call of signaltty run, unless the user set
+/// another limit: an hour, `task.wait`'s own default.
+pub const CODEX_TOOL_TIMEOUT_S: i64 = 3600;
 
 /// The variables `signaltty mcp` finds its server and config by. Codex
 /// starts MCP servers with a few variables only; these are handed on by
