@@ -408,7 +408,22 @@ fn install_mcp_registers_this_binary_with_each_agent_and_uninstall_removes_it() 
     );
     let again = run(&["integration", "install-mcp", "claude"]);
     assert_eq!(again["results"][0]["changed"], false, "{again}");
+    let mcp_status = |status: Value| -> Vec<String> {
+        status["mcp"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|m| format!("{} {}", str_field(m, "agent"), str_field(m, "status")))
+            .collect()
+    };
+    let status = run(&["integration", "status"]);
+    assert_eq!(
+        mcp_status(status),
+        ["codex installed", "claude installed", "gemini installed"]
+    );
     run(&["integration", "uninstall-mcp", "all"]);
+    let status = run(&["integration", "status", "codex"]);
+    assert_eq!(mcp_status(status), ["codex not installed"]);
     assert_eq!(
         std::fs::read_to_string(home.join(".codex/config.toml")).unwrap_or_default(),
         codex_before

@@ -57,6 +57,13 @@ fn apply(
     let text = !global.json;
     let mut failed = false;
     let mut items = Vec::new();
+    let mcp_kinds: Vec<_> = chosen
+        .iter()
+        .filter_map(|a| match a {
+            Agent::Kind(k) if integration::mcp::AGENTS.contains(k) => Some(*k),
+            _ => None,
+        })
+        .collect();
     for agent in chosen {
         let item = match action {
             Action::Install => match &reporter {
@@ -79,9 +86,15 @@ fn apply(
         failed |= item.get("error").is_some();
         items.push(item);
     }
+    let mcp = if action == Action::Status {
+        let path = reporter.unwrap_or_else(|_| PathBuf::from("signaltty"));
+        mcp_status(&mcp_kinds, &roots, &path, text)
+    } else {
+        Vec::new()
+    };
     if global.json {
         let out = match action {
-            Action::Status => json!({"agents": items, "manifests": manifests()}),
+            Action::Status => json!({"agents": items, "mcp": mcp, "manifests": manifests()}),
             _ => json!({"results": items}),
         };
         say!("{out}");
@@ -143,6 +156,43 @@ fn status_item(agent: Agent, file: &Path, status: &Status, text: bool) -> Value 
         );
     }
     v
+}
+
+/// Whether each agent's user config starts this binary as its `signaltty`
+/// MCP server (docs/mcp.md#installing-it).
+fn mcp_status(
+    kinds: &[signaltty_protocol::pane::AgentKind],
+    roots: &Roots,
+    binary: &Path,
+    text: bool,
+) -> Vec<Value> {
+    use signaltty_model::integration::mcp;
+    if text && !kinds.is_empty() {
+        say!("MCP server (signaltty integration install-mcp):");
+    }
+    kinds
+        .iter()
+        .map(|&kind| {
+            let file = mcp::file(kind, roots).unwrap_or_default();
+            let (status, detail) = match mcp::installed(kind, roots, binary) {
+                Ok(true) => ("installed", None),
+                Ok(false) => ("not installed", None),
+                Err(e) => ("invalid", Some(e)),
+            };
+            if text {
+                let more = detail
+                    .as_ref()
+                    .map(|e| format!("  ({e})"))
+                    .unwrap_or_default();
+                say!("  {:<9} {status:<14} {}{more}", kind.name(), file.display());
+            }
+            let mut v = json!({"agent": kind.name(), "status": status, "file": file});
+            if let Some(e) = detail {
+                v["detail"] = json!(e);
+            }
+            v
+        })
+        .collect()
 }
 
 /// The user's manifests, each checked (docs/integrations.md).
