@@ -30,6 +30,7 @@ mod journal;
 mod journal_faults;
 mod layouts;
 mod manual;
+mod mcp;
 mod notifications;
 mod pane_ops;
 mod panes;

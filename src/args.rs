@@ -297,6 +297,9 @@ pub enum Command {
     /// The kept notifications, newest first (notification.list); `read` marks
     /// them read (notification.mark_read).
     Notifications(crate::cli::notifications::NotificationsArgs),
+    /// Serve signaltty's tools to an agent over MCP (Model Context Protocol)
+    /// on stdin and stdout (docs/mcp.md).
+    Mcp,
 }
 
 #[derive(Debug, Subcommand)]
@@ -307,6 +310,22 @@ pub enum IntegrationCommand {
     Uninstall(IntegrationArgs),
     /// What each agent's config holds: installed, needs repair, not installed, disabled, invalid.
     Status(IntegrationArgs),
+    /// Register `signaltty mcp` as an MCP server in an agent's user config
+    /// (claude, codex, gemini, all; docs/mcp.md#installing-it).
+    #[command(name = "install-mcp")]
+    InstallMcp(McpArgs),
+    /// Remove signaltty's MCP server entry, and nothing else.
+    #[command(name = "uninstall-mcp")]
+    UninstallMcp(McpArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct McpArgs {
+    /// claude, codex, gemini or all.
+    pub agent: String,
+    /// Use this home instead of $HOME (and ignore CLAUDE_CONFIG_DIR, CODEX_HOME).
+    #[arg(long, value_name = "DIR")]
+    pub home: Option<PathBuf>,
 }
 
 #[derive(Debug, clap::Args)]

@@ -21,6 +21,7 @@ mod board;
 mod cli;
 mod launch;
 mod logger;
+mod mcp;
 mod paint;
 mod remote;
 mod serve;
@@ -132,6 +133,7 @@ fn main() -> ExitCode {
         Command::Integration(cmd) => cli::integration::run(global, cmd),
         Command::Service(cmd) => cli::service::run(global, cmd),
         Command::Doctor { home } => cli::doctor::run(global, home),
+        Command::Mcp => mcp::run(global),
     };
     ExitCode::from(u8::try_from(code).unwrap_or(1))
 }

@@ -28,6 +28,14 @@ or Claude's note that a background subagent finished) with `final`; the
 subagent's own requests (their conversation holds the mark) get the shell
 call of `command` and then `final`.
 
+`mode: "mcp"` answers the main turn's user message with one call of the
+tool named `tool` (an MCP tool, found in the request's tool list by its
+name, inside a namespace as Codex offers it, or by the name the agent gives
+it: Claude Code's `mcp__SERVER__TOOL`, Gemini CLI's `mcp_SERVER_TOOL`)
+with the arguments `tool_args`, and its result with `final`; a request that
+does not offer the tool gets the text `fake model: no tool TOOL` instead.
+Every request's tool results are logged as `results` (their text).
+
 A turn of several tool calls is scripted with `steps`, a list of commands (a
 string, or `{"command": ..., "escalate": ...}` overriding the script's keys):
 a request whose conversation holds n tool results gets the shell call of
@@ -209,6 +217,48 @@ class Turn:
                              if isinstance(p, dict) and p.get("type") == "tool_result")
         return count
 
+    def results(self):
+        """The text of every tool result in the conversation, oldest first."""
+        texts = []
+
+        def text_of(content):
+            if isinstance(content, str):
+                return content
+            if isinstance(content, list):
+                return "".join(p.get("text", "") for p in content
+                               if isinstance(p, dict) and isinstance(p.get("text"), str))
+            return json.dumps(content)
+
+        if self.api == "responses":
+            items = self.body.get("input")
+            for i in items if isinstance(items, list) else []:
+                if str(i.get("type", "")).endswith("_output"):
+                    texts.append(text_of(i.get("output")))
+        elif self.api == "gemini":
+            for c in self.body.get("contents") or []:
+                for p in c.get("parts") or []:
+                    if "functionResponse" in p:
+                        # Gemini CLI wraps a tool's text as {"output": TEXT}.
+                        response = p["functionResponse"].get("response")
+                        output = response.get("output") if isinstance(response, dict) else None
+                        texts.append(output if isinstance(output, str) else json.dumps(response))
+        else:
+            for m in self.body.get("messages") or []:
+                if m.get("role") == "tool":
+                    texts.append(text_of(m.get("content")))
+                elif isinstance(m.get("content"), list):
+                    texts.extend(text_of(p.get("content")) for p in m["content"]
+                                 if isinstance(p, dict) and p.get("type") == "tool_result")
+        return texts
+
+    def named(self, wanted):
+        """The offered tool called `wanted`, or an MCP tool of that name
+        (Claude's `mcp__SERVER__wanted`, Gemini's `mcp_SERVER_wanted`)."""
+        for name in self.tools:
+            if name == wanted or (name and name.startswith("mcp_") and name.endswith("_" + wanted)):
+                return name
+        return None
+
     def shell(self):
         """The shell tool's name and schema, if the request offers one."""
         for name in SHELL_NAMES:
@@ -251,6 +301,19 @@ class Reply:
         self.namespace = None
         name, schema = turn.shell()
         if plan.get("mode") == "subagent" and self.delegate(turn, plan):
+            return
+        if plan.get("mode") == "mcp" and turn.last in ("user", "tool_result"):
+            tool = turn.named(plan.get("tool", ""))
+            if turn.last == "tool_result":
+                self.text = plan["final"]
+                self.delay = float(plan["final_delay"])
+            elif tool is None:
+                self.text = "fake model: no tool " + str(plan.get("tool"))
+            else:
+                self.tool = tool
+                self.namespace = turn.namespaces.get(tool)
+                self.args = plan.get("tool_args") or {}
+                self.delay = float(plan["delay"])
             return
         steps = plan.get("steps")
         if steps and name and turn.last in ("user", "tool_result"):
@@ -417,7 +480,7 @@ class Handler(BaseHTTPRequestHandler):
                      "tool": reply.tool, "args": reply.args, "text": reply.text,
                      "error": reply.error, "users": turn.user_texts(),
                      "tools": sorted(n for n in turn.tools if n),
-                     "outputs": turn.outputs()})
+                     "outputs": turn.outputs(), "results": turn.results()})
         if reply.error:
             # 400 by default: clients retry 5xx (for a long while) but not 4xx.
             status = int(script().get("error_status", 400))

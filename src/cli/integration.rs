@@ -1,8 +1,9 @@
 //! `signaltty integration install|uninstall|status`: the agents' hook files,
-//! edited by the same library the server uses at launch (docs/integrations.md).
-//! Works without a server.
+//! edited by the same library the server uses at launch (docs/integrations.md);
+//! `install-mcp|uninstall-mcp`: signaltty's MCP server entry in the agents'
+//! user config (docs/mcp.md#installing-it). Works without a server.
 
-use crate::args::{Global, IntegrationCommand};
+use crate::args::{Global, IntegrationCommand, McpArgs};
 use crate::cli::fail_with;
 use serde_json::{Value, json};
 use signaltty_model::integration::agent::Agent;
@@ -24,6 +25,8 @@ pub fn run(global: &Global, cmd: IntegrationCommand) -> i32 {
         IntegrationCommand::Install(a) => (Action::Install, a),
         IntegrationCommand::Uninstall(a) => (Action::Uninstall, a),
         IntegrationCommand::Status(a) => (Action::Status, a),
+        IntegrationCommand::InstallMcp(a) => return mcp(global, true, a),
+        IntegrationCommand::UninstallMcp(a) => return mcp(global, false, a),
     };
     apply(global, action, args.agent, args.all, args.home)
 }
@@ -54,6 +57,13 @@ fn apply(
     let text = !global.json;
     let mut failed = false;
     let mut items = Vec::new();
+    let mcp_kinds: Vec<_> = chosen
+        .iter()
+        .filter_map(|a| match a {
+            Agent::Kind(k) if integration::mcp::AGENTS.contains(k) => Some(*k),
+            _ => None,
+        })
+        .collect();
     for agent in chosen {
         let item = match action {
             Action::Install => match &reporter {
@@ -76,9 +86,15 @@ fn apply(
         failed |= item.get("error").is_some();
         items.push(item);
     }
+    let mcp = if action == Action::Status {
+        let path = reporter.unwrap_or_else(|_| PathBuf::from("signaltty"));
+        mcp_status(&mcp_kinds, &roots, &path, text)
+    } else {
+        Vec::new()
+    };
     if global.json {
         let out = match action {
-            Action::Status => json!({"agents": items, "manifests": manifests()}),
+            Action::Status => json!({"agents": items, "mcp": mcp, "manifests": manifests()}),
             _ => json!({"results": items}),
         };
         say!("{out}");
@@ -142,6 +158,43 @@ fn status_item(agent: Agent, file: &Path, status: &Status, text: bool) -> Value 
     v
 }
 
+/// Whether each agent's user config starts this binary as its `signaltty`
+/// MCP server (docs/mcp.md#installing-it).
+fn mcp_status(
+    kinds: &[signaltty_protocol::pane::AgentKind],
+    roots: &Roots,
+    binary: &Path,
+    text: bool,
+) -> Vec<Value> {
+    use signaltty_model::integration::mcp;
+    if text && !kinds.is_empty() {
+        say!("MCP server (signaltty integration install-mcp):");
+    }
+    kinds
+        .iter()
+        .map(|&kind| {
+            let file = mcp::file(kind, roots).unwrap_or_default();
+            let (status, detail) = match mcp::installed(kind, roots, binary) {
+                Ok(true) => ("installed", None),
+                Ok(false) => ("not installed", None),
+                Err(e) => ("invalid", Some(e)),
+            };
+            if text {
+                let more = detail
+                    .as_ref()
+                    .map(|e| format!("  ({e})"))
+                    .unwrap_or_default();
+                say!("  {:<9} {status:<14} {}{more}", kind.name(), file.display());
+            }
+            let mut v = json!({"agent": kind.name(), "status": status, "file": file});
+            if let Some(e) = detail {
+                v["detail"] = json!(e);
+            }
+            v
+        })
+        .collect()
+}
+
 /// The user's manifests, each checked (docs/integrations.md).
 fn manifests() -> Value {
     let env = signaltty_model::Env::from_process();
@@ -170,4 +223,52 @@ fn manifests() -> Value {
             json!({"name": name, "manifest": manifest})
         })
         .collect()
+}
+
+/// `integration install-mcp|uninstall-mcp AGENT`: the entry that starts
+/// this very binary as `signaltty mcp`; the exit status is 1 when any agent
+/// failed.
+fn mcp(global: &Global, install: bool, args: McpArgs) -> i32 {
+    use signaltty_model::integration::mcp;
+    let chosen = match mcp::named(&args.agent) {
+        Ok(a) => a,
+        Err(e) => return fail_with(ErrorCode::BadParams, e),
+    };
+    let roots = match Roots::new(args.home.as_deref(), |k| std::env::var(k).ok()) {
+        Ok(r) => r,
+        Err(e) => return fail_with(ErrorCode::BadParams, e),
+    };
+    // The same check as the hooks' command: an absolute, executable file.
+    let binary = integration::reporter();
+    let text = !global.json;
+    let mut failed = false;
+    let mut items = Vec::new();
+    for kind in chosen {
+        let done = match (&binary, install) {
+            (Ok(b), true) => mcp::install(kind, &roots, b),
+            (Err(e), true) => Err(e.clone()),
+            (_, false) => mcp::uninstall(kind, &roots),
+        };
+        let verb = if install { "installed" } else { "removed" };
+        let item = match done {
+            Ok(r) => {
+                if text {
+                    let what = if r.changed { verb } else { "unchanged" };
+                    say!("{}: MCP server {what} ({})", kind.name(), r.file.display());
+                }
+                json!({"agent": kind.name(), "file": r.file, "changed": r.changed})
+            },
+            Err(e) => {
+                eprintln!("signaltty: {}: {e}", kind.name());
+                let file = mcp::file(kind, &roots).ok();
+                json!({"agent": kind.name(), "file": file, "changed": false, "error": e})
+            },
+        };
+        failed |= item.get("error").is_some();
+        items.push(item);
+    }
+    if global.json {
+        say!("{}", json!({ "results": items }));
+    }
+    i32::from(failed)
 }

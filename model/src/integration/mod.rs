@@ -21,6 +21,7 @@ pub mod command;
 pub mod file;
 pub mod hooks_json;
 pub mod launch;
+pub mod mcp;
 pub mod opencode;
 pub mod pi;
 pub mod program;
@@ -107,6 +108,9 @@ fn plan(kind: AgentKind, agent: &'static str, shape: Shape, reporter: &Path) -> 
 pub struct Roots {
     pub home: PathBuf,
     pub claude: PathBuf,
+    /// Claude Code's own state file, which holds its user-scope MCP servers:
+    /// `$CLAUDE_CONFIG_DIR/.claude.json`, else `~/.claude.json`.
+    pub claude_state: PathBuf,
     pub codex: PathBuf,
     pub opencode: PathBuf,
     /// Pi's agent directory (`$PI_CODING_AGENT_DIR`, else `~/.pi/agent`).
@@ -137,8 +141,12 @@ impl Roots {
                 None
             }
         };
+        let claude_dir = provider("CLAUDE_CONFIG_DIR");
         Ok(Roots {
-            claude: provider("CLAUDE_CONFIG_DIR").unwrap_or_else(|| home.join(".claude")),
+            claude_state: claude_dir
+                .as_ref()
+                .map_or_else(|| home.join(".claude.json"), |d| d.join(".claude.json")),
+            claude: claude_dir.unwrap_or_else(|| home.join(".claude")),
             codex: provider("CODEX_HOME").unwrap_or_else(|| home.join(".codex")),
             opencode: provider("OPENCODE_CONFIG_DIR").unwrap_or_else(|| config.join("opencode")),
             pi: provider("PI_CODING_AGENT_DIR").unwrap_or_else(|| home.join(".pi").join("agent")),
@@ -153,6 +161,7 @@ impl Roots {
     pub fn for_launch(mut self, env: &BTreeMap<String, String>, cwd: &Path) -> Roots {
         let dir = |key: &str| env.get(key).filter(|v| !v.is_empty()).map(|v| cwd.join(v));
         if let Some(d) = dir("CLAUDE_CONFIG_DIR") {
+            self.claude_state = d.join(".claude.json");
             self.claude = d;
         }
         if let Some(d) = dir("CODEX_HOME") {

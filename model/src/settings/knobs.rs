@@ -38,6 +38,7 @@ pub enum K {
     LogMaxBytes,
     BoardBell,
     BoardNotify,
+    McpAllowAnswers,
 }
 
 /// What a knob's value is.
@@ -380,6 +381,16 @@ pub const KNOBS: &[Knob] = &[
         env_beats_flag: false,
         doc: "signaltty board also sends a desktop notification (notify-send).",
     },
+    Knob {
+        id: K::McpAllowAnswers,
+        section: "mcp",
+        key: "allow_answers",
+        kind: Kind::Bool,
+        env: &[],
+        flag: None,
+        env_beats_flag: false,
+        doc: "signaltty mcp offers an answer_decision tool: agents may answer permission questions.",
+    },
 ];
 
 /// The default log file cap: 10 MiB.
@@ -449,6 +460,7 @@ pub fn default_value(k: K, env: &Env) -> Value {
         K::LogMaxBytes => Value::Int(LOG_MAX_BYTES),
         K::BoardBell => Value::Bool(true),
         K::BoardNotify => Value::Bool(false),
+        K::McpAllowAnswers => Value::Bool(false),
     }
 }
 

@@ -403,3 +403,15 @@ fn the_boards_alerts_come_from_its_flags_then_the_file_then_on_and_off() {
         bad.problems
     );
 }
+
+#[test]
+fn mcp_answers_are_off_unless_the_file_turns_them_on() {
+    let e = env();
+    assert!(!run(&e, &[], None).bool(K::McpAllowAnswers));
+    let on = run(&e, &[], Some("[mcp]\nallow_answers = true\n"));
+    assert!(on.bool(K::McpAllowAnswers));
+    assert_eq!(
+        on.get(K::McpAllowAnswers).map(|x| &x.origin),
+        Some(&file_at(2))
+    );
+}
