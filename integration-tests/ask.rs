@@ -47,7 +47,7 @@ done
 "#;
 
 /// A server with the look-alike in a pane, idle; `mode` is `$ASK_MODE`.
-fn asked(mode: &str) -> (TestServer, Client, String) {
+pub(crate) fn asked(mode: &str) -> (TestServer, Client, String) {
     let server = TestServer::start();
     let mut c = server.client();
     let ws = workspace(&mut c, &server, "ask");

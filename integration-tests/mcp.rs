@@ -1,8 +1,8 @@
 //! `signaltty mcp` end to end (docs/mcp.md): the real server, and the MCP
 //! server as a child spoken to over its stdin and stdout the way an agent
 //! does, each tool checked against real panes of fake agents and a real task;
-//! `integration install-mcp|uninstall-mcp` through the CLI. `ask` rides on
-//! `pane.ask`, whose end-to-end test lives with that method.
+//! `integration install-mcp|uninstall-mcp` through the CLI; `ask` with the
+//! agent look-alike of `ask.rs`.
 
 use crate::support::agents::{fake, spawn_fake_with, type_line, wait_state, workspace};
 use crate::support::git::init_repo;
@@ -473,4 +473,36 @@ fn mcp_writes_no_answer_for_a_cancelled_call() {
         .unwrap_or_default();
     assert!(text.starts_with("TIMEOUT: "), "{r}");
     m.finish();
+}
+
+/// The `ask` tool is `pane.ask`: the agent's answer for a finished turn, the
+/// question for one that asks (docs/mcp.md#ask).
+#[test]
+fn mcp_ask_gives_an_agent_a_prompt_and_returns_its_answer_or_its_question() {
+    let (server, _c, pane) = crate::ask::asked("hook");
+    let mut m = Mcp::start(&server);
+    m.initialize();
+    let done = m.tool(
+        "ask",
+        json!({"pane": pane, "prompt": "what is six times seven", "timeout_s": 30}),
+    )["structuredContent"]
+        .clone();
+    assert_eq!(done["outcome"], "done", "{done}");
+    assert_eq!(done["answer"], "It is 42.");
+    assert_eq!(done["answer_source"], "hook");
+    let blocked = m.tool(
+        "ask",
+        json!({"pane": pane, "prompt": "deploy it, with permission", "timeout_s": 30}),
+    )["structuredContent"]
+        .clone();
+    assert_eq!(blocked["outcome"], "blocked", "{blocked}");
+    assert!(blocked["decision"].is_object(), "the question: {blocked}");
+    // Still asking: only_if_idle refuses it as a tool error.
+    let refused = m.tool_result(
+        "ask",
+        json!({"pane": pane, "prompt": "x", "only_if_idle": true}),
+    );
+    assert_eq!(refused["isError"], true, "{refused}");
+    let text = refused["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(text.starts_with("AGENT_BUSY"), "{text}");
 }
