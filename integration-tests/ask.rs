@@ -16,7 +16,7 @@ use std::process::Output;
 /// "slow"), then draws its answer above an input box and reports the turn's
 /// end — with its text in the hook when `$ASK_MODE` is `hook`, without it
 /// otherwise. A prompt that says "permission" asks for one instead.
-const ASKED: &str = r#"bin=$SIGNALTTY_BIN
+pub(crate) const ASKED: &str = r#"bin=$SIGNALTTY_BIN
 stty -echo
 base="\"session_id\":\"ask-session\",\"cwd\":\"$PWD\""
 hook() { printf '%s' "$2" | "$bin" hook-event --agent claude --event "$1" >/dev/null; }

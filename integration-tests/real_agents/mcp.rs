@@ -18,6 +18,39 @@ fn claude_calls_signalttys_list_panes_over_mcp_and_the_model_sees_the_panes() {
     rig.model
         .set(json!({"mode": "mcp", "tool": "list_panes", "tool_args": {},
         "final": "done: listed the panes", "delay": 0.5, "final_delay": 0.3}));
+    let mut c = rig.server.client();
+    let ws = ok(c.call(
+        "workspace.create",
+        json!({"name": "others", "cwd": rig.work.to_string_lossy()}),
+    ));
+    let other = ok(c.call(
+        "pane.spawn",
+        json!({"workspace_id": ws["workspace"]["id"], "argv": ["sh", "-c", "exec cat"]}),
+    ));
+    let other = str_field(&other["pane"], "id").to_owned();
+    ok(c.call(
+        "pane.rename",
+        json!({"pane_id": other, "name": "bystander"}),
+    ));
+    let pane = claude_with_signalttys_tools(&rig, &mut c, &claude);
+    // Claude Code connects to its MCP servers beside its start-up: a turn
+    // that came before the tools were there is told so and ends, and the
+    // prompt is given again.
+    let listed = panes_the_model_saw(&rig, &mut c, &pane, "mcp__signaltty__list_panes");
+    let panes = listed["panes"].as_array().cloned().unwrap_or_default();
+    let row = |id: &str| panes.iter().find(|p| p["pane_id"] == id).cloned();
+    let me = row(&pane).unwrap_or_else(|| panic!("Claude's own pane is missing: {listed}"));
+    assert_eq!(me["agent"], "claude", "{me}");
+    let them = row(&other).unwrap_or_else(|| panic!("the other pane is missing: {listed}"));
+    assert_eq!(them["name"], "bystander", "{them}");
+    assert_eq!(them["workspace"]["name"], "others", "{them}");
+    assert_eq!(me["workspace"]["name"], "real", "{me}");
+}
+
+/// Registers signaltty's MCP server with Claude Code through `install-mcp`
+/// (checking what it wrote), allows its tools as a person would, and starts
+/// Claude in a workspace `real`; returns its pane once it is ready.
+fn claude_with_signalttys_tools(rig: &Rig, c: &mut Client, claude: &std::path::Path) -> String {
     // The server's environment is the agent's: CLAUDE_CONFIG_DIR points at
     // the rig's config, where Claude Code keeps its user MCP servers.
     let out = rig.server.cli(&["integration", "install-mcp", "claude"]);
@@ -44,21 +77,6 @@ fn claude_calls_signalttys_list_panes_over_mcp_and_the_model_sees_the_panes() {
         json!({"permissions": {"allow": ["mcp__signaltty"]}}).to_string(),
     )
     .unwrap_or_else(|e| panic!("{e}"));
-
-    let mut c = rig.server.client();
-    let ws = ok(c.call(
-        "workspace.create",
-        json!({"name": "others", "cwd": rig.work.to_string_lossy()}),
-    ));
-    let other = ok(c.call(
-        "pane.spawn",
-        json!({"workspace_id": ws["workspace"]["id"], "argv": ["sh", "-c", "exec cat"]}),
-    ));
-    let other = str_field(&other["pane"], "id").to_owned();
-    ok(c.call(
-        "pane.rename",
-        json!({"pane_id": other, "name": "bystander"}),
-    ));
     // Claude Code defers MCP tools behind its ToolSearch tool by default;
     // the fake model calls tools it is offered, so they are offered directly.
     rig.install_hooks("claude");
@@ -72,20 +90,40 @@ fn claude_calls_signalttys_list_panes_over_mcp_and_the_model_sees_the_panes() {
             "env": {"ENABLE_TOOL_SEARCH": "false"}, "cols": 120, "rows": 40}),
     ));
     let pane = str_field(&r["pane"], "id").to_owned();
-    wait_ready(&mut c, &pane, "? for shortcuts");
+    wait_ready(c, &pane, "? for shortcuts");
+    pane
+}
 
-    // Claude Code connects to its MCP servers beside its start-up: a turn
-    // that came before the tools were there is told so and ends, and the
-    // prompt is given again.
-    let listed = panes_the_model_saw(&rig, &mut c, &pane, "mcp__signaltty__list_panes");
-    let panes = listed["panes"].as_array().cloned().unwrap_or_default();
-    let row = |id: &str| panes.iter().find(|p| p["pane_id"] == id).cloned();
-    let me = row(&pane).unwrap_or_else(|| panic!("Claude's own pane is missing: {listed}"));
-    assert_eq!(me["agent"], "claude", "{me}");
-    let them = row(&other).unwrap_or_else(|| panic!("the other pane is missing: {listed}"));
-    assert_eq!(them["name"], "bystander", "{them}");
-    assert_eq!(them["workspace"]["name"], "others", "{them}");
-    assert_eq!(me["workspace"]["name"], "real", "{me}");
+/// One agent asks another and waits for its answer (docs/ask.md): Claude
+/// Code, as the orchestrator, calls signaltty's `ask` tool on a worker pane
+/// (the agent look-alike of the `ask` tests); the model receives the
+/// worker's answer.
+#[test]
+fn claude_asks_another_agent_through_signalttys_ask_tool_and_gets_its_answer() {
+    let claude = agent_bin("claude");
+    let rig = claude_rig();
+    rig.model.set(json!({"mode": "mcp", "tool": "ask",
+        "tool_args": {"pane": "worker", "prompt": "what is six times seven", "timeout_s": 60},
+        "final": "done: the worker answered", "delay": 0.5, "final_delay": 0.3}));
+    let mut c = rig.server.client();
+    let ws = ok(c.call(
+        "workspace.create",
+        json!({"name": "workers", "cwd": rig.work.to_string_lossy()}),
+    ));
+    let agent = crate::support::agents::script(rig.home.as_path(), "asked", crate::ask::ASKED);
+    let worker = ok(c.call(
+        "pane.spawn",
+        json!({"workspace_id": ws["workspace"]["id"], "argv": ["bash", agent],
+            "env": {"SIGNALTTY_BIN": crate::support::process::BIN, "ASK_MODE": "hook"}}),
+    ));
+    let worker = str_field(&worker["pane"], "id").to_owned();
+    ok(c.call("pane.rename", json!({"pane_id": worker, "name": "worker"})));
+    crate::support::agents::wait_state(&mut c, &worker, "idle");
+    let pane = claude_with_signalttys_tools(&rig, &mut c, &claude);
+    let answered = result_the_model_saw(&rig, &mut c, &pane, "mcp__signaltty__ask", "\"outcome\"");
+    assert_eq!(answered["outcome"], "done", "{answered}");
+    assert_eq!(answered["answer"], "It is 42.", "{answered}");
+    assert_eq!(answered["pane_id"], worker.as_str());
 }
 
 /// Waits until the turn begun after `baseline` is done.
@@ -107,10 +145,22 @@ fn turn_ends(c: &mut Client, pane: &str, baseline: Value) {
 /// again); checks the model called it as `called` and returns the panes'
 /// JSON it received.
 fn panes_the_model_saw(rig: &Rig, c: &mut Client, pane: &str, called: &str) -> Value {
+    result_the_model_saw(rig, c, pane, called, "\"panes\"")
+}
+
+/// As [`panes_the_model_saw`], for any tool: the first JSON result the
+/// model received that contains `needle`.
+fn result_the_model_saw(
+    rig: &Rig,
+    c: &mut Client,
+    pane: &str,
+    called: &str,
+    needle: &str,
+) -> Value {
     let mut seen = None;
     for _ in 0..3 {
         let before = ok(c.call("pane.get", json!({"pane_id": pane})))["wait_baseline"].clone();
-        submit(c, pane, "List the panes");
+        submit(c, pane, "Use the signaltty tool");
         turn_ends(c, pane, before);
         seen = rig
             .model
@@ -118,7 +168,7 @@ fn panes_the_model_saw(rig: &Rig, c: &mut Client, pane: &str, called: &str) -> V
             .iter()
             .flat_map(|r| r["results"].as_array().cloned().unwrap_or_default())
             .filter_map(|t| t.as_str().map(str::to_owned))
-            .find(|t| t.contains("\"panes\""));
+            .find(|t| t.contains(needle));
         if seen.is_some() {
             break;
         }
@@ -130,7 +180,7 @@ fn panes_the_model_saw(rig: &Rig, c: &mut Client, pane: &str, called: &str) -> V
             .iter()
             .map(|r| json!({"last": r["last"], "tool": r["tool"], "text": r["text"], "results": r["results"]}))
             .collect();
-        panic!("the model never received the panes: {}", Value::Array(log));
+        panic!("the model never received {needle}: {}", Value::Array(log));
     };
     let requests = rig.model.requests();
     assert!(
@@ -145,7 +195,7 @@ fn panes_the_model_saw(rig: &Rig, c: &mut Client, pane: &str, called: &str) -> V
         .into_iter::<Value>()
         .next()
         .and_then(Result::ok)
-        .unwrap_or_else(|| panic!("the tool result is not the panes' JSON: {seen}"))
+        .unwrap_or_else(|| panic!("the tool result is not JSON: {seen}"))
 }
 
 /// Codex, configured by `install-mcp codex` (the tools approved in its
