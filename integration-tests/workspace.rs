@@ -905,6 +905,8 @@ const EXTENSIONS: &[&str] = &[
     "notification.mark_read",
     // Issue 19: the in-place upgrade (docs/upgrade.md).
     "server.upgrade",
+    // Issue 32: ask an agent and wait for its answer (docs/ask.md).
+    "pane.ask",
 ];
 
 #[test]

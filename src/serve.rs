@@ -38,8 +38,8 @@ pub struct ServerArgs {
     /// Cursor approval inference wait (default 10 s; tests shorten it).
     #[arg(long, hide = true, value_name = "MS")]
     pub cursor_approval_ms: Option<u64>,
-    /// Tasks running at once at most (default 4, or $SIGNALTTY_MAX_PARALLEL_TASKS;
-    /// 0 refuses every start).
+    /// Tasks running at once at most (default 4, or $SIGNALTTY_MAX_PARALLEL_TASKS);
+    /// more starts wait in the queue, and 0 starts none.
     #[arg(long, value_name = "N")]
     pub max_tasks: Option<usize>,
     /// A working task whose worker prints and reports nothing this long

@@ -189,7 +189,7 @@ pub const KNOBS: &[Knob] = &[
         env: &["SIGNALTTY_MAX_PARALLEL_TASKS"],
         flag: Some("--max-tasks"),
         env_beats_flag: false,
-        doc: "Tasks running at once at most; 0 refuses every task.start.",
+        doc: "Tasks running at once at most; more starts wait in the queue, 0 starts none.",
     },
     Knob {
         id: K::WorkerSilent,

@@ -54,9 +54,9 @@ pub struct Limits {
     /// Idle agents of a workspace that set nothing of its own are hibernated
     /// after this (`hibernate.after_s`); zero: never.
     pub hibernate_after: Duration,
-    /// Tasks not yet terminal (and starts under way) at most
-    /// (docs/tasks.md#settings: `SIGNALTTY_MAX_PARALLEL_TASKS`, `--max-tasks`;
-    /// 0 refuses every start).
+    /// Tasks running (neither queued nor terminal, and starts under way) at
+    /// most (docs/tasks.md#settings: `SIGNALTTY_MAX_PARALLEL_TASKS`,
+    /// `--max-tasks`); more wait in docs/tasks.md#the-task-queue, 0 starts none.
     pub max_parallel_tasks: usize,
     /// A working task whose worker is silent this long needs input
     /// (docs/tasks.md#the-silent-worker-watchdog: 600 s;
