@@ -9,9 +9,8 @@ use crate::domain::task::machine::TaskMachine;
 use crate::error::Error;
 use actix::prelude::*;
 use serde_json::json;
-use signaltty_protocol::pane::Relationship;
-use signaltty_protocol::task::{Disposition, Task, TaskStartParams, TaskState};
-use signaltty_protocol::{ContextId, TaskId, Timestamp};
+use signaltty_protocol::task::{Task, TaskStartParams, TaskState};
+use signaltty_protocol::{TaskId, Timestamp};
 use std::pin::Pin;
 
 /// Commits a queued task's record: answers with it once `task.created` is
@@ -79,44 +78,9 @@ pub fn queued_record(
     agent: Option<String>,
     created_at: Timestamp,
 ) -> Task {
-    let label = p
-        .label
-        .clone()
-        .unwrap_or_else(|| format!("worker-{}", crate::os::git::task_start::short_id(id)));
     Task {
-        id: id.clone(),
-        context_id: p
-            .context_id
-            .clone()
-            .unwrap_or_else(|| ContextId::from_random(crate::ids::random_u128())),
-        parent_task_id: None,
-        pane_id: None,
-        parent_pane_id: None,
-        root_pane_id: None,
-        relationship: p.relationship.unwrap_or(Relationship::Subagent),
-        label,
-        contract: p.contract.clone(),
-        agent,
-        source_repo: p.repo.clone(),
-        target_branch: None,
-        worktree_path: String::new(),
-        branch: String::new(),
-        preexisting_branch: false,
-        base_ref: p.base_ref.clone().unwrap_or_else(|| "HEAD".to_owned()),
-        base_sha: String::new(),
-        state: TaskState::Queued,
-        result: None,
-        disposition: Disposition::default(),
-        pr: None,
         status_reason: Some(json!({"reason": "queued"})),
-        finish_error: None,
-        worker_pid: None,
-        worker_cmd: Some(argv.to_vec()),
-        client_request_id: p.client_request_id.clone(),
-        after: p.after.clone().unwrap_or_default(),
         queued_start: Some(Box::new(p.clone())),
-        queue_position: None,
-        created_at: created_at.clone(),
-        updated_at: created_at,
+        ..super::start::start_record(id, p, argv, agent, TaskState::Queued, created_at)
     }
 }

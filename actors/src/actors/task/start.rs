@@ -267,7 +267,8 @@ impl TaskActor {
     }
 }
 
-/// The task record of step 9, `pending`.
+/// The task record of step 9, `pending`: the start's record with its
+/// checkout.
 fn record(
     id: &TaskId,
     p: &TaskStartParams,
@@ -275,7 +276,27 @@ fn record(
     agent: Option<String>,
     checkout: &Checkout,
 ) -> Task {
-    let now = Timestamp::now();
+    Task {
+        source_repo: checkout.repo.to_string_lossy().into_owned(),
+        target_branch: checkout.target_branch.clone(),
+        worktree_path: checkout.path.to_string_lossy().into_owned(),
+        branch: checkout.branch.clone(),
+        preexisting_branch: checkout.preexisting_branch,
+        base_sha: checkout.base_sha.clone(),
+        ..start_record(id, p, argv, agent, TaskState::Pending, Timestamp::now())
+    }
+}
+
+/// What a start asked for as a task record in `state`, created at `at`,
+/// before any checkout exists (`queued` waits with this much).
+pub(super) fn start_record(
+    id: &TaskId,
+    p: &TaskStartParams,
+    argv: &[String],
+    agent: Option<String>,
+    state: TaskState,
+    at: Timestamp,
+) -> Task {
     let label = p
         .label
         .clone()
@@ -294,14 +315,14 @@ fn record(
         label,
         contract: p.contract.clone(),
         agent,
-        source_repo: checkout.repo.to_string_lossy().into_owned(),
-        target_branch: checkout.target_branch.clone(),
-        worktree_path: checkout.path.to_string_lossy().into_owned(),
-        branch: checkout.branch.clone(),
-        preexisting_branch: checkout.preexisting_branch,
+        source_repo: p.repo.clone(),
+        target_branch: None,
+        worktree_path: String::new(),
+        branch: String::new(),
+        preexisting_branch: false,
         base_ref: p.base_ref.clone().unwrap_or_else(|| "HEAD".to_owned()),
-        base_sha: checkout.base_sha.clone(),
-        state: TaskState::Pending,
+        base_sha: String::new(),
+        state,
         result: None,
         disposition: Disposition::default(),
         pr: None,
@@ -313,8 +334,8 @@ fn record(
         after: p.after.clone().unwrap_or_default(),
         queued_start: None,
         queue_position: None,
-        created_at: now.clone(),
-        updated_at: now,
+        created_at: at.clone(),
+        updated_at: at,
     }
 }
 
