@@ -57,6 +57,8 @@ pub struct Applied {
     /// The workspaces where an agent finished a turn (`agent.done`): their git
     /// cache is refreshed.
     pub turn_ends: Vec<WorkspaceId>,
+    /// The tasks created or changed (the conflict radar looks again).
+    pub tasks_changed: Vec<signaltty_protocol::TaskId>,
 }
 
 /// A sequenced state event waiting for the journal's acknowledgement: then
@@ -256,6 +258,9 @@ impl Sequencer {
                 applied
                     .worker_events
                     .push((task, Arc::new((*event).clone())));
+            }
+            if let Event::TaskCreated { task } | Event::TaskUpdated { task, .. } = &*event {
+                applied.tasks_changed.push(task.id.clone());
             }
             if let Event::AgentDone { pane, .. } = &*event
                 && !applied.turn_ends.contains(&pane.workspace_id)

@@ -68,11 +68,18 @@ pub fn full_ids(cx: &Cx<'_>, method: &mut Method) -> Result<(), Error> {
 
 /// `task.get`.
 pub fn get(cx: &Cx<'_>, id: &TaskId) -> Result<TaskResultReply, Error> {
-    cx.events
-        .projection()
+    let projection = cx.events.projection();
+    let task = projection
         .task(id)
-        .map(|t| TaskResultReply { task: t.clone() })
-        .ok_or_else(|| Error::NoSuchTask(id.0.clone()))
+        .ok_or_else(|| Error::NoSuchTask(id.0.clone()))?;
+    Ok(TaskResultReply {
+        task: task.clone(),
+        conflicts: projection
+            .conflicts()
+            .filter(|c| c.involves(id))
+            .cloned()
+            .collect(),
+    })
 }
 
 /// `task.list`: filtered, ordered by creation, then cut to `limit`.
@@ -81,9 +88,8 @@ pub fn list(cx: &Cx<'_>, p: &TaskListParams) -> Result<TaskListResult, Error> {
     if limit == 0 || limit > MAX_LIST {
         return Err(Error::BadParams(format!("limit must be 1 to {MAX_LIST}")));
     }
-    let tasks = cx
-        .events
-        .projection()
+    let projection = cx.events.projection();
+    let tasks: Vec<signaltty_protocol::task::Task> = projection
         .tasks()
         .into_iter()
         .filter(|t| p.context_id.as_ref().is_none_or(|c| &t.context_id == c))
@@ -91,7 +97,12 @@ pub fn list(cx: &Cx<'_>, p: &TaskListParams) -> Result<TaskListResult, Error> {
         .take(limit)
         .cloned()
         .collect();
-    Ok(TaskListResult { tasks })
+    let conflicts = projection
+        .conflicts()
+        .filter(|c| tasks.iter().any(|t| c.involves(&t.id)))
+        .cloned()
+        .collect();
+    Ok(TaskListResult { tasks, conflicts })
 }
 
 /// The task a report is for: `task_id`, else the one whose worker is `pane_id`.
@@ -126,7 +137,10 @@ pub fn report(cx: &mut Cx<'_>, p: TaskReportParams) -> Routed {
     };
     answer(async move {
         let task = actor.send(Report(p)).await??;
-        Ok(TaskResultReply { task })
+        Ok(TaskResultReply {
+            task,
+            conflicts: Vec::new(),
+        })
     })
 }
 
@@ -137,7 +151,10 @@ pub fn cancel(cx: &mut Cx<'_>, p: TaskTarget) -> Routed {
     };
     answer(async move {
         let task = actor.send(Cancel).await??;
-        Ok(TaskResultReply { task })
+        Ok(TaskResultReply {
+            task,
+            conflicts: Vec::new(),
+        })
     })
 }
 
