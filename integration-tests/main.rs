@@ -44,6 +44,7 @@ mod spawn_env;
 mod state_dir;
 mod states;
 mod tabs;
+mod task_conflicts;
 mod task_finish;
 mod tasks;
 mod thousand_panes;

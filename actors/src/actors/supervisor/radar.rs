@@ -22,13 +22,17 @@ impl Supervisor {
     }
 
     /// Tells the radar of the tasks that changed and the workers whose turn
-    /// ended (`working` → `done` or `idle`) in `applied`.
+    /// ended in `applied`: `agent.done` (a screen may have read the worker
+    /// `idle` before its turn-end hook), or `idle` from `working`.
     pub(super) fn feed_radar(&mut self, applied: &Applied) {
         let mut moved: Vec<TaskId> = applied.tasks_changed.clone();
         for (task, event) in &applied.worker_events {
-            if let Event::AgentDone { prev, .. } | Event::AgentIdle { prev, .. } = &**event
-                && *prev == Lifecycle::Working
-            {
+            let ended = match &**event {
+                Event::AgentDone { .. } => true,
+                Event::AgentIdle { prev, .. } => *prev == Lifecycle::Working,
+                _ => false,
+            };
+            if ended {
                 moved.push(task.clone());
             }
         }
