@@ -2,7 +2,8 @@
 //! two fake workers leave different, uncommitted edits of the same line →
 //! `task.conflicts` reports the pair and the path, a subscriber sees
 //! `task.conflict` appear, the CLI shows it; a discard clears it; a commit
-//! on the target branch that collides with a task is reported with no `b`.
+//! on the target branch that collides with a task is reported with no `b`;
+//! a merge names the tasks that now collide with the target.
 
 use crate::support::git::{git, init_repo};
 use crate::support::process::BIN;
@@ -13,17 +14,27 @@ use std::path::Path;
 /// Starts a task whose fake worker writes `text` into `shared.txt`, commits
 /// nothing and ends its turn; waits for that turn's end.
 fn editing_task(c: &mut Client, repo: &Path, text: &str) -> String {
+    worker_task(
+        c,
+        repo,
+        &format!("edit: shared.txt {text}"),
+        "input_required",
+    )
+}
+
+/// Starts a task whose fake worker follows `objective`; waits for `state`.
+fn worker_task(c: &mut Client, repo: &Path, objective: &str, state: &str) -> String {
     let argv = json!(["bash", crate::support::agents::fake("fake-worker"), BIN]);
     let reply = ok(c.call(
         "task.start",
         json!({"repo": repo.to_string_lossy(),
-               "contract": {"objective": format!("edit: shared.txt {text}")},
+               "contract": {"objective": objective},
                "agent": "claude", "argv": argv, "submit_delay_ms": 50}),
     ));
     let id = str_field(&reply["task"], "id").to_owned();
-    wait_until(&format!("task {id}'s turn ended"), DEADLINE, || {
+    wait_until(&format!("task {id} {state}"), DEADLINE, || {
         let t = ok(c.call("task.get", json!({"task_id": id})))["task"].clone();
-        (t["state"] == "input_required").then_some(())
+        (t["state"] == state).then_some(())
     });
     id
 }
@@ -135,4 +146,27 @@ fn a_commit_on_the_target_branch_that_collides_is_reported_without_b() {
         c.call("task.conflicts", json!({"repo": "repo"})),
         signaltty_protocol::ErrorCode::BadParams,
     );
+}
+
+#[test]
+fn a_merge_names_the_tasks_that_now_conflict_with_the_target() {
+    let server = TestServer::start();
+    let mut c = server.client();
+    let repo = server.env().root().join("repo");
+    init_repo(&repo, "shared.txt", "base\n");
+    let done = worker_task(&mut c, &repo, "put: shared.txt alpha", "completed");
+    let other = editing_task(&mut c, &repo, "beta");
+    let merged = ok(c.call("task.finish", json!({"task_id": done, "mode": "merge"})));
+    assert_eq!(merged["merge"]["target"], "main", "{merged}");
+    let after = merged["conflicts"].as_array().cloned().unwrap_or_default();
+    assert_eq!(after.len(), 1, "{merged}");
+    assert_eq!(after[0]["a"], other.as_str());
+    assert!(after[0].get("b").is_none(), "{merged}");
+    assert_eq!(after[0]["target_branch"], "main");
+    assert_eq!(after[0]["paths"], json!(["shared.txt"]));
+    // The pair with the merged task is gone; the other task against main
+    // stays.
+    let now = conflicts(&mut c, &repo);
+    assert_eq!(now.len(), 1, "{now:?}");
+    assert!(now[0].get("b").is_none(), "{now:?}");
 }

@@ -434,6 +434,10 @@ pub struct TaskFinishResult {
     /// What the cleanup could not do (the finish still succeeded).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cleanup_error: Option<String>,
+    /// After a merge: the other watched tasks that now conflict with the
+    /// target branch (docs/tasks.md#conflict-radar).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conflicts: Vec<conflict::TaskConflict>,
 }
 
 /// `task.file_diff` params.

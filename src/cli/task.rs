@@ -333,6 +333,14 @@ pub fn run(global: &Global, cmd: TaskCommand) -> i32 {
                 if let Some(e) = &r.cleanup_error {
                     say!("  cleanup: {e}");
                 }
+                for c in &r.conflicts {
+                    say!(
+                        "  task {} now conflicts with {} in {}",
+                        c.a,
+                        c.target_branch.as_deref().unwrap_or("the target"),
+                        c.paths.join(", ")
+                    );
+                }
             },
         ),
         TaskCommand::Diff { task } => call(

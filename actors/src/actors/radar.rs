@@ -45,8 +45,9 @@ pub struct Seed(pub Vec<TaskConflict>);
 pub struct Check {
     /// The source repository.
     pub repo: String,
-    /// Its watched tasks (`domain::task::radar::watched`).
-    pub tasks: Vec<Task>,
+    /// Its watched tasks (`domain::task::radar::watched`); `None` keeps
+    /// those of the last `Check`.
+    pub tasks: Option<Vec<Task>>,
     /// The tasks whose checkout is read again.
     pub moved: Vec<TaskId>,
     /// Answered once a pass that began after it has ended.
@@ -218,7 +219,9 @@ impl Handler<Check> for ConflictRadar {
 
     fn handle(&mut self, msg: Check, ctx: &mut Self::Context) {
         let r = self.repo(&msg.repo);
-        r.tasks = msg.tasks;
+        if let Some(tasks) = msg.tasks {
+            r.tasks = tasks;
+        }
         r.moved.extend(msg.moved);
         if let Some(done) = msg.done {
             r.waiting.push(done);

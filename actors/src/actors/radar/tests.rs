@@ -83,7 +83,7 @@ impl Rig {
         self.radar
             .send(Check {
                 repo: "/repo".into(),
-                tasks,
+                tasks: Some(tasks),
                 moved: moved.iter().map(|n| TaskId(format!("task_{n}"))).collect(),
                 done: Some(done),
             })
@@ -222,7 +222,7 @@ async fn triggers_during_a_pass_are_coalesced_into_one_more_pass() {
     for _ in 0..10 {
         rig.radar.do_send(Check {
             repo: "/repo".into(),
-            tasks: tasks.clone(),
+            tasks: Some(tasks.clone()),
             moved: vec![TaskId("task_a".into())],
             done: None,
         });

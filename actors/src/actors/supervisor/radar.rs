@@ -51,7 +51,7 @@ impl Supervisor {
         }
         for (repo, moved) in repos {
             radar.do_send(Check {
-                tasks: watched_in(projection, &repo),
+                tasks: Some(watched_in(projection, &repo)),
                 repo,
                 moved,
                 done: None,
@@ -85,7 +85,7 @@ impl Supervisor {
             let moved = tasks.iter().map(|t| t.id.clone()).collect();
             radar.do_send(Check {
                 repo,
-                tasks,
+                tasks: Some(tasks),
                 moved,
                 done: None,
             });

@@ -1,13 +1,16 @@
 //! `task.conflicts` (docs/methods.md#taskconflicts): which repositories the
 //! request names, a fresh pass of each asked of the `ConflictRadar` (waited
-//! for at most [`PASS_WAIT`]), then its current collisions.
+//! for at most [`PASS_WAIT`]), then its current collisions; and what a
+//! merge left colliding with its target, for `task.finish`.
 
 use super::{Cx, Routed, answer, fail};
-use crate::actors::radar::{Check, Current};
+use crate::actors::radar::{Check, ConflictRadar, Current};
 use crate::actors::supervisor::radar::watched_in;
 use crate::domain::task::radar::watched;
 use crate::error::Error;
-use signaltty_protocol::task::conflict::{TaskConflictsParams, TaskConflictsResult};
+use actix::Addr;
+use signaltty_protocol::task::Task;
+use signaltty_protocol::task::conflict::{TaskConflict, TaskConflictsParams, TaskConflictsResult};
 use std::path::Path;
 use std::time::Duration;
 
@@ -41,7 +44,7 @@ pub fn conflicts(cx: &mut Cx<'_>, p: &TaskConflictsParams) -> Routed {
     for repo in repos {
         let (done, ended) = tokio::sync::oneshot::channel();
         radar.do_send(Check {
-            tasks: watched_in(projection, &repo),
+            tasks: Some(watched_in(projection, &repo)),
             repo,
             moved: Vec::new(),
             done: Some(done),
@@ -59,6 +62,33 @@ pub fn conflicts(cx: &mut Cx<'_>, p: &TaskConflictsParams) -> Routed {
         }
         Ok(result)
     })
+}
+
+/// After `merged` was merged (docs/tasks.md#conflict-radar): a fresh pass of
+/// its repository over the tasks the radar last heard of (the finish's own
+/// `task.updated` took `merged` out of them), then the other tasks that now
+/// conflict with their target branch. Never a refusal: a pass that takes
+/// too long answers the last results.
+pub async fn after_merge(radar: &Addr<ConflictRadar>, merged: &Task) -> Vec<TaskConflict> {
+    let (done, ended) = tokio::sync::oneshot::channel();
+    radar.do_send(Check {
+        repo: merged.source_repo.clone(),
+        tasks: None,
+        moved: Vec::new(),
+        done: Some(done),
+    });
+    let _ = tokio::time::timeout(PASS_WAIT, ended).await;
+    let current = radar
+        .send(Current {
+            repos: Some(vec![merged.source_repo.clone()]),
+        })
+        .await
+        .unwrap_or_default();
+    current
+        .conflicts
+        .into_iter()
+        .filter(|c| c.b.is_none() && c.a != merged.id)
+        .collect()
 }
 
 /// The repositories `p` names, or `None` for every one.

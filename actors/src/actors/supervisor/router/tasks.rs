@@ -178,7 +178,14 @@ pub fn finish(cx: &mut Cx<'_>, p: TaskFinishParams) -> Routed {
     let Some(actor) = actor else {
         return fail(Err(Error::NoSuchTask(p.task_id.0)));
     };
-    answer(async move { actor.send(FinishTask { p, mode }).await? })
+    let radar = cx.radar.clone();
+    answer(async move {
+        let mut done = actor.send(FinishTask { p, mode }).await??;
+        if let (Some(radar), Some(_)) = (radar, &done.merge) {
+            done.conflicts = super::conflicts::after_merge(&radar, &done.task).await;
+        }
+        Ok(done)
+    })
 }
 
 /// A start that passed the checks needing no filesystem.
