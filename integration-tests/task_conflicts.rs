@@ -13,7 +13,7 @@ use std::path::Path;
 
 /// Starts a task whose fake worker writes `text` into `shared.txt`, commits
 /// nothing and ends its turn; waits for that turn's end.
-fn editing_task(c: &mut Client, repo: &Path, text: &str) -> String {
+pub(crate) fn editing_task(c: &mut Client, repo: &Path, text: &str) -> String {
     worker_task(
         c,
         repo,
@@ -39,7 +39,7 @@ fn worker_task(c: &mut Client, repo: &Path, objective: &str, state: &str) -> Str
     id
 }
 
-fn conflicts(c: &mut Client, repo: &Path) -> Vec<Value> {
+pub(crate) fn conflicts(c: &mut Client, repo: &Path) -> Vec<Value> {
     let r = ok(c.call("task.conflicts", json!({"repo": repo.to_string_lossy()})));
     r["conflicts"].as_array().cloned().unwrap_or_default()
 }
