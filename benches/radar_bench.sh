@@ -2,8 +2,9 @@
 # The conflict radar (docs/tasks.md#conflict-radar) on a repository of
 # 10 000 files with 20 tasks (worker `cat`, agent hint claude, so Claude's
 # hooks move their panes):
-# (a) the first pass: every task's checkout read, 190 pairs and 20 tasks
-#     against main tried, timed by `task.conflicts` (fresh) after the starts.
+# (a) the first look: `task.conflicts` (fresh) right after the 20 starts and
+#     a warm-up turn each, so it waits for the passes those triggered: every
+#     checkout's first snapshot, then 190 pairs and 20 tasks against main.
 # (b) RUNS turn ends: task i changes line 1 of one shared file in its
 #     checkout, commits it, and its pane goes working → done through
 #     `hook-event` (UserPromptSubmit, then Stop). Timed from the Stop's reply
@@ -69,17 +70,32 @@ threading.Thread(target=read, daemon=True).start()
 started = []
 for i in range(tasks):
     r = ok("task.start", {"repo": repo, "argv": ["cat"], "agent": "claude",
-                          "label": f"r{i}", "contract": {"objective": "bench"}})
+                          "label": f"r{i}", "contract": {"objective": "bench"},
+                          "stall_timeout_s": 1, "submit_delay_ms": 50})
     started.append((r["task"]["id"], r["task"]["worktree_path"], r["pane"]["id"]))
-
-c0, t = cpu(), time.perf_counter()
-first = ok("task.conflicts", {"repo": repo})
-print(f"(a) first pass over {tasks} tasks: {(time.perf_counter() - t) * 1000:.0f} ms, "
-      f"CPU {cpu() - c0:.2f} s, {len(first['conflicts'])} conflicts, errors {first.get('errors', [])}")
 
 def hook(pane, event, extra):
     payload = {"session_id": f"s-{pane}", "cwd": "/", "hook_event_name": event, **extra}
     ok("hook-event", {"agent": "claude", "event": event, "pane_id": pane, "payload": payload})
+
+# Warm-up, untimed: one turn each makes the workers ready; the server types
+# the first prompt into `cat`, which never confirms it, so each task waits
+# for input (`submit_unconfirmed`) — still watched.
+for _, _, pane in started:
+    hook(pane, "UserPromptSubmit", {"prompt": "warm"})
+    hook(pane, "Stop", {"last_assistant_message": "warm"})
+deadline = time.time() + 60
+while True:
+    states = {t["id"]: t["state"] for t in ok("task.list", {"limit": 1000})["tasks"]}
+    if all(states[tid] == "input_required" for tid, _, _ in started):
+        break
+    assert time.time() < deadline, states
+    time.sleep(0.2)
+
+c0, t = cpu(), time.perf_counter()
+first = ok("task.conflicts", {"repo": repo})
+print(f"(a) first look over {tasks} tasks: {(time.perf_counter() - t) * 1000:.0f} ms, "
+      f"CPU {cpu() - c0:.2f} s, {len(first['conflicts'])} conflicts, errors {first.get('errors', [])}")
 
 lat, cpus = [], []
 for i, (tid, path, pane) in enumerate(started):

@@ -160,10 +160,17 @@ impl ConflictRadar {
         let applied = checked.then(move |(tips, (results, errors)), act, _| {
             let r = act.repo(&name);
             r.errors.extend(errors);
+            let checked = results.len();
             let changes = match tips {
                 Some(tips) => r.radar.apply(&tips, results, &Timestamp::now()),
                 None => Vec::new(),
             };
+            log::debug!(
+                "conflict radar: {name}: {} task(s), {checked} merge(s) tried, {} change(s), errors {:?}",
+                r.tasks.len(),
+                changes.len(),
+                r.errors
+            );
             let events: Vec<Event> = changes.into_iter().map(event).collect();
             let publish = act.publish.clone();
             actix::fut::wrap_future(async move {
