@@ -23,7 +23,7 @@ pub(crate) fn editing_task(c: &mut Client, repo: &Path, text: &str) -> String {
 }
 
 /// Starts a task whose fake worker follows `objective`; waits for `state`.
-fn worker_task(c: &mut Client, repo: &Path, objective: &str, state: &str) -> String {
+pub(crate) fn worker_task(c: &mut Client, repo: &Path, objective: &str, state: &str) -> String {
     let argv = json!(["bash", crate::support::agents::fake("fake-worker"), BIN]);
     let reply = ok(c.call(
         "task.start",
@@ -169,4 +169,52 @@ fn a_merge_names_the_tasks_that_now_conflict_with_the_target() {
     let now = conflicts(&mut c, &repo);
     assert_eq!(now.len(), 1, "{now:?}");
     assert!(now[0].get("b").is_none(), "{now:?}");
+}
+
+/// docs/tasks.md#conflict-radar: the server's start looks again. Two
+/// completed tasks (they survive a restart) whose commits collide are known
+/// to `task.list` after a restart without anyone asking `task.conflicts`.
+#[test]
+fn a_restart_looks_again_and_knows_the_completed_tasks_collision() {
+    let mut life = crate::support::life::Life::new(&[]);
+    life.start();
+    let repo = life.env.root().join("repo");
+    init_repo(&repo, "shared.txt", "base\n");
+    let mut c = life.client();
+    let a = worker_task(&mut c, &repo, "put: shared.txt alpha", "completed");
+    let b = worker_task(&mut c, &repo, "put: shared.txt beta", "completed");
+    let pair = conflicts(&mut c, &repo);
+    assert_eq!(pair.len(), 1, "{pair:?}");
+    drop(c);
+    life.stop();
+    life.start();
+    let mut c = life.client();
+    let listed = wait_until("the collision known after the restart", DEADLINE, || {
+        let l = ok(c.call("task.list", json!({})));
+        let found = l["conflicts"].as_array().cloned().unwrap_or_default();
+        (!found.is_empty()).then_some(found)
+    });
+    assert_eq!(listed.len(), 1, "{listed:?}");
+    let ids = [listed[0]["a"].clone(), listed[0]["b"].clone()];
+    assert!(
+        ids.contains(&json!(a)) && ids.contains(&json!(b)),
+        "{listed:?}"
+    );
+    assert_eq!(listed[0]["paths"], json!(["shared.txt"]));
+    // While the server is down, b's commit is taken back: the next start
+    // finds the pair gone, again without being asked.
+    let t = ok(c.call("task.get", json!({"task_id": b})));
+    let path = str_field(&t["task"], "worktree_path").to_owned();
+    drop(c);
+    life.stop();
+    git(Path::new(&path), &["reset", "-q", "--hard", "HEAD~1"]);
+    life.start();
+    let mut c = life.client();
+    wait_until("the collision gone after the restart", DEADLINE, || {
+        let l = ok(c.call("task.list", json!({})));
+        l["conflicts"]
+            .as_array()
+            .is_none_or(|found| found.is_empty())
+            .then_some(())
+    });
 }

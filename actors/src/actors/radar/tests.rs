@@ -162,12 +162,13 @@ async fn a_moved_checkout_checks_only_its_pairs_and_a_clean_merge_clears() {
         .insert("/wt/b".into(), "b2".into());
     rig.check(vec![task("a"), task("b"), task("c")], &["b"])
         .await;
-    let s = rig.git.state.lock();
-    assert_eq!(s.snapshots.len(), 4, "only b's checkout is read again");
-    let again: Vec<&(String, String)> = s.merges[6..].iter().collect();
+    let (snapshots, again) = {
+        let s = rig.git.state.lock();
+        (s.snapshots.len(), s.merges[6..].to_vec())
+    };
+    assert_eq!(snapshots, 4, "only b's checkout is read again");
     assert_eq!(again.len(), 3, "a·b, b·c and b against main: {again:?}");
     assert!(again.iter().all(|(l, r)| l == "b2" || r == "b2"));
-    drop(s);
     assert!(rig.current().await.is_empty());
     assert_eq!(
         rig.conflict_events().last().map(|e| e.0),
