@@ -141,11 +141,22 @@ fn a_commit_on_the_target_branch_that_collides_is_reported_without_b() {
     let appeared = next_conflict(&mut sub);
     assert_eq!(appeared["state"], "appeared");
     assert!(appeared.get("b").is_none(), "{appeared}");
-    // A relative repo is refused.
-    crate::support::expect_code(
-        c.call("task.conflicts", json!({"repo": "repo"})),
-        signaltty_protocol::ErrorCode::BadParams,
-    );
+    // The task's own workspace names its repository.
+    let t = ok(c.call("task.get", json!({"task_id": a})));
+    let pane = ok(c.call("pane.get", json!({"pane_id": t["task"]["pane_id"]})));
+    let ws = pane["pane"]["workspace_id"].clone();
+    let by_ws = ok(c.call("task.conflicts", json!({"workspace_id": ws})));
+    assert_eq!(by_ws["conflicts"], json!(found), "{by_ws}");
+    // A relative repo, or both a repo and a workspace, are refused.
+    for bad in [
+        json!({"repo": "repo"}),
+        json!({"repo": repo.to_string_lossy(), "workspace_id": ws}),
+    ] {
+        crate::support::expect_code(
+            c.call("task.conflicts", bad),
+            signaltty_protocol::ErrorCode::BadParams,
+        );
+    }
 }
 
 #[test]
