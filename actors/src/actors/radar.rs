@@ -190,6 +190,9 @@ impl ConflictRadar {
             }
             if r.again || !r.waiting.is_empty() {
                 act.start_pass(repo, ctx);
+            } else if r.tasks.is_empty() && r.radar.conflicts().next().is_none() {
+                // No task left to watch: nothing to keep.
+                act.repos.remove(&repo);
             }
         }));
     }
