@@ -344,3 +344,49 @@ fn t_shows_the_tasks_and_m_then_y_merges_a_completed_one() {
         "the commit is on main"
     );
 }
+
+/// The conflict radar on the board (docs/board.md#the-tasks-view): two
+/// workers' uncommitted edits of one line show as `conflicts 1` on both
+/// task lines and as a line naming the other task in the details; a
+/// discard clears the mark through the feed.
+#[test]
+fn t_marks_the_tasks_in_a_collision_and_a_discard_clears_the_mark() {
+    use crate::support::git::init_repo;
+    use crate::task_conflicts::{conflicts, editing_task};
+    let server = TestServer::start();
+    let mut c = server.client();
+    let repo = server.env().root().join("repo");
+    init_repo(&repo, "shared.txt", "base\n");
+    let a = editing_task(&mut c, &repo, "alpha");
+    let b = editing_task(&mut c, &repo, "beta");
+    wait_until("the pair reported", DEADLINE, || {
+        (!conflicts(&mut c, &repo).is_empty()).then_some(())
+    });
+    let label = |id: &str, c: &mut Client| {
+        let t = ok(c.call("task.get", json!({"task_id": id})));
+        str_field(&t["task"], "label").to_owned()
+    };
+    let (la, lb) = (label(&a, &mut c), label(&b, &mut c));
+    let tmux = board(server.env());
+    tmux.wait_text(BOARD_HINT);
+    tmux.keys(&["t"]);
+    // A task's line in the list: its agent, then its label.
+    let row = |s: &str, l: &str| {
+        s.lines()
+            .find(|line| line.contains(&format!("claude {l}")))
+            .map(str::to_owned)
+    };
+    let (screen, _) = tmux.wait_for("both tasks marked", DEADLINE, |s| {
+        [&la, &lb]
+            .iter()
+            .all(|l| row(s, l).is_some_and(|r| r.contains("conflicts 1")))
+    });
+    assert!(
+        screen.contains("conflicts with task") && screen.contains("shared.txt"),
+        "{screen}"
+    );
+    ok(c.call("task.finish", json!({"task_id": b, "mode": "discard"})));
+    tmux.wait_for("the mark gone", DEADLINE, |s| {
+        row(s, &la).is_some_and(|r| !r.contains("conflicts"))
+    });
+}

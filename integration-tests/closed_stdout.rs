@@ -195,6 +195,7 @@ const RUNS: &[&str] = &[
     "task diff task_0",
     "task file-diff task_0 x",
     "task cancel task_0",
+    "task conflicts",
     "report --status completed --summary x --task task_0",
     "integration install --all",
     "integration status --all",

@@ -46,6 +46,7 @@ mod spawn_env;
 mod state_dir;
 mod states;
 mod tabs;
+mod task_conflicts;
 mod task_finish;
 mod task_queue;
 mod tasks;

@@ -907,6 +907,8 @@ const EXTENSIONS: &[&str] = &[
     "server.upgrade",
     // Issue 32: ask an agent and wait for its answer (docs/ask.md).
     "pane.ask",
+    // Issue 32: the conflict radar's collisions (docs/tasks.md#conflict-radar).
+    "task.conflicts",
 ];
 
 #[test]

@@ -80,6 +80,17 @@ events! {
         prev_state: Option<crate::task::TaskState>,
     },
     TaskResult = "task.result" { task_id: crate::ids::TaskId, context_id: crate::ids::ContextId, result: crate::task::TaskResult },
+    TaskConflict = "task.conflict" {
+        repo: String,
+        a: crate::ids::TaskId,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        b: Option<crate::ids::TaskId>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        target_branch: Option<String>,
+        paths: Vec<String>,
+        state: crate::task::conflict::ConflictState,
+        since: crate::time::Timestamp,
+    },
     GitBranchChanged = "git.branch_changed" { workspace_id: WorkspaceId, branch: Option<String> },
     ServerWillShutdown = "server.will_shutdown" {},
     JournalGap = "journal.gap" { first_seq: u64, last_seq: u64, lost: u64, reason: String },

@@ -150,6 +150,7 @@ methods! {
     TaskFileDiff = "task.file_diff" (TaskFileDiffParams),
     TaskFinish = "task.finish" (TaskFinishParams),
     TaskCancel = "task.cancel" (TaskTarget),
+    TaskConflicts = "task.conflicts" (crate::task::conflict::TaskConflictsParams),
 }
 
 /// How a connection serves a request (docs/protocol.md#connection-rules): whether live events wait
@@ -264,6 +265,7 @@ impl Method {
             | Method::TaskDiff(_)
             | Method::TaskFileDiff(_)
             | Method::TaskCancel(_)
+            | Method::TaskConflicts(_)
             | Method::AgentsList(_)
             | Method::AgentsReload(_) => RequestFlow::Plain,
         }

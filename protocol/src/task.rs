@@ -9,6 +9,8 @@ use crate::time::Timestamp;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+pub mod conflict;
+
 /// The longest objective, in bytes (docs/tasks.md#the-contract).
 pub const MAX_OBJECTIVE_BYTES: usize = 32 * 1024;
 /// The longest result summary, in bytes (docs/tasks.md#results).
@@ -370,6 +372,10 @@ pub struct TaskTarget {
 pub struct TaskResultReply {
     /// The task.
     pub task: Task,
+    /// `task.get`: the conflict radar's collisions of the task
+    /// (docs/tasks.md#conflict-radar).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conflicts: Vec<conflict::TaskConflict>,
 }
 
 /// `task.list` params.
@@ -391,6 +397,9 @@ pub struct TaskListParams {
 pub struct TaskListResult {
     /// Ordered by `created_at`.
     pub tasks: Vec<Task>,
+    /// The conflict radar's collisions involving the listed tasks.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conflicts: Vec<conflict::TaskConflict>,
 }
 
 /// `task.wait` params (docs/tasks.md#waiting-for-tasks): exactly one of `task_id`/`context_id`.
@@ -458,6 +467,10 @@ pub struct TaskFinishResult {
     /// What the cleanup could not do (the finish still succeeded).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cleanup_error: Option<String>,
+    /// After a merge: the other watched tasks that now conflict with the
+    /// target branch (docs/tasks.md#conflict-radar).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conflicts: Vec<conflict::TaskConflict>,
 }
 
 /// `task.file_diff` params.

@@ -12,6 +12,7 @@
 use super::Input;
 use signaltty_model::client::{ConnRead, ConnWrite, Target};
 use signaltty_protocol::subscribe::{ReplayStatus, SubscribeParams, SubscribeResult};
+use signaltty_protocol::task::conflict::TaskConflict;
 use signaltty_protocol::task::{Task, TaskListParams, TaskListResult};
 use signaltty_protocol::workspace::{
     WorkspaceGetParams, WorkspaceGetResult, WorkspaceListParams, WorkspaceListResult,
@@ -35,6 +36,8 @@ pub enum FeedNews {
         world: Vec<WorkspaceGetResult>,
         /// Every task (`task.list`, at most 1000).
         tasks: Vec<Task>,
+        /// The conflict radar's collisions among them.
+        conflicts: Vec<TaskConflict>,
         seq: u64,
         events: Vec<EventFrame>,
         replayed: usize,
@@ -176,7 +179,7 @@ fn session(host: usize, socket: &Target, from_seq: Option<u64>, news: &Sender<In
         Ok(w) => w,
         Err(e) => return Ended::Lost(e),
     };
-    let tasks = match read_tasks(&mut conn) {
+    let (tasks, conflicts) = match read_tasks(&mut conn) {
         Ok(t) => t,
         Err(e) => return Ended::Lost(e),
     };
@@ -188,6 +191,7 @@ fn session(host: usize, socket: &Target, from_seq: Option<u64>, news: &Sender<In
         FeedNews::World {
             world,
             tasks,
+            conflicts,
             seq: sub.seq,
             events,
             replayed: replayed.len(),
@@ -231,15 +235,16 @@ fn read_world(conn: &mut Conn) -> Result<Vec<WorkspaceGetResult>, String> {
     Ok(world)
 }
 
-/// Every task, oldest first. A server that refuses `task.list` (one without
-/// tasks) has none to show; only a broken connection is an error.
-fn read_tasks(conn: &mut Conn) -> Result<Vec<Task>, String> {
+/// Every task, oldest first, and the collisions among them. A server that
+/// refuses `task.list` (one without tasks) has none to show; only a broken
+/// connection is an error.
+fn read_tasks(conn: &mut Conn) -> Result<(Vec<Task>, Vec<TaskConflict>), String> {
     let reply = conn.call(Method::TaskList(TaskListParams {
         context_id: None,
         state: None,
         limit: Some(1000),
     }))?;
     Ok(result::<TaskListResult>(reply, "task.list")
-        .map(|r| r.tasks)
+        .map(|r| (r.tasks, r.conflicts))
         .unwrap_or_default())
 }

@@ -164,6 +164,9 @@ pub struct Board {
     pub task_selected: Option<TaskId>,
     /// The last `task.diff` asked for (`d`), shown while its task is selected.
     pub task_diff: Option<TaskDiffResult>,
+    /// The conflict radar's collisions (`task.list` at connect, then
+    /// `task.conflict`; docs/tasks.md#conflict-radar).
+    pub conflicts: Vec<signaltty_protocol::task::conflict::TaskConflict>,
     /// Per pane: whether it is in a blocked or a done+unread episode now.
     episodes: HashMap<PaneId, Option<EpisodeKind>>,
     /// The servers shown and who owns what (`hosts.rs`); the fields above
@@ -209,6 +212,7 @@ impl Board {
             tasks: Vec::new(),
             task_selected: None,
             task_diff: None,
+            conflicts: Vec::new(),
             episodes: HashMap::new(),
         }
     }
@@ -281,6 +285,25 @@ impl Board {
             },
             Event::TaskCreated { task } | Event::TaskUpdated { task, .. } => {
                 self.upsert_task(host, *task);
+            },
+            Event::TaskConflict {
+                repo,
+                a,
+                b,
+                target_branch,
+                paths,
+                state,
+                since,
+            } => {
+                let conflict = signaltty_protocol::task::conflict::TaskConflict {
+                    repo,
+                    a,
+                    b,
+                    target_branch,
+                    paths,
+                    since,
+                };
+                self.apply_conflict(conflict, state);
             },
             // A wake's `pane.created` in the same batch carries the pane.
             Event::PaneExited { .. }

@@ -17,6 +17,7 @@ impl App {
             FeedNews::World {
                 world,
                 tasks,
+                conflicts,
                 seq,
                 events,
                 replayed,
@@ -27,6 +28,7 @@ impl App {
                 );
                 let began = self.board.load_from(host, world, seq);
                 self.board.load_tasks_from(host, tasks);
+                self.board.load_conflicts_from(host, conflicts);
                 for e in &events {
                     self.event(host, e);
                 }

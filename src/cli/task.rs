@@ -1,10 +1,11 @@
 //! The task commands (docs/tasks.md#commands): `signaltty task start|get|
-//! list|wait|finish|diff|file-diff|cancel` and `signaltty report`, each one
+//! list|wait|finish|diff|file-diff|cancel|conflicts` and `signaltty report`, each one
 //! method call; `--json` prints the raw result.
 
 use crate::args::Global;
 use crate::cli::{call, fail, fail_with};
 use clap::{Args, Subcommand};
+use signaltty_protocol::task::conflict::{TaskConflictsParams, TaskConflictsResult};
 use signaltty_protocol::task::{
     Artifact, Contract, ResultStatus, Task, TaskDiffResult, TaskFileDiffParams, TaskFinishParams,
     TaskFinishResult, TaskListParams, TaskListResult, TaskReportParams, TaskResultReply,
@@ -12,6 +13,8 @@ use signaltty_protocol::task::{
 };
 use signaltty_protocol::{ContextId, ErrorCode, Method, PaneRef, TaskId};
 use std::path::PathBuf;
+
+mod conflicts;
 
 /// `signaltty task …`.
 #[derive(Debug, Subcommand)]
@@ -93,6 +96,13 @@ pub enum TaskCommand {
     Cancel {
         /// Task id.
         task: String,
+    },
+    /// Which active tasks would conflict if merged, with each other or with
+    /// their target branch (task.conflicts, docs/tasks.md#conflict-radar).
+    Conflicts {
+        /// Only the tasks of this repository.
+        #[arg(long)]
+        repo: Option<PathBuf>,
     },
 }
 
@@ -238,7 +248,12 @@ pub fn run(global: &Global, cmd: TaskCommand) -> i32 {
             Method::TaskGet(TaskTarget {
                 task_id: TaskId(task),
             }),
-            |r: TaskResultReply| show(&r.task),
+            |r: TaskResultReply| {
+                show(&r.task);
+                for l in conflicts::lines_for(&r.task.id, &r.conflicts) {
+                    say!("{l}");
+                }
+            },
         ),
         TaskCommand::List {
             context,
@@ -264,7 +279,7 @@ pub fn run(global: &Global, cmd: TaskCommand) -> i32 {
                         say!("no tasks");
                     }
                     for t in &r.tasks {
-                        say!("{}", line(t));
+                        say!("{}{}", line(t), conflicts::mark(&t.id, &r.conflicts));
                     }
                 },
             )
@@ -341,6 +356,14 @@ pub fn run(global: &Global, cmd: TaskCommand) -> i32 {
                 if let Some(e) = &r.cleanup_error {
                     say!("  cleanup: {e}");
                 }
+                for c in &r.conflicts {
+                    say!(
+                        "  task {} now conflicts with {} in {}",
+                        c.a,
+                        c.target_branch.as_deref().unwrap_or("the target"),
+                        c.paths.join(", ")
+                    );
+                }
             },
         ),
         TaskCommand::Diff { task } => call(
@@ -396,6 +419,24 @@ pub fn run(global: &Global, cmd: TaskCommand) -> i32 {
             }),
             |r: TaskResultReply| show(&r.task),
         ),
+        TaskCommand::Conflicts { repo } => {
+            let repo = match repo.map(std::path::absolute).transpose() {
+                Ok(repo) => repo.map(|r| r.to_string_lossy().into_owned()),
+                Err(e) => return fail_with(ErrorCode::BadParams, format!("--repo: {e}")),
+            };
+            call(
+                global,
+                Method::TaskConflicts(TaskConflictsParams {
+                    workspace_id: None,
+                    repo,
+                }),
+                |r: TaskConflictsResult| {
+                    for l in conflicts::table(&r) {
+                        say!("{l}");
+                    }
+                },
+            )
+        },
     }
 }
 

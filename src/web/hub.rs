@@ -151,12 +151,14 @@ fn apply(board: &mut Board, input: Input) {
         FeedNews::World {
             world,
             tasks,
+            conflicts,
             seq,
             events,
             ..
         } => {
             board.load_from(host, world, seq);
             board.load_tasks_from(host, tasks);
+            board.load_conflicts_from(host, conflicts);
             for e in &events {
                 board.apply_from(host, e);
             }

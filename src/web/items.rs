@@ -1,6 +1,6 @@
 //! What the page is sent, as plain data: the board's model (the world each
 //! server last told, kept current by its events) turned into keyed items —
-//! one per host, workspace, pane and task — and the difference between two
+//! one per host, workspace, pane, task and collision — and the difference between two
 //! such sets, which is what a patch carries. Pure: tested without a server,
 //! a socket or a browser.
 
@@ -134,6 +134,19 @@ impl Maker {
             out.insert(key, item);
         }
         self.tasks.retain(|k, _| seen.contains(k));
+        // The conflict radar's collisions (docs/tasks.md#conflict-radar):
+        // one item each, which the page shows under both tasks.
+        for c in &board.conflicts {
+            let host = board.host_name(board.host_of_task(&c.a));
+            let b = c.b.as_ref().map_or("target", |b| b.0.as_str());
+            insert(
+                &mut out,
+                json!({
+                    "key": format!("conflict/{host}/{}/{b}", c.a.0), "kind": "conflict",
+                    "host": host, "conflict": c,
+                }),
+            );
+        }
         out
     }
 }

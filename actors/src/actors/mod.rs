@@ -8,6 +8,7 @@ pub mod decision;
 pub mod directory;
 pub mod pane;
 pub mod publish;
+pub mod radar;
 pub mod services;
 pub mod submit;
 pub mod subscriber;

@@ -108,6 +108,8 @@ pub struct Supervisor {
     me: Option<Addr<Supervisor>>,
     /// The owner of `worktree.*`, once the Supervisor runs.
     worktrees: Option<Addr<crate::actors::worktrees::Worktrees>>,
+    /// The owner of the conflict radar, once the Supervisor runs.
+    radar: Option<Addr<crate::actors::radar::ConflictRadar>>,
 }
 
 impl Supervisor {
@@ -163,6 +165,7 @@ impl Supervisor {
             activity_ages: Default::default(),
             me: None,
             worktrees: None,
+            radar: None,
         }
     }
 
@@ -231,6 +234,7 @@ impl Supervisor {
             turns: &self.turns,
             me: self.me.clone(),
             worktrees: self.worktrees.clone(),
+            radar: self.radar.clone(),
         }
     }
 }
@@ -244,6 +248,7 @@ impl Actor for Supervisor {
         ctx.set_mailbox_capacity(SUPERVISOR_MAILBOX);
         self.me = Some(ctx.address());
         self.worktrees = Some(self.start_worktrees(ctx));
+        self.radar = Some(self.start_radar(ctx));
         if let Some(store) = self.store.take() {
             let addr = ctx.address();
             let reports = crate::store::journal::Reports {
@@ -260,6 +265,7 @@ impl Actor for Supervisor {
             self.answer_upgrade(ctx);
             self.begin_auto_resume(ctx);
         }
+        self.restore_radar();
         ctx.run_interval(self.config.limits.process_refresh, |sup, ctx| {
             sup.refresh_processes(ctx);
         });
@@ -319,6 +325,7 @@ pub(crate) mod hibernate;
 mod journal;
 mod lifecycle;
 mod persist;
+mod radar;
 pub(crate) mod router;
 pub mod sequencer;
 mod services;

@@ -15,6 +15,7 @@ use crate::domain::state::Progress;
 use signaltty_protocol::pane::{Attention, LiveState, Pane, RestoreState};
 use signaltty_protocol::state::{AttentionItem, Notification};
 use signaltty_protocol::task::Task;
+use signaltty_protocol::task::conflict::{ConflictState, TaskConflict};
 use signaltty_protocol::workspace::{Layout, Tab, Workspace};
 use signaltty_protocol::{Event, PaneId, Seq, TabId, TaskId, WorkspaceId};
 use std::collections::{HashMap, VecDeque};
@@ -39,6 +40,9 @@ pub struct Projection {
     notifications: VecDeque<Notification>,
     /// Every task, terminal ones included (they are finished, not forgotten).
     tasks: HashMap<TaskId, Arc<Task>>,
+    /// The conflict radar's current collisions, by `(a, b)`
+    /// (docs/tasks.md#conflict-radar).
+    conflicts: std::collections::BTreeMap<(TaskId, Option<TaskId>), TaskConflict>,
     /// Makes process instances unique across server runs.
     instance_prefix: String,
 }
@@ -181,6 +185,32 @@ impl Projection {
                 return;
             },
             Event::TaskResult { .. } => return,
+            Event::TaskConflict {
+                repo,
+                a,
+                b,
+                target_branch,
+                paths,
+                state,
+                since,
+            } => {
+                let key = (a.clone(), b.clone());
+                match state {
+                    ConflictState::Cleared => drop(self.conflicts.remove(&key)),
+                    ConflictState::Appeared => drop(self.conflicts.insert(
+                        key,
+                        TaskConflict {
+                            repo,
+                            a,
+                            b,
+                            target_branch,
+                            paths,
+                            since,
+                        },
+                    )),
+                }
+                return;
+            },
             Event::NotificationRead { ids, read_at } => {
                 self.mark_notifications_read(&ids, &read_at);
                 return;
@@ -325,7 +355,10 @@ impl Projection {
             | Event::DecisionCreated { .. }
             | Event::DecisionAnswered { .. }
             | Event::DecisionCleared { .. } => {},
-            Event::TaskCreated { .. } | Event::TaskUpdated { .. } | Event::TaskResult { .. } => {},
+            Event::TaskCreated { .. }
+            | Event::TaskUpdated { .. }
+            | Event::TaskResult { .. }
+            | Event::TaskConflict { .. } => {},
             Event::ServerWillShutdown {}
             | Event::JournalGap { .. }
             | Event::WorktreeChanged { .. }
@@ -428,6 +461,11 @@ impl Projection {
         let mut tasks: Vec<&Task> = self.tasks.values().map(Arc::as_ref).collect();
         tasks.sort_by(|a, b| (&a.created_at, &a.id.0).cmp(&(&b.created_at, &b.id.0)));
         tasks
+    }
+
+    /// The conflict radar's collisions as last published, by `a` then `b`.
+    pub fn conflicts(&self) -> impl Iterator<Item = &TaskConflict> {
+        self.conflicts.values()
     }
 
     /// Every task, shared (for the snapshot), ordered by creation.

@@ -9,7 +9,9 @@
 //! Every call here may block: callers run them on a blocking thread.
 
 use crate::domain::launch::SpawnSpec;
+use crate::domain::task::radar::Found;
 use crate::error::Error;
+use crate::os::git::radar::{self, Snapshot};
 use crate::os::git::task_finish::{self, Cleaned, MergeJob};
 use crate::os::git::task_start::{self, Checkout, Plan};
 use crate::os::occupants::{self, Depth, LivePane};
@@ -17,7 +19,7 @@ use crate::os::pty::{self, PtyHandle, PtySink, SpawnError};
 use signaltty_model::integration::launch::Prepared;
 use signaltty_protocol::PaneId;
 use signaltty_protocol::workspace::GitInfo;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -92,6 +94,18 @@ pub trait TaskGit: Send + Sync {
     fn cleanup(&self, repo: &Path, path: &Path, delete_branch: Option<&str>) -> Cleaned;
 }
 
+/// The conflict radar's git (docs/tasks.md#conflict-radar): branch tips, a
+/// checkout's work as one commit, and merges tried without touching any ref,
+/// index or checkout.
+pub trait RadarGit: Send + Sync {
+    /// The tips of `branches` in `repo`; a missing branch is left out.
+    fn heads(&self, repo: &Path, branches: &[String]) -> Result<HashMap<String, String>, String>;
+    /// The commit of `checkout`'s work, uncommitted changes included.
+    fn snapshot(&self, checkout: &Path) -> Result<Snapshot, String>;
+    /// What each merge of `pairs` finds, in order.
+    fn merges(&self, repo: &Path, pairs: &[(String, String)]) -> Result<Vec<Found>, String>;
+}
+
 /// What a finish reads of a task's checkout on disk and of the panes in it
 /// (docs/tasks.md#checks-before-finishing, docs/tasks.md#finishing-again).
 pub trait Workbench: Send + Sync {
@@ -122,6 +136,8 @@ pub struct Os {
     pub task_git: Arc<dyn TaskGit>,
     /// A task's checkout on disk, and the panes inside it.
     pub workbench: Arc<dyn Workbench>,
+    /// Git, for the conflict radar.
+    pub radar_git: Arc<dyn RadarGit>,
 }
 
 impl std::fmt::Debug for Os {
@@ -140,6 +156,7 @@ impl Os {
             git: Arc::new(RealGit),
             task_git: Arc::new(RealTaskGit),
             workbench: Arc::new(RealWorkbench),
+            radar_git: Arc::new(RealRadarGit),
         }
     }
 }
@@ -217,6 +234,22 @@ impl TaskGit for RealTaskGit {
 
     fn cleanup(&self, repo: &Path, path: &Path, delete_branch: Option<&str>) -> Cleaned {
         task_finish::cleanup(repo, path, delete_branch)
+    }
+}
+
+struct RealRadarGit;
+
+impl RadarGit for RealRadarGit {
+    fn heads(&self, repo: &Path, branches: &[String]) -> Result<HashMap<String, String>, String> {
+        radar::heads(repo, branches)
+    }
+
+    fn snapshot(&self, checkout: &Path) -> Result<Snapshot, String> {
+        radar::snapshot(checkout)
+    }
+
+    fn merges(&self, repo: &Path, pairs: &[(String, String)]) -> Result<Vec<Found>, String> {
+        radar::merges(repo, pairs)
     }
 }
 

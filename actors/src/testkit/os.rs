@@ -193,6 +193,7 @@ pub fn fake_os() -> (crate::os::seams::Os, FakeWorld) {
         git: Arc::new(FakeGit),
         task_git: Arc::new(tasks::FakeTaskGit::default()),
         workbench: Arc::new(tasks::FakeWorkbench::default()),
+        radar_git: Arc::new(tasks::FakeRadarGit::default()),
     };
     (os, world)
 }

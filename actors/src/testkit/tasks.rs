@@ -405,3 +405,79 @@ impl World {
             .clone()
     }
 }
+
+/// The conflict radar's git on plain maps (docs/tasks.md#conflict-radar):
+/// branch tips, each checkout's snapshot, and the pairs of commits that
+/// conflict; it counts what it is asked.
+#[derive(Debug, Default)]
+pub struct FakeRadarGit {
+    /// What it holds and was asked.
+    pub state: Mutex<RadarGitLog>,
+}
+
+/// A [`FakeRadarGit`]'s world and its counts.
+#[derive(Debug, Default)]
+pub struct RadarGitLog {
+    /// Branch → tip.
+    pub heads: HashMap<String, String>,
+    /// Checkout path → the commit of its work (its branch tip when absent).
+    pub work: HashMap<PathBuf, String>,
+    /// Unordered pairs of commits that conflict, with their paths.
+    pub conflicts: Vec<(String, String, Vec<String>)>,
+    /// `heads` calls.
+    pub head_reads: usize,
+    /// Checkouts read, in order.
+    pub snapshots: Vec<PathBuf>,
+    /// Every merge tried, in order.
+    pub merges: Vec<(String, String)>,
+    /// Merge batches run.
+    pub batches: usize,
+}
+
+impl crate::os::seams::RadarGit for FakeRadarGit {
+    fn heads(&self, _repo: &Path, branches: &[String]) -> Result<HashMap<String, String>, String> {
+        let mut s = self.state.lock();
+        s.head_reads += 1;
+        Ok(branches
+            .iter()
+            .filter_map(|b| s.heads.get(b).map(|t| (b.clone(), t.clone())))
+            .collect())
+    }
+
+    fn snapshot(&self, checkout: &Path) -> Result<crate::os::git::radar::Snapshot, String> {
+        let mut s = self.state.lock();
+        s.snapshots.push(checkout.to_path_buf());
+        // The checkout's branch is its last path component in the tests.
+        let branch = checkout
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let head = s.heads.get(&branch).cloned().ok_or("no such branch")?;
+        let commit = s
+            .work
+            .get(checkout)
+            .cloned()
+            .unwrap_or_else(|| head.clone());
+        Ok(crate::os::git::radar::Snapshot { head, commit })
+    }
+
+    fn merges(
+        &self,
+        _repo: &Path,
+        pairs: &[(String, String)],
+    ) -> Result<Vec<crate::domain::task::radar::Found>, String> {
+        use crate::domain::task::radar::Found;
+        let mut s = self.state.lock();
+        s.batches += 1;
+        s.merges.extend(pairs.iter().cloned());
+        Ok(pairs
+            .iter()
+            .map(|(l, r)| {
+                s.conflicts
+                    .iter()
+                    .find(|(a, b, _)| (a == l && b == r) || (a == r && b == l))
+                    .map_or(Found::Clean, |(_, _, paths)| Found::Conflict(paths.clone()))
+            })
+            .collect())
+    }
+}

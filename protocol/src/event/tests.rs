@@ -39,3 +39,25 @@ fn every_name_is_unique_and_dotted() {
     assert_eq!(names.len(), Event::NAMES.len());
     assert!(Event::NAMES.iter().all(|n| n.contains('.')));
 }
+
+#[test]
+fn task_conflict_round_trips_and_leaves_out_an_absent_b() {
+    use crate::task::conflict::ConflictState;
+    let e = Event::TaskConflict {
+        repo: "/src/app".into(),
+        a: crate::ids::TaskId("task_1".into()),
+        b: None,
+        target_branch: Some("main".into()),
+        paths: vec!["README.md".into()],
+        state: ConflictState::Appeared,
+        since: crate::time::Timestamp::from_unix_millis(0),
+    };
+    let payload = e.payload();
+    assert_eq!(payload["state"], "appeared");
+    assert_eq!(payload["target_branch"], "main");
+    assert!(payload.get("b").is_none(), "{payload}");
+    let back: Event =
+        serde_json::from_value(serde_json::json!({"event": "task.conflict", "payload": payload}))
+            .expect("parses back");
+    assert_eq!(back, e);
+}

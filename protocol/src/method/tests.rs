@@ -68,6 +68,11 @@ fn requests_round_trip_through_their_line() {
             workspace_id: WorkspaceRef("my-api".into()),
             signal: Some(SignalName::Hup),
         }),
+        Method::TaskConflicts(crate::task::conflict::TaskConflictsParams {
+            workspace_id: None,
+            repo: Some("/src/app".into()),
+        }),
+        Method::TaskConflicts(Default::default()),
     ];
     for method in calls {
         let req = Request::new("c-1", method);

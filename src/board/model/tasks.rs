@@ -1,8 +1,10 @@
 //! The tasks the board shows: loaded with `task.list` at every (re)connect,
 //! kept current by `task.created` and `task.updated` (each carries the whole
-//! task), with a selection of their own.
+//! task), with a selection of their own; and the conflict radar's
+//! collisions, kept current by `task.conflict`.
 
 use super::Board;
+use signaltty_protocol::task::conflict::{ConflictState, TaskConflict};
 use signaltty_protocol::task::{Outcome, Task, TaskState};
 use signaltty_protocol::{PaneId, TaskId};
 
@@ -95,6 +97,29 @@ impl Board {
             },
         }
         self.keep_task_selection();
+    }
+
+    /// Replaces `host`'s collisions with those of a fresh `task.list`
+    /// (after its tasks are loaded).
+    pub fn load_conflicts_from(&mut self, host: usize, conflicts: Vec<TaskConflict>) {
+        let owners = &self.hosts;
+        self.conflicts.retain(|c| owners.task(&c.a) != host);
+        self.conflicts.extend(conflicts);
+    }
+
+    /// A `task.conflict`: an appeared collision is added (or replaced), a
+    /// cleared one removed.
+    pub(super) fn apply_conflict(&mut self, conflict: TaskConflict, state: ConflictState) {
+        self.conflicts
+            .retain(|c| !(c.a == conflict.a && c.b == conflict.b));
+        if state == ConflictState::Appeared {
+            self.conflicts.push(conflict);
+        }
+    }
+
+    /// The collisions `task` is in.
+    pub fn conflicts_of<'b>(&'b self, task: &'b TaskId) -> impl Iterator<Item = &'b TaskConflict> {
+        self.conflicts.iter().filter(move |c| c.involves(task))
     }
 
     pub fn task(&self, id: &TaskId) -> Option<&Task> {

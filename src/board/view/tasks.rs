@@ -5,9 +5,10 @@
 //! ```text
 //! ─ tasks 2 ──────────────────────────────────────────────────────────
 //!   ✓ claude parser  signaltty/parser-1a2b  3m merged    committed out.txt
-//!   ◆ codex  docs    signaltty/docs-9f86    5s           turn_ended_without_report
-//! ─ task · parser ✓ completed 3m ─────────────────────────────────────
-//! objective: fix the flaky parser test
+//!   ◆ codex  docs    signaltty/docs-9f86    5s conflicts 1 turn_ended_without_report
+//! ─ task · docs ◆ input_required 5s ──────────────────────────────────
+//! conflicts with task api in README.md
+//! objective: fix the docs
 //! ```
 
 use super::ViewOpts;
@@ -97,13 +98,15 @@ fn time_in_state(task: &Task, now_ms: i64) -> String {
 }
 
 /// One task line: glyph, host (with several), agent, label, branch, time
-/// in state, disposition, the summary or the reason.
+/// in state, disposition, how many collisions it is in
+/// (docs/tasks.md#conflict-radar), the summary or the reason.
 fn task_line(
     task: &Task,
     host: Option<&str>,
     cols: &Columns,
     width: usize,
     opts: &ViewOpts,
+    conflicts: usize,
 ) -> Line<'static> {
     let paint = Paint(opts.color);
     let (glyph, color) = crate::paint::task_state(task.state);
@@ -139,6 +142,12 @@ fn task_line(
         spans.push(Span::styled(
             pad(text, cols.disposition),
             paint.fg(color).add_modifier(Modifier::BOLD),
+        ));
+    }
+    if conflicts > 0 {
+        spans.push(Span::styled(
+            format!("conflicts {conflicts} "),
+            paint.alarm(Color::LightRed),
         ));
     }
     let used: usize = spans.iter().map(|s| s.width()).sum();
@@ -228,7 +237,8 @@ pub(super) fn draw_tasks(
     let cols = Columns::of(board, width);
     for (i, task) in drawn.iter().enumerate() {
         let y = body.y + i as u16;
-        let line = task_line(task, host_of(board, task), &cols, width, opts);
+        let conflicts = board.conflicts_of(&task.id).count();
+        let line = task_line(task, host_of(board, task), &cols, width, opts, conflicts);
         buf.set_line(body.x, y, &line, body.width);
         let line_area = Rect::new(body.x, y, body.width, 1);
         if !board.is_live(board.host_of_task(&task.id)) {
@@ -263,6 +273,27 @@ fn empty_hint(board: &Board) -> String {
 
 fn short(sha: &str) -> &str {
     sha.get(..10).unwrap_or(sha)
+}
+
+/// The lines about the selected task's collisions: with which task (by
+/// label) or its target branch, on which paths.
+fn conflict_lines(board: &Board, task: &Task, paint: Paint) -> Vec<Line<'static>> {
+    board
+        .conflicts_of(&task.id)
+        .map(|c| {
+            let with = match c.other(&task.id) {
+                Some(other) => match board.task(other) {
+                    Some(t) => format!("task {}", one_line(&t.label)),
+                    None => format!("task {other}"),
+                },
+                None => format!("{} (target)", c.target_branch.as_deref().unwrap_or("?")),
+            };
+            Line::from(vec![
+                Span::styled("conflicts ", paint.alarm(Color::LightRed)),
+                Span::raw(format!("with {with} in {}", c.paths.join(", "))),
+            ])
+        })
+        .collect()
 }
 
 /// The lines about `task`: its objective, branch and checkout, its result
@@ -402,11 +433,13 @@ pub(super) fn draw_task_detail(buf: &mut Buffer, area: Rect, board: &Board, opts
     let lines = match board.selected_diff() {
         Some(diff) => {
             let mut lines = diff_lines(diff, w, paint);
+            lines.extend(conflict_lines(board, task, paint));
             lines.extend(about(task, paint));
             lines
         },
         None => {
-            let mut lines = about(task, paint);
+            let mut lines = conflict_lines(board, task, paint);
+            lines.extend(about(task, paint));
             lines.push(Line::styled(
                 "d: the diff stat and the merge preview",
                 paint.dim().add_modifier(Modifier::ITALIC),

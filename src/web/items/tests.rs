@@ -74,3 +74,31 @@ fn a_maker_remakes_only_the_items_whose_model_changed() {
         "still remembered"
     );
 }
+
+#[test]
+fn a_collision_is_an_item_and_its_clearing_deletes_it() {
+    let mut board = loaded(two_workspaces());
+    let before = of(&board);
+    board.load_conflicts_from(
+        0,
+        vec![signaltty_protocol::task::conflict::TaskConflict {
+            repo: "/src/app".into(),
+            a: signaltty_protocol::TaskId("task_1".into()),
+            b: None,
+            target_branch: Some("main".into()),
+            paths: vec!["README.md".into()],
+            since: signaltty_protocol::time::Timestamp("2026-12-07T10:00:00.000Z".into()),
+        }],
+    );
+    let with = of(&board);
+    let (set, del) = diff(&before, &with);
+    assert!(del.is_empty(), "{del:?}");
+    assert_eq!(set.len(), 1, "{set:?}");
+    assert_eq!(set[0]["key"], "conflict/local/task_1/target");
+    assert_eq!(set[0]["kind"], "conflict");
+    assert_eq!(set[0]["conflict"]["paths"][0], "README.md");
+    board.load_conflicts_from(0, vec![]);
+    let (set, del) = diff(&with, &of(&board));
+    assert!(set.is_empty());
+    assert_eq!(del, ["conflict/local/task_1/target"]);
+}

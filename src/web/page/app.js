@@ -420,7 +420,10 @@
     box.append(head);
 
     const body = el("div", "task-body");
-    body.hidden = !open && !it.note && !it.finishable;
+    const clashes = conflictsOf(it);
+    body.hidden = !open && !it.note && !it.finishable && !clashes.length;
+    if (clashes.length) box.classList.add("in-conflict");
+    for (const c of clashes) body.append(el("p", "t-conflict", c));
     if (it.note) body.append(el("p", "t-note", it.note));
     if (open) {
       const d = taskDiff.get(it.key);
@@ -464,6 +467,26 @@
     }
     box.append(body);
     return box;
+  }
+
+  // The conflict radar's collisions of a task item, in words
+  // (docs/tasks.md#conflict-radar).
+  function conflictsOf(it) {
+    const id = it.task.id;
+    const out = [];
+    for (const c of byKind("conflict")) {
+      const k = c.conflict;
+      if (c.host !== it.host || (k.a !== id && k.b !== id)) continue;
+      const other = k.a === id ? k.b : k.a;
+      let with_;
+      if (!other) with_ = (k.target_branch || "its target branch") + " (target)";
+      else {
+        const t = byKind("task").find((x) => x.host === it.host && x.task && x.task.id === other);
+        with_ = "task " + (t ? t.task.label || other : other);
+      }
+      out.push("Conflicts with " + with_ + " in " + (k.paths || []).join(", "));
+    }
+    return out;
   }
 
   function drawTasks() {

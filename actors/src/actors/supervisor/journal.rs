@@ -103,6 +103,7 @@ impl Handler<JournalAck> for Supervisor {
 
     fn handle(&mut self, msg: JournalAck, ctx: &mut Self::Context) {
         let applied = self.events.publish_through(msg.through);
+        self.feed_radar(&applied);
         for turn in applied.turn_starts {
             self.capture_turn(turn, ctx);
         }

@@ -36,6 +36,7 @@ use std::time::Instant;
 
 mod ask;
 mod attention;
+mod conflicts;
 mod decisions;
 mod diff;
 mod hooks;
@@ -90,6 +91,8 @@ pub struct Cx<'a> {
     pub me: Option<Addr<Supervisor>>,
     /// The owner of `worktree.*`; none only before the Supervisor starts.
     pub worktrees: Option<Addr<crate::actors::worktrees::Worktrees>>,
+    /// The owner of the conflict radar; none only before the Supervisor starts.
+    pub radar: Option<Addr<crate::actors::radar::ConflictRadar>>,
 }
 
 /// The future a router function returns, resolved on the Supervisor.
@@ -190,6 +193,7 @@ pub fn route(
         Method::TaskDiff(p) => diff::task_summary(cx, p),
         Method::TaskFileDiff(p) => diff::task_file(cx, p),
         Method::TaskCancel(p) => tasks::cancel(cx, p),
+        Method::TaskConflicts(p) => conflicts::conflicts(cx, &p),
     }
 }
 
@@ -234,6 +238,7 @@ fn asks_for_a_change(method: &Method) -> bool {
             | Method::TaskWait(_)
             | Method::TaskDiff(_)
             | Method::TaskFileDiff(_)
+            | Method::TaskConflicts(_)
     )
 }
 

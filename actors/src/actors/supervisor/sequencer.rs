@@ -59,6 +59,8 @@ pub struct Applied {
     pub turn_ends: Vec<WorkspaceId>,
     /// Whether a task was created or changed state: the queue may move.
     pub tasks_moved: bool,
+    /// The tasks created or changed (the conflict radar looks again).
+    pub tasks_changed: Vec<signaltty_protocol::TaskId>,
 }
 
 /// A sequenced state event waiting for the journal's acknowledgement: then
@@ -258,6 +260,9 @@ impl Sequencer {
                 applied
                     .worker_events
                     .push((task, Arc::new((*event).clone())));
+            }
+            if let Event::TaskCreated { task } | Event::TaskUpdated { task, .. } = &*event {
+                applied.tasks_changed.push(task.id.clone());
             }
             if matches!(
                 &*event,

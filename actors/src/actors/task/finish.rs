@@ -296,6 +296,7 @@ impl TaskActor {
                 task,
                 merge: merged,
                 cleanup_error: cleaned.error,
+                conflicts: Vec::new(),
             })
         }))
     }
@@ -367,6 +368,7 @@ impl TaskActor {
                         task,
                         merge,
                         cleanup_error: cleaned.error,
+                        conflicts: Vec::new(),
                     })
                 }))
             }),

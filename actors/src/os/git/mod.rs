@@ -5,6 +5,7 @@
 
 pub mod diff;
 mod probe;
+pub mod radar;
 pub mod run;
 pub mod status;
 pub mod task_finish;

@@ -83,6 +83,8 @@ pub struct Git {
     stderr_cap: usize,
     env: Vec<(OsString, Option<OsString>)>,
     config: Vec<String>,
+    /// What it reads on its standard input (else `/dev/null`).
+    input: Option<Vec<u8>>,
 }
 
 impl Git {
@@ -96,6 +98,7 @@ impl Git {
             stderr_cap: 64 << 10,
             env: Vec::new(),
             config: Vec::new(),
+            input: None,
         }
     }
 
@@ -134,6 +137,13 @@ impl Git {
         self
     }
 
+    /// Gives it `bytes` on its standard input, written by a thread of its
+    /// own so a full pipe never stalls the reads.
+    pub fn input(mut self, bytes: Vec<u8>) -> Git {
+        self.input = Some(bytes);
+        self
+    }
+
     /// Adds `-c key=value` before the subcommand.
     pub fn config(mut self, key: &str, value: &str) -> Git {
         self.config.push(format!("{key}={value}"));
@@ -158,12 +168,23 @@ impl Git {
                 None => cmd.env_remove(key),
             };
         }
-        cmd.stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0);
+        cmd.stdin(match self.input {
+            Some(_) => Stdio::piped(),
+            None => Stdio::null(),
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
         let mut child = cmd.spawn().map_err(GitError::Spawn)?;
         let guard = Group::of(&child);
+        if let (Some(mut stdin), Some(bytes)) = (child.stdin.take(), self.input.clone()) {
+            // A git that stops reading (it failed) ends the write with an
+            // error, which its exit status reports better.
+            std::thread::spawn(move || {
+                use std::io::Write as _;
+                let _ = stdin.write_all(&bytes);
+            });
+        }
         let (tx, rx) = mpsc::channel();
         let out = child
             .stdout

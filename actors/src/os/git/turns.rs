@@ -21,12 +21,24 @@ pub fn capture_tree(cwd: &Path) -> Result<String, String> {
     let scratch = tempfile_path();
     if index.exists() {
         std::fs::copy(&index, &scratch).map_err(|e| format!("copy the index: {e}"))?;
+        keep_mtime(&index, &scratch);
     }
     let result = git(root, &["add", "--all"], Some(&scratch), deadline)
         .and_then(|_| git(root, &["write-tree"], Some(&scratch), deadline))
         .map(|tree| tree.trim().to_owned());
     let _ = std::fs::remove_file(&scratch);
     result
+}
+
+/// Gives the copy the index's own mtime: git compares a file's stat with
+/// the index's time to tell a file changed in the same second as the index
+/// was written ("racily clean"); a copy dated now would hide such a change.
+fn keep_mtime(index: &Path, copy: &Path) {
+    let mtime = std::fs::metadata(index).and_then(|m| m.modified());
+    let file = std::fs::OpenOptions::new().write(true).open(copy);
+    if let (Ok(mtime), Ok(file)) = (mtime, file) {
+        let _ = file.set_modified(mtime);
+    }
 }
 
 fn tempfile_path() -> std::path::PathBuf {

@@ -227,3 +227,70 @@ fn the_selected_worker_and_diff_belong_to_the_selected_task() {
     assert_eq!(b.selected_worker(), None, "its pane is not on the board");
     assert!(b.selected_diff().is_none(), "the diff is the other task's");
 }
+
+fn conflict(a: u32, b: Option<u32>) -> signaltty_protocol::task::conflict::TaskConflict {
+    signaltty_protocol::task::conflict::TaskConflict {
+        repo: "/src/app".into(),
+        a: task_id(a),
+        b: b.map(task_id),
+        target_branch: b.is_none().then(|| "main".to_owned()),
+        paths: vec!["README.md".into()],
+        since: ts(T0),
+    }
+}
+
+fn conflict_event(
+    c: signaltty_protocol::task::conflict::TaskConflict,
+    state: signaltty_protocol::task::conflict::ConflictState,
+    seq: u64,
+) -> EventFrame {
+    frame(
+        Event::TaskConflict {
+            repo: c.repo,
+            a: c.a,
+            b: c.b,
+            target_branch: c.target_branch,
+            paths: c.paths,
+            state,
+            since: c.since,
+        },
+        seq,
+    )
+}
+
+#[test]
+fn the_conflict_radars_collisions_load_and_follow_their_events() {
+    use signaltty_protocol::task::conflict::ConflictState;
+    let mut b = loaded(vec![]);
+    b.load_tasks(vec![
+        task(1, "parser", TaskState::Working),
+        task(2, "docs", TaskState::Working),
+        task(3, "api", TaskState::Working),
+    ]);
+    b.load_conflicts_from(0, vec![conflict(1, Some(2))]);
+    assert_eq!(b.conflicts_of(&task_id(2)).count(), 1);
+    assert_eq!(b.conflicts_of(&task_id(3)).count(), 0);
+    b.apply(&conflict_event(
+        conflict(3, None),
+        ConflictState::Appeared,
+        5,
+    ));
+    assert_eq!(b.conflicts_of(&task_id(3)).count(), 1);
+    // An appeared one already known is replaced, not doubled.
+    b.apply(&conflict_event(
+        conflict(3, None),
+        ConflictState::Appeared,
+        6,
+    ));
+    assert_eq!(b.conflicts.len(), 2);
+    b.apply(&conflict_event(
+        conflict(1, Some(2)),
+        ConflictState::Cleared,
+        7,
+    ));
+    assert_eq!(b.conflicts_of(&task_id(1)).count(), 0);
+    assert_eq!(b.conflicts.len(), 1);
+    // A reload replaces them.
+    b.load_conflicts_from(0, vec![]);
+    assert!(b.conflicts.is_empty());
+}

@@ -252,3 +252,39 @@ fn an_empty_tasks_view_says_how_to_start_one() {
     let (buf, _) = render(&board, &Preview::empty(), 80, 24, &opts(true));
     assert_shows(&buf, &["showing the tasks as of", "cannot reach"]);
 }
+
+#[test]
+fn a_task_in_a_collision_says_so_on_its_line_and_in_its_details() {
+    let mut board = tasks_board();
+    board.load_conflicts_from(
+        0,
+        vec![signaltty_protocol::task::conflict::TaskConflict {
+            repo: "/src/app".into(),
+            a: task_id(1),
+            b: Some(task_id(2)),
+            target_branch: None,
+            paths: vec!["README.md".into()],
+            since: ts(T0),
+        }],
+    );
+    let (buf, _) = render(&board, &Preview::empty(), 120, 30, &opts(false));
+    println!("{}", text(&buf));
+    for l in [label(TaskState::Pending), label(TaskState::Working)] {
+        let y = row_with(&buf, &format!("claude {l} ")).unwrap();
+        assert!(
+            lines(&buf)[usize::from(y)].contains("conflicts 1"),
+            "{}",
+            lines(&buf)[usize::from(y)]
+        );
+    }
+    let y = row_with(&buf, "claude fail ").unwrap();
+    assert!(!lines(&buf)[usize::from(y)].contains("conflicts"));
+    // The selected task (the first) names the other by its label.
+    assert_shows(
+        &buf,
+        &[&format!(
+            "conflicts with task {} in README.md",
+            label(TaskState::Working)
+        )],
+    );
+}

@@ -68,16 +68,21 @@ pub fn full_ids(cx: &Cx<'_>, method: &mut Method) -> Result<(), Error> {
 
 /// `task.get`.
 pub fn get(cx: &Cx<'_>, id: &TaskId) -> Result<TaskResultReply, Error> {
-    cx.events
-        .projection()
+    let projection = cx.events.projection();
+    let task = projection
         .task(id)
-        .map(|t| {
-            let mut task = [t.clone()];
-            task_queue::place_all(cx, &mut task);
-            let [task] = task;
-            TaskResultReply { task }
-        })
-        .ok_or_else(|| Error::NoSuchTask(id.0.clone()))
+        .ok_or_else(|| Error::NoSuchTask(id.0.clone()))?;
+    let mut placed = [task.clone()];
+    task_queue::place_all(cx, &mut placed);
+    let [task] = placed;
+    Ok(TaskResultReply {
+        task,
+        conflicts: projection
+            .conflicts()
+            .filter(|c| c.involves(id))
+            .cloned()
+            .collect(),
+    })
 }
 
 /// `task.list`: filtered, ordered by creation, then cut to `limit`.
@@ -86,9 +91,8 @@ pub fn list(cx: &Cx<'_>, p: &TaskListParams) -> Result<TaskListResult, Error> {
     if limit == 0 || limit > MAX_LIST {
         return Err(Error::BadParams(format!("limit must be 1 to {MAX_LIST}")));
     }
-    let mut tasks: Vec<signaltty_protocol::task::Task> = cx
-        .events
-        .projection()
+    let projection = cx.events.projection();
+    let mut tasks: Vec<signaltty_protocol::task::Task> = projection
         .tasks()
         .into_iter()
         .filter(|t| p.context_id.as_ref().is_none_or(|c| &t.context_id == c))
@@ -97,7 +101,12 @@ pub fn list(cx: &Cx<'_>, p: &TaskListParams) -> Result<TaskListResult, Error> {
         .cloned()
         .collect();
     task_queue::place_all(cx, &mut tasks);
-    Ok(TaskListResult { tasks })
+    let conflicts = projection
+        .conflicts()
+        .filter(|c| tasks.iter().any(|t| c.involves(&t.id)))
+        .cloned()
+        .collect();
+    Ok(TaskListResult { tasks, conflicts })
 }
 
 /// The task a report is for: `task_id`, else the one whose worker is `pane_id`.
@@ -132,7 +141,10 @@ pub fn report(cx: &mut Cx<'_>, p: TaskReportParams) -> Routed {
     };
     answer(async move {
         let task = actor.send(Report(p)).await??;
-        Ok(TaskResultReply { task })
+        Ok(TaskResultReply {
+            task,
+            conflicts: Vec::new(),
+        })
     })
 }
 
@@ -143,7 +155,10 @@ pub fn cancel(cx: &mut Cx<'_>, p: TaskTarget) -> Routed {
     };
     answer(async move {
         let task = actor.send(Cancel).await??;
-        Ok(TaskResultReply { task })
+        Ok(TaskResultReply {
+            task,
+            conflicts: Vec::new(),
+        })
     })
 }
 
@@ -179,7 +194,14 @@ pub fn finish(cx: &mut Cx<'_>, p: TaskFinishParams) -> Routed {
     let Some(actor) = actor else {
         return fail(Err(Error::NoSuchTask(p.task_id.0)));
     };
-    answer(async move { actor.send(FinishTask { p, mode }).await? })
+    let radar = cx.radar.clone();
+    answer(async move {
+        let mut done = actor.send(FinishTask { p, mode }).await??;
+        if let (Some(radar), Some(_)) = (radar, &done.merge) {
+            done.conflicts = super::conflicts::after_merge(&radar, &done.task).await;
+        }
+        Ok(done)
+    })
 }
 
 /// What git makes for the start of task `id` asked by `p`.
