@@ -21,6 +21,7 @@ mod grok;
 mod hibernate;
 mod interrupt;
 mod kilo;
+mod limits;
 mod qwen;
 mod resume;
 mod screen_only;

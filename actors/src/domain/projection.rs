@@ -483,6 +483,7 @@ impl Projection {
             task_id: pane.task_id.clone(),
             last_message: pane.last_message.clone(),
             attention_since: pane.attention_since.clone(),
+            resets_at: pane.resets_at.clone(),
             pending_decision: pane.pending_decision.as_deref().cloned(),
         }
     }

@@ -6,6 +6,7 @@
 
 pub mod manifest;
 pub mod programs;
+pub mod resets;
 pub mod screen;
 pub mod versions;
 pub mod vocabulary;

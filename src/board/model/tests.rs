@@ -82,6 +82,7 @@ pub fn pane(n: u32, ws: u32, tab: u32, name: &str) -> Pane {
         last_run_secs: None,
         attention: Attention::None,
         attention_since: None,
+        resets_at: None,
         last_message: None,
         created_at: ts(T0 + i64::from(n) * 1000),
         last_activity_at: ts(T0),

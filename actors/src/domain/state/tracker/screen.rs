@@ -219,7 +219,7 @@ impl AgentTracker {
             return;
         };
         if self.hooked && self.pane.lifecycle == Lifecycle::Working {
-            self.hooked_working_tick(&winner, effects);
+            self.hooked_working_tick(&winner, screen, effects);
             return;
         }
         if self.hooked {
@@ -228,6 +228,10 @@ impl AgentTracker {
         }
         if self.printing.no_sign_for_long(winner.catch_all, now) {
             self.no_sign_while_printing(effects);
+            return;
+        }
+        if winner.state == ScreenState::RateLimited {
+            self.apply_limit(screen, effects);
             return;
         }
         let winner = self.put_back(winner, screen);
