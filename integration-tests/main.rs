@@ -28,6 +28,7 @@ mod integration;
 mod journal;
 mod journal_faults;
 mod layouts;
+mod limits;
 mod manual;
 mod notifications;
 mod pane_ops;

@@ -4,6 +4,7 @@
 //! the task state machine, layouts, launches and the checkout reservations.
 
 pub mod ages;
+pub mod autocontinue;
 pub mod events;
 pub mod hibernate;
 pub mod launch;

@@ -183,6 +183,22 @@ impl AgentSet {
         }
     }
 
+    /// What auto-continue types into a pane of `kind` running `process` once
+    /// its usage limit resets (docs/states.md#auto-continue): the first
+    /// applicable manifest's `continue_prompt`, the user's first, else
+    /// `continue`.
+    pub fn continue_prompt(&self, kind: AgentKind, process: &str) -> String {
+        self.user
+            .iter()
+            .chain(&self.bundled)
+            .filter(|m| {
+                m.kind == kind
+                    && (kind != AgentKind::Generic || m.binaries.is_empty() || m.names(process))
+            })
+            .find_map(|m| m.continue_prompt.clone())
+            .unwrap_or_else(|| "continue".to_owned())
+    }
+
     /// The manifest that names the versions a pane's rules were checked on
     /// (docs/agents.md#checked-versions): among those that apply to a pane of
     /// `kind` running `process`, the user's first, then the bundled ones.

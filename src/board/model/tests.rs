@@ -37,6 +37,8 @@ pub fn workspace(n: u32, name: &str, tabs: &[u32]) -> Workspace {
         active_tab_id: tabs.first().map(|t| tab_id(*t)),
         auto_resume: false,
         hibernate_after_s: None,
+        auto_continue: false,
+        auto_continue_prompt: None,
         created_at: ts(T0),
         updated_at: ts(T0),
     }
