@@ -75,3 +75,46 @@ fn gemini_at_its_usage_limit_is_rate_limited() {
     let p = into_the_limit(&rig, &mut c, &pane, "gemini");
     resets_in_two_hours(&p);
 }
+
+/// Auto-continue with the real Codex (docs/states.md#auto-continue): its
+/// limit resets a few seconds out ("try again at" the minute), the margin is
+/// 0, and the model answers again: signaltty types "continue" once, Codex
+/// takes it and finishes the turn.
+#[test]
+fn codex_is_continued_once_after_its_limit_resets() {
+    let rig = super::codex_rig_with(|env| env.set_var("SIGNALTTY_AUTO_CONTINUE_MARGIN_S", "0"));
+    let (mut c, pane) = rig.ready("codex", codex_argv(), "Ask Codex to do anything");
+    let p = ok(c.call("pane.get", json!({"pane_id": pane})))["pane"].clone();
+    let on = ok(c.call(
+        "workspace.set_auto_continue",
+        json!({"workspace_id": p["workspace_id"], "enabled": true}),
+    ));
+    assert_eq!(on["workspace"]["auto_continue"], true, "{on}");
+    let mut sub = rig.server.client();
+    ok(sub.call("subscribe", json!({"events": ["pane.auto_continued"]})));
+    rig.model.set(json!({"mode": "rate_limit", "reset_in": 5}));
+    submit(&mut c, &pane, "Create out.txt containing hello");
+    wait_state(&mut c, &pane, "rate_limited");
+    // The model has its quota back; the command needs no approval.
+    rig.model
+        .set(json!({"delay": 1.0, "final_delay": 0.3, "escalate": false}));
+    let event = sub.next_event();
+    assert_eq!(event.event, "pane.auto_continued");
+    assert_eq!(event.payload["prompt"], "continue");
+    let done = wait_state(&mut c, &pane, "done");
+    assert!(done["resets_at"].is_null(), "{done}");
+    let continued = rig
+        .model
+        .requests()
+        .iter()
+        .filter(|r| {
+            r["last"] == "user"
+                && r["users"]
+                    .as_array()
+                    .and_then(|u| u.last())
+                    .and_then(Value::as_str)
+                    .is_some_and(|t| t.trim() == "continue")
+        })
+        .count();
+    assert_eq!(continued, 1, "{:?}", rig.model.requests());
+}
