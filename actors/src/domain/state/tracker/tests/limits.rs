@@ -150,3 +150,29 @@ fn the_exit_of_a_rate_limited_pane_ends_the_wait() {
     assert_eq!(h.attention(), Attention::Unread);
     assert_eq!(h.tracker.pane().resets_at, None);
 }
+
+#[test]
+fn a_hooked_pane_at_its_limit_works_again_when_its_screen_does() {
+    let mut h = with_limits();
+    h.hook("UserPromptSubmit", json!({}));
+    h.hook(
+        "StopFailure",
+        json!({"error": "rate_limit", "last_assistant_message": "You've hit your session limit"}),
+    );
+    assert_eq!(h.attention(), Attention::RateLimited);
+    // The limit on screen changes nothing; a spinner in the title alone
+    // neither.
+    assert!(published(&h.show_and_tick(LIMIT_NO_TIME)).is_empty());
+    h.tracker.pane_mut().title = "⠋ Claude Code".into();
+    assert!(published(&h.show_and_tick(PROMPT)).is_empty());
+    assert_eq!(h.attention(), Attention::RateLimited);
+    h.tracker.pane_mut().title = "Claude Code".into();
+    // The agent at work on its screen: the wait is over.
+    let effects = h.show_and_tick(SPINNER);
+    assert_eq!(
+        published(&effects),
+        vec!["agent.working", "attention.cleared"]
+    );
+    assert_eq!(cleared_reasons(&effects), vec!["limit_left".to_owned()]);
+    assert_eq!(h.lifecycle_source(), Some("screen:spins"));
+}
