@@ -118,3 +118,23 @@ fn codex_is_continued_once_after_its_limit_resets() {
         .count();
     assert_eq!(continued, 1, "{:?}", rig.model.requests());
 }
+
+/// Gemini CLI's limit is a dialog; the continue prompt typed into it as
+/// auto-continue types it (`pane.submit`'s paste and Enter) picks its
+/// preselected "1. Keep trying": the turn runs again, and its tool's
+/// permission prompt is a turn taken for the activity gate, though Gemini
+/// fires no hook before it (docs/states.md#usage-limits).
+#[test]
+fn gemini_takes_the_continue_prompt_at_its_limit_dialog() {
+    let rig = super::gemini_rig();
+    let (mut c, pane) = rig.ready("gemini", json!([agent_bin("gemini")]), "Type your message");
+    rig.model
+        .set(json!({"mode": "rate_limit", "reset_in": 7200}));
+    submit(&mut c, &pane, "Create out.txt containing hello");
+    wait_state(&mut c, &pane, "rate_limited");
+    rig.model.set(json!({"delay": 1.0, "final_delay": 0.3}));
+    submit(&mut c, &pane, "continue");
+    let p = ok(c.call("pane.get", json!({"pane_id": pane})))["pane"].clone();
+    assert_ne!(p["attention"], "rate_limited", "{p}");
+    assert!(p["resets_at"].is_null(), "{p}");
+}

@@ -237,6 +237,9 @@ pub fn apply_checked(
     if let Some(message) = &class.message {
         axes.set_message(message);
     }
+    if class.lifecycle == Some(Lifecycle::Blocked) && class.limit.is_none() {
+        axes.leave_limit_for_question(&source);
+    }
     if let Some(lifecycle) = class.lifecycle {
         let left_question = axes.pane.lifecycle == Lifecycle::Blocked
             && lifecycle != Lifecycle::Blocked
@@ -423,6 +426,7 @@ pub fn apply_screen_seen(
             axes.set_lifecycle(Lifecycle::Working, &source);
         },
         (ScreenState::Blocked, _) => {
+            axes.leave_limit_for_question(&source);
             axes.set_lifecycle(Lifecycle::Blocked, &source);
             if axes.raise(Attention::InputRequired) {
                 *screen_raised = true;

@@ -194,6 +194,20 @@ impl<'a> Axes<'a> {
         }
     }
 
+    /// A new question or approval on a pane that waits at its usage limit:
+    /// the agent went back to work to ask it (Gemini CLI fires no hook when
+    /// it retries), so the pane is `working` for a moment, which ends the
+    /// wait, before it is `blocked` again. The activity gate of a prompt
+    /// that continued it sees the turn taken
+    /// (docs/states.md#usage-limits).
+    pub fn leave_limit_for_question(&mut self, source: &str) {
+        if self.pane.lifecycle == Lifecycle::Blocked
+            && self.pane.attention == Attention::RateLimited
+        {
+            self.set_lifecycle(Lifecycle::Working, source);
+        }
+    }
+
     /// `rate_limit`, with the reset time read from the agent's own words
     /// (docs/states.md#reading-the-reset-time): none when they give none.
     pub fn rate_limit_said(&mut self, words: &str, source: &str) {

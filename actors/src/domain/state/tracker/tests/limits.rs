@@ -176,3 +176,26 @@ fn a_hooked_pane_at_its_limit_works_again_when_its_screen_does() {
     assert_eq!(cleared_reasons(&effects), vec!["limit_left".to_owned()]);
     assert_eq!(h.lifecycle_source(), Some("screen:spins"));
 }
+
+#[test]
+fn a_new_question_after_the_limit_is_a_turn_taken_then_blocked_again() {
+    let mut h = with_limits();
+    h.hook("UserPromptSubmit", json!({}));
+    h.hook("StopFailure", json!({"error": "rate_limit"}));
+    assert_eq!(h.attention(), Attention::RateLimited);
+    // Continued in its own dialog, the agent asks for a tool with no hook in
+    // between.
+    let outcome = h.hook("PermissionRequest", json!({"tool_name": "Bash"}));
+    assert_eq!(
+        published(&outcome.effects),
+        vec![
+            "agent.working",
+            "attention.cleared",
+            "agent.blocked",
+            "attention.created",
+            "notification.created"
+        ]
+    );
+    assert_eq!(h.attention(), Attention::PermissionRequired);
+    assert_eq!(h.tracker.pane().resets_at, None);
+}
