@@ -172,3 +172,61 @@ fn auto_continue_is_set_from_the_cli_and_refuses_a_blank_prompt() {
     assert!(got["workspace"]["auto_continue"].is_null(), "{got}");
     assert!(got["workspace"]["auto_continue_prompt"].is_null(), "{got}");
 }
+
+/// Auto-continue on the server's wall clock, stepped by libfaketime
+/// (docs/states.md#auto-continue): a limit two hours and thirteen minutes
+/// out is not continued when the clock jumps two hours, and is, once, when it
+/// jumps past the reset and the 60 s margin. Needs libfaketime, as the
+/// clock tests do.
+#[test]
+fn auto_continue_follows_the_wall_clock_to_the_reset() {
+    let lib = crate::clock::libfaketime()
+        .unwrap_or_else(|| panic!("libfaketime is needed (apt-get install faketime)"));
+    let env = TestEnv::new();
+    let offset = env.root().join("faketime.rc");
+    crate::clock::set_offset(&offset, 0);
+    let socket = env.default_socket();
+    let mut cmd = env.command(&["server"]);
+    cmd.env("LD_PRELOAD", &lib)
+        .env("FAKETIME_TIMESTAMP_FILE", &offset)
+        .env("FAKETIME_NO_CACHE", "1")
+        .env("FAKETIME_DONT_FAKE_MONOTONIC", "1")
+        .env("NO_FAKE_STAT", "1");
+    let server = TestServer::start_with_command(env, cmd, socket);
+    let mut c = server.client();
+    let mut sub = server.client();
+    ok(sub.call("subscribe", json!({"events": ["pane.auto_continued"]})));
+    let ws = workspace(&mut c, &server, "limits");
+    // The fake Claude takes "prompt …" as a submitted prompt.
+    ok(c.call(
+        "workspace.set_auto_continue",
+        json!({"workspace_id": ws, "enabled": true, "prompt": "prompt continue"}),
+    ));
+    let pane = crate::support::agents::spawn_fake_with(&mut c, &ws, "fake-claude", json!({}));
+    wait_state(&mut c, &pane, "idle");
+    crate::support::agents::type_line(&mut c, &pane, "prompt build it");
+    wait_state(&mut c, &pane, "working");
+    crate::support::agents::type_line(
+        &mut c,
+        &pane,
+        "limit You've hit your session limit · resets in 2h 13m",
+    );
+    wait_state(&mut c, &pane, "rate_limited");
+    // Two hours later on the wall clock: 13 minutes still to go. Two
+    // checks of the second-long sweep pass; nothing is typed.
+    crate::clock::set_offset(&offset, 2 * 3600);
+    let mut probe = server.client();
+    let deadline = std::time::Instant::now() + Duration::from_millis(2500);
+    while std::time::Instant::now() < deadline {
+        let p = pane_of(&mut probe, &pane);
+        assert_eq!(p["attention"], "rate_limited", "{p}");
+        std::thread::sleep(Duration::from_millis(250));
+    }
+    // Past the reset and the margin: continued, once.
+    crate::clock::set_offset(&offset, 2 * 3600 + 15 * 60);
+    let event = sub.next_event();
+    assert_eq!(event.event, "pane.auto_continued");
+    assert_eq!(event.payload["prompt"], "prompt continue");
+    let working = wait_state(&mut c, &pane, "working");
+    assert_eq!(working["attention"], "none", "{working}");
+}
