@@ -390,3 +390,31 @@ fn t_marks_the_tasks_in_a_collision_and_a_discard_clears_the_mark() {
         row(s, &la).is_some_and(|r| !r.contains("conflicts"))
     });
 }
+
+/// A pane at its usage limit shows its rate-limited marker and the time
+/// left to its reset on its line (docs/states.md#usage-limits).
+#[test]
+fn a_rate_limited_pane_shows_the_time_to_its_reset() {
+    let server = TestServer::start();
+    let mut c = server.client();
+    let ws = workspace(&mut c, &server, "board");
+    let pane = spawn_fake_with(&mut c, &ws, "fake-claude", json!({}));
+    named(&mut c, &pane, "limited-one");
+    wait_state(&mut c, &pane, "idle");
+    let tmux = board(server.env());
+    tmux.wait_text("limited-one");
+    type_line(&mut c, &pane, "prompt tidy up");
+    wait_state(&mut c, &pane, "working");
+    type_line(
+        &mut c,
+        &pane,
+        "limit You've hit your session limit · resets in 2h 13m",
+    );
+    wait_state(&mut c, &pane, "rate_limited");
+    // The typed line echoes the same words in the preview: the pane's own
+    // row is the one with its marker.
+    tmux.wait_for("the countdown on the pane's row", DEADLINE, |s| {
+        s.lines()
+            .any(|l| l.contains('◷') && l.contains("limited-one") && l.contains("resets in 2h 1"))
+    });
+}

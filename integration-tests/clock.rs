@@ -34,7 +34,7 @@ const JUMP: i64 = 3 * 3600;
 const SLACK_MS: i64 = 60_000;
 
 /// Where Debian and a `make install` put the thread-safe libfaketime.
-fn libfaketime() -> Option<PathBuf> {
+pub(crate) fn libfaketime() -> Option<PathBuf> {
     let mut found = Vec::new();
     for dir in ["/usr/lib", "/usr/local/lib", "/usr/lib64"] {
         found.push(PathBuf::from(dir).join("faketime/libfaketimeMT.so.1"));
@@ -49,7 +49,7 @@ fn libfaketime() -> Option<PathBuf> {
 
 /// Offsets the server's wall clock by `secs` from now on: the file is
 /// replaced whole, so a reader never sees half of it.
-fn set_offset(file: &Path, secs: i64) {
+pub(crate) fn set_offset(file: &Path, secs: i64) {
     let tmp = file.with_extension("tmp");
     std::fs::write(&tmp, format!("{secs:+}\n")).unwrap_or_else(|e| panic!("offset file: {e}"));
     std::fs::rename(&tmp, file).unwrap_or_else(|e| panic!("offset file: {e}"));

@@ -29,6 +29,7 @@ mod integration;
 mod journal;
 mod journal_faults;
 mod layouts;
+mod limits;
 mod manual;
 mod mcp;
 mod notifications;

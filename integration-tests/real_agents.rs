@@ -21,6 +21,7 @@ mod grok;
 mod hibernate;
 mod interrupt;
 mod kilo;
+mod limits;
 mod mcp;
 mod qwen;
 mod resume;
@@ -700,8 +701,14 @@ fn claude_asks_permission_and_an_allow_once_from_signaltty_runs_the_tool() {
 }
 
 fn codex_rig() -> Rig {
+    codex_rig_with(|_| {})
+}
+
+/// `codex_rig`, with `more` set in the server's environment too.
+fn codex_rig_with(more: impl FnOnce(&mut TestEnv)) -> Rig {
     Rig::new(
         |env, model, home| {
+            more(env);
             let codex_home = home.join(".codex");
             std::fs::create_dir_all(&codex_home).unwrap_or_else(|e| panic!("{e}"));
             let work = home.join("work");

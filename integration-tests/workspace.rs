@@ -900,6 +900,8 @@ const EXTENSIONS: &[&str] = &[
     "workspace.set_auto_resume",
     // The hibernation of idle agents (docs/restore.md#hibernation).
     "workspace.set_hibernate",
+    // Issue 32: auto-continue at a usage limit's reset (docs/states.md#auto-continue).
+    "workspace.set_auto_continue",
     // Issue 18: the kept notifications listed and marked read.
     "notification.list",
     "notification.mark_read",

@@ -138,6 +138,7 @@ pub const GLYPHS: &[(&str, &str)] = &[
     ("»", "input required"),
     ("!", "permission required"),
     ("△", "warning"),
+    ("◷", "rate limited"),
     ("▲", "error"),
 ];
 
@@ -200,7 +201,24 @@ pub fn attention(a: Attention) -> (&'static str, Color) {
         Attention::InputRequired => ("»", Color::LightYellow),
         Attention::PermissionRequired => ("!", Color::LightYellow),
         Attention::Warning => ("△", Color::Yellow),
+        Attention::RateLimited => ("◷", Color::LightMagenta),
         Attention::Error => ("▲", Color::LightRed),
+    }
+}
+
+/// How long until a usage limit resets at `at`, as "1h 58m", "12m", "40s"
+/// or "now" (docs/states.md#usage-limits).
+pub fn countdown(
+    at: &signaltty_protocol::Timestamp,
+    now: &signaltty_protocol::Timestamp,
+) -> String {
+    let secs = at.seconds_since(now).unwrap_or(0);
+    match secs {
+        s if s <= 0 => "now".to_owned(),
+        s if s < 60 => format!("{s}s"),
+        s if s < 3600 => format!("{}m", s / 60),
+        s if s < 86_400 => format!("{}h {:02}m", s / 3600, (s % 3600) / 60),
+        s => format!("{}d {}h", s / 86_400, (s % 86_400) / 3600),
     }
 }
 

@@ -20,6 +20,15 @@ runs:
 `mode: "error"` answers the next main turn with an HTTP error instead (400, or
 `error_status`; clients retry a 5xx for a long time).
 
+`mode: "rate_limit"` answers the next main turn with HTTP 429 and the
+provider's own usage-limit error, its reset `reset_in` seconds away (default
+7200): Anthropic's `rate_limit_error` with the `anthropic-ratelimit-unified-*`
+headers of a refused request, OpenAI Responses' `usage_limit_reached` with
+`resets_at`/`resets_in_seconds`, Gemini's `RESOURCE_EXHAUSTED` with a quota
+and a `RetryInfo` delay (a per-day quota id would make Gemini CLI drop the
+delay, and one under 300 s would make it retry). Each also says not to retry (`retry-after`,
+`x-should-retry: false`), so the client shows its limit instead of retrying.
+
 `mode: "subagent"` answers the main turn's first request with one call of
 its subagent tool (Claude Code's `Agent`, formerly `Task`; Codex's
 `spawn_agent`, offered inside a tool namespace and called with it), whose task
@@ -297,6 +306,7 @@ class Reply:
         self.args = None
         self.text = None
         self.error = False
+        self.limit = False
         self.delay = 0.0
         self.namespace = None
         name, schema = turn.shell()
@@ -334,6 +344,9 @@ class Reply:
         elif turn.last == "user" and name:
             if plan.get("mode") == "error":
                 self.error = True
+                return
+            if plan.get("mode") == "rate_limit":
+                self.limit = True
                 return
             self.tool = name
             self.args = turn.call_args(name, schema, plan)
@@ -406,9 +419,45 @@ class Handler(BaseHTTPRequestHandler):
         with LOG_LOCK, open(OPTIONS.log, "a", encoding="utf-8") as f:
             f.write(json.dumps(entry) + "\n")
 
-    def json_reply(self, obj, status=200):
+    def limit_reply(self, api, reset_in):
+        """HTTP 429 with `api`'s usage-limit error, resetting in `reset_in` s."""
+        reset = int(time.time()) + reset_in
+        headers = {"retry-after": str(reset_in), "x-should-retry": "false"}
+        if api == "anthropic":
+            headers.update({
+                "request-id": ident("req_"),
+                "anthropic-ratelimit-unified-status": "rejected",
+                "anthropic-ratelimit-unified-reset": str(reset),
+                "anthropic-ratelimit-unified-representative-claim": "five_hour",
+                "anthropic-ratelimit-unified-5h-status": "rejected",
+                "anthropic-ratelimit-unified-5h-reset": str(reset),
+                "anthropic-ratelimit-unified-5h-utilization": "1.0",
+                "anthropic-ratelimit-unified-fallback": "unavailable",
+                "anthropic-ratelimit-unified-overage-status": "rejected",
+                "anthropic-ratelimit-unified-overage-disabled-reason": "org_level_disabled",
+            })
+            body = {"type": "error", "error": {"type": "rate_limit_error",
+                                               "message": "This request would exceed your account's rate limit. Please try again later."}}
+        elif api == "responses" or api == "chat":
+            body = {"error": {"type": "usage_limit_reached", "code": "usage_limit_reached",
+                              "message": "The usage limit has been reached", "plan_type": "plus",
+                              "resets_at": reset, "resets_in_seconds": reset_in}}
+        else:
+            body = {"error": {"code": 429, "status": "RESOURCE_EXHAUSTED",
+                              "message": "You exceeded your current quota, please check your plan and billing details.",
+                              "details": [
+                                  {"@type": "type.googleapis.com/google.rpc.QuotaFailure",
+                                   "violations": [{"quotaMetric": "generativelanguage.googleapis.com/generate_content_requests",
+                                                   "quotaId": "GenerateRequestsPerHourPerProjectPerModel"}]},
+                                  {"@type": "type.googleapis.com/google.rpc.RetryInfo",
+                                   "retryDelay": "%ds" % reset_in}]}}
+        self.json_reply(body, 429, headers)
+
+    def json_reply(self, obj, status=200, headers=None):
         data = json.dumps(obj).encode()
         self.send_response(status)
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
@@ -478,7 +527,7 @@ class Handler(BaseHTTPRequestHandler):
         reply = Reply(turn, script())
         self.record({"method": "POST", "path": path, "api": api, "last": turn.last,
                      "tool": reply.tool, "args": reply.args, "text": reply.text,
-                     "error": reply.error, "users": turn.user_texts(),
+                     "error": reply.error, "limit": reply.limit, "users": turn.user_texts(),
                      "tools": sorted(n for n in turn.tools if n),
                      "outputs": turn.outputs(), "results": turn.results()})
         if reply.error:
@@ -486,6 +535,8 @@ class Handler(BaseHTTPRequestHandler):
             status = int(script().get("error_status", 400))
             return self.json_reply({"error": {"type": "invalid_request_error", "code": status,
                                               "message": "fake model: scripted failure"}}, status)
+        if reply.limit:
+            return self.limit_reply(api, int(script().get("reset_in", 7200)))
         stream = bool(body.get("stream")) or path.endswith(":streamGenerateContent")
         try:
             getattr(self, "answer_" + api)(body, reply, stream)

@@ -246,3 +246,34 @@ fn an_answer_that_lost_the_race_to_the_terminal_says_so() {
         &format!("return !document.querySelector('{card}')"),
     );
 }
+
+/// A pane at its usage limit (its `StopFailure` with `error` "rate_limit")
+/// shows the limit badge and counts down to its reset
+/// (docs/states.md#usage-limits).
+#[test]
+fn a_rate_limited_pane_counts_down_to_its_reset() {
+    let s = setup();
+    let b = paired_browser(&s);
+    let mut c = s.server.client();
+    type_line(&mut c, &s.pane, "prompt build it");
+    wait_state(&mut c, &s.pane, "working");
+    type_line(
+        &mut c,
+        &s.pane,
+        "limit You've hit your session limit · resets in 2h 13m",
+    );
+    let limited = wait_state(&mut c, &s.pane, "rate_limited");
+    assert_eq!(limited["lifecycle"], "blocked", "{limited}");
+    b.wait_for("the row blocked", &row_state(&s, "blocked"));
+    b.wait_for(
+        "the limit badge and the countdown",
+        &format!(
+            "const r = document.querySelector('.pane[data-pane=\"{}\"]'); \
+             const badge = r && r.querySelector('.badge.a-rate_limited'); \
+             const left = r && r.querySelector('.resets'); \
+             return !!badge && badge.textContent === 'limit' \
+               && !!left && /^resets in 2h 1[23]m$/.test(left.textContent)",
+            s.pane
+        ),
+    );
+}

@@ -55,6 +55,7 @@ events! {
     PaneResized = "pane.resized" { pane: Pane },
     PaneHibernated = "pane.hibernated" { pane_id: PaneId, pane: Pane },
     PaneWoke = "pane.woke" { pane_id: PaneId, by: String },
+    PaneAutoContinued = "pane.auto_continued" { pane_id: PaneId, resets_at: crate::time::Timestamp, prompt: String },
     DecisionCreated = "decision.created" { pane_id: PaneId, decision: crate::state::Decision, prev: Option<String>, pane: Box<Pane> },
     DecisionAnswered = "decision.answered" { pane_id: PaneId, decision_id: String, option_id: String, pane: Box<Pane> },
     DecisionCleared = "decision.cleared" { pane_id: PaneId, decision_id: String, reason: String, pane: Box<Pane> },

@@ -27,7 +27,8 @@ use crate::task::{
 };
 use crate::workspace::{
     WorkspaceCloseParams, WorkspaceCreateParams, WorkspaceGetParams, WorkspaceListParams,
-    WorkspaceRenameParams, WorkspaceSetAutoResumeParams, WorkspaceSetHibernateParams,
+    WorkspaceRenameParams, WorkspaceSetAutoContinueParams, WorkspaceSetAutoResumeParams,
+    WorkspaceSetHibernateParams,
 };
 use crate::worktree::{
     WorktreeCreateParams, WorktreeListParams, WorktreeOpenParams, WorktreeRemoveParams,
@@ -95,6 +96,7 @@ methods! {
     WorkspaceRename = "workspace.rename" (WorkspaceRenameParams),
     WorkspaceSetAutoResume = "workspace.set_auto_resume" (WorkspaceSetAutoResumeParams),
     WorkspaceSetHibernate = "workspace.set_hibernate" (WorkspaceSetHibernateParams),
+    WorkspaceSetAutoContinue = "workspace.set_auto_continue" (WorkspaceSetAutoContinueParams),
     WorkspaceClose = "workspace.close" (WorkspaceCloseParams),
     WorkspaceRefreshGit = "workspace.refresh_git" (WorkspaceRefreshGitParams),
     WorkspaceDiff = "workspace.diff" (WorkspaceDiffParams),
@@ -218,6 +220,7 @@ impl Method {
             | Method::WorkspaceRename(_)
             | Method::WorkspaceSetAutoResume(_)
             | Method::WorkspaceSetHibernate(_)
+            | Method::WorkspaceSetAutoContinue(_)
             | Method::WorkspaceClose(_)
             | Method::WorkspaceRefreshGit(_)
             | Method::WorkspaceDiff(_)

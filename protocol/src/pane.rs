@@ -64,6 +64,11 @@ pub struct Pane {
     /// When attention was last raised.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attention_since: Option<Timestamp>,
+    /// While attention is `rate_limited`: when the agent said its usage
+    /// limit resets, if it said so in words signaltty reads
+    /// (docs/states.md#usage-limits).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resets_at: Option<Timestamp>,
     /// Latest explicit message (never scraped screen text).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_message: Option<String>,
@@ -297,6 +302,9 @@ pub enum Attention {
     PermissionRequired,
     /// A warning.
     Warning,
+    /// The agent stopped at its plan's usage limit and waits for the reset
+    /// (docs/states.md#usage-limits).
+    RateLimited,
     /// An error.
     Error,
 }
@@ -334,10 +342,11 @@ impl Lifecycle {
 
 impl Attention {
     /// Every attention value, lowest severity first (docs/states.md#attention-states).
-    pub const ALL: [Attention; 6] = [
+    pub const ALL: [Attention; 7] = [
         Attention::None,
         Attention::Unread,
         Attention::Warning,
+        Attention::RateLimited,
         Attention::InputRequired,
         Attention::PermissionRequired,
         Attention::Error,
@@ -351,6 +360,7 @@ impl Attention {
             Attention::InputRequired => "input_required",
             Attention::PermissionRequired => "permission_required",
             Attention::Warning => "warning",
+            Attention::RateLimited => "rate_limited",
             Attention::Error => "error",
         }
     }
@@ -360,16 +370,17 @@ impl Attention {
         Attention::ALL.into_iter().find(|a| a.as_str() == name)
     }
 
-    /// 0 (`none`) to 5 (`error`): `error > permission_required > input_required >
-    /// warning > unread > none`.
+    /// 0 (`none`) to 6 (`error`): `error > permission_required >
+    /// input_required > rate_limited > warning > unread > none`.
     pub fn severity(self) -> u8 {
         match self {
             Attention::None => 0,
             Attention::Unread => 1,
             Attention::Warning => 2,
-            Attention::InputRequired => 3,
-            Attention::PermissionRequired => 4,
-            Attention::Error => 5,
+            Attention::RateLimited => 3,
+            Attention::InputRequired => 4,
+            Attention::PermissionRequired => 5,
+            Attention::Error => 6,
         }
     }
 }

@@ -128,6 +128,10 @@ pub struct AttentionItem {
     /// When attention was raised.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attention_since: Option<Timestamp>,
+    /// When a `rate_limited` pane's limit resets, if the agent said
+    /// (docs/states.md#usage-limits).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resets_at: Option<Timestamp>,
     /// The question waiting for an answer (our addition).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pending_decision: Option<Decision>,

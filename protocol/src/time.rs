@@ -69,7 +69,7 @@ impl Timestamp {
 
 /// Days since 1970-01-01 of a proleptic Gregorian date (Hinnant's
 /// `days_from_civil`, the inverse of `civil_from_days`).
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+pub fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     let y = if m <= 2 { y - 1 } else { y };
     let era = y.div_euclid(400);
     let yoe = y - era * 400;
@@ -87,7 +87,7 @@ impl std::fmt::Display for Timestamp {
 
 /// Days since 1970-01-01 to a proleptic Gregorian (year, month, day), after
 /// Howard Hinnant's `civil_from_days` algorithm.
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
+pub fn civil_from_days(z: i64) -> (i64, u32, u32) {
     let z = z + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z.rem_euclid(146_097);

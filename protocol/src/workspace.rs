@@ -31,6 +31,14 @@ pub struct Workspace {
     /// the server's default (`hibernate.after_s`, docs/restore.md#hibernation).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub hibernate_after_s: Option<u64>,
+    /// Opt-in: a pane at its usage limit gets its continue prompt once the
+    /// limit resets (docs/states.md#auto-continue).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub auto_continue: bool,
+    /// The prompt auto-continue types, instead of the agent's own
+    /// (`continue_prompt` in its manifest).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub auto_continue_prompt: Option<String>,
     /// Creation time.
     pub created_at: Timestamp,
     /// Last change.
@@ -157,6 +165,20 @@ pub struct WorkspaceSetHibernateParams {
     pub workspace_id: WorkspaceRef,
     /// Seconds idle, at most a week; 0 turns hibernation off.
     pub after_s: u64,
+}
+
+/// `workspace.set_auto_continue` params: whether a pane of the workspace
+/// that waits at its usage limit is given its continue prompt once the limit
+/// resets (docs/states.md#auto-continue; off by default).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WorkspaceSetAutoContinueParams {
+    /// Id or handle.
+    pub workspace_id: WorkspaceRef,
+    /// On or off.
+    pub enabled: bool,
+    /// The prompt to type; absent: the agent's own (`continue`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<String>,
 }
 
 /// `workspace.close` params.

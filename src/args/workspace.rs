@@ -61,6 +61,20 @@ pub enum ManageCommand {
         #[arg(value_parser = hibernate_after)]
         after: u64,
     },
+    /// Whether a pane of the workspace that waits at its usage limit is given
+    /// its continue prompt once the limit resets, plus a margin
+    /// (workspace.set_auto_continue; docs/states.md#auto-continue; off by
+    /// default).
+    AutoContinue {
+        /// Workspace id or handle.
+        workspace: String,
+        /// on or off.
+        #[arg(value_parser = ["on", "off"])]
+        state: String,
+        /// The prompt to type instead of the agent's own ("continue").
+        #[arg(long)]
+        prompt: Option<String>,
+    },
     /// Close a workspace and everything in it (workspace.close).
     Close {
         /// Workspace id or handle.

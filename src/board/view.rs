@@ -192,7 +192,10 @@ fn help(buf: &mut Buffer, area: Rect, legend: &[(&str, &str)], opts: &ViewOpts) 
             ])
         })
         .collect();
-    lines.push(Line::raw(""));
+    // A blank line before the legend, when the screen has the room.
+    if lines.len() + legend.len().div_ceil(2) + 3 <= usize::from(area.height) {
+        lines.push(Line::raw(""));
+    }
     // The legend, two glyphs a line.
     let legend_w = legend
         .iter()

@@ -146,15 +146,26 @@ fn attention_line(p: &AttentionItem, paint: crate::paint::Paint) {
     let attention = paint.paint(attention, at_colour, true);
     let lifecycle = paint.paint(lifecycle, lc_colour, false);
     let message = p.last_message.as_deref().unwrap_or("");
+    // A pane at its usage limit: when it resets (docs/states.md#usage-limits).
+    let resets = p.resets_at.as_ref().map(|at| {
+        let countdown = crate::paint::countdown(at, &signaltty_protocol::Timestamp::now());
+        format!("resets {at} (in {countdown})  ")
+    });
+    let resets = resets.as_deref().unwrap_or("");
     if paint.width().is_none() {
         say!(
-            "{}  {attention}{pad_a}  {lifecycle}{pad_l}  {message}",
+            "{}  {attention}{pad_a}  {lifecycle}{pad_l}  {resets}{message}",
             p.pane_id
         );
         return;
     }
+    let tail = if resets.is_empty() {
+        String::new()
+    } else {
+        format!("{pad_l}  {}", resets.trim_end())
+    };
     say!(
-        "{}{} {}  {attention}{pad_a}  {lifecycle}",
+        "{}{} {}  {attention}{pad_a}  {lifecycle}{tail}",
         paint.paint(glyph, lc_colour, false),
         paint.paint(mark, at_colour, true),
         p.pane_id

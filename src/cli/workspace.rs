@@ -7,7 +7,7 @@ use crate::cli::{absolute_cwd, call, parse_signal, print_workspace};
 use signaltty_protocol::workspace::{
     ClosedResult, WorkspaceCloseParams, WorkspaceCreateParams, WorkspaceGetParams,
     WorkspaceGetResult, WorkspaceListResult, WorkspaceRenameParams, WorkspaceResult,
-    WorkspaceSetAutoResumeParams, WorkspaceSetHibernateParams,
+    WorkspaceSetAutoContinueParams, WorkspaceSetAutoResumeParams, WorkspaceSetHibernateParams,
 };
 use signaltty_protocol::{Method, WorkspaceRef};
 
@@ -113,6 +113,29 @@ pub fn run(global: &Global, cmd: ManageCommand) -> i32 {
                         Some(0) => say!("  hibernate off"),
                         Some(s) => say!("  hibernate after {s} s idle"),
                         None => say!("  hibernate: the server's default"),
+                    }
+                },
+            )
+        },
+        ManageCommand::AutoContinue {
+            workspace,
+            state,
+            prompt,
+        } => {
+            let params = WorkspaceSetAutoContinueParams {
+                workspace_id: WorkspaceRef(workspace),
+                enabled: state == "on",
+                prompt,
+            };
+            call(
+                global,
+                Method::WorkspaceSetAutoContinue(params),
+                |r: WorkspaceResult| {
+                    print_workspace(&r.workspace);
+                    match (r.workspace.auto_continue, &r.workspace.auto_continue_prompt) {
+                        (false, _) => say!("  auto-continue off"),
+                        (true, Some(p)) => say!("  auto-continue on, typing {p:?}"),
+                        (true, None) => say!("  auto-continue on, typing the agent's prompt"),
                     }
                 },
             )

@@ -273,7 +273,8 @@ impl Actor for Supervisor {
             sup.flush_snapshot(ctx);
         });
         ctx.run_interval(hibernate::CHECK_EVERY, |sup, ctx| {
-            sup.check_hibernation(ctx)
+            sup.check_hibernation(ctx);
+            sup.check_auto_continue(ctx);
         });
         if !self.config.limits.worker_silent_timeout.is_zero() {
             ctx.run_interval(timers::WATCHDOG_EVERY, |sup, _| sup.watch_silent_workers());
@@ -319,6 +320,7 @@ impl Handler<Dispatch> for Supervisor {
     }
 }
 
+mod autocontinue;
 mod autoresume;
 mod directory;
 pub(crate) mod hibernate;

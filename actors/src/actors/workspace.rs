@@ -50,6 +50,18 @@ pub struct SetHibernate {
     pub after_s: u64,
 }
 
+/// Turns auto-continue on or off, with the prompt to type instead of the
+/// agent's own (docs/states.md#auto-continue). Replies with the workspace
+/// after `workspace.updated` is published.
+#[derive(Debug, Message)]
+#[rtype(result = "Result<WorkspaceState, Error>")]
+pub struct SetAutoContinue {
+    /// On or off.
+    pub enabled: bool,
+    /// The prompt, already checked.
+    pub prompt: Option<String>,
+}
+
 /// Replaces the workspace's git cache (`workspace.refresh_git`, a turn's end).
 /// Publishes `workspace.updated`, and `git.branch_changed` first when the
 /// branch differs; with `Announce::IfChanged` an unchanged cache publishes
@@ -373,6 +385,17 @@ impl Handler<SetHibernate> for Workspace {
 
     fn handle(&mut self, msg: SetHibernate, _ctx: &mut Self::Context) -> Self::Result {
         self.update(|state| state.hibernate_after_s = Some(msg.after_s))
+    }
+}
+
+impl Handler<SetAutoContinue> for Workspace {
+    type Result = ResponseFuture<Result<WorkspaceState, Error>>;
+
+    fn handle(&mut self, msg: SetAutoContinue, _ctx: &mut Self::Context) -> Self::Result {
+        self.update(|state| {
+            state.auto_continue = msg.enabled;
+            state.auto_continue_prompt = msg.prompt;
+        })
     }
 }
 

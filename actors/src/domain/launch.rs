@@ -151,6 +151,7 @@ pub fn build_pane(recipe: PaneRecipe<'_>) -> (Pane, SpawnSpec) {
         last_run_secs: None,
         attention: Attention::None,
         attention_since: None,
+        resets_at: None,
         last_message: None,
         created_at: now.clone(),
         last_activity_at: now,

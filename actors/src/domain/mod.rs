@@ -5,6 +5,7 @@
 
 pub mod ages;
 pub mod ask;
+pub mod autocontinue;
 pub mod events;
 pub mod hibernate;
 pub mod launch;

@@ -45,6 +45,9 @@ pub struct Projection {
     conflicts: std::collections::BTreeMap<(TaskId, Option<TaskId>), TaskConflict>,
     /// Makes process instances unique across server runs.
     instance_prefix: String,
+    /// The reset each pane was last given its continue prompt for
+    /// (docs/states.md#auto-continue).
+    auto_continued: HashMap<PaneId, signaltty_protocol::Timestamp>,
 }
 
 impl Projection {
@@ -256,6 +259,12 @@ impl Projection {
             | Event::PaneHibernated { .. }
             // The resumed `pane.created` in the same batch carries the pane.
             | Event::PaneWoke { .. } => {},
+            Event::PaneAutoContinued {
+                pane_id, resets_at, ..
+            } => {
+                self.auto_continued
+                    .insert(pane_id.clone(), resets_at.clone());
+            },
             Event::WorkspaceClosed { workspace_id } => {
                 self.workspaces.remove(workspace_id);
                 self.order.retain(|id| id != workspace_id);
@@ -326,6 +335,7 @@ impl Projection {
                 // The tab's layout collapses around the closed pane without a
                 // `tab.updated` (docs/methods.md#paneclose).
                 self.progress.remove(pane_id);
+                self.auto_continued.remove(pane_id);
                 if let Some(p) = self.panes.remove(pane_id)
                     && let Some(tab) = self.tabs.get_mut(&p.tab_id).map(Arc::make_mut)
                 {
@@ -487,6 +497,11 @@ impl Projection {
         self.panes.get(id).map(Arc::as_ref)
     }
 
+    /// The reset `id` was last given its continue prompt for.
+    pub fn auto_continued(&self, id: &PaneId) -> Option<&signaltty_protocol::Timestamp> {
+        self.auto_continued.get(id)
+    }
+
     /// The progress record of a pane's process.
     pub fn progress(&self, id: &PaneId) -> Option<&Progress> {
         self.progress.get(id)
@@ -521,6 +536,7 @@ impl Projection {
             task_id: pane.task_id.clone(),
             last_message: pane.last_message.clone(),
             attention_since: pane.attention_since.clone(),
+            resets_at: pane.resets_at.clone(),
             pending_decision: pane.pending_decision.as_deref().cloned(),
         }
     }

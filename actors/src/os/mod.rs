@@ -13,3 +13,4 @@ pub mod pty;
 pub mod seams;
 pub mod text;
 pub mod upgrade;
+pub mod zone;

@@ -42,6 +42,9 @@ pub struct Manifest {
     pub packages: Vec<String>,
     /// The agent versions the rules were checked on.
     pub checked_versions: Vec<String>,
+    /// What auto-continue types once the agent's usage limit resets
+    /// (docs/states.md#auto-continue); absent: `continue`.
+    pub continue_prompt: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -65,6 +68,7 @@ struct RawAgent {
     packages: Vec<String>,
     #[serde(default)]
     checked_versions: Vec<String>,
+    continue_prompt: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -129,6 +133,13 @@ impl Manifest {
             .map(Rule::compile)
             .collect::<Result<Vec<_>, _>>()?;
         let checked_versions = super::versions::parse_checked(&agent.checked_versions)?;
+        if agent
+            .continue_prompt
+            .as_deref()
+            .is_some_and(|p| p.trim().is_empty() || p.len() > 1024)
+        {
+            return Err("agent.continue_prompt must be 1 to 1024 bytes of text".into());
+        }
         if agent.packages.iter().any(|p| p.trim().is_empty()) {
             return Err("agent.packages must not contain an empty name".into());
         }
@@ -149,6 +160,7 @@ impl Manifest {
             bundled,
             packages: agent.packages,
             checked_versions,
+            continue_prompt: agent.continue_prompt.map(|p| p.trim().to_owned()),
         })
     }
 

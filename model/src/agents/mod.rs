@@ -6,6 +6,7 @@
 
 pub mod manifest;
 pub mod programs;
+pub mod resets;
 pub mod screen;
 pub mod versions;
 pub mod vocabulary;
@@ -180,6 +181,22 @@ impl AgentSet {
         } else {
             (RuleSource::Bundled, bundled)
         }
+    }
+
+    /// What auto-continue types into a pane of `kind` running `process` once
+    /// its usage limit resets (docs/states.md#auto-continue): the first
+    /// applicable manifest's `continue_prompt`, the user's first, else
+    /// `continue`.
+    pub fn continue_prompt(&self, kind: AgentKind, process: &str) -> String {
+        self.user
+            .iter()
+            .chain(&self.bundled)
+            .filter(|m| {
+                m.kind == kind
+                    && (kind != AgentKind::Generic || m.binaries.is_empty() || m.names(process))
+            })
+            .find_map(|m| m.continue_prompt.clone())
+            .unwrap_or_else(|| "continue".to_owned())
     }
 
     /// The manifest that names the versions a pane's rules were checked on

@@ -61,6 +61,10 @@ pub enum ScreenState {
     /// a finished turn, and read even while hooks keep the pane working,
     /// since agents fire no hook for it (docs/screen-rules.md#an-interrupted-turn-is-idle).
     Interrupted,
+    /// The agent says it stopped at its plan's usage limit: `blocked` with
+    /// attention `rate_limited`, read even while hooks keep the pane working
+    /// (docs/screen-rules.md#a-usage-limit-is-rate-limited).
+    RateLimited,
     /// Not a turn state (a transcript viewer, a picker): changes nothing but
     /// outranks lower rules.
     Hold,
@@ -73,6 +77,7 @@ impl ScreenState {
             "blocked" => ScreenState::Blocked,
             "idle" => ScreenState::Idle,
             "interrupted" => ScreenState::Interrupted,
+            "rate_limited" => ScreenState::RateLimited,
             "hold" => ScreenState::Hold,
             _ => return None,
         })
@@ -84,6 +89,7 @@ impl ScreenState {
             ScreenState::Blocked => "blocked",
             ScreenState::Idle => "idle",
             ScreenState::Interrupted => "interrupted",
+            ScreenState::RateLimited => "rate_limited",
             ScreenState::Hold => "hold",
         }
     }

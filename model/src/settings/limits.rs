@@ -54,6 +54,9 @@ pub struct Limits {
     /// Idle agents of a workspace that set nothing of its own are hibernated
     /// after this (`hibernate.after_s`); zero: never.
     pub hibernate_after: Duration,
+    /// Auto-continue types its prompt this long after a usage limit's reset
+    /// time (docs/states.md#auto-continue: 60 s; `auto_continue.margin_s`).
+    pub auto_continue_margin: Duration,
     /// Tasks running (neither queued nor terminal, and starts under way) at
     /// most (docs/tasks.md#settings: `SIGNALTTY_MAX_PARALLEL_TASKS`,
     /// `--max-tasks`); more wait in docs/tasks.md#the-task-queue, 0 starts none.
@@ -90,6 +93,7 @@ impl Default for Limits {
             restore_max_parallel: 3,
             restore_start_wait: Duration::from_secs(10),
             hibernate_after: Duration::ZERO,
+            auto_continue_margin: Duration::from_secs(60),
             max_parallel_tasks: 4,
             worker_silent_timeout: Duration::from_secs(600),
             worktree_git_deadline: WORKTREE_GIT_DEADLINE,

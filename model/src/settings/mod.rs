@@ -402,6 +402,7 @@ impl Settings {
             restore_max_parallel: self.count(K::RestoreMaxParallel),
             restore_start_wait: self.millis(K::RestoreStartWait),
             hibernate_after: Duration::from_secs(self.int(K::HibernateAfter)),
+            auto_continue_margin: Duration::from_secs(self.int(K::AutoContinueMargin)),
             max_parallel_tasks: self.count(K::MaxParallelTasks),
             worker_silent_timeout: Duration::from_secs(self.int(K::WorkerSilent)),
             worktree_git_deadline: self.millis(K::WorktreeGit),

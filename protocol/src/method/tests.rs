@@ -30,7 +30,7 @@ fn every_method_name_parses_to_the_variant_that_reports_it() {
             "pane_id": "pane_x", "argv": ["sh"], "data_b64": "", "cols": 80, "rows": 24,
             "signal": "TERM", "match": "x", "target_pane_id": "pane_y", "title": "t",
             "until": "done", "agent": "claude", "event": "Stop", "agent_session_id": "s",
-            "text": "hi", "decision_id": "d", "option_id": "o", "auto_resume": true, "after_s": 30,
+            "text": "hi", "decision_id": "d", "option_id": "o", "auto_resume": true, "after_s": 30, "enabled": true,
             "repo": "/r", "contract": {"objective": "o"}, "task_id": "task_x",
             "status": "completed", "summary": "s", "root": {"type": "pane"}
         });

@@ -37,6 +37,8 @@ pub fn workspace(n: u32, name: &str, tabs: &[u32]) -> Workspace {
         active_tab_id: tabs.first().map(|t| tab_id(*t)),
         auto_resume: false,
         hibernate_after_s: None,
+        auto_continue: false,
+        auto_continue_prompt: None,
         created_at: ts(T0),
         updated_at: ts(T0),
     }
@@ -82,6 +84,7 @@ pub fn pane(n: u32, ws: u32, tab: u32, name: &str) -> Pane {
         last_run_secs: None,
         attention: Attention::None,
         attention_since: None,
+        resets_at: None,
         last_message: None,
         created_at: ts(T0 + i64::from(n) * 1000),
         last_activity_at: ts(T0),

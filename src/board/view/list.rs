@@ -108,6 +108,17 @@ fn pane_line(
             None => spans.push(Span::raw(" ".repeat(cols.tag))),
         }
     }
+    // A pane at its usage limit: how long until it resets
+    // (docs/states.md#usage-limits).
+    if pane.attention == signaltty_protocol::pane::Attention::RateLimited
+        && let Some(at) = &pane.resets_at
+    {
+        let now = signaltty_protocol::Timestamp::from_unix_millis(opts.now_ms);
+        spans.push(Span::styled(
+            format!("resets in {} ", crate::paint::countdown(at, &now)),
+            paint.fg(Color::LightMagenta).add_modifier(Modifier::BOLD),
+        ));
+    }
     let used: usize = spans.iter().map(|s| s.width()).sum();
     if let Some(message) = pane.last_message.as_deref() {
         spans.push(Span::raw(truncate(

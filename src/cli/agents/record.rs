@@ -220,6 +220,7 @@ impl Recording {
                     ScreenState::Working => "working",
                     ScreenState::Blocked => "blocked",
                     ScreenState::Interrupted => "interrupted",
+                    ScreenState::RateLimited => "rate_limited",
                     ScreenState::Hold => "hold",
                 },
                 rules[i].id.clone(),

@@ -26,7 +26,7 @@
   };
   const ATTENTION = {
     unread: "new", input_required: "input", permission_required: "permission",
-    warning: "warning", error: "error",
+    warning: "warning", rate_limited: "limit", error: "error",
   };
 
   // What the page holds.
@@ -86,9 +86,33 @@
     return e;
   }
 
+  // Time left until `until` (a usage limit's reset), "now" once it passed.
+  function left(ms) {
+    let s = Math.floor((ms - Date.now()) / 1000);
+    if (s <= 0) return "resets now";
+    if (s < 60) return "resets in " + s + "s";
+    const m = Math.floor(s / 60); s %= 60;
+    if (m < 60) return "resets in " + m + "m " + String(s).padStart(2, "0") + "s";
+    const h = Math.floor(m / 60);
+    if (h < 24) return "resets in " + h + "h " + String(m % 60).padStart(2, "0") + "m";
+    return "resets in " + Math.floor(h / 24) + "d " + (h % 24) + "h";
+  }
+
+  // A span counting down to `until` with the clock (docs/states.md#usage-limits).
+  function untilEl(cls, until) {
+    const t = parseTime(until);
+    const e = el("span", cls);
+    if (t !== null) { e.dataset.until = String(t); e.textContent = left(t); }
+    return e;
+  }
+
   function tick() {
     for (const e of document.querySelectorAll("[data-since]")) {
       const txt = ago(Number(e.dataset.since));
+      if (e.textContent !== txt) e.textContent = txt;
+    }
+    for (const e of document.querySelectorAll("[data-until]")) {
+      const txt = left(Number(e.dataset.until));
       if (e.textContent !== txt) e.textContent = txt;
     }
   }
@@ -313,6 +337,9 @@
     const right = el("span", "p-right");
     if (p.attention && ATTENTION[p.attention]) {
       right.append(el("span", "badge a-" + p.attention, ATTENTION[p.attention]));
+    }
+    if (p.attention === "rate_limited" && p.resets_at) {
+      right.append(untilEl("resets", p.resets_at));
     }
     right.append(sinceEl("since", p.lifecycle_since));
     right.append(el("span", "chev", "›"));

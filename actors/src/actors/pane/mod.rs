@@ -205,7 +205,7 @@ impl Pane {
     /// `output_offset`; without a `pty` it reads as a pane whose process
     /// has exited and been reported.
     fn assemble(
-        tracker: AgentTracker,
+        mut tracker: AgentTracker,
         term: Terminal,
         output_offset: u64,
         pty: Option<Box<dyn PtyHandle>>,
@@ -213,6 +213,7 @@ impl Pane {
         pty_out: PtyOut,
     ) -> Pane {
         let gone = pty.is_none();
+        tracker.set_zone(crate::os::zone::LOCAL);
         Pane {
             tracker,
             term,

@@ -74,7 +74,16 @@ impl Pane {
         }
         match pane.lifecycle {
             Lifecycle::Working => Some(busy("the agent is working: wait for it", None)),
-            Lifecycle::Blocked if pane.attention == Attention::InputRequired && !decision => None,
+            // A screen's question, or the wait at a usage limit: the prompt
+            // goes to the agent's input (docs/states.md#auto-continue).
+            Lifecycle::Blocked
+                if matches!(
+                    pane.attention,
+                    Attention::InputRequired | Attention::RateLimited
+                ) && !decision =>
+            {
+                None
+            },
             Lifecycle::Blocked => Some(busy(
                 "the agent is asking something: answer its decision first",
                 None,
@@ -100,7 +109,11 @@ impl Pane {
         let pane = self.state();
         pane.pending_decision.is_some()
             || pane.attention == Attention::PermissionRequired
-            || (pane.lifecycle == Lifecycle::Blocked && pane.attention != Attention::InputRequired)
+            || (pane.lifecycle == Lifecycle::Blocked
+                && !matches!(
+                    pane.attention,
+                    Attention::InputRequired | Attention::RateLimited
+                ))
     }
 }
 

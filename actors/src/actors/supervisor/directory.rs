@@ -124,6 +124,8 @@ impl Supervisor {
             active_tab_id: None,
             auto_resume: false,
             hibernate_after_s: None,
+            auto_continue: false,
+            auto_continue_prompt: None,
             created_at: now.clone(),
             updated_at: now,
         };

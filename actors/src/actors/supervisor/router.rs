@@ -138,6 +138,7 @@ pub fn route(
         Method::WorkspaceSetHibernate(p) => {
             workspaces::set_hibernate(cx, &p.workspace_id, p.after_s)
         },
+        Method::WorkspaceSetAutoContinue(p) => workspaces::set_auto_continue(cx, p),
         Method::WorkspaceClose(p) => workspaces::close(cx, &p.workspace_id, p.signal),
         Method::WorkspaceRefreshGit(p) => diff::refresh_git(cx, p),
         Method::WorkspaceDiff(p) => diff::summary(cx, p),

@@ -42,6 +42,8 @@ async fn start_with_supervisor(dir: &std::path::Path) -> (Addr<Workspace>, Tab, 
         active_tab_id: None,
         auto_resume: false,
         hibernate_after_s: None,
+        auto_continue: false,
+        auto_continue_prompt: None,
         created_at: Timestamp::now(),
         updated_at: Timestamp::now(),
     };

@@ -16,6 +16,8 @@ fn ws(id: &str, name: &str) -> Workspace {
         active_tab_id: None,
         auto_resume: false,
         hibernate_after_s: None,
+        auto_continue: false,
+        auto_continue_prompt: None,
         created_at: Timestamp::from_unix_millis(0),
         updated_at: Timestamp::from_unix_millis(0),
     }

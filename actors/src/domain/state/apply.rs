@@ -125,10 +125,28 @@ impl CheckedHook<'_, '_> {
         self.class.lifecycle == Some(Lifecycle::Done) && !is_session_end(self.input.event)
     }
 
+    /// The hook ends the turn, `done` or `failed` (a session's end is not a
+    /// turn's).
+    pub fn ends_turn(&self) -> bool {
+        matches!(
+            self.class.lifecycle,
+            Some(Lifecycle::Done | Lifecycle::Failed)
+        ) && self.class.limit.is_none()
+            && !is_session_end(self.input.event)
+    }
+
     /// What the hook means to its adapter, if its table knows it.
     pub fn role(&self) -> Option<signaltty_model::agents::vocabulary::Role> {
         signaltty_model::agents::vocabulary::find(self.input.adapter(), self.input.event)
             .map(|h| h.role)
+    }
+
+    /// The screen shows the agent's usage limit, in these words, as the hook
+    /// ends the turn (Gemini CLI and Codex end a turn the limit stopped as
+    /// any other): `blocked` + `rate_limited`
+    /// (docs/screen-rules.md#a-usage-limit-is-rate-limited).
+    pub fn read_as_rate_limited(&mut self, words: String) {
+        self.class = super::hooks::rate_limited("usage limit reached", Some(words));
     }
 
     /// The screen says the turn this hook ends was interrupted (Gemini CLI
@@ -219,6 +237,9 @@ pub fn apply_checked(
     if let Some(message) = &class.message {
         axes.set_message(message);
     }
+    if class.lifecycle == Some(Lifecycle::Blocked) && class.limit.is_none() {
+        axes.leave_limit_for_question(&source);
+    }
     if let Some(lifecycle) = class.lifecycle {
         let left_question = axes.pane.lifecycle == Lifecycle::Blocked
             && lifecycle != Lifecycle::Blocked
@@ -242,6 +263,9 @@ pub fn apply_checked(
         {
             axes.clear("question_left");
         }
+    }
+    if let Some(words) = &class.limit {
+        axes.rate_limit_said(words, &source);
     }
     match class.attention {
         Some(AttentionEffect::Clear) => {
@@ -402,6 +426,7 @@ pub fn apply_screen_seen(
             axes.set_lifecycle(Lifecycle::Working, &source);
         },
         (ScreenState::Blocked, _) => {
+            axes.leave_limit_for_question(&source);
             axes.set_lifecycle(Lifecycle::Blocked, &source);
             if axes.raise(Attention::InputRequired) {
                 *screen_raised = true;
@@ -458,6 +483,12 @@ pub fn apply_screen_seen(
         (ScreenState::Interrupted, Lifecycle::Done) if axes.pane.attention == Attention::Unread => {
             axes.clear("interrupted");
             axes.set_lifecycle(Lifecycle::Idle, &source);
+        },
+        // The tracker reads the reset time from the rule's region
+        // (`tracker/limit.rs`); without the words there is none.
+        (ScreenState::RateLimited, _) => {
+            withdraw(&mut axes, screen_raised);
+            axes.rate_limit(None, &source);
         },
         (ScreenState::Idle | ScreenState::Interrupted | ScreenState::Hold, _) => {},
     }

@@ -9,10 +9,11 @@
 //!     unknown ─► idle ─► working ⇄ blocked ─► done ─► working … ─► exited
 //!                                   └──────► failed
 //!   attention (raise never lowers; clear → none; exit lowers questions to unread)
-//!     none < unread < warning < input_required < permission_required < error
+//!     none < unread < warning < rate_limited < input_required < permission_required < error
 //! ```
 
 use super::notify::NewNotification;
+use signaltty_model::agents::resets::{self, Zone};
 use signaltty_protocol::pane::{Attention, Lifecycle, Pane};
 use signaltty_protocol::state::{Decision, Notification};
 use signaltty_protocol::{Event, Timestamp};
@@ -103,11 +104,17 @@ pub struct Now {
     pub wall: Timestamp,
     /// How long the lifecycle the batch finds has lasted.
     pub lasted: Option<Duration>,
+    /// The machine's time zone, for the clock times agents print.
+    pub zone: Zone,
 }
 
 impl From<Timestamp> for Now {
     fn from(wall: Timestamp) -> Now {
-        Now { wall, lasted: None }
+        Now {
+            wall,
+            lasted: None,
+            zone: Zone::UTC,
+        }
     }
 }
 
@@ -118,16 +125,18 @@ pub struct Axes<'a> {
     now: Timestamp,
     /// How long the current lifecycle has lasted, on the monotonic clock.
     lasted: Option<Duration>,
+    zone: Zone,
     changes: Vec<Change>,
 }
 
 impl<'a> Axes<'a> {
     pub fn new(pane: &'a mut Pane, now: impl Into<Now>) -> Axes<'a> {
-        let Now { wall, lasted } = now.into();
+        let Now { wall, lasted, zone } = now.into();
         Axes {
             pane,
             now: wall,
             lasted,
+            zone,
             changes: Vec::new(),
         }
     }
@@ -165,7 +174,49 @@ impl<'a> Axes<'a> {
             prev,
             source: source.to_owned(),
         });
+        // A limit holds the pane `blocked`: whatever moves it on (the agent
+        // at work again, a turn end, the exit) ends the wait
+        // (docs/states.md#usage-limits).
+        if prev == Lifecycle::Blocked && self.pane.attention == Attention::RateLimited {
+            self.clear("limit_left");
+        }
         true
+    }
+
+    /// The agent stopped at its usage limit (docs/states.md#usage-limits):
+    /// `blocked`, attention raised to `rate_limited`, and `resets_at` as the
+    /// agent said it, set when the pane enters the wait (a limit read again
+    /// keeps the first reading).
+    pub fn rate_limit(&mut self, resets_at: Option<Timestamp>, source: &str) {
+        self.set_lifecycle(Lifecycle::Blocked, source);
+        if self.raise(Attention::RateLimited) {
+            self.pane.resets_at = resets_at;
+        }
+    }
+
+    /// A new question or approval on a pane that waits at its usage limit:
+    /// the agent went back to work to ask it (Gemini CLI fires no hook when
+    /// it retries), so the pane is `working` for a moment, which ends the
+    /// wait, before it is `blocked` again. The activity gate of a prompt
+    /// that continued it sees the turn taken
+    /// (docs/states.md#usage-limits).
+    pub fn leave_limit_for_question(&mut self, source: &str) {
+        if self.pane.lifecycle == Lifecycle::Blocked
+            && self.pane.attention == Attention::RateLimited
+        {
+            self.set_lifecycle(Lifecycle::Working, source);
+        }
+    }
+
+    /// `rate_limit`, with the reset time read from the agent's own words
+    /// (docs/states.md#reading-the-reset-time): none when they give none.
+    pub fn rate_limit_said(&mut self, words: &str, source: &str) {
+        let resets_at = self
+            .now
+            .unix_millis()
+            .and_then(|now| resets::resets_at(words, now, self.zone))
+            .map(Timestamp::from_unix_millis);
+        self.rate_limit(resets_at, source);
     }
 
     /// How long the current lifecycle has lasted, in whole seconds: on the
@@ -191,6 +242,7 @@ impl<'a> Axes<'a> {
         }
         self.pane.attention = to;
         self.pane.attention_since = Some(self.now.clone());
+        self.pane.resets_at = None;
         self.changes.push(Change::Attention { to, prev });
         true
     }
@@ -203,16 +255,19 @@ impl<'a> Axes<'a> {
         }
         self.pane.attention = Attention::None;
         self.pane.attention_since = None;
+        self.pane.resets_at = None;
         self.pane.last_seen_at = Some(self.now.clone());
         self.changes.push(Change::Cleared { reason });
         true
     }
 
     /// acknowledge / mark_seen(reason): `last_seen_at = now`, then clear unless a
-    /// decision is pending (its attention survives reading and focusing).
+    /// decision is pending (its attention survives reading and focusing) or
+    /// the pane waits at its usage limit (a wait, not news: it lasts until
+    /// the pane moves on, docs/states.md#usage-limits).
     pub fn acknowledge(&mut self, reason: &'static str, decision_pending: bool) -> bool {
         self.pane.last_seen_at = Some(self.now.clone());
-        !decision_pending && self.clear(reason)
+        !decision_pending && self.pane.attention != Attention::RateLimited && self.clear(reason)
     }
 
     #[cfg(test)]

@@ -38,6 +38,9 @@ pub struct Classification {
     /// The hook is known and deliberately changes nothing (Claude's
     /// `idle_prompt`): accepted, not dropped as unrecognised.
     pub known_noop: bool,
+    /// The agent stopped at its usage limit; these are its words, where the
+    /// reset time is read from (docs/states.md#usage-limits).
+    pub limit: Option<String>,
 }
 
 impl Classification {
@@ -306,6 +309,22 @@ pub(super) fn interrupted() -> Classification {
     Classification::state(Lifecycle::Idle, None, Some("interrupted".into()))
 }
 
+/// The agent stopped at its usage limit (docs/states.md#usage-limits):
+/// `blocked` + `rate_limited`, its words as message and as the source of the
+/// reset time, and a warning notification.
+pub(super) fn rate_limited(title: &'static str, words: Option<String>) -> Classification {
+    let message = words
+        .clone()
+        .unwrap_or_else(|| "usage limit reached".into());
+    let mut class = Classification::state(Lifecycle::Blocked, None, Some(message.clone())).draft(
+        title,
+        Severity::Warning,
+        words,
+    );
+    class.limit = Some(message);
+    class
+}
+
 fn prompt_submitted() -> Classification {
     Classification::state(Lifecycle::Working, Some(Clear), None)
 }
@@ -369,6 +388,13 @@ fn claude(role: Role, p: &Value) -> Classification {
         ),
         Role::TurnEnd => turn_complete("Claude turn complete", text(p, "last_assistant_message")),
         Role::SessionEnd => session_ended(),
+        // StopFailure's `error` names the kind of failure; `rate_limit` is
+        // the usage limit, whose words (`error_details`, else the message
+        // Claude showed) say when it resets (docs/agents.md#usage-limits).
+        Role::TurnFailed if text(p, "error").as_deref() == Some("rate_limit") => rate_limited(
+            "Claude hit its usage limit",
+            first_text(p, &["error_details", "last_assistant_message"]),
+        ),
         Role::TurnFailed => {
             let error = first_text(p, &["error", "message"]);
             Classification::state(

@@ -96,7 +96,10 @@ impl QuestionWatch {
                 self.pending = Some(self.checks);
                 TickStep::Settle(self.checks)
             },
-            ScreenState::Idle | ScreenState::Interrupted | ScreenState::Hold => TickStep::Stay,
+            ScreenState::Idle
+            | ScreenState::Interrupted
+            | ScreenState::Hold
+            | ScreenState::RateLimited => TickStep::Stay,
         }
     }
 

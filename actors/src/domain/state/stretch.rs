@@ -10,6 +10,7 @@
 //! batch is told nothing and falls back on the wall clock, never below zero.
 
 use super::axes::Now;
+use signaltty_model::agents::resets::Zone;
 use signaltty_protocol::Timestamp;
 use signaltty_protocol::pane::Pane;
 use std::time::{Duration, Instant};
@@ -18,6 +19,8 @@ use std::time::{Duration, Instant};
 #[derive(Debug, Clone, Default)]
 pub struct Stretch {
     began: Option<(Timestamp, Instant)>,
+    /// The machine's time zone, handed to every batch.
+    pub zone: Zone,
 }
 
 impl Stretch {
@@ -37,7 +40,8 @@ impl Stretch {
     ) -> R {
         let before = pane.lifecycle_since.clone();
         let lasted = self.lasted(before.as_ref(), mono);
-        let out = f(pane, Now { wall, lasted });
+        let zone = self.zone;
+        let out = f(pane, Now { wall, lasted, zone });
         if pane.lifecycle_since != before {
             self.began = pane.lifecycle_since.clone().map(|since| (since, mono));
         }

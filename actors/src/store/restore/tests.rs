@@ -32,6 +32,7 @@ fn pane(live: LiveState, restore_state: RestoreState, resume: Option<Vec<String>
         last_run_secs: None,
         attention: Attention::Unread,
         attention_since: Some(now.clone()),
+        resets_at: None,
         last_message: Some("all tests pass".into()),
         created_at: now.clone(),
         last_activity_at: now,

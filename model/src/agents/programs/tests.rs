@@ -38,6 +38,7 @@ fn restored(argv: Vec<String>) -> Pane {
         last_run_secs: None,
         attention: Attention::None,
         attention_since: None,
+        resets_at: None,
         last_message: None,
         created_at: at.clone(),
         last_activity_at: at,

@@ -3,6 +3,7 @@
 //! real screens have files of their own.
 
 mod cut_screens;
+mod limits;
 mod manifests;
 mod real_screens;
 

@@ -63,6 +63,7 @@ pub(super) fn fixtures() -> Vec<Fixture> {
             let base = stem.split('-').next().unwrap_or_default();
             let expected = match (stem.as_str(), base) {
                 ("hook-running", _) => ScreenState::Working,
+                (s, _) if s.starts_with("rate-limited") => ScreenState::RateLimited,
                 (_, "idle" | "done") => ScreenState::Idle,
                 (_, "working") => ScreenState::Working,
                 (_, "blocked") => ScreenState::Blocked,

@@ -138,3 +138,22 @@ fn the_tasks_view_has_a_host_column_with_several_hosts() {
     assert_shows(&buf, &["host devbox (me@devbox)"]);
     assert_shows(&buf, &["task · devbox:train"]);
 }
+
+/// A pane waiting at its usage limit shows the time left to its reset
+/// before its message (docs/states.md#usage-limits).
+#[test]
+fn a_rate_limited_pane_counts_down_to_its_reset() {
+    let mut board = busy_board();
+    let p = board.panes.get_mut(&pane_id(1)).unwrap();
+    p.lifecycle = signaltty_protocol::pane::Lifecycle::Blocked;
+    p.attention = signaltty_protocol::pane::Attention::RateLimited;
+    p.resets_at = Some(ts(T0 + 180_000 + 7_380_000));
+    p.last_message = Some("You've hit your session limit".into());
+    let (buf, _) = render(&board, &Preview::empty(), 160, 30, &opts(false));
+    let row = usize::from(pane_row(&buf, "front", "claude").unwrap());
+    let line = &lines(&buf)[row];
+    assert!(
+        line.contains("◷ front") && line.contains("resets in 2h 03m You've hit"),
+        "{line}"
+    );
+}

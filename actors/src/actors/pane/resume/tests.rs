@@ -36,6 +36,8 @@ fn restored(argvs: &[&[&str]]) -> (Restored, Vec<PaneId>) {
                 active_tab_id: Some(tab.clone()),
                 auto_resume: false,
                 hibernate_after_s: None,
+                auto_continue: false,
+                auto_continue_prompt: None,
                 created_at: now.clone(),
                 updated_at: now.clone(),
             },

@@ -7,7 +7,8 @@
 use super::{Cx, Routed, answer, ask, fail, ready};
 use crate::actors::services::OpenWorkspace;
 use crate::actors::workspace::{
-    Close, Rename, SetAutoResume, SetHibernate, Workspace as WorkspaceActor, check_dir,
+    Close, Rename, SetAutoContinue, SetAutoResume, SetHibernate, Workspace as WorkspaceActor,
+    check_dir,
 };
 use crate::domain::worktrees::Checkouts;
 use crate::error::Error;
@@ -16,6 +17,7 @@ use actix::prelude::*;
 use signaltty_protocol::signal::SignalName;
 use signaltty_protocol::workspace::{
     ClosedResult, WorkspaceCreateParams, WorkspaceGetResult, WorkspaceResult,
+    WorkspaceSetAutoContinueParams,
 };
 use signaltty_protocol::{WorkspaceId, WorkspaceRef};
 use std::path::PathBuf;
@@ -129,6 +131,32 @@ pub fn set_hibernate(cx: &mut Cx<'_>, r: &WorkspaceRef, after_s: u64) -> Routed 
         ))));
     }
     update(cx, r, SetHibernate { after_s })
+}
+
+/// The longest auto-continue prompt, in bytes.
+pub const MAX_CONTINUE_PROMPT: usize = 1024;
+
+/// `workspace.set_auto_continue` (docs/methods.md#workspaceset_auto_continue).
+pub fn set_auto_continue(cx: &mut Cx<'_>, p: WorkspaceSetAutoContinueParams) -> Routed {
+    let prompt = p.prompt.map(|t| t.trim().to_owned());
+    if let Some(t) = &prompt
+        && (t.is_empty()
+            || t.len() > MAX_CONTINUE_PROMPT
+            || t.contains("\x1b[200~")
+            || t.contains("\x1b[201~"))
+    {
+        return fail(Err(Error::BadParams(format!(
+            "prompt must be 1 to {MAX_CONTINUE_PROMPT} bytes of text with no bracketed-paste marker"
+        ))));
+    }
+    update(
+        cx,
+        &p.workspace_id,
+        SetAutoContinue {
+            enabled: p.enabled,
+            prompt,
+        },
+    )
 }
 
 /// Asks the workspace's actor for a change that answers with the workspace.

@@ -45,6 +45,7 @@ pub(crate) fn pane(kind: AgentKind) -> Pane {
         last_run_secs: None,
         attention: Attention::None,
         attention_since: None,
+        resets_at: None,
         last_message: None,
         created_at: t.clone(),
         last_activity_at: t,
@@ -322,4 +323,18 @@ fn a_manifest_overlay_overrides_field_by_field() {
         (p.lifecycle, p.last_message.as_deref()),
         (Lifecycle::Blocked, Some("future"))
     );
+}
+
+#[test]
+fn reading_a_pane_at_its_usage_limit_keeps_the_wait() {
+    // docs/states.md#usage-limits: the wait is a state, not news.
+    let mut p = pane(AgentKind::Claude);
+    let mut axes = Axes::new(&mut p, at(1));
+    axes.rate_limit(Some(at(9)), "screen:limit");
+    assert!(!axes.acknowledge("mark_seen", false));
+    assert_eq!(axes.pane.attention, Attention::RateLimited);
+    assert_eq!(axes.pane.resets_at, Some(at(9)));
+    // A question outranks the wait, and the reset time goes with it.
+    axes.raise(Attention::InputRequired);
+    assert_eq!(axes.pane.resets_at, None);
 }

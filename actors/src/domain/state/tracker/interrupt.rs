@@ -43,7 +43,8 @@ impl InterruptWatch {
 }
 
 impl AgentTracker {
-    /// Whether a rule for this pane reads an interrupted turn.
+    /// Whether a rule for this pane reads an interrupted turn or a usage
+    /// limit: the agent's word that a hooked turn stopped.
     pub(super) fn reads_interrupts(&mut self) -> bool {
         let generation = self.rules.generation();
         let kind = self.pane.agent.kind;
@@ -57,7 +58,7 @@ impl AgentTracker {
         let (_, applicable) = rules.rules_for(kind, &self.process_name);
         let reads = applicable
             .iter()
-            .any(|r| r.state == ScreenState::Interrupted);
+            .any(|r| matches!(r.state, ScreenState::Interrupted | ScreenState::RateLimited));
         self.interrupt.reads = Some((generation, kind, self.process_name.clone(), reads));
         reads
     }
@@ -69,8 +70,19 @@ impl AgentTracker {
 
     /// A tick on a pane its hooks keep working: only the agent's word that
     /// the turn was interrupted, or an idle screen that stays so, moves it.
-    pub(super) fn hooked_working_tick(&mut self, winner: &Winner, effects: &mut Vec<Effect>) {
+    pub(super) fn hooked_working_tick(
+        &mut self,
+        winner: &Winner,
+        screen: &dyn super::Screen,
+        effects: &mut Vec<Effect>,
+    ) {
         match winner.state {
+            // The agent stopped at its usage limit and fired no hook for it
+            // (docs/screen-rules.md#a-usage-limit-is-rate-limited).
+            ScreenState::RateLimited => {
+                self.interrupt.cancel();
+                self.apply_limit(screen, effects);
+            },
             ScreenState::Interrupted => {
                 self.interrupt.cancel();
                 self.end_interrupted_turn(&winner.id, effects);

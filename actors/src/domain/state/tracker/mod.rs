@@ -18,6 +18,7 @@ mod carry;
 mod cursor;
 mod hibernate;
 mod interrupt;
+mod limit;
 mod printing;
 mod process;
 mod put_back;
@@ -260,6 +261,11 @@ impl AgentTracker {
         }
     }
 
+    /// Reads the clock times agents print in `zone`, the machine's.
+    pub fn set_zone(&mut self, zone: signaltty_model::agents::resets::Zone) {
+        self.stretch.zone = zone;
+    }
+
     /// The pane object as it is now.
     pub fn pane(&self) -> &Pane {
         &self.pane
@@ -389,6 +395,7 @@ impl AgentTracker {
                 if self.turn_end_reads_interrupted(&checked, screen) {
                     checked.read_as_interrupted();
                 }
+                self.turn_end_reads_limit(&mut checked, screen);
                 let role = checked.role();
                 let unread_before = self.pane.attention == Attention::Unread;
                 let mut events = Vec::new();

@@ -219,7 +219,7 @@ impl AgentTracker {
             return;
         };
         if self.hooked && self.pane.lifecycle == Lifecycle::Working {
-            self.hooked_working_tick(&winner, effects);
+            self.hooked_working_tick(&winner, screen, effects);
             return;
         }
         if self.hooked {
@@ -228,6 +228,10 @@ impl AgentTracker {
         }
         if self.printing.no_sign_for_long(winner.catch_all, now) {
             self.no_sign_while_printing(effects);
+            return;
+        }
+        if winner.state == ScreenState::RateLimited {
+            self.apply_limit(screen, effects);
             return;
         }
         let winner = self.put_back(winner, screen);
@@ -310,6 +314,21 @@ impl AgentTracker {
     /// only in the title, leaves only after `DISMISS_SETTLE` with no hook in
     /// between.
     fn hooked_blocked_tick(&mut self, winner: &Winner, effects: &mut Vec<Effect>) {
+        // A wait at the usage limit is no question: the agent at work again
+        // on its screen ends it, its title alone does not (Gemini's says
+        // "Working…" under its limit dialog) (docs/states.md#usage-limits).
+        if self.pane.attention == signaltty_protocol::pane::Attention::RateLimited {
+            if winner.state == ScreenState::Working && !winner.title_only {
+                let source = format!("screen:{}", winner.id);
+                let events = self.with_axes(&source, |axes| {
+                    axes.set_lifecycle(Lifecycle::Working, &source);
+                });
+                if !events.is_empty() {
+                    effects.push(Effect::Publish(events));
+                }
+            }
+            return;
+        }
         let may_leave = self.may_leave_question();
         let step = if winner.state == ScreenState::Working && winner.title_only {
             self.question.title_working_tick(may_leave)

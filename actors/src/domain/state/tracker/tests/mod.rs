@@ -8,6 +8,7 @@
 mod approval;
 mod generated;
 mod interrupts;
+mod limits;
 mod questions;
 mod sessions;
 mod subagents;
