@@ -143,6 +143,7 @@ const RUNS: &[&str] = &[
     "workspace rename other other2",
     "workspace auto-resume WS --off",
     "workspace hibernate WS 30s",
+    "workspace auto-continue WS off",
     "workspace refresh-git WS",
     "workspace diff WS",
     "workspace file-diff WS README",

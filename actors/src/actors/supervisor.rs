@@ -100,6 +100,10 @@ pub struct Supervisor {
     auto: autoresume::AutoResume,
     /// The hibernation check's quiet ages and asks.
     sweep: hibernate::Sweep,
+    /// The reset each pane was last auto-continued for, before the journal
+    /// has it (docs/states.md#auto-continue).
+    continuing:
+        std::collections::HashMap<signaltty_protocol::PaneId, signaltty_protocol::Timestamp>,
     /// The tasks' actors and the starts under way.
     tasks: crate::actors::task::ServerTaskBook,
     /// The monotonic ages of the watched workers' last activity.
@@ -161,6 +165,7 @@ impl Supervisor {
             snapshots: persist::Snapshots::with_tail_cap(tail_cap),
             auto: autoresume::AutoResume::default(),
             sweep: hibernate::Sweep::default(),
+            continuing: Default::default(),
             tasks: crate::actors::task::ServerTaskBook::default(),
             activity_ages: Default::default(),
             me: None,

@@ -32,11 +32,18 @@ impl Supervisor {
         let projection = self.events.projection();
         let rules = self.config.agents.current();
         let mut continued = Vec::new();
+        // What was continued but is not in the journal yet counts too; a gone
+        // pane's entry goes.
+        self.continuing
+            .retain(|id, _| projection.pane(id).is_some());
         for pane in projection.panes() {
             let Some(ws) = projection.workspace(&pane.workspace_id) else {
                 continue;
             };
-            let last = projection.auto_continued(&pane.id);
+            let last = self
+                .continuing
+                .get(&pane.id)
+                .or_else(|| projection.auto_continued(&pane.id));
             let Some(resets_at) = due(pane, ws.auto_continue, last, &now, margin) else {
                 continue;
             };
@@ -51,13 +58,15 @@ impl Supervisor {
             let Some(addr) = self.registry.pane_by_id(&id).map(|e| e.addr.clone()) else {
                 continue;
             };
-            // Recorded before anything is typed: the projection has it from
-            // now on, so the next check does not continue the same reset.
-            drop(self.events.publish(vec![Event::PaneAutoContinued {
+            // Recorded before anything is typed: the next check does not
+            // continue the same reset, and nothing is typed unless the
+            // journal has the record.
+            self.continuing.insert(id.clone(), resets_at.clone());
+            let recorded = self.events.publish(vec![Event::PaneAutoContinued {
                 pane_id: id.clone(),
                 resets_at,
                 prompt: prompt.clone(),
-            }]));
+            }]);
             let me = ctx.address();
             let gate = Gate {
                 conn: SERVER_CONN,
@@ -69,9 +78,17 @@ impl Supervisor {
                 view: me.recipient(),
             };
             ctx.spawn(
-                async move { submit(id, addr, prompt, gate).await }
-                    .into_actor(self)
-                    .map(|_, _, _| ()),
+                async move {
+                    match recorded.await {
+                        Ok(Ok(_)) => submit(id, addr, prompt, gate).await,
+                        _ => log::warn!(
+                            "auto-continue: pane {}: not recorded in the journal, nothing typed",
+                            id.0
+                        ),
+                    }
+                }
+                .into_actor(self)
+                .map(|_, _, _| ()),
             );
         }
     }
