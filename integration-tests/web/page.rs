@@ -6,7 +6,7 @@
 
 use super::{LONG, Setup, paired_browser, pending, setup, verdict};
 use crate::support::agents::{type_line, wait_state};
-use crate::support::{ok, str_field, wait_until};
+use crate::support::{DEADLINE, ok, str_field, wait_until};
 use serde_json::{Value, json};
 
 /// The `data-state` of the pane's row on the page is `state`.
@@ -274,6 +274,42 @@ fn a_rate_limited_pane_counts_down_to_its_reset() {
              return !!badge && badge.textContent === 'limit' \
                && !!left && /^resets in 2h 1[23]m$/.test(left.textContent)",
             s.pane
+        ),
+    );
+}
+
+/// The conflict radar in the page (docs/web.md#the-page, docs/tasks.md#conflict-radar):
+/// two workers' edits of one line mark both tasks with a line naming the
+/// other task and the path; a discard clears the mark.
+#[test]
+fn tasks_in_a_collision_say_so_until_one_is_discarded() {
+    use crate::task_conflicts::{conflicts, editing_task};
+    let s = setup();
+    let mut c = s.server.client();
+    let repo = s.server.env().root().join("repo");
+    crate::support::git::init_repo(&repo, "shared.txt", "base\n");
+    let a = editing_task(&mut c, &repo, "alpha");
+    let b = editing_task(&mut c, &repo, "beta");
+    wait_until("the pair reported", DEADLINE, || {
+        (!conflicts(&mut c, &repo).is_empty()).then_some(())
+    });
+    let browser = paired_browser(&s);
+    let marked = |id: &str| {
+        format!(
+            "const t = document.querySelector('.task[data-task=\"{id}\"]'); \
+             const p = t && t.querySelector('.t-conflict'); \
+             return !!t && t.classList.contains('in-conflict') && !!p \
+               && /^Conflicts with task .+ in shared\\.txt$/.test(p.textContent)"
+        )
+    };
+    browser.wait_for("the first task marked", &marked(&a));
+    browser.wait_for("the second task marked", &marked(&b));
+    ok(c.call("task.finish", json!({"task_id": b, "mode": "discard"})));
+    browser.wait_for(
+        "the mark gone",
+        &format!(
+            "const t = document.querySelector('.task[data-task=\"{a}\"]'); \
+             return !!t && !t.classList.contains('in-conflict') && !t.querySelector('.t-conflict')"
         ),
     );
 }
