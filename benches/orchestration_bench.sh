@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Orchestration round 2 (issue 32), median of RUNS each, release build:
-# (a) the task queue: with a cap of 1, a queued task's start after the
+# (a) the task queue (a 100-file repository): with a cap of 1, a queued task's start after the
 #     running task is cancelled (cancel sent → the queued task `pending`
 #     with its worker pane), beside a direct `task.start` of the same worker
 #     on a free slot; and the reply time of a start that is queued.
@@ -15,13 +15,7 @@ RUNS=${RUNS:-20}
 bench_dirs ob
 export SIGNALTTY_MAX_PARALLEL_TASKS=1
 REPO=$R/repo
-mkdir -p "$REPO"
-git -C "$REPO" init -q -b main
-git -C "$REPO" config user.name b
-git -C "$REPO" config user.email b@example.com
-for i in $(seq 100); do echo "file $i" > "$REPO/f$i.txt"; done
-git -C "$REPO" add -A
-git -C "$REPO" commit -q -m base
+bench_repo "$REPO" 100
 cat > "$R/asked" <<'SH'
 bin=$SIGNALTTY_BIN
 stty -echo

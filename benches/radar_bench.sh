@@ -19,21 +19,7 @@ TASKS=${TASKS:-20}
 bench_dirs rb
 export SIGNALTTY_MAX_PARALLEL_TASKS=1000 SIGNALTTY_LOG=info
 REPO=$R/repo
-mkdir -p "$REPO"
-git -C "$REPO" init -q -b main
-git -C "$REPO" config user.name b
-git -C "$REPO" config user.email b@example.com
-python3 - "$REPO" <<'PY'
-import os, sys
-repo = sys.argv[1]
-for i in range(10000):
-    d = os.path.join(repo, f"dir{i % 100}")
-    os.makedirs(d, exist_ok=True)
-    with open(os.path.join(d, f"file{i}.txt"), "w") as f:
-        f.write("".join(f"line {n} of file {i}\n" for n in range(10)))
-PY
-git -C "$REPO" add -A
-git -C "$REPO" commit -q -m base
+bench_repo "$REPO" 10000
 start_server $R/log
 trap 'kill -TERM "$SERVER_PID" 2>/dev/null || true; rm -rf "$R"' EXIT
 python3 - "$REPO" "$TASKS" "$SERVER_PID" <<'PY'

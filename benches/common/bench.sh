@@ -18,3 +18,23 @@ start_server() {
   for _ in $(seq 200); do "$B" status >/dev/null 2>&1 && return 0; sleep 0.05; done
   echo "the server did not answer; its log:" >&2; cat "$1" >&2; return 1
 }
+
+# Makes a git repository at $1 on `main` with one commit of $2 tracked
+# files (in 100 directories, 10 lines each).
+bench_repo() {
+  mkdir -p "$1"
+  git -C "$1" init -q -b main
+  git -C "$1" config user.name b
+  git -C "$1" config user.email b@example.com
+  python3 - "$1" "$2" <<'PY'
+import os, sys
+repo, files = sys.argv[1], int(sys.argv[2])
+for i in range(files):
+    d = os.path.join(repo, f"dir{i % 100}")
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, f"file{i}.txt"), "w") as f:
+        f.write("".join(f"line {n} of file {i}\n" for n in range(10)))
+PY
+  git -C "$1" add -A
+  git -C "$1" commit -q -m base
+}

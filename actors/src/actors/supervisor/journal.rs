@@ -117,7 +117,8 @@ impl Handler<JournalAck> for Supervisor {
         for workspace in applied.turn_ends {
             self.refresh_git(workspace, ctx);
         }
-        if applied.tasks_moved {
+        // Any task change may let a queued task start (docs/tasks.md#the-task-queue).
+        if !applied.tasks_changed.is_empty() {
             self.drain_task_queue();
         }
         self.events.stall_mut().written();

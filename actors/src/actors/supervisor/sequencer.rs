@@ -57,9 +57,8 @@ pub struct Applied {
     /// The workspaces where an agent finished a turn (`agent.done`): their git
     /// cache is refreshed.
     pub turn_ends: Vec<WorkspaceId>,
-    /// Whether a task was created or changed state: the queue may move.
-    pub tasks_moved: bool,
-    /// The tasks created or changed (the conflict radar looks again).
+    /// The tasks created or changed (the conflict radar looks again, the
+    /// queue may move).
     pub tasks_changed: Vec<signaltty_protocol::TaskId>,
 }
 
@@ -263,16 +262,6 @@ impl Sequencer {
             }
             if let Event::TaskCreated { task } | Event::TaskUpdated { task, .. } = &*event {
                 applied.tasks_changed.push(task.id.clone());
-            }
-            if matches!(
-                &*event,
-                Event::TaskCreated { .. }
-                    | Event::TaskUpdated {
-                        prev_state: Some(_),
-                        ..
-                    }
-            ) {
-                applied.tasks_moved = true;
             }
             if let Event::AgentDone { pane, .. } = &*event
                 && !applied.turn_ends.contains(&pane.workspace_id)

@@ -11,4 +11,6 @@ pub mod contract;
 pub mod machine;
 pub mod queue;
 pub mod radar;
+#[cfg(test)]
+pub(crate) mod sample;
 pub mod wait;

@@ -3,50 +3,20 @@
 
 use super::*;
 use crate::domain::state::tests::pane;
-use signaltty_protocol::pane::{AgentKind, Lifecycle, Relationship};
+use signaltty_protocol::TaskId;
+use signaltty_protocol::pane::{AgentKind, Lifecycle};
 use signaltty_protocol::state::Decision;
-use signaltty_protocol::task::{Contract, Disposition, ResultStatus};
-use signaltty_protocol::{ContextId, TaskId};
+use signaltty_protocol::task::ResultStatus;
 
 fn task(state: TaskState) -> TaskMachine {
-    let now = Timestamp::from_unix_millis(1_000);
     TaskMachine::new(Task {
-        id: TaskId("task_1".into()),
-        context_id: ContextId("tctx_1".into()),
-        parent_task_id: None,
         pane_id: Some(PaneId("pane_1".into())),
-        parent_pane_id: None,
-        root_pane_id: None,
-        relationship: Relationship::Subagent,
         label: "worker-1".into(),
-        contract: Contract {
-            objective: "fix it".into(),
-            constraints: None,
-            acceptance_criteria: None,
-            output_format: None,
-        },
         agent: Some("claude".into()),
         source_repo: "/src/repo".into(),
-        target_branch: Some("main".into()),
         worktree_path: "/wt/x".into(),
         branch: "signaltty/x".into(),
-        preexisting_branch: false,
-        base_ref: "HEAD".into(),
-        base_sha: "0".repeat(40),
-        state,
-        result: None,
-        disposition: Disposition::default(),
-        pr: None,
-        status_reason: None,
-        finish_error: None,
-        worker_pid: None,
-        worker_cmd: None,
-        client_request_id: None,
-        after: Vec::new(),
-        queued_start: None,
-        queue_position: None,
-        created_at: now.clone(),
-        updated_at: now,
+        ..crate::domain::task::sample::task("1", state)
     })
 }
 

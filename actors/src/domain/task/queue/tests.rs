@@ -1,17 +1,17 @@
 //! The queue's order, its places, and what it starts and fails.
 
 use super::*;
-use signaltty_protocol::task::Task;
+use signaltty_protocol::task::{Task, TaskState};
 
 fn task(id: &str, state: &str, created_ms: i64, after: &[&str]) -> Task {
     let at = signaltty_protocol::Timestamp::from_unix_millis(created_ms);
-    serde_json::from_value(json!({
-        "id": id, "context_id": "tctx_1", "relationship": "subagent", "label": id,
-        "contract": {"objective": "x"}, "source_repo": "/r", "worktree_path": "",
-        "branch": "", "base_ref": "HEAD", "base_sha": "", "state": state,
-        "after": after, "created_at": at, "updated_at": at,
-    }))
-    .expect("a task")
+    let n = id.strip_prefix("task_").unwrap_or(id);
+    Task {
+        after: after.iter().map(|a| TaskId((*a).to_owned())).collect(),
+        created_at: at.clone(),
+        updated_at: at,
+        ..crate::domain::task::sample::task(n, TaskState::parse(state).expect("a state"))
+    }
 }
 
 fn ids(steps: &[Step]) -> Vec<String> {
